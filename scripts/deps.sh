@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs the Debian packages tidemark needs to build, demo and test.
+# Idempotent: only missing packages are installed; apt-get update runs once,
+# and only when something is missing.  Needs root (or sudo) on Debian 12.
+set -eu
+
+BUILD="gcc make pkg-config libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev
+libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
+protobuf-c-compiler zlib1g-dev libinih-dev"
+TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
+libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
+heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps"
+
+want="$BUILD"
+[ "${1:-}" = "--test" ] && want="$BUILD $TEST"
+
+missing=""
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+# Node.js and npm may come from outside Debian (they do on this project's
+# machines); any working npm will do for fetching the panel's test tools.
+if [ "${1:-}" = "--test" ] && ! command -v npm >/dev/null 2>&1; then
+	missing="$missing nodejs npm"
+fi
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# policy-rc.d keeps packages such as prometheus from starting services at
+# install time; tests start what they need themselves.
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,32 @@
+/*
+ * Reading the heap shim's counters from outside the process (the recorder's
+ * side of include/tidemark-heap.h).
+ */
+#ifndef TM_HEAPSHM_H
+#define TM_HEAPSHM_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sample.h"
+
+struct tm_heap_reader;
+
+struct tm_heap_reader *tm_heap_reader_new(void);
+void tm_heap_reader_free(struct tm_heap_reader *r);
+
+/*
+ * For each of PIDS that runs with the shim, reads its counters and adds them
+ * to S: HEAP_PROCS, HEAP_LIVE_BYTES, HEAP_PEAK_BYTES (sum of per-process
+ * peaks), HEAP_ALLOC_BYTES, HEAP_ALLOCS, HEAP_FREES.  Sets none of them when
+ * no pid has the shim.  Keeps regions mapped between calls and unmaps those
+ * of pids no longer listed.  0, or -1 after tm_error.
+ */
+int tm_heap_reader_sample(struct tm_heap_reader *r, const pid_t *pids, size_t npids,
+			  struct tm_sample *s);
+
+/* Path of libtidemark-heap.so next to the running tidemark binary (or in
+ * TIDEMARK_HEAP_LIB).  0, or -1 after tm_error. */
+int tm_heap_shim_path(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,51 @@
+/* Small helpers every part uses: checked number parsing, clocks, files. */
+#ifndef TM_UTIL_H
+#define TM_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TM_MIB (1024.0 * 1024.0)
+
+/* Whole decimal integer, the whole string, no overflow.  0 or -1. */
+int tm_parse_int64(const char *s, int64_t *out);
+
+/*
+ * A size: "400M", "1.5G", "512KiB", "4096" (bytes).  K/M/G/T are powers of
+ * 1024, with or without "iB"/"B".  "max" and "infinity" give INT64_MAX.
+ */
+int tm_parse_size(const char *s, int64_t *out_bytes);
+
+/* A duration: "250ms", "2s", "1.5m", "1h", "30" (seconds).  In usec. */
+int tm_parse_duration(const char *s, int64_t *out_usec);
+
+int64_t tm_now_wall_usec(void);
+int64_t tm_now_mono_usec(void);
+
+/* Sleeps until CLOCK_MONOTONIC reaches DEADLINE_USEC (restarts on EINTR
+ * unless *STOP becomes true). */
+void tm_sleep_until_mono(int64_t deadline_usec, volatile const int *stop);
+
+/*
+ * Reads a whole small file (kernel files are small) into BUF, NUL-terminated.
+ * Returns the length, or -1 with errno set.  Uses pread at offset 0, so the
+ * same fd can be read again each sample.
+ */
+ssize_t tm_pread_all(int fd, char *buf, size_t size);
+
+/* Opens PATH relative to DIRFD and reads it as above; -1 with errno. */
+ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size);
+
+/* Reads a whole file of any size into a malloc'd, NUL-terminated buffer. */
+char *tm_read_file(const char *path, size_t *len_out);
+
+/* Writes a string to a file (for cgroup control files); 0 or -1 with errno. */
+int tm_write_file(const char *path, const char *text);
+
+/* "1234.5 MiB" into BUF. */
+const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
+
+#endif

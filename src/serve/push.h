@@ -1,0 +1,24 @@
+/*
+ * Pushing a run to a tidemark server.  The local store is the buffer: the
+ * pusher reads what the recorder committed and sends what the server does
+ * not have yet, so a server that is down only delays the data.
+ */
+#ifndef TM_PUSH_H
+#define TM_PUSH_H
+
+#include <stdint.h>
+
+struct tm_store;
+struct tm_pusher;
+
+/* 0, or -1 after tm_error (bad URL, unreadable token file). */
+int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, int64_t run_id,
+		  struct tm_pusher **out);
+/* Sends what is new since the last acknowledged batch; never blocks longer
+ * than about one second; a server that cannot be reached is not an error. */
+void tm_pusher_tick(struct tm_pusher *p);
+/* Tries for up to TIMEOUT_USEC to send everything; 0 if all was sent. */
+int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec);
+void tm_pusher_free(struct tm_pusher *p);
+
+#endif

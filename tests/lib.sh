@@ -1,0 +1,43 @@
+# Helpers for end-to-end tests: source it, then report with ok/fail/skip.
+# Each test file runs in its own shell with $TM (the tidemark binary),
+# $TM_ROOT (the checkout) and $TM_BUILD (the build directory) set.
+set -u
+: "${TM:=$(cd "$(dirname "$0")/../.." && pwd)/build/tidemark}"
+: "${TM_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TM_BUILD:=$TM_ROOT/build}"
+T=$(mktemp -d /tmp/tidemark-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+ok() { echo "ok - $*"; }
+fail() { echo "not ok - $1"; shift; [ $# -gt 0 ] && echo "# $*"; return 0; }
+skip() { echo "ok - $1 # SKIP $2"; }
+
+# check NAME CMD...: ok when CMD exits 0; shows its output when it does not.
+check()
+{
+	name=$1
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		fail "$name" "$(echo "$out" | tail -20 | sed 's/^/# /')"
+	fi
+}
+
+# check_fails NAME PATTERN CMD...: ok when CMD exits non-zero and its
+# stderr/stdout matches PATTERN (a clear message, not a crash).
+check_fails()
+{
+	name=$1 pattern=$2
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && echo "$out" | grep -qE "$pattern"; then
+		ok "$name"
+	else
+		fail "$name" "exit $rc, output: $(echo "$out" | head -5)"
+	fi
+}
+
+# sql DB QUERY: one value from the store.
+sql() { sqlite3 -batch -noheader "$1" "$2"; }

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Runs every test and ends with one line "N passed, N failed, N skipped".
+#
+#   tests/run.sh            everything: unit (plain, then ASan+UBSan), end-to-end
+#   tests/run.sh unit       only the unit tests
+#   tests/run.sh e2e [PAT]  only end-to-end tests whose file name matches PAT
+#
+# Every test speaks TAP ("ok - name", "not ok - name", "ok - name # SKIP why");
+# cmocka is told to do so too.  A test binary or script that dies without
+# reporting counts as one failure.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+B=${B:-build}
+LOG=$B/test-logs
+mkdir -p "$LOG"
+what=${1:-all}
+pat=${2:-}
+results=$LOG/results.tap
+: >"$results"
+
+# run_tap NAME TIMEOUT CMD...: runs CMD, keeps its TAP lines, counts a crash.
+run_tap()
+{
+	name=$1 limit=$2
+	shift 2
+	out=$LOG/$(echo "$name" | tr '/ ' '__').log
+	timeout -k 10 "$limit" "$@" >"$out" 2>&1
+	rc=$?
+	grep -E '^(not )?ok( |$)' "$out" | sed "s|^|[$name] |" >>"$results"
+	grep -E '^(not )?ok( |$)' "$out" | sed "s|^|[$name] |"
+	if [ $rc -ne 0 ] && ! grep -qE '^not ok' "$out"; then
+		echo "not ok - $name exited with status $rc (see $out)" | tee -a "$results"
+	fi
+}
+
+if [ "$what" = all ] || [ "$what" = unit ]; then
+	export CMOCKA_MESSAGE_OUTPUT=TAP
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] && run_tap "unit/$(basename "$t")" 300 "$t"
+	done
+	for t in "$B"/asan/tests/test_*; do
+		[ -x "$t" ] && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+			run_tap "asan/$(basename "$t")" 600 "$t"
+	done
+	unset CMOCKA_MESSAGE_OUTPUT
+fi
+
+if [ "$what" = all ] || [ "$what" = e2e ]; then
+	export TM="$ROOT/$B/tidemark" TM_ROOT="$ROOT" TM_BUILD="$ROOT/$B"
+	for t in tests/e2e/*.sh; do
+		[ -f "$t" ] || continue
+		case "$t" in *"$pat"*) ;; *) continue ;; esac
+		run_tap "e2e/$(basename "$t" .sh)" 1200 sh "$t"
+	done
+fi
+
+passed=$(grep -E '\] ok' "$results" | grep -vc '# SKIP')
+skipped=$(grep -cE '\] ok.*# SKIP' "$results")
+failed=$(grep -cE '\] not ok|^not ok' "$results")
+if [ "$failed" -gt 0 ]; then
+	echo
+	echo "failures:"
+	grep -E '\] not ok|^not ok' "$results" | sed 's/^/  /'
+fi
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
