@@ -13,8 +13,11 @@ tmp=$out.tmp
 	i=0
 	for f in "$@"; do
 		echo "static const unsigned char a$i[] = {"
-		xxd -i <"$f"
-		echo ', 0x00};'
+		if [ -s "$f" ]; then
+			xxd -i <"$f"
+			echo ','
+		fi
+		echo '0x00};'
 		i=$((i + 1))
 	done
 	echo 'static const struct tm_asset assets[] = {'

@@ -26,31 +26,33 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
-		"                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
-		"       tidemark serve token add [--read] NAME [--db PATH]\n"
-		"       tidemark serve token remove [--read] NAME [--db PATH]\n"
-		"       tidemark serve token list [--db PATH]\n"
-		"\n"
-		"Collects runs pushed by `tidemark record --push`, serves the panel at /\n"
-		"and Prometheus metrics at /metrics.\n"
-		"\n"
-		"  --listen HOST:PORT   address to listen on (default 127.0.0.1:7070; port 0 picks one)\n"
-		"  --db PATH            store file (default " DEFAULT_DB ", or $TIDEMARK_SERVER_DB)\n"
-		"  --public-read        panel, API and /metrics readable without a read token\n"
-		"  --max-body SIZE      largest request body accepted (default 8M)\n"
-		"  --max-rate N         samples per second accepted per machine, averaged (default 1000)\n"
-		"\n"
-		"A write token belongs to one machine: every run pushed with it is filed under\n"
-		"the token's name.  Tokens are printed once and stored hashed.\n"
-		"\n"
-		"examples:\n"
-		"  tidemark serve token add pi-home          # prints the pi's write token\n"
-		"  tidemark serve token add --read laptop    # a token for the panel\n"
-		"  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
-		"  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
-		"  open http://127.0.0.1:7070/#token=TOKEN\n");
+	fprintf(f, "usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
+	           "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
+	           "       tidemark serve token add [--read] NAME [--db PATH]\n"
+	           "       tidemark serve token remove [--read] NAME [--db PATH]\n"
+	           "       tidemark serve token list [--db PATH]\n"
+	           "\n"
+	           "Collects runs pushed by `tidemark record --push`, serves the panel at /\n"
+	           "and Prometheus metrics at /metrics.\n"
+	           "\n"
+	           "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7070; port 0 "
+	           "picks one)\n"
+	           "  --db PATH            store file (default " DEFAULT_DB
+	           ", or $TIDEMARK_SERVER_DB)\n"
+	           "  --public-read        panel, API and /metrics readable without a read token\n"
+	           "  --max-body SIZE      largest request body accepted (default 8M)\n"
+	           "  --max-rate N         samples per second accepted per machine, averaged "
+	           "(default 1000)\n"
+	           "\n"
+	           "A write token belongs to one machine: every run pushed with it is filed under\n"
+	           "the token's name.  Tokens are printed once and stored hashed.\n"
+	           "\n"
+	           "examples:\n"
+	           "  tidemark serve token add pi-home          # prints the pi's write token\n"
+	           "  tidemark serve token add --read laptop    # a token for the panel\n"
+	           "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
+	           "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
+	           "  open http://127.0.0.1:7070/#token=TOKEN\n");
 }
 
 static const char *db_path(const char *opt)
@@ -70,9 +72,9 @@ static int print_token(void *ctx, const char *name, const char *kind, int64_t cr
 static int token_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {{"read", no_argument, NULL, 'r'},
-					     {"db", required_argument, NULL, 'd'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0}};
+	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	const char *db = NULL, *kind = "write", *verb;
 	struct tm_store *st;
 	int c, rc = 0;
@@ -96,8 +98,9 @@ static int token_cmd(int argc, char **argv)
 		return 2;
 	}
 	if (!list && !tm_name_valid(argv[optind + 1])) {
-		fprintf(stderr, "tidemark serve token: invalid name '%s' (1-64 of A-Z a-z 0-9 . _ -)\n",
-			argv[optind + 1]);
+		fprintf(stderr,
+		        "tidemark serve token: invalid name '%s' (1-64 of A-Z a-z 0-9 . _ -)\n",
+		        argv[optind + 1]);
 		return 2;
 	}
 	if (tm_store_open(db_path(db), &st) < 0)
@@ -117,7 +120,7 @@ static int token_cmd(int argc, char **argv)
 		int r = tm_token_remove(st, argv[optind + 1], kind);
 		if (r == 1)
 			fprintf(stderr, "tidemark serve token: no %s token '%s'\n", kind,
-				argv[optind + 1]);
+			        argv[optind + 1]);
 		rc = r != 0;
 	}
 	tm_store_close(st);
@@ -127,12 +130,12 @@ static int token_cmd(int argc, char **argv)
 static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const char **db)
 {
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
-					     {"db", required_argument, NULL, 'd'},
-					     {"public-read", no_argument, NULL, 'p'},
-					     {"max-body", required_argument, NULL, 'b'},
-					     {"max-rate", required_argument, NULL, 'r'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0}};
+	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"public-read", no_argument, NULL, 'p'},
+	                                     {"max-body", required_argument, NULL, 'b'},
+	                                     {"max-rate", required_argument, NULL, 'r'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
 	int64_t v;
 	int c;
 

@@ -98,7 +98,8 @@ static int add_machine(void *ctx, const struct tm_run_info *ri)
 		json_object_set_new(m, "last_push_wall_usec", json_null());
 		json_object_set_new(by_name, name, m);
 	}
-	json_object_set_new(m, "runs", json_integer(json_integer_value(json_object_get(m, "runs")) + 1));
+	json_object_set_new(m, "runs",
+	                    json_integer(json_integer_value(json_object_get(m, "runs")) + 1));
 	json_object_set_new(m, "latest_run_id", json_integer(ri->id));
 	json_object_set_new(m, "latest_started_wall_usec", json_integer(ri->started_wall_usec));
 	json_object_set_new(m, "latest_ended_wall_usec", json_integer(ri->ended_wall_usec));
@@ -111,14 +112,15 @@ static void add_push_times(struct tm_store *st, json_t *by_name)
 	sqlite3_stmt *q;
 
 	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-			       "SELECT name, last_push_wall_usec, samples FROM machines", -1, &q,
-			       NULL) != SQLITE_OK)
+	                       "SELECT name, last_push_wall_usec, samples FROM machines", -1, &q,
+	                       NULL) != SQLITE_OK)
 		return; /* a collector's own store has no machines table */
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		json_t *m = json_object_get(by_name, (const char *)sqlite3_column_text(q, 0));
 		if (!m)
 			continue;
-		json_object_set_new(m, "last_push_wall_usec", json_integer(sqlite3_column_int64(q, 1)));
+		json_object_set_new(m, "last_push_wall_usec",
+		                    json_integer(sqlite3_column_int64(q, 1)));
 		json_object_set_new(m, "pushed_samples", json_integer(sqlite3_column_int64(q, 2)));
 	}
 	sqlite3_finalize(q);
@@ -149,9 +151,9 @@ static int add_event(void *ctx, const struct tm_event *ev)
 	if (json_array_size(arr) >= RUN_ITEMS_MAX)
 		return 0;
 	json_array_append_new(arr, json_pack("{s:I, s:s, s:I, s:I, s:o}", "t_wall_usec",
-					     (json_int_t)ev->t_wall_usec, "kind", ev->kind, "pid",
-					     (json_int_t)ev->pid, "value", (json_int_t)ev->value,
-					     "detail", str_or_null(ev->detail)));
+	                                     (json_int_t)ev->t_wall_usec, "kind", ev->kind, "pid",
+	                                     (json_int_t)ev->pid, "value", (json_int_t)ev->value,
+	                                     "detail", str_or_null(ev->detail)));
 	return 0;
 }
 
@@ -163,18 +165,19 @@ static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const c
 	if (json_array_size(arr) >= RUN_ITEMS_MAX)
 		return 0;
 	json_array_append_new(arr, json_pack("{s:I, s:s}", "t_wall_usec", (json_int_t)t_wall_usec,
-					     "text", text ? text : ""));
+	                                     "text", text ? text : ""));
 	return 0;
 }
 
-#define SUMMARY_FIELDS(X)                                                                     \
-	X(duration_usec) X(peak_anon_bytes) X(final_anon_bytes) X(held_anon_bytes)            \
-	X(peak_current_bytes) X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes)        \
-	X(peak_rss_bytes) X(heap_live_peak_bytes) X(heap_live_end_bytes)                      \
-	X(retention_end_bytes) X(limit_max_bytes) X(limit_high_bytes) X(high_events)          \
-	X(max_events) X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)             \
-	X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last) X(progress_rate_per_min) \
-	X(anon_bytes_per_unit)
+#define SUMMARY_FIELDS(X)                                                                          \
+	X(duration_usec)                                                                           \
+	X(peak_anon_bytes) X(final_anon_bytes) X(held_anon_bytes) X(peak_current_bytes)            \
+	    X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes) X(peak_rss_bytes)             \
+	        X(heap_live_peak_bytes) X(heap_live_end_bytes) X(retention_end_bytes)              \
+	            X(limit_max_bytes) X(limit_high_bytes) X(high_events) X(max_events)            \
+	                X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)                \
+	                    X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last)             \
+	                        X(progress_rate_per_min) X(anon_bytes_per_unit)
 
 static json_t *summary_json(struct tm_store *st, int64_t run_id)
 {
@@ -182,7 +185,7 @@ static json_t *summary_json(struct tm_store *st, int64_t run_id)
 	struct tm_summary s;
 	json_t *o;
 
-	if (!tm_summary_available() || tm_summarize(st, run_id, &w, &s) != 0)
+	if (tm_summarize(st, run_id, &w, &s) != 0)
 		return json_null();
 	o = json_object();
 	json_object_set_new(o, "samples", json_integer(s.samples));

@@ -21,11 +21,11 @@ json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id);
 json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing);
 
 #define TM_SERIES_MAX_METRICS 32
-#define TM_SERIES_MAX_POINTS 5000
+#define TM_SERIES_MAX_POINTS  5000
 
 struct tm_series_query {
 	int nmetrics;
-	int metrics[TM_SERIES_MAX_METRICS]; /* enum tm_metric; 0 metrics: the panel's set */
+	int metrics[TM_SERIES_MAX_METRICS];   /* enum tm_metric; 0 metrics: the panel's set */
 	int64_t from_wall_usec, to_wall_usec; /* 0: the run's start / end */
 	int64_t from_seq;                     /* only samples with seq >= this (live updates) */
 	int64_t bucket_usec;                  /* 0: (to - from) / points */
@@ -35,8 +35,8 @@ struct tm_series_query {
 /* Parses the query string parts (each may be NULL): metrics=a,b&from=&to=
  * &after_seq=&bucket_usec=&points=.  0, or -1 with a reason in ERR. */
 int tm_series_query_parse(const char *metrics, const char *from, const char *to,
-			  const char *from_seq, const char *bucket, const char *points,
-			  struct tm_series_query *q, char *err, size_t errlen);
+                          const char *from_seq, const char *bucket, const char *points,
+                          struct tm_series_query *q, char *err, size_t errlen);
 
 /* Min and max per time bucket of each metric:
  * {run_id, bucket_usec, last_seq, t:[sec...], series:{name:{min:[],max:[]}}, progress:[]} */

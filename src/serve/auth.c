@@ -12,13 +12,13 @@
 #include "banned.h"
 
 static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS tokens ("
-	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,"
-	" hash TEXT NOT NULL, created_wall_usec INTEGER NOT NULL, UNIQUE(name, kind));"
-	"CREATE TABLE IF NOT EXISTS machines ("
-	" name TEXT PRIMARY KEY, first_push_wall_usec INTEGER NOT NULL,"
-	" last_push_wall_usec INTEGER NOT NULL, last_addr TEXT,"
-	" batches INTEGER NOT NULL DEFAULT 0, samples INTEGER NOT NULL DEFAULT 0);";
+    "CREATE TABLE IF NOT EXISTS tokens ("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,"
+    " hash TEXT NOT NULL, created_wall_usec INTEGER NOT NULL, UNIQUE(name, kind));"
+    "CREATE TABLE IF NOT EXISTS machines ("
+    " name TEXT PRIMARY KEY, first_push_wall_usec INTEGER NOT NULL,"
+    " last_push_wall_usec INTEGER NOT NULL, last_addr TEXT,"
+    " batches INTEGER NOT NULL DEFAULT 0, samples INTEGER NOT NULL DEFAULT 0);";
 
 static bool kind_valid(const char *kind)
 {
@@ -50,7 +50,7 @@ static void token_hash(const char *token, char out[65])
 }
 
 int tm_token_add(struct tm_store *st, const char *name, const char *kind,
-		 char out[TM_TOKEN_LEN + 1])
+                 char out[TM_TOKEN_LEN + 1])
 {
 	uint8_t raw[32];
 	char hash[65];
@@ -67,9 +67,9 @@ int tm_token_add(struct tm_store *st, const char *name, const char *kind,
 	hex(raw, 32, out + 3);
 	token_hash(out, hash);
 	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-			       "INSERT OR REPLACE INTO tokens(name, kind, hash, created_wall_usec)"
-			       " VALUES (?, ?, ?, ?)",
-			       -1, &q, NULL) != SQLITE_OK)
+	                       "INSERT OR REPLACE INTO tokens(name, kind, hash, created_wall_usec)"
+	                       " VALUES (?, ?, ?, ?)",
+	                       -1, &q, NULL) != SQLITE_OK)
 		return tm_error("cannot store token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
 	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
@@ -87,8 +87,9 @@ int tm_token_remove(struct tm_store *st, const char *name, const char *kind)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st), "DELETE FROM tokens WHERE name = ? AND kind = ?",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(tm_store_sqlite(st),
+	                       "DELETE FROM tokens WHERE name = ? AND kind = ?", -1, &q,
+	                       NULL) != SQLITE_OK)
 		return tm_error("cannot remove token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
 	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
@@ -111,7 +112,7 @@ int tm_token_check(struct tm_store *st, const char *token, const char *kind, cha
 		return 1;
 	token_hash(token, want);
 	if (sqlite3_prepare_v2(tm_store_sqlite(st), "SELECT name, kind, hash FROM tokens", -1, &q,
-			       NULL) != SQLITE_OK)
+	                       NULL) != SQLITE_OK)
 		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
 	/* Every row is compared so the time taken does not say which matched. */
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -135,13 +136,14 @@ int tm_token_each(struct tm_store *st, tm_token_cb cb, void *ctx)
 	sqlite3_stmt *q;
 	int rc, ret = 0;
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-			       "SELECT name, kind, created_wall_usec FROM tokens ORDER BY name, kind",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+	        tm_store_sqlite(st),
+	        "SELECT name, kind, created_wall_usec FROM tokens ORDER BY name, kind", -1, &q,
+	        NULL) != SQLITE_OK)
 		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		ret = cb(ctx, (const char *)sqlite3_column_text(q, 0),
-			 (const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 2));
+		         (const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 2));
 		if (ret)
 			break;
 	}

@@ -19,7 +19,7 @@
 struct tm_store;
 
 #define TM_TOKEN_LEN 67 /* "tm_" + 64 hex */
-#define TM_NAME_MAX 64
+#define TM_NAME_MAX  64
 
 void tm_sha256(const void *data, size_t len, uint8_t out[32]);
 
@@ -36,7 +36,7 @@ int tm_auth_init(struct tm_store *st);
  * written to OUT (TM_TOKEN_LEN + 1 bytes) and never stored.  Replaces an
  * existing token of that name and kind.  0 or -1 after tm_error. */
 int tm_token_add(struct tm_store *st, const char *name, const char *kind,
-		 char out[TM_TOKEN_LEN + 1]);
+                 char out[TM_TOKEN_LEN + 1]);
 /* 0 removed, 1 no such token, -1 error. */
 int tm_token_remove(struct tm_store *st, const char *name, const char *kind);
 
@@ -46,7 +46,7 @@ int tm_token_remove(struct tm_store *st, const char *name, const char *kind);
 int tm_token_check(struct tm_store *st, const char *token, const char *kind, char *name_out);
 
 typedef int (*tm_token_cb)(void *ctx, const char *name, const char *kind,
-			   int64_t created_wall_usec);
+                           int64_t created_wall_usec);
 int tm_token_each(struct tm_store *st, tm_token_cb cb, void *ctx);
 
 #endif

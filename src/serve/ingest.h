@@ -19,9 +19,9 @@
 #include "sample.h"
 #include "store.h"
 
-#define TM_PUSH_PROTOCOL 1
+#define TM_PUSH_PROTOCOL     1
 #define TM_BATCH_MAX_SAMPLES 2000
-#define TM_BATCH_MAX_ITEMS 5000 /* events, progress points or marks, each */
+#define TM_BATCH_MAX_ITEMS   5000 /* events, progress points or marks, each */
 
 struct tm_batch_event {
 	int64_t i;
@@ -37,7 +37,7 @@ struct tm_batch_mark {
 };
 
 struct tm_batch {
-	void *json;               /* owns every string below */
+	void *json; /* owns every string below */
 	struct tm_run_meta meta;
 	bool has_end;
 	struct tm_run_end end;
@@ -49,8 +49,7 @@ struct tm_batch {
 };
 
 /* 0, or -1 with a reason in ERR (no tm_error: this is the client's fault). */
-int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err,
-		    size_t errlen);
+int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err, size_t errlen);
 void tm_batch_release(struct tm_batch *b);
 
 /* What the server has of a run: the next position it expects of each kind. */
@@ -67,8 +66,8 @@ void tm_ingest_free(struct tm_ingest *ing);
 /* Result of tm_ingest_apply: 0 stored (ACK filled), or an HTTP status
  * (403 run belongs to another machine, 409 gap: resume from ACK, 500). */
 int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
-		    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
-		    size_t errlen);
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
+                    size_t errlen);
 
 /* The ack as JSON text (malloc'd). */
 char *tm_push_ack_json(const struct tm_push_ack *ack, const char *uuid);

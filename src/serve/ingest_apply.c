@@ -82,7 +82,7 @@ static struct cursor *cursor_get(struct tm_ingest *ing, struct tm_store *st, int
 }
 
 static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -95,7 +95,7 @@ static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
 
 /* Finds or creates the run; 0, or an HTTP status. */
 static int find_run(struct tm_store *st, const char *machine, const struct tm_batch *b,
-		    int64_t *run_id, bool *ended, char *err, size_t errlen)
+                    int64_t *run_id, bool *ended, char *err, size_t errlen)
 {
 	struct tm_run_info ri;
 	int rc = tm_store_run_by_uuid(st, b->meta.uuid, run_id);
@@ -122,11 +122,11 @@ static int find_run(struct tm_store *st, const char *machine, const struct tm_ba
 
 /* 409 when the batch starts past what the server has. */
 static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, char *err,
-		      size_t errlen)
+                      size_t errlen)
 {
 	if (b->n_samples && b->samples[0].seq > a->next_seq)
 		return fail(409, err, errlen, "samples start at %lld, server expects %lld",
-			    (long long)b->samples[0].seq, (long long)a->next_seq);
+		            (long long)b->samples[0].seq, (long long)a->next_seq);
 	if (b->n_events && b->events[0].i > a->next_event)
 		return fail(409, err, errlen, "events start past the server's position");
 	if (b->n_progress && b->progress[0].i > a->next_progress)
@@ -137,18 +137,19 @@ static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, cha
 }
 
 static int touch_machine(struct tm_store *st, const char *machine, const char *peer,
-			 int64_t samples)
+                         int64_t samples)
 {
 	sqlite3_stmt *q;
 	int64_t now = tm_now_wall_usec();
 	int rc;
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-			       "INSERT INTO machines(name, first_push_wall_usec, last_push_wall_usec,"
-			       " last_addr, batches, samples) VALUES (?1, ?2, ?2, ?3, 1, ?4)"
-			       " ON CONFLICT(name) DO UPDATE SET last_push_wall_usec = ?2,"
-			       " last_addr = ?3, batches = batches + 1, samples = samples + ?4",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+	        tm_store_sqlite(st),
+	        "INSERT INTO machines(name, first_push_wall_usec, last_push_wall_usec,"
+	        " last_addr, batches, samples) VALUES (?1, ?2, ?2, ?3, 1, ?4)"
+	        " ON CONFLICT(name) DO UPDATE SET last_push_wall_usec = ?2,"
+	        " last_addr = ?3, batches = batches + 1, samples = samples + ?4",
+	        -1, &q, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(q, 1, machine, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, now);
@@ -178,7 +179,7 @@ static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push
 		if (b->progress[i].i == a->next_progress) {
 			const struct tm_batch_progress *p = &b->progress[i];
 			if (tm_store_add_progress(st, a->run_id, p->t_wall_usec, p->t_mono_usec,
-						  p->value) < 0)
+			                          p->value) < 0)
 				return -1;
 			a->next_progress++;
 		}
@@ -186,7 +187,7 @@ static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push
 		if (b->marks[i].i == a->next_mark) {
 			const struct tm_batch_mark *m = &b->marks[i];
 			if (tm_store_add_mark(st, a->run_id, m->t_wall_usec, m->t_mono_usec,
-					      m->text) < 0)
+			                      m->text) < 0)
 				return -1;
 			a->next_mark++;
 		}
@@ -194,8 +195,8 @@ static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push
 }
 
 int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
-		    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
-		    size_t errlen)
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
+                    size_t errlen)
 {
 	struct cursor *c;
 	int64_t last, before;
@@ -223,8 +224,7 @@ int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *mach
 			goto store_error;
 		ack->ended = true;
 	}
-	if (touch_machine(st, machine, peer, ack->next_seq - before) < 0 ||
-	    tm_store_commit(st) < 0)
+	if (touch_machine(st, machine, peer, ack->next_seq - before) < 0 || tm_store_commit(st) < 0)
 		goto store_error;
 	c->next_event = ack->next_event;
 	c->next_progress = ack->next_progress;
@@ -237,11 +237,11 @@ store_error:
 
 char *tm_push_ack_json(const struct tm_push_ack *a, const char *uuid)
 {
-	json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b}", "run_uuid", uuid, "run_id",
-			      (json_int_t)a->run_id, "next_seq", (json_int_t)a->next_seq,
-			      "next_event", (json_int_t)a->next_event, "next_progress",
-			      (json_int_t)a->next_progress, "next_mark", (json_int_t)a->next_mark,
-			      "ended", a->ended);
+	json_t *o =
+	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b}", "run_uuid", uuid, "run_id",
+	              (json_int_t)a->run_id, "next_seq", (json_int_t)a->next_seq, "next_event",
+	              (json_int_t)a->next_event, "next_progress", (json_int_t)a->next_progress,
+	              "next_mark", (json_int_t)a->next_mark, "ended", a->ended);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
 	json_decref(o);

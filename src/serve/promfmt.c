@@ -14,25 +14,25 @@ static const struct {
 	enum tm_metric m;
 	const char *family, *label;
 } special[] = {
-	{TM_M_CG_EVENTS_LOW, "tidemark_memory_events_total", "event=\"low\""},
-	{TM_M_CG_EVENTS_HIGH, "tidemark_memory_events_total", "event=\"high\""},
-	{TM_M_CG_EVENTS_MAX, "tidemark_memory_events_total", "event=\"max\""},
-	{TM_M_CG_EVENTS_OOM, "tidemark_memory_events_total", "event=\"oom\""},
-	{TM_M_CG_EVENTS_OOM_KILL, "tidemark_memory_events_total", "event=\"oom_kill\""},
-	/* PSI as node_exporter names it: "some" is waiting, "full" is stalled */
-	{TM_M_CG_PSI_MEM_SOME_USEC, "tidemark_pressure_memory_waiting_seconds_total", ""},
-	{TM_M_CG_PSI_MEM_FULL_USEC, "tidemark_pressure_memory_stalled_seconds_total", ""},
-	{TM_M_CG_PSI_IO_SOME_USEC, "tidemark_pressure_io_waiting_seconds_total", ""},
-	{TM_M_CG_PSI_IO_FULL_USEC, "tidemark_pressure_io_stalled_seconds_total", ""},
-	{TM_M_CG_PSI_CPU_SOME_USEC, "tidemark_pressure_cpu_waiting_seconds_total", ""},
-	{TM_M_CG_PSI_CPU_FULL_USEC, "tidemark_pressure_cpu_stalled_seconds_total", ""},
-	{TM_M_HOST_PSI_MEM_SOME_USEC, "tidemark_host_pressure_memory_waiting_seconds_total", ""},
-	{TM_M_HOST_PSI_MEM_FULL_USEC, "tidemark_host_pressure_memory_stalled_seconds_total", ""},
-	{TM_M_HOST_PSI_IO_SOME_USEC, "tidemark_host_pressure_io_waiting_seconds_total", ""},
-	{TM_M_HOST_PSI_IO_FULL_USEC, "tidemark_host_pressure_io_stalled_seconds_total", ""},
-	{TM_M_HOST_PSI_CPU_SOME_USEC, "tidemark_host_pressure_cpu_waiting_seconds_total", ""},
-	{TM_M_PROC_COUNT, "tidemark_process_count", ""},
-	{TM_M_PROC_THREADS, "tidemark_process_threads", ""},
+    {TM_M_CG_EVENTS_LOW, "tidemark_memory_events_total", "event=\"low\""},
+    {TM_M_CG_EVENTS_HIGH, "tidemark_memory_events_total", "event=\"high\""},
+    {TM_M_CG_EVENTS_MAX, "tidemark_memory_events_total", "event=\"max\""},
+    {TM_M_CG_EVENTS_OOM, "tidemark_memory_events_total", "event=\"oom\""},
+    {TM_M_CG_EVENTS_OOM_KILL, "tidemark_memory_events_total", "event=\"oom_kill\""},
+    /* PSI as node_exporter names it: "some" is waiting, "full" is stalled */
+    {TM_M_CG_PSI_MEM_SOME_USEC, "tidemark_pressure_memory_waiting_seconds_total", ""},
+    {TM_M_CG_PSI_MEM_FULL_USEC, "tidemark_pressure_memory_stalled_seconds_total", ""},
+    {TM_M_CG_PSI_IO_SOME_USEC, "tidemark_pressure_io_waiting_seconds_total", ""},
+    {TM_M_CG_PSI_IO_FULL_USEC, "tidemark_pressure_io_stalled_seconds_total", ""},
+    {TM_M_CG_PSI_CPU_SOME_USEC, "tidemark_pressure_cpu_waiting_seconds_total", ""},
+    {TM_M_CG_PSI_CPU_FULL_USEC, "tidemark_pressure_cpu_stalled_seconds_total", ""},
+    {TM_M_HOST_PSI_MEM_SOME_USEC, "tidemark_host_pressure_memory_waiting_seconds_total", ""},
+    {TM_M_HOST_PSI_MEM_FULL_USEC, "tidemark_host_pressure_memory_stalled_seconds_total", ""},
+    {TM_M_HOST_PSI_IO_SOME_USEC, "tidemark_host_pressure_io_waiting_seconds_total", ""},
+    {TM_M_HOST_PSI_IO_FULL_USEC, "tidemark_host_pressure_io_stalled_seconds_total", ""},
+    {TM_M_HOST_PSI_CPU_SOME_USEC, "tidemark_host_pressure_cpu_waiting_seconds_total", ""},
+    {TM_M_PROC_COUNT, "tidemark_process_count", ""},
+    {TM_M_PROC_THREADS, "tidemark_process_threads", ""},
 };
 
 static bool starts(const char *s, const char *prefix)
@@ -41,7 +41,7 @@ static bool starts(const char *s, const char *prefix)
 }
 
 void tm_prom_name(enum tm_metric m, char *name, size_t size, char *label, size_t label_size,
-		  double *scale)
+                  double *scale)
 {
 	const struct tm_metric_info *mi = tm_metric_info(m);
 	const char *n = mi->name, *area;
@@ -136,8 +136,7 @@ static void put_value(struct buf *b, int64_t v, double scale)
 		put(b, " %.6f\n", (double)v * scale);
 }
 
-static void put_family(struct buf *b, const char *family, const struct tm_prom_target *t,
-		       size_t n)
+static void put_family(struct buf *b, const char *family, const struct tm_prom_target *t, size_t n)
 {
 	bool header = false;
 
@@ -153,7 +152,8 @@ static void put_family(struct buf *b, const char *family, const struct tm_prom_t
 			if (!header) {
 				const struct tm_metric_info *mi = tm_metric_info((enum tm_metric)m);
 				put(b, "# HELP %s tidemark metric %s%s\n", family,
-				    label[0] ? "family of " : "", label[0] ? "cgroup events" : mi->name);
+				    label[0] ? "family of " : "",
+				    label[0] ? "cgroup events" : mi->name);
 				put(b, "# TYPE %s %s\n", family,
 				    mi->kind == TM_COUNTER ? "counter" : "gauge");
 				header = true;

@@ -23,6 +23,6 @@ char *tm_prom_format(const struct tm_prom_target *t, size_t n);
 /* The Prometheus family name of metric M ("tidemark_memory_anon_bytes"),
  * with its label (e.g. event="oom_kill") in LABEL, or "" when none. */
 void tm_prom_name(enum tm_metric m, char *name, size_t size, char *label, size_t label_size,
-		  double *scale);
+                  double *scale);
 
 #endif

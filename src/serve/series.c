@@ -14,18 +14,18 @@
 
 /* What the panel draws when the query names no metrics. */
 static const enum tm_metric panel_set[] = {
-	TM_M_CG_ANON_BYTES,       TM_M_CG_FILE_BYTES,        TM_M_CG_CURRENT_BYTES,
-	TM_M_CG_HIGH_BYTES,       TM_M_CG_MAX_BYTES,         TM_M_PROC_RSS_ANON_BYTES,
-	TM_M_PROC_RSS_FILE_BYTES, TM_M_HEAP_LIVE_BYTES,      TM_M_CG_CPU_USAGE_USEC,
-	TM_M_CG_CPU_THROTTLED_USEC, TM_M_PROC_UTIME_USEC,    TM_M_PROC_STIME_USEC,
-	TM_M_CG_PSI_MEM_SOME_USEC, TM_M_CG_PSI_MEM_FULL_USEC, TM_M_CG_PSI_IO_SOME_USEC,
-	TM_M_CG_PSI_IO_FULL_USEC, TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC,
-	TM_M_CG_IO_READ_BYTES,    TM_M_CG_IO_WRITE_BYTES,    TM_M_PROC_READ_BYTES,
-	TM_M_PROC_WRITE_BYTES,
+    TM_M_CG_ANON_BYTES,         TM_M_CG_FILE_BYTES,          TM_M_CG_CURRENT_BYTES,
+    TM_M_CG_HIGH_BYTES,         TM_M_CG_MAX_BYTES,           TM_M_PROC_RSS_ANON_BYTES,
+    TM_M_PROC_RSS_FILE_BYTES,   TM_M_HEAP_LIVE_BYTES,        TM_M_CG_CPU_USAGE_USEC,
+    TM_M_CG_CPU_THROTTLED_USEC, TM_M_PROC_UTIME_USEC,        TM_M_PROC_STIME_USEC,
+    TM_M_CG_PSI_MEM_SOME_USEC,  TM_M_CG_PSI_MEM_FULL_USEC,   TM_M_CG_PSI_IO_SOME_USEC,
+    TM_M_CG_PSI_IO_FULL_USEC,   TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC,
+    TM_M_CG_IO_READ_BYTES,      TM_M_CG_IO_WRITE_BYTES,      TM_M_PROC_READ_BYTES,
+    TM_M_PROC_WRITE_BYTES,
 };
 
 static int bad(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -61,19 +61,19 @@ static int parse_metrics(const char *list, struct tm_series_query *q, char *err,
 }
 
 static int opt_int(const char *s, const char *what, int64_t min, int64_t max, int64_t *out,
-		   char *err, size_t errlen)
+                   char *err, size_t errlen)
 {
 	if (!s)
 		return 0;
 	if (tm_parse_int64(s, out) < 0 || *out < min || *out > max)
 		return bad(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
-			   (long long)min, (long long)max);
+		           (long long)min, (long long)max);
 	return 0;
 }
 
 int tm_series_query_parse(const char *metrics, const char *from, const char *to,
-			  const char *from_seq, const char *bucket, const char *points,
-			  struct tm_series_query *q, char *err, size_t errlen)
+                          const char *from_seq, const char *bucket, const char *points,
+                          struct tm_series_query *q, char *err, size_t errlen)
 {
 	int64_t pts = 1000;
 
@@ -87,7 +87,7 @@ int tm_series_query_parse(const char *metrics, const char *from, const char *to,
 	    opt_int(to, "to", 0, INT64_MAX / 2, &q->to_wall_usec, err, errlen) < 0 ||
 	    opt_int(from_seq, "from_seq", 0, INT64_MAX / 2, &q->from_seq, err, errlen) < 0 ||
 	    opt_int(bucket, "bucket_usec", 1000, 86400000000LL * 366, &q->bucket_usec, err,
-		    errlen) < 0 ||
+	            errlen) < 0 ||
 	    opt_int(points, "points", 1, TM_SERIES_MAX_POINTS, &pts, err, errlen) < 0)
 		return -1;
 	if (q->to_wall_usec && q->to_wall_usec < q->from_wall_usec)
@@ -99,11 +99,11 @@ int tm_series_query_parse(const char *metrics, const char *from, const char *to,
 struct bucket_acc {
 	const struct tm_series_query *q;
 	int64_t t0, width, to;
-	int nb;            /* buckets used */
+	int nb; /* buckets used */
 	int64_t last_seq;
-	double *t;         /* [points] first sample time in the bucket, seconds */
-	int64_t *mn, *mx;  /* [points][nmetrics] */
-	uint8_t *has;      /* [points][nmetrics] */
+	double *t;        /* [points] first sample time in the bucket, seconds */
+	int64_t *mn, *mx; /* [points][nmetrics] */
+	uint8_t *has;     /* [points][nmetrics] */
 };
 
 static int take_sample(void *ctx, const struct tm_sample *s)
@@ -147,7 +147,7 @@ static int last_time(void *ctx, const struct tm_sample *s)
 
 /* The bucket grid: from the query, or the run's start to its last sample. */
 static int grid(struct tm_store *st, int64_t run_id, const struct tm_series_query *q,
-		struct bucket_acc *a, int64_t *last_seq)
+                struct bucket_acc *a, int64_t *last_seq)
 {
 	struct tm_run_info ri;
 	int64_t end = 0, start;
@@ -158,8 +158,8 @@ static int grid(struct tm_store *st, int64_t run_id, const struct tm_series_quer
 	tm_run_info_release(&ri);
 	if (tm_store_last_seq(st, run_id, last_seq) < 0)
 		return -1;
-	if (*last_seq >= 0 && tm_store_each_sample(st, run_id, *last_seq, *last_seq, last_time,
-						   &end) < 0)
+	if (*last_seq >= 0 &&
+	    tm_store_each_sample(st, run_id, *last_seq, *last_seq, last_time, &end) < 0)
 		return -1;
 	a->t0 = q->from_wall_usec ? q->from_wall_usec : start;
 	a->to = q->to_wall_usec;
@@ -196,8 +196,8 @@ static json_t *series_doc(const struct bucket_acc *a, int64_t run_id)
 		}
 		if (any) /* missing is not zero: a metric never seen is left out */
 			json_object_set_new(series,
-					    tm_metric_info((enum tm_metric)a->q->metrics[i])->name,
-					    json_pack("{s:o, s:o}", "min", mn, "max", mx));
+			                    tm_metric_info((enum tm_metric)a->q->metrics[i])->name,
+			                    json_pack("{s:o, s:o}", "min", mn, "max", mx));
 		else {
 			json_decref(mn);
 			json_decref(mx);

@@ -67,9 +67,10 @@ int tm_parse_listen(const char *addr, struct sockaddr_in *out)
 	int64_t port;
 
 	memset(out, 0, sizeof(*out));
-	if (!colon || (size_t)(colon - addr) >= sizeof(host) || tm_parse_int64(colon + 1, &port) < 0 ||
-	    port < 0 || port > 65535)
-		return tm_error("bad listen address '%s' (want HOST:PORT, e.g. 127.0.0.1:7070)", addr);
+	if (!colon || (size_t)(colon - addr) >= sizeof(host) ||
+	    tm_parse_int64(colon + 1, &port) < 0 || port < 0 || port > 65535)
+		return tm_error("bad listen address '%s' (want HOST:PORT, e.g. 127.0.0.1:7070)",
+		                addr);
 	memcpy(host, addr, (size_t)(colon - addr));
 	host[colon - addr] = 0;
 	if (!strcmp(host, "localhost"))
@@ -89,16 +90,16 @@ static void security_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'none'; script-src 'self'; style-src 'self'; "
-				"img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
-				"form-action 'none'; frame-ancestors 'none'");
+	                        "default-src 'none'; script-src 'self'; style-src 'self'; "
+	                        "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+	                        "form-action 'none'; frame-ancestors 'none'");
 }
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, char *buf, size_t len,
-				const char *type, bool must_free)
+                                const char *type, bool must_free)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
-		len, buf, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	    len, buf, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -141,8 +142,7 @@ static const char *bearer(struct MHD_Connection *c)
 }
 
 /* 0 allowed (NAME filled), else the HTTP status to refuse with. */
-static unsigned authorize(struct server *sv, struct MHD_Connection *c, const char *kind,
-			  char *name)
+static unsigned authorize(struct server *sv, struct MHD_Connection *c, const char *kind, char *name)
 {
 	int rc;
 
@@ -159,7 +159,8 @@ static unsigned authorize(struct server *sv, struct MHD_Connection *c, const cha
  * batch) saved up.  Returns 0, or the seconds to wait. */
 static int64_t rate_wait(struct server *sv, const char *machine, size_t n)
 {
-	double rate = (double)sv->o->max_samples_per_sec, cap = fmax(rate * 60, TM_BATCH_MAX_SAMPLES);
+	double rate = (double)sv->o->max_samples_per_sec,
+	       cap = fmax(rate * 60, TM_BATCH_MAX_SAMPLES);
 	int64_t now = tm_now_mono_usec();
 	struct bucket *b = NULL;
 
@@ -199,19 +200,20 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 		return; /* a backfill of something older */
 	}
 	snprintf(l->run, sizeof(l->run), "%s", b->meta.uuid);
-	snprintf(l->cgroup, sizeof(l->cgroup), "%s", b->meta.cgroup_path ? b->meta.cgroup_path : "");
+	snprintf(l->cgroup, sizeof(l->cgroup), "%s",
+	         b->meta.cgroup_path ? b->meta.cgroup_path : "");
 	l->s = *s;
 }
 
 static void peer_addr(struct MHD_Connection *c, char *out, size_t size)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
 	snprintf(out, size, "?");
 	if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, out,
-			  (socklen_t)size);
+		          (socklen_t)size);
 }
 
 static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, struct req *r)
@@ -292,8 +294,8 @@ static enum MHD_Result handle_series(struct server *sv, struct MHD_Connection *c
 	int rc;
 
 	if (tm_series_query_parse(arg(c, "metrics"), arg(c, "from"), arg(c, "to"),
-				  arg(c, "from_seq"), arg(c, "bucket_usec"), arg(c, "points"), &q, err,
-				  sizeof(err)) < 0)
+	                          arg(c, "from_seq"), arg(c, "bucket_usec"), arg(c, "points"), &q,
+	                          err, sizeof(err)) < 0)
 		return send_error(c, 400, err);
 	rc = tm_store_run_get(sv->st, id, &ri);
 	if (rc == 1)
@@ -333,12 +335,12 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 
 	for (int i = 0; i < sv->nlatest; i++)
 		t[i] = (struct tm_prom_target){sv->latest[i].machine, sv->latest[i].run,
-					       sv->latest[i].cgroup, &sv->latest[i].s};
+		                               sv->latest[i].cgroup, &sv->latest[i].s};
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)
 		return send_error(c, 500, "out of memory");
 	return send_buf(c, 200, text, strlen(text), "text/plain; version=0.0.4; charset=utf-8",
-			true);
+	                true);
 }
 
 static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, const char *url)
@@ -379,7 +381,8 @@ static enum MHD_Result push_begin(struct server *sv, struct MHD_Connection *c, s
 
 	if (st) {
 		r->answered = true;
-		return send_error(c, st, st == 401 ? "a valid write token is required" : "store error");
+		return send_error(c, st,
+		                  st == 401 ? "a valid write token is required" : "store error");
 	}
 	if (cl && (tm_parse_int64(cl, &len) < 0 || len > (int64_t)sv->o->max_body_bytes)) {
 		r->answered = true;
@@ -408,8 +411,8 @@ static void take_body(struct server *sv, struct req *r, const char *data, size_t
 }
 
 static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char *url,
-				const char *method, const char *version, const char *upload_data,
-				size_t *upload_data_size, void **con_cls)
+                                const char *method, const char *version, const char *upload_data,
+                                size_t *upload_data_size, void **con_cls)
 {
 	struct server *sv = cls;
 	struct req *r = *con_cls;
@@ -451,12 +454,13 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		return send_asset(c, a);
 	st = authorize(sv, c, "read", name);
 	if (st)
-		return send_error(c, st, st == 401 ? "a valid read token is required" : "store error");
+		return send_error(c, st,
+		                  st == 401 ? "a valid read token is required" : "store error");
 	return handle_read(sv, c, url);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-		      enum MHD_RequestTerminationCode toe)
+                      enum MHD_RequestTerminationCode toe)
 {
 	struct req *r = *con_cls;
 
@@ -509,8 +513,7 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-int tm_server_run(struct tm_store *st, const struct tm_server_opts *o,
-		  volatile sig_atomic_t *stop)
+int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile sig_atomic_t *stop)
 {
 	struct server sv = {.st = st, .o = o};
 	struct sockaddr_in addr;
@@ -527,14 +530,12 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o,
 	}
 	if (tm_store_each_run(st, 0, prefill_run, &sv) < 0)
 		goto out;
-	d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, dispatch, &sv,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-			     MHD_OPTION_END);
+	d = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, dispatch, &sv, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024), MHD_OPTION_END);
 	if (!d) {
 		tm_error("cannot listen on %s", o->listen);
 		goto out;
