@@ -4,7 +4,7 @@
 # build in web/vendor/) are embedded into the binary as C arrays generated
 # into build/gen/serve_assets.c, so nothing from npm is needed to build or run.
 
-SERVE_ASSETS := web/index.html web/app.js web/app.css web/report.js \
+SERVE_ASSETS := web/index.html web/app.js web/app.css \
 	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
 
 $(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)

@@ -452,6 +452,8 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 	a = tm_asset_find(url);
 	if (a)
 		return send_asset(c, a);
+	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
+		return send_error(c, 404, "no such page");
 	st = authorize(sv, c, "read", name);
 	if (st)
 		return send_error(c, st,
