@@ -4,7 +4,10 @@
 #include "kv.h"
 #include "../banned.h"
 
-#define B(key, m) {key, TM_M_##m, 1, false}
+#define B(key, m)                                                                                  \
+	{                                                                                          \
+		key, TM_M_##m, 1, false                                                            \
+	}
 #define V1_UNLIMITED_FROM ((int64_t)1 << 62)
 
 int tm_parse_cg1_value(const char *buf, size_t len, int64_t *out)
@@ -23,18 +26,18 @@ int tm_parse_cg1_value(const char *buf, size_t len, int64_t *out)
 int tm_parse_cg1_memory_stat(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		B("total_rss", CG_ANON_BYTES),
-		B("total_cache", CG_FILE_BYTES),
-		B("total_rss_huge", CG_ANON_THP_BYTES),
-		B("total_shmem", CG_SHMEM_BYTES),
-		B("total_mapped_file", CG_FILE_MAPPED_BYTES),
-		B("total_dirty", CG_FILE_DIRTY_BYTES),
-		B("total_writeback", CG_FILE_WRITEBACK_BYTES),
-		B("total_active_file", CG_ACTIVE_FILE_BYTES),
-		B("total_inactive_file", CG_INACTIVE_FILE_BYTES),
-		B("total_pgfault", CG_PGFAULT),
-		B("total_pgmajfault", CG_PGMAJFAULT),
-		B("total_workingset_refault_file", CG_WORKINGSET_REFAULT_FILE),
+	    B("total_rss", CG_ANON_BYTES),
+	    B("total_cache", CG_FILE_BYTES),
+	    B("total_rss_huge", CG_ANON_THP_BYTES),
+	    B("total_shmem", CG_SHMEM_BYTES),
+	    B("total_mapped_file", CG_FILE_MAPPED_BYTES),
+	    B("total_dirty", CG_FILE_DIRTY_BYTES),
+	    B("total_writeback", CG_FILE_WRITEBACK_BYTES),
+	    B("total_active_file", CG_ACTIVE_FILE_BYTES),
+	    B("total_inactive_file", CG_INACTIVE_FILE_BYTES),
+	    B("total_pgfault", CG_PGFAULT),
+	    B("total_pgmajfault", CG_PGMAJFAULT),
+	    B("total_workingset_refault_file", CG_WORKINGSET_REFAULT_FILE),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -43,8 +46,8 @@ int tm_parse_cg1_oom_control(const char *buf, size_t len, struct tm_cg1_oom *out
 {
 	/* Parse through a scratch sample: the keys map onto two slots. */
 	static const struct tm_kv_map map[] = {
-		B("oom_kill", CG_EVENTS_OOM_KILL),
-		B("under_oom", CG_EVENTS_OOM),
+	    B("oom_kill", CG_EVENTS_OOM_KILL),
+	    B("under_oom", CG_EVENTS_OOM),
 	};
 	struct tm_sample s;
 
@@ -75,8 +78,8 @@ int tm_parse_cpuacct_usage(const char *buf, size_t len, int64_t *usec)
 int tm_parse_cpuacct_stat(const char *buf, size_t len, long clk_tck, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		B("user", CG_CPU_USER_USEC),
-		B("system", CG_CPU_SYSTEM_USEC),
+	    B("user", CG_CPU_USER_USEC),
+	    B("system", CG_CPU_SYSTEM_USEC),
 	};
 	static const enum tm_metric ms[] = {TM_M_CG_CPU_USER_USEC, TM_M_CG_CPU_SYSTEM_USEC};
 	struct tm_sample s;

@@ -4,7 +4,10 @@
 #include "kv.h"
 #include "../banned.h"
 
-#define B(key, m) {key, TM_M_##m, 1, false}
+#define B(key, m)                                                                                  \
+	{                                                                                          \
+		key, TM_M_##m, 1, false                                                            \
+	}
 
 int tm_parse_cg2_value(const char *buf, size_t len, int64_t *out)
 {
@@ -24,22 +27,22 @@ int tm_parse_cg2_value(const char *buf, size_t len, int64_t *out)
 int tm_parse_cg2_memory_stat(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		B("anon", CG_ANON_BYTES),
-		B("file", CG_FILE_BYTES),
-		B("active_file", CG_ACTIVE_FILE_BYTES),
-		B("inactive_file", CG_INACTIVE_FILE_BYTES),
-		B("kernel", CG_KERNEL_BYTES),
-		B("kernel_stack", CG_KERNEL_STACK_BYTES),
-		B("slab", CG_SLAB_BYTES),
-		B("sock", CG_SOCK_BYTES),
-		B("shmem", CG_SHMEM_BYTES),
-		B("file_mapped", CG_FILE_MAPPED_BYTES),
-		B("file_dirty", CG_FILE_DIRTY_BYTES),
-		B("file_writeback", CG_FILE_WRITEBACK_BYTES),
-		B("anon_thp", CG_ANON_THP_BYTES),
-		B("pgfault", CG_PGFAULT),
-		B("pgmajfault", CG_PGMAJFAULT),
-		B("workingset_refault_file", CG_WORKINGSET_REFAULT_FILE),
+	    B("anon", CG_ANON_BYTES),
+	    B("file", CG_FILE_BYTES),
+	    B("active_file", CG_ACTIVE_FILE_BYTES),
+	    B("inactive_file", CG_INACTIVE_FILE_BYTES),
+	    B("kernel", CG_KERNEL_BYTES),
+	    B("kernel_stack", CG_KERNEL_STACK_BYTES),
+	    B("slab", CG_SLAB_BYTES),
+	    B("sock", CG_SOCK_BYTES),
+	    B("shmem", CG_SHMEM_BYTES),
+	    B("file_mapped", CG_FILE_MAPPED_BYTES),
+	    B("file_dirty", CG_FILE_DIRTY_BYTES),
+	    B("file_writeback", CG_FILE_WRITEBACK_BYTES),
+	    B("anon_thp", CG_ANON_THP_BYTES),
+	    B("pgfault", CG_PGFAULT),
+	    B("pgmajfault", CG_PGMAJFAULT),
+	    B("workingset_refault_file", CG_WORKINGSET_REFAULT_FILE),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -47,9 +50,8 @@ int tm_parse_cg2_memory_stat(const char *buf, size_t len, struct tm_sample *out)
 int tm_parse_cg2_memory_events(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		B("low", CG_EVENTS_LOW), B("high", CG_EVENTS_HIGH),
-		B("max", CG_EVENTS_MAX), B("oom", CG_EVENTS_OOM),
-		B("oom_kill", CG_EVENTS_OOM_KILL),
+	    B("low", CG_EVENTS_LOW), B("high", CG_EVENTS_HIGH),         B("max", CG_EVENTS_MAX),
+	    B("oom", CG_EVENTS_OOM), B("oom_kill", CG_EVENTS_OOM_KILL),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -57,10 +59,10 @@ int tm_parse_cg2_memory_events(const char *buf, size_t len, struct tm_sample *ou
 int tm_parse_cg2_cpu_stat(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		B("usage_usec", CG_CPU_USAGE_USEC),
-		B("user_usec", CG_CPU_USER_USEC),
-		B("system_usec", CG_CPU_SYSTEM_USEC),
-		B("throttled_usec", CG_CPU_THROTTLED_USEC),
+	    B("usage_usec", CG_CPU_USAGE_USEC),
+	    B("user_usec", CG_CPU_USER_USEC),
+	    B("system_usec", CG_CPU_SYSTEM_USEC),
+	    B("throttled_usec", CG_CPU_THROTTLED_USEC),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }

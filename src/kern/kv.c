@@ -56,7 +56,7 @@ int tm_kv_mul(int64_t a, int64_t b, int64_t *out)
 }
 
 static const struct tm_kv_map *find_key(const char *key, size_t klen, const struct tm_kv_map *map,
-					size_t n)
+                                        size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strlen(map[i].key) == klen && !memcmp(map[i].key, key, klen))
@@ -84,7 +84,7 @@ static int line_value(const char *p, const char *eol, const struct tm_kv_map *m,
 }
 
 int tm_kv_parse(const char *buf, size_t len, const struct tm_kv_map *map, size_t n,
-		struct tm_sample *out)
+                struct tm_sample *out)
 {
 	const char *p = buf, *end = buf + len;
 	int found = 0;

@@ -31,7 +31,7 @@ struct tm_kv_map {
  * when the text is malformed or holds none of the mapped keys.
  */
 int tm_kv_parse(const char *buf, size_t len, const struct tm_kv_map *map, size_t n,
-		struct tm_sample *out);
+                struct tm_sample *out);
 
 /*
  * A non-negative decimal at P (< END) without a sign; *NEXT is set past it.

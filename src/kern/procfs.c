@@ -4,14 +4,17 @@
 #include "procfs.h"
 #include "../banned.h"
 
-#define KB(key, m) {key, TM_M_##m, 1024, true}
+#define KB(key, m)                                                                                 \
+	{                                                                                          \
+		key, TM_M_##m, 1024, true                                                          \
+	}
 
 int tm_parse_proc_status(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		KB("VmRSS", PROC_RSS_BYTES),	     KB("RssAnon", PROC_RSS_ANON_BYTES),
-		KB("RssFile", PROC_RSS_FILE_BYTES),  KB("RssShmem", PROC_RSS_SHMEM_BYTES),
-		KB("VmSwap", PROC_SWAP_BYTES),	     {"Threads", TM_M_PROC_THREADS, 1, false},
+	    KB("VmRSS", PROC_RSS_BYTES),        KB("RssAnon", PROC_RSS_ANON_BYTES),
+	    KB("RssFile", PROC_RSS_FILE_BYTES), KB("RssShmem", PROC_RSS_SHMEM_BYTES),
+	    KB("VmSwap", PROC_SWAP_BYTES),      {"Threads", TM_M_PROC_THREADS, 1, false},
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -88,8 +91,8 @@ void tm_proc_stat_to_sample(const struct tm_proc_stat *st, struct tm_sample *out
 int tm_parse_proc_io(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		{"read_bytes", TM_M_PROC_READ_BYTES, 1, false},
-		{"write_bytes", TM_M_PROC_WRITE_BYTES, 1, false},
+	    {"read_bytes", TM_M_PROC_READ_BYTES, 1, false},
+	    {"write_bytes", TM_M_PROC_WRITE_BYTES, 1, false},
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -97,9 +100,9 @@ int tm_parse_proc_io(const char *buf, size_t len, struct tm_sample *out)
 int tm_parse_smaps_rollup(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		KB("Pss", PROC_PSS_BYTES),
-		KB("Private_Dirty", PROC_PRIVATE_DIRTY_BYTES),
-		KB("Shared_Dirty", PROC_SHARED_DIRTY_BYTES),
+	    KB("Pss", PROC_PSS_BYTES),
+	    KB("Private_Dirty", PROC_PRIVATE_DIRTY_BYTES),
+	    KB("Shared_Dirty", PROC_SHARED_DIRTY_BYTES),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -107,10 +110,10 @@ int tm_parse_smaps_rollup(const char *buf, size_t len, struct tm_sample *out)
 int tm_parse_meminfo(const char *buf, size_t len, struct tm_sample *out)
 {
 	static const struct tm_kv_map map[] = {
-		KB("MemTotal", HOST_MEM_TOTAL_BYTES),
-		KB("MemAvailable", HOST_MEM_AVAILABLE_BYTES),
-		KB("SwapTotal", HOST_SWAP_TOTAL_BYTES),
-		KB("SwapFree", HOST_SWAP_FREE_BYTES),
+	    KB("MemTotal", HOST_MEM_TOTAL_BYTES),
+	    KB("MemAvailable", HOST_MEM_AVAILABLE_BYTES),
+	    KB("SwapTotal", HOST_SWAP_TOTAL_BYTES),
+	    KB("SwapFree", HOST_SWAP_FREE_BYTES),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
@@ -272,8 +275,8 @@ static int split_fields(const char *p, const char *eol, const char **f, const ch
 	return n;
 }
 
-static int set_mount(struct tm_cg_mount *m, const char *root, const char *root_e,
-		     const char *dir, const char *dir_e)
+static int set_mount(struct tm_cg_mount *m, const char *root, const char *root_e, const char *dir,
+                     const char *dir_e)
 {
 	if (m->found)
 		return 0;
@@ -303,8 +306,7 @@ static int mountinfo_line(const char *p, const char *eol, struct tm_cg_mounts *o
 		return set_mount(&out->unified, f[3], fe[3], f[4], fe[4]);
 	if (fs_e - fs != 6 || memcmp(fs, "cgroup", 6))
 		return 0;
-	if (list_has(super, super_e, "memory") &&
-	    set_mount(&out->memory, f[3], fe[3], f[4], fe[4]))
+	if (list_has(super, super_e, "memory") && set_mount(&out->memory, f[3], fe[3], f[4], fe[4]))
 		return -1;
 	if (list_has(super, super_e, "cpuacct") &&
 	    set_mount(&out->cpuacct, f[3], fe[3], f[4], fe[4]))

@@ -26,12 +26,12 @@ int tm_parse_proc_status(const char *buf, size_t len, struct tm_sample *out);
 /* /proc/PID/stat, the fields tidemark uses. */
 struct tm_proc_stat {
 	pid_t pid;
-	char state;            /* R, S, D, Z, ... */
+	char state; /* R, S, D, Z, ... */
 	pid_t ppid;
 	int64_t minflt, majflt;
 	int64_t utime_usec, stime_usec;
 	int64_t num_threads;
-	int64_t starttime;     /* clock ticks after boot: with pid, a process identity */
+	int64_t starttime; /* clock ticks after boot: with pid, a process identity */
 };
 
 /*

@@ -13,6 +13,7 @@
 
 #include "cgroup.h"
 #include "error.h"
+#include "kern/kread.h"
 #include "kern/cgroup_v1.h"
 #include "kern/psi.h"
 #include "util.h"
@@ -26,16 +27,44 @@ enum { DIR_MEM, DIR_CPU, DIR_UNI, DIR_COUNT };
 enum which { W_V1, W_V2, W_BOTH };
 
 enum parse {
-	P_V1_VALUE, P_V2_VALUE, P_V1_STAT, P_V1_OOM, P_CPUACCT_USAGE, P_CPUACCT_STAT,
-	P_V2_STAT, P_V2_EVENTS, P_CPU_STAT, P_IO_STAT, P_PSI,
+	P_V1_VALUE,
+	P_V2_VALUE,
+	P_V1_STAT,
+	P_V1_OOM,
+	P_CPUACCT_USAGE,
+	P_CPUACCT_STAT,
+	P_V2_STAT,
+	P_V2_EVENTS,
+	P_CPU_STAT,
+	P_IO_STAT,
+	P_PSI,
 };
 
 enum file_id {
-	F_V1_USAGE, F_V1_MAX_USAGE, F_V1_LIMIT, F_V1_SOFT, F_V1_FAILCNT, F_V1_MEMSW_USAGE,
-	F_V1_MEMSW_LIMIT, F_V1_STAT, F_V1_OOM, F_CPUACCT_USAGE, F_CPUACCT_STAT,
-	F_V2_CURRENT, F_V2_PEAK, F_V2_MAX, F_V2_HIGH, F_V2_SWAP_MAX, F_V2_SWAP_CURRENT,
-	F_V2_STAT, F_V2_EVENTS,
-	F_CPU_STAT, F_IO_STAT, F_PSI_MEM, F_PSI_IO, F_PSI_CPU,
+	F_V1_USAGE,
+	F_V1_MAX_USAGE,
+	F_V1_LIMIT,
+	F_V1_SOFT,
+	F_V1_FAILCNT,
+	F_V1_MEMSW_USAGE,
+	F_V1_MEMSW_LIMIT,
+	F_V1_STAT,
+	F_V1_OOM,
+	F_CPUACCT_USAGE,
+	F_CPUACCT_STAT,
+	F_V2_CURRENT,
+	F_V2_PEAK,
+	F_V2_MAX,
+	F_V2_HIGH,
+	F_V2_SWAP_MAX,
+	F_V2_SWAP_CURRENT,
+	F_V2_STAT,
+	F_V2_EVENTS,
+	F_CPU_STAT,
+	F_IO_STAT,
+	F_PSI_MEM,
+	F_PSI_IO,
+	F_PSI_CPU,
 	F_COUNT
 };
 
@@ -48,36 +77,49 @@ static const struct cg_file {
 	enum parse parse;
 	int metric, metric2; /* single value; PSI some/full */
 } files[F_COUNT] = {
-	[F_V1_USAGE] = {"memory.usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_CURRENT_BYTES, NO_METRIC},
-	[F_V1_MAX_USAGE] = {"memory.max_usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_PEAK_BYTES, NO_METRIC},
-	[F_V1_LIMIT] = {"memory.limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_MAX_BYTES, NO_METRIC},
-	[F_V1_SOFT] = {"memory.soft_limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_HIGH_BYTES, NO_METRIC},
-	[F_V1_FAILCNT] = {"memory.failcnt", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_FAILCNT, NO_METRIC},
-	[F_V1_MEMSW_USAGE] = {"memory.memsw.usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, NO_METRIC, NO_METRIC},
-	[F_V1_MEMSW_LIMIT] = {"memory.memsw.limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, NO_METRIC, NO_METRIC},
-	[F_V1_STAT] = {"memory.stat", DIR_MEM, W_V1, P_V1_STAT, NO_METRIC, NO_METRIC},
-	[F_V1_OOM] = {"memory.oom_control", DIR_MEM, W_V1, P_V1_OOM, NO_METRIC, NO_METRIC},
-	[F_CPUACCT_USAGE] = {"cpuacct.usage", DIR_CPU, W_V1, P_CPUACCT_USAGE, TM_M_CG_CPU_USAGE_USEC, NO_METRIC},
-	[F_CPUACCT_STAT] = {"cpuacct.stat", DIR_CPU, W_V1, P_CPUACCT_STAT, NO_METRIC, NO_METRIC},
-	[F_V2_CURRENT] = {"memory.current", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_CURRENT_BYTES, NO_METRIC},
-	[F_V2_PEAK] = {"memory.peak", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_PEAK_BYTES, NO_METRIC},
-	[F_V2_MAX] = {"memory.max", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_MAX_BYTES, NO_METRIC},
-	[F_V2_HIGH] = {"memory.high", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_HIGH_BYTES, NO_METRIC},
-	[F_V2_SWAP_MAX] = {"memory.swap.max", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_SWAP_MAX_BYTES, NO_METRIC},
-	[F_V2_SWAP_CURRENT] = {"memory.swap.current", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_SWAP_CURRENT_BYTES, NO_METRIC},
-	[F_V2_STAT] = {"memory.stat", DIR_MEM, W_V2, P_V2_STAT, NO_METRIC, NO_METRIC},
-	[F_V2_EVENTS] = {"memory.events", DIR_MEM, W_V2, P_V2_EVENTS, NO_METRIC, NO_METRIC},
-	[F_CPU_STAT] = {"cpu.stat", DIR_UNI, W_BOTH, P_CPU_STAT, NO_METRIC, NO_METRIC},
-	[F_IO_STAT] = {"io.stat", DIR_UNI, W_BOTH, P_IO_STAT, NO_METRIC, NO_METRIC},
-	[F_PSI_MEM] = {"memory.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_MEM_SOME_USEC, TM_M_CG_PSI_MEM_FULL_USEC},
-	[F_PSI_IO] = {"io.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_IO_SOME_USEC, TM_M_CG_PSI_IO_FULL_USEC},
-	[F_PSI_CPU] = {"cpu.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_CPU_SOME_USEC, TM_M_CG_PSI_CPU_FULL_USEC},
+    [F_V1_USAGE] = {"memory.usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_CURRENT_BYTES,
+                    NO_METRIC},
+    [F_V1_MAX_USAGE] = {"memory.max_usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_PEAK_BYTES,
+                        NO_METRIC},
+    [F_V1_LIMIT] = {"memory.limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_MAX_BYTES,
+                    NO_METRIC},
+    [F_V1_SOFT] = {"memory.soft_limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_HIGH_BYTES,
+                   NO_METRIC},
+    [F_V1_FAILCNT] = {"memory.failcnt", DIR_MEM, W_V1, P_V1_VALUE, TM_M_CG_FAILCNT, NO_METRIC},
+    [F_V1_MEMSW_USAGE] = {"memory.memsw.usage_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, NO_METRIC,
+                          NO_METRIC},
+    [F_V1_MEMSW_LIMIT] = {"memory.memsw.limit_in_bytes", DIR_MEM, W_V1, P_V1_VALUE, NO_METRIC,
+                          NO_METRIC},
+    [F_V1_STAT] = {"memory.stat", DIR_MEM, W_V1, P_V1_STAT, NO_METRIC, NO_METRIC},
+    [F_V1_OOM] = {"memory.oom_control", DIR_MEM, W_V1, P_V1_OOM, NO_METRIC, NO_METRIC},
+    [F_CPUACCT_USAGE] = {"cpuacct.usage", DIR_CPU, W_V1, P_CPUACCT_USAGE, TM_M_CG_CPU_USAGE_USEC,
+                         NO_METRIC},
+    [F_CPUACCT_STAT] = {"cpuacct.stat", DIR_CPU, W_V1, P_CPUACCT_STAT, NO_METRIC, NO_METRIC},
+    [F_V2_CURRENT] = {"memory.current", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_CURRENT_BYTES,
+                      NO_METRIC},
+    [F_V2_PEAK] = {"memory.peak", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_PEAK_BYTES, NO_METRIC},
+    [F_V2_MAX] = {"memory.max", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_MAX_BYTES, NO_METRIC},
+    [F_V2_HIGH] = {"memory.high", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_HIGH_BYTES, NO_METRIC},
+    [F_V2_SWAP_MAX] = {"memory.swap.max", DIR_MEM, W_V2, P_V2_VALUE, TM_M_CG_SWAP_MAX_BYTES,
+                       NO_METRIC},
+    [F_V2_SWAP_CURRENT] = {"memory.swap.current", DIR_MEM, W_V2, P_V2_VALUE,
+                           TM_M_CG_SWAP_CURRENT_BYTES, NO_METRIC},
+    [F_V2_STAT] = {"memory.stat", DIR_MEM, W_V2, P_V2_STAT, NO_METRIC, NO_METRIC},
+    [F_V2_EVENTS] = {"memory.events", DIR_MEM, W_V2, P_V2_EVENTS, NO_METRIC, NO_METRIC},
+    [F_CPU_STAT] = {"cpu.stat", DIR_UNI, W_BOTH, P_CPU_STAT, NO_METRIC, NO_METRIC},
+    [F_IO_STAT] = {"io.stat", DIR_UNI, W_BOTH, P_IO_STAT, NO_METRIC, NO_METRIC},
+    [F_PSI_MEM] = {"memory.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_MEM_SOME_USEC,
+                   TM_M_CG_PSI_MEM_FULL_USEC},
+    [F_PSI_IO] = {"io.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_IO_SOME_USEC,
+                  TM_M_CG_PSI_IO_FULL_USEC},
+    [F_PSI_CPU] = {"cpu.pressure", DIR_UNI, W_BOTH, P_PSI, TM_M_CG_PSI_CPU_SOME_USEC,
+                   TM_M_CG_PSI_CPU_FULL_USEC},
 };
 
 struct tm_cgroup {
 	int version; /* 1 or 2 */
 	bool created;
-	bool made[DIR_COUNT]; /* directories we created (and must remove) */
+	bool made[DIR_COUNT];          /* directories we created (and must remove) */
 	char dir[DIR_COUNT][PATH_MAX]; /* "" when not used */
 	int fd[F_COUNT];
 	int procs_fd;
@@ -164,7 +206,7 @@ static void sleep_ms(int ms)
 /* Appends to the limits JSON (which is bounded; truncation is not silent:
  * the object is closed by tm_cgroup_limits_json in any case). */
 __attribute__((format(printf, 2, 3))) static void json_add(struct tm_cgroup *cg, const char *fmt,
-							    ...)
+                                                           ...)
 {
 	va_list ap;
 	size_t room = sizeof(cg->limits) - cg->limits_len;
@@ -205,7 +247,8 @@ static void open_files(struct tm_cgroup *cg)
 		const struct cg_file *f = &files[i];
 		const char *dir = cg->dir[f->dir];
 
-		if ((f->which == W_V1 && cg->version != 1) || (f->which == W_V2 && cg->version != 2))
+		if ((f->which == W_V1 && cg->version != 1) ||
+		    (f->which == W_V2 && cg->version != 2))
 			continue;
 		if (!dir[0] || join(path, sizeof(path), dir, f->name))
 			continue;
@@ -293,14 +336,15 @@ int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct 
 
 	if (!realpath(path, real) || !is_dir(real))
 		return tm_error("cannot open cgroup '%s': %s", path,
-				errno ? strerror(errno) : "not a directory");
+		                errno ? strerror(errno) : "not a directory");
 	if (exists_in(real, "memory.limit_in_bytes"))
 		version = 1;
 	else if (exists_in(real, "memory.max") || exists_in(real, "cgroup.controllers"))
 		version = 2;
 	else
 		return tm_error("'%s' is not a memory cgroup (no memory.limit_in_bytes, "
-				"memory.max or cgroup.controllers)", path);
+		                "memory.max or cgroup.controllers)",
+		                path);
 	cg = cg_new(version);
 	if (!cg)
 		return -1;
@@ -316,7 +360,7 @@ int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct 
 }
 
 int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
-		     struct tm_cgroup **out)
+                     struct tm_cgroup **out)
 {
 	char path[PATH_MAX];
 	struct tm_proc_cgroup *pc = malloc(sizeof(*pc));
@@ -339,21 +383,25 @@ int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t
 	if (!cg)
 		goto out;
 	if (cg->version == 2) {
-		if (!pc->has_unified || map_path(&host->mounts.unified, pc->unified,
-						 cg->dir[DIR_MEM], PATH_MAX)) {
-			tm_error("process %d is in no cgroup2 cgroup this host has mounted", (int)pid);
+		if (!pc->has_unified ||
+		    map_path(&host->mounts.unified, pc->unified, cg->dir[DIR_MEM], PATH_MAX)) {
+			tm_error("process %d is in no cgroup2 cgroup this host has mounted",
+			         (int)pid);
 			goto out;
 		}
 	} else {
-		if (!pc->has_memory || map_path(&host->mounts.memory, pc->memory, cg->dir[DIR_MEM],
-						PATH_MAX)) {
-			tm_error("process %d is in no memory cgroup this host has mounted", (int)pid);
+		if (!pc->has_memory ||
+		    map_path(&host->mounts.memory, pc->memory, cg->dir[DIR_MEM], PATH_MAX)) {
+			tm_error("process %d is in no memory cgroup this host has mounted",
+			         (int)pid);
 			goto out;
 		}
 		if (pc->has_cpuacct)
-			(void)map_path(&host->mounts.cpuacct, pc->cpuacct, cg->dir[DIR_CPU], PATH_MAX);
+			(void)map_path(&host->mounts.cpuacct, pc->cpuacct, cg->dir[DIR_CPU],
+			               PATH_MAX);
 		if (pc->has_unified)
-			(void)map_path(&host->mounts.unified, pc->unified, cg->dir[DIR_UNI], PATH_MAX);
+			(void)map_path(&host->mounts.unified, pc->unified, cg->dir[DIR_UNI],
+			               PATH_MAX);
 	}
 	rc = finish_open(cg, out);
 	cg = NULL;
@@ -379,7 +427,7 @@ static bool valid_name(const char *name)
 
 /* mkdir MOUNT/PARENT (may exist) and MOUNT/PARENT/NAME (must not) as dir D. */
 static int make_dir(struct tm_cgroup *cg, int d, const struct tm_cg_host *host,
-		    const struct tm_cg_mount *m, const char *name)
+                    const struct tm_cg_mount *m, const char *name)
 {
 	char parent[PATH_MAX];
 
@@ -414,7 +462,7 @@ static int enable_controllers(const char *dir)
 			int e = errno;
 			free(have);
 			return tm_error("cannot enable the memory controller in '%s': %s", path,
-					strerror(e));
+			                strerror(e));
 		}
 	}
 	free(have);
@@ -440,7 +488,7 @@ static int read_value(struct tm_cgroup *cg, int d, const char *file, int64_t *ou
 /* Writes limit REQ (INT64_MAX: unlimited) into FILE, reads it back into
  * *GOT and reports it in the JSON as KEY. */
 static int write_limit(struct tm_cgroup *cg, const char *key, const char *file, int64_t req,
-		       int64_t *got)
+                       int64_t *got)
 {
 	char path[PATH_MAX], text[32];
 
@@ -452,19 +500,19 @@ static int write_limit(struct tm_cgroup *cg, const char *key, const char *file, 
 		snprintf(text, sizeof(text), "%lld", (long long)req);
 	if (tm_write_file(path, text))
 		return tm_error("cannot set %s: writing '%s' to '%s': %s", key, text, path,
-				strerror(errno));
+		                strerror(errno));
 	if (read_value(cg, DIR_MEM, file, got))
 		return -1;
 	json_add(cg, "%s\"%s\":{\"requested\":%lld,\"file\":\"%s\",\"value\":%lld}",
-		 cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req,
-		 file, (long long)*got);
+	         cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req, file,
+	         (long long)*got);
 	return 0;
 }
 
 static void unsupported(struct tm_cgroup *cg, const char *key, int64_t req, const char *why)
 {
 	json_add(cg, "%s\"%s\":{\"requested\":%lld,\"supported\":false,\"why\":\"%s\"}",
-		 cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req, why);
+	         cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req, why);
 }
 
 static int limits_v1(struct tm_cgroup *cg, const struct tm_limits *lim)
@@ -476,36 +524,36 @@ static int limits_v1(struct tm_cgroup *cg, const struct tm_limits *lim)
 		return -1;
 	if (lim->memory_high_bytes != TM_LIMIT_UNSET) {
 		if (write_limit(cg, "memory_high", "memory.soft_limit_in_bytes",
-				lim->memory_high_bytes, &got))
+		                lim->memory_high_bytes, &got))
 			return -1;
 		/* say what v1 makes of it: not a throttle */
 		cg->limits_len--;
 		json_add(cg, ",\"note\":\"v1 soft limit: a reclaim target under host memory "
-			     "pressure, not a throttle like v2 memory.high\"}");
+		             "pressure, not a throttle like v2 memory.high\"}");
 	}
 	if (lim->swap_max_bytes == TM_LIMIT_UNSET)
 		return 0;
 	if (!exists_in(cg->dir[DIR_MEM], "memory.memsw.limit_in_bytes")) {
 		unsupported(cg, "swap_max", lim->swap_max_bytes,
-			    "no memory.memsw.limit_in_bytes: the kernel does no swap accounting");
+		            "no memory.memsw.limit_in_bytes: the kernel does no swap accounting");
 		return 0;
 	}
 	if (mem == TM_CG_UNLIMITED && lim->swap_max_bytes != INT64_MAX) {
 		unsupported(cg, "swap_max", lim->swap_max_bytes,
-			    "cgroup v1 limits memory+swap together (memory.memsw.limit_in_bytes): "
-			    "a swap limit needs memory_max");
+		            "cgroup v1 limits memory+swap together (memory.memsw.limit_in_bytes): "
+		            "a swap limit needs memory_max");
 		return 0;
 	}
 	int64_t memsw = lim->swap_max_bytes == INT64_MAX || lim->swap_max_bytes > INT64_MAX - mem
-				? INT64_MAX
-				: mem + lim->swap_max_bytes;
+	                    ? INT64_MAX
+	                    : mem + lim->swap_max_bytes;
 	if (write_limit(cg, "swap_max", "memory.memsw.limit_in_bytes", memsw, &got))
 		return -1;
 	/* report the swap part, with the memsw figure alongside */
 	cg->limits_len--;
 	json_add(cg, ",\"swap_value\":%lld,\"memsw_requested\":%lld}",
-		 got == TM_CG_UNLIMITED ? -1LL : (long long)(got - mem),
-		 memsw == INT64_MAX ? -1LL : (long long)memsw);
+	         got == TM_CG_UNLIMITED ? -1LL : (long long)(got - mem),
+	         memsw == INT64_MAX ? -1LL : (long long)memsw);
 	return 0;
 }
 
@@ -523,7 +571,7 @@ static int limits_v2(struct tm_cgroup *cg, const struct tm_limits *lim)
 		return 0;
 	if (!exists_in(cg->dir[DIR_MEM], "memory.swap.max")) {
 		unsupported(cg, "swap_max", lim->swap_max_bytes,
-			    "no memory.swap.max: the kernel does no swap accounting");
+		            "no memory.swap.max: the kernel does no swap accounting");
 		return 0;
 	}
 	return write_limit(cg, "swap_max", "memory.swap.max", lim->swap_max_bytes, &got);
@@ -559,8 +607,8 @@ static int create_dirs(struct tm_cgroup *cg, const struct tm_cg_host *host, cons
 	return 0;
 }
 
-int tm_cgroup_create(const struct tm_cg_host *host, const char *name,
-		     const struct tm_limits *lim, struct tm_cgroup **out)
+int tm_cgroup_create(const struct tm_cg_host *host, const char *name, const struct tm_limits *lim,
+                     struct tm_cgroup **out)
 {
 	struct tm_cgroup *cg;
 	int rc;
@@ -605,7 +653,7 @@ int tm_cgroup_attach(struct tm_cgroup *cg, pid_t pid)
 			return -1;
 		if (tm_write_file(path, text))
 			return tm_error("cannot move process %d into '%s': %s", (int)pid, path,
-					strerror(errno));
+			                strerror(errno));
 	}
 	return 0;
 }
@@ -615,11 +663,11 @@ static ssize_t read_file(struct tm_cgroup *cg, int i)
 {
 	if (cg->fd[i] < 0)
 		return -1;
-	return tm_pread_all(cg->fd[i], cg->buf, sizeof(cg->buf));
+	return tm_kread(cg->fd[i], cg->buf, sizeof(cg->buf));
 }
 
 static int parse_file(struct tm_cgroup *cg, int i, size_t len, struct tm_sample *out,
-		      int64_t *value)
+                      int64_t *value)
 {
 	const struct cg_file *f = &files[i];
 	struct tm_cg1_oom oom;
@@ -666,7 +714,7 @@ static void v1_swap(const int64_t *val, const bool *have, struct tm_sample *out)
 {
 	if (have[F_V1_MEMSW_USAGE] && have[F_V1_USAGE] && val[F_V1_MEMSW_USAGE] >= val[F_V1_USAGE])
 		tm_sample_set(out, TM_M_CG_SWAP_CURRENT_BYTES,
-			      val[F_V1_MEMSW_USAGE] - val[F_V1_USAGE]);
+		              val[F_V1_MEMSW_USAGE] - val[F_V1_USAGE]);
 	if (!have[F_V1_MEMSW_LIMIT] || !have[F_V1_LIMIT])
 		return;
 	if (val[F_V1_MEMSW_LIMIT] == TM_CG_UNLIMITED)
@@ -675,9 +723,9 @@ static void v1_swap(const int64_t *val, const bool *have, struct tm_sample *out)
 		tm_sample_set(out, TM_M_CG_SWAP_MAX_BYTES, val[F_V1_MEMSW_LIMIT]);
 	else
 		tm_sample_set(out, TM_M_CG_SWAP_MAX_BYTES,
-			      val[F_V1_MEMSW_LIMIT] > val[F_V1_LIMIT]
-				      ? val[F_V1_MEMSW_LIMIT] - val[F_V1_LIMIT]
-				      : 0);
+		              val[F_V1_MEMSW_LIMIT] > val[F_V1_LIMIT]
+		                  ? val[F_V1_MEMSW_LIMIT] - val[F_V1_LIMIT]
+		                  : 0);
 }
 
 int tm_cgroup_read(struct tm_cgroup *cg, struct tm_sample *out)
@@ -730,9 +778,9 @@ static int read_pids(int fd, const char *path, pid_t **pids, size_t *n)
 	for (;;) {
 		char *buf = malloc(size);
 		pid_t *p = malloc(cap * sizeof(*p));
-		ssize_t len = buf ? (fd >= 0 ? tm_pread_all(fd, buf, size)
-					     : tm_read_at(AT_FDCWD, path, buf, size))
-				  : -1;
+		ssize_t len = buf ? (fd >= 0 ? tm_kread(fd, buf, size)
+		                             : tm_read_at(AT_FDCWD, path, buf, size))
+		                  : -1;
 		size_t count = 0;
 		int e = errno;
 
@@ -740,7 +788,7 @@ static int read_pids(int fd, const char *path, pid_t **pids, size_t *n)
 			free(buf);
 			free(p);
 			return tm_error("cannot read '%s': %s", path,
-					len < 0 ? strerror(e) : "malformed pid list");
+			                len < 0 ? strerror(e) : "malformed pid list");
 		}
 		free(buf);
 		if ((size_t)len + 1 < size && count <= cap) {

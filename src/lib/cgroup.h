@@ -63,19 +63,18 @@ struct tm_cgroup;
  * "unlimited").  An existing cgroup of that name is an error.  On failure,
  * whatever was created is removed.  0 or -1 (after tm_error).
  */
-int tm_cgroup_create(const struct tm_cg_host *host, const char *name,
-		     const struct tm_limits *lim, struct tm_cgroup **out);
+int tm_cgroup_create(const struct tm_cg_host *host, const char *name, const struct tm_limits *lim,
+                     struct tm_cgroup **out);
 
 /* Opens an existing cgroup directory (v1 memory or v2; told apart by the
  * files in it).  On a v1 path under the host's memory mount, the cpuacct and
  * unified cgroups of the same relative path are used when they exist. */
-int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path,
-			struct tm_cgroup **out);
+int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct tm_cgroup **out);
 
 /* Opens the cgroup that PID is in (PROC_ROOT/PID/cgroup mapped onto the
  * host's mounts).  -1 (after tm_error) when it cannot be found. */
 int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
-		     struct tm_cgroup **out);
+                     struct tm_cgroup **out);
 
 /* Moves PID (a whole process) into the cgroup, in every hierarchy. */
 int tm_cgroup_attach(struct tm_cgroup *cg, pid_t pid);

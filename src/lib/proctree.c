@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "kern/kread.h"
 #include "proctree.h"
 #include "util.h"
 #include "../banned.h"
@@ -14,21 +15,21 @@
 #define BUF_SIZE 65536
 
 struct tm_proctree {
-	int rootfd;      /* the proc root */
-	pid_t root;      /* 0: explicit set */
+	int rootfd; /* the proc root */
+	pid_t root; /* 0: explicit set */
 	bool children_files;
 	long clk_tck;
 	struct tm_proc *procs;
 	size_t n, cap;
-	pid_t *kids;     /* scratch for pid lists */
+	pid_t *kids; /* scratch for pid lists */
 	size_t kids_cap;
 	char *buf;
 };
 
 static void proc_close(struct tm_proc *p)
 {
-	int *fds[] = {&p->dirfd, &p->stat_fd, &p->children_fd, &p->status_fd, &p->io_fd,
-		      &p->smaps_fd};
+	int *fds[] = {&p->dirfd,     &p->stat_fd, &p->children_fd,
+	              &p->status_fd, &p->io_fd,   &p->smaps_fd};
 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0) {
@@ -46,7 +47,7 @@ static int proc_read_stat(struct tm_proctree *t, struct tm_proc *p)
 		p->stat_fd = openat(p->dirfd, "stat", O_RDONLY | O_CLOEXEC);
 	if (p->stat_fd < 0)
 		return -1;
-	len = tm_pread_all(p->stat_fd, t->buf, BUF_SIZE);
+	len = tm_kread(p->stat_fd, t->buf, BUF_SIZE);
 	if (len <= 0 || tm_parse_proc_stat(t->buf, (size_t)len, t->clk_tck, &p->stat))
 		return -1;
 	if (p->stat.pid != p->pid || (p->starttime >= 0 && p->stat.starttime != p->starttime))
@@ -96,7 +97,7 @@ static int add(struct tm_proctree *t, pid_t pid, pid_t parent)
 /* Reads a pid list from FD into t->kids; the count, or -1. */
 static ssize_t read_kids(struct tm_proctree *t, int fd)
 {
-	ssize_t len = tm_pread_all(fd, t->buf, BUF_SIZE);
+	ssize_t len = tm_kread(fd, t->buf, BUF_SIZE);
 	size_t n;
 
 	if (len < 0 || tm_parse_pid_list(t->buf, (size_t)len, t->kids, t->kids_cap, &n))
@@ -289,7 +290,7 @@ int tm_proctree_open(const char *proc_root, pid_t root, int flags, struct tm_pro
 		}
 		snprintf(path, sizeof(path), "task/%d/children", (int)root);
 		t->children_files = !(flags & TM_PROCTREE_SCAN_ALL) &&
-				    faccessat(t->procs[0].dirfd, path, R_OK, 0) == 0;
+		                    faccessat(t->procs[0].dirfd, path, R_OK, 0) == 0;
 	}
 	*out = t;
 	return 0;

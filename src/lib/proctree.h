@@ -22,10 +22,10 @@
 
 struct tm_proc {
 	pid_t pid;
-	int64_t starttime;     /* from stat: identity against pid reuse */
+	int64_t starttime;        /* from stat: identity against pid reuse */
 	struct tm_proc_stat stat; /* as of the last scan */
-	bool zombie;           /* exited, not reaped: no memory left to read */
-	int dirfd;             /* PROC_ROOT/PID, O_DIRECTORY */
+	bool zombie;              /* exited, not reaped: no memory left to read */
+	int dirfd;                /* PROC_ROOT/PID, O_DIRECTORY */
 	/* Files kept open between scans; -1 until first used.  The tree closes
 	 * them; users (the sampler) may open the ones marked "user" lazily. */
 	int stat_fd, children_fd;

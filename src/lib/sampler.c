@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "error.h"
+#include "kern/kread.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
 #include "proctree.h"
@@ -18,7 +19,7 @@
 enum { H_MEMINFO, H_STAT, H_PSI_MEM, H_PSI_IO, H_PSI_CPU, H_COUNT };
 
 static const char *const host_files[H_COUNT] = {
-	"meminfo", "stat", "pressure/memory", "pressure/io", "pressure/cpu",
+    "meminfo", "stat", "pressure/memory", "pressure/io", "pressure/cpu",
 };
 
 struct tm_sampler {
@@ -50,7 +51,8 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 	if (!s)
 		return tm_error("out of memory");
 	s->cfg = *cfg;
-	snprintf(s->proc_root, sizeof(s->proc_root), "%s", cfg->proc_root ? cfg->proc_root : "/proc");
+	snprintf(s->proc_root, sizeof(s->proc_root), "%s",
+	         cfg->proc_root ? cfg->proc_root : "/proc");
 	s->cfg.proc_root = s->proc_root;
 	s->clk_tck = sysconf(_SC_CLK_TCK);
 	if (s->clk_tck <= 0)
@@ -78,7 +80,7 @@ static ssize_t proc_file(struct tm_sampler *s, struct tm_proc *p, int *fd, const
 		*fd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
 		return -1;
-	return tm_pread_all(*fd, s->buf, sizeof(s->buf));
+	return tm_kread(*fd, s->buf, sizeof(s->buf));
 }
 
 /* One process into ACC (a per-process scratch sample, then summed). */
@@ -176,14 +178,13 @@ static ssize_t host_file(struct tm_sampler *s, int i)
 {
 	if (s->host_fd[i] < 0)
 		return -1;
-	return tm_pread_all(s->host_fd[i], s->buf, sizeof(s->buf));
+	return tm_kread(s->host_fd[i], s->buf, sizeof(s->buf));
 }
 
 static int read_host(struct tm_sampler *s, struct tm_sample *out)
 {
-	static const enum tm_metric psi_some[] = {TM_M_HOST_PSI_MEM_SOME_USEC,
-						  TM_M_HOST_PSI_IO_SOME_USEC,
-						  TM_M_HOST_PSI_CPU_SOME_USEC};
+	static const enum tm_metric psi_some[] = {
+	    TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC, TM_M_HOST_PSI_CPU_SOME_USEC};
 	/* no host cpu "full" metric: its system-wide value is always 0 */
 	static const int psi_full[] = {TM_M_HOST_PSI_MEM_FULL_USEC, TM_M_HOST_PSI_IO_FULL_USEC, -1};
 	int rc = 0;
@@ -200,7 +201,8 @@ static int read_host(struct tm_sampler *s, struct tm_sample *out)
 		if ((n = host_file(s, H_PSI_MEM + i)) < 0)
 			continue;
 		if (tm_parse_psi(s->buf, (size_t)n, &psi)) {
-			rc = tm_error("cannot parse '%s/%s'", s->proc_root, host_files[H_PSI_MEM + i]);
+			rc = tm_error("cannot parse '%s/%s'", s->proc_root,
+			              host_files[H_PSI_MEM + i]);
 			continue;
 		}
 		tm_sample_set(out, psi_some[i], psi.some_total_usec);

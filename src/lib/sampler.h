@@ -31,7 +31,7 @@ struct tm_sampler_cfg {
 	pid_t root_pid;           /* 0: none - sample the cgroup's processes */
 	struct tm_cgroup *cgroup; /* NULL: none; not owned by the sampler */
 	int64_t smaps_every_usec; /* smaps_rollup walks page tables: read it at most this
-				     often (default 1 s; 0 = every sample; <0 never) */
+	                             often (default 1 s; 0 = every sample; <0 never) */
 	bool host;                /* read /proc/meminfo, /proc/stat, /proc/pressure/ * */
 	int proctree_flags;       /* TM_PROCTREE_SCAN_ALL to skip the children files */
 };

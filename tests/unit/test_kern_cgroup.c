@@ -52,7 +52,8 @@ static void test_v2_values(void **state)
 	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/limited/memory.max"), 134217728);
 	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/limited/memory.high"), 100663296);
 	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/limited/memory.swap.max"), 0);
-	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/unlimited/memory.max"), TM_CG_UNLIMITED);
+	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/unlimited/memory.max"),
+	                 TM_CG_UNLIMITED);
 	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/unlimited/memory.high"), -1);
 	assert_int_equal(value(tm_parse_cg2_value, "cgroup-v2/unlimited/memory.swap.max"), -1);
 	assert_int_equal(value_rc(tm_parse_cg2_value, "cgroup-v2/malformed/memory.current"), -1);
@@ -70,7 +71,8 @@ static void test_v2_memory_stat(void **state)
 	struct tm_sample s;
 
 	tm_sample_clear(&s);
-	assert_int_equal(parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/limited/memory.stat", &s), 0);
+	assert_int_equal(parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/limited/memory.stat", &s),
+	                 0);
 	assert_int_equal(s.v[TM_M_CG_ANON_BYTES], 62914560);
 	assert_int_equal(s.v[TM_M_CG_FILE_BYTES], 6291456);
 	assert_int_equal(s.v[TM_M_CG_ACTIVE_FILE_BYTES], 1048576);
@@ -90,14 +92,16 @@ static void test_v2_memory_stat(void **state)
 
 	/* A short memory.stat: what it lacks stays absent. */
 	tm_sample_clear(&s);
-	assert_int_equal(parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/unlimited/memory.stat", &s), 0);
+	assert_int_equal(
+	    parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/unlimited/memory.stat", &s), 0);
 	assert_int_equal(s.v[TM_M_CG_ANON_BYTES], 1048576);
 	assert_false(tm_sample_has(&s, TM_M_CG_KERNEL_BYTES));
 	assert_false(tm_sample_has(&s, TM_M_CG_SLAB_BYTES));
 	assert_false(tm_sample_has(&s, TM_M_CG_WORKINGSET_REFAULT_FILE));
 
 	tm_sample_clear(&s);
-	assert_int_equal(parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/malformed/memory.stat", &s), -1);
+	assert_int_equal(
+	    parse_into(tm_parse_cg2_memory_stat, "cgroup-v2/malformed/memory.stat", &s), -1);
 }
 
 static void test_v2_events_cpu_io(void **state)
@@ -106,13 +110,15 @@ static void test_v2_events_cpu_io(void **state)
 	struct tm_sample s;
 
 	tm_sample_clear(&s);
-	assert_int_equal(parse_into(tm_parse_cg2_memory_events, "cgroup-v2/limited/memory.events", &s), 0);
+	assert_int_equal(
+	    parse_into(tm_parse_cg2_memory_events, "cgroup-v2/limited/memory.events", &s), 0);
 	assert_int_equal(s.v[TM_M_CG_EVENTS_LOW], 0);
 	assert_int_equal(s.v[TM_M_CG_EVENTS_HIGH], 57);
 	assert_int_equal(s.v[TM_M_CG_EVENTS_MAX], 9);
 	assert_int_equal(s.v[TM_M_CG_EVENTS_OOM], 1);
 	assert_int_equal(s.v[TM_M_CG_EVENTS_OOM_KILL], 1);
-	assert_int_equal(parse_into(tm_parse_cg2_memory_events, "cgroup-v2/malformed/memory.events", &s), -1);
+	assert_int_equal(
+	    parse_into(tm_parse_cg2_memory_events, "cgroup-v2/malformed/memory.events", &s), -1);
 
 	tm_sample_clear(&s);
 	assert_int_equal(parse_into(tm_parse_cg2_cpu_stat, "cgroup-v2/limited/cpu.stat", &s), 0);
@@ -175,22 +181,26 @@ static void test_hybrid_cpu_stat(void **state)
 static void test_v1_values(void **state)
 {
 	(void)state;
-	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.usage_in_bytes"), 24100864);
+	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.usage_in_bytes"),
+	                 24100864);
 	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.max_usage_in_bytes"),
-			 26206208);
-	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.limit_in_bytes"), 64 << 20);
+	                 26206208);
+	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.limit_in_bytes"),
+	                 64 << 20);
 	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.soft_limit_in_bytes"),
-			 32 << 20);
+	                 32 << 20);
 	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.memsw.limit_in_bytes"),
-			 96 << 20);
+	                 96 << 20);
 	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/limited/memory.failcnt"), 0);
 	/* 9223372036854771712: PAGE_COUNTER_MAX pages, i.e. no limit. */
 	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/unlimited/memory.limit_in_bytes"),
-			 TM_CG_UNLIMITED);
-	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/unlimited/memory.soft_limit_in_bytes"),
-			 TM_CG_UNLIMITED);
-	assert_int_equal(value(tm_parse_cg1_value, "cgroup-v1/unlimited/memory.memsw.limit_in_bytes"),
-			 TM_CG_UNLIMITED);
+	                 TM_CG_UNLIMITED);
+	assert_int_equal(
+	    value(tm_parse_cg1_value, "cgroup-v1/unlimited/memory.soft_limit_in_bytes"),
+	    TM_CG_UNLIMITED);
+	assert_int_equal(
+	    value(tm_parse_cg1_value, "cgroup-v1/unlimited/memory.memsw.limit_in_bytes"),
+	    TM_CG_UNLIMITED);
 	int64_t v;
 	assert_int_equal(tm_parse_cg1_value("max\n", 4, &v), -1);
 	assert_int_equal(tm_parse_cg1_value("", 0, &v), -1);
@@ -206,7 +216,8 @@ static void test_v1_memory_stat(void **state)
 	struct tm_sample s;
 
 	tm_sample_clear(&s);
-	assert_int_equal(parse_into(tm_parse_cg1_memory_stat, "cgroup-v1/limited/memory.stat", &s), 0);
+	assert_int_equal(parse_into(tm_parse_cg1_memory_stat, "cgroup-v1/limited/memory.stat", &s),
+	                 0);
 	assert_int_equal(s.v[TM_M_CG_ANON_BYTES], 23810048); /* total_rss, not rss */
 	assert_int_equal(s.v[TM_M_CG_FILE_BYTES], 0);
 	assert_int_equal(s.v[TM_M_CG_ANON_THP_BYTES], 0);
@@ -237,7 +248,8 @@ static void test_v1_oom_cpuacct(void **state)
 	assert_false(oom.under_oom);
 	free(buf);
 	/* Before 4.13 there is no oom_kill line: absent, not 0. */
-	assert_int_equal(tm_parse_cg1_oom_control("oom_kill_disable 0\nunder_oom 1\n", 31, &oom), 0);
+	assert_int_equal(tm_parse_cg1_oom_control("oom_kill_disable 0\nunder_oom 1\n", 31, &oom),
+	                 0);
 	assert_false(oom.has_oom_kill);
 	assert_true(oom.under_oom);
 	assert_int_equal(tm_parse_cg1_oom_control("oom_kill 3\n", 11, &oom), 0);
@@ -262,11 +274,11 @@ static void test_every_prefix(void **state)
 {
 	(void)state;
 	static const char *files[] = {
-		"cgroup-v2/limited/memory.stat", "cgroup-v2/limited/memory.events",
-		"cgroup-v2/limited/cpu.stat",    "cgroup-v2/limited/io.stat",
-		"cgroup-v2/limited/memory.max",  "cgroup-v1/limited/memory.stat",
-		"cgroup-v1/limited/memory.oom_control", "cgroup-v1/unlimited/memory.limit_in_bytes",
-		"cgroup-v1/limited/cpuacct.stat", "hybrid/limited/memory.pressure",
+	    "cgroup-v2/limited/memory.stat",        "cgroup-v2/limited/memory.events",
+	    "cgroup-v2/limited/cpu.stat",           "cgroup-v2/limited/io.stat",
+	    "cgroup-v2/limited/memory.max",         "cgroup-v1/limited/memory.stat",
+	    "cgroup-v1/limited/memory.oom_control", "cgroup-v1/unlimited/memory.limit_in_bytes",
+	    "cgroup-v1/limited/cpuacct.stat",       "hybrid/limited/memory.pressure",
 	};
 	for (size_t f = 0; f < TM_ARRAY_SIZE(files); f++) {
 		size_t len;
@@ -300,11 +312,11 @@ static void test_every_prefix(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_v2_values),      cmocka_unit_test(test_v2_memory_stat),
-		cmocka_unit_test(test_v2_events_cpu_io), cmocka_unit_test(test_psi_files),
-		cmocka_unit_test(test_hybrid_cpu_stat), cmocka_unit_test(test_v1_values),
-		cmocka_unit_test(test_v1_memory_stat), cmocka_unit_test(test_v1_oom_cpuacct),
-		cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_v2_values),        cmocka_unit_test(test_v2_memory_stat),
+	    cmocka_unit_test(test_v2_events_cpu_io), cmocka_unit_test(test_psi_files),
+	    cmocka_unit_test(test_hybrid_cpu_stat),  cmocka_unit_test(test_v1_values),
+	    cmocka_unit_test(test_v1_memory_stat),   cmocka_unit_test(test_v1_oom_cpuacct),
+	    cmocka_unit_test(test_every_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

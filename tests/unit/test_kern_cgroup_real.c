@@ -49,7 +49,7 @@ static void spawn(struct child *c, size_t alloc)
 			_exit(3);
 		if (alloc) {
 			char *p = mmap(NULL, alloc, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
 				_exit(4);
 			for (size_t i = 0; i < alloc; i += 4096)
@@ -98,12 +98,12 @@ static int setup(void **state)
 	return 0;
 }
 
-#define NEED_HOST(state)                                                                 \
-	do {                                                                             \
-		if (!*(state)) {                                                         \
-			fprintf(stderr, "skip: needs root and a cgroup memory controller\n"); \
-			skip();                                                          \
-		}                                                                        \
+#define NEED_HOST(state)                                                                           \
+	do {                                                                                       \
+		if (!*(state)) {                                                                   \
+			fprintf(stderr, "skip: needs root and a cgroup memory controller\n");      \
+			skip();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 static void name_for(char *buf, size_t size, const char *what)
@@ -131,12 +131,12 @@ static void test_create_attach_read_destroy(void **state)
 	fprintf(stderr, "# limits: %s\n", tm_cgroup_limits_json(cg));
 	if (!strcmp(tm_cgroup_version(cg), "v1"))
 		assert_non_null(strstr(tm_cgroup_limits_json(cg),
-				       "\"memory_max\":{\"requested\":67108864,"
-				       "\"file\":\"memory.limit_in_bytes\",\"value\":67108864}"));
+		                       "\"memory_max\":{\"requested\":67108864,"
+		                       "\"file\":\"memory.limit_in_bytes\",\"value\":67108864}"));
 	else
 		assert_non_null(strstr(tm_cgroup_limits_json(cg),
-				       "\"memory_max\":{\"requested\":67108864,"
-				       "\"file\":\"memory.max\",\"value\":67108864}"));
+		                       "\"memory_max\":{\"requested\":67108864,"
+		                       "\"file\":\"memory.max\",\"value\":67108864}"));
 	/* a second create of the same name is refused */
 	struct tm_cgroup *dup = NULL;
 	assert_int_equal(tm_cgroup_create(host, name, &lim, &dup), -1);
@@ -260,10 +260,10 @@ static void test_swap_limit_report(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_attach_read_destroy),
-		cmocka_unit_test(test_oom_kill_counted),
-		cmocka_unit_test(test_destroy_kills_leftovers),
-		cmocka_unit_test(test_swap_limit_report),
+	    cmocka_unit_test(test_create_attach_read_destroy),
+	    cmocka_unit_test(test_oom_kill_counted),
+	    cmocka_unit_test(test_destroy_kills_leftovers),
+	    cmocka_unit_test(test_swap_limit_report),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

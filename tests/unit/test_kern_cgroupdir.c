@@ -19,7 +19,8 @@ static void fixture_host(struct tm_cg_host *h)
 	memset(h, 0, sizeof(*h));
 	h->mode = TM_CG_MODE_HYBRID;
 	snprintf(h->parent, sizeof(h->parent), "tidemark");
-	assert_non_null(realpath(fixture_path(rel, sizeof(rel), "cgroup-v1"), h->mounts.memory.dir));
+	assert_non_null(
+	    realpath(fixture_path(rel, sizeof(rel), "cgroup-v1"), h->mounts.memory.dir));
 	snprintf(h->mounts.memory.root, PATH_MAX, "/");
 	h->mounts.memory.found = true;
 	h->mounts.cpuacct = h->mounts.memory;
@@ -200,7 +201,8 @@ static void test_open_errors(void **state)
 
 	fixture_host(&h);
 	assert_int_equal(tm_cgroup_open_path(&h, "/nonexistent/cgroup", &cg), -1);
-	assert_int_equal(tm_cgroup_open_path(&h, fixture_path(path, sizeof(path), "procfs"), &cg), -1);
+	assert_int_equal(tm_cgroup_open_path(&h, fixture_path(path, sizeof(path), "procfs"), &cg),
+	                 -1);
 	h.mode = TM_CG_MODE_NONE;
 	struct tm_limits lim = {TM_LIMIT_UNSET, TM_LIMIT_UNSET, TM_LIMIT_UNSET};
 	assert_int_equal(tm_cgroup_create(&h, "x", &lim, &cg), -1);
@@ -213,10 +215,10 @@ static void test_open_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_host_from_mountinfo), cmocka_unit_test(test_v1_limited),
-		cmocka_unit_test(test_v1_unlimited),	    cmocka_unit_test(test_v2_limited),
-		cmocka_unit_test(test_v2_unlimited),	    cmocka_unit_test(test_v2_malformed),
-		cmocka_unit_test(test_open_errors),
+	    cmocka_unit_test(test_host_from_mountinfo), cmocka_unit_test(test_v1_limited),
+	    cmocka_unit_test(test_v1_unlimited),        cmocka_unit_test(test_v2_limited),
+	    cmocka_unit_test(test_v2_unlimited),        cmocka_unit_test(test_v2_malformed),
+	    cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,14 +48,14 @@ static void test_status_malformed(void **state)
 {
 	(void)state;
 	static const char *bad[] = {
-		"",
-		"Name:\tcat\n",                    /* none of the fields */
-		"VmRSS:\t    1716 k",              /* truncated unit */
-		"VmRSS:\t    1716",                /* truncated before the unit */
-		"VmRSS:\t",                        /* no value */
-		"VmRSS:\t  -5 kB\n",               /* negative */
-		"VmRSS:\t 99999999999999999999 kB\n", /* overflow */
-		"VmRSS:\t 1716 kB\nRssAnon:\t 1x kB\n",
+	    "",
+	    "Name:\tcat\n",                       /* none of the fields */
+	    "VmRSS:\t    1716 k",                 /* truncated unit */
+	    "VmRSS:\t    1716",                   /* truncated before the unit */
+	    "VmRSS:\t",                           /* no value */
+	    "VmRSS:\t  -5 kB\n",                  /* negative */
+	    "VmRSS:\t 99999999999999999999 kB\n", /* overflow */
+	    "VmRSS:\t 1716 kB\nRssAnon:\t 1x kB\n",
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
 		struct tm_sample s;
@@ -110,18 +110,19 @@ static void test_stat_malformed(void **state)
 {
 	(void)state;
 	static const char *bad[] = {
-		"",
-		"123",
-		"123 (cat",                 /* no ')' */
-		"123 (cat) S 1 2 3",        /* truncated */
-		"x (cat) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
-		"123 (cat) S 1 1 1 0 -1 0 1x 0 0 0 0 0 0 0 20 0 1 0 5 0 0",
+	    "",
+	    "123",
+	    "123 (cat",          /* no ')' */
+	    "123 (cat) S 1 2 3", /* truncated */
+	    "x (cat) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+	    "123 (cat) S 1 1 1 0 -1 0 1x 0 0 0 0 0 0 0 20 0 1 0 5 0 0",
 	};
 	struct tm_proc_stat st;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++)
 		assert_int_equal(tm_parse_proc_stat(bad[i], strlen(bad[i]), 100, &st), -1);
-	assert_int_equal(tm_parse_proc_stat("1 (a) S 0 1 1 0 -1 0 1 0 0 0 0 0 0 0 20 0 1 0 5",
-					    46, 0, &st), -1); /* bad clk_tck */
+	assert_int_equal(
+	    tm_parse_proc_stat("1 (a) S 0 1 1 0 -1 0 1 0 0 0 0 0 0 0 20 0 1 0 5", 46, 0, &st),
+	    -1); /* bad clk_tck */
 }
 
 static void test_io(void **state)
@@ -185,7 +186,8 @@ static void test_proc_stat_cpu(void **state)
 	assert_int_equal(tm_parse_proc_stat_cpu(buf, len, 100, &s), 0);
 	assert_int_equal(s.v[TM_M_HOST_CPU_BUSY_USEC], (3025 + 2362 + 53 + 6) * 10000LL);
 	assert_int_equal(s.v[TM_M_HOST_CPU_STEAL_USEC], 6 * 10000LL);
-	assert_int_equal(s.v[TM_M_HOST_CPU_TOTAL_USEC], (3025 + 2362 + 53 + 6 + 104849 + 253) * 10000LL);
+	assert_int_equal(s.v[TM_M_HOST_CPU_TOTAL_USEC],
+	                 (3025 + 2362 + 53 + 6 + 104849 + 253) * 10000LL);
 	free(buf);
 	assert_int_equal(tm_parse_proc_stat_cpu("cpu0 1 2 3 4 5 6 7 8\n", 21, 100, &s), -1);
 	assert_int_equal(tm_parse_proc_stat_cpu("cpu  1 2 3 4 5 6", 16, 100, &s), -1);
@@ -197,7 +199,8 @@ static void test_maps_allocator(void **state)
 	size_t len;
 	char *buf = fixture("procfs/proc/8471/maps", &len);
 	static const char tc[] = "7f00-7f01 r-xp 0 08:01 5 /usr/lib/libtcmalloc_minimal.so.4.5\n";
-	static const char mi[] = "7f00-7f01 r-xp 0 08:01 5 /usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0\n";
+	static const char mi[] =
+	    "7f00-7f01 r-xp 0 08:01 5 /usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0\n";
 
 	assert_string_equal(tm_parse_maps_allocator(buf, len), "jemalloc");
 	free(buf);
@@ -242,7 +245,7 @@ static void test_mountinfo(void **state)
 	char *buf = fixture("procfs/mountinfo", &len);
 	struct tm_cg_mounts m;
 	static const char v2[] =
-		"24 1 0:22 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate\n";
+	    "24 1 0:22 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate\n";
 	static const char esc[] = "35 31 0:32 /ns /mnt/my\\040cg rw - cgroup cgroup rw,memory\n";
 
 	assert_int_equal(tm_parse_mountinfo(buf, len, &m), 0);
@@ -293,7 +296,8 @@ static void test_host_psi(void **state)
 	assert_int_equal(p.some_total_usec, 2361734);
 	assert_int_equal(p.full_total_usec, 2252339);
 	free(buf);
-	assert_int_equal(tm_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n", 47, &p), 0);
+	assert_int_equal(tm_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n", 47, &p),
+	                 0);
 	assert_false(p.has_full);
 	assert_int_equal(p.some_total_usec, 7);
 	assert_int_equal(tm_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 tot", 42, &p), -1);
@@ -306,10 +310,16 @@ static void test_every_prefix(void **state)
 {
 	(void)state;
 	static const char *files[] = {
-		"procfs/proc/8442/status", "procfs/proc/8441/stat", "procfs/proc/8442/io",
-		"procfs/proc/8442/smaps_rollup", "procfs/proc/meminfo", "procfs/proc/8441/cgroup",
-		"procfs/mountinfo", "procfs/proc/pressure/memory", "procfs/proc/8439/task/8439/children",
-		"procfs/proc/8471/maps",
+	    "procfs/proc/8442/status",
+	    "procfs/proc/8441/stat",
+	    "procfs/proc/8442/io",
+	    "procfs/proc/8442/smaps_rollup",
+	    "procfs/proc/meminfo",
+	    "procfs/proc/8441/cgroup",
+	    "procfs/mountinfo",
+	    "procfs/proc/pressure/memory",
+	    "procfs/proc/8439/task/8439/children",
+	    "procfs/proc/8471/maps",
 	};
 	for (size_t f = 0; f < TM_ARRAY_SIZE(files); f++) {
 		size_t len;
@@ -348,22 +358,22 @@ static void test_every_prefix(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_status_kernel_thread_absent),
-		cmocka_unit_test(test_status_malformed),
-		cmocka_unit_test(test_stat_comm_with_parens),
-		cmocka_unit_test(test_stat_times),
-		cmocka_unit_test(test_stat_malformed),
-		cmocka_unit_test(test_io),
-		cmocka_unit_test(test_smaps_rollup),
-		cmocka_unit_test(test_meminfo),
-		cmocka_unit_test(test_proc_stat_cpu),
-		cmocka_unit_test(test_maps_allocator),
-		cmocka_unit_test(test_proc_cgroup),
-		cmocka_unit_test(test_mountinfo),
-		cmocka_unit_test(test_pid_list),
-		cmocka_unit_test(test_host_psi),
-		cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_status),
+	    cmocka_unit_test(test_status_kernel_thread_absent),
+	    cmocka_unit_test(test_status_malformed),
+	    cmocka_unit_test(test_stat_comm_with_parens),
+	    cmocka_unit_test(test_stat_times),
+	    cmocka_unit_test(test_stat_malformed),
+	    cmocka_unit_test(test_io),
+	    cmocka_unit_test(test_smaps_rollup),
+	    cmocka_unit_test(test_meminfo),
+	    cmocka_unit_test(test_proc_stat_cpu),
+	    cmocka_unit_test(test_maps_allocator),
+	    cmocka_unit_test(test_proc_cgroup),
+	    cmocka_unit_test(test_mountinfo),
+	    cmocka_unit_test(test_pid_list),
+	    cmocka_unit_test(test_host_psi),
+	    cmocka_unit_test(test_every_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

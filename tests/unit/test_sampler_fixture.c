@@ -166,11 +166,11 @@ static void test_sampler_no_smaps_no_host(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tree_children_files),
-		cmocka_unit_test(test_tree_scan_all),
-		cmocka_unit_test(test_tree_set),
-		cmocka_unit_test(test_sampler_fixture),
-		cmocka_unit_test(test_sampler_no_smaps_no_host),
+	    cmocka_unit_test(test_tree_children_files),
+	    cmocka_unit_test(test_tree_scan_all),
+	    cmocka_unit_test(test_tree_set),
+	    cmocka_unit_test(test_sampler_fixture),
+	    cmocka_unit_test(test_sampler_no_smaps_no_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,7 @@ static void spawn(struct child *c, size_t alloc, int kids)
 			_exit(3);
 		if (alloc) {
 			char *p = mmap(NULL, alloc, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
 				_exit(4);
 			memset(p, 1, alloc);
@@ -80,7 +80,7 @@ static void go(struct child *c, pid_t *kids, int nkids)
 	assert_int_equal(write(c->go, &b, 1), 1);
 	if (nkids)
 		assert_int_equal(read(c->ready, kids, sizeof(pid_t) * (size_t)nkids),
-				 (ssize_t)(sizeof(pid_t) * (size_t)nkids));
+		                 (ssize_t)(sizeof(pid_t) * (size_t)nkids));
 	assert_int_equal(read(c->ready, &b, 1), 1);
 }
 
@@ -127,8 +127,7 @@ static void test_rss_anon_64mib(void **state)
 	int64_t base = before.v[TM_M_PROC_RSS_ANON_BYTES];
 	int64_t grew = after.v[TM_M_PROC_RSS_ANON_BYTES] - base;
 	fprintf(stderr, "# baseline RssAnon %.1f MiB, grew %.2f MiB, Pss %.1f MiB\n",
-		(double)base / MIB, (double)grew / MIB,
-		(double)after.v[TM_M_PROC_PSS_BYTES] / MIB);
+	        (double)base / MIB, (double)grew / MIB, (double)after.v[TM_M_PROC_PSS_BYTES] / MIB);
 	assert_true(base < 8 * MIB); /* the documented small baseline */
 	assert_true(grew >= 64 * MIB - 64 * MIB / 50);
 	assert_true(grew <= 64 * MIB + 64 * MIB / 50);
@@ -234,8 +233,8 @@ static void test_pid_reuse(void **state)
 	size_t len;
 
 	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/'", fixture_path(src, sizeof(src), "procfs/proc"),
-		 dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/'",
+	         fixture_path(src, sizeof(src), "procfs/proc"), dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(src, sizeof(src), "%s/proc", dir);
 	assert_int_equal(tm_proctree_open(src, 8439, 0, &t), 0);
@@ -261,10 +260,10 @@ static void test_pid_reuse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rss_anon_64mib),
-		cmocka_unit_test(test_tree_follows),
-		cmocka_unit_test(test_cgroup_processes),
-		cmocka_unit_test(test_pid_reuse),
+	    cmocka_unit_test(test_rss_anon_64mib),
+	    cmocka_unit_test(test_tree_follows),
+	    cmocka_unit_test(test_cgroup_processes),
+	    cmocka_unit_test(test_pid_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
