@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
-#define TMH_VERSION    1
+#define TMH_VERSION    2
 #define TMH_NAME_FMT   "/tidemark-heap.%d"
 #define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
 #define TMH_SLOTS      256   /* per-thread counter slots */
@@ -34,12 +34,15 @@
 #define TMH_LIVE       65536 /* live sampled allocations (open addressing) */
 #define TMH_MAPS_BYTES (256 * 1024) /* /proc/self/maps text written at exit */
 
-/* Counters of one thread (or of the folded past).  X(name, comment). */
+/*
+ * Counters of one thread (or of the folded past).  X(name, comment).
+ * Derived by readers: live bytes = alloc_bytes - freed_bytes (summed over
+ * slots; one thread's may be negative when it frees others' blocks), and
+ * allocations = the sum of hist[] (one add per allocation, not two).
+ */
 #define TMH_COUNTER_LIST(X)                                                                        \
-	X(live_bytes, "usable bytes allocated minus usable bytes freed (may be < 0 per thread)")   \
 	X(alloc_bytes, "cumulative usable bytes allocated")                                        \
-	X(allocs,                                                                                  \
-	  "successful allocations; a realloc of a non-NULL pointer counts one free + one alloc")   \
+	X(freed_bytes, "cumulative usable bytes freed")                                            \
 	X(frees, "frees of non-NULL pointers (including realloc's release of the old block)")
 
 struct tmh_slot {
@@ -47,13 +50,14 @@ struct tmh_slot {
 #define TMH_X_FIELD(n, c) int64_t n;
 	TMH_COUNTER_LIST(TMH_X_FIELD)
 #undef TMH_X_FIELD
-	int64_t hist[TMH_CLASSES]; /* allocations by size class of the usable size */
-	/* private to the owning thread (peak bookkeeping), not summed */
-	int64_t delta_bytes; /* live change not yet added to region.flushed_bytes */
-	int64_t headroom_bytes;
+	/* private to the owning thread, not summed; in the first cache line
+	 * with the counters, which is all the fast path touches (+ one hist) */
+	int64_t delta_bytes;       /* live change not yet in region.flushed_bytes */
+	int64_t headroom_bytes;    /* slow path when delta_bytes exceeds this */
+	int64_t sample_left_bytes; /* bytes until the next sample */
 	uint64_t rng;
-	int64_t sample_left_bytes;
-	int64_t reserved[6];
+	int64_t hist[TMH_CLASSES]; /* allocations by size class of the usable size */
+	int64_t reserved[8];
 } __attribute__((aligned(64)));
 
 struct tmh_stack {
@@ -107,7 +111,6 @@ struct tmh_region {
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];
-	uint8_t live_filter[65536]; /* per pointer-hash count of live sampled allocations */
 	struct tmh_stack stacks[TMH_STACKS];
 	struct tmh_live live[TMH_LIVE];
 	char maps[TMH_MAPS_BYTES];

@@ -25,7 +25,7 @@ GEN_HDR += $(B)/gen/profile.pb-c.h
 HEAP_PROGS := $(patsubst tests/progs/%.c,$(B)/progs/%,$(wildcard tests/progs/heap_*.c)) \
 	$(patsubst tests/progs/%.cc,$(B)/progs/%,$(wildcard tests/progs/heap_*.cc)) \
 	$(B)/progs/heap_bench
-$(B)/progs/heap_%: tests/progs/heap_%.c
+$(B)/progs/heap_%: tests/progs/heap_%.c tests/progs/heap_self.h include/tidemark-heap.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 $(B)/progs/heap_%: tests/progs/heap_%.cc

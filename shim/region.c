@@ -2,11 +2,14 @@
  * The shared-memory region: created at start-up (and again in a fork
  * child), marked at exit and at exec, read by tidemark from outside.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "shim.h"
 
@@ -132,12 +135,60 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
 }
 
-struct tmh_region *tmh_region_create(void)
+/* Unlinks NAME (in /dev/shm) when its process died without running its
+ * exit handlers (_exit after fork, a crash, SIGKILL). */
+static void gc_one(const char *name)
+{
+	static const char pre[] = "tidemark-heap.";
+	const char *d = name + sizeof(pre) - 1;
+	int64_t pid = 0;
+	if (strncmp(name, pre, sizeof(pre) - 1) || tmh_parse_size(d, &pid) || pid <= 0 ||
+	    pid > INT32_MAX || (d[strlen(d) - 1] < '0' || d[strlen(d) - 1] > '9'))
+		return;
+	if (kill((int)pid, 0) == 0 || errno != ESRCH)
+		return;
+	char shm[64] = "/";
+	memcpy(shm + 1, name, strlen(name) + 1);
+	int fd = shm_open(shm, O_RDONLY, 0);
+	if (fd < 0)
+		return;
+	const struct tmh_region *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED)
+		return;
+	if (r->magic == TMH_MAGIC && r->state != TMH_EXITED)
+		shm_unlink(shm);
+	munmap((void *)r, 4096);
+}
+
+static void gc_stale(void)
+{
+	int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	char buf[4096] __attribute__((aligned(8)));
+	long n;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			const char *ent = buf + off;
+			unsigned short reclen = *(const unsigned short *)(ent + 16);
+			const char *name = ent + 19;
+			if (strlen(name) < 40)
+				gc_one(name);
+			off += reclen;
+		}
+	}
+	close(dir);
+}
+
+struct tmh_region *tmh_region_create(int gc)
 {
 	char name[40];
 	int pid = getpid();
 	region_name(name, pid);
 	supersede_old(name);
+	if (gc)
+		gc_stale();
 	struct tmh_region *r = MAP_FAILED;
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd >= 0) {
@@ -168,7 +219,7 @@ struct tmh_region *tmh_region_create(void)
 void tmh_region_fork_child(void)
 {
 	struct tmh_region *old = tmh_region;
-	struct tmh_region *r = tmh_region_create();
+	struct tmh_region *r = tmh_region_create(0);
 	struct tmh_slot *t = &r->retired;
 	for (int i = -2; i < TMH_SLOTS; i++) {
 		const struct tmh_slot *s = i == -2   ? &old->retired
@@ -180,8 +231,8 @@ void tmh_region_fork_child(void)
 		for (int c = 0; c < TMH_CLASSES; c++)
 			t->hist[c] += TMH_LD(s->hist[c]);
 	}
-	r->flushed_bytes = t->live_bytes;
-	r->peak_bytes = t->live_bytes;
+	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
+	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;
 	tmh_sample_fork_copy(old, r);
 	tmh_region = r;

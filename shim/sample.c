@@ -25,6 +25,8 @@
 extern void *__libc_stack_end;
 
 static int lock_word;
+uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
+static uint16_t filter_count[TMH_FILTER_BITS];
 static TMH_TLS uintptr_t tls_stack_hi;
 static int (*unw_backtrace_fn)(void **, int);
 static uintptr_t self_lo, self_hi; /* this library's text, skipped in stacks */
@@ -232,8 +234,8 @@ static int live_add(struct tmh_region *r, uint64_t p, uint32_t stack, int64_t wo
 	r->live[i] = (struct tmh_live){
 	    .ptr = p, .stack = stack, .weight_objects_milli = wobj, .weight_bytes = wb};
 	unsigned f = tmh_filter_index((void *)(uintptr_t)p);
-	if (r->live_filter[f] < 255)
-		r->live_filter[f]++;
+	if (filter_count[f]++ == 0)
+		__atomic_or_fetch(&tmh_filter_bits[f >> 6], 1ull << (f & 63), __ATOMIC_RELEASE);
 	r->live_samples++;
 	return 0;
 }
@@ -309,8 +311,9 @@ void tmh_sample_free(void *p)
 		TMH_ST(st->inuse_bytes, st->inuse_bytes - r->live[i].weight_bytes);
 		live_remove_at(r, i);
 		unsigned f = tmh_filter_index(p);
-		if (r->live_filter[f] < 255)
-			r->live_filter[f]--;
+		if (--filter_count[f] == 0)
+			__atomic_and_fetch(&tmh_filter_bits[f >> 6], ~(1ull << (f & 63)),
+			                   __ATOMIC_RELEASE);
 		r->live_samples--;
 		break;
 	}
@@ -324,7 +327,6 @@ void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to)
 		return;
 	memcpy(to->stacks, from->stacks, sizeof(to->stacks));
 	memcpy(to->live, from->live, sizeof(to->live));
-	memcpy(to->live_filter, from->live_filter, sizeof(to->live_filter));
 	to->live_samples = from->live_samples;
 	to->samples_dropped = from->samples_dropped;
 }

@@ -158,9 +158,7 @@ static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 
 static inline void count_alloc(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->live_bytes, s->live_bytes + u);
 	TMH_ST(s->alloc_bytes, s->alloc_bytes + u);
-	TMH_ST(s->allocs, s->allocs + 1);
 	int c = tmh_class((uint64_t)u);
 	TMH_ST(s->hist[c], s->hist[c] + 1);
 	int64_t d = s->delta_bytes + u;
@@ -171,7 +169,7 @@ static inline void count_alloc(struct tmh_slot *s, int64_t u)
 
 static inline void count_free(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->live_bytes, s->live_bytes - u);
+	TMH_ST(s->freed_bytes, s->freed_bytes + u);
 	TMH_ST(s->frees, s->frees + 1);
 	int64_t d = s->delta_bytes - u;
 	s->delta_bytes = d;
@@ -183,9 +181,7 @@ static inline void count_free(struct tmh_slot *s, int64_t u)
 void tmh_count_shared_alloc(int64_t u)
 {
 	struct tmh_slot *s = &tmh_region->shared;
-	TMH_ADD(s->live_bytes, u);
 	TMH_ADD(s->alloc_bytes, u);
-	TMH_ADD(s->allocs, 1);
 	TMH_ADD(s->hist[tmh_class((uint64_t)u)], 1);
 	tmh_peak_update(TMH_ADD(tmh_region->flushed_bytes, u), 0);
 }
@@ -193,7 +189,7 @@ void tmh_count_shared_alloc(int64_t u)
 void tmh_count_shared_free(int64_t u)
 {
 	struct tmh_slot *s = &tmh_region->shared;
-	TMH_ADD(s->live_bytes, -u);
+	TMH_ADD(s->freed_bytes, u);
 	TMH_ADD(s->frees, 1);
 	TMH_ADD(tmh_region->flushed_bytes, -u);
 }
@@ -330,7 +326,7 @@ static void init_once(void)
 		_exit(127);
 	}
 	check_glibc_usable();
-	tmh_region = tmh_region_create();
+	tmh_region = tmh_region_create(1);
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
 	pthread_key_create(&slot_key, slot_release);
@@ -356,6 +352,28 @@ __attribute__((destructor)) static void tmh_dtor(void)
 
 /* ---- entry points ------------------------------------------------------- */
 
+static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void *p, size_t req,
+                                                        void *frame)
+{
+	if (!sampling) {
+		s->sample_left_bytes = INT64_MAX;
+		return;
+	}
+	tmh_tls_busy = 1;
+	tmh_tls_slot = NULL;
+	tmh_sample_alloc(s, p, req, frame);
+	tmh_tls_slot = s;
+	tmh_tls_busy = 0;
+}
+
+static __attribute__((noinline, cold)) void sample_free_slow(void *p)
+{
+	int busy = tmh_tls_busy;
+	tmh_tls_busy = 1;
+	tmh_sample_free(p);
+	tmh_tls_busy = busy;
+}
+
 /* Counts a fresh block P of REQ requested bytes; FRAME is the entry point's
  * frame for the sampled path. */
 static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *frame)
@@ -365,13 +383,8 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 		count_alloc(s, u);
 		int64_t left = s->sample_left_bytes - (int64_t)req;
 		s->sample_left_bytes = left;
-		if (TMH_UNLIKELY(left < 0) && sampling) {
-			tmh_tls_busy = 1;
-			tmh_tls_slot = NULL;
-			tmh_sample_alloc(s, p, req, frame);
-			tmh_tls_slot = s;
-			tmh_tls_busy = 0;
-		}
+		if (TMH_UNLIKELY(left < 0))
+			sample_slow(s, p, req, frame);
 	} else {
 		tmh_count_shared_alloc(u);
 	}
@@ -381,12 +394,8 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 static inline void before_free(struct tmh_slot *s, void *p)
 {
 	int64_t u = usable_of(p);
-	if (sampling && TMH_UNLIKELY(tmh_region->live_filter[tmh_filter_index(p)] != 0)) {
-		int busy = tmh_tls_busy;
-		tmh_tls_busy = 1;
-		tmh_sample_free(p);
-		tmh_tls_busy = busy;
-	}
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
 	if (TMH_LIKELY(s != NULL))
 		count_free(s, u);
 	else
@@ -395,36 +404,59 @@ static inline void before_free(struct tmh_slot *s, void *p)
 
 #define TMH_FRAME __builtin_frame_address(0)
 
+static __attribute__((noinline, cold)) void *malloc_slow(size_t n, void *frame)
+{
+	int boot;
+	struct tmh_slot *s = slow_slot(&boot);
+	if (boot)
+		return boot_alloc(n, 16);
+	void *p = tmh_real.malloc(n);
+	if (p)
+		after_alloc(s, p, n, frame);
+	return p;
+}
+
 TMH_EXPORT void *malloc(size_t n)
 {
 	struct tmh_slot *s = tmh_tls_slot;
-	int boot = 0;
-	if (TMH_UNLIKELY(!s)) {
-		s = slow_slot(&boot);
-		if (boot)
-			return boot_alloc(n, 16);
-	}
+	if (TMH_UNLIKELY(!s))
+		return malloc_slow(n, TMH_FRAME);
 	void *p = tmh_real.malloc(n);
-	if (TMH_LIKELY(p != NULL))
-		after_alloc(s, p, n, TMH_FRAME);
+	if (TMH_UNLIKELY(!p))
+		return p;
+	count_alloc(s, usable_of(p));
+	int64_t left = s->sample_left_bytes - (int64_t)n;
+	s->sample_left_bytes = left;
+	if (TMH_UNLIKELY(left < 0))
+		sample_slow(s, p, n, TMH_FRAME);
 	return p;
+}
+
+static __attribute__((noinline, cold)) void free_slow(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	int boot;
+	struct tmh_slot *s = slow_slot(&boot);
+	if (boot) { /* not ours to count: start-up is still running */
+		if (tmh_real.free)
+			tmh_real.free(p);
+		return;
+	}
+	before_free(s, p);
+	tmh_real.free(p);
 }
 
 TMH_EXPORT void free(void *p)
 {
-	if (TMH_UNLIKELY(!p || is_boot(p)))
-		return;
 	struct tmh_slot *s = tmh_tls_slot;
-	int boot = 0;
-	if (TMH_UNLIKELY(!s)) {
-		s = slow_slot(&boot);
-		if (boot) { /* not ours to count: start-up is still running */
-			if (tmh_real.free)
-				tmh_real.free(p);
-			return;
-		}
+	if (TMH_UNLIKELY(!s || !p || is_boot(p))) {
+		free_slow(p);
+		return;
 	}
-	before_free(s, p);
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
+	count_free(s, usable_of(p));
 	tmh_real.free(p);
 }
 
@@ -480,13 +512,9 @@ TMH_EXPORT void *realloc(void *p, size_t n)
 		return q;
 	}
 	int64_t old = usable_of(p);
-	if (sampling && TMH_UNLIKELY(tmh_region->live_filter[tmh_filter_index(p)] != 0)) {
-		/* uncount the sample first: after realloc, P may belong to another thread */
-		int busy = tmh_tls_busy;
-		tmh_tls_busy = 1;
-		tmh_sample_free(p);
-		tmh_tls_busy = busy;
-	}
+	/* uncount a sample first: after realloc, P may belong to another thread */
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
 	void *q = tmh_real.realloc(p, n);
 	if (!q && n != 0)
 		return NULL; /* failed: P is untouched (its sample, if any, is lost) */

@@ -57,7 +57,7 @@ void tmh_count_shared_free(int64_t usable);
 void tmh_peak_update(int64_t flushed_now, int64_t delta);
 
 /* region.c */
-struct tmh_region *tmh_region_create(void);
+struct tmh_region *tmh_region_create(int gc);
 void tmh_region_fork_child(void);
 void tmh_region_exit(void);
 void tmh_env_options(struct tmh_options *o);
@@ -69,9 +69,22 @@ void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame);
 void tmh_sample_free(void *p);
 void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to);
 
+/*
+ * Which pointers may be sampled: a private bit per pointer hash (8 KiB,
+ * stays in L1/L2), set while a live sampled allocation has that hash.  The
+ * free path reads one bit; the exact count per hash is kept next to it and
+ * touched only on sampled paths.  Private memory: a fork child inherits it.
+ */
+#define TMH_FILTER_BITS 65536
+extern uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
 static inline unsigned tmh_filter_index(const void *p)
 {
 	return (unsigned)((((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> 48);
+}
+static inline int tmh_maybe_sampled(const void *p)
+{
+	unsigned i = tmh_filter_index(p);
+	return (int)((tmh_filter_bits[i >> 6] >> (i & 63)) & 1);
 }
 
 /* Size class of a usable size: 0 for <= 16, c for (2^(c+3), 2^(c+4)]. */

@@ -65,6 +65,14 @@ static void add_slot(struct tm_heap_counters *c, const struct tmh_slot *s)
 		c->hist[i] += __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED);
 }
 
+static void derive(struct tm_heap_counters *c)
+{
+	c->live_bytes = c->alloc_bytes - c->freed_bytes;
+	c->allocs = 0;
+	for (int i = 0; i < TMH_CLASSES; i++)
+		c->allocs += c->hist[i];
+}
+
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c)
 {
 	for (int attempt = 0; attempt < 1000; attempt++) {
@@ -81,6 +89,7 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&r->fold_seq, __ATOMIC_RELAXED) != seq)
 			continue;
+		derive(c);
 		c->peak_bytes = __atomic_load_n(&r->peak_bytes, __ATOMIC_RELAXED);
 		if (c->peak_bytes < c->live_bytes)
 			c->peak_bytes = c->live_bytes;

@@ -12,7 +12,7 @@
 
 /* Folded counters of one process.  Bytes are the allocator's usable bytes. */
 struct tm_heap_counters {
-	int64_t live_bytes, peak_bytes, alloc_bytes, allocs, frees;
+	int64_t live_bytes, peak_bytes, alloc_bytes, freed_bytes, allocs, frees;
 	int64_t hist[TMH_CLASSES]; /* allocations by size class */
 	int64_t threads_seen, slot_overflows, samples_dropped, sample_mean_bytes;
 	int state; /* enum tmh_state */

@@ -33,9 +33,10 @@ static inline int self_read(struct self_counters *c)
 			const struct tmh_slot *s = i == -2   ? &r->retired
 			                           : i == -1 ? &r->shared
 			                                     : &r->slots[i];
-			c->live += s->live_bytes;
+			c->live += s->alloc_bytes - s->freed_bytes;
 			c->alloc_bytes += s->alloc_bytes;
-			c->allocs += s->allocs;
+			for (int k = 0; k < TMH_CLASSES; k++)
+				c->allocs += s->hist[k];
 			c->frees += s->frees;
 		}
 		c->peak = r->peak_bytes;
