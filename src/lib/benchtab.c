@@ -3,6 +3,7 @@
  * Loading from the store is benchload.c; JSON/CSV/Markdown benchexport.c.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,23 @@ void tm_bench_table_release(struct tm_bench_table *t)
 
 /* ---- text ---- */
 
+/* snprintf that may truncate (cells are bounded on purpose); returns what it wrote. */
+static size_t cellf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static size_t cellf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /* Display width of UTF-8 text (our cells use – and × only). */
 static int width(const char *s)
 {
@@ -223,35 +241,39 @@ static void pad(FILE *out, const char *s, int w)
 		fputc(' ', out);
 }
 
-static void fmt_num(char *buf, size_t size, double v)
+/* Decimals for numbers around V: 3 significant digits, whole numbers as such. */
+static int decimals_for(double v, bool integral)
 {
 	double a = fabs(v);
 
-	if (!isfinite(v))
-		snprintf(buf, size, "—");
-	else if (a >= 100 || v == floor(v))
-		snprintf(buf, size, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, size, "%.1f", v);
-	else
-		snprintf(buf, size, "%.2f", v);
+	if (integral || a >= 100)
+		return 0;
+	return a >= 10 ? 1 : 2;
 }
 
+static void fmt_num(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		cellf(buf, size, "—");
+	else
+		cellf(buf, size, "%.*f", decimals_for(v, v == floor(v)), v);
+}
+
+/* median [min–max], all three with the median's precision. */
 static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale)
 {
-	char med[32], lo[32], hi[32];
+	double med = s->median * scale, lo = s->min * scale, hi = s->max * scale;
+	int d;
 
 	if (!s->n) {
-		snprintf(buf, size, "—");
+		cellf(buf, size, "—");
 		return;
 	}
-	fmt_num(med, sizeof(med), s->median * scale);
-	fmt_num(lo, sizeof(lo), s->min * scale);
-	fmt_num(hi, sizeof(hi), s->max * scale);
-	if (s->n == 1 || !strcmp(lo, hi))
-		snprintf(buf, size, "%s", med);
+	d = decimals_for(med, med == floor(med) && lo == floor(lo) && hi == floor(hi));
+	if (s->n == 1)
+		cellf(buf, size, "%.*f", d, med);
 	else
-		snprintf(buf, size, "%s [%s–%s]", med, lo, hi);
+		cellf(buf, size, "%.*f [%.*f–%.*f]", d, med, d, lo, d, hi);
 }
 
 static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
@@ -271,16 +293,16 @@ static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int
 	fmt_stat(buf, size, &a->stat[f], figs[f].scale);
 	n = strlen(buf);
 	if (arm_has_outlier(t, ai, f))
-		n += (size_t)snprintf(buf + n, size - n, "*");
+		n += cellf(buf + n, size - n, "*");
 	if (isfinite(a->ratio[f]))
-		n += (size_t)snprintf(buf + n, size - n, " ×%.2f", a->ratio[f]);
+		n += cellf(buf + n, size - n, " ×%.2f", a->ratio[f]);
 	if (ai > 0 && a->overlap[f] && a->stat[f].median != t->arms[0].stat[f].median)
-		snprintf(buf + n, size - n, " n.s.");
+		cellf(buf + n, size - n, " n.s.");
 }
 
 static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row *a)
 {
-	size_t n = (size_t)snprintf(buf, size, "%d/%d", a->survived, a->runs);
+	size_t n = cellf(buf, size, "%d/%d", a->survived, a->runs);
 	const struct {
 		int count;
 		const char *what;
@@ -293,12 +315,12 @@ static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(parts) && n < size; i++) {
 		if (!parts[i].count)
 			continue;
-		n += (size_t)snprintf(buf + n, size - n, "%s%d %s", open ? ", " : " (",
+		n += cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (",
 				      parts[i].count, parts[i].what);
 		open = true;
 	}
 	if (open && n < size)
-		snprintf(buf + n, size - n, ")");
+		cellf(buf + n, size - n, ")");
 }
 
 #define CELL 96
@@ -320,26 +342,27 @@ static bool any_killed_peak(const struct tm_bench_table *t)
 	return false;
 }
 
+void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *c, size_t size)
+{
+	if (row == -1)
+		cellf(c, size, "%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "");
+	else if (row == -2)
+		survived_cell(c, size, &t->arms[ai]);
+	else if (row == -3)
+		fmt_stat(c, size, &t->arms[ai].killed_peak, 1.0 / TM_MIB);
+	else
+		fig_cell(c, size, t, ai, row);
+}
+
 /* The cells of one row for arms [FROM, TO) into CELLS. */
 static void row_cells(const struct tm_bench_table *t, int row, int from, int to,
 		      char cells[][CELL])
 {
-	for (int ai = from; ai < to; ai++) {
-		char *c = cells[ai - from];
-		if (row == -1) {
-			snprintf(c, CELL, "%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "");
-		} else if (row == -2) {
-			survived_cell(c, CELL, &t->arms[ai]);
-		} else if (row == -3) {
-			fmt_stat(c, CELL, &t->arms[ai].killed_peak, 1.0 / TM_MIB);
-		} else {
-			fig_cell(c, CELL, t, ai, row);
-		}
-	}
+	for (int ai = from; ai < to; ai++)
+		tm_bench_table_cell(t, row, ai, cells[ai - from], CELL);
 }
 
-/* Rows: -1 header, -2 survived, figures, -3 the peak of killed runs. */
-static int table_rows(const struct tm_bench_table *t, int *rows)
+int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 {
 	int n = 0;
 
@@ -353,7 +376,7 @@ static int table_rows(const struct tm_bench_table *t, int *rows)
 	return n;
 }
 
-static const char *row_label(int row)
+const char *tm_bench_table_row_label(int row)
 {
 	if (row == -1)
 		return "";
@@ -368,7 +391,7 @@ static const char *row_label(int row)
 
 static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to)
 {
-	int rows[TM_BF_COUNT + 3], n_rows = table_rows(t, rows);
+	int rows[TM_BF_COUNT + 3], n_rows = tm_bench_table_rows(t, rows);
 	char cells[ARMS_PER_BLOCK][CELL];
 	int w[ARMS_PER_BLOCK] = {0};
 
@@ -380,7 +403,7 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 	}
 	for (int r = 0; r < n_rows; r++) {
 		row_cells(t, rows[r], from, to, cells);
-		pad(out, row_label(rows[r]), LABEL_W + 2);
+		pad(out, tm_bench_table_row_label(rows[r]), LABEL_W + 2);
 		for (int ai = 0; ai < to - from; ai++) {
 			if (ai == to - from - 1)
 				fputs(cells[ai], out);
@@ -391,7 +414,7 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 	}
 }
 
-static void write_header(const struct tm_bench_table *t, FILE *out)
+void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 {
 	int measured = 0, warm = 0;
 
@@ -423,7 +446,7 @@ static void write_header(const struct tm_bench_table *t, FILE *out)
 	fputc('\n', out);
 }
 
-static void write_notes(const struct tm_bench_table *t, FILE *out)
+void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 {
 	char v[32], m[32];
 
@@ -458,12 +481,12 @@ static void write_notes(const struct tm_bench_table *t, FILE *out)
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)
 {
-	write_header(t, out);
+	tm_bench_table_write_header(t, out);
 	for (int from = 0; from < t->n_arms; from += ARMS_PER_BLOCK) {
 		int to = from + ARMS_PER_BLOCK < t->n_arms ? from + ARMS_PER_BLOCK : t->n_arms;
 		if (from)
 			fputc('\n', out);
 		write_block(t, out, from, to);
 	}
-	write_notes(t, out);
+	tm_bench_table_write_notes(t, out);
 }

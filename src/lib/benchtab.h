@@ -8,6 +8,7 @@
 #define TM_BENCHTAB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -107,6 +108,15 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out);
+/* For exporters: the rows shown (-1 header, -2 survived, -3 peak of killed
+ * runs, else an enum tm_bench_fig; ROWS holds TM_BF_COUNT + 3), their
+ * labels and cells, the header lines and the notes under the table. */
+int tm_bench_table_rows(const struct tm_bench_table *t, int *rows);
+const char *tm_bench_table_row_label(int row);
+void tm_bench_table_cell(const struct tm_bench_table *t, int row, int arm, char *buf, size_t size);
+void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out);
+void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out);
+
 /* malloc'd JSON text, or NULL when out of memory. */
 char *tm_bench_table_to_json(const struct tm_bench_table *t);
 
