@@ -22,7 +22,7 @@ static json_t *num(double v)
 static json_t *stat_json(const struct tm_bench_stat *s)
 {
 	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median", num(s->median), "min",
-			 num(s->min), "max", num(s->max), "mad", num(s->mad));
+	                 num(s->min), "max", num(s->max), "mad", num(s->mad));
 }
 
 static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
@@ -37,13 +37,13 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 		json_object_set_new(figures, tm_bench_fig_info(f)->key, s);
 	}
 	o = json_pack("{s:s, s:b, s:s, s:s, s:s, s:i, s:i}", "name", a->name, "control", control,
-		      "allocator", a->allocator, "env", a->env_text ? a->env_text : "", "limits",
-		      a->limits_text ? a->limits_text : "", "runs", a->runs, "survived",
-		      a->survived);
+	              "allocator", a->allocator, "env", a->env_text ? a->env_text : "", "limits",
+	              a->limits_text ? a->limits_text : "", "runs", a->runs, "survived",
+	              a->survived);
 	json_object_set_new(o, "outcomes",
-			    json_pack("{s:i, s:i, s:i, s:i, s:i}", "completed", a->survived,
-				      "oom-killed", a->oom_killed, "killed", a->killed,
-				      "timeout", a->timeout, "failed", a->failed));
+	                    json_pack("{s:i, s:i, s:i, s:i, s:i}", "completed", a->survived,
+	                              "oom-killed", a->oom_killed, "killed", a->killed, "timeout",
+	                              a->timeout, "failed", a->failed));
 	json_object_set_new(o, "invalid", json_integer(a->invalid));
 	json_object_set_new(o, "interrupted", json_integer(a->interrupted));
 	json_object_set_new(o, "figures", figures);
@@ -62,8 +62,8 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	}
 	const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";
 	json_t *o = json_pack("{s:I, s:I, s:s, s:b, s:s, s:s}", "run_id", (json_int_t)r->run_id,
-			      "seq", (json_int_t)r->seq, "arm", arm, "warmup", r->warmup,
-			      "outcome", r->outcome, "reason", r->reason);
+	                      "seq", (json_int_t)r->seq, "arm", arm, "warmup", r->warmup, "outcome",
+	                      r->outcome, "reason", r->reason);
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "outliers", outliers);
 	json_object_set_new(o, "steal_share", num(r->steal_share));
@@ -81,11 +81,11 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	for (int i = 0; i < t->n_runs; i++)
 		json_array_append_new(runs, run_json(t, &t->runs[i]));
 	o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:b, s:s}", "bench_id",
-		      (json_int_t)t->bench_id, "name", t->name, "host", t->host, "order",
-		      t->order[0] ? t->order : "interleave", "seed", (json_int_t)t->seed, "window",
-		      t->window, "started_wall_usec", (json_int_t)t->started_wall_usec,
-		      "ended_wall_usec", (json_int_t)t->ended_wall_usec, "noisy", t->noisy,
-		      "control", t->n_arms ? t->arms[0].name : "");
+	              (json_int_t)t->bench_id, "name", t->name, "host", t->host, "order",
+	              t->order[0] ? t->order : "interleave", "seed", (json_int_t)t->seed, "window",
+	              t->window, "started_wall_usec", (json_int_t)t->started_wall_usec,
+	              "ended_wall_usec", (json_int_t)t->ended_wall_usec, "noisy", t->noisy,
+	              "control", t->n_arms ? t->arms[0].name : "");
 	if (!o) {
 		json_decref(arms);
 		json_decref(runs);
@@ -150,10 +150,11 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 		const struct tm_bench_run_row *r = &t->runs[i];
 		const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";
 		for (int f = 0; f < TM_BF_COUNT; f++) {
-			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run", (long long)t->bench_id);
+			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
+			        (long long)t->bench_id);
 			csv_str(out, arm);
 			fprintf(out, ",%lld,%s,%s,,,,,,,", (long long)r->run_id, r->outcome,
-				tm_bench_fig_info(f)->key);
+			        tm_bench_fig_info(f)->key);
 			csv_num(out, r->fig[f]);
 			fputc('\n', out);
 		}
@@ -167,7 +168,7 @@ void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out)
 	char cell[128];
 
 	fprintf(out, "### bench %lld%s%s\n\n", (long long)t->bench_id, t->name[0] ? ": " : "",
-		t->name);
+	        t->name);
 	for (int r = 0; r < n_rows; r++) {
 		fprintf(out, "| %s |", tm_bench_table_row_label(rows[r]));
 		for (int ai = 0; ai < t->n_arms; ai++) {

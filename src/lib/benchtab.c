@@ -13,20 +13,20 @@
 #include "../banned.h"
 
 static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
-	[TM_BF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB},
-	[TM_BF_PEAK_MEM] = {"peak_memory_bytes", "peak memory MiB", 1.0 / TM_MIB},
-	[TM_BF_HELD_ANON] = {"held_anon_bytes", "held after MiB", 1.0 / TM_MIB},
-	[TM_BF_FILE_AT_PEAK] = {"cache_at_peak_bytes", "cache at peak MiB", 1.0 / TM_MIB},
-	[TM_BF_WALL] = {"wall_usec", "wall s", 1e-6},
-	[TM_BF_CPU] = {"cpu_usec", "cpu s", 1e-6},
-	[TM_BF_HIGH_EVENTS] = {"high_events", "high throttles", 1},
-	[TM_BF_PSI_MEM] = {"psi_mem_some_usec", "psi mem stall s", 1e-6},
-	[TM_BF_PSI_IO] = {"psi_io_some_usec", "psi io stall s", 1e-6},
-	[TM_BF_IO] = {"io_bytes", "io MiB", 1.0 / TM_MIB},
-	[TM_BF_PROGRESS] = {"progress", "progress", 1},
-	[TM_BF_RATE] = {"progress_per_min", "rate /min", 1},
-	[TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3},
-	[TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3},
+    [TM_BF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB},
+    [TM_BF_PEAK_MEM] = {"peak_memory_bytes", "peak memory MiB", 1.0 / TM_MIB},
+    [TM_BF_HELD_ANON] = {"held_anon_bytes", "held after MiB", 1.0 / TM_MIB},
+    [TM_BF_FILE_AT_PEAK] = {"cache_at_peak_bytes", "cache at peak MiB", 1.0 / TM_MIB},
+    [TM_BF_WALL] = {"wall_usec", "wall s", 1e-6},
+    [TM_BF_CPU] = {"cpu_usec", "cpu s", 1e-6},
+    [TM_BF_HIGH_EVENTS] = {"high_events", "high throttles", 1},
+    [TM_BF_PSI_MEM] = {"psi_mem_some_usec", "psi mem stall s", 1e-6},
+    [TM_BF_PSI_IO] = {"psi_io_some_usec", "psi io stall s", 1e-6},
+    [TM_BF_IO] = {"io_bytes", "io MiB", 1.0 / TM_MIB},
+    [TM_BF_PROGRESS] = {"progress", "progress", 1},
+    [TM_BF_RATE] = {"progress_per_min", "rate /min", 1},
+    [TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3},
+    [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
@@ -208,7 +208,8 @@ void tm_bench_table_release(struct tm_bench_table *t)
 /* ---- text ---- */
 
 /* snprintf that may truncate (cells are bounded on purpose); returns what it wrote. */
-static size_t cellf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static size_t cellf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static size_t cellf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -307,23 +308,23 @@ static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row 
 		int count;
 		const char *what;
 	} parts[] = {
-		{a->oom_killed, "oom-killed"}, {a->killed, "killed"},	{a->timeout, "timeout"},
-		{a->failed, "failed"},	       {a->invalid, "invalid"}, {a->interrupted, "interrupted"},
+	    {a->oom_killed, "oom-killed"}, {a->killed, "killed"},   {a->timeout, "timeout"},
+	    {a->failed, "failed"},         {a->invalid, "invalid"}, {a->interrupted, "interrupted"},
 	};
 	bool open = false;
 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(parts) && n < size; i++) {
 		if (!parts[i].count)
 			continue;
-		n += cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (",
-				      parts[i].count, parts[i].what);
+		n += cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (", parts[i].count,
+		           parts[i].what);
 		open = true;
 	}
 	if (open && n < size)
 		cellf(buf + n, size - n, ")");
 }
 
-#define CELL 96
+#define CELL    96
 #define LABEL_W 18
 
 static bool row_has_data(const struct tm_bench_table *t, int f)
@@ -355,8 +356,7 @@ void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *
 }
 
 /* The cells of one row for arms [FROM, TO) into CELLS. */
-static void row_cells(const struct tm_bench_table *t, int row, int from, int to,
-		      char cells[][CELL])
+static void row_cells(const struct tm_bench_table *t, int row, int from, int to, char cells[][CELL])
 {
 	for (int ai = from; ai < to; ai++)
 		tm_bench_table_cell(t, row, ai, cells[ai - from], CELL);
@@ -436,9 +436,8 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 		fprintf(out, "command: %s\n", t->command);
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_arm_row *a = &t->arms[ai];
-		fprintf(out, "  %-*s %s", LABEL_W, a->name, a->env_text && *a->env_text
-									? a->env_text
-									: "(no allocator variables)");
+		fprintf(out, "  %-*s %s", LABEL_W, a->name,
+		        a->env_text && *a->env_text ? a->env_text : "(no allocator variables)");
 		if (a->limits_text && *a->limits_text)
 			fprintf(out, "  %s", a->limits_text);
 		fputc('\n', out);
@@ -461,21 +460,21 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 			fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
 			fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
 			fprintf(out, "outlier: run %lld (%s) %s %s against a median of %s\n",
-				(long long)r->run_id, t->arms[r->arm].name, figs[f].label, v, m);
+			        (long long)r->run_id, t->arms[r->arm].name, figs[f].label, v, m);
 		}
 		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
 			continue;
 		if (strcmp(r->outcome, "completed") && r->reason[0])
 			fprintf(out, "run %lld (%s) %s: %s\n", (long long)r->run_id,
-				t->arms[r->arm].name, r->outcome, r->reason);
+			        t->arms[r->arm].name, r->outcome, r->reason);
 		if (isfinite(r->steal_share) && r->steal_share > NOISY_STEAL)
 			fprintf(out, "noisy machine: run %lld saw %.0f%% CPU steal\n",
-				(long long)r->run_id, r->steal_share * 100);
+			        (long long)r->run_id, r->steal_share * 100);
 		if (isfinite(r->other_share) && r->other_share > NOISY_OTHER)
 			fprintf(out,
-				"noisy machine: run %lld ran beside other load using %.0f%% of "
-				"the CPUs\n",
-				(long long)r->run_id, r->other_share * 100);
+			        "noisy machine: run %lld ran beside other load using %.0f%% of "
+			        "the CPUs\n",
+			        (long long)r->run_id, r->other_share * 100);
 	}
 }
 

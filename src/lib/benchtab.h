@@ -14,9 +14,11 @@
 
 struct tm_store;
 
-/* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in docs/bench.md. 0 or -1. */
+/* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in
+ * docs/bench.md. 0 or -1. */
 int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out);
-/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print). */
+/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print).
+ */
 int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out);
 
 /* ---- the model behind both (pure; the store only fills it) ---- */
@@ -63,21 +65,21 @@ bool tm_bench_outlier(const struct tm_bench_stat *s, double x);
 
 struct tm_bench_run_row {
 	int64_t run_id, seq;
-	int arm;                  /* index into arms */
+	int arm; /* index into arms */
 	bool warmup;
 	char outcome[32], reason[256];
-	double fig[TM_BF_COUNT];  /* NAN when not measured */
-	double steal_share;       /* CPU steal / machine CPU time during the run, or NAN */
-	double other_share;       /* CPU used by others / machine CPU time, or NAN */
-	uint32_t outlier_mask;    /* bit per figure, set by tm_bench_table_compute */
+	double fig[TM_BF_COUNT]; /* NAN when not measured */
+	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
+	double other_share;      /* CPU used by others / machine CPU time, or NAN */
+	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
 };
 
 struct tm_bench_arm_row {
 	char name[64];
 	char allocator[16];
-	char *env_text;           /* "VAR=VAL ..." the arm runs with (allocation-relevant), malloc'd */
-	char *limits_text;        /* "MemoryMax=400M ...", malloc'd */
-	int runs;                 /* measured runs that count (not warmup, invalid, interrupted) */
+	char *env_text;    /* "VAR=VAL ..." the arm runs with (allocation-relevant), malloc'd */
+	char *limits_text; /* "MemoryMax=400M ...", malloc'd */
+	int runs;          /* measured runs that count (not warmup, invalid, interrupted) */
 	int survived, oom_killed, killed, timeout, failed, invalid, interrupted;
 	struct tm_bench_stat stat[TM_BF_COUNT]; /* over the survivors */
 	double ratio[TM_BF_COUNT];              /* median / control's median, or NAN */
@@ -88,7 +90,7 @@ struct tm_bench_arm_row {
 struct tm_bench_table {
 	int64_t bench_id;
 	char name[128], host[128], order[16], window[128];
-	char *command;            /* the shared command line, malloc'd or NULL */
+	char *command; /* the shared command line, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int n_arms;
 	struct tm_bench_arm_row arms[TM_BENCH_TAB_MAX_ARMS];

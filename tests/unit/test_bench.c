@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bench.h"
+#include "benchrestore.h"
 #include "recorder.h"
 #include "util.h"
 #include "banned.h"
@@ -334,6 +335,77 @@ static void test_order(void **state)
 	assert_true(differs);
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *get(const char *dir, const char *name)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return tm_read_file(path, NULL);
+}
+
+static void test_restore(void **state)
+{
+	char root[] = "/tmp/tm-test-restore-XXXXXX", snap[200], dir[200], spec[500];
+	char s2[300], d2[300], path[300];
+	struct tm_restore_stats st;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(snap, sizeof(snap), "%s/snap", root);
+	snprintf(dir, sizeof(dir), "%s/work", root);
+	assert_int_equal(mkdir(snap, 0755), 0);
+	snprintf(path, sizeof(path), "%s/sub", snap);
+	assert_int_equal(mkdir(path, 0700), 0);
+	put(snap, "a", "alpha\n");
+	put(snap, "sub/b", "beta\n");
+	snprintf(path, sizeof(path), "%s/link", snap);
+	assert_int_equal(symlink("a", path), 0);
+
+	snprintf(spec, sizeof(spec), "%s:%s", snap, dir);
+	assert_int_equal(tm_bench_restore_parse(spec, s2, d2, sizeof(s2)), 0);
+	assert_string_equal(s2, snap);
+	assert_string_equal(d2, dir);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(tm_bench_restore(snap, dir, &st), 0);
+		assert_int_equal(st.files, 2);
+		char *a = get(dir, "a"), *b = get(dir, "sub/b"), *l = get(dir, "link");
+		assert_string_equal(a, "alpha\n");
+		assert_string_equal(b, "beta\n");
+		assert_string_equal(l, "alpha\n");
+		free(a);
+		free(b);
+		free(l);
+		char *stray = get(dir, "stray");
+		assert_null(stray); /* what the last run wrote is gone */
+		/* a run modifies its state */
+		put(dir, "a", "changed\n");
+		put(dir, "stray", "left behind\n");
+	}
+	char *a = get(snap, "a");
+	assert_string_equal(a, "alpha\n"); /* the snapshot is never touched */
+	free(a);
+
+	/* nested or missing directories are refused */
+	snprintf(spec, sizeof(spec), "%s:%s/inner", snap, snap);
+	assert_int_equal(tm_bench_restore_parse(spec, s2, d2, sizeof(s2)), -1);
+	snprintf(spec, sizeof(spec), "%s/nope:%s", root, dir);
+	assert_int_equal(tm_bench_restore_parse(spec, s2, d2, sizeof(s2)), -1);
+	assert_int_equal(tm_bench_restore_parse("nocolon", s2, d2, sizeof(s2)), -1);
+
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,7 +414,7 @@ int main(void)
 	    cmocka_unit_test(test_ini_errors),    cmocka_unit_test(test_environment_value),
 	    cmocka_unit_test(test_split_command), cmocka_unit_test(test_alloc_vars),
 	    cmocka_unit_test(test_guard),         cmocka_unit_test(test_envp_and_resolve),
-	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_order),         cmocka_unit_test(test_restore),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static void test_stat(void **state)
 	assert_true(isnan(s.median));
 
 	struct tm_bench_stat a = {.n = 2, .min = 1, .max = 3}, b = {.n = 2, .min = 3, .max = 4},
-			     c = {.n = 1, .min = 5, .max = 5}, none = {0};
+	                     c = {.n = 1, .min = 5, .max = 5}, none = {0};
 	assert_true(tm_bench_overlap(&a, &b));
 	assert_false(tm_bench_overlap(&a, &c));
 	assert_false(tm_bench_overlap(&a, &none));
@@ -45,7 +45,7 @@ static void test_stat(void **state)
 }
 
 static void add_run(struct tm_bench_table *t, int arm, const char *outcome, double anon_mib,
-		    double wall_s)
+                    double wall_s)
 {
 	struct tm_bench_run_row *r = &t->runs[t->n_runs];
 	memset(r, 0, sizeof(*r));
@@ -86,7 +86,7 @@ static void make_table(struct tm_bench_table *t)
 	snprintf(t->runs[9].reason, sizeof(t->runs[9].reason), "libjemalloc not mapped");
 	t->runs[8].fig[TM_BF_WALL] = 30e6; /* an outlier */
 	t->runs[8].fig[TM_BF_PEAK_ANON] = 355 * TM_MIB;
-	t->runs[8].other_share = 0.6;	      /* beside other load */
+	t->runs[8].other_share = 0.6; /* beside other load */
 	t->runs[2].fig[TM_BF_PEAK_ANON] = 600 * TM_MIB;
 	tm_bench_table_compute(t);
 }
@@ -115,8 +115,8 @@ static void test_compute(void **state)
 	tm_bench_table_release(&t);
 }
 
-static char *text_of(const struct tm_bench_table *t, void (*fn)(const struct tm_bench_table *,
-								 FILE *))
+static char *text_of(const struct tm_bench_table *t,
+                     void (*fn)(const struct tm_bench_table *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -182,7 +182,7 @@ static void test_json(void **state)
 	json_t *pa = json_object_get(json_object_get(a, "figures"), "peak_anon_bytes");
 	assert_true(fabs(json_real_value(json_object_get(pa, "ratio")) - 0.17) < 0.001);
 	assert_true(json_is_null(json_object_get(
-		json_object_get(json_object_get(a, "figures"), "psi_io_some_usec"), "median")));
+	    json_object_get(json_object_get(a, "figures"), "psi_io_some_usec"), "median")));
 	assert_int_equal(json_array_size(json_object_get(o, "runs")), 10);
 	assert_true(json_is_true(json_object_get(o, "noisy")));
 	json_decref(o);
@@ -193,10 +193,10 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stat),
-		cmocka_unit_test(test_compute),
-		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_stat),
+	    cmocka_unit_test(test_compute),
+	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
