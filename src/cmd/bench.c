@@ -848,6 +848,27 @@ static int start_bench(struct bench_run_ctx *b, char *const *shared_argv)
 	return rc;
 }
 
+/* Allocator libraries: in $TIDEMARK_LIB_PATH (DIR:DIR...) when set, else
+ * in this host's library directories. */
+static int resolve_libs(struct tm_bench_spec *sp)
+{
+	const char *env = getenv("TIDEMARK_LIB_PATH");
+	const char *dirs[17];
+	char *copy, *save = NULL;
+	int n = 0, rc;
+
+	if (!env || !*env)
+		return tm_bench_resolve_allocators(sp, tm_bench_lib_dirs());
+	if (!(copy = strdup(env)))
+		return tm_error("out of memory");
+	for (char *d = strtok_r(copy, ":", &save); d && n < 16; d = strtok_r(NULL, ":", &save))
+		dirs[n++] = d;
+	dirs[n] = NULL;
+	rc = tm_bench_resolve_allocators(sp, dirs);
+	free(copy);
+	return rc;
+}
+
 static int bench_prepare(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 {
 	if (cli->file && load_file(sp, cli->file))
@@ -861,7 +882,7 @@ static int bench_prepare(struct bench_cli *cli, struct tm_bench_spec *sp, struct
 		sp->seed = 0;
 	if (check_spec(sp, cli))
 		return -1;
-	if (tm_bench_resolve_allocators(sp, tm_bench_lib_dirs()))
+	if (resolve_libs(sp))
 		return -1;
 	return tm_bench_guard(sp, environ, sp->inherit_env > 0);
 }
