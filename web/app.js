@@ -373,8 +373,28 @@
 	}
 
 	/* ---- bench: the comparison table and per-arm overlays ---- */
+	function fmtFig(key, v) {
+		if (v === null || v === undefined) return "—";
+		if (/_bytes$/.test(key)) return (v / MiB).toFixed(1);
+		if (/_usec$/.test(key)) return (v / 1e6).toFixed(2) + " s";
+		return +v.toPrecision(4);
+	}
+	/* docs/bench.md: {arms:[{name, runs, survived, figures:{key:{median,min,max,ratio}}}]} */
+	function benchTable(t) {
+		if (!t || !Array.isArray(t.arms) || !t.arms.length || !t.arms[0].figures) return genericTable(t);
+		const keys = Object.keys(t.arms[0].figures);
+		const rows = [["runs survived"].concat(t.arms.map(a => a.survived + "/" + a.runs))];
+		for (const k of keys)
+			rows.push([k.replace(/_bytes$/, " (MiB)")].concat(t.arms.map(a => {
+				const f = a.figures[k] || {};
+				if (!f.n) return "—";
+				const r = f.ratio !== null && f.ratio !== undefined && !a.control ? " ×" + f.ratio.toFixed(2) : "";
+				return fmtFig(k, f.median) + " [" + fmtFig(k, f.min) + "–" + fmtFig(k, f.max) + "]" + r;
+			})));
+		return table(["figure"].concat(t.arms.map(a => a.name + (a.control ? " (control)" : ""))), rows);
+	}
 	function genericTable(t) {
-		if (!t) return el("p", {class: "note"}, "no comparison table in this build");
+		if (!t) return el("p", {class: "note"}, "no comparison table for this bench");
 		const rows = Array.isArray(t) ? t : (t.rows || t.arms || []);
 		if (!rows.length || typeof rows[0] !== "object") return el("pre", {}, JSON.stringify(t, null, 1));
 		const keys = Object.keys(rows[0]);
@@ -387,7 +407,7 @@
 		const b = await api("/api/v1/bench/" + id);
 		clear(main);
 		main.appendChild(el("h1", {}, "bench " + id));
-		main.appendChild(genericTable(b.table));
+		main.appendChild(benchTable(b.table));
 		const arms = [...new Set(b.runs.map(r => r.arm || "?"))];
 		const docs = await Promise.all(b.runs.map(r => api("/api/v1/runs/" + r.id + "/series?points=600&metrics=cg_anon_bytes,proc_rss_anon_bytes,cg_file_bytes")));
 		/* time since each run's start, so arms run one after another overlay */

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "benchtab.h"
 #include "store.h"
 #include "summary.h"
 #include "serve/api.h"
-#include "serve/benchlink.h"
 #include "banned.h"
 
 static json_t *str_or_null(const char *s)
@@ -171,13 +171,14 @@ static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const c
 
 #define SUMMARY_FIELDS(X)                                                                          \
 	X(duration_usec)                                                                           \
-	X(peak_anon_bytes) X(final_anon_bytes) X(held_anon_bytes) X(peak_current_bytes)            \
-	    X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes) X(peak_rss_bytes)             \
-	        X(heap_live_peak_bytes) X(heap_live_end_bytes) X(retention_end_bytes)              \
-	            X(limit_max_bytes) X(limit_high_bytes) X(high_events) X(max_events)            \
-	                X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)                \
-	                    X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last)             \
-	                        X(progress_rate_per_min) X(anon_bytes_per_unit)
+	X(peak_anon_bytes)                                                                         \
+	X(final_anon_bytes) X(held_anon_bytes) X(peak_current_bytes) X(cg_peak_bytes)              \
+	    X(median_file_bytes) X(peak_file_bytes) X(peak_rss_bytes) X(heap_live_peak_bytes)      \
+	        X(heap_live_end_bytes) X(retention_end_bytes) X(limit_max_bytes)                   \
+	            X(limit_high_bytes) X(high_events) X(max_events) X(oom_kills) X(cpu_usec)      \
+	                X(io_read_bytes) X(io_write_bytes) X(psi_mem_some_usec)                    \
+	                    X(psi_mem_full_usec) X(progress_last) X(progress_rate_per_min)         \
+	                        X(anon_bytes_per_unit)
 
 static json_t *summary_json(struct tm_store *st, int64_t run_id)
 {
@@ -228,7 +229,7 @@ json_t *tm_api_bench(struct tm_store *st, int64_t bench_id)
 		json_decref(o);
 		return NULL;
 	}
-	if (tm_bench_table_available() && tm_bench_table_json(st, bench_id, &text) == 0 && text)
+	if (tm_bench_table_json(st, bench_id, &text) == 0 && text)
 		table = json_loads(text, 0, NULL);
 	free(text);
 	json_object_set_new(o, "bench_id", json_integer(bench_id));

@@ -1,0 +1,174 @@
+/* Self-contained HTML reports built from the same documents the API serves. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "store.h"
+#include "serve/api.h"
+#include "serve/assets.h"
+#include "serve/htmlreport.h"
+#include "banned.h"
+
+#define RUN_POINTS   "1500"
+#define BENCH_SERIES "?points=600&metrics=cg_anon_bytes,proc_rss_anon_bytes,cg_file_bytes"
+
+/* The JSON with <, > and & written as \u escapes: they only occur inside
+ * strings, so the text stays the same JSON and cannot end the script block. */
+static void put_json(FILE *f, const json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_COMPACT);
+
+	for (const char *c = s ? s : "null"; *c; c++) {
+		if (*c == '<')
+			fputs("\\u003c", f);
+		else if (*c == '>')
+			fputs("\\u003e", f);
+		else if (*c == '&')
+			fputs("\\u0026", f);
+		else
+			fputc(*c, f);
+	}
+	free(s);
+}
+
+static int put_asset(FILE *f, const char *path)
+{
+	const struct tm_asset *a = tm_asset_find(path);
+
+	if (!a)
+		return tm_error("report asset '%s' missing from the build", path);
+	if (strstr((const char *)a->data, "</script") || strstr((const char *)a->data, "</style"))
+		return tm_error("report asset '%s' cannot be inlined", path);
+	fwrite(a->data, 1, a->len, f);
+	return 0;
+}
+
+static int write_page(const char *path, const char *title, const json_t *data)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return tm_error("path too long: '%s'", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return tm_error("cannot write '%s': %s", tmp, strerror(errno));
+	fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<title>",
+	      f);
+	fputs(title, f); /* ours: digits and fixed words only */
+	fputs("</title>\n<style>\n", f);
+	rc |= put_asset(f, "/vendor/uPlot.min.css");
+	rc |= put_asset(f, "/app.css");
+	fputs("</style>\n</head>\n<body>\n<header><span class=\"brand\">tidemark</span> <span>", f);
+	fputs(title, f);
+	fputs("</span> <span id=\"status\"></span></header>\n<main id=\"main\"></main>\n"
+	      "<script type=\"application/json\" id=\"tm-data\">",
+	      f);
+	put_json(f, data);
+	fputs("</script>\n<script>\n", f);
+	rc |= put_asset(f, "/vendor/uPlot.iife.min.js");
+	fputs("\n</script>\n<script>\n", f);
+	rc |= put_asset(f, "/app.js");
+	fputs("\n</script>\n<!-- uPlot (MIT licence):\n", f);
+	rc |= put_asset(f, "/vendor/uPlot.LICENSE");
+	fputs("-->\n</body>\n</html>\n", f);
+	if (fclose(f) != 0 || rc) {
+		unlink(tmp);
+		return rc ? -1 : tm_error("cannot write '%s': %s", tmp, strerror(errno));
+	}
+	if (rename(tmp, path) < 0) {
+		unlink(tmp);
+		return tm_error("cannot write '%s': %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Adds the run document and its series under the paths app.js asks for. */
+static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const char *query)
+{
+	struct tm_series_query q;
+	char key[256], err[128];
+	int missing = 0;
+	json_t *run = tm_api_run(st, run_id, &missing), *series;
+	const char *p = strchr(query, '?');
+
+	if (!run)
+		return missing ? tm_error("no run %lld", (long long)run_id) : -1;
+	snprintf(key, sizeof(key), "/api/v1/runs/%lld", (long long)run_id);
+	json_object_set_new(docs, key, run);
+	/* the query string app.js uses, parsed the way the server parses it */
+	char metrics[256] = "", points[16] = "";
+	const char *m = strstr(p, "metrics="), *n = strstr(p, "points=");
+	if (m)
+		snprintf(metrics, sizeof(metrics), "%.*s", (int)strcspn(m + 8, "&"), m + 8);
+	if (n)
+		snprintf(points, sizeof(points), "%.*s", (int)strcspn(n + 7, "&"), n + 7);
+	if (tm_series_query_parse(m ? metrics : NULL, NULL, NULL, NULL, NULL, n ? points : NULL, &q,
+	                          err, sizeof(err)) < 0)
+		return tm_error("report: %s", err);
+	series = tm_api_series(st, run_id, &q);
+	if (!series)
+		return -1;
+	snprintf(key, sizeof(key), "/api/v1/runs/%lld/series%s", (long long)run_id, query);
+	json_object_set_new(docs, key, series);
+	return 0;
+}
+
+int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path)
+{
+	json_t *data = json_object(), *docs = json_object();
+	char route[64], title[64];
+	int rc;
+
+	json_object_set_new(data, "docs", docs);
+	snprintf(route, sizeof(route), "/run/%lld", (long long)run_id);
+	json_object_set_new(data, "route", json_string(route));
+	rc = add_run_docs(st, docs, run_id, "?points=" RUN_POINTS);
+	snprintf(title, sizeof(title), "run %lld", (long long)run_id);
+	if (rc == 0)
+		rc = write_page(path, title, data);
+	json_decref(data);
+	return rc;
+}
+
+int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path)
+{
+	json_t *data = json_object(), *docs = json_object(), *bench, *runs, *r;
+	char route[64], key[64], title[64];
+	size_t i;
+	int rc = 0;
+
+	json_object_set_new(data, "docs", docs);
+	snprintf(route, sizeof(route), "/bench/%lld", (long long)bench_id);
+	json_object_set_new(data, "route", json_string(route));
+	bench = tm_api_bench(st, bench_id);
+	runs = bench ? json_object_get(bench, "runs") : NULL;
+	if (!bench || !json_array_size(runs)) {
+		json_decref(bench);
+		json_decref(data);
+		return tm_error("no bench %lld (or it has no runs)", (long long)bench_id);
+	}
+	snprintf(key, sizeof(key), "/api/v1/bench/%lld", (long long)bench_id);
+	json_object_set_new(docs, key, bench);
+	json_array_foreach(runs, i, r)
+	{
+		int64_t id = json_integer_value(json_object_get(r, "id"));
+		if (add_run_docs(st, docs, id, BENCH_SERIES) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	snprintf(title, sizeof(title), "bench %lld", (long long)bench_id);
+	if (rc == 0)
+		rc = write_page(path, title, data);
+	json_decref(data);
+	return rc;
+}

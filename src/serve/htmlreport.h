@@ -1,0 +1,19 @@
+/*
+ * `tidemark report --html FILE`: one self-contained HTML file with the
+ * panel's charts and tables for a run or a bench, to send to someone.
+ * uPlot, the panel's script and styles are inlined; the data is one JSON
+ * block (escaped so no collector text can close it) that the script reads,
+ * and a Content-Security-Policy keeps the file from loading anything.
+ */
+#ifndef TM_SERVE_HTMLREPORT_H
+#define TM_SERVE_HTMLREPORT_H
+
+#include <stdint.h>
+
+struct tm_store;
+
+/* 0, or -1 after tm_error (no such run, cannot write PATH). */
+int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path);
+int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path);
+
+#endif

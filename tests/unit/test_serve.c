@@ -1,0 +1,426 @@
+/* serve: hashing, names, the push decoder, idempotent ingest, tokens,
+ * Prometheus text, downsampling and the HTML report. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "store.h"
+#include "util.h"
+#include "serve/api.h"
+#include "serve/auth.h"
+#include "serve/htmlreport.h"
+#include "serve/ingest.h"
+#include "serve/promfmt.h"
+#include "banned.h"
+
+#define T0 1790000000000000LL
+
+static void hexstr(const uint8_t *d, char *out)
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void test_sha256(void **state)
+{
+	uint8_t d[32];
+	char hex[65];
+	(void)state;
+	tm_sha256("abc", 3, d);
+	hexstr(d, hex);
+	assert_string_equal(hex,
+	                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	tm_sha256("", 0, d);
+	hexstr(d, hex);
+	assert_string_equal(hex,
+	                    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* 56 bytes */
+	tm_sha256(m, strlen(m), d);
+	hexstr(d, hex);
+	assert_string_equal(hex,
+	                    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(tm_name_valid("pi-home"));
+	assert_true(tm_name_valid("node_3.example"));
+	assert_false(tm_name_valid(""));
+	assert_false(tm_name_valid("-x"));
+	assert_false(tm_name_valid("<script>"));
+	assert_false(tm_name_valid("a b"));
+	assert_false(
+	    tm_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaX"));
+	assert_true(tm_ct_equal("abc", "abc", 3));
+	assert_false(tm_ct_equal("abc", "abd", 3));
+}
+
+/* A batch body with samples FROM..TO-1 and events FROM_EV..TO_EV-1. */
+static char *batch(const char *uuid, int from, int to, int from_ev, int to_ev, bool end)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *b = malloc(cap);
+	len += (size_t)snprintf(b + len, cap - len,
+	                        "{\"v\":1,\"run\":{\"uuid\":\"%s\",\"machine\":\"pi\","
+	                        "\"interval_usec\":1000000,\"started_wall_usec\":%lld,"
+	                        "\"command_json\":\"[\\\"x\\\"]\"},\"samples\":[",
+	                        uuid, (long long)T0);
+	for (int i = from; i < to; i++)
+		len += (size_t)snprintf(b + len, cap - len,
+		                        "%s{\"seq\":%d,\"t_wall_usec\":%lld,\"t_mono_usec\":%d,"
+		                        "\"values\":{\"cg_anon_bytes\":%d,\"cg_file_bytes\":7}}",
+		                        i > from ? "," : "", i, (long long)(T0 + i * 1000000LL),
+		                        i * 1000000, 1000 + i);
+	len += (size_t)snprintf(b + len, cap - len, "],\"events\":[");
+	for (int i = from_ev; i < to_ev; i++)
+		len += (size_t)snprintf(b + len, cap - len,
+		                        "%s{\"i\":%d,\"t_wall_usec\":%lld,\"kind\":\"oom_kill\","
+		                        "\"detail\":\"<img src=x onerror=alert(1)>\"}",
+		                        i > from_ev ? "," : "", i, (long long)(T0 + i));
+	len += (size_t)snprintf(b + len, cap - len, "]%s}",
+	                        end ? ",\"end\":{\"ended_wall_usec\":1790000100000000,"
+	                              "\"outcome\":\"completed\",\"exit_code\":0}"
+	                            : "");
+	return b;
+}
+
+static void test_decode_valid(void **state)
+{
+	struct tm_batch b;
+	char err[256];
+	char *body = batch("u-1", 0, 5, 0, 2, true);
+	(void)state;
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), 0);
+	assert_int_equal(b.n_samples, 5);
+	assert_int_equal(b.samples[4].seq, 4);
+	assert_true(tm_sample_has(&b.samples[0], TM_M_CG_ANON_BYTES));
+	assert_false(tm_sample_has(&b.samples[0], TM_M_CG_MAX_BYTES));
+	assert_int_equal(b.samples[2].v[TM_M_CG_ANON_BYTES], 1002);
+	assert_int_equal(b.n_events, 2);
+	assert_true(b.has_end);
+	assert_string_equal(b.meta.uuid, "u-1");
+	tm_batch_release(&b);
+	free(body);
+}
+
+static void expect_refused(const char *body, const char *why)
+{
+	struct tm_batch b;
+	char err[256] = "";
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), -1);
+	if (!strstr(err, why))
+		fail_msg("'%s' refused with '%s', expected '%s'", body, err, why);
+}
+
+#define RUN                                                                                        \
+	"\"run\":{\"uuid\":\"u\",\"interval_usec\":1000000,\"started_wall_usec\":"                 \
+	"1790000000000000}"
+
+static void test_decode_refuses(void **state)
+{
+	(void)state;
+	expect_refused("", "not valid JSON");
+	expect_refused("[1]", "must be a JSON object");
+	expect_refused("{\"v\":2," RUN "}", "version");
+	expect_refused("{\"v\":1}", "missing 'run'");
+	expect_refused("{\"v\":1," RUN ",\"x\":1}", "unknown field");
+	expect_refused("{\"v\":1,\"run\":{\"uuid\":\"<b>\",\"interval_usec\":1000000,"
+	               "\"started_wall_usec\":1790000000000000}}",
+	               "not allowed");
+	expect_refused("{\"v\":1,\"run\":{\"uuid\":\"u\",\"interval_usec\":\"1\","
+	               "\"started_wall_usec\":1790000000000000}}",
+	               "must be an integer");
+	expect_refused("{\"v\":1,\"run\":{\"uuid\":\"u\",\"interval_usec\":1,"
+	               "\"started_wall_usec\":1790000000000000}}",
+	               "out of range");
+	expect_refused(
+	    "{\"v\":1,\"run\":{\"uuid\":\"u\",\"machine\":\"<script>\",\"interval_usec\":"
+	    "1000000,\"started_wall_usec\":1790000000000000}}",
+	    "not allowed");
+	expect_refused("{\"v\":1," RUN ",\"samples\":[{\"seq\":0,\"t_wall_usec\":1790000000000000,"
+	               "\"values\":{\"nope_bytes\":1}}]}",
+	               "unknown metric");
+	expect_refused("{\"v\":1," RUN ",\"samples\":[{\"seq\":0,\"t_wall_usec\":1790000000000000,"
+	               "\"values\":{\"cg_anon_bytes\":1.5}}]}",
+	               "must be an integer");
+	expect_refused(
+	    "{\"v\":1," RUN ",\"samples\":[{\"seq\":0,\"t_wall_usec\":1790000000000000,"
+	    "\"values\":{}},{\"seq\":2,\"t_wall_usec\":1790000000000000,\"values\":{}}]}",
+	    "consecutive");
+	expect_refused("{\"v\":1," RUN ",\"samples\":[{\"seq\":-1,\"t_wall_usec\":1790000000000000,"
+	               "\"values\":{}}]}",
+	               "out of range");
+	expect_refused("{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+	               "\"text\":\"a\\u0000b\"}]}",
+	               "not allowed");
+	expect_refused("{\"v\":1," RUN ",\"progress\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+	               "\"value\":\"x\"}]}",
+	               "finite number");
+	expect_refused("{\"v\":1," RUN ",\"end\":{\"ended_wall_usec\":1790000000000000,"
+	               "\"outcome\":\"<i>\"}}",
+	               "unknown outcome");
+	expect_refused("{\"v\":1,\"v\":1," RUN "}", "not valid JSON");
+	/* more samples than a batch may hold */
+	size_t cap = 64 * (TM_BATCH_MAX_SAMPLES + 2);
+	char *big = malloc(cap);
+	size_t len = (size_t)snprintf(big, cap, "{\"v\":1," RUN ",\"samples\":[");
+	for (int i = 0; i <= TM_BATCH_MAX_SAMPLES; i++)
+		len += (size_t)snprintf(big + len, cap - len, "%s{}", i ? "," : "");
+	snprintf(big + len, cap - len, "]}");
+	expect_refused(big, "more than");
+	free(big);
+}
+
+struct fixture {
+	char dir[64], path[128];
+	struct tm_store *st;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tm-serve-unit.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/s.db", f->dir);
+	assert_int_equal(tm_store_open(f->path, &f->st), 0);
+	assert_int_equal(tm_auth_init(f->st), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[160];
+	tm_store_close(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static int apply(struct tm_ingest *ing, struct tm_store *st, const char *machine, char *body,
+                 struct tm_push_ack *ack)
+{
+	struct tm_batch b;
+	char err[256];
+	int rc;
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), 0);
+	rc = tm_ingest_apply(ing, st, machine, "127.0.0.1", &b, ack, err, sizeof(err));
+	tm_batch_release(&b);
+	free(body);
+	return rc;
+}
+
+static int count_cb(void *ctx, const struct tm_sample *s)
+{
+	int64_t *n = ctx;
+	assert_int_equal(s->seq, *n);
+	++*n;
+	return 0;
+}
+
+static int count_ev(void *ctx, const struct tm_event *ev)
+{
+	(void)ev;
+	++*(int64_t *)ctx;
+	return 0;
+}
+
+static void test_ingest_exactly_once(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_ingest *ing = tm_ingest_new();
+	struct tm_push_ack a;
+	struct tm_run_info ri;
+	int64_t n = 0, nev = 0;
+
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-a", 0, 10, 0, 1, false), &a), 0);
+	assert_int_equal(a.next_seq, 10);
+	assert_int_equal(a.next_event, 1);
+	/* the same batch again: nothing new */
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-a", 0, 10, 0, 1, false), &a), 0);
+	assert_int_equal(a.next_seq, 10);
+	/* overlapping: only the new part */
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-a", 5, 15, 0, 3, false), &a), 0);
+	assert_int_equal(a.next_seq, 15);
+	assert_int_equal(a.next_event, 3);
+	/* a gap: refused, and the answer says where to resume */
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-a", 20, 25, 3, 3, false), &a), 409);
+	assert_int_equal(a.next_seq, 15);
+	/* another machine cannot write into this run */
+	assert_int_equal(apply(ing, f->st, "vps", batch("run-a", 15, 16, 3, 3, false), &a), 403);
+	/* a fresh ingest (a restarted server) counts from the store */
+	tm_ingest_free(ing);
+	ing = tm_ingest_new();
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-a", 10, 20, 2, 4, true), &a), 0);
+	assert_int_equal(a.next_seq, 20);
+	assert_int_equal(a.next_event, 4);
+	assert_true(a.ended);
+	assert_int_equal(tm_store_each_sample(f->st, a.run_id, 0, -1, count_cb, &n), 0);
+	assert_int_equal(n, 20);
+	assert_int_equal(tm_store_each_event(f->st, a.run_id, count_ev, &nev), 0);
+	assert_int_equal(nev, 4);
+	assert_int_equal(tm_store_run_get(f->st, a.run_id, &ri), 0);
+	assert_string_equal(ri.machine, "pi");
+	assert_string_equal(ri.outcome, "completed");
+	tm_run_info_release(&ri);
+	tm_ingest_free(ing);
+}
+
+static void test_tokens(void **state)
+{
+	struct fixture *f = *state;
+	char w[TM_TOKEN_LEN + 1], r[TM_TOKEN_LEN + 1], name[TM_NAME_MAX + 1];
+	char bad[TM_TOKEN_LEN + 1];
+
+	assert_int_equal(tm_token_add(f->st, "pi", "write", w), 0);
+	assert_int_equal(tm_token_add(f->st, "viewer", "read", r), 0);
+	assert_int_equal(strlen(w), TM_TOKEN_LEN);
+	assert_int_equal(tm_token_check(f->st, w, "write", name), 0);
+	assert_string_equal(name, "pi");
+	assert_int_equal(tm_token_check(f->st, r, "read", name), 0);
+	assert_string_equal(name, "viewer");
+	assert_int_equal(tm_token_check(f->st, r, "write", name), 1); /* read cannot write */
+	assert_int_equal(tm_token_check(f->st, w, "read", name), 0);  /* write can read */
+	memcpy(bad, w, sizeof(bad));
+	bad[10] = bad[10] == 'a' ? 'b' : 'a';
+	assert_int_equal(tm_token_check(f->st, bad, "write", name), 1);
+	assert_int_equal(tm_token_check(f->st, "", "write", name), 1);
+	assert_int_equal(tm_token_check(f->st, NULL, "write", name), 1);
+	/* stored hashed: the clear token is not in the file */
+	sqlite3_stmt *q;
+	assert_int_equal(sqlite3_prepare_v2(tm_store_sqlite(f->st),
+	                                    "SELECT count(*) FROM tokens WHERE hash LIKE '%tm_%'",
+	                                    -1, &q, NULL),
+	                 0);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(q, 0), 0);
+	sqlite3_finalize(q);
+	assert_int_equal(tm_token_remove(f->st, "pi", "write"), 0);
+	assert_int_equal(tm_token_check(f->st, w, "write", name), 1);
+	assert_int_equal(tm_token_remove(f->st, "pi", "write"), 1);
+	assert_int_equal(tm_token_add(f->st, "bad name", "write", w), -1);
+}
+
+static void test_prom_format(void **state)
+{
+	struct tm_sample s;
+	char name[128], label[64];
+	double scale;
+	(void)state;
+	tm_sample_clear(&s);
+	s.t_wall_usec = T0;
+	tm_sample_set(&s, TM_M_CG_ANON_BYTES, 123);
+	tm_sample_set(&s, TM_M_CG_EVENTS_OOM_KILL, 2);
+	tm_sample_set(&s, TM_M_CG_EVENTS_HIGH, 5);
+	tm_sample_set(&s, TM_M_CG_PSI_MEM_FULL_USEC, 1500000);
+	tm_sample_set(&s, TM_M_HEAP_LIVE_BYTES, 77);
+	struct tm_prom_target t[2] = {{"pi", "r\"1\n", "/a\\b", &s}, {"vps", "r2", NULL, &s}};
+	char *text = tm_prom_format(t, 2);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "# TYPE tidemark_memory_anon_bytes gauge\n"));
+	assert_non_null(strstr(text, "tidemark_memory_anon_bytes{machine=\"pi\",run=\"r\\\"1\\n\","
+	                             "cgroup=\"/a\\\\b\"} 123\n"));
+	assert_non_null(strstr(text, "tidemark_memory_events_total{machine=\"vps\",run=\"r2\","
+	                             "cgroup=\"\",event=\"oom_kill\"} 2\n"));
+	assert_non_null(
+	    strstr(text, "tidemark_pressure_memory_stalled_seconds_total{machine=\"pi\""));
+	assert_non_null(strstr(text, "} 1.500000\n"));
+	assert_non_null(strstr(text, "tidemark_heap_live_bytes{"));
+	/* one TYPE line per family, even with several metrics in it */
+	char *first = strstr(text, "# TYPE tidemark_memory_events_total");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "# TYPE tidemark_memory_events_total"));
+	free(text);
+	tm_prom_name(TM_M_PROC_UTIME_USEC, name, sizeof(name), label, sizeof(label), &scale);
+	assert_string_equal(name, "tidemark_process_utime_seconds_total");
+	tm_prom_name(TM_M_CG_CPU_USAGE_USEC, name, sizeof(name), label, sizeof(label), &scale);
+	assert_string_equal(name, "tidemark_cpu_usage_seconds_total");
+	tm_prom_name(TM_M_CG_FILE_BYTES, name, sizeof(name), label, sizeof(label), &scale);
+	assert_string_equal(name, "tidemark_memory_file_bytes");
+}
+
+static void test_series_buckets(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_ingest *ing = tm_ingest_new();
+	struct tm_push_ack a;
+	struct tm_series_query q;
+	char err[128];
+
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-s", 0, 100, 0, 0, false), &a), 0);
+	assert_int_equal(tm_series_query_parse("cg_anon_bytes,cg_max_bytes", NULL, NULL, NULL,
+	                                       "10000000", NULL, &q, err, sizeof(err)),
+	                 0);
+	json_t *doc = tm_api_series(f->st, a.run_id, &q);
+	assert_non_null(doc);
+	json_t *t = json_object_get(doc, "t");
+	assert_int_equal(json_array_size(t), 10); /* 100 s in 10 s buckets */
+	json_t *anon = json_object_get(json_object_get(doc, "series"), "cg_anon_bytes");
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(anon, "min"), 0)), 1000);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(anon, "max"), 0)), 1009);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(anon, "max"), 9)), 1099);
+	/* missing is not zero: a metric never recorded is left out */
+	assert_null(json_object_get(json_object_get(doc, "series"), "cg_max_bytes"));
+	assert_int_equal(json_integer_value(json_object_get(doc, "last_seq")), 99);
+	json_decref(doc);
+	assert_int_equal(
+	    tm_series_query_parse("bogus", NULL, NULL, NULL, NULL, NULL, &q, err, sizeof(err)), -1);
+	assert_int_equal(
+	    tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, "0", &q, err, sizeof(err)), -1);
+	tm_ingest_free(ing);
+}
+
+static void test_html_report(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_ingest *ing = tm_ingest_new();
+	struct tm_push_ack a;
+	char path[160];
+	size_t len;
+
+	assert_int_equal(apply(ing, f->st, "pi", batch("run-h", 0, 30, 0, 2, true), &a), 0);
+	assert_int_equal(tm_store_add_mark(f->st, a.run_id, T0 + 5000000, 5000000,
+	                                   "</script><script>window.__pwned=1</script>"),
+	                 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	snprintf(path, sizeof(path), "%s/r.html", f->dir);
+	assert_int_equal(tm_html_report_run(f->st, a.run_id, path), 0);
+	char *html = tm_read_file(path, &len);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "id=\"tm-data\""));
+	assert_non_null(strstr(html, "uPlot"));
+	assert_null(strstr(html, "<img src=x"));         /* event detail escaped */
+	assert_null(strstr(html, "__pwned=1</script>")); /* mark text escaped */
+	assert_non_null(strstr(html, "\\u003c/script\\u003e"));
+	free(html);
+	assert_int_equal(tm_html_report_run(f->st, 9999, path), -1);
+	tm_ingest_free(ing);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_decode_valid),
+	    cmocka_unit_test(test_decode_refuses),
+	    cmocka_unit_test(test_prom_format),
+	    cmocka_unit_test_setup_teardown(test_ingest_exactly_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_series_buckets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_html_report, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
