@@ -1,0 +1,114 @@
+#!/bin/sh
+# tidemark serve: tokens, pushes, reads, and refusing what should be refused.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/serve.d/lib.sh"
+trap 'stop_server; rm -rf "$T"' EXIT
+
+out=$("$TM" serve --help)
+case $out in *examples:*) ok "serve --help shows examples" ;; *) fail "serve --help shows examples" ;; esac
+check_fails "serve refuses a bad option" "unrecognized|unexpected" "$TM" serve --bogus
+check_fails "serve refuses a bad address" "listen address" "$TM" serve --listen nowhere
+check_fails "token add refuses a hostile name" "invalid name" "$TM" serve token add '<script>' --db "$T/s.db"
+
+S=$T/s.db
+"$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add vps --db "$S" >"$T/vps.tok" &&
+	"$TM" serve token add --read viewer --db "$S" >"$T/read.tok"
+chmod 600 "$T"/*.tok
+if grep -qE '^tm_[0-9a-f]{64}$' "$T/pi.tok"; then ok "token add prints a token"; else fail "token add prints a token" "$(cat "$T/pi.tok")"; fi
+tok=$(cat "$T/pi.tok")
+if [ "$(q "$S" "select count(*) from tokens where hash = '$tok'")" = 0 ] &&
+	[ "$(q "$S" "select count(*) from tokens where length(hash) = 64")" = 3 ]; then
+	ok "tokens are stored hashed"
+else
+	fail "tokens are stored hashed"
+fi
+"$TM" serve token list --db "$S" | grep -q "write pi" && ok "token list" || fail "token list"
+
+if ! start_server "$S" --max-body 256K; then
+	fail "server starts" "$(cat "$T/srv.err")"
+	exit 0
+fi
+ok "server starts on $URL"
+case $URL in http://127.0.0.1:*) ok "listens on loopback" ;; *) fail "listens on loopback" "$URL" ;; esac
+
+# two collectors push
+"$FEED" "$T/pi.db" pi 1200 0 "$URL" "$T/pi.tok" >"$T/pi.uuid" 2>"$T/feed.err" &&
+	"$FEED" "$T/vps.db" vps 700 0 "$URL" "$T/vps.tok" >"$T/vps.uuid" 2>>"$T/feed.err"
+check "collectors push" test -s "$T/vps.uuid"
+pi_run=$(q "$S" "select id from runs where uuid = '$(cat "$T/pi.uuid")'")
+n=$(q "$S" "select count(*) || '/' || count(distinct seq) || '/' || min(seq) || '/' || max(seq) from samples where run_id = '$pi_run'")
+[ "$n" = "1200/1200/0/1199" ] && ok "every sample stored once" || fail "every sample stored once" "$n"
+for kind in events progress marks; do
+	a=$(q "$T/pi.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$pi_run'")
+	[ "$a" = "$b" ] && [ "$a" -gt 0 ] && ok "$kind arrive ($a)" || fail "$kind arrive" "local $a, server $b"
+done
+[ "$(q "$S" "select machine || ':' || outcome from runs where id = '$pi_run'")" = "pi:completed" ] &&
+	ok "run filed under the token's machine, with its end" || fail "run filed under the token's machine"
+# the same collector data pushed again changes nothing
+"$FEED" "$T/pi.db" pi 0 0 "$URL" "$T/pi.tok" >/dev/null 2>&1
+[ "$(q "$S" "select count(*) from samples")" = 1900 ] && ok "no duplicates" || fail "no duplicates" "$(q "$S" "select count(*) from samples")"
+
+R="Authorization: Bearer $(cat "$T/read.tok")"
+W="Authorization: Bearer $(cat "$T/pi.tok")"
+body='{"v":1,"run":{"uuid":"x1","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
+before=$(q "$S" "select count(*) from runs")
+
+# auth
+expect_status "push without a token is refused" 401 POST /api/v1/push -d "$body"
+expect_status "push with a wrong token is refused" 401 POST /api/v1/push -H "Authorization: Bearer tm_$(printf '%064d' 0)" -d "$body"
+expect_status "push with a read token is refused" 401 POST /api/v1/push -H "$R" -d "$body"
+expect_status "reads need a read token" 401 GET /api/v1/runs
+expect_status "/metrics needs a read token" 401 GET /metrics
+expect_status "reads with a read token" 200 GET /api/v1/machines -H "$R"
+grep -q '"name":"vps"' "$T/body" && ok "machines listed" || fail "machines listed" "$(cat "$T/body")"
+expect_status "the panel page itself needs no token" 200 GET /
+expect_status "unknown pages are 404" 404 GET /nope
+expect_status "GET on push is refused" 405 GET /api/v1/push -H "$W"
+
+# malformed, hostile, oversized
+expect_status "malformed JSON is refused" 400 POST /api/v1/push -H "$W" -d '{"v":1,'
+grep -q "not valid JSON" "$T/body" && ok "the refusal says why" || fail "the refusal says why" "$(cat "$T/body")"
+expect_status "HTML in a machine name is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x2","machine":"<script>alert(1)</script>","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
+expect_status "a bad uuid is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"\"><img src=x>","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
+expect_status "an unknown metric is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x3","interval_usec":1000000,"started_wall_usec":1790000000000000},"samples":[{"seq":0,"t_wall_usec":1790000000000000,"values":{"rm -rf":1}}]}'
+expect_status "a wrong type is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x4","interval_usec":"soon","started_wall_usec":1790000000000000}}'
+awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"x5\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000},\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,\"text\":\""; for (i = 0; i < 300000; i++) printf "a"; printf "\"}]}" }' >"$T/big.json"
+expect_status "an oversized body is refused" 413 POST /api/v1/push -H "$W" --data-binary @"$T/big.json"
+expect_status "an oversized chunked body is refused" 413 POST /api/v1/push -H "$W" -H "Transfer-Encoding: chunked" --data-binary @"$T/big.json"
+expect_status "bad series arguments are refused" 400 GET "/api/v1/runs/$pi_run/series?points=-1" -H "$R"
+expect_status "a missing run is 404" 404 GET /api/v1/runs/424242 -H "$R"
+[ "$(q "$S" "select count(*) from runs")" = "$before" ] && ok "refused requests changed nothing" || fail "refused requests changed nothing"
+
+# reads
+expect_status "series" 200 GET "/api/v1/runs/$pi_run/series?points=100" -H "$R"
+grep -q '"cg_anon_bytes":{"min":\[' "$T/body" && ok "series has min/max buckets" || fail "series has min/max buckets" "$(head -c 300 "$T/body")"
+expect_status "run document" 200 GET "/api/v1/runs/$pi_run" -H "$R"
+grep -q 'killed <b>worker' "$T/body" && ok "collector text passed as JSON text" || fail "collector text passed as JSON text"
+http GET / -D "$T/headers" >/dev/null
+grep -qi "content-security-policy: default-src 'none'; script-src 'self'" "$T/headers" && ok "panel sent with a strict CSP" || fail "panel sent with a strict CSP"
+
+# /metrics
+expect_status "/metrics with a read token" 200 GET /metrics -H "$R"
+cp "$T/body" "$T/metrics.txt"
+grep -q '^tidemark_memory_anon_bytes{machine="pi",run="'"$(cat "$T/pi.uuid")"'",cgroup="/tidemark/feed"} ' "$T/metrics.txt" &&
+	ok "/metrics has each machine's latest sample" || fail "/metrics has each machine's latest sample" "$(head -5 "$T/metrics.txt")"
+grep -q '^tidemark_memory_events_total{machine="vps",.*event="oom_kill"} ' "$T/metrics.txt" && ok "/metrics has memory events" || fail "/metrics has memory events"
+if command -v promtool >/dev/null; then
+	check "promtool check metrics" sh -c "promtool check metrics <'$T/metrics.txt'"
+else
+	skip "promtool check metrics" "promtool not installed"
+fi
+
+# rate limit: 1 sample/s leaves a burst of one full batch
+stop_server
+PORT= start_server "$S" --max-rate 1 || fail "server restarts"
+awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"rate-1\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000},\"samples\":["; for (i = 0; i < 2000; i++) printf "%s{\"seq\":%d,\"t_wall_usec\":1790000000000000,\"values\":{\"cg_anon_bytes\":1}}", (i ? "," : ""), i; printf "]}" }' >"$T/rate.json"
+expect_status "a full batch within the burst" 200 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
+expect_status "more than the rate allows is refused" 429 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
+stop_server
+grep -q "ERROR: AddressSanitizer" "$T/srv.err" && fail "server log clean" "$(head "$T/srv.err")"
+exit 0
