@@ -1,0 +1,46 @@
+#!/bin/sh
+# A server killed (SIGKILL) and restarted while a collector pushes: every
+# sample, event, progress point and mark arrives exactly once.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/serve.d/lib.sh"
+trap 'stop_server; [ -n "${FEED_PID:-}" ] && kill "$FEED_PID" 2>/dev/null; rm -rf "$T"' EXIT
+
+S=$T/s.db
+"$TM" serve token add pi --db "$S" >"$T/pi.tok" || { fail "token add"; exit 0; }
+chmod 600 "$T/pi.tok"
+start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
+
+# 600 samples, one every 20 ms: about 12 s of pushing
+"$FEED" "$T/pi.db" pi 600 20 "$URL" "$T/pi.tok" >"$T/uuid" 2>"$T/feed.err" &
+FEED_PID=$!
+kills=0
+for pause in 2 3; do
+	sleep "$pause"
+	kill -9 "$SRV_PID"
+	wait "$SRV_PID" 2>/dev/null
+	kills=$((kills + 1))
+	sleep 1.5
+	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 0; }
+done
+ok "server killed and restarted $kills times during the push"
+wait "$FEED_PID"
+rc=$?
+FEED_PID=
+[ $rc -eq 0 ] && ok "collector finished and everything was acknowledged" || fail "collector finished" "exit $rc: $(tail -3 "$T/feed.err")"
+grep -q "not reachable" "$T/feed.err" && ok "collector noticed the outage" || fail "collector noticed the outage" "$(cat "$T/feed.err")"
+run=$(q "$S" "select id from runs where uuid = '$(cat "$T/uuid")'")
+n=$(q "$S" "select count(*) || '/' || count(distinct seq) || '/' || min(seq) || '/' || max(seq) from samples where run_id = '$run'")
+[ "$n" = "600/600/0/599" ] && ok "every sample exactly once ($n)" || fail "every sample exactly once" "$n"
+for kind in events progress marks; do
+	a=$(q "$T/pi.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$run'")
+	[ "$a" = "$b" ] && ok "$kind exactly once ($a)" || fail "$kind exactly once" "local $a, server $b"
+done
+# the stored values are the collector's, not just the right count
+a=$(sqlite3 "$T/pi.db" "select group_concat(t_wall_usec || ':' || t_mono_usec || ':' || value) from progress")
+b=$(q "$S" "select group_concat(t_wall_usec || ':' || t_mono_usec || ':' || value) from progress where run_id = '$run'")
+[ "$a" = "$b" ] && ok "progress points identical" || fail "progress points identical"
+a=$(sqlite3 "$T/pi.db" "select group_concat(seq || ':' || t_wall_usec || ':' || hex(data)) from samples")
+b=$(q "$S" "select group_concat(seq || ':' || t_wall_usec || ':' || hex(data)) from samples where run_id = '$run'")
+[ "$a" = "$b" ] && ok "samples identical to the collector's" || fail "samples identical to the collector's"
+[ "$(q "$S" "select outcome from runs where id = '$run'")" = completed ] && ok "run end arrived" || fail "run end arrived"
+exit 0
