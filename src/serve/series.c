@@ -121,10 +121,10 @@ static int take_sample(void *ctx, const struct tm_sample *s)
 	if (b >= a->q->points)
 		return 1;
 	a->last_seq = s->seq;
-	if (b >= a->nb) {
+	if (b >= a->nb)
 		a->nb = (int)b + 1;
-		a->t[b] = (double)s->t_wall_usec / 1e6;
-	}
+	if (a->t[b] == 0)
+		a->t[b] = (double)s->t_wall_usec / 1e6; /* 0: an empty bucket, left out */
 	for (int i = 0; i < a->q->nmetrics; i++) {
 		size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
 		enum tm_metric m = (enum tm_metric)a->q->metrics[i];
@@ -184,11 +184,14 @@ static json_t *series_doc(const struct bucket_acc *a, int64_t run_id)
 	json_t *o = json_object(), *t = json_array(), *series = json_object();
 
 	for (int b = 0; b < a->nb; b++)
-		json_array_append_new(t, json_real(a->t[b]));
+		if (a->t[b] != 0)
+			json_array_append_new(t, json_real(a->t[b]));
 	for (int i = 0; i < a->q->nmetrics; i++) {
 		json_t *mn = json_array(), *mx = json_array();
 		bool any = false;
 		for (int b = 0; b < a->nb; b++) {
+			if (a->t[b] == 0)
+				continue;
 			size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
 			json_array_append_new(mn, int_or_null(a->has[k], a->mn[k]));
 			json_array_append_new(mx, int_or_null(a->has[k], a->mx[k]));

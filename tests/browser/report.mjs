@@ -1,0 +1,40 @@
+// Opens a `tidemark report --html` file in headless chromium with the
+// network cut off and checks that it draws its charts from the inlined data.
+//   node report.mjs FILE OUT_DIR
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const [file, outDir] = process.argv.slice(2);
+let failed = 0;
+const ok = (n) => console.log(`ok - ${n}`);
+const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${why}`); };
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
+const browser = await chromium.launchPersistentContext(profile, {
+	executablePath: "/usr/bin/chromium", headless: true, offline: true,
+	viewport: { width: 1300, height: 1600 },
+	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+	const page = await browser.newPage();
+	const errors = [], requests = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	page.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
+	await page.goto("file://" + path.resolve(file));
+	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
+	const charts = await page.evaluate(() => window.tmCharts);
+	const mem = charts.find((c) => c.key === "memory");
+	mem && mem.points > 0 ? ok(`HTML report draws the memory chart (${mem.points} points)`) : notOk("HTML report draws the memory chart", JSON.stringify(charts));
+	requests.length === 0 ? ok("HTML report loads nothing from the network") : notOk("HTML report loads nothing", requests.join(" "));
+	const safe = await page.evaluate(() => window.__pwned === undefined);
+	safe ? ok("HTML report: collector text inert") : notOk("HTML report: collector text inert", "script from data ran");
+	errors.length === 0 ? ok("HTML report: no page errors") : notOk("HTML report: no page errors", errors.join(" | "));
+	fs.mkdirSync(outDir, { recursive: true });
+	await page.screenshot({ path: path.join(outDir, "report.png"), fullPage: true });
+} finally {
+	await browser.close();
+	fs.rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,79 @@
+#!/bin/sh
+# /metrics scraped by a real Prometheus (Debian's), started here on
+# 127.0.0.1 with its own config and storage; then asked for our series.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/serve.d/lib.sh"
+PROM_PID=
+trap 'stop_server; [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null; rm -rf "$T"' EXIT
+
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+	skip "prometheus scrapes /metrics" "prometheus/promtool not installed (apt-get install prometheus)"
+	exit 0
+fi
+S=$T/s.db
+"$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add --read prom --db "$S" >"$T/read.tok"
+chmod 600 "$T"/*.tok
+start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
+"$FEED" "$T/pi.db" pi 300 0 "$URL" "$T/pi.tok" >/dev/null 2>"$T/feed.err" || fail "collector pushes" "$(cat "$T/feed.err")"
+
+curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/metrics.txt"
+check "promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
+
+# a free port for prometheus's own web server
+pport=
+for p in $(seq 19090 19190); do
+	if ! curl -s -o /dev/null "http://127.0.0.1:$p/" 2>/dev/null; then pport=$p; break; fi
+done
+cat >"$T/prom.yml" <<EOC
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: tidemark
+    authorization:
+      type: Bearer
+      credentials_file: $T/read.tok
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOC
+check "promtool check config" promtool check config "$T/prom.yml"
+prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
+	--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$T/prom.log" 2>&1 &
+PROM_PID=$!
+found=
+n=0
+while [ $n -lt 60 ]; do
+	sleep 0.5
+	curl -s "http://127.0.0.1:$pport/api/v1/query?query=tidemark_memory_anon_bytes" >"$T/q.json" 2>/dev/null
+	if grep -q '"machine":"pi"' "$T/q.json"; then found=1; break; fi
+	n=$((n + 1))
+done
+[ -n "$found" ] && ok "prometheus scraped tidemark_memory_anon_bytes{machine=\"pi\"}" ||
+	fail "prometheus scraped our series" "$(cat "$T/q.json"; tail -5 "$T/prom.log")"
+curl -s "http://127.0.0.1:$pport/api/v1/query?query=up%7Bjob%3D%22tidemark%22%7D" >"$T/up.json"
+grep -q '"value":\[[0-9.]*,"1"\]' "$T/up.json" && ok "scrape target is up" || fail "scrape target is up" "$(cat "$T/up.json")"
+curl -s "http://127.0.0.1:$pport/api/v1/query?query=tidemark_memory_events_total%7Bevent%3D%22oom_kill%22%7D" >"$T/ev.json"
+grep -q '"event":"oom_kill"' "$T/ev.json" && ok "prometheus has the oom_kill counter" || fail "prometheus has the oom_kill counter" "$(cat "$T/ev.json")"
+
+# `record --metrics-listen`: the collector's own exporter
+mport=$((pport + 1))
+timeout -k 2 15 "$TM" record --db "$T/rec.db" --metrics-listen "127.0.0.1:$mport" -- sleep 4 >"$T/rec.out" 2>&1 &
+REC_PID=$!
+got=
+n=0
+while [ $n -lt 30 ]; do
+	sleep 0.2
+	if curl -s "http://127.0.0.1:$mport/metrics" >"$T/rec.txt" 2>/dev/null && grep -q '^tidemark_' "$T/rec.txt"; then got=1; break; fi
+	kill -0 "$REC_PID" 2>/dev/null || break
+	n=$((n + 1))
+done
+wait "$REC_PID"
+if [ -n "$got" ]; then
+	ok "record --metrics-listen serves /metrics"
+	check "record's /metrics passes promtool" sh -c "promtool check metrics <'$T/rec.txt'"
+elif grep -q "unrecognized option\|metrics-listen" "$T/rec.out"; then
+	skip "record --metrics-listen serves /metrics" "this build's record has no --metrics-listen: $(head -1 "$T/rec.out")"
+else
+	fail "record --metrics-listen serves /metrics" "$(tail -3 "$T/rec.out")"
+fi
+exit 0
