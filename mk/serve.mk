@@ -41,3 +41,8 @@ fuzz-serve: $(B)/fuzz/fuzz_ingest
 	cp fuzz/corpus/ingest/* $(B)/fuzz/corpus-ingest/
 	$(B)/fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 		-dict=fuzz/ingest.dict $(B)/fuzz/corpus-ingest
+
+# Benchmark programs (bench/serve/): built by bench/serve/run.sh.
+$(B)/bench/serve/%: bench/serve/%.c $(B)/libtidemark.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(B)/libtidemark.a $(LDLIBS)

@@ -128,8 +128,7 @@ static void add_push_times(struct tm_store *st, json_t *by_name)
 
 json_t *tm_api_machines(struct tm_store *st)
 {
-	json_t *by_name = json_object(), *arr = json_array(), *v;
-	const char *key;
+	json_t *by_name = json_object(), *arr = json_array();
 
 	if (tm_store_each_run(st, 0, add_machine, by_name) < 0) {
 		json_decref(by_name);
@@ -137,7 +136,8 @@ json_t *tm_api_machines(struct tm_store *st)
 		return NULL;
 	}
 	add_push_times(st, by_name);
-	json_object_foreach(by_name, key, v) json_array_append(arr, v);
+	for (void *it = json_object_iter(by_name); it; it = json_object_iter_next(by_name, it))
+		json_array_append(arr, json_object_iter_value(it));
 	json_decref(by_name);
 	return arr;
 }

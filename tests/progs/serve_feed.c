@@ -92,6 +92,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc == 7 && tm_pusher_new(argv[5], argv[6], st, run, &p) < 0)
 		return 1;
+	int64_t w0 = tm_now_mono_usec();
 	for (int64_t seq = 0; seq < count; seq++) {
 		if (write_one(st, run, seq, t0) < 0)
 			return 1;
@@ -109,8 +110,14 @@ int main(int argc, char **argv)
 	struct tm_run_end e = {tm_now_wall_usec(), "completed", 0, 0, NULL};
 	if (tm_store_run_end(st, run, &e) < 0 || tm_store_commit(st) < 0)
 		return 1;
+	int64_t w1 = tm_now_mono_usec();
 	if (p) {
 		rc = tm_pusher_finish(p, 120 * 1000000LL) < 0;
+		int64_t w2 = tm_now_mono_usec();
+		if (interval_ms == 0 && count > 0)
+			fprintf(stderr,
+			        "serve_feed: wrote %lld samples in %.3f s, pushed them in %.3f s\n",
+			        (long long)count, (double)(w1 - w0) / 1e6, (double)(w2 - w1) / 1e6);
 		if (rc)
 			fprintf(stderr, "serve_feed: not everything was acknowledged\n");
 		tm_pusher_free(p);
