@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "benchtab.h"
 #include "cmds.h"
 #include "error.h"
 #include "store.h"
@@ -34,7 +35,8 @@ static const char usage_text[] =
 	"  tidemark report\n"
 	"  tidemark report 3 --window 100:500\n"
 	"  tidemark report --json | jq .figures.peak_anon_bytes\n"
-	"  tidemark report --series > run.csv\n";
+	"  tidemark report --series > run.csv\n"
+	"  tidemark report --bench 2\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
@@ -42,6 +44,7 @@ static const struct option long_opts[] = {
 	{"db", required_argument, NULL, 'o'},	 {"window", required_argument, NULL, 'w'},
 	{"json", no_argument, NULL, 'j'},	 {"csv", no_argument, NULL, 'c'},
 	{"series", no_argument, NULL, 's'},	 {"help", no_argument, NULL, 'h'},
+	{"bench", required_argument, NULL, 'b'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -274,7 +277,7 @@ int cmd_report(int argc, char **argv)
 	struct tm_window win, *w = NULL;
 	enum fmt fmt = FMT_TEXT;
 	struct tm_store *st;
-	int64_t run = 0;
+	int64_t run = 0, bench = 0;
 	int c, rc;
 
 	optind = 1;
@@ -297,6 +300,12 @@ int cmd_report(int argc, char **argv)
 		case 's':
 			fmt = FMT_SERIES;
 			break;
+		case 'b':
+			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
+				fprintf(stderr, "tidemark report: '%s' is not a bench id\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -311,6 +320,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (tm_store_open_readonly(db, &st))
 		return 1;
+	if (bench) {
+		rc = tm_bench_table_print(st, bench, stdout);
+		tm_store_close(st);
+		return rc ? 1 : 0;
+	}
 	rc = 0;
 	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
 		if (rc > 0)

@@ -37,6 +37,8 @@
 #include "store.h"
 #include "util.h"
 #include "heap/heapshm.h"
+#include "serve/promexport.h"
+#include "serve/push.h"
 #include "../banned.h"
 
 enum phase { PH_WORK, PH_SETTLE, PH_TERM, PH_DONE };
@@ -59,6 +61,8 @@ struct rec {
 	bool own_cg;
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
+	struct tm_pusher *pusher;
+	struct tm_prom_server *prom;
 	struct tm_launch child;
 	bool launched, child_gone;
 	int child_status;
@@ -400,7 +404,13 @@ static int take_sample(struct rec *r, int64_t deadline)
 	r->prev = *s;
 	r->have_prev = true;
 	r->seq++;
-	return tm_store_commit(r->st);
+	if (tm_store_commit(r->st))
+		return -1;
+	if (r->prom)
+		tm_prom_server_update(r->prom, s);
+	if (r->pusher)
+		tm_pusher_tick(r->pusher);
+	return 0;
 }
 
 /* ---- ending ---- */
@@ -757,6 +767,35 @@ static void close_all(struct rec *r)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
+/* Pushing and /metrics, when asked for.  The run must exist in the store. */
+static int open_outputs(struct rec *r)
+{
+	const struct tm_record_opts *o = r->o;
+	char run_label[32], host[256] = "unknown";
+
+	if (o->push_url && tm_pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
+		return -1;
+	if (!o->metrics_listen)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
+	return tm_prom_server_start(o->metrics_listen, host, run_label, &r->prom);
+}
+
+static void close_outputs(struct rec *r)
+{
+	if (r->pusher) {
+		/* the local store has everything, whatever the server got */
+		if (tm_pusher_finish(r->pusher, 10000000))
+			tm_warn("not everything reached the server; the local store has it all");
+		tm_pusher_free(r->pusher);
+		r->pusher = NULL;
+	}
+	if (r->prom)
+		tm_prom_server_stop(r->prom);
+	r->prom = NULL;
+}
+
 static int open_sampler(struct rec *r)
 {
 	struct tm_sampler_cfg cfg = {
@@ -842,7 +881,7 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	}
 	if (o->argv)
 		add_event(r, "start", r->child.pid, 0, NULL);
-	if (open_sampler(r) || sample_loop(r))
+	if (open_outputs(r) || open_sampler(r) || sample_loop(r))
 		goto out;
 	decide_outcome(r, res);
 	res->wall_usec = (r->work_end_mono ? r->work_end_mono : tm_now_mono_usec()) - r->start_mono;
@@ -855,7 +894,10 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 		.reason = res->reason[0] ? res->reason : NULL,
 	};
 	rc = tm_store_run_end(r->st, r->run_id, &end) || tm_store_commit(r->st) ? -1 : 0;
+	if (r->pusher)
+		tm_pusher_tick(r->pusher); /* the run's end, too */
 out:
+	close_outputs(r);
 	if (r->launched && !r->child_gone) {
 		signal_target(r, SIGKILL);
 		waitpid(r->child.pid, NULL, 0);

@@ -144,6 +144,44 @@ static int check_metrics(struct tm_store *st)
 	return rc;
 }
 
+static int try_set_up(struct tm_store *st, char **err)
+{
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
+			 err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
+		return sqlite3_errcode(st->db);
+	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db,
+			 "INSERT OR IGNORE INTO meta(key, value) VALUES "
+			 "('schema_version', '" SCHEMA_VERSION "')",
+			 NULL, NULL, err) != SQLITE_OK ||
+	    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
+		int rc = sqlite3_errcode(st->db);
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc == SQLITE_OK ? SQLITE_ERROR : rc;
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * Creates the schema.  Two processes creating one new file race for the
+ * switch to WAL, where SQLite's busy handler does not wait for us: retry.
+ */
+static int set_up_schema(struct tm_store *st, char **err)
+{
+	for (int attempt = 0; attempt < 200; attempt++) {
+		int rc = try_set_up(st, err);
+		if (rc == SQLITE_OK)
+			return 0;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			return -1;
+		sqlite3_free(*err);
+		*err = NULL;
+		usleep(50000);
+	}
+	return -1;
+}
+
 static int open_common(const char *path, int flags, struct tm_store **out)
 {
 	struct tm_store *st = calloc(1, sizeof(*st));
@@ -161,16 +199,7 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if (flags & SQLITE_OPEN_READWRITE) {
-		if (sqlite3_exec(st->db,
-				 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-				 "BEGIN IMMEDIATE;",
-				 NULL, NULL, &err) != SQLITE_OK ||
-		    sqlite3_exec(st->db, schema_sql, NULL, NULL, &err) != SQLITE_OK ||
-		    sqlite3_exec(st->db,
-				 "INSERT OR IGNORE INTO meta(key, value) VALUES "
-				 "('schema_version', '" SCHEMA_VERSION "')",
-				 NULL, NULL, &err) != SQLITE_OK ||
-		    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, &err)) {
+		if (set_up_schema(st, &err)) {
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
 				 err ? err : sqlite3_errmsg(st->db));
 			sqlite3_free(err);
