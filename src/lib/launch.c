@@ -13,8 +13,8 @@
 extern char **environ;
 
 /* In the child after fork: only async-signal-safe calls from here on. */
-static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec_wr, int out_wr, int err_wr, bool null_out,
-		       const sigset_t *sigmask)
+static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec_wr, int out_wr,
+                       int err_wr, bool null_out, const sigset_t *sigmask)
 {
 	char c;
 	int err;
@@ -42,7 +42,7 @@ static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec
 }
 
 int tm_launch_start(char *const *argv, char *const *envp, bool capture, const sigset_t *sigmask,
-		    struct tm_launch *l)
+                    struct tm_launch *l)
 {
 	int go[2], ex[2], out[2] = {-1, -1}, err[2] = {-1, -1};
 
@@ -62,7 +62,7 @@ int tm_launch_start(char *const *argv, char *const *envp, bool capture, const si
 			close(err[0]);
 		}
 		child_exec(argv, envp ? envp : environ, go[0], ex[1], out[1], err[1], !capture,
-			   sigmask);
+		           sigmask);
 	}
 	close(go[0]);
 	close(ex[1]);
