@@ -295,9 +295,13 @@
 		}
 		draw();
 		main.appendChild(el("h2", {}, "summary"));
-		main.appendChild(summaryTable(run.summary));
+		const sumBox = el("div", {}, el("p", {class: "note"}, "computing…"));
+		main.appendChild(sumBox);
 		main.appendChild(el("h2", {}, "events"));
 		main.appendChild(eventsTable(run));
+		/* the summary reads every sample: fetched after the charts are up */
+		api("/api/v1/runs/" + id + "/summary").then(s => { clear(sumBox); sumBox.appendChild(summaryTable(s.summary)); },
+			e => { clear(sumBox); sumBox.appendChild(el("p", {class: "err"}, e.message)); });
 		if (!run.ended_wall_usec && !reportData) {
 			status("live", "live");
 			const tick = async () => {
@@ -428,10 +432,11 @@
 		timers = [];
 		window.tmCharts = [];
 		const h = location.hash;
-		const tok = /^#token=([A-Za-z0-9_]+)/.exec(h);
+		/* #token=TOKEN or #token=TOKEN&/run/12: kept for this tab, taken off the address */
+		const tok = /^#token=([A-Za-z0-9_]+)(?:&(\/.*))?$/.exec(h);
 		if (tok) {
 			sessionStorage.setItem("tm-token", tok[1]);
-			history.replaceState(null, "", location.pathname + "#/");
+			history.replaceState(null, "", location.pathname + "#" + (tok[2] || "/"));
 		}
 		const path = reportData ? reportData.route : (location.hash.slice(1) || "/");
 		let m;

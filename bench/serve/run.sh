@@ -51,6 +51,12 @@ done
 t1=$(now)
 echo "all $M machines' week series (the overview page): $(echo "$t1 - $t0" | bc) s"
 curl -s -o /dev/null -H "$H" "$URL/metrics"
+curl -s -o /dev/null -w "run document: %{time_total} s; " -H "$H" "$URL/api/v1/runs/1"
+curl -s -o /dev/null -w "its summary (reads every sample, fetched after the charts): %{time_total} s\n" -H "$H" "$URL/api/v1/runs/1/summary"
+if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then
+	echo "panel run page, week at 1 s, open to charts drawn in chromium: $(node bench/serve/open.mjs "$URL/#token=$(cat "$D/read.tok")" | tail -1 | sed 's/$/ s (home page)/')"
+	echo "panel run page of one machine's week: $(node bench/serve/open.mjs "$URL/#token=$(cat "$D/read.tok")&/run/1" 2>&1 | tail -1) s"
+fi
 echo "server RSS after serving every machine's week: $(rss $SRV)"
 
 echo "== ingest (samples/s; local store write rate of the same collector alongside)"

@@ -172,13 +172,13 @@ static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const c
 #define SUMMARY_FIELDS(X)                                                                          \
 	X(duration_usec)                                                                           \
 	X(peak_anon_bytes)                                                                         \
-	X(final_anon_bytes) X(held_anon_bytes) X(peak_current_bytes) X(cg_peak_bytes)              \
-	    X(median_file_bytes) X(peak_file_bytes) X(peak_rss_bytes) X(heap_live_peak_bytes)      \
-	        X(heap_live_end_bytes) X(retention_end_bytes) X(limit_max_bytes)                   \
-	            X(limit_high_bytes) X(high_events) X(max_events) X(oom_kills) X(cpu_usec)      \
-	                X(io_read_bytes) X(io_write_bytes) X(psi_mem_some_usec)                    \
-	                    X(psi_mem_full_usec) X(progress_last) X(progress_rate_per_min)         \
-	                        X(anon_bytes_per_unit)
+	X(final_anon_bytes)                                                                        \
+	X(held_anon_bytes) X(peak_current_bytes) X(cg_peak_bytes) X(median_file_bytes)             \
+	    X(peak_file_bytes) X(peak_rss_bytes) X(heap_live_peak_bytes) X(heap_live_end_bytes)    \
+	        X(retention_end_bytes) X(limit_max_bytes) X(limit_high_bytes) X(high_events)       \
+	            X(max_events) X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)      \
+	                X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last)                 \
+	                    X(progress_rate_per_min) X(anon_bytes_per_unit)
 
 static json_t *summary_json(struct tm_store *st, int64_t run_id)
 {
@@ -216,8 +216,20 @@ json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing)
 	tm_run_info_release(&ri);
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "marks", marks);
-	json_object_set_new(o, "summary", summary_json(st, run_id));
 	return o;
+}
+
+json_t *tm_api_summary(struct tm_store *st, int64_t run_id, int *missing)
+{
+	struct tm_run_info ri;
+	int rc = tm_store_run_get(st, run_id, &ri);
+
+	*missing = rc == 1;
+	if (rc != 0)
+		return NULL;
+	tm_run_info_release(&ri);
+	return json_pack("{s:I, s:o}", "run_id", (json_int_t)run_id, "summary",
+	                 summary_json(st, run_id));
 }
 
 json_t *tm_api_bench(struct tm_store *st, int64_t bench_id)

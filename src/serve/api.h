@@ -16,9 +16,13 @@ struct tm_store;
 json_t *tm_api_machines(struct tm_store *st);
 /* Runs, newest first; MACHINE (may be NULL) and BENCH_ID (0: any) filter. */
 json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id);
-/* One run: its metadata, events, marks and summary.  NULL with *MISSING set
- * when there is no such run. */
+/* One run: its metadata, events and marks.  NULL with *MISSING set when
+ * there is no such run. */
 json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing);
+/* The run's summary figures (tm_summarize over the whole run; NaN is null).
+ * Separate from the run because it reads every sample: a week at 1 s takes
+ * seconds, and the panel draws its charts first. */
+json_t *tm_api_summary(struct tm_store *st, int64_t run_id, int *missing);
 
 #define TM_SERIES_MAX_METRICS 32
 #define TM_SERIES_MAX_POINTS  5000

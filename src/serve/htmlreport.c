@@ -104,6 +104,8 @@ static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const
 		return missing ? tm_error("no run %lld", (long long)run_id) : -1;
 	snprintf(key, sizeof(key), "/api/v1/runs/%lld", (long long)run_id);
 	json_object_set_new(docs, key, run);
+	snprintf(key, sizeof(key), "/api/v1/runs/%lld/summary", (long long)run_id);
+	json_object_set_new(docs, key, tm_api_summary(st, run_id, &missing));
 	/* the query string app.js uses, parsed the way the server parses it */
 	char metrics[256] = "", points[16] = "";
 	const char *m = strstr(p, "metrics="), *n = strstr(p, "points=");

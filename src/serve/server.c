@@ -316,6 +316,16 @@ static enum MHD_Result handle_run(struct server *sv, struct MHD_Connection *c, i
 	return send_json(c, 200, doc);
 }
 
+static enum MHD_Result handle_summary(struct server *sv, struct MHD_Connection *c, int64_t id)
+{
+	int missing = 0;
+	json_t *doc = tm_api_summary(sv->st, id, &missing);
+
+	if (!doc)
+		return send_error(c, missing ? 404 : 500, missing ? "no such run" : "store error");
+	return send_json(c, 200, doc);
+}
+
 static enum MHD_Result handle_runs(struct server *sv, struct MHD_Connection *c)
 {
 	const char *machine = arg(c, "machine"), *bench = arg(c, "bench");
@@ -359,6 +369,8 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 			return handle_run(sv, c, id);
 		if (!strcmp(rest, "/series"))
 			return handle_series(sv, c, id);
+		if (!strcmp(rest, "/summary"))
+			return handle_summary(sv, c, id);
 	}
 	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
 		return send_json(c, 200, tm_api_bench(sv->st, id));

@@ -24,15 +24,31 @@ S=$T/s.db
 chmod 600 "$T"/*.tok
 start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
 
-# two collectors at once, each recording and pushing as it goes
-"$FEED" "$T/a.db" pi-home 150 20 "$URL" "$T/a.tok" >/dev/null 2>"$T/a.err" &
+# two collectors at once: two real recordings of two workloads, pushing as
+# they record; one writes a mark that tries to run script in the panel
+cat >"$T/work.sh" <<'EOW'
+x=
+i=0
+while [ $i -lt "$1" ]; do
+	x="$x$(head -c "$2" /dev/zero | tr '\0' a)"
+	i=$((i + 1))
+	echo "height=$i"
+	[ $i = 5 ] && echo '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>' >"$TIDEMARK_MARK"
+	sleep 0.05
+done
+EOW
+"$TM" record -q --db "$T/a.db" -i 100ms --progress 'height=([0-9]+)' --push "$URL" --token-file "$T/a.tok" \
+	-- sh "$T/work.sh" 40 300000 >"$T/a.out" 2>&1 &
 A=$!
-"$FEED" "$T/b.db" vps-1 120 20 "$URL" "$T/b.tok" >/dev/null 2>"$T/b.err" &
+"$TM" record -q --db "$T/b.db" -i 100ms --progress 'height=([0-9]+)' --push "$URL" --token-file "$T/b.tok" \
+	-- sh "$T/work.sh" 30 150000 >"$T/b.out" 2>&1 &
 B=$!
-wait $A && wait $B && ok "two collectors pushed" || fail "two collectors pushed" "$(cat "$T/a.err" "$T/b.err")"
-
-# hostile text from a collector: a mark that tries to run script
-sqlite3 "$S" "insert into marks(run_id, t_wall_usec, t_mono_usec, text) select id, started_wall_usec + 2000000, 3000000, '<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=1</script>' from runs"
+wait $A && wait $B && ok "two collectors recorded and pushed" || fail "two collectors recorded and pushed" "$(tail -3 "$T/a.out" "$T/b.out")"
+for m in a b; do
+	l=$(sqlite3 "$T/$m.db" "select count(*) from samples")
+	n=$(sqlite3 "$S" "select count(*) from samples where run_id = (select id from runs where uuid = '$(sqlite3 "$T/$m.db" "select uuid from runs")')")
+	[ "$l" = "$n" ] && [ "$n" -gt 5 ] && ok "collector $m: all $n samples on the server" || fail "collector $m: all samples on the server" "local $l, server $n"
+done
 
 mkdir -p "$ART"
 node "$BROWSER_DIR/panel.mjs" "$URL/#token=$(cat "$T/read.tok")" "$ART" pi-home vps-1 >"$T/panel.tap" 2>&1
