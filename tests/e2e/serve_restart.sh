@@ -43,4 +43,37 @@ a=$(sqlite3 "$T/pi.db" "select group_concat(seq || ':' || t_wall_usec || ':' || 
 b=$(q "$S" "select group_concat(seq || ':' || t_wall_usec || ':' || hex(data)) from samples where run_id = '$run'")
 [ "$a" = "$b" ] && ok "samples identical to the collector's" || fail "samples identical to the collector's"
 [ "$(q "$S" "select outcome from runs where id = '$run'")" = completed ] && ok "run end arrived" || fail "run end arrived"
+
+# the same with a real recording: `tidemark record --push` of a workload
+# that prints progress and writes a mark, the server killed twice meanwhile
+"$TM" serve token add rec --db "$S" >"$T/rec.tok" && chmod 600 "$T/rec.tok"
+cat >"$T/work.sh" <<'EOW'
+i=0
+while [ $i -lt 60 ]; do
+	i=$((i + 1))
+	echo "height=$i"
+	[ $((i % 20)) = 0 ] && echo "phase-$i" >"$TIDEMARK_MARK"
+	sleep 0.1
+done
+EOW
+"$TM" record -q --db "$T/rec.db" -i 50ms --progress 'height=([0-9]+)' --push "$URL" \
+	--token-file "$T/rec.tok" -- sh "$T/work.sh" >"$T/rec.out" 2>&1 &
+REC_PID=$!
+for pause in 1.5 2; do
+	sleep "$pause"
+	kill -9 "$SRV_PID"
+	wait "$SRV_PID" 2>/dev/null
+	sleep 1
+	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 0; }
+done
+wait "$REC_PID" && ok "record --push finished" || fail "record --push finished" "$(tail -3 "$T/rec.out")"
+uuid=$(sqlite3 "$T/rec.db" "select uuid from runs")
+run=$(q "$S" "select id from runs where uuid = '$uuid'")
+for kind in samples events progress marks; do
+	a=$(sqlite3 "$T/rec.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$run'")
+	[ -n "$run" ] && [ "$a" = "$b" ] && [ "$a" -gt 0 ] && ok "recorded $kind exactly once ($a)" || fail "recorded $kind exactly once" "local $a, server $b"
+done
+a=$(sqlite3 "$T/rec.db" "select group_concat(seq || ':' || hex(data)) from samples")
+b=$(q "$S" "select group_concat(seq || ':' || hex(data)) from samples where run_id = '$run'")
+[ "$a" = "$b" ] && ok "recorded samples identical on the server" || fail "recorded samples identical on the server"
 exit 0
