@@ -56,6 +56,13 @@ cat "$T/panel.tap"
 grep -qE '^(not )?ok' "$T/panel.tap" || fail "panel test ran" "$(tail -5 "$T/panel.tap")"
 [ -s "$ART/panel.png" ] && ok "screenshot kept: build/test-artifacts/serve/panel.png" || fail "screenshot kept"
 
+# a live recording: its page gets new samples without a reload
+"$TM" record -q --db "$T/c.db" -i 100ms --push "$URL" --token-file "$T/a.tok" -- sleep 7 >"$T/c.out" 2>&1 &
+C=$!
+sleep 1.5
+node "$BROWSER_DIR/live.mjs" "$URL/#token=$(cat "$T/read.tok")&/machine/pi-home" 2>&1
+wait $C
+
 # the self-contained HTML report of one run, opened from a file
 run=$(sqlite3 "$S" "select min(id) from runs")
 if "$TM" report --help 2>&1 | grep -q -- "--html"; then
