@@ -11,6 +11,7 @@
 #include "store.h"
 #include "util.h"
 #include "serve/auth.h"
+#include "serve/push.h"
 #include "serve/server.h"
 #include "banned.h"
 
@@ -26,33 +27,35 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
-	           "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
-	           "       tidemark serve token add [--read] NAME [--db PATH]\n"
-	           "       tidemark serve token remove [--read] NAME [--db PATH]\n"
-	           "       tidemark serve token list [--db PATH]\n"
-	           "\n"
-	           "Collects runs pushed by `tidemark record --push`, serves the panel at /\n"
-	           "and Prometheus metrics at /metrics.\n"
-	           "\n"
-	           "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7070; port 0 "
-	           "picks one)\n"
-	           "  --db PATH            store file (default " DEFAULT_DB
-	           ", or $TIDEMARK_SERVER_DB)\n"
-	           "  --public-read        panel, API and /metrics readable without a read token\n"
-	           "  --max-body SIZE      largest request body accepted (default 8M)\n"
-	           "  --max-rate N         samples per second accepted per machine, averaged "
-	           "(default 1000)\n"
-	           "\n"
-	           "A write token belongs to one machine: every run pushed with it is filed under\n"
-	           "the token's name.  Tokens are printed once and stored hashed.\n"
-	           "\n"
-	           "examples:\n"
-	           "  tidemark serve token add pi-home          # prints the pi's write token\n"
-	           "  tidemark serve token add --read laptop    # a token for the panel\n"
-	           "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
-	           "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
-	           "  open http://127.0.0.1:7070/#token=TOKEN\n");
+	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
+	      "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
+	      "       tidemark serve token add [--read] NAME [--db PATH]\n"
+	      "       tidemark serve token remove [--read] NAME [--db PATH]\n"
+	      "       tidemark serve token list [--db PATH]\n"
+	      "       tidemark serve push --token-file F [--db LOCAL] URL [RUN...]\n"
+	      "\n"
+	      "Collects runs pushed by `tidemark record --push`, serves the panel at /\n"
+	      "and Prometheus metrics at /metrics.\n"
+	      "\n"
+	      "  --listen HOST:PORT   address (default 127.0.0.1:7070; port 0 picks one)\n"
+	      "  --db PATH            store file (default " DEFAULT_DB ", or $TIDEMARK_SERVER_DB)\n"
+	      "  --public-read        panel, API and /metrics readable without a read token\n"
+	      "  --max-body SIZE      largest request body accepted (default 8M)\n"
+	      "  --max-rate N         samples/s accepted per machine, averaged (default 1000)\n"
+	      "\n"
+	      "A write token belongs to one machine: every run pushed with it is filed under\n"
+	      "the token's name.  Tokens are printed once and stored hashed.\n"
+	      "`serve push` sends runs of a local store (all, or the RUN ids given), e.g.\n"
+	      "ones recorded while the server was unreachable; what it has is skipped.\n"
+	      "\n"
+	      "examples:\n"
+	      "  tidemark serve token add pi-home          # prints the pi's write token\n"
+	      "  tidemark serve token add --read laptop    # a token for the panel\n"
+	      "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
+	      "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
+	      "  tidemark serve push --token-file pi.token --db tidemark.db http://server:7070\n"
+	      "  open 'http://127.0.0.1:7070/#token=TOKEN'\n",
+	      f);
 }
 
 static const char *db_path(const char *opt)
@@ -127,6 +130,86 @@ static int token_cmd(int argc, char **argv)
 	return rc;
 }
 
+struct push_ctx {
+	const char *url, *token_file;
+	struct tm_store *st;
+	int failed, sent;
+};
+
+static int push_one(struct push_ctx *c, int64_t run_id)
+{
+	struct tm_pusher *p;
+	int rc;
+
+	if (tm_pusher_new(c->url, c->token_file, c->st, run_id, &p) < 0)
+		return -1;
+	rc = tm_pusher_finish(p, 60 * 1000000LL);
+	tm_pusher_free(p);
+	if (rc < 0) {
+		fprintf(stderr, "tidemark serve push: run %lld: not everything was acknowledged\n",
+		        (long long)run_id);
+		c->failed++;
+	} else {
+		c->sent++;
+	}
+	return 0;
+}
+
+static int push_run_cb(void *ctx, const struct tm_run_info *ri)
+{
+	return push_one(ctx, ri->id) < 0 ? -1 : 0;
+}
+
+static int push_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {{"token-file", required_argument, NULL, 't'},
+	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
+	struct push_ctx c = {0};
+	const char *db = "tidemark.db";
+	int ch, rc = 0;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ch == 't')
+			c.token_file = optarg;
+		else if (ch == 'd')
+			db = optarg;
+		else if (ch == 'h')
+			return usage(stdout), 0;
+		else
+			return usage(stderr), 2;
+	}
+	if (!c.token_file || optind >= argc) {
+		fprintf(stderr, "tidemark serve push: want --token-file F and a server URL\n");
+		return 2;
+	}
+	c.url = argv[optind++];
+	for (int i = optind; i < argc; i++) {
+		int64_t id;
+		if (tm_parse_int64(argv[i], &id) < 0 || id <= 0) {
+			fprintf(stderr, "tidemark serve push: '%s' is not a run id\n", argv[i]);
+			return 2;
+		}
+	}
+	if (tm_store_open(db, &c.st) < 0)
+		return 1;
+	if (optind == argc) {
+		rc = tm_store_each_run(c.st, 0, push_run_cb, &c) < 0;
+	} else {
+		for (int i = optind; i < argc && !rc; i++) {
+			int64_t id;
+			tm_parse_int64(argv[i], &id);
+			rc = push_one(&c, id) < 0;
+		}
+	}
+	tm_store_close(c.st);
+	if (!rc)
+		printf("%d run(s) sent, %d incomplete\n", c.sent, c.failed);
+	return rc || c.failed ? 1 : 0;
+}
+
 static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const char **db)
 {
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
@@ -189,6 +272,8 @@ int cmd_serve(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "token"))
 		return token_cmd(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "push"))
+		return push_cmd(argc - 1, argv + 1);
 	tm_server_opts_init(&o);
 	rc = parse_opts(argc, argv, &o, &db);
 	if (rc >= 0)

@@ -1,12 +1,12 @@
 // Opens a `tidemark report --html` file in headless chromium with the
 // network cut off and checks that it draws its charts from the inlined data.
-//   node report.mjs FILE OUT_DIR
+//   node report.mjs FILE OUT_DIR [CHART_KEY (memory; bench for a bench report)]
 import { chromium } from "playwright-core";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const [file, outDir] = process.argv.slice(2);
+const [file, outDir, key = "memory"] = process.argv.slice(2);
 let failed = 0;
 const ok = (n) => console.log(`ok - ${n}`);
 const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${why}`); };
@@ -25,14 +25,14 @@ try {
 	await page.goto("file://" + path.resolve(file));
 	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
 	const charts = await page.evaluate(() => window.tmCharts);
-	const mem = charts.find((c) => c.key === "memory");
-	mem && mem.points > 0 ? ok(`HTML report draws the memory chart (${mem.points} points)`) : notOk("HTML report draws the memory chart", JSON.stringify(charts));
+	const mem = charts.find((c) => c.key === key);
+	mem && mem.points > 0 ? ok(`HTML report draws the ${key} chart (${mem.points} points)`) : notOk(`HTML report draws the ${key} chart`, JSON.stringify(charts));
 	requests.length === 0 ? ok("HTML report loads nothing from the network") : notOk("HTML report loads nothing", requests.join(" "));
 	const safe = await page.evaluate(() => window.__pwned === undefined);
 	safe ? ok("HTML report: collector text inert") : notOk("HTML report: collector text inert", "script from data ran");
 	errors.length === 0 ? ok("HTML report: no page errors") : notOk("HTML report: no page errors", errors.join(" | "));
 	fs.mkdirSync(outDir, { recursive: true });
-	await page.screenshot({ path: path.join(outDir, "report.png"), fullPage: true });
+	await page.screenshot({ path: path.join(outDir, `report-${key}.png`), fullPage: true });
 } finally {
 	await browser.close();
 	fs.rmSync(profile, { recursive: true, force: true });

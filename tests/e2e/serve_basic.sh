@@ -103,6 +103,13 @@ else
 	skip "promtool check metrics" "promtool not installed"
 fi
 
+# a run recorded while the server was away, sent afterwards
+"$FEED" "$T/late.db" pi 250 0 >"$T/late.uuid"
+check "serve push sends a local store" "$TM" serve push --token-file "$T/pi.tok" --db "$T/late.db" "$URL"
+n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(cat "$T/late.uuid")'")
+[ "$n" = 250 ] && ok "late run arrived whole" || fail "late run arrived whole" "$n"
+check_fails "serve push without a token file" "token-file" "$TM" serve push "$URL"
+
 # rate limit: 1 sample/s leaves a burst of one full batch
 stop_server
 PORT= start_server "$S" --max-rate 1 || fail "server restarts"
