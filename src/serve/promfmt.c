@@ -31,7 +31,7 @@ static const struct {
     {TM_M_HOST_PSI_IO_SOME_USEC, "tidemark_host_pressure_io_waiting_seconds_total", ""},
     {TM_M_HOST_PSI_IO_FULL_USEC, "tidemark_host_pressure_io_stalled_seconds_total", ""},
     {TM_M_HOST_PSI_CPU_SOME_USEC, "tidemark_host_pressure_cpu_waiting_seconds_total", ""},
-    {TM_M_PROC_COUNT, "tidemark_process_count", ""},
+    {TM_M_PROC_COUNT, "tidemark_processes", ""},
     {TM_M_PROC_THREADS, "tidemark_process_threads", ""},
 };
 

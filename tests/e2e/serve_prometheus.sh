@@ -18,6 +18,8 @@ start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
 
 curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/metrics.txt"
 check "promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
+"$TM_BUILD/tests/progs/serve_promall" >"$T/all.txt"
+check "promtool passes every metric name we can emit" sh -c "promtool check metrics <'$T/all.txt'"
 
 # a free port for prometheus's own web server
 pport=

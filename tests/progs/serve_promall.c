@@ -1,0 +1,24 @@
+/* Prints the Prometheus exposition of a sample holding every registry metric,
+ * for two machines, so `promtool check metrics` sees every name we can emit. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "serve/promfmt.h"
+
+int main(void)
+{
+	struct tm_sample s;
+	char *text;
+
+	tm_sample_clear(&s);
+	s.t_wall_usec = 1790000000000000LL;
+	for (int m = 0; m < TM_METRIC_COUNT; m++)
+		tm_sample_set(&s, (enum tm_metric)m, 1000 + m);
+	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s}, {"vps", "run-2", "/b\"c", &s}};
+	text = tm_prom_format(t, 2);
+	if (!text)
+		return 1;
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
