@@ -231,12 +231,13 @@ static json_t *end_json(const struct tm_run_info *ri)
 static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, bool *all)
 {
 	json_t *b = json_pack("{s:i, s:o}", "v", TM_PUSH_PROTOCOL, "run", run_meta(ri));
-	json_t *samples = json_array(), *ev, *pr, *mk;
+	json_t *samples, *ev, *pr, *mk;
 	int64_t last = -1;
 
 	*all = true;
 	if (!p->synced)
 		return b; /* a hello: the answer says where the server is */
+	samples = json_array();
 	tm_store_last_seq(p->st, p->run_id, &last);
 	if (last >= p->at.next_seq) {
 		int64_t to = p->at.next_seq + PUSH_SAMPLES - 1;

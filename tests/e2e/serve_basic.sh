@@ -117,5 +117,5 @@ awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"rate-1\",\"interval_usec\":100
 expect_status "a full batch within the burst" 200 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 expect_status "more than the rate allows is refused" 429 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 stop_server
-grep -q "ERROR: AddressSanitizer" "$T/srv.err" && fail "server log clean" "$(head "$T/srv.err")"
+if grep -q "ERROR: .*Sanitizer" "$T/srv.err"; then fail "server ran clean" "$(head -20 "$T/srv.err")"; else ok "server ran clean"; fi
 exit 0
