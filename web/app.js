@@ -320,7 +320,10 @@
 	}
 
 	/* ---- machines: side by side and overlaid on one time axis ---- */
-	async function showHome() {
+	const RANGES = {"1h": 3600e6, "24h": 86400e6, "all": 0};
+
+	async function showHome(range) {
+		range = range in RANGES ? range : "24h";
 		const machines = await api("/api/v1/machines");
 		const runs = await api("/api/v1/runs");
 		clear(main);
@@ -329,21 +332,40 @@
 			machines.map(m => [m.name, m.runs, el("a", {href: "#/run/" + m.latest_run_id}, "run " + m.latest_run_id),
 				when(m.last_push_wall_usec), el("a", {href: "#/machine/" + encodeURIComponent(m.name)}, "live view")])));
 		if (machines.length) {
+			const pick = el("p", {class: "note"}, "range: ");
+			for (const r of Object.keys(RANGES))
+				pick.appendChild(r === range ? el("b", {}, r + " ") : el("a", {href: "#/?range=" + r}, r + " "));
 			main.appendChild(el("h2", {}, "latest run of each machine, one time axis"));
-			await machinesCharts(main, machines.map(m => m.latest_run_id), machines.map(m => m.name));
+			main.appendChild(pick);
+			await machinesCharts(main, machines.map(m => m.latest_run_id), machines.map(m => m.name), RANGES[range]);
 		}
 		main.appendChild(el("h1", {}, "runs"));
-		main.appendChild(table(["run", "machine", "started", "duration", "outcome", "samples", "bench/arm", ""],
-			runs.slice(0, 500).map(r => [el("a", {href: "#/run/" + r.id}, String(r.id)), r.machine || "", when(r.started_wall_usec),
-				r.ended_wall_usec ? dur(r.ended_wall_usec - r.started_wall_usec) : el("span", {class: "live"}, "live"),
-				r.outcome || "", r.sample_count,
-				r.bench_id ? el("a", {href: "#/bench/" + r.bench_id}, r.bench_id + "/" + (r.arm || "")) : "",
-				el("a", {href: "#/compare/" + r.id}, "compare")])));
+		const boxes = [];
+		const go = el("button", {type: "button"}, "compare selected runs on one time axis");
+		go.addEventListener("click", () => {
+			const ids = boxes.filter(b => b.checked).map(b => b.value);
+			if (ids.length) location.hash = "#/compare/" + ids.join(",");
+		});
+		main.appendChild(go);
+		main.appendChild(table(["", "run", "machine", "started", "duration", "outcome", "samples", "bench/arm"],
+			runs.slice(0, 500).map(r => {
+				const box = el("input", {type: "checkbox", value: String(r.id)});
+				boxes.push(box);
+				return [box, el("a", {href: "#/run/" + r.id}, String(r.id)), r.machine || "", when(r.started_wall_usec),
+					r.ended_wall_usec ? dur(r.ended_wall_usec - r.started_wall_usec) : el("span", {class: "live"}, "live"),
+					r.outcome || "", r.sample_count,
+					r.bench_id ? el("a", {href: "#/bench/" + r.bench_id}, r.bench_id + "/" + (r.arm || "")) : ""];
+			})));
 	}
 
-	async function machinesCharts(parent, ids, names) {
-		const docs = await Promise.all(ids.map(id => api("/api/v1/runs/" + id + "/series?points=800")));
+	/* Each run's last RANGE usec (0: all of it), overlaid and side by side. */
+	async function machinesCharts(parent, ids, names, range) {
 		const runs = await Promise.all(ids.map(id => api("/api/v1/runs/" + id)));
+		const docs = await Promise.all(runs.map(r => {
+			const end = r.ended_wall_usec || Date.now() * 1000;
+			const from = range && end - range > r.started_wall_usec ? "&from=" + Math.round(end - range) : "";
+			return api("/api/v1/runs/" + r.id + "/series?points=800" + from);
+		}));
 		/* overlaid: anon of every machine on one wall-time axis */
 		const tables = docs.map(d => [d.t, col(d, "cg_anon_bytes") || col(d, "proc_rss_anon_bytes") || new Array(d.t.length).fill(null)]);
 		const joined = tables.length > 1 ? uPlot.join(tables) : tables[0];
@@ -373,7 +395,7 @@
 		const runs = await Promise.all(ids.map(id => api("/api/v1/runs/" + id)));
 		clear(main);
 		main.appendChild(el("h1", {}, "runs " + ids.join(", ") + " on one time axis"));
-		await machinesCharts(main, ids, runs.map(r => (r.machine || "?") + " #" + r.id));
+		await machinesCharts(main, ids, runs.map(r => (r.machine || "?") + " #" + r.id), 0);
 	}
 
 	/* ---- bench: the comparison table and per-arm overlays ---- */
@@ -446,7 +468,8 @@
 			else if ((m = /^\/machine\/(.+)$/.exec(path))) await showMachine(decodeURIComponent(m[1]));
 			else if ((m = /^\/compare\/([\d,]+)$/.exec(path))) await showCompare(m[1]);
 			else if ((m = /^\/bench\/(\d+)$/.exec(path))) await showBench(m[1]);
-			else await showHome();
+			else if ((m = /^\/(?:\?range=(\w+))?$/.exec(path))) await showHome(m[1]);
+			else throw new Error("no such page: " + path);
 			document.body.setAttribute("data-ready", "1");
 		} catch (e) {
 			if (!/read token/.test(e.message)) {

@@ -51,6 +51,20 @@ try {
 	fs.mkdirSync(outDir, { recursive: true });
 	await page.screenshot({ path: path.join(outDir, "panel.png"), fullPage: true });
 
+	// Two runs picked in the runs table, compared on one time axis.
+	await page.evaluate(() => { document.body.removeAttribute("data-ready"); });
+	const boxes = page.locator('input[type="checkbox"]');
+	await boxes.nth(0).check();
+	await boxes.nth(1).check();
+	await page.click("text=compare selected runs");
+	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
+	const cmp = await page.evaluate(() => ({ hash: location.hash, charts: window.tmCharts }));
+	const ov = cmp.charts.find((x) => x.key === "overlay");
+	/^#\/compare\/\d+,\d+$/.test(cmp.hash) && ov && ov.points > 0 && cmp.charts.filter((x) => x.key === "memory").length === 2
+		? ok(`two runs compared on one time axis (${cmp.hash})`) : notOk("two runs compared on one time axis", JSON.stringify(cmp));
+	await page.goto(url.replace(/#.*/, "#/"));
+	await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+
 	// A run page: memory, CPU, PSI and I/O panels; hostile text stays text.
 	const run = await page.evaluate(() => document.querySelector('a[href^="#/run/"]').getAttribute("href"));
 	await page.evaluate((h) => { document.body.removeAttribute("data-ready"); location.hash = h; }, run);
