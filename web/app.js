@@ -103,8 +103,10 @@
 		return a.map((x, i) => x === null || b[i] === null ? null : x + b[i]);
 	}
 	function usable(limit) {
-		/* "max" limits are stored as huge numbers: not a line worth drawing */
-		return limit ? limit.map(x => x !== null && x < 2 ** 52 ? x : null) : null;
+		/* no limit is stored as -1 (or, from some kernels, a huge number): no line */
+		if (!limit) return null;
+		const v = limit.map(x => x !== null && x >= 0 && x < 2 ** 52 ? x : null);
+		return v.some(x => x !== null) ? v : null;
 	}
 	function progressAt(doc) {
 		if (!doc.progress || !doc.progress.length) return null;
