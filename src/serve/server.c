@@ -33,8 +33,17 @@ struct latest {
 	struct tm_sample s;
 };
 
+/* Summaries of ended runs (they no longer change; a week takes seconds). */
+#define SUMMARY_CACHE 32
+struct cached_summary {
+	int64_t run_id;
+	char *json;
+};
+
 struct server {
 	struct tm_store *st;
+	struct cached_summary summaries[SUMMARY_CACHE];
+	int next_summary;
 	const struct tm_server_opts *o;
 	struct tm_ingest *ing;
 	struct bucket buckets[MAX_MACHINES];
@@ -316,13 +325,40 @@ static enum MHD_Result handle_run(struct server *sv, struct MHD_Connection *c, i
 	return send_json(c, 200, doc);
 }
 
+static enum MHD_Result send_cached(struct MHD_Connection *c, const char *json)
+{
+	char *copy = strdup(json);
+
+	if (!copy)
+		return send_error(c, 500, "out of memory");
+	return send_buf(c, 200, copy, strlen(copy), "application/json", true);
+}
+
 static enum MHD_Result handle_summary(struct server *sv, struct MHD_Connection *c, int64_t id)
 {
-	int missing = 0;
-	json_t *doc = tm_api_summary(sv->st, id, &missing);
+	struct tm_run_info ri;
+	int missing = 0, rc;
+	bool ended;
+	json_t *doc;
 
+	for (int i = 0; i < SUMMARY_CACHE; i++)
+		if (sv->summaries[i].json && sv->summaries[i].run_id == id)
+			return send_cached(c, sv->summaries[i].json);
+	rc = tm_store_run_get(sv->st, id, &ri);
+	if (rc != 0)
+		return send_error(c, rc == 1 ? 404 : 500, rc == 1 ? "no such run" : "store error");
+	ended = ri.ended_wall_usec != 0;
+	tm_run_info_release(&ri);
+	doc = tm_api_summary(sv->st, id, &missing);
 	if (!doc)
 		return send_error(c, missing ? 404 : 500, missing ? "no such run" : "store error");
+	if (ended) {
+		struct cached_summary *cs = &sv->summaries[sv->next_summary];
+		sv->next_summary = (sv->next_summary + 1) % SUMMARY_CACHE;
+		free(cs->json);
+		cs->run_id = id;
+		cs->json = json_dumps(doc, JSON_COMPACT);
+	}
 	return send_json(c, 200, doc);
 }
 
@@ -567,6 +603,8 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 	MHD_stop_daemon(d);
 	ret = 0;
 out:
+	for (int i = 0; i < SUMMARY_CACHE; i++)
+		free(sv.summaries[i].json);
 	tm_ingest_free(sv.ing);
 	free(sv.latest);
 	return ret;
