@@ -185,28 +185,34 @@
 	}
 
 	/* ---- a run's charts ---- */
+	/* Stacked from the bottom: heap live (when the shim ran), the rest of anon
+	 * (retained by the allocator), page cache; limits as lines; progress on
+	 * its own axis. */
 	function memoryData(doc) {
 		const anon = col(doc, "cg_anon_bytes") || col(doc, "proc_rss_anon_bytes");
 		const file = col(doc, "cg_file_bytes") || col(doc, "proc_rss_file_bytes");
 		const heap = col(doc, "heap_live_bytes");
-		return [doc.t, anon, sum(anon, file), heap, usable(col(doc, "cg_high_bytes")),
+		return [doc.t, heap, anon, sum(anon, file), usable(col(doc, "cg_high_bytes")),
 			usable(col(doc, "cg_max_bytes")), progressAt(doc)];
 	}
 	function memoryChart(parent, doc, run, machine) {
 		const d = memoryData(doc);
+		const heap = !!d[1];
 		const series = [
-			{label: "anon", stroke: "#1f77b4", fill: "rgba(31,119,180,0.35)", value: (u, v) => mib(v)},
-			{label: "anon+file", stroke: "#2ca02c", value: (u, v) => mib(v)},
-			{label: "heap live", stroke: "#9467bd", dash: [4, 3], value: (u, v) => mib(v), show: !!d[3]},
+			{label: "heap live", stroke: "#9467bd", fill: "rgba(148,103,189,0.35)", value: (u, v) => mib(v), show: heap},
+			{label: heap ? "anon (heap + retained)" : "anon", stroke: "#1f77b4", fill: heap ? undefined : "rgba(31,119,180,0.35)", value: (u, v) => mib(v)},
+			{label: "anon + file", stroke: "#2ca02c", value: (u, v) => mib(v)},
 			{label: "memory.high", stroke: "#ff7f0e", dash: [8, 4], value: (u, v) => mib(v), show: !!d[4]},
 			{label: "memory.max", stroke: "#d62728", dash: [8, 4], value: (u, v) => mib(v), show: !!d[5]},
 			{label: "progress", stroke: "#444", scale: "progress", show: !!d[6]},
 		];
+		const bands = [{series: [3, 2], fill: "rgba(44,160,44,0.25)"}];
+		if (heap) bands.push({series: [2, 1], fill: "rgba(31,119,180,0.35)"});
 		const data = d.map(a => a || new Array(doc.t.length).fill(null));
 		return makeChart(parent, "memory — " + (machine || ""), series, data, {
 			key: "memory", machine: machine,
 			fmt: v => (v / MiB).toFixed(0) + " MiB",
-			bands: [{series: [2, 1], fill: "rgba(44,160,44,0.25)"}],
+			bands: bands,
 			scales: {x: {time: true}, progress: {auto: true}},
 			axes: [{}, {size: 80, values: (u, v) => v.map(x => (x / MiB).toFixed(0) + " MiB")},
 				{scale: "progress", side: 1, grid: {show: false}, size: 60}],
