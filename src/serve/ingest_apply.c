@@ -214,8 +214,10 @@ int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *mach
 	ack->next_progress = c->next_progress;
 	ack->next_mark = c->next_mark;
 	rc = check_gaps(b, ack, err, errlen);
-	if (rc)
+	if (rc) {
+		tm_store_commit(st); /* a run just created; nothing else was added */
 		return rc;
+	}
 	before = ack->next_seq;
 	if (add_new(st, b, ack) < 0)
 		goto store_error;
@@ -231,6 +233,9 @@ int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *mach
 	c->next_mark = ack->next_mark;
 	return 0;
 store_error:
+	/* what was added is consistent (positions are contiguous), so it is kept
+	 * rather than left in an open transaction; positions are recounted */
+	tm_store_commit(st);
 	cursor_drop(ing, ack->run_id);
 	return fail(500, err, errlen, "store error while filing the batch");
 }
