@@ -79,6 +79,21 @@ expect_status "a wrong type is refused" 400 POST /api/v1/push -H "$W" \
 awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"x5\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000},\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,\"text\":\""; for (i = 0; i < 300000; i++) printf "a"; printf "\"}]}" }' >"$T/big.json"
 expect_status "an oversized body is refused" 413 POST /api/v1/push -H "$W" --data-binary @"$T/big.json"
 expect_status "an oversized chunked body is refused" 413 POST /api/v1/push -H "$W" -H "Transfer-Encoding: chunked" --data-binary @"$T/big.json"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]" }' >"$T/deep.json"
+expect_status "deeply nested JSON is refused" 400 POST /api/v1/push -H "$W" --data-binary @"$T/deep.json"
+printf '{"v":1,"run":{"uuid":"x6","kernel":"\377\376","interval_usec":1000000,"started_wall_usec":1790000000000000}}' >"$T/utf8.json"
+expect_status "invalid UTF-8 is refused" 400 POST /api/v1/push -H "$W" --data-binary @"$T/utf8.json"
+expect_status "a NUL inside a string is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x7","kernel":"a\u0000b","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
+# a client trickling a body does not hold up anyone else
+awk 'BEGIN { printf "{\"v\":1,"; for (i = 0; i < 60000; i++) printf " "; printf "\"run\":{\"uuid\":\"slow\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000}}" }' >"$T/slow.json"
+curl -s -o /dev/null --limit-rate 2k -H "$W" --data-binary @"$T/slow.json" "$URL/api/v1/push" &
+SLOW=$!
+sleep 0.5
+t=$(curl -s -o /dev/null -w '%{time_total}' "$URL/healthz")
+kill $SLOW 2>/dev/null
+wait $SLOW 2>/dev/null
+awk -v t="$t" 'BEGIN { exit !(t < 1) }' && ok "a slow client does not block others (${t}s)" || fail "a slow client does not block others" "${t}s"
 expect_status "bad series arguments are refused" 400 GET "/api/v1/runs/$pi_run/series?points=-1" -H "$R"
 expect_status "a missing run is 404" 404 GET /api/v1/runs/424242 -H "$R"
 [ "$(q "$S" "select count(*) from runs")" = "$before" ] && ok "refused requests changed nothing" || fail "refused requests changed nothing"
@@ -110,9 +125,12 @@ n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where 
 [ "$n" = 250 ] && ok "late run arrived whole" || fail "late run arrived whole" "$n"
 check_fails "serve push without a token file" "token-file" "$TM" serve push "$URL"
 
-# rate limit: 1 sample/s leaves a burst of one full batch
+# rate limit: 1 sample/s leaves a burst of one full batch; --public-read
 stop_server
-PORT= start_server "$S" --max-rate 1 || fail "server restarts"
+PORT= start_server "$S" --max-rate 1 --public-read || fail "server restarts"
+expect_status "--public-read: reads need no token" 200 GET /api/v1/runs
+expect_status "--public-read: /metrics needs no token" 200 GET /metrics
+expect_status "--public-read: pushes still need a token" 401 POST /api/v1/push -d "$body"
 awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"rate-1\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000},\"samples\":["; for (i = 0; i < 2000; i++) printf "%s{\"seq\":%d,\"t_wall_usec\":1790000000000000,\"values\":{\"cg_anon_bytes\":1}}", (i ? "," : ""), i; printf "]}" }' >"$T/rate.json"
 expect_status "a full batch within the burst" 200 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 expect_status "more than the rate allows is refused" 429 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
