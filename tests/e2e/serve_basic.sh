@@ -29,6 +29,7 @@ if ! start_server "$S" --max-body 256K; then
 	exit 0
 fi
 ok "server starts on $URL"
+check_fails "a second server on the same port says why" "cannot listen" "$TM" serve --db "$T/other.db" --listen "127.0.0.1:$PORT"
 case $URL in http://127.0.0.1:*) ok "listens on loopback" ;; *) fail "listens on loopback" "$URL" ;; esac
 
 # two collectors push
