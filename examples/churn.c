@@ -519,9 +519,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c, busy_set = 0;
 
-	*o = (struct opts){.threads = 6,
-	                   .heights = 120,
-	                   .objects = 100000,
+	*o = (struct opts){.threads = 15,
+	                   .heights = 32,
+	                   .objects = 40000,
 	                   .min_size = 64,
 	                   .max_size = 2064,
 	                   .working_set_mib = 32,
