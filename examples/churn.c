@@ -78,7 +78,7 @@ static const char usage_text[] =
     "\n"
     "  -t, --threads N       worker threads, each with its own glibc arena; glibc\n"
     "                        makes up to 8 per core (default 15)\n"
-    "  -n, --heights N       rounds to run (default 32)\n"
+    "  -n, --heights N       rounds to run (default 30)\n"
     "  -b, --busy A:B        rounds A..B (1-based, inclusive) burst, one thread in\n"
     "                        turn; other rounds are light work (default: from round\n"
     "                        3, one burst per thread)\n"
@@ -86,7 +86,7 @@ static const char usage_text[] =
     "      --min-size BYTES  smallest object (default 64)\n"
     "      --max-size BYTES  largest object (default 2064)\n"
     "  -w, --working-set MIB memory kept alive and touched all along (default 32)\n"
-    "  -i, --interval-ms MS  pause after each round (default 500)\n"
+    "  -i, --interval-ms MS  pause after each round (default 600)\n"
     "  -s, --seed N          seed for sizes; same seed, same run (default 1)\n"
     "      --hold SECONDS    after the last height print \"done\" and keep running\n"
     "                        with light work only, so a recorder sees what is held\n"
@@ -179,12 +179,12 @@ static int burst(struct worker *w, long round)
 	return 0;
 }
 
-/* Light work: a hundredth of a burst, allocated, written, freed. */
+/* Light work: a twentieth of a burst, allocated, written, freed. */
 static int light(struct worker *w, long round)
 {
 	const struct opts *o = w->o;
 	uint64_t rng = round_seed(o, w->idx, -round);
-	long n = o->objects / 100 > 0 ? o->objects / 100 : 1;
+	long n = o->objects / 20 > 0 ? o->objects / 20 : 1;
 
 	for (long i = 0; i < n; i++) {
 		w->objs[i] = alloc_touched(pick_size(o, &rng), (unsigned char)i);
@@ -520,12 +520,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c, busy_set = 0;
 
 	*o = (struct opts){.threads = 15,
-	                   .heights = 32,
+	                   .heights = 30,
 	                   .objects = 40000,
 	                   .min_size = 64,
 	                   .max_size = 2064,
 	                   .working_set_mib = 32,
-	                   .interval_ms = 500,
+	                   .interval_ms = 600,
 	                   .seed = 1};
 	while ((c = getopt_long(argc, argv, "t:n:b:o:w:i:s:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {
