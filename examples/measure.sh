@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CHURN=${CHURN:-$ROOT/build/churn}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 CGROOT=${CGROOT:-/sys/fs/cgroup/memory}
-runs=1 limit= arms="glibc arena1 jemalloc"
+runs=1 limit='' arms="glibc arena1 jemalloc"
 
 usage()
 {
@@ -84,6 +84,7 @@ run_one()
 	[ -n "$limit" ] && echo $((limit * 1024 * 1024)) >"$cg/memory.limit_in_bytes"
 	start=$(date +%s.%N)
 	# The shell joins the group, then becomes /usr/bin/time, which runs churn.
+	# shellcheck disable=SC2086 # $env_set is empty or one VAR=value
 	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$cg" \
 		/usr/bin/time -f '%M' -o "$T/time" env $env_set "$CHURN" "$@" >"$T/out" 2>"$T/err" &
 	tpid=$!
@@ -96,7 +97,7 @@ run_one()
 	while [ -n "$pid" ] && r=$(rss_anon_kb "$pid" 2>/dev/null); do
 		[ "$r" -gt "$peak" ] && peak=$r
 		# Sampled before "done" was printed: not yet tearing down.
-		[ "$(tail -n 1 "$T/out")" = done ] || held=$r
+		[ "$(tail -n 1 "$T/out")" = "done" ] || held=$r
 		sleep 0.1
 	done
 	wait $tpid
@@ -108,7 +109,7 @@ run_one()
 	maxrss=$(tail -n 1 "$T/time")
 	rmdir "$cg" && cg=
 	printf '%-9s %3s %4s %8s %8s %8s %8s %8.1f  %s\n' "$arm" "$rc" "${oom:-?}" \
-		"$(mib $peak)" "$(mib $held)" "$(mib "$maxrss")" "$maxuse" \
+		"$(mib "$peak")" "$(mib "$held")" "$(mib "$maxrss")" "$maxuse" \
 		"$(awk "BEGIN {print $end - $start}")" "$(tail -n 1 "$T/out")"
 }
 

@@ -4,6 +4,7 @@
 # arenas really do hold more than one arena (the effect the demo shows).
 . "$(dirname "$0")/../lib.sh"
 CHURN=$TM_BUILD/churn
+# shellcheck disable=SC2086 # $TINY and $args are word lists on purpose
 TINY="--threads 2 --objects 2000 --working-set 1 --interval-ms 5"
 
 if [ ! -x "$CHURN" ]; then
@@ -16,7 +17,7 @@ check churn_help sh -c "'$CHURN' --help | grep -q '^examples:'"
 # Heights 1..N in order, then done, and nothing else on stdout.
 "$CHURN" $TINY --heights 12 --busy 3:8 >"$T/out" 2>"$T/err"
 rc=$?
-{ seq 1 12 | sed 's/^/height=/'; echo done; } >"$T/want"
+{ seq 1 12 | sed 's/^/height=/'; echo 'done'; } >"$T/want"
 if [ $rc -eq 0 ] && cmp -s "$T/out" "$T/want" && [ ! -s "$T/err" ]; then
 	ok churn_heights_in_order
 else
@@ -52,7 +53,7 @@ start=$(date +%s%N)
 "$CHURN" $TINY --heights 2 --hold 1 >"$T/hout" 2>&1
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-if [ $rc -eq 0 ] && [ "$(tail -n 1 "$T/hout")" = done ] && [ $ms -ge 1000 ]; then
+if [ $rc -eq 0 ] && [ "$(tail -n 1 "$T/hout")" = "done" ] && [ $ms -ge 1000 ]; then
 	ok churn_hold
 else
 	fail churn_hold "exit $rc after $ms ms, last line $(tail -n 1 "$T/hout")"
