@@ -107,7 +107,8 @@ struct tmh_region {
 	int64_t live_samples;    /* entries in live[] */
 	uint32_t maps_len;       /* bytes of maps[] written (at exit) */
 	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
-	int64_t reserved[16];
+	int64_t exit_wall_usec;  /* when state became TMH_EXITED */
+	int64_t reserved[15];
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

@@ -97,6 +97,45 @@ static inline int64_t usable_of(void *p)
 	return (int64_t)tmh_real.usable_size(p);
 }
 
+/* jemalloc (and gperftools) say the usable size of malloc(N) without a
+ * lookup: nallocx(N, 0), computed from the size class.  Used on the
+ * allocation side only, when it agrees with malloc_usable_size (checked). */
+static size_t (*nallocx_fn)(size_t, int);
+
+static inline int64_t usable_new(void *p, size_t n)
+{
+	if (TMH_LIKELY(tmh_glibc_usable))
+		return (int64_t)glibc_usable(p);
+	if (nallocx_fn)
+		return (int64_t)nallocx_fn(n ? n : 1, 0);
+	return (int64_t)tmh_real.usable_size(p);
+}
+
+static void check_nallocx(void)
+{
+	size_t (*fn)(size_t, int) = (size_t(*)(size_t, int))dlsym(RTLD_NEXT, "nallocx");
+	Dl_info a, b;
+	if (!fn || !dladdr((void *)fn, &a) || !dladdr((void *)tmh_real.malloc, &b) ||
+	    a.dli_fbase != b.dli_fbase)
+		return;
+	for (size_t n = 0; n < (1u << 16); n = n * 5 / 4 + 1) {
+		void *x = tmh_real.malloc(n);
+		int same = x && fn(n ? n : 1, 0) == tmh_real.usable_size(x);
+		tmh_real.free(x);
+		if (!same)
+			return;
+	}
+	static const size_t big[] = {100000, 1u << 20, (1u << 20) + 1, 5000000, 40u << 20};
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		void *x = tmh_real.malloc(big[i]);
+		int same = x && fn(big[i], 0) == tmh_real.usable_size(x);
+		tmh_real.free(x);
+		if (!same)
+			return;
+	}
+	nallocx_fn = fn;
+}
+
 static void check_glibc_usable(void)
 {
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
@@ -326,6 +365,8 @@ static void init_once(void)
 		_exit(127);
 	}
 	check_glibc_usable();
+	if (!tmh_glibc_usable)
+		check_nallocx();
 	tmh_region = tmh_region_create(1);
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
@@ -424,7 +465,7 @@ TMH_EXPORT void *malloc(size_t n)
 	void *p = tmh_real.malloc(n);
 	if (TMH_UNLIKELY(!p))
 		return p;
-	count_alloc(s, usable_of(p));
+	count_alloc(s, usable_new(p, n));
 	int64_t left = s->sample_left_bytes - (int64_t)n;
 	s->sample_left_bytes = left;
 	if (TMH_UNLIKELY(left < 0))
