@@ -184,6 +184,21 @@ else
 	skip heap_go_tool_pprof "go (golang-go) not installed"
 fi
 
+# at an interval until the process exits (the last one from the kept region)
+start_sites 4 TIDEMARK_HEAP_KEEP=1
+"$TM" heap $SITES_PID --every 200ms -o "$T/ev" 2>"$T/ev.err" &
+EV=$!
+sleep 0.5
+stop_sites
+wait $EV
+rc=$?
+n=$(ls "$T"/ev.*.pb.gz 2>/dev/null | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -ge 2 ] && "$TM" heap top "$(ls "$T"/ev.*.pb.gz | sort -t. -k2 -n | tail -1)" >/dev/null; then
+	ok "heap_profile_every ($n profiles)"
+else
+	fail heap_profile_every "exit $rc, $n profiles: $(cat "$T/ev.err")"
+fi
+
 # libunwind instead of frame pointers
 start_sites 8 TIDEMARK_HEAP_UNWIND=libunwind
 "$TM" heap $SITES_PID --collapsed >"$T/collapsed2" 2>&1
