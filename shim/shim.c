@@ -170,49 +170,57 @@ void tmh_peak_update(int64_t flushed_now, int64_t delta)
 		;
 }
 
-/* The thread's live bytes went above its headroom: either flush the delta
- * or raise the process peak.  Exact for a single allocating thread. */
+/* The slot's live bytes (alloc - freed) are published to
+ * region.flushed_bytes in steps: LIVE - mark_bytes is the unpublished part.
+ * The fast path compares live bytes with two precomputed limits. */
+static void set_limits(struct tmh_slot *s, int64_t flushed_now)
+{
+	int64_t room = TMH_LD(tmh_region->peak_bytes) - flushed_now;
+	s->hi_bytes = s->mark_bytes + (room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES);
+	s->lo_bytes = s->mark_bytes - TMH_FLUSH_BYTES;
+}
+
+/* Live bytes went above hi_bytes: publish them or raise the process peak
+ * (process live = flushed + unpublished part).  Exact for a single
+ * allocating thread. */
 static __attribute__((noinline)) void peak_slow(struct tmh_slot *s)
 {
-	int64_t d = s->delta_bytes, g;
+	int64_t live = s->alloc_bytes - s->freed_bytes, d = live - s->mark_bytes, g;
 	if (d >= TMH_FLUSH_BYTES) {
 		g = TMH_ADD(tmh_region->flushed_bytes, d);
+		s->mark_bytes = live;
 		d = 0;
-		TMH_ST(s->delta_bytes, 0);
 	} else {
 		g = TMH_LD(tmh_region->flushed_bytes);
 	}
 	tmh_peak_update(g, d);
-	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
-	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+	set_limits(s, g);
 }
 
 static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 {
-	int64_t g = TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
-	TMH_ST(s->delta_bytes, 0);
-	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
-	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+	int64_t live = s->alloc_bytes - s->freed_bytes;
+	int64_t g = TMH_ADD(tmh_region->flushed_bytes, live - s->mark_bytes);
+	s->mark_bytes = live;
+	set_limits(s, g);
 }
 
 static inline void count_alloc(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->alloc_bytes, s->alloc_bytes + u);
+	int64_t a = s->alloc_bytes + u;
+	TMH_ST(s->alloc_bytes, a);
 	int c = tmh_class((uint64_t)u);
 	TMH_ST(s->hist[c], s->hist[c] + 1);
-	int64_t d = s->delta_bytes + u;
-	s->delta_bytes = d;
-	if (TMH_UNLIKELY(d > s->headroom_bytes))
+	if (TMH_UNLIKELY(a - s->freed_bytes > s->hi_bytes))
 		peak_slow(s);
 }
 
 static inline void count_free(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->freed_bytes, s->freed_bytes + u);
+	int64_t f = s->freed_bytes + u;
+	TMH_ST(s->freed_bytes, f);
 	TMH_ST(s->frees, s->frees + 1);
-	int64_t d = s->delta_bytes - u;
-	s->delta_bytes = d;
-	if (TMH_UNLIKELY(d < -TMH_FLUSH_BYTES))
+	if (TMH_UNLIKELY(s->alloc_bytes - f < s->lo_bytes))
 		flush_down(s);
 }
 
@@ -235,14 +243,15 @@ void tmh_count_shared_free(int64_t u)
 
 /* ---- threads ---------------------------------------------------------- */
 
+static int fold_lock; /* one thread folds at a time */
+
 /* A thread exits: add its counters into `retired` and free the slot. */
 static void slot_release(void *arg)
 {
 	struct tmh_slot *s = arg;
 	if (!s || !tmh_region)
 		return;
-	static int lock;
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&fold_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 	TMH_ADD(tmh_region->fold_seq, 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -252,12 +261,12 @@ static void slot_release(void *arg)
 #undef TMH_X_FOLD
 	for (int i = 0; i < TMH_CLASSES; i++)
 		TMH_ST(r->hist[i], r->hist[i] + s->hist[i]);
-	TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
+	TMH_ADD(tmh_region->flushed_bytes, s->alloc_bytes - s->freed_bytes - s->mark_bytes);
 	memset((char *)s + sizeof(s->owner), 0, sizeof(*s) - sizeof(s->owner));
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	TMH_ADD(tmh_region->fold_seq, 1);
 	__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fold_lock, 0, __ATOMIC_RELEASE);
 	tmh_tls_slot = NULL;
 	tls_dead = 1;
 }
@@ -272,9 +281,8 @@ static struct tmh_slot *slot_claim(void)
 		if (TMH_LD(s->owner) == 0 &&
 		    __atomic_compare_exchange_n(&s->owner, &zero, tid, 0, __ATOMIC_ACQUIRE,
 		                                __ATOMIC_RELAXED)) {
-			int64_t room =
-			    TMH_LD(tmh_region->peak_bytes) - TMH_LD(tmh_region->flushed_bytes);
-			s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+			s->mark_bytes = 0;
+			set_limits(s, TMH_LD(tmh_region->flushed_bytes));
 			tmh_sample_thread_init(s);
 			return s;
 		}
@@ -321,6 +329,7 @@ static struct tmh_slot *slow_slot(int *boot)
 
 static void atfork_child(void)
 {
+	fold_lock = 0; /* a thread of the parent may have held it */
 	tmh_tls_busy = 1;
 	tmh_region_fork_child();
 	tmh_tls_slot = NULL;
@@ -410,6 +419,9 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 static __attribute__((noinline, cold)) void sample_free_slow(void *p)
 {
 	int busy = tmh_tls_busy;
+	if (busy)
+		return; /* a free nested in the sampled path (a signal handler): the
+		         * sample stays listed rather than deadlock on its lock */
 	tmh_tls_busy = 1;
 	tmh_sample_free(p);
 	tmh_tls_busy = busy;
