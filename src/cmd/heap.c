@@ -13,6 +13,7 @@
 #include "cmd/cmds.h"
 #include "error.h"
 #include "util.h"
+#include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
@@ -187,11 +188,9 @@ static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 /* Runs CMD with the shim (regions kept at exit) and profiles it at exit. */
 static int heap_run(char **cmd, const char *out, const char *sample)
 {
-	char shim[4096], preload[8192];
-	if (tm_heap_shim_path(shim, sizeof(shim)) < 0)
+	char preload[8192];
+	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD")) < 0)
 		return 1;
-	const char *old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof(preload), "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
 	pid_t pid = fork();
 	if (pid < 0)
 		return tm_error("cannot fork: %s", strerror(errno)), 1;
