@@ -10,12 +10,13 @@ BIN=$B/progs/heap_bench
 SHIM=$PWD/$B/libtidemark-heap.so
 LIB=/usr/lib/x86_64-linux-gnu
 JE=$LIB/libjemalloc.so.2
+NAIVE=$PWD/$B/bench/libnaive-shim.so # reference: per-thread counters + malloc_usable_size
 PAIRS=${1:-3000000}
 ROUNDS=${2:-5}
 SLOW=$((PAIRS / 20)) # heaptrack and massif: fewer pairs, same per-pair figure
 OUT=$(mktemp -d /tmp/tidemark-heapbench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
-[ -x "$BIN" ] && [ -r "$SHIM" ] || { echo "build first: make all heap-progs" >&2; exit 1; }
+[ -x "$BIN" ] && [ -r "$SHIM" ] && [ -r "$NAIVE" ] || { echo "build first: make all heap-progs" >&2; exit 1; }
 
 # arm NAME THREADS: one run, appends ns/pair to $OUT/NAME.THREADS
 arm()
@@ -23,6 +24,7 @@ arm()
 	name=$1 th=$2
 	case $name in
 	glibc) v=$("$BIN" "$th" "$PAIRS") ;;
+	glibc+naive) v=$(LD_PRELOAD=$NAIVE "$BIN" "$th" "$PAIRS") ;;
 	glibc+count) v=$(TIDEMARK_HEAP_SAMPLE=0 LD_PRELOAD=$SHIM "$BIN" "$th" "$PAIRS") ;;
 	glibc+sample512K) v=$(LD_PRELOAD=$SHIM "$BIN" "$th" "$PAIRS") ;;
 	jemalloc) v=$(LD_PRELOAD=$JE "$BIN" "$th" "$PAIRS") ;;
@@ -36,7 +38,7 @@ arm()
 	echo "$v" | sed -n 's/^ns_per_pair=//p' >>"$OUT/$name.$th"
 }
 
-ARMS="glibc glibc+count glibc+sample512K jemalloc jemalloc+count jemalloc+sample512K jemalloc-prof512K"
+ARMS="glibc glibc+naive glibc+count glibc+sample512K jemalloc jemalloc+count jemalloc+sample512K jemalloc-prof512K"
 command -v heaptrack >/dev/null && ARMS="$ARMS heaptrack"
 command -v valgrind >/dev/null && ARMS="$ARMS massif"
 r=0
