@@ -16,6 +16,7 @@ ROUNDS=${2:-5}
 SLOW=$((PAIRS / 20)) # heaptrack and massif: fewer pairs, same per-pair figure
 OUT=$(mktemp -d /tmp/tidemark-heapbench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
+make -s -C "$PWD" all heap-progs >/dev/null 2>&1 || make -s -C "$PWD" heap-progs "$B/libtidemark-heap.so" >/dev/null
 [ -x "$BIN" ] && [ -r "$SHIM" ] && [ -r "$NAIVE" ] || { echo "build first: make all heap-progs" >&2; exit 1; }
 
 # arm NAME THREADS: one run, appends ns/pair to $OUT/NAME.THREADS
