@@ -239,7 +239,7 @@ void tmh_region_fork_child(void)
 	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
 	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;
-	tmh_sample_fork_copy(old, r);
+	tmh_sample_fork_reset(old);
 	tmh_region = r;
 	munmap(old, sizeof(*old));
 }

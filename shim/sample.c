@@ -320,13 +320,17 @@ void tmh_sample_free(void *p)
 	unlock();
 }
 
-void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to)
+/*
+ * In a fork child: its profile covers what it allocates from now on (the
+ * parent's sampled blocks stay in the parent's profile; copying the tables
+ * would touch megabytes of shared memory on every fork).  Counting is not
+ * affected: the child's totals start from the parent's.
+ */
+void tmh_sample_fork_reset(const struct tmh_region *parent)
 {
 	lock_word = 0; /* another thread of the parent may have held it */
-	if (from->sample_mean_bytes <= 0 || (from->live_samples == 0 && from->sample_seq == 0))
+	if (parent->live_samples == 0 && parent->sample_seq == 0)
 		return;
-	memcpy(to->stacks, from->stacks, sizeof(to->stacks));
-	memcpy(to->live, from->live, sizeof(to->live));
-	to->live_samples = from->live_samples;
-	to->samples_dropped = from->samples_dropped;
+	memset(tmh_filter_bits, 0, sizeof(tmh_filter_bits));
+	memset(filter_count, 0, sizeof(filter_count));
 }

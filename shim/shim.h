@@ -67,7 +67,7 @@ void tmh_sample_init(void);
 void tmh_sample_thread_init(struct tmh_slot *s);
 void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame);
 void tmh_sample_free(void *p);
-void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to);
+void tmh_sample_fork_reset(const struct tmh_region *parent);
 
 /*
  * Which pointers may be sampled: a private bit per pointer hash (8 KiB,
