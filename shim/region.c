@@ -195,7 +195,7 @@ struct tmh_region *tmh_region_create(int gc)
 	if (gc)
 		gc_stale();
 	struct tmh_region *r = MAP_FAILED;
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0644);
+	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd >= 0) {
 		if (ftruncate(fd, sizeof(*r)) == 0)
 			r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -200,6 +200,12 @@ else
 	fail heap_profile_every "exit $rc, $n profiles: $(cat "$T/ev.err")"
 fi
 
+# counting only: counters yes, profile no (a clear message)
+start_sites 2 TIDEMARK_HEAP_SAMPLE=0
+check heap_counting_only_stats "$TM" heap stats $SITES_PID
+check_fails heap_counting_only_no_profile "sampling off" "$TM" heap $SITES_PID -o "$T/none.pb.gz"
+stop_sites
+
 # libunwind instead of frame pointers
 start_sites 8 TIDEMARK_HEAP_UNWIND=libunwind
 "$TM" heap $SITES_PID --collapsed >"$T/collapsed2" 2>&1
