@@ -545,7 +545,7 @@ static void *realloc_boot(void *p, size_t n, struct tmh_slot *s, int boot)
 	return q;
 }
 
-TMH_EXPORT void *realloc(void *p, size_t n)
+static inline void *realloc_impl(void *p, size_t n, void *frame)
 {
 	struct tmh_slot *s = tmh_tls_slot;
 	int boot = 0;
@@ -561,7 +561,7 @@ TMH_EXPORT void *realloc(void *p, size_t n)
 	if (!p) {
 		void *q = tmh_real.malloc(n);
 		if (q)
-			after_alloc(s, q, n, TMH_FRAME);
+			after_alloc(s, q, n, frame);
 		return q;
 	}
 	int64_t old = usable_of(p);
@@ -576,8 +576,13 @@ TMH_EXPORT void *realloc(void *p, size_t n)
 	else
 		tmh_count_shared_free(old);
 	if (q)
-		after_alloc(s, q, n, TMH_FRAME);
+		after_alloc(s, q, n, frame);
 	return q;
+}
+
+TMH_EXPORT void *realloc(void *p, size_t n)
+{
+	return realloc_impl(p, n, TMH_FRAME);
 }
 
 TMH_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
@@ -587,7 +592,7 @@ TMH_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, n);
+	return realloc_impl(p, n, TMH_FRAME);
 }
 
 static void *aligned_common(size_t align, size_t n, int kind, void *frame)
