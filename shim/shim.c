@@ -90,10 +90,17 @@ static inline size_t glibc_usable(const void *p)
 	return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
 }
 
+/* jemalloc: sallocx(p, 0) reads the size class from its radix tree only;
+ * its malloc_usable_size also validates the extent (another cache line, a
+ * remote one for a block of another thread).  Set when it agrees. */
+static size_t (*sallocx_fn)(const void *, int);
+
 static inline int64_t usable_of(void *p)
 {
 	if (TMH_LIKELY(tmh_glibc_usable))
 		return (int64_t)glibc_usable(p);
+	if (sallocx_fn)
+		return (int64_t)sallocx_fn(p, 0);
 	return (int64_t)tmh_real.usable_size(p);
 }
 
@@ -118,9 +125,15 @@ static void check_nallocx(void)
 	if (!fn || !dladdr((void *)fn, &a) || !dladdr((void *)tmh_real.malloc, &b) ||
 	    a.dli_fbase != b.dli_fbase)
 		return;
+	size_t (*salloc)(const void *, int) =
+	    (size_t(*)(const void *, int))dlsym(RTLD_NEXT, "sallocx");
+	if (salloc && (!dladdr((void *)salloc, &a) || a.dli_fbase != b.dli_fbase))
+		salloc = NULL;
 	for (size_t n = 0; n < (1u << 16); n = n * 5 / 4 + 1) {
 		void *x = tmh_real.malloc(n);
 		int same = x && fn(n ? n : 1, 0) == tmh_real.usable_size(x);
+		if (x && salloc && salloc(x, 0) != tmh_real.usable_size(x))
+			salloc = NULL;
 		tmh_real.free(x);
 		if (!same)
 			return;
@@ -134,6 +147,7 @@ static void check_nallocx(void)
 			return;
 	}
 	nallocx_fn = fn;
+	sallocx_fn = salloc;
 }
 
 static void check_glibc_usable(void)
