@@ -36,7 +36,8 @@ arm()
 	massif) v=$(valgrind --tool=massif --massif-out-file="$OUT/ms" "$BIN" "$th" "$SLOW" 2>/dev/null) ;;
 	esac
 	rm -f "$OUT"/ht* "$OUT"/ms*
-	echo "$v" | sed -n 's/^ns_per_pair=//p' >>"$OUT/$name.$th"
+	echo "$v" | sed -n "s/^ns_per_pair=\([0-9.]*\).*/\1/p" >>"$OUT/$name.$th"
+	echo "$v" | sed -n "s/.*wall_ns_per_pair=\([0-9.]*\).*/\1/p" >>"$OUT/$name.$th.wall"
 }
 
 ARMS="glibc glibc+naive glibc+count glibc+sample512K jemalloc jemalloc+count jemalloc+sample512K jemalloc-prof512K"
@@ -51,17 +52,27 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "pairs per thread: $PAIRS (heaptrack, massif: $SLOW); median of $ROUNDS interleaved rounds"
-echo
-echo "| arm | 1 thread ns/pair | vs base | added ns | 2 threads ns/pair | vs base | added ns |"
-echo "|---|---|---|---|---|---|---|"
-for a in $ARMS; do
-	case $a in jemalloc*) base=jemalloc ;; *) base=glibc ;; esac
-	line="| $a"
-	for th in 1 2; do
-		m=$(median "$OUT/$a.$th")
-		bm=$(median "$OUT/$base.$th")
-		line="$line | $m | $(awk -v a="$m" -v b="$bm" 'BEGIN { printf "%.2fx", a / b }') | $(awk -v a="$m" -v b="$bm" 'BEGIN { printf "%+.1f", a - b }')"
+
+# table SUFFIX TITLE
+table()
+{
+	echo
+	echo "$2"
+	echo
+	echo "| arm | 1 thread ns/pair | vs base | added ns | 2 threads ns/pair | vs base | added ns |"
+	echo "|---|---|---|---|---|---|---|"
+	for a in $ARMS; do
+		case $a in jemalloc*) base=jemalloc ;; *) base=glibc ;; esac
+		line="| $a"
+		for th in 1 2; do
+			m=$(median "$OUT/$a.$th$1")
+			bm=$(median "$OUT/$base.$th$1")
+			line="$line | $m | $(awk -v a="$m" -v b="$bm" 'BEGIN { printf "%.2fx", a / b }') | $(awk -v a="$m" -v b="$bm" 'BEGIN { printf "%+.1f", a - b }')"
+		done
+		echo "$line |"
 	done
-	echo "$line |"
-done
+}
+
+echo "pairs per thread: $PAIRS (heaptrack, massif: $SLOW); median of $ROUNDS interleaved rounds"
+table "" "CPU time of the benchmark threads per pair (robust to other tenants; heaptrack's and valgrind's helper threads and processes not included):"
+table ".wall" "Wall time per pair per thread:"
