@@ -237,3 +237,15 @@ if [ $rc -eq 0 ] && "$TM" heap top "$T/exit.pb.gz" | grep -q keep_known_site; th
 else
 	fail heap_profile_at_exit "exit $rc: $(cat "$T/err")"
 fi
+
+# more distinct stacks than the table holds: still a valid profile
+"$TM" heap run -o "$T/many.pb.gz" --sample 1 -- "$P/heap_manystacks" >/dev/null 2>"$T/err"
+if "$TM" heap top "$T/many.pb.gz" | grep -q "stack not recorded"; then
+	ok heap_stack_table_full
+else
+	fail heap_stack_table_full "$(cat "$T/err")"
+fi
+if command -v go >/dev/null 2>&1; then
+	out=$(HOME=$T GOCACHE=$T/gocache go tool pprof -top -sample_index=alloc_objects "$T/many.pb.gz" 2>&1)
+	check heap_go_tool_pprof_table_full sh -c "echo '$out' | grep -q 'Total samples = 819[2-9]'"
+fi
