@@ -331,6 +331,11 @@ void tmh_sample_fork_reset(const struct tmh_region *parent)
 	lock_word = 0; /* another thread of the parent may have held it */
 	if (parent->live_samples == 0 && parent->sample_seq == 0)
 		return;
-	memset(tmh_filter_bits, 0, sizeof(tmh_filter_bits));
-	memset(filter_count, 0, sizeof(filter_count));
+	/* clear only what is set: untouched pages of the counts stay unbacked */
+	for (unsigned w = 0; w < TMH_FILTER_BITS / 64; w++) {
+		for (uint64_t bits = tmh_filter_bits[w]; bits; bits &= bits - 1)
+			filter_count[w * 64 + (unsigned)__builtin_ctzll(bits)] = 0;
+		if (tmh_filter_bits[w])
+			tmh_filter_bits[w] = 0;
+	}
 }
