@@ -164,8 +164,14 @@ static int unwind_fp(uint64_t *pc, int max, void *frame)
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tls_stack_hi;
 	uintptr_t fp = (uintptr_t)frame;
 	int n = 0;
-	if (hi <= lo || hi - lo > (256u << 20))
-		hi = lo + 65536; /* unknown stack: stay close */
+	if (hi <= lo || hi - lo > (256u << 20)) {
+		/* not on the thread's known stack (a coroutine's, a signal's
+		 * alternate stack): only the entry point's own frame is safe */
+		if (!frame)
+			return 0;
+		pc[0] = ((uintptr_t *)frame)[1];
+		return 1;
+	}
 	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
 		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
 		if (ret < 4096)

@@ -79,6 +79,9 @@ else
 	skip heap_jemalloc_stats_allocated "libjemalloc2 not installed"
 fi
 
+out=$(TIDEMARK_HEAP_SAMPLE=1 under "$P/heap_coro" 2>&1)
+check heap_coroutine_stack sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+
 out=$(under "$P/heap_early" 2>&1)
 check heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 
