@@ -127,7 +127,9 @@ static size_t merge_rows(struct site_row *rows, size_t n)
 static int by_inuse(const void *a, const void *b)
 {
 	const struct site_row *x = a, *y = b;
-	return (x->inuse_bytes < y->inuse_bytes) - (x->inuse_bytes > y->inuse_bytes);
+	if (x->inuse_bytes != y->inuse_bytes)
+		return (x->inuse_bytes < y->inuse_bytes) - (x->inuse_bytes > y->inuse_bytes);
+	return (x->alloc_bytes < y->alloc_bytes) - (x->alloc_bytes > y->alloc_bytes);
 }
 
 static void print_rows(FILE *out, struct site_row *rows, size_t n, int top)

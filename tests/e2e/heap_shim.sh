@@ -175,6 +175,7 @@ if [ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((know
 else
 	fail heap_sampled_estimate_10pct "true $known estimated $est"
 fi
+check heap_frame_pointer_stacks grep -q "main;keep_known_site" "$T/collapsed"
 check heap_top_lists_site sh -c "'$TM' heap top '$T/p.pb.gz' -n 3 | grep -q keep_known_site"
 if command -v go >/dev/null 2>&1; then
 	out=$(HOME=$T GOCACHE=$T/gocache GOPATH=$T/go go tool pprof -top "$T/p.pb.gz" 2>&1)
