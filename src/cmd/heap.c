@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,8 @@ static const char usage_text[] =
     "      --collapsed    write 'outer;...;leaf BYTES' lines for flame graphs\n"
     "      --alloc        with --collapsed: allocated bytes instead of in-use bytes\n"
     "      --every DUR    write PREFIX.1.pb.gz, PREFIX.2.pb.gz ... every DUR until\n"
-    "                     the process exits (default PREFIX heap.PID)\n"
+    "                     the process exits (default PREFIX heap.PID); SIGUSR1 to\n"
+    "                     tidemark writes one at once\n"
     "      --json         stats as JSON\n"
     "  -n N               top: number of sites (default 20)\n"
     "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
@@ -158,8 +160,18 @@ static int heap_profile(pid_t pid, const char *out, int collapsed, int alloc)
 	return rc < 0 ? 1 : 0;
 }
 
-/* Profiles PID every EVERY_USEC until it exits; the last profile is taken
- * from the region it leaves (when it runs with TIDEMARK_HEAP_KEEP=1). */
+/* SIGUSR1 to tidemark during --every: a profile now (the only state a
+ * signal handler can share). */
+static volatile sig_atomic_t profile_now;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	profile_now = 1;
+}
+
+/* Profiles PID every EVERY_USEC (and on SIGUSR1) until it exits; the last
+ * profile is taken from the region it leaves (with TIDEMARK_HEAP_KEEP=1). */
 static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 {
 	char def[64], path[4096];
@@ -167,6 +179,9 @@ static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 		snprintf(def, sizeof(def), "heap.%d", (int)pid);
 		prefix = def;
 	}
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	int64_t next = tm_now_mono_usec();
 	for (int n = 1;; n++) {
 		const struct tmh_region *r = tm_heap_region_map(pid);
@@ -180,8 +195,11 @@ static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 		fprintf(stderr, "wrote %s\n", path);
 		if (!running)
 			return 0;
-		next += every_usec;
-		tm_sleep_until_mono(next, NULL);
+		if (!profile_now) {
+			next += every_usec;
+			tm_sleep_until_mono(next, (volatile const int *)&profile_now);
+		}
+		profile_now = 0;
 	}
 }
 

@@ -204,6 +204,20 @@ else
 	fail heap_profile_every "exit $rc, $n profiles: $(cat "$T/ev.err")"
 fi
 
+# SIGUSR1 to `heap --every` writes a profile at once
+start_sites 2
+"$TM" heap $SITES_PID --every 60s -o "$T/sig" 2>/dev/null &
+EV=$!
+n=0
+while [ ! -s "$T/sig.1.pb.gz" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $EV
+n=0
+while [ ! -s "$T/sig.2.pb.gz" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+kill $EV 2>/dev/null
+wait $EV 2>/dev/null
+stop_sites
+check heap_profile_on_signal test -s "$T/sig.2.pb.gz"
+
 # counting only: counters yes, profile no (a clear message)
 start_sites 2 TIDEMARK_HEAP_SAMPLE=0
 check heap_counting_only_stats "$TM" heap stats $SITES_PID
