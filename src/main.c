@@ -17,13 +17,13 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"record", cmd_record, "sample a command, process tree or cgroup into the store"},
-	{"report", cmd_report, "summarise a run (or a bench) from the store"},
-	{"runs", cmd_runs, "list the runs in the store"},
-	{"mark", cmd_mark, "record a named phase boundary in a running recording"},
-	{"bench", cmd_bench, "compare arms (allocator, env, limits) over repeated runs"},
-	{"heap", cmd_heap, "heap profiles from processes running with the heap shim"},
-	{"serve", cmd_serve, "collect pushes from machines; live panel and /metrics"},
+    {"record", cmd_record, "sample a command, process tree or cgroup into the store"},
+    {"report", cmd_report, "summarise a run (or a bench) from the store"},
+    {"runs", cmd_runs, "list the runs in the store"},
+    {"mark", cmd_mark, "record a named phase boundary in a running recording"},
+    {"bench", cmd_bench, "compare arms (allocator, env, limits) over repeated runs"},
+    {"heap", cmd_heap, "heap profiles from processes running with the heap shim"},
+    {"serve", cmd_serve, "collect pushes from machines; live panel and /metrics"},
 };
 
 static void usage(FILE *f)

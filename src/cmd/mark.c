@@ -11,23 +11,23 @@
 #include "../banned.h"
 
 static const char usage_text[] =
-	"usage: tidemark mark [--to PID] TEXT\n"
-	"\n"
-	"Records TEXT as a mark in a running `tidemark record`: the one named by\n"
-	"$TIDEMARK_MARK (set for recorded commands), the recorder with pid PID, or\n"
-	"the only recorder running.  The mark 'end' ends the work (see --settle).\n"
-	"\n"
-	"examples:\n"
-	"  tidemark mark busy-start\n"
-	"  tidemark mark --to 4242 \"compaction begins\"\n"
-	"  echo busy-end > \"$TIDEMARK_MARK\"     # from inside the recorded command\n";
+    "usage: tidemark mark [--to PID] TEXT\n"
+    "\n"
+    "Records TEXT as a mark in a running `tidemark record`: the one named by\n"
+    "$TIDEMARK_MARK (set for recorded commands), the recorder with pid PID, or\n"
+    "the only recorder running.  The mark 'end' ends the work (see --settle).\n"
+    "\n"
+    "examples:\n"
+    "  tidemark mark busy-start\n"
+    "  tidemark mark --to 4242 \"compaction begins\"\n"
+    "  echo busy-end > \"$TIDEMARK_MARK\"     # from inside the recorded command\n";
 
 int cmd_mark(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
-		{"to", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"to", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("TIDEMARK_MARK");
 	char path[512];

@@ -17,47 +17,47 @@
 #include "../banned.h"
 
 static const char usage_text[] =
-	"usage: tidemark record [options] [--] CMD [ARGS...]\n"
-	"       tidemark record [options] -p PID\n"
-	"       tidemark record [options] --cgroup PATH\n"
-	"\n"
-	"Samples memory (anon, page cache, cgroup limits and events, PSI), CPU, I/O and\n"
-	"the program's progress at a fixed interval into an SQLite store.\n"
-	"\n"
-	"target:\n"
-	"  CMD ARGS...           launch it (in a fresh cgroup when the host allows), pass\n"
-	"                        signals on, exit with its status\n"
-	"  -p, --pid PID         a running process and all its descendants\n"
-	"      --cgroup PATH     a cgroup directory (v1 memory or v2)\n"
-	"options:\n"
-	"  -o, --db PATH         the store (default ./tidemark.db)\n"
-	"  -i, --interval DUR    sampling interval, >= 50ms (default 1s)\n"
-	"      --memory-max SIZE   hard limit (v2 memory.max, v1 memory.limit_in_bytes)\n"
-	"      --memory-high SIZE  throttling limit (v2 memory.high, v1 soft_limit_in_bytes)\n"
-	"      --swap-max SIZE     swap limit (v2 memory.swap.max, v1 memsw)\n"
-	"      --no-cgroup       launch without a cgroup of its own\n"
-	"      --progress REGEX  a number in the program's output, e.g. 'height=([0-9]+)'\n"
-	"      --progress-file PATH  match REGEX on this file (followed like tail -F)\n"
-	"      --until-progress N   stop the command once progress reaches N\n"
-	"      --settle DUR      keep sampling this long after the work ends\n"
-	"      --timeout DUR     stop the command after this long\n"
-	"      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
-	"      --heap            preload the heap shim: live heap and retention series\n"
-	"  -q, --quiet           don't show the command's output\n"
-	"      --push URL        also push to a tidemark server (needs --token-file)\n"
-	"      --token-file F    the machine's write token for --push\n"
-	"      --metrics-listen ADDR  serve Prometheus /metrics, e.g. 127.0.0.1:9464\n"
-	"\n"
-	"Marks: `tidemark mark TEXT` from any shell, or `echo TEXT > $TIDEMARK_MARK` from\n"
-	"the command, records a phase boundary; the mark 'end' ends the work (--settle).\n"
-	"\n"
-	"examples:\n"
-	"  tidemark record -- ./node --sync\n"
-	"  tidemark record -i 100ms --memory-max 400M --progress 'height=([0-9]+)' -- ./churn\n"
-	"  tidemark record -p $(pidof darkfid) --progress-file /var/log/darkfid.log \\\n"
-	"      --progress 'height=([0-9]+)'\n"
-	"  tidemark record --cgroup /sys/fs/cgroup/system.slice/darkfid.service\n"
-	"  tidemark record --heap -- python3 my_service.py\n";
+    "usage: tidemark record [options] [--] CMD [ARGS...]\n"
+    "       tidemark record [options] -p PID\n"
+    "       tidemark record [options] --cgroup PATH\n"
+    "\n"
+    "Samples memory (anon, page cache, cgroup limits and events, PSI), CPU, I/O and\n"
+    "the program's progress at a fixed interval into an SQLite store.\n"
+    "\n"
+    "target:\n"
+    "  CMD ARGS...           launch it (in a fresh cgroup when the host allows), pass\n"
+    "                        signals on, exit with its status\n"
+    "  -p, --pid PID         a running process and all its descendants\n"
+    "      --cgroup PATH     a cgroup directory (v1 memory or v2)\n"
+    "options:\n"
+    "  -o, --db PATH         the store (default ./tidemark.db)\n"
+    "  -i, --interval DUR    sampling interval, >= 50ms (default 1s)\n"
+    "      --memory-max SIZE   hard limit (v2 memory.max, v1 memory.limit_in_bytes)\n"
+    "      --memory-high SIZE  throttling limit (v2 memory.high, v1 soft_limit_in_bytes)\n"
+    "      --swap-max SIZE     swap limit (v2 memory.swap.max, v1 memsw)\n"
+    "      --no-cgroup       launch without a cgroup of its own\n"
+    "      --progress REGEX  a number in the program's output, e.g. 'height=([0-9]+)'\n"
+    "      --progress-file PATH  match REGEX on this file (followed like tail -F)\n"
+    "      --until-progress N   stop the command once progress reaches N\n"
+    "      --settle DUR      keep sampling this long after the work ends\n"
+    "      --timeout DUR     stop the command after this long\n"
+    "      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
+    "      --heap            preload the heap shim: live heap and retention series\n"
+    "  -q, --quiet           don't show the command's output\n"
+    "      --push URL        also push to a tidemark server (needs --token-file)\n"
+    "      --token-file F    the machine's write token for --push\n"
+    "      --metrics-listen ADDR  serve Prometheus /metrics, e.g. 127.0.0.1:9464\n"
+    "\n"
+    "Marks: `tidemark mark TEXT` from any shell, or `echo TEXT > $TIDEMARK_MARK` from\n"
+    "the command, records a phase boundary; the mark 'end' ends the work (--settle).\n"
+    "\n"
+    "examples:\n"
+    "  tidemark record -- ./node --sync\n"
+    "  tidemark record -i 100ms --memory-max 400M --progress 'height=([0-9]+)' -- ./churn\n"
+    "  tidemark record -p $(pidof darkfid) --progress-file /var/log/darkfid.log \\\n"
+    "      --progress 'height=([0-9]+)'\n"
+    "  tidemark record --cgroup /sys/fs/cgroup/system.slice/darkfid.service\n"
+    "  tidemark record --heap -- python3 my_service.py\n";
 
 enum {
 	OPT_CGROUP = 256,
@@ -78,27 +78,27 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"pid", required_argument, NULL, 'p'},
-	{"cgroup", required_argument, NULL, OPT_CGROUP},
-	{"db", required_argument, NULL, 'o'},
-	{"interval", required_argument, NULL, 'i'},
-	{"memory-max", required_argument, NULL, OPT_MEMORY_MAX},
-	{"memory-high", required_argument, NULL, OPT_MEMORY_HIGH},
-	{"swap-max", required_argument, NULL, OPT_SWAP_MAX},
-	{"no-cgroup", no_argument, NULL, OPT_NO_CGROUP},
-	{"progress", required_argument, NULL, OPT_PROGRESS},
-	{"progress-file", required_argument, NULL, OPT_PROGRESS_FILE},
-	{"until-progress", required_argument, NULL, OPT_UNTIL},
-	{"settle", required_argument, NULL, OPT_SETTLE},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"grace", required_argument, NULL, OPT_GRACE},
-	{"heap", no_argument, NULL, OPT_HEAP},
-	{"quiet", no_argument, NULL, 'q'},
-	{"push", required_argument, NULL, OPT_PUSH},
-	{"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-	{"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"pid", required_argument, NULL, 'p'},
+    {"cgroup", required_argument, NULL, OPT_CGROUP},
+    {"db", required_argument, NULL, 'o'},
+    {"interval", required_argument, NULL, 'i'},
+    {"memory-max", required_argument, NULL, OPT_MEMORY_MAX},
+    {"memory-high", required_argument, NULL, OPT_MEMORY_HIGH},
+    {"swap-max", required_argument, NULL, OPT_SWAP_MAX},
+    {"no-cgroup", no_argument, NULL, OPT_NO_CGROUP},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"progress-file", required_argument, NULL, OPT_PROGRESS_FILE},
+    {"until-progress", required_argument, NULL, OPT_UNTIL},
+    {"settle", required_argument, NULL, OPT_SETTLE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"heap", no_argument, NULL, OPT_HEAP},
+    {"quiet", no_argument, NULL, 'q'},
+    {"push", required_argument, NULL, OPT_PUSH},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static int bad(const char *what, const char *value)
@@ -204,10 +204,10 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
 		tm_fmt_mib(peak, sizeof(peak), (int64_t)s.peak_anon_bytes);
 	fprintf(stderr,
-		"tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
-		"%s%s)\n",
-		res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
-		strcmp(db, "tidemark.db") ? " --db " : "", strcmp(db, "tidemark.db") ? db : "");
+	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
+	        "%s%s)\n",
+	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
+	        strcmp(db, "tidemark.db") ? " --db " : "", strcmp(db, "tidemark.db") ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
 }
@@ -245,9 +245,10 @@ int cmd_record(int argc, char **argv)
 	if ((rc = check_opts(&o)))
 		return rc;
 	if (!o.argv && !o.pid && !o.cgroup_path) {
-		fprintf(stderr, "tidemark record: nothing to record: give a command, -p PID or "
-				"--cgroup PATH\n\n%s",
-			usage_text);
+		fprintf(stderr,
+		        "tidemark record: nothing to record: give a command, -p PID or "
+		        "--cgroup PATH\n\n%s",
+		        usage_text);
 		return 2;
 	}
 	if (tm_store_open(db, &st))

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "benchtab.h"
 #include "cmds.h"
 #include "error.h"
 #include "store.h"
@@ -18,31 +19,32 @@
 #include "../banned.h"
 
 static const char usage_text[] =
-	"usage: tidemark report [options] [RUN]\n"
-	"\n"
-	"Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
-	"limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
-	"\n"
-	"  -o, --db PATH       the store (default ./tidemark.db)\n"
-	"  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
-	"                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
-	"      --json          the figures as JSON (raw bytes and usec)\n"
-	"      --csv           the figures as one CSV row with a header\n"
-	"      --series        every sample of the run as CSV, one column per metric\n"
-	"\n"
-	"examples:\n"
-	"  tidemark report\n"
-	"  tidemark report 3 --window 100:500\n"
-	"  tidemark report --json | jq .figures.peak_anon_bytes\n"
-	"  tidemark report --series > run.csv\n";
+    "usage: tidemark report [options] [RUN]\n"
+    "\n"
+    "Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
+    "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
+    "\n"
+    "  -o, --db PATH       the store (default ./tidemark.db)\n"
+    "  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
+    "                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
+    "      --json          the figures as JSON (raw bytes and usec)\n"
+    "      --csv           the figures as one CSV row with a header\n"
+    "      --series        every sample of the run as CSV, one column per metric\n"
+    "\n"
+    "examples:\n"
+    "  tidemark report\n"
+    "  tidemark report 3 --window 100:500\n"
+    "  tidemark report --json | jq .figures.peak_anon_bytes\n"
+    "  tidemark report --series > run.csv\n"
+    "  tidemark report --bench 2\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
 static const struct option long_opts[] = {
-	{"db", required_argument, NULL, 'o'},	 {"window", required_argument, NULL, 'w'},
-	{"json", no_argument, NULL, 'j'},	 {"csv", no_argument, NULL, 'c'},
-	{"series", no_argument, NULL, 's'},	 {"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"db", required_argument, NULL, 'o'},    {"window", required_argument, NULL, 'w'},
+    {"json", no_argument, NULL, 'j'},        {"csv", no_argument, NULL, 'c'},
+    {"series", no_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
+    {"bench", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0},
 };
 
 static const char *mib(char *buf, size_t size, double bytes)
@@ -81,16 +83,14 @@ static const char *limit(char *buf, size_t size, double bytes)
 static void print_command(const struct tm_run_info *ri)
 {
 	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	size_t i;
-	json_t *v;
-
 	if (!json_is_array(arr)) {
 		printf("%s %s", ri->target ? ri->target : "?",
 		       ri->cgroup_path ? ri->cgroup_path : "");
 		json_decref(arr);
 		return;
 	}
-	json_array_foreach(arr, i, v) printf("%s%s", i ? " " : "", json_string_value(v));
+	for (size_t i = 0; i < json_array_size(arr); i++)
+		printf("%s%s", i ? " " : "", json_string_value(json_array_get(arr, i)));
 	json_decref(arr);
 }
 
@@ -123,8 +123,8 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s)
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
 	       s->late_samples);
-	printf("  anon        peak %s, held after the work %s\n", mib(a, sizeof(a), s->peak_anon_bytes),
-	       mib(b, sizeof(b), s->held_anon_bytes));
+	printf("  anon        peak %s, held after the work %s\n",
+	       mib(a, sizeof(a), s->peak_anon_bytes), mib(b, sizeof(b), s->held_anon_bytes));
 	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
 	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
@@ -183,15 +183,15 @@ static int print_json(const struct tm_run_info *ri, const struct tm_summary *s)
 	json_object_set_new(run, "term_signal", json_integer(ri->term_signal));
 	json_object_set_new(run, "started_wall_usec", json_integer(ri->started_wall_usec));
 	json_object_set_new(run, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(run, "command", ri->command_json ? json_loads(ri->command_json, 0, NULL)
-							    : json_null());
-	json_object_set_new(run, "limits", ri->limits_json ? json_loads(ri->limits_json, 0, NULL)
-							  : json_null());
-	json_object_set_new(run, "env", ri->env_json ? json_loads(ri->env_json, 0, NULL)
-						    : json_null());
+	json_object_set_new(run, "command",
+	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
+	json_object_set_new(run, "limits",
+	                    ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : json_null());
+	json_object_set_new(run, "env",
+	                    ri->env_json ? json_loads(ri->env_json, 0, NULL) : json_null());
 	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
 		json_object_set_new(fig, tm_summary_fields[i].name,
-				    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
+		                    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
 	json_object_set_new(fig, "samples", json_integer(s->samples));
 	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
 	json_object_set_new(root, "run", run);
@@ -274,7 +274,7 @@ int cmd_report(int argc, char **argv)
 	struct tm_window win, *w = NULL;
 	enum fmt fmt = FMT_TEXT;
 	struct tm_store *st;
-	int64_t run = 0;
+	int64_t run = 0, bench = 0;
 	int c, rc;
 
 	optind = 1;
@@ -297,6 +297,13 @@ int cmd_report(int argc, char **argv)
 		case 's':
 			fmt = FMT_SERIES;
 			break;
+		case 'b':
+			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
+				fprintf(stderr, "tidemark report: '%s' is not a bench id\n",
+				        optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -311,6 +318,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (tm_store_open_readonly(db, &st))
 		return 1;
+	if (bench) {
+		rc = tm_bench_table_print(st, bench, stdout);
+		tm_store_close(st);
+		return rc ? 1 : 0;
+	}
 	rc = 0;
 	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
 		if (rc > 0)

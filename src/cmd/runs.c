@@ -12,15 +12,15 @@
 #include "../banned.h"
 
 static const char usage_text[] = "usage: tidemark runs [-o DB] [--json]\n"
-				 "\n"
-				 "Lists the runs in the store, oldest first.\n"
-				 "\n"
-				 "  -o, --db PATH   the store (default ./tidemark.db)\n"
-				 "      --json      one JSON object per run\n"
-				 "\n"
-				 "examples:\n"
-				 "  tidemark runs\n"
-				 "  tidemark runs -o /var/lib/tidemark/pi.db --json\n";
+                                 "\n"
+                                 "Lists the runs in the store, oldest first.\n"
+                                 "\n"
+                                 "  -o, --db PATH   the store (default ./tidemark.db)\n"
+                                 "      --json      one JSON object per run\n"
+                                 "\n"
+                                 "examples:\n"
+                                 "  tidemark runs\n"
+                                 "  tidemark runs -o /var/lib/tidemark/pi.db --json\n";
 
 static void when(char *buf, size_t size, int64_t wall_usec)
 {
@@ -34,18 +34,16 @@ static void when(char *buf, size_t size, int64_t wall_usec)
 static void command_line(const struct tm_run_info *ri, char *buf, size_t size)
 {
 	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	size_t i, len = 0;
-	json_t *v;
+	size_t len = 0;
 
 	buf[0] = '\0';
 	if (!json_is_array(arr)) {
 		snprintf(buf, size, "%s %s", ri->target ? ri->target : "",
-			 ri->cgroup_path ? ri->cgroup_path : "");
+		         ri->cgroup_path ? ri->cgroup_path : "");
 	} else {
-		json_array_foreach(arr, i, v)
-		{
+		for (size_t i = 0; i < json_array_size(arr); i++) {
 			int n = snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-					 json_string_value(v));
+			                 json_string_value(json_array_get(arr, i)));
 			if (n < 0 || (size_t)n >= size - len)
 				break;
 			len += (size_t)n;
@@ -61,10 +59,11 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 	(void)ctx;
 	when(started, sizeof(started), ri->started_wall_usec);
 	if (ri->ended_wall_usec)
-		snprintf(dur, sizeof(dur), "%.1f", (ri->ended_wall_usec - ri->started_wall_usec) / 1e6);
+		snprintf(dur, sizeof(dur), "%.1f",
+		         (ri->ended_wall_usec - ri->started_wall_usec) / 1e6);
 	if (ri->bench_id)
 		snprintf(arm, sizeof(arm), " [bench %" PRId64 " %s]", ri->bench_id,
-			 ri->arm ? ri->arm : "");
+		         ri->arm ? ri->arm : "");
 	command_line(ri, cmd, sizeof(cmd));
 	printf("%5" PRId64 "  %s  %8s  %-12s %7" PRId64 "  %s%s\n", ri->id, started, dur,
 	       ri->outcome ? ri->outcome : "running?", ri->sample_count, cmd, arm);
@@ -74,16 +73,16 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 static int print_json(void *ctx, const struct tm_run_info *ri)
 {
 	json_t *o = json_pack("{sI ss* ss* sI sI ss* sI si si}", "id", (json_int_t)ri->id, "uuid",
-			      ri->uuid, "machine", ri->machine, "started_wall_usec",
-			      (json_int_t)ri->started_wall_usec, "ended_wall_usec",
-			      (json_int_t)ri->ended_wall_usec, "outcome", ri->outcome, "samples",
-			      (json_int_t)ri->sample_count, "exit_code", ri->exit_code,
-			      "term_signal", ri->term_signal);
+	                      ri->uuid, "machine", ri->machine, "started_wall_usec",
+	                      (json_int_t)ri->started_wall_usec, "ended_wall_usec",
+	                      (json_int_t)ri->ended_wall_usec, "outcome", ri->outcome, "samples",
+	                      (json_int_t)ri->sample_count, "exit_code", ri->exit_code,
+	                      "term_signal", ri->term_signal);
 	(void)ctx;
 	if (!o)
 		return -1;
 	json_object_set_new(o, "command",
-			    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
+	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
 	if (ri->bench_id) {
 		json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
 		json_object_set_new(o, "arm", ri->arm ? json_string(ri->arm) : json_null());
@@ -97,10 +96,10 @@ static int print_json(void *ctx, const struct tm_run_info *ri)
 int cmd_runs(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
-		{"db", required_argument, NULL, 'o'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *db = "tidemark.db";
 	struct tm_store *st;

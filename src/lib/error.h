@@ -15,6 +15,6 @@ void tm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A programmer error: prints and aborts. */
 #define TM_BUG(...) tm_bug(__FILE__, __LINE__, __VA_ARGS__)
 void tm_bug(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), noreturn));
+    __attribute__((format(printf, 3, 4), noreturn));
 
 #endif

@@ -13,9 +13,8 @@
 extern char **environ;
 
 /* In the child after fork: only async-signal-safe calls from here on. */
-static void child_exec(char *const *argv, char *const *envp, const struct tm_launch *l,
-		       int go_rd, int exec_wr, int out_wr, int err_wr, bool null_out,
-		       const sigset_t *sigmask)
+static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec_wr, int out_wr,
+                       int err_wr, bool null_out, const sigset_t *sigmask)
 {
 	char c;
 	int err;
@@ -35,7 +34,6 @@ static void child_exec(char *const *argv, char *const *envp, const struct tm_lau
 	/* wait for the parent to move us into the cgroup */
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
 		;
-	(void)l;
 	execvpe(argv[0], argv, envp);
 	err = errno;
 	while (write(exec_wr, &err, sizeof(err)) < 0 && errno == EINTR)
@@ -44,7 +42,7 @@ static void child_exec(char *const *argv, char *const *envp, const struct tm_lau
 }
 
 int tm_launch_start(char *const *argv, char *const *envp, bool capture, const sigset_t *sigmask,
-		    struct tm_launch *l)
+                    struct tm_launch *l)
 {
 	int go[2], ex[2], out[2] = {-1, -1}, err[2] = {-1, -1};
 
@@ -55,9 +53,17 @@ int tm_launch_start(char *const *argv, char *const *envp, bool capture, const si
 	l->pid = fork();
 	if (l->pid < 0)
 		return tm_error("fork: %s", strerror(errno));
-	if (l->pid == 0)
-		child_exec(argv, envp ? envp : environ, l, go[0], ex[1], out[1], err[1], !capture,
-			   sigmask);
+	if (l->pid == 0) {
+		/* the child keeps only its own ends, or it would never see EOF on go */
+		close(go[1]);
+		close(ex[0]);
+		if (capture) {
+			close(out[0]);
+			close(err[0]);
+		}
+		child_exec(argv, envp ? envp : environ, go[0], ex[1], out[1], err[1], !capture,
+		           sigmask);
+	}
 	close(go[0]);
 	close(ex[1]);
 	if (capture) {

@@ -12,10 +12,10 @@
 
 struct tm_launch {
 	pid_t pid;
-	int out_fd;    /* the child's stdout when captured, else -1 */
-	int err_fd;    /* the child's stderr when captured, else -1 */
-	int go_fd;     /* write end: the child execs when it is closed */
-	int exec_fd;   /* read end: errno of a failed exec, or EOF once exec'd */
+	int out_fd;  /* the child's stdout when captured, else -1 */
+	int err_fd;  /* the child's stderr when captured, else -1 */
+	int go_fd;   /* write end: the child execs when it is closed */
+	int exec_fd; /* read end: errno of a failed exec, or EOF once exec'd */
 };
 
 /*
@@ -24,7 +24,7 @@ struct tm_launch {
  * until tm_launch_go().  SIGMASK is the mask the child gets back.
  */
 int tm_launch_start(char *const *argv, char *const *envp, bool capture, const sigset_t *sigmask,
-		    struct tm_launch *l);
+                    struct tm_launch *l);
 
 /* Lets the child exec; returns 0 once exec succeeded, -1 after tm_error
  * when it failed (the child has exited then). */

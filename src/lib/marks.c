@@ -26,7 +26,8 @@ static int runtime_dir(char *buf, size_t size, int create)
 		struct stat sb;
 		if (create)
 			mkdir(candidates[i], 0700);
-		if (!stat(candidates[i], &sb) && S_ISDIR(sb.st_mode) && !access(candidates[i], W_OK)) {
+		if (!stat(candidates[i], &sb) && S_ISDIR(sb.st_mode) &&
+		    !access(candidates[i], W_OK)) {
 			snprintf(buf, size, "%s", candidates[i]);
 			return 0;
 		}
@@ -79,14 +80,14 @@ int tm_mark_send(const char *path, const char *text)
 	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return tm_error(errno == ENXIO ? "no recorder is reading '%s'"
-					       : "cannot open '%s': %s",
-				path, strerror(errno));
+		                               : "cannot open '%s': %s",
+		                path, strerror(errno));
 	snprintf(line, sizeof(line), "%s\n", text);
 	n = write(fd, line, len + 1); /* <= PIPE_BUF: one atomic write */
 	close(fd);
 	if (n != (ssize_t)len + 1)
 		return tm_error("cannot write the mark to '%s': %s", path,
-				n < 0 ? strerror(errno) : "short write");
+		                n < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
@@ -133,6 +134,6 @@ int tm_mark_find(pid_t pid, char *path, size_t size)
 		return 0;
 	if (!found)
 		return pid ? tm_error("no recorder with pid %d is running", (int)pid)
-			   : tm_error("no recorder is running (nothing in '%s')", dir);
+		           : tm_error("no recorder is running (nothing in '%s')", dir);
 	return tm_error("%d recorders are running: say which with --to PID", found);
 }

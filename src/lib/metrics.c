@@ -4,7 +4,7 @@
 
 static const struct tm_metric_info registry[TM_METRIC_COUNT] = {
 #define TM_X_INFO(e, n, u, k) [TM_M_##e] = {.name = n, .unit = u, .kind = k},
-	TM_METRIC_LIST(TM_X_INFO)
+    TM_METRIC_LIST(TM_X_INFO)
 #undef TM_X_INFO
 };
 

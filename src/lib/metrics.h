@@ -14,91 +14,91 @@ enum tm_unit { TM_UNIT_BYTES, TM_UNIT_USEC, TM_UNIT_COUNT };
 enum tm_kind { TM_GAUGE, TM_COUNTER };
 
 /* X(ENUM, "name", unit, kind) */
-#define TM_METRIC_LIST(X)                                                            \
-	/* process tree, summed over the target and its descendants */               \
-	X(PROC_COUNT, "proc_count", TM_UNIT_COUNT, TM_GAUGE)                          \
-	X(PROC_THREADS, "proc_threads", TM_UNIT_COUNT, TM_GAUGE)                      \
-	X(PROC_RSS_BYTES, "proc_rss_bytes", TM_UNIT_BYTES, TM_GAUGE)                  \
-	X(PROC_RSS_ANON_BYTES, "proc_rss_anon_bytes", TM_UNIT_BYTES, TM_GAUGE)        \
-	X(PROC_RSS_FILE_BYTES, "proc_rss_file_bytes", TM_UNIT_BYTES, TM_GAUGE)        \
-	X(PROC_RSS_SHMEM_BYTES, "proc_rss_shmem_bytes", TM_UNIT_BYTES, TM_GAUGE)      \
-	X(PROC_SWAP_BYTES, "proc_swap_bytes", TM_UNIT_BYTES, TM_GAUGE)                \
-	X(PROC_PSS_BYTES, "proc_pss_bytes", TM_UNIT_BYTES, TM_GAUGE)                  \
-	X(PROC_PRIVATE_DIRTY_BYTES, "proc_private_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE) \
-	X(PROC_SHARED_DIRTY_BYTES, "proc_shared_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE)   \
-	X(PROC_MINFLT, "proc_minflt", TM_UNIT_COUNT, TM_COUNTER)                      \
-	X(PROC_MAJFLT, "proc_majflt", TM_UNIT_COUNT, TM_COUNTER)                      \
-	X(PROC_UTIME_USEC, "proc_utime_usec", TM_UNIT_USEC, TM_COUNTER)               \
-	X(PROC_STIME_USEC, "proc_stime_usec", TM_UNIT_USEC, TM_COUNTER)               \
-	X(PROC_READ_BYTES, "proc_read_bytes", TM_UNIT_BYTES, TM_COUNTER)              \
-	X(PROC_WRITE_BYTES, "proc_write_bytes", TM_UNIT_BYTES, TM_COUNTER)            \
-	/* the target's memory cgroup (v2 names; v1 files map onto them) */          \
-	X(CG_CURRENT_BYTES, "cg_current_bytes", TM_UNIT_BYTES, TM_GAUGE)              \
-	X(CG_PEAK_BYTES, "cg_peak_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_MAX_BYTES, "cg_max_bytes", TM_UNIT_BYTES, TM_GAUGE)                      \
-	X(CG_HIGH_BYTES, "cg_high_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_SWAP_MAX_BYTES, "cg_swap_max_bytes", TM_UNIT_BYTES, TM_GAUGE)            \
-	X(CG_SWAP_CURRENT_BYTES, "cg_swap_current_bytes", TM_UNIT_BYTES, TM_GAUGE)    \
-	X(CG_ANON_BYTES, "cg_anon_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_FILE_BYTES, "cg_file_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_ACTIVE_FILE_BYTES, "cg_active_file_bytes", TM_UNIT_BYTES, TM_GAUGE)      \
-	X(CG_INACTIVE_FILE_BYTES, "cg_inactive_file_bytes", TM_UNIT_BYTES, TM_GAUGE)  \
-	X(CG_KERNEL_BYTES, "cg_kernel_bytes", TM_UNIT_BYTES, TM_GAUGE)                \
-	X(CG_KERNEL_STACK_BYTES, "cg_kernel_stack_bytes", TM_UNIT_BYTES, TM_GAUGE)    \
-	X(CG_SLAB_BYTES, "cg_slab_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_SOCK_BYTES, "cg_sock_bytes", TM_UNIT_BYTES, TM_GAUGE)                    \
-	X(CG_SHMEM_BYTES, "cg_shmem_bytes", TM_UNIT_BYTES, TM_GAUGE)                  \
-	X(CG_FILE_MAPPED_BYTES, "cg_file_mapped_bytes", TM_UNIT_BYTES, TM_GAUGE)      \
-	X(CG_FILE_DIRTY_BYTES, "cg_file_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE)        \
-	X(CG_FILE_WRITEBACK_BYTES, "cg_file_writeback_bytes", TM_UNIT_BYTES, TM_GAUGE) \
-	X(CG_ANON_THP_BYTES, "cg_anon_thp_bytes", TM_UNIT_BYTES, TM_GAUGE)            \
-	X(CG_PGFAULT, "cg_pgfault", TM_UNIT_COUNT, TM_COUNTER)                        \
-	X(CG_PGMAJFAULT, "cg_pgmajfault", TM_UNIT_COUNT, TM_COUNTER)                  \
-	X(CG_WORKINGSET_REFAULT_FILE, "cg_workingset_refault_file", TM_UNIT_COUNT, TM_COUNTER) \
-	X(CG_EVENTS_LOW, "cg_events_low", TM_UNIT_COUNT, TM_COUNTER)                  \
-	X(CG_EVENTS_HIGH, "cg_events_high", TM_UNIT_COUNT, TM_COUNTER)                \
-	X(CG_EVENTS_MAX, "cg_events_max", TM_UNIT_COUNT, TM_COUNTER)                  \
-	X(CG_EVENTS_OOM, "cg_events_oom", TM_UNIT_COUNT, TM_COUNTER)                  \
-	X(CG_EVENTS_OOM_KILL, "cg_events_oom_kill", TM_UNIT_COUNT, TM_COUNTER)        \
-	X(CG_FAILCNT, "cg_failcnt", TM_UNIT_COUNT, TM_COUNTER)                        \
-	X(CG_CPU_USAGE_USEC, "cg_cpu_usage_usec", TM_UNIT_USEC, TM_COUNTER)           \
-	X(CG_CPU_USER_USEC, "cg_cpu_user_usec", TM_UNIT_USEC, TM_COUNTER)             \
-	X(CG_CPU_SYSTEM_USEC, "cg_cpu_system_usec", TM_UNIT_USEC, TM_COUNTER)         \
-	X(CG_CPU_THROTTLED_USEC, "cg_cpu_throttled_usec", TM_UNIT_USEC, TM_COUNTER)   \
-	X(CG_IO_READ_BYTES, "cg_io_read_bytes", TM_UNIT_BYTES, TM_COUNTER)            \
-	X(CG_IO_WRITE_BYTES, "cg_io_write_bytes", TM_UNIT_BYTES, TM_COUNTER)          \
-	X(CG_PSI_MEM_SOME_USEC, "cg_psi_mem_some_usec", TM_UNIT_USEC, TM_COUNTER)     \
-	X(CG_PSI_MEM_FULL_USEC, "cg_psi_mem_full_usec", TM_UNIT_USEC, TM_COUNTER)     \
-	X(CG_PSI_IO_SOME_USEC, "cg_psi_io_some_usec", TM_UNIT_USEC, TM_COUNTER)       \
-	X(CG_PSI_IO_FULL_USEC, "cg_psi_io_full_usec", TM_UNIT_USEC, TM_COUNTER)       \
-	X(CG_PSI_CPU_SOME_USEC, "cg_psi_cpu_some_usec", TM_UNIT_USEC, TM_COUNTER)     \
-	X(CG_PSI_CPU_FULL_USEC, "cg_psi_cpu_full_usec", TM_UNIT_USEC, TM_COUNTER)     \
-	/* the host */                                                                \
-	X(HOST_MEM_TOTAL_BYTES, "host_mem_total_bytes", TM_UNIT_BYTES, TM_GAUGE)      \
-	X(HOST_MEM_AVAILABLE_BYTES, "host_mem_available_bytes", TM_UNIT_BYTES, TM_GAUGE) \
-	X(HOST_SWAP_TOTAL_BYTES, "host_swap_total_bytes", TM_UNIT_BYTES, TM_GAUGE)    \
-	X(HOST_SWAP_FREE_BYTES, "host_swap_free_bytes", TM_UNIT_BYTES, TM_GAUGE)      \
-	X(HOST_PSI_MEM_SOME_USEC, "host_psi_mem_some_usec", TM_UNIT_USEC, TM_COUNTER) \
-	X(HOST_PSI_MEM_FULL_USEC, "host_psi_mem_full_usec", TM_UNIT_USEC, TM_COUNTER) \
-	X(HOST_PSI_IO_SOME_USEC, "host_psi_io_some_usec", TM_UNIT_USEC, TM_COUNTER)   \
-	X(HOST_PSI_IO_FULL_USEC, "host_psi_io_full_usec", TM_UNIT_USEC, TM_COUNTER)   \
-	X(HOST_PSI_CPU_SOME_USEC, "host_psi_cpu_some_usec", TM_UNIT_USEC, TM_COUNTER) \
-	X(HOST_CPU_BUSY_USEC, "host_cpu_busy_usec", TM_UNIT_USEC, TM_COUNTER)         \
-	X(HOST_CPU_STEAL_USEC, "host_cpu_steal_usec", TM_UNIT_USEC, TM_COUNTER)       \
-	X(HOST_CPU_TOTAL_USEC, "host_cpu_total_usec", TM_UNIT_USEC, TM_COUNTER)       \
-	/* the heap shim (libtidemark-heap.so), summed over shimmed processes */    \
-	X(HEAP_PROCS, "heap_procs", TM_UNIT_COUNT, TM_GAUGE)                          \
-	X(HEAP_LIVE_BYTES, "heap_live_bytes", TM_UNIT_BYTES, TM_GAUGE)                \
-	X(HEAP_PEAK_BYTES, "heap_peak_bytes", TM_UNIT_BYTES, TM_GAUGE)                \
-	X(HEAP_ALLOC_BYTES, "heap_alloc_bytes", TM_UNIT_BYTES, TM_COUNTER)            \
-	X(HEAP_ALLOCS, "heap_allocs", TM_UNIT_COUNT, TM_COUNTER)                      \
+#define TM_METRIC_LIST(X)                                                                          \
+	/* process tree, summed over the target and its descendants */                             \
+	X(PROC_COUNT, "proc_count", TM_UNIT_COUNT, TM_GAUGE)                                       \
+	X(PROC_THREADS, "proc_threads", TM_UNIT_COUNT, TM_GAUGE)                                   \
+	X(PROC_RSS_BYTES, "proc_rss_bytes", TM_UNIT_BYTES, TM_GAUGE)                               \
+	X(PROC_RSS_ANON_BYTES, "proc_rss_anon_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(PROC_RSS_FILE_BYTES, "proc_rss_file_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(PROC_RSS_SHMEM_BYTES, "proc_rss_shmem_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	X(PROC_SWAP_BYTES, "proc_swap_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
+	X(PROC_PSS_BYTES, "proc_pss_bytes", TM_UNIT_BYTES, TM_GAUGE)                               \
+	X(PROC_PRIVATE_DIRTY_BYTES, "proc_private_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(PROC_SHARED_DIRTY_BYTES, "proc_shared_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(PROC_MINFLT, "proc_minflt", TM_UNIT_COUNT, TM_COUNTER)                                   \
+	X(PROC_MAJFLT, "proc_majflt", TM_UNIT_COUNT, TM_COUNTER)                                   \
+	X(PROC_UTIME_USEC, "proc_utime_usec", TM_UNIT_USEC, TM_COUNTER)                            \
+	X(PROC_STIME_USEC, "proc_stime_usec", TM_UNIT_USEC, TM_COUNTER)                            \
+	X(PROC_READ_BYTES, "proc_read_bytes", TM_UNIT_BYTES, TM_COUNTER)                           \
+	X(PROC_WRITE_BYTES, "proc_write_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
+	/* the target's memory cgroup (v2 names; v1 files map onto them) */                        \
+	X(CG_CURRENT_BYTES, "cg_current_bytes", TM_UNIT_BYTES, TM_GAUGE)                           \
+	X(CG_PEAK_BYTES, "cg_peak_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_MAX_BYTES, "cg_max_bytes", TM_UNIT_BYTES, TM_GAUGE)                                   \
+	X(CG_HIGH_BYTES, "cg_high_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_SWAP_MAX_BYTES, "cg_swap_max_bytes", TM_UNIT_BYTES, TM_GAUGE)                         \
+	X(CG_SWAP_CURRENT_BYTES, "cg_swap_current_bytes", TM_UNIT_BYTES, TM_GAUGE)                 \
+	X(CG_ANON_BYTES, "cg_anon_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_FILE_BYTES, "cg_file_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_ACTIVE_FILE_BYTES, "cg_active_file_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	X(CG_INACTIVE_FILE_BYTES, "cg_inactive_file_bytes", TM_UNIT_BYTES, TM_GAUGE)               \
+	X(CG_KERNEL_BYTES, "cg_kernel_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
+	X(CG_KERNEL_STACK_BYTES, "cg_kernel_stack_bytes", TM_UNIT_BYTES, TM_GAUGE)                 \
+	X(CG_SLAB_BYTES, "cg_slab_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_SOCK_BYTES, "cg_sock_bytes", TM_UNIT_BYTES, TM_GAUGE)                                 \
+	X(CG_SHMEM_BYTES, "cg_shmem_bytes", TM_UNIT_BYTES, TM_GAUGE)                               \
+	X(CG_FILE_MAPPED_BYTES, "cg_file_mapped_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	X(CG_FILE_DIRTY_BYTES, "cg_file_dirty_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(CG_FILE_WRITEBACK_BYTES, "cg_file_writeback_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(CG_ANON_THP_BYTES, "cg_anon_thp_bytes", TM_UNIT_BYTES, TM_GAUGE)                         \
+	X(CG_PGFAULT, "cg_pgfault", TM_UNIT_COUNT, TM_COUNTER)                                     \
+	X(CG_PGMAJFAULT, "cg_pgmajfault", TM_UNIT_COUNT, TM_COUNTER)                               \
+	X(CG_WORKINGSET_REFAULT_FILE, "cg_workingset_refault_file", TM_UNIT_COUNT, TM_COUNTER)     \
+	X(CG_EVENTS_LOW, "cg_events_low", TM_UNIT_COUNT, TM_COUNTER)                               \
+	X(CG_EVENTS_HIGH, "cg_events_high", TM_UNIT_COUNT, TM_COUNTER)                             \
+	X(CG_EVENTS_MAX, "cg_events_max", TM_UNIT_COUNT, TM_COUNTER)                               \
+	X(CG_EVENTS_OOM, "cg_events_oom", TM_UNIT_COUNT, TM_COUNTER)                               \
+	X(CG_EVENTS_OOM_KILL, "cg_events_oom_kill", TM_UNIT_COUNT, TM_COUNTER)                     \
+	X(CG_FAILCNT, "cg_failcnt", TM_UNIT_COUNT, TM_COUNTER)                                     \
+	X(CG_CPU_USAGE_USEC, "cg_cpu_usage_usec", TM_UNIT_USEC, TM_COUNTER)                        \
+	X(CG_CPU_USER_USEC, "cg_cpu_user_usec", TM_UNIT_USEC, TM_COUNTER)                          \
+	X(CG_CPU_SYSTEM_USEC, "cg_cpu_system_usec", TM_UNIT_USEC, TM_COUNTER)                      \
+	X(CG_CPU_THROTTLED_USEC, "cg_cpu_throttled_usec", TM_UNIT_USEC, TM_COUNTER)                \
+	X(CG_IO_READ_BYTES, "cg_io_read_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
+	X(CG_IO_WRITE_BYTES, "cg_io_write_bytes", TM_UNIT_BYTES, TM_COUNTER)                       \
+	X(CG_PSI_MEM_SOME_USEC, "cg_psi_mem_some_usec", TM_UNIT_USEC, TM_COUNTER)                  \
+	X(CG_PSI_MEM_FULL_USEC, "cg_psi_mem_full_usec", TM_UNIT_USEC, TM_COUNTER)                  \
+	X(CG_PSI_IO_SOME_USEC, "cg_psi_io_some_usec", TM_UNIT_USEC, TM_COUNTER)                    \
+	X(CG_PSI_IO_FULL_USEC, "cg_psi_io_full_usec", TM_UNIT_USEC, TM_COUNTER)                    \
+	X(CG_PSI_CPU_SOME_USEC, "cg_psi_cpu_some_usec", TM_UNIT_USEC, TM_COUNTER)                  \
+	X(CG_PSI_CPU_FULL_USEC, "cg_psi_cpu_full_usec", TM_UNIT_USEC, TM_COUNTER)                  \
+	/* the host */                                                                             \
+	X(HOST_MEM_TOTAL_BYTES, "host_mem_total_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	X(HOST_MEM_AVAILABLE_BYTES, "host_mem_available_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(HOST_SWAP_TOTAL_BYTES, "host_swap_total_bytes", TM_UNIT_BYTES, TM_GAUGE)                 \
+	X(HOST_SWAP_FREE_BYTES, "host_swap_free_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	X(HOST_PSI_MEM_SOME_USEC, "host_psi_mem_some_usec", TM_UNIT_USEC, TM_COUNTER)              \
+	X(HOST_PSI_MEM_FULL_USEC, "host_psi_mem_full_usec", TM_UNIT_USEC, TM_COUNTER)              \
+	X(HOST_PSI_IO_SOME_USEC, "host_psi_io_some_usec", TM_UNIT_USEC, TM_COUNTER)                \
+	X(HOST_PSI_IO_FULL_USEC, "host_psi_io_full_usec", TM_UNIT_USEC, TM_COUNTER)                \
+	X(HOST_PSI_CPU_SOME_USEC, "host_psi_cpu_some_usec", TM_UNIT_USEC, TM_COUNTER)              \
+	X(HOST_CPU_BUSY_USEC, "host_cpu_busy_usec", TM_UNIT_USEC, TM_COUNTER)                      \
+	X(HOST_CPU_STEAL_USEC, "host_cpu_steal_usec", TM_UNIT_USEC, TM_COUNTER)                    \
+	X(HOST_CPU_TOTAL_USEC, "host_cpu_total_usec", TM_UNIT_USEC, TM_COUNTER)                    \
+	/* the heap shim (libtidemark-heap.so), summed over shimmed processes */                   \
+	X(HEAP_PROCS, "heap_procs", TM_UNIT_COUNT, TM_GAUGE)                                       \
+	X(HEAP_LIVE_BYTES, "heap_live_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
+	X(HEAP_PEAK_BYTES, "heap_peak_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
+	X(HEAP_ALLOC_BYTES, "heap_alloc_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
+	X(HEAP_ALLOCS, "heap_allocs", TM_UNIT_COUNT, TM_COUNTER)                                   \
 	X(HEAP_FREES, "heap_frees", TM_UNIT_COUNT, TM_COUNTER)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,
 	TM_METRIC_LIST(TM_X_ENUM)
 #undef TM_X_ENUM
-	TM_METRIC_COUNT
+	    TM_METRIC_COUNT
 };
 
 struct tm_metric_info {

@@ -49,8 +49,8 @@ int tm_progress_compile(struct tm_progress_re *p, const char *pattern)
 	if (p->re.re_nsub < 1) {
 		regfree(&p->re);
 		return tm_error("progress pattern '%s' needs a capture group around the number, "
-				"e.g. 'height=([0-9]+)'",
-				pattern);
+		                "e.g. 'height=([0-9]+)'",
+		                pattern);
 	}
 	p->compiled = true;
 	return 0;

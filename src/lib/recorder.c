@@ -37,6 +37,8 @@
 #include "store.h"
 #include "util.h"
 #include "heap/heapshm.h"
+#include "serve/promexport.h"
+#include "serve/push.h"
 #include "../banned.h"
 
 enum phase { PH_WORK, PH_SETTLE, PH_TERM, PH_DONE };
@@ -59,6 +61,8 @@ struct rec {
 	bool own_cg;
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
+	struct tm_pusher *pusher;
+	struct tm_prom_server *prom;
 	struct tm_launch child;
 	bool launched, child_gone;
 	int child_status;
@@ -85,15 +89,15 @@ struct rec {
 /* ---- events ---- */
 
 static int add_event(struct rec *r, const char *kind, int64_t pid, int64_t value,
-		     const char *detail)
+                     const char *detail)
 {
 	struct tm_event ev = {
-		.t_wall_usec = tm_now_wall_usec(),
-		.t_mono_usec = tm_now_mono_usec(),
-		.kind = kind,
-		.pid = pid,
-		.value = value,
-		.detail = detail,
+	    .t_wall_usec = tm_now_wall_usec(),
+	    .t_mono_usec = tm_now_mono_usec(),
+	    .kind = kind,
+	    .pid = pid,
+	    .value = value,
+	    .detail = detail,
 	};
 	return tm_store_add_event(r->st, r->run_id, &ev);
 }
@@ -127,17 +131,17 @@ static int sample_events(struct rec *r)
 		enum tm_metric m;
 		const char *kind;
 	} counters[] = {
-		{TM_M_CG_EVENTS_OOM_KILL, "oom_kill"},
-		{TM_M_CG_EVENTS_HIGH, "high_throttle"},
-		{TM_M_CG_EVENTS_MAX, "max_hit"},
+	    {TM_M_CG_EVENTS_OOM_KILL, "oom_kill"},
+	    {TM_M_CG_EVENTS_HIGH, "high_throttle"},
+	    {TM_M_CG_EVENTS_MAX, "max_hit"},
 	};
 	static const struct {
 		enum tm_metric m;
 		const char *name;
 	} limits[] = {
-		{TM_M_CG_MAX_BYTES, "memory.max"},
-		{TM_M_CG_HIGH_BYTES, "memory.high"},
-		{TM_M_CG_SWAP_MAX_BYTES, "memory.swap.max"},
+	    {TM_M_CG_MAX_BYTES, "memory.max"},
+	    {TM_M_CG_HIGH_BYTES, "memory.high"},
+	    {TM_M_CG_SWAP_MAX_BYTES, "memory.swap.max"},
 	};
 	char detail[128];
 
@@ -178,7 +182,7 @@ static int check_allocator(struct rec *r)
 	loaded = strstr(maps, "/libc.so") || strstr(maps, "/libc-") || ++r->samples_for_alloc > 3;
 	if (loaded)
 		snprintf(r->allocator, sizeof(r->allocator), "%s",
-			 tm_parse_maps_allocator(maps, len));
+		         tm_parse_maps_allocator(maps, len));
 	free(maps);
 	if (!loaded)
 		return 0;
@@ -186,8 +190,8 @@ static int check_allocator(struct rec *r)
 		return -1;
 	if (r->o->expect_allocator && strcmp(r->o->expect_allocator, r->allocator)) {
 		snprintf(r->reason, sizeof(r->reason),
-			 "arm expects %s but the process has %s mapped (/proc/%d/maps)",
-			 r->o->expect_allocator, r->allocator, (int)r->child.pid);
+		         "arm expects %s but the process has %s mapped (/proc/%d/maps)",
+		         r->o->expect_allocator, r->allocator, (int)r->child.pid);
 		r->invalid = true;
 		r->phase = PH_TERM;
 		r->term_at_mono = tm_now_mono_usec();
@@ -400,7 +404,13 @@ static int take_sample(struct rec *r, int64_t deadline)
 	r->prev = *s;
 	r->have_prev = true;
 	r->seq++;
-	return tm_store_commit(r->st);
+	if (tm_store_commit(r->st))
+		return -1;
+	if (r->prom)
+		tm_prom_server_update(r->prom, s);
+	if (r->pusher)
+		tm_pusher_tick(r->pusher);
+	return 0;
 }
 
 /* ---- ending ---- */
@@ -417,7 +427,8 @@ static bool target_gone(struct rec *r)
 /* Moves the run through settle -> terminate -> kill as time passes. */
 static void advance_phase(struct rec *r, int64_t now)
 {
-	if (r->phase == PH_WORK && r->o->timeout_usec && now - r->start_mono >= r->o->timeout_usec) {
+	if (r->phase == PH_WORK && r->o->timeout_usec &&
+	    now - r->start_mono >= r->o->timeout_usec) {
 		r->timed_out = true;
 		add_event(r, "timeout", 0, r->o->timeout_usec, NULL);
 		r->phase = PH_TERM;
@@ -503,7 +514,7 @@ static void decide_outcome(struct rec *r, struct tm_record_result *res)
 		if (r->oom_kills > 0)
 			outcome = "oom-killed";
 		else if (!r->reached_progress && !r->ended_by_mark && !r->timed_out &&
-			 !r->interrupted && !r->invalid)
+		         !r->interrupted && !r->invalid)
 			outcome = "killed";
 	}
 	if (!r->cg && res->term_signal == SIGKILL && r->vmstat_oom_start >= 0 &&
@@ -511,7 +522,7 @@ static void decide_outcome(struct rec *r, struct tm_record_result *res)
 		/* no cgroup of our own: the host's counter is the best witness */
 		outcome = "oom-killed";
 		snprintf(r->reason, sizeof(r->reason),
-			 "SIGKILL while the host's oom_kill counter rose (no cgroup to confirm)");
+		         "SIGKILL while the host's oom_kill counter rose (no cgroup to confirm)");
 	}
 	if (r->timed_out && strcmp(outcome, "oom-killed"))
 		outcome = "timeout";
@@ -547,9 +558,9 @@ static bool wants_limits(const struct tm_limits *l)
 /* The variables that change how a program allocates, as they reach it. */
 static bool alloc_relevant(const char *kv)
 {
-	static const char *const prefixes[] = {"LD_PRELOAD=",	  "MALLOC_",   "GLIBC_TUNABLES=",
-					       "MIMALLOC_",	  "TCMALLOC_", "JE_MALLOC_CONF=",
-					       "TIDEMARK_HEAP_"};
+	static const char *const prefixes[] = {
+	    "LD_PRELOAD=", "MALLOC_",         "GLIBC_TUNABLES=", "MIMALLOC_",
+	    "TCMALLOC_",   "JE_MALLOC_CONF=", "TIDEMARK_HEAP_"};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(kv, prefixes[i], strlen(prefixes[i])))
 			return true;
@@ -606,12 +617,12 @@ static int open_cgroup(struct rec *r, const char **limits_json)
 		snprintf(name, sizeof(name), "%s", o->cgroup_name);
 	else
 		snprintf(name, sizeof(name), "tidemark-%d-%" PRId64, (int)getpid(),
-			 tm_now_mono_usec() % 1000000000);
+		         tm_now_mono_usec() % 1000000000);
 	if (tm_cgroup_create(&r->host, name, &o->limits, &r->cg)) {
 		if (wants_limits(&o->limits))
 			return -1;
 		tm_warn("recording without a cgroup of its own: no anon/file split, no OOM "
-			"confirmation");
+		        "confirmation");
 		return 0;
 	}
 	r->own_cg = true;
@@ -757,14 +768,43 @@ static void close_all(struct rec *r)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
+/* Pushing and /metrics, when asked for.  The run must exist in the store. */
+static int open_outputs(struct rec *r)
+{
+	const struct tm_record_opts *o = r->o;
+	char run_label[32], host[256] = "unknown";
+
+	if (o->push_url && tm_pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
+		return -1;
+	if (!o->metrics_listen)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
+	return tm_prom_server_start(o->metrics_listen, host, run_label, &r->prom);
+}
+
+static void close_outputs(struct rec *r)
+{
+	if (r->pusher) {
+		/* the local store has everything, whatever the server got */
+		if (tm_pusher_finish(r->pusher, 10000000))
+			tm_warn("not everything reached the server; the local store has it all");
+		tm_pusher_free(r->pusher);
+		r->pusher = NULL;
+	}
+	if (r->prom)
+		tm_prom_server_stop(r->prom);
+	r->prom = NULL;
+}
+
 static int open_sampler(struct rec *r)
 {
 	struct tm_sampler_cfg cfg = {
-		.proc_root = "/proc",
-		.root_pid = r->launched ? r->child.pid : r->o->pid,
-		.cgroup = r->cg,
-		.smaps_every_usec = r->o->interval_usec > 1000000 ? r->o->interval_usec : 1000000,
-		.host = true,
+	    .proc_root = "/proc",
+	    .root_pid = r->launched ? r->child.pid : r->o->pid,
+	    .cgroup = r->cg,
+	    .smaps_every_usec = r->o->interval_usec > 1000000 ? r->o->interval_usec : 1000000,
+	    .host = true,
 	};
 	if (r->o->heap && !(r->heap = tm_heap_reader_new()))
 		return tm_error("out of memory");
@@ -834,28 +874,32 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	res->run_id = r->run_id;
 	if (o->argv && launch(r, env)) {
 		end = (struct tm_run_end){.ended_wall_usec = tm_now_wall_usec(),
-					  .outcome = "failed", .exit_code = -1,
-					  .reason = "the command could not be started"};
+		                          .outcome = "failed",
+		                          .exit_code = -1,
+		                          .reason = "the command could not be started"};
 		tm_store_run_end(r->st, r->run_id, &end);
 		tm_store_commit(r->st);
 		goto out;
 	}
 	if (o->argv)
 		add_event(r, "start", r->child.pid, 0, NULL);
-	if (open_sampler(r) || sample_loop(r))
+	if (open_outputs(r) || open_sampler(r) || sample_loop(r))
 		goto out;
 	decide_outcome(r, res);
 	res->wall_usec = (r->work_end_mono ? r->work_end_mono : tm_now_mono_usec()) - r->start_mono;
 	res->work_end_mono_usec = r->work_end_mono ? r->work_end_mono : tm_now_mono_usec();
 	end = (struct tm_run_end){
-		.ended_wall_usec = tm_now_wall_usec(),
-		.outcome = res->outcome,
-		.exit_code = res->exit_code,
-		.term_signal = res->term_signal,
-		.reason = res->reason[0] ? res->reason : NULL,
+	    .ended_wall_usec = tm_now_wall_usec(),
+	    .outcome = res->outcome,
+	    .exit_code = res->exit_code,
+	    .term_signal = res->term_signal,
+	    .reason = res->reason[0] ? res->reason : NULL,
 	};
 	rc = tm_store_run_end(r->st, r->run_id, &end) || tm_store_commit(r->st) ? -1 : 0;
+	if (r->pusher)
+		tm_pusher_tick(r->pusher); /* the run's end, too */
 out:
+	close_outputs(r);
 	if (r->launched && !r->child_gone) {
 		signal_target(r, SIGKILL);
 		waitpid(r->child.pid, NULL, 0);

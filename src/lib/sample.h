@@ -16,10 +16,10 @@
 #define TM_SAMPLE_WORDS ((TM_METRIC_COUNT + 63) / 64)
 
 struct tm_sample {
-	int64_t seq;          /* 0, 1, 2 ... within a run */
-	int64_t t_wall_usec;  /* CLOCK_REALTIME at the start of the sample */
-	int64_t t_mono_usec;  /* CLOCK_MONOTONIC at the start of the sample */
-	int64_t late_usec;    /* how far past its deadline the sample started; 0 if on time */
+	int64_t seq;         /* 0, 1, 2 ... within a run */
+	int64_t t_wall_usec; /* CLOCK_REALTIME at the start of the sample */
+	int64_t t_mono_usec; /* CLOCK_MONOTONIC at the start of the sample */
+	int64_t late_usec;   /* how far past its deadline the sample started; 0 if on time */
 	uint64_t present[TM_SAMPLE_WORDS];
 	int64_t v[TM_METRIC_COUNT];
 };

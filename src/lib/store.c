@@ -21,7 +21,7 @@
 /* Every KEYFRAME_EVERY-th sample is encoded whole, so a reader can start
  * there and a damaged row costs at most that many samples. */
 #define KEYFRAME_EVERY 256
-#define WRITER_CACHE 16
+#define WRITER_CACHE   16
 
 enum {
 	ENC_KEYFRAME = 1,  /* values are absolute (else deltas against seq - 1) */
@@ -35,24 +35,17 @@ struct writer_state {
 	uint64_t lru;
 };
 
-enum stmt_id {
-	ST_ADD_SAMPLE,
-	ST_ADD_EVENT,
-	ST_ADD_PROGRESS,
-	ST_ADD_MARK,
-	ST_LAST_SEQ,
-	ST_COUNT
-};
+enum stmt_id { ST_ADD_SAMPLE, ST_ADD_EVENT, ST_ADD_PROGRESS, ST_ADD_MARK, ST_LAST_SEQ, ST_COUNT };
 
 static const char *const stmt_sql[ST_COUNT] = {
-	[ST_ADD_SAMPLE] = "INSERT INTO samples(run_id, seq, t_wall_usec, t_mono_usec, late_usec, "
-			  "data) VALUES (?,?,?,?,?,?)",
-	[ST_ADD_EVENT] = "INSERT INTO events(run_id, t_wall_usec, t_mono_usec, kind, pid, value, "
-			 "detail) VALUES (?,?,?,?,?,?,?)",
-	[ST_ADD_PROGRESS] = "INSERT INTO progress(run_id, t_wall_usec, t_mono_usec, value) "
-			    "VALUES (?,?,?,?)",
-	[ST_ADD_MARK] = "INSERT INTO marks(run_id, t_wall_usec, t_mono_usec, text) VALUES (?,?,?,?)",
-	[ST_LAST_SEQ] = "SELECT max(seq) FROM samples WHERE run_id = ?",
+    [ST_ADD_SAMPLE] = "INSERT INTO samples(run_id, seq, t_wall_usec, t_mono_usec, late_usec, "
+                      "data) VALUES (?,?,?,?,?,?)",
+    [ST_ADD_EVENT] = "INSERT INTO events(run_id, t_wall_usec, t_mono_usec, kind, pid, value, "
+                     "detail) VALUES (?,?,?,?,?,?,?)",
+    [ST_ADD_PROGRESS] = "INSERT INTO progress(run_id, t_wall_usec, t_mono_usec, value) "
+                        "VALUES (?,?,?,?)",
+    [ST_ADD_MARK] = "INSERT INTO marks(run_id, t_wall_usec, t_mono_usec, text) VALUES (?,?,?,?)",
+    [ST_LAST_SEQ] = "SELECT max(seq) FROM samples WHERE run_id = ?",
 };
 
 struct tm_store {
@@ -65,29 +58,29 @@ struct tm_store {
 };
 
 static const char schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
-	"CREATE TABLE IF NOT EXISTS metrics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
-	" unit TEXT NOT NULL, kind TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"
-	" machine TEXT, kernel TEXT, cgroup_mode TEXT, target TEXT, cgroup_path TEXT,"
-	" command_json TEXT, env_json TEXT, limits_json TEXT, allocator TEXT,"
-	" interval_usec INTEGER, started_wall_usec INTEGER, started_mono_usec INTEGER,"
-	" ended_wall_usec INTEGER, outcome TEXT, reason TEXT, exit_code INTEGER,"
-	" term_signal INTEGER, bench_id INTEGER, arm TEXT, bench_seq INTEGER);"
-	"CREATE INDEX IF NOT EXISTS runs_bench ON runs(bench_id, bench_seq);"
-	"CREATE TABLE IF NOT EXISTS samples(run_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
-	" t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, late_usec INTEGER NOT NULL,"
-	" data BLOB NOT NULL, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;"
-	"CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
-	" t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, kind TEXT NOT NULL,"
-	" pid INTEGER, value INTEGER, detail TEXT);"
-	"CREATE INDEX IF NOT EXISTS events_run ON events(run_id, t_mono_usec);"
-	"CREATE TABLE IF NOT EXISTS progress(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
-	" t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, value REAL NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS progress_run ON progress(run_id, t_mono_usec);"
-	"CREATE TABLE IF NOT EXISTS marks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
-	" t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, text TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS marks_run ON marks(run_id, t_mono_usec);";
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE IF NOT EXISTS metrics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+    " unit TEXT NOT NULL, kind TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"
+    " machine TEXT, kernel TEXT, cgroup_mode TEXT, target TEXT, cgroup_path TEXT,"
+    " command_json TEXT, env_json TEXT, limits_json TEXT, allocator TEXT,"
+    " interval_usec INTEGER, started_wall_usec INTEGER, started_mono_usec INTEGER,"
+    " ended_wall_usec INTEGER, outcome TEXT, reason TEXT, exit_code INTEGER,"
+    " term_signal INTEGER, bench_id INTEGER, arm TEXT, bench_seq INTEGER);"
+    "CREATE INDEX IF NOT EXISTS runs_bench ON runs(bench_id, bench_seq);"
+    "CREATE TABLE IF NOT EXISTS samples(run_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, late_usec INTEGER NOT NULL,"
+    " data BLOB NOT NULL, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, kind TEXT NOT NULL,"
+    " pid INTEGER, value INTEGER, detail TEXT);"
+    "CREATE INDEX IF NOT EXISTS events_run ON events(run_id, t_mono_usec);"
+    "CREATE TABLE IF NOT EXISTS progress(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, value REAL NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS progress_run ON progress(run_id, t_mono_usec);"
+    "CREATE TABLE IF NOT EXISTS marks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, text TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS marks_run ON marks(run_id, t_mono_usec);";
 
 static int db_error(struct tm_store *st, const char *what)
 {
@@ -105,9 +98,9 @@ static int register_metrics(struct tm_store *st)
 	sqlite3_stmt *ins;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT OR IGNORE INTO metrics(id, name, unit, kind) VALUES (?,?,?,?)",
-			       -1, &ins, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+	        st->db, "INSERT OR IGNORE INTO metrics(id, name, unit, kind) VALUES (?,?,?,?)", -1,
+	        &ins, NULL) != SQLITE_OK)
 		return db_error(st, "prepare metrics");
 	for (int i = 0; i < TM_METRIC_COUNT && !rc; i++) {
 		const struct tm_metric_info *mi = tm_metric_info(i);
@@ -137,11 +130,49 @@ static int check_metrics(struct tm_store *st)
 		const struct tm_metric_info *mi = tm_metric_info(id);
 		if (mi && name && strcmp(mi->name, name))
 			rc = tm_error("store '%s': metric %d is '%s' in the file but '%s' here "
-				      "(written by an incompatible tidemark)",
-				      st->path, id, name, mi->name);
+			              "(written by an incompatible tidemark)",
+			              st->path, id, name, mi->name);
 	}
 	sqlite3_finalize(q);
 	return rc;
+}
+
+static int try_set_up(struct tm_store *st, char **err)
+{
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
+	                 err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
+		return sqlite3_errcode(st->db);
+	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db,
+	                 "INSERT OR IGNORE INTO meta(key, value) VALUES "
+	                 "('schema_version', '" SCHEMA_VERSION "')",
+	                 NULL, NULL, err) != SQLITE_OK ||
+	    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
+		int rc = sqlite3_errcode(st->db);
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc == SQLITE_OK ? SQLITE_ERROR : rc;
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * Creates the schema.  Two processes creating one new file race for the
+ * switch to WAL, where SQLite's busy handler does not wait for us: retry.
+ */
+static int set_up_schema(struct tm_store *st, char **err)
+{
+	for (int attempt = 0; attempt < 200; attempt++) {
+		int rc = try_set_up(st, err);
+		if (rc == SQLITE_OK)
+			return 0;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			return -1;
+		sqlite3_free(*err);
+		*err = NULL;
+		usleep(50000);
+	}
+	return -1;
 }
 
 static int open_common(const char *path, int flags, struct tm_store **out)
@@ -155,30 +186,21 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 	}
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		tm_error("cannot open store '%s': %s", path,
-			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		         st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		tm_store_close(st);
 		return -1;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if (flags & SQLITE_OPEN_READWRITE) {
-		if (sqlite3_exec(st->db,
-				 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-				 "BEGIN IMMEDIATE;",
-				 NULL, NULL, &err) != SQLITE_OK ||
-		    sqlite3_exec(st->db, schema_sql, NULL, NULL, &err) != SQLITE_OK ||
-		    sqlite3_exec(st->db,
-				 "INSERT OR IGNORE INTO meta(key, value) VALUES "
-				 "('schema_version', '" SCHEMA_VERSION "')",
-				 NULL, NULL, &err) != SQLITE_OK ||
-		    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, &err)) {
+		if (set_up_schema(st, &err)) {
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
-				 err ? err : sqlite3_errmsg(st->db));
+			         err ? err : sqlite3_errmsg(st->db));
 			sqlite3_free(err);
 			tm_store_close(st);
 			return -1;
 		}
 	} else if (sqlite3_exec(st->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, &err) !=
-		   SQLITE_OK) {
+	           SQLITE_OK) {
 		tm_error("'%s' is not a tidemark store: %s", path, err ? err : "unreadable");
 		sqlite3_free(err);
 		tm_store_close(st);
@@ -298,10 +320,9 @@ static void make_uuid(char out[37])
 	}
 	b[6] = (b[6] & 0x0f) | 0x40;
 	b[8] = (b[8] & 0x3f) | 0x80;
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-		 b[14], b[15]);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	         b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+	         b[13], b[14], b[15]);
 }
 
 static void bind_text_or_null(sqlite3_stmt *s, int i, const char *t)
@@ -315,10 +336,10 @@ static void bind_text_or_null(sqlite3_stmt *s, int i, const char *t)
 int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t *run_id)
 {
 	static const char sql[] =
-		"INSERT INTO runs(uuid, machine, kernel, cgroup_mode, target, cgroup_path,"
-		" command_json, env_json, limits_json, allocator, interval_usec,"
-		" started_wall_usec, started_mono_usec, bench_id, arm, bench_seq)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	    "INSERT INTO runs(uuid, machine, kernel, cgroup_mode, target, cgroup_path,"
+	    " command_json, env_json, limits_json, allocator, interval_usec,"
+	    " started_wall_usec, started_mono_usec, bench_id, arm, bench_seq)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	char uuid[37];
 	sqlite3_stmt *s;
 	int rc;
@@ -357,7 +378,7 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_end *e)
 {
 	static const char sql[] = "UPDATE runs SET ended_wall_usec = ?, outcome = ?, exit_code = ?,"
-				  " term_signal = ?, reason = coalesce(?, reason) WHERE id = ?";
+	                          " term_signal = ?, reason = coalesce(?, reason) WHERE id = ?";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -377,10 +398,10 @@ int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_en
 }
 
 int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *column,
-			  const char *value)
+                          const char *value)
 {
-	static const char *const allowed[] = {"allocator", "limits_json", "env_json", "reason",
-					      "cgroup_path", "cgroup_mode", "outcome"};
+	static const char *const allowed[] = {"allocator",   "limits_json", "env_json", "reason",
+	                                      "cgroup_path", "cgroup_mode", "outcome"};
 	char sql[128];
 	sqlite3_stmt *s;
 	bool ok = false;
@@ -402,10 +423,10 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 	return rc;
 }
 
-#define RUN_COLUMNS                                                                        \
-	"r.id, uuid, machine, kernel, cgroup_mode, target, cgroup_path, command_json,"     \
-	" env_json, limits_json, allocator, interval_usec, started_wall_usec,"             \
-	" started_mono_usec, ended_wall_usec, outcome, reason, arm, exit_code, term_signal," \
+#define RUN_COLUMNS                                                                                \
+	"r.id, uuid, machine, kernel, cgroup_mode, target, cgroup_path, command_json,"             \
+	" env_json, limits_json, allocator, interval_usec, started_wall_usec,"                     \
+	" started_mono_usec, ended_wall_usec, outcome, reason, arm, exit_code, term_signal,"       \
 	" bench_id, bench_seq, (SELECT count(*) FROM samples WHERE run_id = r.id)"
 
 static char *dup_col(sqlite3_stmt *s, int i)
@@ -444,10 +465,10 @@ static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)
 
 void tm_run_info_release(struct tm_run_info *ri)
 {
-	char **strs[] = {&ri->uuid,	    &ri->machine,   &ri->kernel,      &ri->cgroup_mode,
-			 &ri->target,	    &ri->cgroup_path, &ri->command_json, &ri->env_json,
-			 &ri->limits_json, &ri->allocator, &ri->outcome,	    &ri->reason,
-			 &ri->arm};
+	char **strs[] = {&ri->uuid,        &ri->machine,     &ri->kernel,       &ri->cgroup_mode,
+	                 &ri->target,      &ri->cgroup_path, &ri->command_json, &ri->env_json,
+	                 &ri->limits_json, &ri->allocator,   &ri->outcome,      &ri->reason,
+	                 &ri->arm};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(strs); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
@@ -459,8 +480,8 @@ int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *ou
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?", -1,
-			       &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?", -1, &s,
+	                       NULL) != SQLITE_OK)
 		return db_error(st, "prepare run");
 	sqlite3_bind_int64(s, 1, run_id);
 	rc = sqlite3_step(s);
@@ -476,7 +497,7 @@ int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *ou
 
 /* Runs the one-integer query SQL with an optional text or integer binding. */
 static int query_int64(struct tm_store *st, const char *sql, const char *text, int64_t num,
-		       int64_t *out)
+                       int64_t *out)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -514,10 +535,11 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 	int rc = 0, step;
 
 	if (sqlite3_prepare_v2(st->db,
-			       bench_id > 0 ? "SELECT " RUN_COLUMNS
-					      " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
-					    : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
-			       -1, &s, NULL) != SQLITE_OK)
+	                       bench_id > 0
+	                           ? "SELECT " RUN_COLUMNS
+	                             " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
+	                           : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
+	                       -1, &s, NULL) != SQLITE_OK)
 		return db_error(st, "prepare runs");
 	if (bench_id > 0)
 		sqlite3_bind_int64(s, 1, bench_id);
@@ -571,7 +593,7 @@ static int get_varint(const unsigned char **p, const unsigned char *end, uint64_
 
 static uint64_t zigzag(int64_t v)
 {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
 }
 
 static int64_t unzigzag(uint64_t v)
@@ -606,7 +628,7 @@ static size_t encode_sample(const struct tm_sample *s, const struct tm_sample *p
 /* Decodes DATA into S (timestamps set by the caller) against PREV.  A file
  * with more mask words than we know (a newer tidemark) keeps what we know. */
 static int decode_sample(const unsigned char *p, size_t len, const struct tm_sample *prev,
-			 struct tm_sample *s)
+                         struct tm_sample *s)
 {
 	const unsigned char *end = p + len;
 	uint64_t flags, words, word;
@@ -687,7 +709,7 @@ static int writer_load(struct tm_store *st, struct writer_state *w)
 	rc = tm_store_each_sample(st, w->run_id, last, last, load_last_cb, &w->last);
 	if (!rc && w->last.seq != last)
 		return tm_error("store '%s': cannot decode the last sample of run %" PRId64,
-				st->path, w->run_id);
+		                st->path, w->run_id);
 	return rc;
 }
 
@@ -708,8 +730,8 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 	}
 	if (s->seq != w->last.seq + 1)
 		return tm_error("store '%s': run %" PRId64 " expects sample %" PRId64
-				", got %" PRId64,
-				st->path, run_id, w->last.seq + 1, s->seq);
+		                ", got %" PRId64,
+		                st->path, run_id, w->last.seq + 1, s->seq);
 	prev = s->seq % KEYFRAME_EVERY ? &w->last : NULL;
 	encode_sample(s, prev, &b);
 	if (b.len > b.cap)
@@ -745,7 +767,7 @@ int tm_store_add_event(struct tm_store *st, int64_t run_id, const struct tm_even
 }
 
 int tm_store_add_progress(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
-			  int64_t t_mono_usec, double value)
+                          int64_t t_mono_usec, double value)
 {
 	sqlite3_stmt *s;
 
@@ -758,8 +780,8 @@ int tm_store_add_progress(struct tm_store *st, int64_t run_id, int64_t t_wall_us
 	return step_done(st, s, "add progress");
 }
 
-int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
-		      int64_t t_mono_usec, const char *text)
+int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t t_mono_usec,
+                      const char *text)
 {
 	sqlite3_stmt *s;
 
@@ -783,7 +805,7 @@ int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq)
 }
 
 int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, int64_t to_seq,
-			 tm_sample_cb cb, void *ctx)
+                         tm_sample_cb cb, void *ctx)
 {
 	/* decoding starts at the keyframe at or before FROM_SEQ */
 	int64_t start = from_seq < 0 ? 0 : from_seq - from_seq % KEYFRAME_EVERY;
@@ -797,10 +819,11 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 		free(prev);
 		return tm_error("out of memory");
 	}
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT seq, t_wall_usec, t_mono_usec, late_usec, data FROM samples"
-			       " WHERE run_id = ? AND seq >= ? AND (? < 0 OR seq <= ?) ORDER BY seq",
-			       -1, &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT seq, t_wall_usec, t_mono_usec, late_usec, data FROM samples"
+	        " WHERE run_id = ? AND seq >= ? AND (? < 0 OR seq <= ?) ORDER BY seq",
+	        -1, &s, NULL) != SQLITE_OK) {
 		free(cur);
 		free(prev);
 		return db_error(st, "prepare samples");
@@ -817,13 +840,13 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 
 		if (seq != expect && seq % KEYFRAME_EVERY) {
 			rc = tm_error("store '%s': run %" PRId64 " lacks sample %" PRId64, st->path,
-				      run_id, expect);
+			              run_id, expect);
 			break;
 		}
 		if (decode_sample(data, (size_t)len, seq % KEYFRAME_EVERY ? prev : NULL, cur)) {
 			rc = tm_error("store '%s': run %" PRId64 " sample %" PRId64
-				      " cannot be decoded",
-				      st->path, run_id, seq);
+			              " cannot be decoded",
+			              st->path, run_id, seq);
 			break;
 		}
 		cur->seq = seq;
@@ -850,20 +873,21 @@ int tm_store_each_event(struct tm_store *st, int64_t run_id, tm_event_cb cb, voi
 	sqlite3_stmt *s;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail FROM events"
-			       " WHERE run_id = ? ORDER BY t_mono_usec, id",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail FROM events"
+	        " WHERE run_id = ? ORDER BY t_mono_usec, id",
+	        -1, &s, NULL) != SQLITE_OK)
 		return db_error(st, "prepare events");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW) {
 		struct tm_event ev = {
-			.t_wall_usec = sqlite3_column_int64(s, 0),
-			.t_mono_usec = sqlite3_column_int64(s, 1),
-			.kind = (const char *)sqlite3_column_text(s, 2),
-			.pid = sqlite3_column_int64(s, 3),
-			.value = sqlite3_column_int64(s, 4),
-			.detail = (const char *)sqlite3_column_text(s, 5),
+		    .t_wall_usec = sqlite3_column_int64(s, 0),
+		    .t_mono_usec = sqlite3_column_int64(s, 1),
+		    .kind = (const char *)sqlite3_column_text(s, 2),
+		    .pid = sqlite3_column_int64(s, 3),
+		    .value = sqlite3_column_int64(s, 4),
+		    .detail = (const char *)sqlite3_column_text(s, 5),
 		};
 		rc = cb(ctx, &ev);
 	}
@@ -877,14 +901,14 @@ int tm_store_each_progress(struct tm_store *st, int64_t run_id, tm_progress_cb c
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT t_wall_usec, t_mono_usec, value FROM progress"
-			       " WHERE run_id = ? ORDER BY t_mono_usec, id",
-			       -1, &s, NULL) != SQLITE_OK)
+	                       "SELECT t_wall_usec, t_mono_usec, value FROM progress"
+	                       " WHERE run_id = ? ORDER BY t_mono_usec, id",
+	                       -1, &s, NULL) != SQLITE_OK)
 		return db_error(st, "prepare progress");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-			sqlite3_column_double(s, 2));
+		        sqlite3_column_double(s, 2));
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -895,14 +919,14 @@ int tm_store_each_mark(struct tm_store *st, int64_t run_id, tm_mark_cb cb, void 
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(st->db,
-			       "SELECT t_wall_usec, t_mono_usec, text FROM marks"
-			       " WHERE run_id = ? ORDER BY t_mono_usec, id",
-			       -1, &s, NULL) != SQLITE_OK)
+	                       "SELECT t_wall_usec, t_mono_usec, text FROM marks"
+	                       " WHERE run_id = ? ORDER BY t_mono_usec, id",
+	                       -1, &s, NULL) != SQLITE_OK)
 		return db_error(st, "prepare marks");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-			(const char *)sqlite3_column_text(s, 2));
+		        (const char *)sqlite3_column_text(s, 2));
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -42,19 +42,19 @@ struct tm_run_meta {
 	int64_t interval_usec;
 	int64_t started_wall_usec;
 	int64_t started_mono_usec;
-	int64_t bench_id;         /* 0 when not part of a bench */
-	const char *arm;          /* bench arm name */
-	int64_t bench_seq;        /* position in the bench's run order */
+	int64_t bench_id;  /* 0 when not part of a bench */
+	const char *arm;   /* bench arm name */
+	int64_t bench_seq; /* position in the bench's run order */
 };
 
 /* Final state of a run. */
 struct tm_run_end {
 	int64_t ended_wall_usec;
-	const char *outcome;      /* completed, failed, oom-killed, killed, timeout,
-				     interrupted, detached, invalid */
-	int exit_code;            /* -1 when it did not exit normally */
-	int term_signal;          /* 0 when not killed by a signal */
-	const char *reason;       /* free text, e.g. why a bench run is invalid */
+	const char *outcome; /* completed, failed, oom-killed, killed, timeout,
+	                        interrupted, detached, invalid */
+	int exit_code;       /* -1 when it did not exit normally */
+	int term_signal;     /* 0 when not killed by a signal */
+	const char *reason;  /* free text, e.g. why a bench run is invalid */
 };
 
 /* A run as stored. */
@@ -63,7 +63,7 @@ struct tm_run_info {
 	char *uuid, *machine, *kernel, *cgroup_mode, *target, *cgroup_path;
 	char *command_json, *env_json, *limits_json, *allocator;
 	int64_t interval_usec, started_wall_usec, started_mono_usec;
-	int64_t ended_wall_usec;  /* 0 while running (or if the recorder died) */
+	int64_t ended_wall_usec; /* 0 while running (or if the recorder died) */
 	char *outcome, *reason, *arm;
 	int exit_code, term_signal;
 	int64_t bench_id, bench_seq;
@@ -74,7 +74,7 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_end *e);
 /* Sets one text column of runs (allocator, limits_json, env_json, reason). */
 int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *column,
-			  const char *value);
+                          const char *value);
 
 /* 0 found, 1 no such run, -1 error. */
 int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *out);
@@ -95,17 +95,17 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 
 struct tm_event {
 	int64_t t_wall_usec, t_mono_usec;
-	const char *kind;    /* exit, signal, oom_kill, high_throttle, max_hit, limit_change,
-				late, start, progress_stop, timeout, ... */
-	int64_t pid;         /* 0 when not about one process */
-	int64_t value;       /* kind-specific: exit code, signal, count, new limit */
-	const char *detail;  /* free text or NULL */
+	const char *kind;   /* exit, signal, oom_kill, high_throttle, max_hit, limit_change,
+	                       late, start, progress_stop, timeout, ... */
+	int64_t pid;        /* 0 when not about one process */
+	int64_t value;      /* kind-specific: exit code, signal, count, new limit */
+	const char *detail; /* free text or NULL */
 };
 int tm_store_add_event(struct tm_store *st, int64_t run_id, const struct tm_event *ev);
 int tm_store_add_progress(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
-			  int64_t t_mono_usec, double value);
-int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
-		      int64_t t_mono_usec, const char *text);
+                          int64_t t_mono_usec, double value);
+int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t t_mono_usec,
+                      const char *text);
 
 /* Makes everything added since the last commit durable, in one transaction. */
 int tm_store_commit(struct tm_store *st);
@@ -119,7 +119,7 @@ typedef int (*tm_mark_cb)(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, c
 
 /* Samples with FROM_SEQ <= seq <= TO_SEQ (TO_SEQ < 0: to the end), in order. */
 int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, int64_t to_seq,
-			 tm_sample_cb cb, void *ctx);
+                         tm_sample_cb cb, void *ctx);
 int tm_store_each_event(struct tm_store *st, int64_t run_id, tm_event_cb cb, void *ctx);
 int tm_store_each_progress(struct tm_store *st, int64_t run_id, tm_progress_cb cb, void *ctx);
 int tm_store_each_mark(struct tm_store *st, int64_t run_id, tm_mark_cb cb, void *ctx);

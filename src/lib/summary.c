@@ -91,8 +91,8 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->heap_live = get(s, TM_M_HEAP_LIVE_BYTES);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
-			 ? get(s, TM_M_CG_CPU_USAGE_USEC)
-			 : sum2(s, TM_M_PROC_UTIME_USEC, TM_M_PROC_STIME_USEC);
+	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
+	             : sum2(s, TM_M_PROC_UTIME_USEC, TM_M_PROC_STIME_USEC);
 	p->io_r = get2(s, TM_M_CG_IO_READ_BYTES, TM_M_PROC_READ_BYTES);
 	p->io_w = get2(s, TM_M_CG_IO_WRITE_BYTES, TM_M_PROC_WRITE_BYTES);
 	p->psi_ms = get(s, TM_M_CG_PSI_MEM_SOME_USEC);
@@ -152,8 +152,8 @@ int tm_window_parse(const char *spec, struct tm_window *w)
 	if (!colon || strchr(colon + 1, ':') || (size_t)(colon - spec) >= sizeof(a) ||
 	    strlen(colon + 1) >= sizeof(b))
 		return tm_error("bad window '%s': expected A:B (progress), 10s:2m (time) or "
-				"@MARK:@MARK",
-				spec);
+		                "@MARK:@MARK",
+		                spec);
 	memcpy(a, spec, (size_t)(colon - spec));
 	a[colon - spec] = '\0';
 	snprintf(b, sizeof(b), "%s", colon + 1);
@@ -165,7 +165,7 @@ int tm_window_parse(const char *spec, struct tm_window *w)
 			return tm_error("bad window '%s': both ends must be marks (@NAME)", spec);
 		if (strlen(a) > sizeof(w->mark_a) || strlen(b) > sizeof(w->mark_b))
 			return tm_error("bad window '%s': mark names are at most %zu characters",
-					spec, sizeof(w->mark_a) - 1);
+			                spec, sizeof(w->mark_a) - 1);
 		memcpy(w->mark_a, w->has_a ? a + 1 : "", w->has_a ? strlen(a) : 1);
 		memcpy(w->mark_b, w->has_b ? b + 1 : "", w->has_b ? strlen(b) : 1);
 		return 0;
@@ -189,14 +189,14 @@ int tm_window_parse(const char *spec, struct tm_window *w)
 			*vals[i] = (double)usec;
 			timed = true;
 		} else {
-			return tm_error("bad window '%s': '%s' is neither a number nor a time", spec,
-					ends[i]);
+			return tm_error("bad window '%s': '%s' is neither a number nor a time",
+			                spec, ends[i]);
 		}
 	}
 	if (timed && plain)
 		return tm_error("bad window '%s': give both ends as times (10s:2m) or both as "
-				"progress values",
-				spec);
+		                "progress values",
+		                spec);
 	w->kind = timed ? TM_WIN_TIME : TM_WIN_PROGRESS;
 	if (w->has_a && w->has_b && w->b < w->a)
 		return tm_error("bad window '%s': it ends before it starts", spec);
@@ -222,7 +222,7 @@ static int64_t mark_time(const struct marks *mk, const char *text)
 
 /* Turns the window into [*from, *to] in monotonic usec. */
 static int resolve_window(const struct tm_window *w, int64_t run_start, const struct progs *pr,
-			  const struct marks *mk, int64_t *from, int64_t *to)
+                          const struct marks *mk, int64_t *from, int64_t *to)
 {
 	*from = INT64_MIN;
 	*to = INT64_MAX;
@@ -252,18 +252,40 @@ static int resolve_window(const struct tm_window *w, int64_t run_start, const st
 static void init_nan(struct tm_summary *s)
 {
 	double *fields[] = {
-		&s->duration_usec,	   &s->peak_anon_bytes,	     &s->final_anon_bytes,
-		&s->held_anon_bytes,	   &s->peak_current_bytes,    &s->cg_peak_bytes,
-		&s->median_file_bytes,	   &s->peak_file_bytes,	     &s->file_at_peak_bytes,
-		&s->peak_rss_bytes,	   &s->heap_live_peak_bytes,  &s->heap_live_end_bytes,
-		&s->retention_end_bytes,   &s->retention_at_peak_bytes, &s->limit_max_bytes,
-		&s->limit_high_bytes,	   &s->high_events,	     &s->max_events,
-		&s->oom_events,		   &s->oom_kills,	     &s->cpu_usec,
-		&s->io_read_bytes,	   &s->io_write_bytes,	     &s->psi_mem_some_usec,
-		&s->psi_mem_full_usec,	   &s->psi_io_some_usec,     &s->psi_io_full_usec,
-		&s->progress_first,	   &s->progress_last,	     &s->progress_rate_per_min,
-		&s->anon_bytes_per_unit,   &s->anon_per_unit_r2,     &s->cpu_usec_per_unit,
-		&s->cpu_per_unit_r2,
+	    &s->duration_usec,
+	    &s->peak_anon_bytes,
+	    &s->final_anon_bytes,
+	    &s->held_anon_bytes,
+	    &s->peak_current_bytes,
+	    &s->cg_peak_bytes,
+	    &s->median_file_bytes,
+	    &s->peak_file_bytes,
+	    &s->file_at_peak_bytes,
+	    &s->peak_rss_bytes,
+	    &s->heap_live_peak_bytes,
+	    &s->heap_live_end_bytes,
+	    &s->retention_end_bytes,
+	    &s->retention_at_peak_bytes,
+	    &s->limit_max_bytes,
+	    &s->limit_high_bytes,
+	    &s->high_events,
+	    &s->max_events,
+	    &s->oom_events,
+	    &s->oom_kills,
+	    &s->cpu_usec,
+	    &s->io_read_bytes,
+	    &s->io_write_bytes,
+	    &s->psi_mem_some_usec,
+	    &s->psi_mem_full_usec,
+	    &s->psi_io_some_usec,
+	    &s->psi_io_full_usec,
+	    &s->progress_first,
+	    &s->progress_last,
+	    &s->progress_rate_per_min,
+	    &s->anon_bytes_per_unit,
+	    &s->anon_per_unit_r2,
+	    &s->cpu_usec_per_unit,
+	    &s->cpu_per_unit_r2,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -280,7 +302,8 @@ static double counter_delta(const struct pt *p, size_t n, size_t off)
 {
 	double first = NAN, last = NAN;
 	for (size_t i = 0; i < n; i++) {
-		double v = *(const double *)((const char *)&p[i] + off);
+		double v;
+		memcpy(&v, (const char *)&p[i] + off, sizeof(v));
 		if (!isfinite(v))
 			continue;
 		if (!isfinite(first))
@@ -303,8 +326,8 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	size_t peak_i = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (isfinite(p[i].anon) && (!isfinite(s->peak_anon_bytes) ||
-					     p[i].anon > s->peak_anon_bytes)) {
+		if (isfinite(p[i].anon) &&
+		    (!isfinite(s->peak_anon_bytes) || p[i].anon > s->peak_anon_bytes)) {
 			s->peak_anon_bytes = p[i].anon;
 			peak_i = i;
 		}
@@ -346,7 +369,8 @@ static double value_at(const struct pt *p, size_t n, int64_t t, size_t off)
 {
 	double v = NAN;
 	for (size_t i = 0; i < n && p[i].t <= t; i++) {
-		double x = *(const double *)((const char *)&p[i] + off);
+		double x;
+		memcpy(&x, (const char *)&p[i] + off, sizeof(x));
 		if (isfinite(x))
 			v = x;
 	}
@@ -354,7 +378,7 @@ static double value_at(const struct pt *p, size_t n, int64_t t, size_t off)
 }
 
 static void progress_figures(const struct pt *p, size_t n, const struct progs *pr, int64_t from,
-			     int64_t to, struct tm_summary *s)
+                             int64_t to, struct tm_summary *s)
 {
 	double *x = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	double *ya = malloc((pr->n ? pr->n : 1) * sizeof(double));
@@ -380,7 +404,7 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 	}
 	if (k >= 2 && t_last > t_first)
 		s->progress_rate_per_min =
-			(s->progress_last - s->progress_first) / ((double)(t_last - t_first) / 60e6);
+		    (s->progress_last - s->progress_first) / ((double)(t_last - t_first) / 60e6);
 	if (tm_linreg(x, ya, k, &s->anon_bytes_per_unit, &s->anon_per_unit_r2)) {
 		s->anon_bytes_per_unit = NAN;
 		s->anon_per_unit_r2 = NAN;
@@ -414,9 +438,10 @@ static void cost_figures(const struct pt *p, size_t n, struct tm_summary *s)
  * sample would hide whatever happened before it: count from zero when the
  * window starts at the beginning of the run. */
 static void count_from_start(const struct pt *all, size_t nall, const struct pt *p,
-			     struct tm_summary *s, const struct tm_run_info *ri)
+                             struct tm_summary *s, const struct tm_run_info *ri)
 {
-	if (p != all || !nall || !ri->cgroup_path || strcmp(ri->target ? ri->target : "", "command"))
+	if (p != all || !nall || !ri->cgroup_path ||
+	    strcmp(ri->target ? ri->target : "", "command"))
 		return;
 	if (isfinite(all[0].ev_oom_kill) && isfinite(s->oom_kills))
 		s->oom_kills += all[0].ev_oom_kill;
@@ -425,7 +450,7 @@ static void count_from_start(const struct pt *all, size_t nall, const struct pt 
 }
 
 int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
-		 struct tm_summary *out)
+                 struct tm_summary *out)
 {
 	struct series se = {0};
 	struct progs pr = {0};

@@ -47,10 +47,21 @@ int tm_parse_size(const char *s, int64_t *out_bytes)
 		const char *suffix;
 		double mult;
 	} units[] = {
-		{"", 1},	     {"B", 1},		 {"K", 1024.0},	     {"KB", 1024.0},
-		{"KiB", 1024.0},     {"k", 1024.0},	 {"M", 1048576.0},   {"MB", 1048576.0},
-		{"MiB", 1048576.0},  {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0},
-		{"T", 1099511627776.0}, {"TB", 1099511627776.0}, {"TiB", 1099511627776.0},
+	    {"", 1},
+	    {"B", 1},
+	    {"K", 1024.0},
+	    {"KB", 1024.0},
+	    {"KiB", 1024.0},
+	    {"k", 1024.0},
+	    {"M", 1048576.0},
+	    {"MB", 1048576.0},
+	    {"MiB", 1048576.0},
+	    {"G", 1073741824.0},
+	    {"GB", 1073741824.0},
+	    {"GiB", 1073741824.0},
+	    {"T", 1099511627776.0},
+	    {"TB", 1099511627776.0},
+	    {"TiB", 1099511627776.0},
 	};
 	const char *suffix;
 	double num;
@@ -79,8 +90,8 @@ int tm_parse_duration(const char *s, int64_t *out_usec)
 		const char *suffix;
 		double mult;
 	} units[] = {
-		{"", 1e6},  {"s", 1e6},	  {"ms", 1e3},	{"us", 1},
-		{"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
+	    {"", 1e6},   {"s", 1e6},    {"ms", 1e3},   {"us", 1},
+	    {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
 	};
 	const char *suffix;
 	double num;
@@ -119,8 +130,8 @@ int64_t tm_now_mono_usec(void)
 void tm_sleep_until_mono(int64_t deadline_usec, volatile const int *stop)
 {
 	struct timespec ts = {
-		.tv_sec = deadline_usec / 1000000,
-		.tv_nsec = (deadline_usec % 1000000) * 1000,
+	    .tv_sec = deadline_usec / 1000000,
+	    .tv_nsec = (deadline_usec % 1000000) * 1000,
 	};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		if (stop && *stop)

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #define TM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define TM_MIB (1024.0 * 1024.0)
+#define TM_MIB           (1024.0 * 1024.0)
 
 /* Whole decimal integer, the whole string, no overflow.  0 or -1. */
 int tm_parse_int64(const char *s, int64_t *out);

@@ -61,13 +61,15 @@ wait $rec 2>/dev/null
 pkill -f "sleep 30" 2>/dev/null
 ic=$(sql "$T/k.db" "pragma integrity_check")
 [ "$ic" = ok ] && ok "a SIGKILLed recorder leaves a store that passes integrity_check" || fail "a SIGKILLed recorder leaves a store that passes integrity_check" "$ic"
-n=$(sql "$T/k.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || ((max(t_mono_usec) - min(t_mono_usec)) / 50000 + 1) from samples")
+n=$(sql "$T/k.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || max(t_wall_usec) from samples")
 set -- $n
-# every sample taken is there (no gaps), and they cover the time it ran, minus the interval in flight
-if [ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" -ge 30 ]; then
-	ok "it holds every sample up to the last interval ($1 samples in 2 s at 50 ms)"
+gap_ms=$(( (start / 1000 - $3) / 1000 ))
+# no gaps, and the last sample is at most one interval (50 ms, plus scheduling
+# slack on a shared machine) older than the kill
+if [ "$1" = "$2" ] && [ "$1" -ge 30 ] && [ "$gap_ms" -le 150 ]; then
+	ok "it holds every sample up to the last interval ($1 samples, the last ${gap_ms} ms before the kill)"
 else
-	fail "it holds every sample up to the last interval" "count/seq/expected: $n"
+	fail "it holds every sample up to the last interval" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill"
 fi
 check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
 

@@ -215,8 +215,8 @@ static void test_runs_and_side_tables(void **state)
 	struct fixture *f = *state;
 	int64_t run = new_run(f->st), latest = 0, by_uuid = 0;
 	struct tm_event ev = {.t_wall_usec = 1, .t_mono_usec = 2, .kind = "oom_kill", .value = 1};
-	struct tm_run_end end = {.ended_wall_usec = 99, .outcome = "oom-killed", .exit_code = -1,
-				 .term_signal = 9};
+	struct tm_run_end end = {
+	    .ended_wall_usec = 99, .outcome = "oom-killed", .exit_code = -1, .term_signal = 9};
 	struct tm_run_info ri;
 	int events = 0, marks = 0;
 	double sum = 0;
@@ -269,12 +269,12 @@ static void test_not_a_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_absent_is_not_zero, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs_and_side_tables, setup, teardown),
-		cmocka_unit_test(test_not_a_store),
+	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_absent_is_not_zero, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_runs_and_side_tables, setup, teardown),
+	    cmocka_unit_test(test_not_a_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
