@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -639,6 +640,17 @@ struct bench_run_ctx {
 	char host[256];
 };
 
+/* CPU we (the rig) used so far, user + sys; -1 if unknown. */
+static int64_t self_cpu_usec(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+	       ru.ru_stime.tv_usec;
+}
+
 static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, struct live *lv)
 {
 	const struct tm_bench_spec *sp = b->sp;
@@ -682,8 +694,10 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	lv->start_mono_usec = tm_now_mono_usec();
 	lv->last_print_usec = 0;
 	memset(&res, 0, sizeof(res));
+	int64_t rig0 = self_cpu_usec();
 	if (tm_record_run(&o, &res))
 		return -1;
+	int64_t rig_cpu = self_cpu_usec() - rig0;
 	if (!warmup && strcmp(res.outcome, "invalid") && strcmp(res.outcome, "interrupted")) {
 		p->tried++;
 		p->survived += !strcmp(res.outcome, "completed");
@@ -696,6 +710,7 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	    .arm_index = ai,
 	    .warmup = warmup,
 	    .wall_usec = res.wall_usec,
+	    .rig_cpu_usec = rig0 >= 0 ? rig_cpu : -1,
 	};
 	if (tm_bench_store_run(b->st, &note))
 		return -1;

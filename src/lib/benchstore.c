@@ -20,7 +20,7 @@ static const char bench_schema[] =
     " spec_json TEXT NOT NULL, seed INTEGER, run_order TEXT, host TEXT);"
     "CREATE TABLE IF NOT EXISTS bench_runs(run_id INTEGER PRIMARY KEY,"
     " bench_id INTEGER NOT NULL, seq INTEGER NOT NULL, arm_index INTEGER NOT NULL,"
-    " warmup INTEGER NOT NULL, wall_usec INTEGER);"
+    " warmup INTEGER NOT NULL, wall_usec INTEGER, rig_cpu_usec INTEGER);"
     "CREATE INDEX IF NOT EXISTS bench_runs_bench ON bench_runs(bench_id, seq);";
 
 int tm_bench_store_init(struct tm_store *st)
@@ -110,6 +110,10 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 		sqlite3_bind_int64(s, 6, n->wall_usec);
 	else
 		sqlite3_bind_null(s, 6);
+	if (n->rig_cpu_usec >= 0)
+		sqlite3_bind_int64(s, 7, n->rig_cpu_usec);
+	else
+		sqlite3_bind_null(s, 7);
 	return step_done(st, s, "insert bench run");
 }
 
@@ -227,6 +231,7 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	                    sp->has_until_progress ? json_real(sp->until_progress) : json_null());
 	json_object_set_new(o, "timeout_usec", json_integer(sp->timeout_usec));
 	json_object_set_new(o, "settle_usec", json_integer(sp->settle_usec));
+	json_object_set_new(o, "interval_usec", json_integer(sp->interval_usec));
 	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches > 0));
 	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env > 0));
 	text = json_dumps(o, JSON_COMPACT);

@@ -369,7 +369,7 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	rows[n++] = -1;
 	rows[n++] = -2;
 	for (int f = 0; f < TM_BF_COUNT; f++)
-		if (row_has_data(t, f))
+		if (row_has_data(t, f) && (f != TM_BF_HELD_ANON || t->settle_usec > 0))
 			rows[n++] = f;
 	if (any_killed_peak(t))
 		rows[n++] = -3;
