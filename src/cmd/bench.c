@@ -149,7 +149,7 @@ static const struct option long_opts[] = {
     {"drop-caches", no_argument, NULL, OPT_DROP},
     {"prepare", required_argument, NULL, OPT_PREPARE},
     {"cleanup", required_argument, NULL, OPT_CLEANUP},
-    {"progress", required_argument, NULL, 'p'},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {"progress-file", required_argument, NULL, OPT_PFILE},
     {"until-progress", required_argument, NULL, OPT_UNTIL},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -162,7 +162,7 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"table", required_argument, NULL, OPT_TABLE},
     {"dry-run", no_argument, NULL, OPT_DRY},
-    {"store", required_argument, NULL, 's'},
+    {"db", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -319,6 +319,8 @@ static int parse_args(int argc, char **argv, struct bench_cli *cli, struct tm_be
 		int r = cli_option(cli, c, optarg);
 		if (r > 0)
 			r = spec_option(cl, c, optarg);
+		if (r > 0)
+			TM_BUG("bench: option %d has no handler", c);
 		if (r < 0)
 			return -1;
 	}

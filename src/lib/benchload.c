@@ -302,7 +302,7 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 {
 	struct run_list l = {.t = t};
-	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
 	int rc = 0;
 
 	if (t->window[0] && tm_window_parse(t->window, &w))
@@ -325,6 +325,9 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		}
 		if (r == 0)
 			figures_from(row, &s, w.kind == TM_WIN_ALL, wall);
+		/* how far the run got is a whole-run figure, whatever the window */
+		if (w.kind != TM_WIN_ALL && tm_summarize(st, row->run_id, &all, &s) == 0)
+			row->fig[TM_BF_PROGRESS] = s.progress_last;
 		else if (w.kind == TM_WIN_ALL && wall > 0)
 			row->fig[TM_BF_WALL] = (double)wall;
 		load_noise(st, row, rig_cpu);
