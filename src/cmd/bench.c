@@ -66,6 +66,7 @@ static const char usage_text[] =
     "  -a, --arm SPEC          add an arm (repeat; the first is the control)\n"
     "  -n, --runs N            measured runs per arm (default 3)\n"
     "      --warmup N          warmup rounds before them, not counted (default 0)\n"
+    "      --name NAME         a name for the bench, shown with its table\n"
     "      --order ORDER       interleave (A B C A B C ..., default) or shuffle\n"
     "      --seed N            seed for --order shuffle (printed when not given)\n"
     "      --memory-max SIZE   default MemoryMax for every arm (e.g. 400M)\n"
@@ -132,12 +133,14 @@ enum {
 	OPT_TABLE,
 	OPT_DRY,
 	OPT_PROGRESS,
+	OPT_NAME,
 };
 
 static const struct option long_opts[] = {
     {"file", required_argument, NULL, 'f'},
     {"arm", required_argument, NULL, 'a'},
     {"runs", required_argument, NULL, 'n'},
+    {"name", required_argument, NULL, OPT_NAME},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"order", required_argument, NULL, OPT_ORDER},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -232,6 +235,8 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 		return set_dup(&sp->cleanup, arg);
 	case OPT_PROGRESS:
 		return set_dup(&sp->progress_regex, arg);
+	case OPT_NAME:
+		return set_dup(&sp->name, arg);
 	case OPT_PFILE:
 		return set_dup(&sp->progress_file, arg);
 	case OPT_UNTIL:
@@ -341,10 +346,10 @@ static void take_str(char **dst, char **src)
 
 static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 {
-	char **d[] = {&sp->order,  &sp->restore,        &sp->prepare,      &sp->cleanup,
-	              &sp->window, &sp->progress_regex, &sp->progress_file};
-	char **s[] = {&cl->order,  &cl->restore,        &cl->prepare,      &cl->cleanup,
-	              &cl->window, &cl->progress_regex, &cl->progress_file};
+	char **d[] = {&sp->name,    &sp->order,  &sp->restore,        &sp->prepare,
+	              &sp->cleanup, &sp->window, &sp->progress_regex, &sp->progress_file};
+	char **s[] = {&cl->name,    &cl->order,  &cl->restore,        &cl->prepare,
+	              &cl->cleanup, &cl->window, &cl->progress_regex, &cl->progress_file};
 	int64_t *dn[] = {&sp->runs,
 	                 &sp->warmup,
 	                 &sp->seed,

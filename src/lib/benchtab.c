@@ -426,6 +426,8 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	if (t->host[0])
 		fprintf(out, " on %s", t->host);
 	fprintf(out, ": %d arms, %d runs", t->n_arms, measured);
+	if (t->n_arms > 0 && measured % t->n_arms == 0)
+		fprintf(out, " (%d per arm)", measured / t->n_arms);
 	if (warm)
 		fprintf(out, " (+%d warmup)", warm);
 	fprintf(out, ", order %s", t->order[0] ? t->order : "interleave");
