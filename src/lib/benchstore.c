@@ -147,6 +147,8 @@ static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)
 		return 0;
 	if (bytes == INT64_MAX)
 		snprintf(num, sizeof(num), "max");
+	else if (bytes == 0)
+		snprintf(num, sizeof(num), "0");
 	else if (bytes % (1024 * 1024) == 0)
 		snprintf(num, sizeof(num), "%lldM", (long long)(bytes / (1024 * 1024)));
 	else

@@ -454,6 +454,9 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
 	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
 	      out);
+	if (t->n_arms > 1 && t->arms[0].survived == 0)
+		fprintf(out, "no ratios: the control arm '%s' has no run that survived\n",
+			t->arms[0].name);
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		for (int f = 0; f < TM_BF_COUNT; f++) {
