@@ -15,8 +15,8 @@ RUNS=${1:-6}
 [ -x "$TM" ] && [ -x "$P" ] || make --no-print-directory all build/progs/bench_alloc >/dev/null
 W=$(mktemp -d /tmp/tidemark-rig.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-SHORT="$P --mib 16 --steps 2 --step-ms 0"
-WORK="$P --mib 128 --steps 8 --step-ms 0 --threads 2"
+SHORT="$P --mib 16 --steps 2 --step-ms 100"
+WORK="$P --mib 256 --steps 8 --step-ms 100 --threads 2 --hold-ms 300"
 
 now() { date +%s.%N; }
 
@@ -58,7 +58,7 @@ for key, scale, unit in (("wall_usec", 1e-6, "s"), ("cpu_usec", 1e-6, "s"),
                          ("peak_anon_bytes", 1 / 2**20, "MiB"),
                          ("peak_memory_bytes", 1 / 2**20, "MiB")):
     fa, fb = a["figures"][key], b["figures"][key]
-    if not fa["n"] or not fb["n"]:
+    if not fa["n"] or not fb["n"] or fb["ratio"] is None:
         continue
     sa = (fa["max"] - fa["min"]) / fa["median"] * 100 if fa["median"] else 0
     sb = (fb["max"] - fb["min"]) / fb["median"] * 100 if fb["median"] else 0

@@ -297,7 +297,7 @@ static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int
 		n += cellf(buf + n, size - n, "*");
 	if (isfinite(a->ratio[f]))
 		n += cellf(buf + n, size - n, " ×%.2f", a->ratio[f]);
-	if (ai > 0 && a->overlap[f] && a->stat[f].median != t->arms[0].stat[f].median)
+	if (ai > 0 && a->overlap[f])
 		cellf(buf + n, size - n, " n.s.");
 }
 
