@@ -148,14 +148,24 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 	tm_bench_stat_of(buf, n, &a->killed_peak);
 }
 
+/* The arm ratios are taken to: the control, or when none of its runs
+ * survived, the first arm that has survivors (the notes say so). */
+static int reference_arm(const struct tm_bench_table *t)
+{
+	for (int ai = 0; ai < t->n_arms; ai++)
+		if (t->arms[ai].survived > 0)
+			return ai;
+	return 0;
+}
+
 static void compare_to_control(struct tm_bench_table *t, int ai)
 {
-	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[0];
+	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[t->reference];
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		a->ratio[f] = NAN;
 		a->overlap[f] = false;
-		if (ai == 0 || !a->stat[f].n || !c->stat[f].n)
+		if (ai == t->reference || !a->stat[f].n || !c->stat[f].n)
 			continue;
 		if (c->stat[f].median != 0)
 			a->ratio[f] = a->stat[f].median / c->stat[f].median;
@@ -175,6 +185,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		return;
 	for (int ai = 0; ai < t->n_arms; ai++)
 		compute_arm(t, ai, buf);
+	t->reference = reference_arm(t);
 	for (int ai = 0; ai < t->n_arms; ai++)
 		compare_to_control(t, ai);
 	t->noisy = false;
@@ -335,6 +346,24 @@ static bool row_has_data(const struct tm_bench_table *t, int f)
 	return false;
 }
 
+/* Every run of every arm measured exactly 0: the row says nothing. */
+static bool row_all_zero(const struct tm_bench_table *t, int f)
+{
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		const struct tm_bench_stat *s = &t->arms[ai].stat[f];
+		if (s->n && (s->min != 0 || s->max != 0))
+			return false;
+	}
+	return true;
+}
+
+static bool row_shown(const struct tm_bench_table *t, int f)
+{
+	if (f == TM_BF_HELD_ANON && t->settle_usec <= 0)
+		return false;
+	return row_has_data(t, f) && !row_all_zero(t, f);
+}
+
 static bool any_killed_peak(const struct tm_bench_table *t)
 {
 	for (int ai = 0; ai < t->n_arms; ai++)
@@ -346,7 +375,8 @@ static bool any_killed_peak(const struct tm_bench_table *t)
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *c, size_t size)
 {
 	if (row == -1)
-		cellf(c, size, "%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "");
+		cellf(c, size, "%s%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "",
+		      ai != 0 && ai == t->reference ? " (ref)" : "");
 	else if (row == -2)
 		survived_cell(c, size, &t->arms[ai]);
 	else if (row == -3)
@@ -369,7 +399,7 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	rows[n++] = -1;
 	rows[n++] = -2;
 	for (int f = 0; f < TM_BF_COUNT; f++)
-		if (row_has_data(t, f) && (f != TM_BF_HELD_ANON || t->settle_usec > 0))
+		if (row_shown(t, f))
 			rows[n++] = f;
 	if (any_killed_peak(t))
 		rows[n++] = -3;
@@ -454,9 +484,22 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
 	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
 	      out);
-	if (t->n_arms > 1 && t->arms[0].survived == 0)
-		fprintf(out, "no ratios: the control arm '%s' has no run that survived\n",
-			t->arms[0].name);
+	bool first = true;
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		if (!row_has_data(t, f) || !row_all_zero(t, f))
+			continue;
+		fprintf(out, "%s%s", first ? "0 in every run: " : ", ", figs[f].label);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+	if (t->reference != 0)
+		fprintf(out,
+		        "no run of the control '%s' survived: ×ratios and n.s. are to '%s' (marked "
+		        "ref)\n",
+		        t->arms[0].name, t->arms[t->reference].name);
+	else if (t->n_arms > 1 && t->arms[0].survived == 0)
+		fprintf(out, "no ratios: no arm has a run that survived\n");
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		for (int f = 0; f < TM_BF_COUNT; f++) {

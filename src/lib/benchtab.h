@@ -98,6 +98,7 @@ struct tm_bench_table {
 	int n_runs;
 	struct tm_bench_run_row *runs; /* malloc'd */
 	bool noisy;
+	int reference; /* arm the ratios are to: 0, or the first with survivors */
 };
 
 /* Fills the per-arm rows and the flags from the runs.  Arm 0 is the control. */
