@@ -11,6 +11,8 @@
 # churn here: 8 long-lived threads, a burst of 100k objects per busy round
 # for rounds 2..9 of 10.  Measured on a 2-core Debian 12 VM: glibc peaks
 # ~860 MiB of anon, jemalloc ~580 (memory.current ~625), one arena ~150.
+# --settle 12s: jemalloc returns freed pages after its 10 s decay time, so
+# "held after" shows who gives the memory back.  Takes about 1.5 minutes.
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -38,6 +40,6 @@ echo "demo-bench: churn under glibc, MALLOC_ARENA_MAX=1 and jemalloc, $RUNS runs
 "$TM" bench -o "$DB" --name churn --runs "$RUNS" --interval 200ms \
 	--memory-max "$LIMIT" --swap-max 0 \
 	--arm glibc --arm arena1 --arm jemalloc \
-	--progress 'height=([0-9]+)' --until-progress 10 --settle 4s --timeout 2m \
+	--progress 'height=([0-9]+)' --until-progress 10 --settle 12s --timeout 2m \
 	--export "md:$MD" \
 	-- "$CHURN" --threads 8 --objects 100000 --heights 10 --busy 2:9 --interval-ms 200 --hold 60

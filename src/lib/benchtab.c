@@ -477,14 +477,66 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	fputc('\n', out);
 }
 
-void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
+/* "outlier: run 9 (jemalloc): wall s 3.94 (median 2.34), cpu s ..." */
+static void outlier_note(const struct tm_bench_table *t, const struct tm_bench_run_row *r,
+                         FILE *out)
 {
 	char v[32], m[32];
+	bool first = true;
+
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		if (!(r->outlier_mask >> f & 1))
+			continue;
+		fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
+		fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
+		if (first)
+			fprintf(out, "outlier: run %lld (%s): ", (long long)r->run_id,
+			        t->arms[r->arm].name);
+		fprintf(out, "%s%s %s (median %s)", first ? "" : ", ", figs[f].label, v, m);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+}
+
+/* One line for all the runs that shared the machine (or lost CPU to steal). */
+static void noise_note(const struct tm_bench_table *t, FILE *out)
+{
+	double lo = INFINITY, hi = 0, steal = 0;
+	bool first = true;
+
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		bool st = isfinite(r->steal_share) && r->steal_share > NOISY_STEAL;
+		bool other = isfinite(r->other_share) && r->other_share > NOISY_OTHER;
+		if (!st && !other)
+			continue;
+		fprintf(out, "%s%lld", first ? "noisy machine: runs " : ", ", (long long)r->run_id);
+		first = false;
+		if (other) {
+			lo = fmin(lo, r->other_share);
+			hi = fmax(hi, r->other_share);
+		}
+		if (st)
+			steal = fmax(steal, r->steal_share);
+	}
+	if (first)
+		return;
+	if (hi > 0)
+		fprintf(out, " ran beside other load (%.0f–%.0f%% of the CPUs)", lo * 100,
+		        hi * 100);
+	if (steal > 0)
+		fprintf(out, "%s up to %.0f%% CPU steal", hi > 0 ? "; " : " saw", steal * 100);
+	fputs(": their times are less trustworthy\n", out);
+}
+
+void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
+{
+	bool first = true;
 
 	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
 	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
 	      out);
-	bool first = true;
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		if (!row_has_data(t, f) || !row_all_zero(t, f))
 			continue;
@@ -502,28 +554,15 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 		fprintf(out, "no ratios: no arm has a run that survived\n");
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
-		for (int f = 0; f < TM_BF_COUNT; f++) {
-			if (!(r->outlier_mask >> f & 1))
-				continue;
-			fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
-			fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
-			fprintf(out, "outlier: run %lld (%s) %s %s against a median of %s\n",
-			        (long long)r->run_id, t->arms[r->arm].name, figs[f].label, v, m);
-		}
 		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
 			continue;
-		if (strcmp(r->outcome, "completed") && r->reason[0])
+		outlier_note(t, r, out);
+		if (strcmp(r->outcome, "completed") && strcmp(r->outcome, "oom-killed") &&
+		    r->reason[0])
 			fprintf(out, "run %lld (%s) %s: %s\n", (long long)r->run_id,
 			        t->arms[r->arm].name, r->outcome, r->reason);
-		if (isfinite(r->steal_share) && r->steal_share > NOISY_STEAL)
-			fprintf(out, "noisy machine: run %lld saw %.0f%% CPU steal\n",
-			        (long long)r->run_id, r->steal_share * 100);
-		if (isfinite(r->other_share) && r->other_share > NOISY_OTHER)
-			fprintf(out,
-			        "noisy machine: run %lld ran beside other load using %.0f%% of "
-			        "the CPUs\n",
-			        (long long)r->run_id, r->other_share * 100);
 	}
+	noise_note(t, out);
 }
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)

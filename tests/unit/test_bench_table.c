@@ -160,8 +160,8 @@ static void test_text(void **state)
 	expect(text, "102 [100–104] ×0.17");
 	expect(text, "n.s.");
 	expect(text, "killed at anon MiB");
-	expect(text, "outlier: run 9 (jemalloc) wall s 30 against a median of 8.20");
-	expect(text, "noisy machine: run 9");
+	expect(text, "outlier: run 9 (jemalloc): wall s 30 (median 8.20)");
+	expect(text, "noisy machine: runs 9 ran beside other load (60–60% of the CPUs)");
 	expect(text, "run 10 (jemalloc) invalid: libjemalloc not mapped");
 	/* no row for figures no arm has */
 	assert_null(strstr(text, "psi io"));
