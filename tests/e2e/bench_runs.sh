@@ -120,6 +120,24 @@ r=$(json "$T/until.json" "all(6 <= r['figures']['progress'] < 40 for r in t['run
 r=$(json "$T/until.json" "all(0.3e6 < r['figures']['wall_usec'] < 0.9e6 for r in t['runs'])" 2>&1)
 [ "$r" = True ] && ok "the window's wall time covers the stretch only" || fail "window wall time" "$r"
 
+# ---- warmup rounds are recorded but not counted; --drop-caches; --timeout ----
+"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a --arm b \
+	-- sh -c 'sleep 0.2' >"$T/warm.txt" 2>&1
+# the slow arm is the same command with a variable that makes it sleep past --timeout
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
+	-- sh -c 'if [ "$TIDEMARK_SLOW" = 1 ]; then sleep 5; fi; sleep 0.2' >"$T/slow.txt" 2>&1
+r=$(sql "$DB" "select count(*) || ' ' || sum(warmup) from bench_runs where bench_id = 7")
+if [ "$r" = "4 2" ] && grep -qE ': 2 arms, 2 runs \(1 per arm\) \(\+2 warmup\)' "$T/warm.txt"; then
+	ok "--warmup runs are stored but stay out of the table; --drop-caches runs"
+else
+	fail "--warmup runs are stored but stay out of the table" "$r; $(cat "$T/warm.txt")"
+fi
+if grep -qE '^survived +2/2 +0/2 \(2 timeout\)' "$T/slow.txt"; then
+	ok "--timeout ends a run as timeout, counted in survival"
+else
+	fail "--timeout ends a run as timeout" "$(cat "$T/slow.txt")"
+fi
+
 if "$TM" report --help 2>&1 | grep -q -- '--bench'; then
 	"$TM" report -o "$DB" --bench 5 >"$T/report.txt" 2>&1
 	"$TM" bench -o "$DB" --table 5 >"$T/table5.txt" 2>&1
