@@ -98,7 +98,7 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 		return -1;
 	if (sqlite3_prepare_v2(tm_store_sqlite(st),
 	                       "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
-	                       " warmup, wall_usec) VALUES(?,?,?,?,?,?)",
+	                       " warmup, wall_usec, rig_cpu_usec) VALUES(?,?,?,?,?,?,?)",
 	                       -1, &s, NULL) != SQLITE_OK)
 		return db_fail(st, "prepare");
 	sqlite3_bind_int64(s, 1, n->run_id);
