@@ -670,6 +670,12 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 
 	if (sp->restore && tm_bench_restore(b->snapshot, b->restore_dir, &rs))
 		return -1;
+	if (sp->restore && seq == 0)
+		fprintf(
+		    stderr,
+		    "restore: %s from %s before every run: %lld files, %.1f MiB, %lld reflinked\n",
+		    b->restore_dir, b->snapshot, (long long)rs.files, (double)rs.bytes / TM_MIB,
+		    (long long)rs.reflinked);
 	if (sp->drop_caches > 0 && drop_caches())
 		return -1;
 	if (sp->prepare && run_hook("--prepare", sp->prepare, arm->name, seq, b->bench_id))
