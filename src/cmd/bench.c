@@ -762,7 +762,7 @@ static int run_all(struct bench_run_ctx *b)
 		fprintf(stderr, "bench interrupted: the table covers the runs so far\n");
 	free(order);
 	free(done);
-	return rc < 0 ? -1 : 0;
+	return rc; /* 1: interrupted, the table still follows */
 }
 
 /* ---- output ---- */

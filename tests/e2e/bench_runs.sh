@@ -138,6 +138,19 @@ else
 	fail "--timeout ends a run as timeout" "$(cat "$T/slow.txt")"
 fi
 
+# ---- a signal ends the current run as interrupted and prints the table so far ----
+"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a --arm b -- sleep 2 >"$T/int.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+n=$(sql "$DB" "select group_concat(outcome, ' ') from runs where bench_id = 9")
+if [ "$n" = "completed interrupted" ] && grep -qE '^survived +1/1 +0/0 \(1 interrupted\)' "$T/int.txt"; then
+	ok "SIGTERM ends the run as interrupted and prints the table so far"
+else
+	fail "SIGTERM ends the run as interrupted" "$n; $(cat "$T/int.txt")"
+fi
+
 if "$TM" report --help 2>&1 | grep -q -- '--bench'; then
 	"$TM" report -o "$DB" --bench 5 >"$T/report.txt" 2>&1
 	"$TM" bench -o "$DB" --table 5 >"$T/table5.txt" 2>&1
