@@ -74,11 +74,11 @@ static const char usage_text[] =
     "Behaves like a node syncing a chain: prints height=N once per round on\n"
     "stdout, keeps a working set, and in a busy window bursts allocations that\n"
     "leave glibc's per-thread arenas holding freed memory.  The defaults are the\n"
-    "demo for a 2-core machine (about 17 s); see examples/README.md.\n"
+    "demo for a 2-core machine (about 19 s); see examples/README.md.\n"
     "\n"
     "  -t, --threads N       worker threads, each with its own glibc arena; glibc\n"
     "                        makes up to 8 per core (default 15)\n"
-    "  -n, --heights N       rounds to run (default 32)\n"
+    "  -n, --heights N       rounds to run (default 30)\n"
     "  -b, --busy A:B        rounds A..B (1-based, inclusive) burst, one thread in\n"
     "                        turn; other rounds are light work (default: from round\n"
     "                        3, one burst per thread)\n"
@@ -86,7 +86,7 @@ static const char usage_text[] =
     "      --min-size BYTES  smallest object (default 64)\n"
     "      --max-size BYTES  largest object (default 2064)\n"
     "  -w, --working-set MIB memory kept alive and touched all along (default 32)\n"
-    "  -i, --interval-ms MS  pause after each round (default 500)\n"
+    "  -i, --interval-ms MS  pause after each round (default 600)\n"
     "  -s, --seed N          seed for sizes; same seed, same run (default 1)\n"
     "      --hold SECONDS    after the last height print \"done\" and keep running\n"
     "                        with light work only, so a recorder sees what is held\n"
@@ -94,8 +94,8 @@ static const char usage_text[] =
     "  -h, --help            this text\n"
     "\n"
     "examples:\n"
-    "  churn                                   the demo: ~17 s, glibc peaks ~655 MiB\n"
-    "  MALLOC_ARENA_MAX=1 churn                one glibc arena: ~80 MiB\n"
+    "  churn                                   the demo: ~19 s, glibc peaks ~655 MiB\n"
+    "  MALLOC_ARENA_MAX=1 churn                one glibc arena: ~85 MiB\n"
     "  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 churn --hold 5\n"
     "  churn --threads 6 --objects 100000 --heights 10 --busy 2:7 --interval-ms 0\n"
     "  churn --threads 2 --objects 2000 --heights 10 --working-set 1 --interval-ms 10\n";
@@ -179,12 +179,12 @@ static int burst(struct worker *w, long round)
 	return 0;
 }
 
-/* Light work: a hundredth of a burst, allocated, written, freed. */
+/* Light work: a twentieth of a burst, allocated, written, freed. */
 static int light(struct worker *w, long round)
 {
 	const struct opts *o = w->o;
 	uint64_t rng = round_seed(o, w->idx, -round);
-	long n = o->objects / 100 > 0 ? o->objects / 100 : 1;
+	long n = o->objects / 20 > 0 ? o->objects / 20 : 1;
 
 	for (long i = 0; i < n; i++) {
 		w->objs[i] = alloc_touched(pick_size(o, &rng), (unsigned char)i);
@@ -519,13 +519,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c, busy_set = 0;
 
-	*o = (struct opts){.threads = 6,
-	                   .heights = 120,
-	                   .objects = 100000,
+	*o = (struct opts){.threads = 15,
+	                   .heights = 30,
+	                   .objects = 40000,
 	                   .min_size = 64,
 	                   .max_size = 2064,
 	                   .working_set_mib = 32,
-	                   .interval_ms = 500,
+	                   .interval_ms = 600,
 	                   .seed = 1};
 	while ((c = getopt_long(argc, argv, "t:n:b:o:w:i:s:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -52,12 +52,14 @@ struct tmh_slot {
 #undef TMH_X_FIELD
 	/* private to the owning thread, not summed; in the first cache line
 	 * with the counters, which is all the fast path touches (+ one hist) */
-	int64_t delta_bytes;       /* live change not yet in region.flushed_bytes */
-	int64_t headroom_bytes;    /* slow path when delta_bytes exceeds this */
+	int64_t mark_bytes;        /* this slot's live bytes (alloc - freed) already in
+	                            * region.flushed_bytes */
+	int64_t hi_bytes;          /* slow path (peak/flush) when live bytes exceed this */
+	int64_t lo_bytes;          /* flush when live bytes fall below this */
 	int64_t sample_left_bytes; /* bytes until the next sample */
 	uint64_t rng;
 	int64_t hist[TMH_CLASSES]; /* allocations by size class of the usable size */
-	int64_t reserved[8];
+	int64_t reserved[7];
 } __attribute__((aligned(64)));
 
 struct tmh_stack {
@@ -107,7 +109,8 @@ struct tmh_region {
 	int64_t live_samples;    /* entries in live[] */
 	uint32_t maps_len;       /* bytes of maps[] written (at exit) */
 	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
-	int64_t reserved[16];
+	int64_t exit_wall_usec;  /* when state became TMH_EXITED */
+	int64_t reserved[15];
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

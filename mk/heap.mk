@@ -38,3 +38,9 @@ $(B)/progs/heap_bench: bench/heap/heap_bench.c
 CHECK_EXTRA += $(B)/libtidemark-heap.so $(HEAP_PROGS)
 .PHONY: heap-progs
 heap-progs: $(HEAP_PROGS)
+
+# Benchmark reference only: a naive counting shim (see bench/heap/naive_shim.c).
+$(B)/bench/libnaive-shim.so: bench/heap/naive_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $<
+heap-progs: $(B)/bench/libnaive-shim.so

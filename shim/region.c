@@ -156,7 +156,12 @@ static void gc_one(const char *name)
 	close(fd);
 	if (r == MAP_FAILED)
 		return;
-	if (r->magic == TMH_MAGIC && r->state != TMH_EXITED)
+	/* exited regions are left for a recorder to read: for a minute */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	if (r->magic == TMH_MAGIC &&
+	    (r->state != TMH_EXITED || now - r->exit_wall_usec > 60 * 1000000ll))
 		shm_unlink(shm);
 	munmap((void *)r, 4096);
 }
@@ -190,7 +195,7 @@ struct tmh_region *tmh_region_create(int gc)
 	if (gc)
 		gc_stale();
 	struct tmh_region *r = MAP_FAILED;
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0644);
+	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd >= 0) {
 		if (ftruncate(fd, sizeof(*r)) == 0)
 			r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -234,7 +239,7 @@ void tmh_region_fork_child(void)
 	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
 	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;
-	tmh_sample_fork_copy(old, r);
+	tmh_sample_fork_reset(old);
 	tmh_region = r;
 	munmap(old, sizeof(*old));
 }
@@ -261,6 +266,9 @@ void tmh_region_exit(void)
 	struct tmh_region *r = tmh_region;
 	if (tmh_opt.keep && r->sample_mean_bytes > 0)
 		save_maps(r);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->exit_wall_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	__atomic_store_n(&r->state, TMH_EXITED, __ATOMIC_RELEASE);
 	if (!tmh_opt.keep) {
 		char name[40];

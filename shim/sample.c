@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
@@ -27,7 +28,7 @@ extern void *__libc_stack_end;
 static int lock_word;
 uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
 static uint16_t filter_count[TMH_FILTER_BITS];
-static TMH_TLS uintptr_t tls_stack_hi;
+static TMH_TLS uintptr_t tls_stack_lo, tls_stack_hi; /* walkable: [lo, hi) */
 static int (*unw_backtrace_fn)(void **, int);
 static uintptr_t self_lo, self_hi; /* this library's text, skipped in stacks */
 
@@ -136,6 +137,43 @@ void tmh_sample_init(void)
 	}
 }
 
+/*
+ * This thread's stack, so that a frame-pointer walk never reads outside it.
+ * A glibc thread has its descriptor at the top of its stack block: ask
+ * pthread_getattr_np for the block (it may allocate: we are inside the shim,
+ * nested calls are counted in `shared`).  Otherwise this is the main thread:
+ * its stack ends at __libc_stack_end and may grow down to RLIMIT_STACK.
+ */
+static void stack_bounds(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self(), top = (uintptr_t)__libc_stack_end;
+	tls_stack_lo = tls_stack_hi = 0;
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	if (self > sp && self - sp < (256u << 20)) {
+		if (pthread_getattr_np(pthread_self(), &attr) != 0)
+			return;
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0 && sp >= (uintptr_t)addr &&
+		    sp < (uintptr_t)addr + size) {
+			tls_stack_lo = (uintptr_t)addr;
+			tls_stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&attr);
+		return;
+	}
+	struct rlimit rl;
+	uintptr_t limit = 8u << 20;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0)
+		limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 30) ? (1u << 30)
+		                                                                 : rl.rlim_cur;
+	if (top > sp && top - sp < limit) {
+		tls_stack_lo = top - limit;
+		tls_stack_hi = top;
+	}
+}
+
 void tmh_sample_thread_init(struct tmh_slot *s)
 {
 	struct timespec ts;
@@ -148,10 +186,7 @@ void tmh_sample_thread_init(struct tmh_slot *s)
 		return;
 	}
 	s->sample_left_bytes = draw_interval(&s->rng);
-	if (syscall(SYS_gettid) == getpid())
-		tls_stack_hi = (uintptr_t)__libc_stack_end;
-	else
-		tls_stack_hi = (uintptr_t)pthread_self(); /* glibc: descriptor at the stack's top */
+	stack_bounds();
 }
 
 /* ---- stacks -------------------------------------------------------------- */
@@ -164,8 +199,14 @@ static int unwind_fp(uint64_t *pc, int max, void *frame)
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tls_stack_hi;
 	uintptr_t fp = (uintptr_t)frame;
 	int n = 0;
-	if (hi <= lo || hi - lo > (256u << 20))
-		hi = lo + 65536; /* unknown stack: stay close */
+	if (lo < tls_stack_lo || lo >= hi) {
+		/* not on the thread's known stack (a coroutine's, a signal's
+		 * alternate stack): only the entry point's own frame is safe */
+		if (!frame)
+			return 0;
+		pc[0] = ((uintptr_t *)frame)[1];
+		return 1;
+	}
 	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
 		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
 		if (ret < 4096)
@@ -320,13 +361,22 @@ void tmh_sample_free(void *p)
 	unlock();
 }
 
-void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to)
+/*
+ * In a fork child: its profile covers what it allocates from now on (the
+ * parent's sampled blocks stay in the parent's profile; copying the tables
+ * would touch megabytes of shared memory on every fork).  Counting is not
+ * affected: the child's totals start from the parent's.
+ */
+void tmh_sample_fork_reset(const struct tmh_region *parent)
 {
 	lock_word = 0; /* another thread of the parent may have held it */
-	if (from->sample_mean_bytes <= 0 || (from->live_samples == 0 && from->sample_seq == 0))
+	if (parent->live_samples == 0 && parent->sample_seq == 0)
 		return;
-	memcpy(to->stacks, from->stacks, sizeof(to->stacks));
-	memcpy(to->live, from->live, sizeof(to->live));
-	to->live_samples = from->live_samples;
-	to->samples_dropped = from->samples_dropped;
+	/* clear only what is set: untouched pages of the counts stay unbacked */
+	for (unsigned w = 0; w < TMH_FILTER_BITS / 64; w++) {
+		for (uint64_t bits = tmh_filter_bits[w]; bits; bits &= bits - 1)
+			filter_count[w * 64 + (unsigned)__builtin_ctzll(bits)] = 0;
+		if (tmh_filter_bits[w])
+			tmh_filter_bits[w] = 0;
+	}
 }

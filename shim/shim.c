@@ -90,11 +90,64 @@ static inline size_t glibc_usable(const void *p)
 	return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
 }
 
+/* jemalloc: sallocx(p, 0) reads the size class from its radix tree only;
+ * its malloc_usable_size also validates the extent (another cache line, a
+ * remote one for a block of another thread).  Set when it agrees. */
+static size_t (*sallocx_fn)(const void *, int);
+
 static inline int64_t usable_of(void *p)
 {
 	if (TMH_LIKELY(tmh_glibc_usable))
 		return (int64_t)glibc_usable(p);
+	if (sallocx_fn)
+		return (int64_t)sallocx_fn(p, 0);
 	return (int64_t)tmh_real.usable_size(p);
+}
+
+/* jemalloc (and gperftools) say the usable size of malloc(N) without a
+ * lookup: nallocx(N, 0), computed from the size class.  Used on the
+ * allocation side only, when it agrees with malloc_usable_size (checked). */
+static size_t (*nallocx_fn)(size_t, int);
+
+static inline int64_t usable_new(void *p, size_t n)
+{
+	if (TMH_LIKELY(tmh_glibc_usable))
+		return (int64_t)glibc_usable(p);
+	if (nallocx_fn)
+		return (int64_t)nallocx_fn(n ? n : 1, 0);
+	return (int64_t)tmh_real.usable_size(p);
+}
+
+static void check_nallocx(void)
+{
+	size_t (*fn)(size_t, int) = (size_t(*)(size_t, int))dlsym(RTLD_NEXT, "nallocx");
+	Dl_info a, b;
+	if (!fn || !dladdr((void *)fn, &a) || !dladdr((void *)tmh_real.malloc, &b) ||
+	    a.dli_fbase != b.dli_fbase)
+		return;
+	size_t (*salloc)(const void *, int) =
+	    (size_t(*)(const void *, int))dlsym(RTLD_NEXT, "sallocx");
+	if (salloc && (!dladdr((void *)salloc, &a) || a.dli_fbase != b.dli_fbase))
+		salloc = NULL;
+	for (size_t n = 0; n < (1u << 16); n = n * 5 / 4 + 1) {
+		void *x = tmh_real.malloc(n);
+		int same = x && fn(n ? n : 1, 0) == tmh_real.usable_size(x);
+		if (x && salloc && salloc(x, 0) != tmh_real.usable_size(x))
+			salloc = NULL;
+		tmh_real.free(x);
+		if (!same)
+			return;
+	}
+	static const size_t big[] = {100000, 1u << 20, (1u << 20) + 1, 5000000, 40u << 20};
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		void *x = tmh_real.malloc(big[i]);
+		int same = x && fn(big[i], 0) == tmh_real.usable_size(x);
+		tmh_real.free(x);
+		if (!same)
+			return;
+	}
+	nallocx_fn = fn;
+	sallocx_fn = salloc;
 }
 
 static void check_glibc_usable(void)
@@ -131,49 +184,57 @@ void tmh_peak_update(int64_t flushed_now, int64_t delta)
 		;
 }
 
-/* The thread's live bytes went above its headroom: either flush the delta
- * or raise the process peak.  Exact for a single allocating thread. */
+/* The slot's live bytes (alloc - freed) are published to
+ * region.flushed_bytes in steps: LIVE - mark_bytes is the unpublished part.
+ * The fast path compares live bytes with two precomputed limits. */
+static void set_limits(struct tmh_slot *s, int64_t flushed_now)
+{
+	int64_t room = TMH_LD(tmh_region->peak_bytes) - flushed_now;
+	s->hi_bytes = s->mark_bytes + (room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES);
+	s->lo_bytes = s->mark_bytes - TMH_FLUSH_BYTES;
+}
+
+/* Live bytes went above hi_bytes: publish them or raise the process peak
+ * (process live = flushed + unpublished part).  Exact for a single
+ * allocating thread. */
 static __attribute__((noinline)) void peak_slow(struct tmh_slot *s)
 {
-	int64_t d = s->delta_bytes, g;
+	int64_t live = s->alloc_bytes - s->freed_bytes, d = live - s->mark_bytes, g;
 	if (d >= TMH_FLUSH_BYTES) {
 		g = TMH_ADD(tmh_region->flushed_bytes, d);
+		s->mark_bytes = live;
 		d = 0;
-		TMH_ST(s->delta_bytes, 0);
 	} else {
 		g = TMH_LD(tmh_region->flushed_bytes);
 	}
 	tmh_peak_update(g, d);
-	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
-	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+	set_limits(s, g);
 }
 
 static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 {
-	int64_t g = TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
-	TMH_ST(s->delta_bytes, 0);
-	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
-	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+	int64_t live = s->alloc_bytes - s->freed_bytes;
+	int64_t g = TMH_ADD(tmh_region->flushed_bytes, live - s->mark_bytes);
+	s->mark_bytes = live;
+	set_limits(s, g);
 }
 
 static inline void count_alloc(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->alloc_bytes, s->alloc_bytes + u);
+	int64_t a = s->alloc_bytes + u;
+	TMH_ST(s->alloc_bytes, a);
 	int c = tmh_class((uint64_t)u);
 	TMH_ST(s->hist[c], s->hist[c] + 1);
-	int64_t d = s->delta_bytes + u;
-	s->delta_bytes = d;
-	if (TMH_UNLIKELY(d > s->headroom_bytes))
+	if (TMH_UNLIKELY(a - s->freed_bytes > s->hi_bytes))
 		peak_slow(s);
 }
 
 static inline void count_free(struct tmh_slot *s, int64_t u)
 {
-	TMH_ST(s->freed_bytes, s->freed_bytes + u);
+	int64_t f = s->freed_bytes + u;
+	TMH_ST(s->freed_bytes, f);
 	TMH_ST(s->frees, s->frees + 1);
-	int64_t d = s->delta_bytes - u;
-	s->delta_bytes = d;
-	if (TMH_UNLIKELY(d < -TMH_FLUSH_BYTES))
+	if (TMH_UNLIKELY(s->alloc_bytes - f < s->lo_bytes))
 		flush_down(s);
 }
 
@@ -196,14 +257,15 @@ void tmh_count_shared_free(int64_t u)
 
 /* ---- threads ---------------------------------------------------------- */
 
+static int fold_lock; /* one thread folds at a time */
+
 /* A thread exits: add its counters into `retired` and free the slot. */
 static void slot_release(void *arg)
 {
 	struct tmh_slot *s = arg;
 	if (!s || !tmh_region)
 		return;
-	static int lock;
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&fold_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 	TMH_ADD(tmh_region->fold_seq, 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -213,12 +275,12 @@ static void slot_release(void *arg)
 #undef TMH_X_FOLD
 	for (int i = 0; i < TMH_CLASSES; i++)
 		TMH_ST(r->hist[i], r->hist[i] + s->hist[i]);
-	TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
+	TMH_ADD(tmh_region->flushed_bytes, s->alloc_bytes - s->freed_bytes - s->mark_bytes);
 	memset((char *)s + sizeof(s->owner), 0, sizeof(*s) - sizeof(s->owner));
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	TMH_ADD(tmh_region->fold_seq, 1);
 	__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fold_lock, 0, __ATOMIC_RELEASE);
 	tmh_tls_slot = NULL;
 	tls_dead = 1;
 }
@@ -233,9 +295,8 @@ static struct tmh_slot *slot_claim(void)
 		if (TMH_LD(s->owner) == 0 &&
 		    __atomic_compare_exchange_n(&s->owner, &zero, tid, 0, __ATOMIC_ACQUIRE,
 		                                __ATOMIC_RELAXED)) {
-			int64_t room =
-			    TMH_LD(tmh_region->peak_bytes) - TMH_LD(tmh_region->flushed_bytes);
-			s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+			s->mark_bytes = 0;
+			set_limits(s, TMH_LD(tmh_region->flushed_bytes));
 			tmh_sample_thread_init(s);
 			return s;
 		}
@@ -282,6 +343,7 @@ static struct tmh_slot *slow_slot(int *boot)
 
 static void atfork_child(void)
 {
+	fold_lock = 0; /* a thread of the parent may have held it */
 	tmh_tls_busy = 1;
 	tmh_region_fork_child();
 	tmh_tls_slot = NULL;
@@ -326,6 +388,8 @@ static void init_once(void)
 		_exit(127);
 	}
 	check_glibc_usable();
+	if (!tmh_glibc_usable)
+		check_nallocx();
 	tmh_region = tmh_region_create(1);
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
@@ -369,6 +433,9 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 static __attribute__((noinline, cold)) void sample_free_slow(void *p)
 {
 	int busy = tmh_tls_busy;
+	if (busy)
+		return; /* a free nested in the sampled path (a signal handler): the
+		         * sample stays listed rather than deadlock on its lock */
 	tmh_tls_busy = 1;
 	tmh_sample_free(p);
 	tmh_tls_busy = busy;
@@ -424,7 +491,7 @@ TMH_EXPORT void *malloc(size_t n)
 	void *p = tmh_real.malloc(n);
 	if (TMH_UNLIKELY(!p))
 		return p;
-	count_alloc(s, usable_of(p));
+	count_alloc(s, usable_new(p, n));
 	int64_t left = s->sample_left_bytes - (int64_t)n;
 	s->sample_left_bytes = left;
 	if (TMH_UNLIKELY(left < 0))
@@ -492,7 +559,7 @@ static void *realloc_boot(void *p, size_t n, struct tmh_slot *s, int boot)
 	return q;
 }
 
-TMH_EXPORT void *realloc(void *p, size_t n)
+static inline void *realloc_impl(void *p, size_t n, void *frame)
 {
 	struct tmh_slot *s = tmh_tls_slot;
 	int boot = 0;
@@ -508,7 +575,7 @@ TMH_EXPORT void *realloc(void *p, size_t n)
 	if (!p) {
 		void *q = tmh_real.malloc(n);
 		if (q)
-			after_alloc(s, q, n, TMH_FRAME);
+			after_alloc(s, q, n, frame);
 		return q;
 	}
 	int64_t old = usable_of(p);
@@ -523,8 +590,13 @@ TMH_EXPORT void *realloc(void *p, size_t n)
 	else
 		tmh_count_shared_free(old);
 	if (q)
-		after_alloc(s, q, n, TMH_FRAME);
+		after_alloc(s, q, n, frame);
 	return q;
+}
+
+TMH_EXPORT void *realloc(void *p, size_t n)
+{
+	return realloc_impl(p, n, TMH_FRAME);
 }
 
 TMH_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
@@ -534,7 +606,7 @@ TMH_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, n);
+	return realloc_impl(p, n, TMH_FRAME);
 }
 
 static void *aligned_common(size_t align, size_t n, int kind, void *frame)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,7 @@ static const char usage_text[] =
     "  -a, --arm SPEC          add an arm (repeat; the first is the control)\n"
     "  -n, --runs N            measured runs per arm (default 3)\n"
     "      --warmup N          warmup rounds before them, not counted (default 0)\n"
+    "      --name NAME         a name for the bench, shown with its table\n"
     "      --order ORDER       interleave (A B C A B C ..., default) or shuffle\n"
     "      --seed N            seed for --order shuffle (printed when not given)\n"
     "      --memory-max SIZE   default MemoryMax for every arm (e.g. 400M)\n"
@@ -78,7 +80,7 @@ static const char usage_text[] =
     "      --drop-caches       sync and drop the page cache before every run\n"
     "      --prepare CMD       run `sh -c CMD` before every run (TIDEMARK_ARM, TIDEMARK_SEQ)\n"
     "      --cleanup CMD       run `sh -c CMD` after every run\n"
-    "  -p, --progress REGEX    progress in the command's output (one numeric group)\n"
+    "      --progress REGEX    progress in the command's output (one numeric group)\n"
     "      --progress-file F   match the regex in file F instead\n"
     "      --until-progress N  end the run (SIGTERM, then SIGKILL) once progress >= N\n"
     "      --timeout DURATION  end a run after this long (outcome timeout)\n"
@@ -93,8 +95,13 @@ static const char usage_text[] =
     "      --json              print the table as JSON instead of text\n"
     "      --table ID          print the table of an earlier bench and exit\n"
     "      --dry-run           print the arms and their environments, run nothing\n"
-    "  -s, --store PATH        the store (default $TIDEMARK_STORE or tidemark.db)\n"
+    "  -o, --db PATH           the store (default ./tidemark.db)\n"
     "  -h, --help              this help\n"
+    "\n"
+    "TIDEMARK_LIB_PATH=DIR:DIR... replaces the directories searched for allocator libraries.\n"
+    "Exit status: 0 when every run was recorded, whatever its outcome; 1 on a runtime\n"
+    "failure or when interrupted (the table of the runs so far is printed); 2 on bad\n"
+    "arguments, a bad experiment file, or when the guard refuses to start.\n"
     "\n"
     "examples:\n"
     "  # glibc as shipped vs one arena vs jemalloc, 3 runs each under 400 MiB\n"
@@ -131,12 +138,14 @@ enum {
 	OPT_TABLE,
 	OPT_DRY,
 	OPT_PROGRESS,
+	OPT_NAME,
 };
 
 static const struct option long_opts[] = {
     {"file", required_argument, NULL, 'f'},
     {"arm", required_argument, NULL, 'a'},
     {"runs", required_argument, NULL, 'n'},
+    {"name", required_argument, NULL, OPT_NAME},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"order", required_argument, NULL, OPT_ORDER},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -148,7 +157,7 @@ static const struct option long_opts[] = {
     {"drop-caches", no_argument, NULL, OPT_DROP},
     {"prepare", required_argument, NULL, OPT_PREPARE},
     {"cleanup", required_argument, NULL, OPT_CLEANUP},
-    {"progress", required_argument, NULL, 'p'},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {"progress-file", required_argument, NULL, OPT_PFILE},
     {"until-progress", required_argument, NULL, OPT_UNTIL},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -161,7 +170,7 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"table", required_argument, NULL, OPT_TABLE},
     {"dry-run", no_argument, NULL, OPT_DRY},
-    {"store", required_argument, NULL, 's'},
+    {"db", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -231,6 +240,8 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 		return set_dup(&sp->cleanup, arg);
 	case OPT_PROGRESS:
 		return set_dup(&sp->progress_regex, arg);
+	case OPT_NAME:
+		return set_dup(&sp->name, arg);
 	case OPT_PFILE:
 		return set_dup(&sp->progress_file, arg);
 	case OPT_UNTIL:
@@ -318,6 +329,8 @@ static int parse_args(int argc, char **argv, struct bench_cli *cli, struct tm_be
 		int r = cli_option(cli, c, optarg);
 		if (r > 0)
 			r = spec_option(cl, c, optarg);
+		if (r > 0)
+			TM_BUG("bench: option %d has no handler", c);
 		if (r < 0)
 			return -1;
 	}
@@ -338,10 +351,10 @@ static void take_str(char **dst, char **src)
 
 static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 {
-	char **d[] = {&sp->order,  &sp->restore,        &sp->prepare,      &sp->cleanup,
-	              &sp->window, &sp->progress_regex, &sp->progress_file};
-	char **s[] = {&cl->order,  &cl->restore,        &cl->prepare,      &cl->cleanup,
-	              &cl->window, &cl->progress_regex, &cl->progress_file};
+	char **d[] = {&sp->name,    &sp->order,  &sp->restore,        &sp->prepare,
+	              &sp->cleanup, &sp->window, &sp->progress_regex, &sp->progress_file};
+	char **s[] = {&cl->name,    &cl->order,  &cl->restore,        &cl->prepare,
+	              &cl->cleanup, &cl->window, &cl->progress_regex, &cl->progress_file};
 	int64_t *dn[] = {&sp->runs,
 	                 &sp->warmup,
 	                 &sp->seed,
@@ -639,6 +652,17 @@ struct bench_run_ctx {
 	char host[256];
 };
 
+/* CPU we (the rig) used so far, user + sys; -1 if unknown. */
+static int64_t self_cpu_usec(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+	       ru.ru_stime.tv_usec;
+}
+
 static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, struct live *lv)
 {
 	const struct tm_bench_spec *sp = b->sp;
@@ -651,6 +675,12 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 
 	if (sp->restore && tm_bench_restore(b->snapshot, b->restore_dir, &rs))
 		return -1;
+	if (sp->restore && seq == 0)
+		fprintf(
+		    stderr,
+		    "restore: %s from %s before every run: %lld files, %.1f MiB, %lld reflinked\n",
+		    b->restore_dir, b->snapshot, (long long)rs.files, (double)rs.bytes / TM_MIB,
+		    (long long)rs.reflinked);
 	if (sp->drop_caches > 0 && drop_caches())
 		return -1;
 	if (sp->prepare && run_hook("--prepare", sp->prepare, arm->name, seq, b->bench_id))
@@ -682,8 +712,10 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	lv->start_mono_usec = tm_now_mono_usec();
 	lv->last_print_usec = 0;
 	memset(&res, 0, sizeof(res));
+	int64_t rig0 = self_cpu_usec();
 	if (tm_record_run(&o, &res))
 		return -1;
+	int64_t rig_cpu = self_cpu_usec() - rig0;
 	if (!warmup && strcmp(res.outcome, "invalid") && strcmp(res.outcome, "interrupted")) {
 		p->tried++;
 		p->survived += !strcmp(res.outcome, "completed");
@@ -696,6 +728,7 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	    .arm_index = ai,
 	    .warmup = warmup,
 	    .wall_usec = res.wall_usec,
+	    .rig_cpu_usec = rig0 >= 0 ? rig_cpu : -1,
 	};
 	if (tm_bench_store_run(b->st, &note))
 		return -1;
@@ -734,7 +767,7 @@ static int run_all(struct bench_run_ctx *b)
 		fprintf(stderr, "bench interrupted: the table covers the runs so far\n");
 	free(order);
 	free(done);
-	return rc < 0 ? -1 : 0;
+	return rc; /* 1: interrupted, the table still follows */
 }
 
 /* ---- output ---- */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "cmd/cmds.h"
 #include "error.h"
 #include "util.h"
+#include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
@@ -20,6 +22,7 @@
 
 static const char usage_text[] =
     "usage: tidemark heap PID [-o FILE] [--collapsed [--alloc]]\n"
+    "       tidemark heap PID --every DURATION [-o PREFIX]\n"
     "       tidemark heap stats PID [--json]\n"
     "       tidemark heap top FILE [-n N]\n"
     "       tidemark heap run [-o FILE] [--sample BYTES] -- CMD [ARGS...]\n"
@@ -38,6 +41,9 @@ static const char usage_text[] =
     "  -o, --output FILE  profile file (default heap.PID.pb.gz; '-' with --collapsed)\n"
     "      --collapsed    write 'outer;...;leaf BYTES' lines for flame graphs\n"
     "      --alloc        with --collapsed: allocated bytes instead of in-use bytes\n"
+    "      --every DUR    write PREFIX.1.pb.gz, PREFIX.2.pb.gz ... every DUR until\n"
+    "                     the process exits (default PREFIX heap.PID); SIGUSR1 to\n"
+    "                     tidemark writes one at once\n"
     "      --json         stats as JSON\n"
     "  -n N               top: number of sites (default 20)\n"
     "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
@@ -53,6 +59,7 @@ static const char usage_text[] =
     "  tidemark heap $! -o server.pb.gz && go tool pprof -top server.pb.gz\n"
     "  tidemark heap $! --collapsed -o - | flamegraph.pl > heap.svg\n"
     "  tidemark heap stats $!\n"
+    "  tidemark heap $! --every 30s -o /tmp/server   # /tmp/server.1.pb.gz, ...\n"
     "  tidemark heap top server.pb.gz -n 10\n"
     "  tidemark heap run -o job.pb.gz -- python3 job.py\n";
 
@@ -153,14 +160,55 @@ static int heap_profile(pid_t pid, const char *out, int collapsed, int alloc)
 	return rc < 0 ? 1 : 0;
 }
 
+/* SIGUSR1 to tidemark during --every: a profile now (the only state a
+ * signal handler can share). */
+static volatile sig_atomic_t profile_now;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	profile_now = 1;
+}
+
+/* Profiles PID every EVERY_USEC (and on SIGUSR1) until it exits; the last
+ * profile is taken from the region it leaves (with TIDEMARK_HEAP_KEEP=1). */
+static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
+{
+	char def[64], path[4096];
+	if (!prefix) {
+		snprintf(def, sizeof(def), "heap.%d", (int)pid);
+		prefix = def;
+	}
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	int64_t next = tm_now_mono_usec();
+	for (int n = 1;; n++) {
+		const struct tmh_region *r = tm_heap_region_map(pid);
+		int running = r && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_RUNNING;
+		tm_heap_region_unmap(r);
+		if (!r)
+			return n > 1 ? 0 : (tm_error("pid %d has no heap region", (int)pid), 1);
+		snprintf(path, sizeof(path), "%s.%d.pb.gz", prefix, n);
+		if (tm_heap_profile_write(pid, path) < 0)
+			return n > 1 && !running ? 0 : 1;
+		fprintf(stderr, "wrote %s\n", path);
+		if (!running)
+			return 0;
+		if (!profile_now) {
+			next += every_usec;
+			tm_sleep_until_mono(next, (volatile const int *)&profile_now);
+		}
+		profile_now = 0;
+	}
+}
+
 /* Runs CMD with the shim (regions kept at exit) and profiles it at exit. */
 static int heap_run(char **cmd, const char *out, const char *sample)
 {
-	char shim[4096], preload[8192];
-	if (tm_heap_shim_path(shim, sizeof(shim)) < 0)
+	char preload[8192];
+	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD")) < 0)
 		return 1;
-	const char *old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof(preload), "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
 	pid_t pid = fork();
 	if (pid < 0)
 		return tm_error("cannot fork: %s", strerror(errno)), 1;
@@ -209,13 +257,10 @@ static int heap_top(int argc, char **argv)
 int cmd_heap(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"collapsed", no_argument, NULL, 'c'},
-	    {"alloc", no_argument, NULL, 'a'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"sample", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'}, {"collapsed", no_argument, NULL, 'c'},
+	    {"alloc", no_argument, NULL, 'a'},        {"json", no_argument, NULL, 'j'},
+	    {"sample", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+	    {"every", required_argument, NULL, 'e'},  {NULL, 0, NULL, 0},
 	};
 	if (argc > 1 && !strcmp(argv[1], "top")) {
 		for (int i = 2; i < argc; i++)
@@ -225,6 +270,7 @@ int cmd_heap(int argc, char **argv)
 	}
 	const char *out = NULL, *sample = NULL;
 	int collapsed = 0, alloc = 0, json = 0, c;
+	int64_t every_usec = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:hn:", opts, NULL)) != -1) {
@@ -248,6 +294,10 @@ int cmd_heap(int argc, char **argv)
 			sample = optarg;
 			break;
 		}
+		case 'e':
+			if (tm_parse_duration(optarg, &every_usec) < 0 || every_usec < 100000)
+				return usage_error("bad --every '%s' (at least 100ms)", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -273,5 +323,7 @@ int cmd_heap(int argc, char **argv)
 	}
 	if (nrest != 1 || parse_pid(rest[0], &pid) < 0)
 		return usage_error("'%s' is not a PID", rest[0]);
+	if (every_usec)
+		return heap_every(pid, out, every_usec);
 	return heap_profile(pid, out, collapsed, alloc);
 }

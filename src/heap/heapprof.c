@@ -253,6 +253,8 @@ static Location *new_location(struct builder *b, uint64_t pc)
 	const char *func, *file;
 	int line;
 	int m = tm_sym_lookup(b->sym, pc, &func, &file, &line);
+	if (pc == 0) /* the sample's stack was not recorded (stack table full) */
+		func = "[stack not recorded]";
 	Location *l = malloc(sizeof(*l));
 	Line *ln = malloc(sizeof(*ln));
 	Line **lines = malloc(sizeof(*lines));
@@ -348,6 +350,8 @@ static int add_samples(struct builder *b, const struct tm_heap_snapshot *s)
 			return -1;
 		for (int d = 0; d < site->depth; d++)
 			x->location_id[x->n_location_id++] = location_id(b, site->pc[d]);
+		if (site->depth == 0)
+			x->location_id[x->n_location_id++] = location_id(b, 0);
 		x->n_value = 4;
 		x->value[0] = site->alloc_objects;
 		x->value[1] = site->alloc_bytes;

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "heap/heapenv.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "banned.h"
@@ -133,5 +135,16 @@ int tm_heap_shim_path(char *buf, size_t size)
 		return tm_error("cannot find the heap shim '%s': %s (build it with make, or set "
 		                "TIDEMARK_HEAP_LIB)",
 		                buf, strerror(errno));
+	return 0;
+}
+
+int tm_heap_preload_value(char *buf, size_t size, const char *old)
+{
+	char shim[4096];
+	if (tm_heap_shim_path(shim, sizeof(shim)) < 0)
+		return -1;
+	int n = snprintf(buf, size, "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
+	if (n < 0 || (size_t)n >= size)
+		return tm_error("LD_PRELOAD for the heap shim is too long");
 	return 0;
 }

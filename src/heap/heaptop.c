@@ -99,10 +99,37 @@ static char *site_label(const Profile *p, const Perftools__Profiles__Sample *s)
 	return strdup(s->n_location_id ? label : "[unknown]");
 }
 
+static int by_label(const void *a, const void *b)
+{
+	return strcmp(((const struct site_row *)a)->label, ((const struct site_row *)b)->label);
+}
+
+/* Sites whose first frames read the same are one row. */
+static size_t merge_rows(struct site_row *rows, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(rows, n, sizeof(*rows), by_label);
+	size_t out = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!strcmp(rows[i].label, rows[out].label)) {
+			rows[out].inuse_bytes += rows[i].inuse_bytes;
+			rows[out].inuse_objects += rows[i].inuse_objects;
+			rows[out].alloc_bytes += rows[i].alloc_bytes;
+			free(rows[i].label);
+		} else {
+			rows[++out] = rows[i];
+		}
+	}
+	return out + 1;
+}
+
 static int by_inuse(const void *a, const void *b)
 {
 	const struct site_row *x = a, *y = b;
-	return (x->inuse_bytes < y->inuse_bytes) - (x->inuse_bytes > y->inuse_bytes);
+	if (x->inuse_bytes != y->inuse_bytes)
+		return (x->inuse_bytes < y->inuse_bytes) - (x->inuse_bytes > y->inuse_bytes);
+	return (x->alloc_bytes < y->alloc_bytes) - (x->alloc_bytes > y->alloc_bytes);
 }
 
 static void print_rows(FILE *out, struct site_row *rows, size_t n, int top)
@@ -155,8 +182,10 @@ int tm_heap_top(const char *path, FILE *out, int top)
 			n++;
 	}
 	int rc = rows ? 0 : tm_error("out of memory");
-	if (rows)
+	if (rows) {
+		n = merge_rows(rows, n);
 		print_rows(out, rows, n, top);
+	}
 	for (size_t i = 0; i < n; i++)
 		free(rows[i].label);
 	free(rows);

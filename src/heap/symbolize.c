@@ -87,7 +87,9 @@ static void fill_build_ids(struct tm_sym *s)
 	for (size_t i = 0; i < s->nmaps; i++) {
 		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, s->maps[i].start);
 		const unsigned char *bits;
-		GElf_Addr vaddr;
+		GElf_Addr vaddr, bias;
+		if (mod)
+			dwfl_module_getelf(mod, &bias); /* build IDs come with the ELF */
 		int len = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : -1;
 		for (int k = 0; k < len && k < 40; k++)
 			snprintf(s->maps[i].build_id + 2 * k, 3, "%02x", bits[k]);

@@ -92,6 +92,9 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 		return NULL;
 	}
 	json_object_set_new(o, "command", t->command ? json_string(t->command) : json_null());
+	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
+	json_object_set_new(o, "reference",
+	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
 	json_object_set_new(o, "arms", arms);
 	json_object_set_new(o, "runs", runs);
 	text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10));

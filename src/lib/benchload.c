@@ -81,6 +81,7 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 		r->limits_text = dup_or_null(json_string_value(json_object_get(a, "limits_text")));
 	}
 	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
+	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
 	t->command = command_text(json_object_get(spec, "command"));
 	json_decref(spec);
 	return 0;
@@ -169,21 +170,27 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-/* warmup and the work's wall time from bench_runs; WALL stays 0 when unknown. */
-static void load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall)
+/* warmup, the work's wall time and the rig's own CPU from bench_runs;
+ * WALL stays 0 and RIG_CPU -1 when unknown. */
+static void load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
+                      int64_t *rig_cpu)
 {
 	sqlite3_stmt *s;
 
 	*warmup = false;
 	*wall = 0;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT warmup, wall_usec FROM bench_runs WHERE run_id = ?", -1, &s,
-	                       NULL) != SQLITE_OK)
+	*rig_cpu = -1;
+	if (sqlite3_prepare_v2(
+	        tm_store_sqlite(st),
+	        "SELECT warmup, wall_usec, rig_cpu_usec FROM bench_runs WHERE run_id = ?", -1, &s,
+	        NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(s, 1, run_id);
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		*warmup = sqlite3_column_int(s, 0) != 0;
 		*wall = sqlite3_column_int64(s, 1);
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			*rig_cpu = sqlite3_column_int64(s, 2);
 	}
 	sqlite3_finalize(s);
 }
@@ -223,7 +230,11 @@ static double own_cpu(const struct tm_sample *s)
 	return NAN;
 }
 
-static void load_noise(struct tm_store *st, struct tm_bench_run_row *row)
+/* Shares need enough machine time to mean something: /proc/stat counts in
+ * 10 ms ticks and the rig's own start-up weighs on very short runs. */
+#define NOISE_MIN_TOTAL_USEC 2000000.0
+
+static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_t rig_cpu)
 {
 	struct noise *n = calloc(1, sizeof(*n));
 
@@ -236,6 +247,10 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row)
 		double busy = (double)(n->last.v[TM_M_HOST_CPU_BUSY_USEC] -
 		                       n->first.v[TM_M_HOST_CPU_BUSY_USEC]);
 		double own = own_cpu(&n->last) - own_cpu(&n->first);
+		if (rig_cpu > 0)
+			own += (double)rig_cpu;
+		if (total < NOISE_MIN_TOTAL_USEC)
+			total = 0;
 		if (total > 0 && tm_sample_has(&n->last, TM_M_HOST_CPU_STEAL_USEC) &&
 		    tm_sample_has(&n->first, TM_M_HOST_CPU_STEAL_USEC))
 			row->steal_share = (double)(n->last.v[TM_M_HOST_CPU_STEAL_USEC] -
@@ -279,7 +294,8 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
 	f[TM_BF_PROGRESS] = s->progress_last;
 	f[TM_BF_RATE] = s->progress_rate_per_min;
-	f[TM_BF_WALL_PER_UNIT] = per_unit(s->duration_usec, s);
+	/* a whole run's wall time is the work's, not the settle after it */
+	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_CPU_PER_UNIT] =
 	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
 }
@@ -287,7 +303,7 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 {
 	struct run_list l = {.t = t};
-	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
 	int rc = 0;
 
 	if (t->window[0] && tm_window_parse(t->window, &w))
@@ -299,8 +315,8 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *row = &t->runs[i];
 		struct tm_summary s;
-		int64_t wall;
-		load_note(st, row->run_id, &row->warmup, &wall);
+		int64_t wall, rig_cpu;
+		load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu);
 		if (wall <= 0 && l.ended[i] > l.started[i])
 			wall = l.ended[i] - l.started[i];
 		int r = tm_summarize(st, row->run_id, &w, &s);
@@ -310,9 +326,12 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		}
 		if (r == 0)
 			figures_from(row, &s, w.kind == TM_WIN_ALL, wall);
+		/* how far the run got is a whole-run figure, whatever the window */
+		if (w.kind != TM_WIN_ALL && tm_summarize(st, row->run_id, &all, &s) == 0)
+			row->fig[TM_BF_PROGRESS] = s.progress_last;
 		else if (w.kind == TM_WIN_ALL && wall > 0)
 			row->fig[TM_BF_WALL] = (double)wall;
-		load_noise(st, row);
+		load_noise(st, row, rig_cpu);
 	}
 out:
 	free(l.started);

@@ -20,7 +20,7 @@ static const char bench_schema[] =
     " spec_json TEXT NOT NULL, seed INTEGER, run_order TEXT, host TEXT);"
     "CREATE TABLE IF NOT EXISTS bench_runs(run_id INTEGER PRIMARY KEY,"
     " bench_id INTEGER NOT NULL, seq INTEGER NOT NULL, arm_index INTEGER NOT NULL,"
-    " warmup INTEGER NOT NULL, wall_usec INTEGER);"
+    " warmup INTEGER NOT NULL, wall_usec INTEGER, rig_cpu_usec INTEGER);"
     "CREATE INDEX IF NOT EXISTS bench_runs_bench ON bench_runs(bench_id, seq);";
 
 int tm_bench_store_init(struct tm_store *st)
@@ -98,7 +98,7 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 		return -1;
 	if (sqlite3_prepare_v2(tm_store_sqlite(st),
 	                       "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
-	                       " warmup, wall_usec) VALUES(?,?,?,?,?,?)",
+	                       " warmup, wall_usec, rig_cpu_usec) VALUES(?,?,?,?,?,?,?)",
 	                       -1, &s, NULL) != SQLITE_OK)
 		return db_fail(st, "prepare");
 	sqlite3_bind_int64(s, 1, n->run_id);
@@ -110,6 +110,10 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 		sqlite3_bind_int64(s, 6, n->wall_usec);
 	else
 		sqlite3_bind_null(s, 6);
+	if (n->rig_cpu_usec >= 0)
+		sqlite3_bind_int64(s, 7, n->rig_cpu_usec);
+	else
+		sqlite3_bind_null(s, 7);
 	return step_done(st, s, "insert bench run");
 }
 
@@ -143,6 +147,8 @@ static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)
 		return 0;
 	if (bytes == INT64_MAX)
 		snprintf(num, sizeof(num), "max");
+	else if (bytes == 0)
+		snprintf(num, sizeof(num), "0");
 	else if (bytes % (1024 * 1024) == 0)
 		snprintf(num, sizeof(num), "%lldM", (long long)(bytes / (1024 * 1024)));
 	else
@@ -227,6 +233,7 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	                    sp->has_until_progress ? json_real(sp->until_progress) : json_null());
 	json_object_set_new(o, "timeout_usec", json_integer(sp->timeout_usec));
 	json_object_set_new(o, "settle_usec", json_integer(sp->settle_usec));
+	json_object_set_new(o, "interval_usec", json_integer(sp->interval_usec));
 	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches > 0));
 	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env > 0));
 	text = json_dumps(o, JSON_COMPACT);

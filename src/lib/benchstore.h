@@ -29,6 +29,7 @@ struct tm_bench_run_note {
 	int arm_index;
 	bool warmup;
 	int64_t wall_usec;
+	int64_t rig_cpu_usec; /* CPU tidemark itself used recording the run, or -1 */
 };
 int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n);
 

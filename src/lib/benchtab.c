@@ -148,14 +148,24 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 	tm_bench_stat_of(buf, n, &a->killed_peak);
 }
 
+/* The arm ratios are taken to: the control, or when none of its runs
+ * survived, the first arm that has survivors (the notes say so). */
+static int reference_arm(const struct tm_bench_table *t)
+{
+	for (int ai = 0; ai < t->n_arms; ai++)
+		if (t->arms[ai].survived > 0)
+			return ai;
+	return 0;
+}
+
 static void compare_to_control(struct tm_bench_table *t, int ai)
 {
-	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[0];
+	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[t->reference];
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		a->ratio[f] = NAN;
 		a->overlap[f] = false;
-		if (ai == 0 || !a->stat[f].n || !c->stat[f].n)
+		if (ai == t->reference || !a->stat[f].n || !c->stat[f].n)
 			continue;
 		if (c->stat[f].median != 0)
 			a->ratio[f] = a->stat[f].median / c->stat[f].median;
@@ -175,6 +185,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		return;
 	for (int ai = 0; ai < t->n_arms; ai++)
 		compute_arm(t, ai, buf);
+	t->reference = reference_arm(t);
 	for (int ai = 0; ai < t->n_arms; ai++)
 		compare_to_control(t, ai);
 	t->noisy = false;
@@ -297,7 +308,7 @@ static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int
 		n += cellf(buf + n, size - n, "*");
 	if (isfinite(a->ratio[f]))
 		n += cellf(buf + n, size - n, " ×%.2f", a->ratio[f]);
-	if (ai > 0 && a->overlap[f] && a->stat[f].median != t->arms[0].stat[f].median)
+	if (ai > 0 && a->overlap[f])
 		cellf(buf + n, size - n, " n.s.");
 }
 
@@ -335,6 +346,24 @@ static bool row_has_data(const struct tm_bench_table *t, int f)
 	return false;
 }
 
+/* Every run of every arm measured exactly 0: the row says nothing. */
+static bool row_all_zero(const struct tm_bench_table *t, int f)
+{
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		const struct tm_bench_stat *s = &t->arms[ai].stat[f];
+		if (s->n && (s->min != 0 || s->max != 0))
+			return false;
+	}
+	return true;
+}
+
+static bool row_shown(const struct tm_bench_table *t, int f)
+{
+	if (f == TM_BF_HELD_ANON && t->settle_usec <= 0)
+		return false;
+	return row_has_data(t, f) && !row_all_zero(t, f);
+}
+
 static bool any_killed_peak(const struct tm_bench_table *t)
 {
 	for (int ai = 0; ai < t->n_arms; ai++)
@@ -346,7 +375,8 @@ static bool any_killed_peak(const struct tm_bench_table *t)
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *c, size_t size)
 {
 	if (row == -1)
-		cellf(c, size, "%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "");
+		cellf(c, size, "%s%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "",
+		      ai != 0 && ai == t->reference ? " (ref)" : "");
 	else if (row == -2)
 		survived_cell(c, size, &t->arms[ai]);
 	else if (row == -3)
@@ -369,7 +399,7 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	rows[n++] = -1;
 	rows[n++] = -2;
 	for (int f = 0; f < TM_BF_COUNT; f++)
-		if (row_has_data(t, f))
+		if (row_shown(t, f))
 			rows[n++] = f;
 	if (any_killed_peak(t))
 		rows[n++] = -3;
@@ -426,6 +456,8 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	if (t->host[0])
 		fprintf(out, " on %s", t->host);
 	fprintf(out, ": %d arms, %d runs", t->n_arms, measured);
+	if (t->n_arms > 0 && measured % t->n_arms == 0)
+		fprintf(out, " (%d per arm)", measured / t->n_arms);
 	if (warm)
 		fprintf(out, " (+%d warmup)", warm);
 	fprintf(out, ", order %s", t->order[0] ? t->order : "interleave");
@@ -445,37 +477,92 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	fputc('\n', out);
 }
 
-void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
+/* "outlier: run 9 (jemalloc): wall s 3.94 (median 2.34), cpu s ..." */
+static void outlier_note(const struct tm_bench_table *t, const struct tm_bench_run_row *r,
+                         FILE *out)
 {
 	char v[32], m[32];
+	bool first = true;
+
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		if (!(r->outlier_mask >> f & 1))
+			continue;
+		fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
+		fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
+		if (first)
+			fprintf(out, "outlier: run %lld (%s): ", (long long)r->run_id,
+			        t->arms[r->arm].name);
+		fprintf(out, "%s%s %s (median %s)", first ? "" : ", ", figs[f].label, v, m);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+}
+
+/* One line for all the runs that shared the machine (or lost CPU to steal). */
+static void noise_note(const struct tm_bench_table *t, FILE *out)
+{
+	double lo = INFINITY, hi = 0, steal = 0;
+	bool first = true;
+
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		bool st = isfinite(r->steal_share) && r->steal_share > NOISY_STEAL;
+		bool other = isfinite(r->other_share) && r->other_share > NOISY_OTHER;
+		if (!st && !other)
+			continue;
+		fprintf(out, "%s%lld", first ? "noisy machine: runs " : ", ", (long long)r->run_id);
+		first = false;
+		if (other) {
+			lo = fmin(lo, r->other_share);
+			hi = fmax(hi, r->other_share);
+		}
+		if (st)
+			steal = fmax(steal, r->steal_share);
+	}
+	if (first)
+		return;
+	if (hi > 0)
+		fprintf(out, " ran beside other load (%.0f–%.0f%% of the CPUs)", lo * 100,
+		        hi * 100);
+	if (steal > 0)
+		fprintf(out, "%s up to %.0f%% CPU steal", hi > 0 ? "; " : " saw", steal * 100);
+	fputs(": their times are less trustworthy\n", out);
+}
+
+void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
+{
+	bool first = true;
 
 	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
 	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
 	      out);
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		if (!row_has_data(t, f) || !row_all_zero(t, f))
+			continue;
+		fprintf(out, "%s%s", first ? "0 in every run: " : ", ", figs[f].label);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+	if (t->reference != 0)
+		fprintf(out,
+		        "no run of the control '%s' survived: ×ratios and n.s. are to '%s' (marked "
+		        "ref)\n",
+		        t->arms[0].name, t->arms[t->reference].name);
+	else if (t->n_arms > 1 && t->arms[0].survived == 0)
+		fprintf(out, "no ratios: no arm has a run that survived\n");
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
-		for (int f = 0; f < TM_BF_COUNT; f++) {
-			if (!(r->outlier_mask >> f & 1))
-				continue;
-			fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
-			fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
-			fprintf(out, "outlier: run %lld (%s) %s %s against a median of %s\n",
-			        (long long)r->run_id, t->arms[r->arm].name, figs[f].label, v, m);
-		}
 		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
 			continue;
-		if (strcmp(r->outcome, "completed") && r->reason[0])
+		outlier_note(t, r, out);
+		if (strcmp(r->outcome, "completed") && strcmp(r->outcome, "oom-killed") &&
+		    r->reason[0])
 			fprintf(out, "run %lld (%s) %s: %s\n", (long long)r->run_id,
 			        t->arms[r->arm].name, r->outcome, r->reason);
-		if (isfinite(r->steal_share) && r->steal_share > NOISY_STEAL)
-			fprintf(out, "noisy machine: run %lld saw %.0f%% CPU steal\n",
-			        (long long)r->run_id, r->steal_share * 100);
-		if (isfinite(r->other_share) && r->other_share > NOISY_OTHER)
-			fprintf(out,
-			        "noisy machine: run %lld ran beside other load using %.0f%% of "
-			        "the CPUs\n",
-			        (long long)r->run_id, r->other_share * 100);
 	}
+	noise_note(t, out);
 }
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)

@@ -92,11 +92,13 @@ struct tm_bench_table {
 	char name[128], host[128], order[16], window[128];
 	char *command; /* the shared command line, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
+	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;
 	struct tm_bench_arm_row arms[TM_BENCH_TAB_MAX_ARMS];
 	int n_runs;
 	struct tm_bench_run_row *runs; /* malloc'd */
 	bool noisy;
+	int reference; /* arm the ratios are to: 0, or the first with survivors */
 };
 
 /* Fills the per-arm rows and the flags from the runs.  Arm 0 is the control. */

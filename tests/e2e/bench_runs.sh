@@ -25,9 +25,9 @@ arm() { echo "[a for a in t['arms'] if a['name']=='$1'][0]"; }
 	echo "Interval=100ms"
 	echo "Progress=progress=([0-9]+)"
 	echo "[small]"
-	echo "ExecStart=$P --mib 32 --steps 4 --step-ms 60"
+	echo "ExecStart=$P --mib 32 --steps 4 --step-ms 60 --hold-ms 300"
 	echo "[double]"
-	echo "ExecStart=$P --mib 64 --steps 4 --step-ms 60"
+	echo "ExecStart=$P --mib 64 --steps 4 --step-ms 60 --hold-ms 300"
 } >"$T/two.ini"
 "$TM" bench -o "$DB" -f "$T/two.ini" --export "json:$T/two.json" --export "csv:$T/two.csv" \
 	--export "md:$T/two.md" >"$T/two.txt" 2>"$T/two.err"
@@ -65,7 +65,7 @@ fi
 n=$(sql "$DB" "select count(*) from runs where bench_id = 2 and arm = 'tight' and outcome = 'oom-killed'")
 [ "$n" = 2 ] && ok "the runs are stored as oom-killed" || fail "the runs are stored as oom-killed" "$n"
 r=$(json "$T/oom.json" "$(arm tight)['figures']['wall_usec']['n'], $(arm tight)['killed_peak_anon_bytes']['n'], $(arm roomy)['figures']['wall_usec']['n']" 2>&1)
-[ "$r" = "(0, 2, 2)" ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
+[ "$r" = "0 2 2" ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
 	fail "killed runs stay out of the time medians" "$r"
 grep -q '^killed at anon MiB' "$T/oom.txt" && ok "the killed runs' peak has its row" || fail "killed peak row" "$(cat "$T/oom.txt")"
 
@@ -110,15 +110,46 @@ fi
 
 # ---- --until-progress ends the work; --window picks the stretch; shuffle prints its seed ----
 "$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a --arm arena1 \
-	--progress 'progress=([0-9]+)' --until-progress 4 --window 1:4 --settle 300ms --grace 1s \
-	--export "json:$T/until.json" -- "$P" --mib 40 --steps 40 --step-ms 50 >"$T/until.txt" 2>"$T/until.err"
+	--progress 'progress=([0-9]+)' --until-progress 6 --window 2:6 --settle 300ms --grace 1s \
+	--export "json:$T/until.json" -- "$P" --mib 80 --steps 40 --step-ms 150 >"$T/until.txt" 2>"$T/until.err"
 grep -qE 'order shuffle \(seed [0-9]+; repeat with --seed [0-9]+\)' "$T/until.err" &&
 	ok "--order shuffle prints its seed" || fail "--order shuffle prints its seed" "$(cat "$T/until.err")"
-r=$(json "$T/until.json" "all(4 <= r['figures']['progress'] < 40 for r in t['runs']), all(r['outcome'] == 'completed' for r in t['runs']), t['window']" 2>&1)
-[ "$r" = "(True, True, '1:4')" ] && ok "--until-progress stops the command at the target" ||
+r=$(json "$T/until.json" "all(6 <= r['figures']['progress'] < 40 for r in t['runs']), all(r['outcome'] == 'completed' for r in t['runs']), t['window']" 2>&1)
+[ "$r" = "True True 2:6" ] && ok "--until-progress stops the command at the target" ||
 	fail "--until-progress stops the command at the target" "$r; $(cat "$T/until.txt" "$T/until.err")"
-r=$(json "$T/until.json" "all(r['figures']['wall_usec'] < 1.5e6 for r in t['runs'])" 2>&1)
+r=$(json "$T/until.json" "all(0.3e6 < r['figures']['wall_usec'] < 0.9e6 for r in t['runs'])" 2>&1)
 [ "$r" = True ] && ok "the window's wall time covers the stretch only" || fail "window wall time" "$r"
+
+# ---- warmup rounds are recorded but not counted; --drop-caches; --timeout ----
+"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a --arm b \
+	-- sh -c 'sleep 0.2' >"$T/warm.txt" 2>&1
+# the slow arm is the same command with a variable that makes it sleep past --timeout
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
+	-- sh -c 'if [ "$TIDEMARK_SLOW" = 1 ]; then sleep 5; fi; sleep 0.2' >"$T/slow.txt" 2>&1
+r=$(sql "$DB" "select count(*) || ' ' || sum(warmup) from bench_runs where bench_id = 7")
+if [ "$r" = "4 2" ] && grep -qE ': 2 arms, 2 runs \(1 per arm\) \(\+2 warmup\)' "$T/warm.txt"; then
+	ok "--warmup runs are stored but stay out of the table; --drop-caches runs"
+else
+	fail "--warmup runs are stored but stay out of the table" "$r; $(cat "$T/warm.txt")"
+fi
+if grep -qE '^survived +2/2 +0/2 \(2 timeout\)' "$T/slow.txt"; then
+	ok "--timeout ends a run as timeout, counted in survival"
+else
+	fail "--timeout ends a run as timeout" "$(cat "$T/slow.txt")"
+fi
+
+# ---- a signal ends the current run as interrupted and prints the table so far ----
+"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a --arm b -- sleep 2 >"$T/int.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+n=$(sql "$DB" "select group_concat(outcome, ' ') from runs where bench_id = 9")
+if [ "$n" = "completed interrupted" ] && grep -qE '^survived +1/1 +0/0 \(1 interrupted\)' "$T/int.txt"; then
+	ok "SIGTERM ends the run as interrupted and prints the table so far"
+else
+	fail "SIGTERM ends the run as interrupted" "$n; $(cat "$T/int.txt")"
+fi
 
 if "$TM" report --help 2>&1 | grep -q -- '--bench'; then
 	"$TM" report -o "$DB" --bench 5 >"$T/report.txt" 2>&1

@@ -49,9 +49,9 @@ static void odd_cases(void)
 	free(realloc(p, 0)); /* glibc frees P and returns NULL */
 	void *q = calloc(10, 100);
 	must(q);
-	q = reallocarray(q, 20, 100);
-	must(q);
-	free(q);
+	void *q2 = reallocarray(q, 20, 100);
+	must(q2);
+	free(q2);
 	void *a = aligned_alloc(4096, 8192), *b = memalign(64, 100), *c = valloc(5000), *d = NULL;
 	must(a), must(b), must(c);
 	if (posix_memalign(&d, 1 << 16, 3 << 20))
@@ -59,8 +59,11 @@ static void odd_cases(void)
 	free(a), free(b), free(c), free(d);
 	volatile size_t huge = SIZE_MAX / 2;
 	errno = 0;
-	if (malloc(huge) || calloc(huge, 4) || errno != ENOMEM)
+	void *h1 = malloc(huge), *h2 = calloc(huge, 4);
+	if (h1 || h2 || errno != ENOMEM)
 		fprintf(stderr, "huge requests did not fail with ENOMEM\n");
+	free(h1);
+	free(h2);
 }
 
 int main(int argc, char **argv)

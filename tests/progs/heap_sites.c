@@ -18,14 +18,16 @@ static void **known, **other;
 __attribute__((noinline)) static void *keep_known_site(void)
 {
 	void *p = malloc(KNOWN_SIZE);
-	__asm__ volatile("" ::"r"(p) : "memory");
+	if (p)
+		memset(p, 1, KNOWN_SIZE); /* resident, as a real program's data */
 	return p;
 }
 
 __attribute__((noinline)) static void *keep_other_site(void)
 {
 	void *p = malloc(OTHER_SIZE);
-	__asm__ volatile("" ::"r"(p) : "memory");
+	if (p)
+		memset(p, 2, OTHER_SIZE);
 	return p;
 }
 

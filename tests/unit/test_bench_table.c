@@ -91,6 +91,23 @@ static void make_table(struct tm_bench_table *t)
 	tm_bench_table_compute(t);
 }
 
+static char *text_of(const struct tm_bench_table *t,
+                     void (*fn)(const struct tm_bench_table *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fn(t, f);
+	fclose(f);
+	return buf;
+}
+
+static void expect(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("missing '%s' in:\n%s", want, text);
+}
+
 static void test_compute(void **state)
 {
 	struct tm_bench_table t;
@@ -112,24 +129,23 @@ static void test_compute(void **state)
 	assert_true(j->overlap[TM_BF_PEAK_ANON]); /* 350..600 vs 600 */
 	assert_true(t.runs[8].outlier_mask & (1u << TM_BF_WALL));
 	assert_true(t.noisy);
+	assert_int_equal(t.reference, 0);
 	tm_bench_table_release(&t);
-}
 
-static char *text_of(const struct tm_bench_table *t,
-                     void (*fn)(const struct tm_bench_table *, FILE *))
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	fn(t, f);
-	fclose(f);
-	return buf;
-}
-
-static void expect(const char *text, const char *want)
-{
-	if (!strstr(text, want))
-		fail_msg("missing '%s' in:\n%s", want, text);
+	/* no control run survived: ratios go to the first arm with survivors */
+	make_table(&t);
+	for (int i = 0; i < t.n_runs; i++)
+		if (t.runs[i].arm == 0)
+			snprintf(t.runs[i].outcome, sizeof(t.runs[i].outcome), "oom-killed");
+	tm_bench_table_compute(&t);
+	assert_int_equal(t.reference, 1);
+	assert_true(isnan(t.arms[1].ratio[TM_BF_PEAK_ANON]));
+	assert_true(fabs(t.arms[2].ratio[TM_BF_PEAK_ANON] - 355.0 / 102) < 1e-9);
+	char *text = text_of(&t, tm_bench_table_write_text);
+	expect(text, "arena1 (ref)");
+	expect(text, "ratios and n.s. are to 'arena1'");
+	free(text);
+	tm_bench_table_release(&t);
 }
 
 static void test_text(void **state)
@@ -144,8 +160,8 @@ static void test_text(void **state)
 	expect(text, "102 [100–104] ×0.17");
 	expect(text, "n.s.");
 	expect(text, "killed at anon MiB");
-	expect(text, "outlier: run 9 (jemalloc) wall s 30 against a median of 8.20");
-	expect(text, "noisy machine: run 9");
+	expect(text, "outlier: run 9 (jemalloc): wall s 30 (median 8.20)");
+	expect(text, "noisy machine: runs 9 ran beside other load (60–60% of the CPUs)");
 	expect(text, "run 10 (jemalloc) invalid: libjemalloc not mapped");
 	/* no row for figures no arm has */
 	assert_null(strstr(text, "psi io"));

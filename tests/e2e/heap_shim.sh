@@ -1,0 +1,269 @@
+#!/bin/sh
+# The heap shim end to end: exact counts against ground truth (the program's
+# own arithmetic, valgrind massif, jemalloc's stats), real programs unchanged
+# under it, a threaded stress with fork, sampled sites within 10 %, pprof
+# profiles that `go tool pprof` opens, and the `tidemark heap` command.
+. "$(dirname "$0")/../lib.sh"
+
+SHIM=$TM_BUILD/libtidemark-heap.so
+P=$TM_BUILD/progs
+LIBDIR=/usr/lib/x86_64-linux-gnu
+if [ ! -r "$SHIM" ] || [ ! -x "$P/heap_exact" ]; then
+	fail heap_build "missing $SHIM or $P/heap_* (make heap-progs)"
+	exit 0
+fi
+under() { LD_PRELOAD="$SHIM${EXTRA:+ $EXTRA}" "$@"; }
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# --- the command's surface -------------------------------------------------
+out=$("$TM" heap --help 2>&1)
+if [ $? -eq 0 ] && echo "$out" | grep -q "examples:" && echo "$out" | grep -q "heap top"; then
+	ok heap_help
+else
+	fail heap_help "$out"
+fi
+check_fails heap_bad_pid "not a PID" "$TM" heap notapid
+check_fails heap_no_args "needs a PID" "$TM" heap
+check_fails heap_bad_option "unknown option" "$TM" heap --bogus 1
+check_fails heap_top_bad_n "bad -n" "$TM" heap top x -n zero
+check_fails heap_no_region "no heap region" "$TM" heap $$
+check_fails heap_top_not_profile "not a pprof profile|cannot open" "$TM" heap top /etc/passwd
+
+# --- exact counts ------------------------------------------------------------
+out=$(under "$P/heap_exact")
+peak=$(field "$out" peak)
+if [ -n "$peak" ] && [ "$peak" = "$(field "$out" expected_peak)" ] &&
+	[ "$(field "$out" end_live)" = "$(field "$out" baseline)" ] &&
+	[ "$(field "$out" allocs)" = "$(field "$out" frees)" ]; then
+	ok heap_exact_peak_glibc
+else
+	fail heap_exact_peak_glibc "$out"
+fi
+for lib in libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
+	if [ ! -r "$LIBDIR/$lib" ]; then
+		skip "heap_exact_peak_$lib" "$LIBDIR/$lib not installed"
+		continue
+	fi
+	out=$(EXTRA=$LIBDIR/$lib under "$P/heap_exact")
+	if [ -n "$(field "$out" peak)" ] && [ "$(field "$out" peak)" = "$(field "$out" expected_peak)" ] &&
+		[ "$(field "$out" end_live)" = "$(field "$out" baseline)" ]; then
+		ok "heap_exact_peak_$lib"
+	else
+		fail "heap_exact_peak_$lib" "$out"
+	fi
+done
+
+# valgrind massif counts requested bytes ("useful heap"); the shim counts
+# usable bytes: the difference at the peak is glibc's rounding, at most 24
+# bytes per live heap block and one page per mmapped block (64 blocks).
+if command -v valgrind >/dev/null 2>&1; then
+	valgrind --tool=massif --peak-inaccuracy=0.0 --massif-out-file="$T/massif.out" \
+		"$P/heap_exact" >"$T/massif.txt" 2>&1
+	mpeak=$(awk -F= '/^mem_heap_B/ { if ($2 > m) m = $2 } END { print m + 0 }' "$T/massif.out")
+	req=$(field "$(cat "$T/massif.txt")" work_peak_requested)
+	diff=$((peak - mpeak))
+	if [ "$mpeak" = "$req" ] && [ "$diff" -ge 0 ] && [ "$diff" -le $((64 * 4096)) ]; then
+		ok "heap_massif_peak (shim $peak, massif $mpeak, rounding $diff bytes)"
+	else
+		fail heap_massif_peak "shim $peak massif $mpeak requested $req"
+	fi
+else
+	skip heap_massif_peak "valgrind not installed"
+fi
+
+if [ -r "$LIBDIR/libjemalloc.so.2" ]; then
+	# tcache off: jemalloc counts blocks parked in a thread cache as allocated
+	out=$(MALLOC_CONF=tcache:false EXTRA=$LIBDIR/libjemalloc.so.2 under "$P/heap_jemalloc" 2>&1)
+	check heap_jemalloc_stats_allocated sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+else
+	skip heap_jemalloc_stats_allocated "libjemalloc2 not installed"
+fi
+
+out=$(TIDEMARK_HEAP_SAMPLE=1 under "$P/heap_coro" 2>&1)
+check heap_coroutine_stack sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+
+out=$(under "$P/heap_early" 2>&1)
+check heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+
+# --- real programs, unchanged ----------------------------------------------
+same_output()
+{
+	name=$1
+	shift
+	a=$("$@" 2>&1)
+	ra=$?
+	b=$(under "$@" 2>&1)
+	rb=$?
+	if [ "$a" = "$b" ] && [ $ra -eq $rb ] && [ -n "$a" ]; then
+		ok "$name"
+	else
+		fail "$name" "exit $ra vs $rb; plain: $(echo "$a" | head -3) shim: $(echo "$b" | head -3)"
+	fi
+}
+if command -v python3 >/dev/null; then
+	same_output heap_python3 python3 -c 'import json, collections
+d = collections.Counter(str(i % 977) for i in range(200000))
+print(len(json.dumps(sorted(d.items()))), sum(d.values()))'
+else skip heap_python3 "python3 missing"; fi
+if command -v perl >/dev/null; then
+	same_output heap_perl perl -e 'my %h; $h{$_ % 1000} .= "x" x ($_ % 50) for 1..100000;
+		my $t = 0; $t += length($h{$_}) for keys %h; print "$t\n"'
+else skip heap_perl "perl missing"; fi
+if command -v sqlite3 >/dev/null; then
+	same_output heap_sqlite3 sqlite3 :memory: "create table t(a, b);
+		with recursive c(x) as (select 1 union all select x + 1 from c where x < 50000)
+		insert into t select x, hex(randomblob(0)) || x from c;
+		create index i on t(b); select count(*), sum(length(b)) from t;"
+else skip heap_sqlite3 "sqlite3 missing"; fi
+if command -v git >/dev/null; then
+	mkdir -p "$T/repo" && seq 1 20000 >"$T/repo/f"
+	same_output heap_git sh -c "cd '$T/repo' && git init -q . 2>/dev/null; git -c user.name=t \
+		-c user.email=t@t add f && git hash-object f && git ls-files -s"
+else skip heap_git "git missing"; fi
+same_output heap_cxx "$P/heap_cxx"
+
+# --- threads, cross-thread frees, exiting threads, fork ---------------------
+i=0
+good=0
+while [ $i -lt 3 ]; do
+	if out=$(timeout 60 env LD_PRELOAD="$SHIM" "$P/heap_stress" 3 10000 2>&1); then
+		good=$((good + 1))
+	else
+		echo "# run $i: $out"
+	fi
+	i=$((i + 1))
+done
+[ $good -eq 3 ] && ok "heap_stress_balances (3 runs: $out)" || fail heap_stress_balances "$good of 3 balanced"
+out=$(TIDEMARK_HEAP_SAMPLE=4096 timeout 60 env LD_PRELOAD="$SHIM" "$P/heap_stress" 2 10000 2>&1)
+check heap_stress_sampling sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+if [ -r "$LIBDIR/libjemalloc.so.2" ]; then
+	out=$(timeout 60 env LD_PRELOAD="$SHIM $LIBDIR/libjemalloc.so.2" "$P/heap_stress" 2 10000 2>&1)
+	check heap_stress_jemalloc sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+fi
+
+# --- a live process: stats, profile, collapsed, top, go tool pprof ----------
+# start_sites MIB [ENV...]: heap_sites under the shim, waiting on a fifo
+start_sites()
+{
+	mib=$1
+	shift
+	rm -f "$T/in" "$T/out"
+	mkfifo "$T/in"
+	env TIDEMARK_HEAP_SAMPLE=32K LD_PRELOAD="$SHIM" "$@" "$P/heap_sites" "$mib" <"$T/in" >"$T/out" &
+	SITES_PID=$!
+	exec 3>"$T/in"
+	n=0
+	while ! grep -q ready "$T/out" 2>/dev/null && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+stop_sites() { echo >&3; exec 3>&-; wait $SITES_PID; }
+
+start_sites 40
+known=$(sed -n 's/.*known_bytes=\([0-9]*\).*/\1/p' "$T/out")
+out=$("$TM" heap stats --json $SITES_PID)
+check heap_stats_json sh -c "echo '$out' | grep -q '\"state\":\"running\"'"
+"$TM" heap $SITES_PID -o "$T/p.pb.gz" 2>"$T/err"
+check heap_profile_written test -s "$T/p.pb.gz"
+"$TM" heap $SITES_PID --collapsed >"$T/collapsed"
+est=$(awk '/keep_known_site/ { s += $NF } END { print s + 0 }' "$T/collapsed")
+stop_sites
+# sampled estimate within 10 % of the site's true live bytes
+if [ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ]; then
+	ok "heap_sampled_estimate_10pct (true $known, estimated $est)"
+else
+	fail heap_sampled_estimate_10pct "true $known estimated $est"
+fi
+check heap_frame_pointer_stacks grep -q "main;keep_known_site" "$T/collapsed"
+check heap_top_lists_site sh -c "'$TM' heap top '$T/p.pb.gz' -n 3 | grep -q keep_known_site"
+if command -v go >/dev/null 2>&1; then
+	out=$(HOME=$T GOCACHE=$T/gocache GOPATH=$T/go go tool pprof -top "$T/p.pb.gz" 2>&1)
+	if echo "$out" | grep -q keep_known_site && echo "$out" | grep -q "Type: inuse_space"; then
+		ok heap_go_tool_pprof
+	else
+		fail heap_go_tool_pprof "$(echo "$out" | head -5)"
+	fi
+else
+	skip heap_go_tool_pprof "go (golang-go) not installed"
+fi
+
+# at an interval until the process exits (the last one from the kept region)
+start_sites 4 TIDEMARK_HEAP_KEEP=1
+"$TM" heap $SITES_PID --every 200ms -o "$T/ev" 2>"$T/ev.err" &
+EV=$!
+sleep 0.5
+stop_sites
+wait $EV
+rc=$?
+rm -f "/dev/shm/tidemark-heap.$SITES_PID" # kept by TIDEMARK_HEAP_KEEP
+n=$(ls "$T"/ev.*.pb.gz 2>/dev/null | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -ge 2 ] && "$TM" heap top "$(ls "$T"/ev.*.pb.gz | sort -t. -k2 -n | tail -1)" >/dev/null; then
+	ok "heap_profile_every ($n profiles)"
+else
+	fail heap_profile_every "exit $rc, $n profiles: $(cat "$T/ev.err")"
+fi
+
+# SIGUSR1 to `heap --every` writes a profile at once
+start_sites 2
+"$TM" heap $SITES_PID --every 60s -o "$T/sig" 2>/dev/null &
+EV=$!
+n=0
+while [ ! -s "$T/sig.1.pb.gz" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $EV
+n=0
+while [ ! -s "$T/sig.2.pb.gz" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+kill $EV 2>/dev/null
+wait $EV 2>/dev/null
+stop_sites
+check heap_profile_on_signal test -s "$T/sig.2.pb.gz"
+
+# counting only: counters yes, profile no (a clear message)
+start_sites 2 TIDEMARK_HEAP_SAMPLE=0
+check heap_counting_only_stats "$TM" heap stats $SITES_PID
+check_fails heap_counting_only_no_profile "sampling off" "$TM" heap $SITES_PID -o "$T/none.pb.gz"
+stop_sites
+
+# libunwind instead of frame pointers
+start_sites 8 TIDEMARK_HEAP_UNWIND=libunwind
+"$TM" heap $SITES_PID --collapsed >"$T/collapsed2" 2>&1
+stop_sites
+check heap_libunwind_sites grep -q "main;keep_known_site" "$T/collapsed2"
+
+# exec: the new image replaces the region under the same pid
+rm -f "$T/in" "$T/out"
+mkfifo "$T/in"
+LD_PRELOAD="$SHIM" sh -c "exec '$P/heap_sites' 8" <"$T/in" >"$T/out" &
+SITES_PID=$!
+exec 3>"$T/in"
+n=0
+while ! grep -q ready "$T/out" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+out=$("$TM" heap stats --json $SITES_PID 2>&1)
+stop_sites
+live=$(echo "$out" | sed -n 's/.*"live_bytes":\([0-9]*\).*/\1/p')
+if [ -n "$live" ] && [ "$live" -ge $((8 * 1024 * 1024)) ]; then
+	ok "heap_exec_new_region (live $live)"
+else
+	fail heap_exec_new_region "$out"
+fi
+
+# at exit: `heap run` keeps the region, profiles it after the process is gone
+"$TM" heap run -o "$T/exit.pb.gz" --sample 32K -- "$P/heap_sites" 8 </dev/null >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && "$TM" heap top "$T/exit.pb.gz" | grep -q keep_known_site; then
+	ok heap_profile_at_exit
+else
+	fail heap_profile_at_exit "exit $rc: $(cat "$T/err")"
+fi
+
+# more distinct stacks than the table holds: still a valid profile
+"$TM" heap run -o "$T/many.pb.gz" --sample 1 -- "$P/heap_manystacks" >/dev/null 2>"$T/err"
+if "$TM" heap top "$T/many.pb.gz" | grep -q "stack not recorded"; then
+	ok heap_stack_table_full
+else
+	fail heap_stack_table_full "$(cat "$T/err")"
+fi
+if command -v go >/dev/null 2>&1; then
+	out=$(HOME=$T GOCACHE=$T/gocache go tool pprof -top -sample_index=alloc_objects "$T/many.pb.gz" 2>&1)
+	check heap_go_tool_pprof_table_full sh -c "echo '$out' | grep -q 'Total samples = 819[2-9]'"
+fi

@@ -1,0 +1,199 @@
+/*
+ * The heap shim's reader side: maps parsing, symbolization, and a real
+ * program run under build/libtidemark-heap.so read through
+ * tm_heap_reader_sample and profiled to pprof.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "util.h"
+#include "heap/heapprof.h"
+#include "heap/heapregion.h"
+#include "heap/heapshm.h"
+#include "heap/symbolize.h"
+#include "banned.h"
+
+#define SHIM  "build/libtidemark-heap.so"
+#define SITES "build/progs/heap_sites"
+
+static void test_parse_maps(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = tm_read_file("tests/fixtures/heap_maps.txt", &len);
+	assert_non_null(buf);
+	struct tm_heap_mapping *m;
+	ssize_t n = tm_heap_parse_maps(buf, len, &m);
+	assert_int_equal(n, 2); /* the r-xp file mappings only: not [vdso] */
+	assert_string_equal(m[0].path, "/usr/bin/prog");
+	assert_int_equal(m[0].start, 0x55d0c8a01000ull);
+	assert_int_equal(m[0].limit, 0x55d0c8a05000ull);
+	assert_int_equal(m[0].offset, 0x1000);
+	assert_string_equal(m[1].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	assert_int_equal(m[1].offset, 0x28000);
+	tm_heap_mappings_free(m, (size_t)n);
+	assert_int_equal(tm_heap_parse_maps("garbage\n\n-", 11, &m), 0);
+	tm_heap_mappings_free(m, 0);
+	free(buf);
+}
+
+__attribute__((noinline)) static int symbolize_me(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_symbolize_self(void **state)
+{
+	(void)state;
+	size_t len;
+	char *maps = tm_read_file("/proc/self/maps", &len);
+	assert_non_null(maps);
+	struct tm_sym *s = tm_sym_new(maps, len);
+	assert_non_null(s);
+	const char *func, *file;
+	int line;
+	int idx = tm_sym_lookup(s, (uint64_t)(uintptr_t)symbolize_me + 1, &func, &file, &line);
+	assert_true(idx >= 0);
+	assert_non_null(func);
+	assert_string_equal(func, "symbolize_me");
+	assert_non_null(file);
+	assert_non_null(strstr(file, "test_heap.c"));
+	size_t n;
+	const struct tm_heap_mapping *m = tm_sym_mappings(s, &n);
+	assert_true(strlen(m[idx].build_id) >= 16); /* gcc on Debian links build IDs */
+	tm_sym_free(s);
+	free(maps);
+	assert_int_equal(symbolize_me(1), 4);
+}
+
+struct child {
+	pid_t pid;
+	int to, from;
+};
+
+/* Starts heap_sites under the shim and waits for its "ready" line. */
+static int start_sites(struct child *c, const char *mib)
+{
+	int in[2], out[2];
+	if (access(SHIM, R_OK) || access(SITES, X_OK) || pipe(in) || pipe(out))
+		return -1;
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]), close(out[0]);
+		setenv("LD_PRELOAD", SHIM, 1);
+		setenv("TIDEMARK_HEAP_SAMPLE", "32K", 1);
+		execl(SITES, SITES, mib, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]), close(out[1]);
+	c->to = in[1];
+	c->from = out[0];
+	char buf[256] = "";
+	ssize_t n = read(c->from, buf, sizeof(buf) - 1);
+	return n > 0 && !strncmp(buf, "ready", 5) ? 0 : -1;
+}
+
+static int stop_sites(struct child *c)
+{
+	int st = -1;
+	if (write(c->to, "\n", 1) != 1)
+		kill(c->pid, SIGKILL);
+	close(c->to), close(c->from);
+	waitpid(c->pid, &st, 0);
+	return st;
+}
+
+static void test_reader_sample(void **state)
+{
+	(void)state;
+	struct child c;
+	if (start_sites(&c, "16") < 0)
+		skip();
+	struct tm_heap_reader *r = tm_heap_reader_new();
+	assert_non_null(r);
+	struct tm_sample s;
+	pid_t pids[2] = {getpid(), c.pid}; /* this test itself runs without the shim */
+	tm_sample_clear(&s);
+	assert_int_equal(tm_heap_reader_sample(r, pids, 1, &s), 0);
+	assert_false(tm_sample_has(&s, TM_M_HEAP_LIVE_BYTES)); /* missing, not zero */
+	tm_sample_clear(&s);
+	assert_int_equal(tm_heap_reader_sample(r, pids, 2, &s), 0);
+	assert_true(tm_sample_has(&s, TM_M_HEAP_PROCS));
+	assert_int_equal(s.v[TM_M_HEAP_PROCS], 1);
+	int64_t known = 16 * 1024 * 1024 / 4000 * 4000 + 8 * 1024 * 1024;
+	assert_true(s.v[TM_M_HEAP_LIVE_BYTES] >= known);
+	assert_true(s.v[TM_M_HEAP_LIVE_BYTES] < known + known / 10);
+	assert_true(s.v[TM_M_HEAP_PEAK_BYTES] >= s.v[TM_M_HEAP_LIVE_BYTES]);
+	assert_true(s.v[TM_M_HEAP_ALLOC_BYTES] >= known + 64 * 1024 * 1024);
+	assert_true(s.v[TM_M_HEAP_ALLOCS] >= s.v[TM_M_HEAP_FREES] + 4000);
+	assert_int_equal(stop_sites(&c), 0);
+	tm_sample_clear(&s);
+	assert_int_equal(tm_heap_reader_sample(r, pids, 1, &s), 0); /* drops the child */
+	tm_heap_reader_free(r);
+}
+
+static void test_profile_and_top(void **state)
+{
+	(void)state;
+	struct child c;
+	if (start_sites(&c, "16") < 0)
+		skip();
+	char path[] = "/tmp/tidemark-heap-test.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tm_heap_profile_write(c.pid, path), 0);
+	assert_int_equal(stop_sites(&c), 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(tm_heap_top(path, out, 5), 0);
+	fclose(out);
+	assert_non_null(strstr(text, "keep_known_site"));
+	assert_non_null(strstr(text, "keep_other_site"));
+	free(text);
+	unlink(path);
+	assert_int_equal(tm_heap_top("tests/fixtures/heap_maps.txt", stderr, 5), -1);
+}
+
+static void test_shim_path(void **state)
+{
+	(void)state;
+	char buf[4096];
+	setenv("TIDEMARK_HEAP_LIB", "tests/fixtures/heap_maps.txt", 1);
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "tests/fixtures/heap_maps.txt");
+	setenv("TIDEMARK_HEAP_LIB", "/nonexistent/libtidemark-heap.so", 1);
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf)), -1);
+	unsetenv("TIDEMARK_HEAP_LIB");
+}
+
+static void test_no_region(void **state)
+{
+	(void)state;
+	struct tm_heap_snapshot s;
+	assert_null(tm_heap_region_map(getpid()));
+	assert_int_equal(tm_heap_snapshot_take(getpid(), &s), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_maps),    cmocka_unit_test(test_symbolize_self),
+	    cmocka_unit_test(test_reader_sample), cmocka_unit_test(test_profile_and_top),
+	    cmocka_unit_test(test_shim_path),     cmocka_unit_test(test_no_region),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
