@@ -10,7 +10,7 @@
 # adds to the variables below.
 
 CC      ?= gcc
-PKGS    := sqlite3 libmicrohttpd libcurl jansson libdw libelf libprotobuf-c zlib inih
+PKGS    := sqlite3 libmicrohttpd libcurl jansson libdw libelf libprotobuf-c zlib inih gnutls
 B       := build
 WARN    := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes -Wshadow=local
 CFLAGS  ?= -O2 -g
@@ -31,6 +31,7 @@ GEN_HDR :=
 ALL_TARGETS := $(B)/tidemark
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
+.DEFAULT_GOAL := all
 -include mk/*.mk
 
 LIB_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(GEN_SRC))

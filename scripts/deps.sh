@@ -6,7 +6,7 @@ set -eu
 
 BUILD="gcc make pkg-config libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev
 libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
-protobuf-c-compiler zlib1g-dev libinih-dev"
+protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps"

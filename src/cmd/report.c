@@ -12,6 +12,7 @@
 #include "benchtab.h"
 #include "cmds.h"
 #include "error.h"
+#include "serve/htmlreport.h"
 #include "store.h"
 #include "summary.h"
 #include "summary_fields.h"
@@ -275,6 +276,7 @@ int cmd_report(int argc, char **argv)
 	enum fmt fmt = FMT_TEXT;
 	struct tm_store *st;
 	int64_t run = 0, bench = 0;
+	const char *html = NULL;
 	int c, rc;
 
 	optind = 1;
@@ -296,6 +298,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			fmt = FMT_SERIES;
+			break;
+		case 'H':
+			html = optarg;
 			break;
 		case 'b':
 			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
@@ -319,7 +324,8 @@ int cmd_report(int argc, char **argv)
 	if (tm_store_open_readonly(db, &st))
 		return 1;
 	if (bench) {
-		rc = tm_bench_table_print(st, bench, stdout);
+		rc = html ? tm_html_report_bench(st, bench, html)
+			  : tm_bench_table_print(st, bench, stdout);
 		tm_store_close(st);
 		return rc ? 1 : 0;
 	}
@@ -330,7 +336,7 @@ int cmd_report(int argc, char **argv)
 		tm_store_close(st);
 		return 1;
 	}
-	rc = report_run(st, run, w, fmt);
+	rc = html ? tm_html_report_run(st, run, html) : report_run(st, run, w, fmt);
 	tm_store_close(st);
 	return rc ? 1 : 0;
 }

@@ -720,7 +720,10 @@ static int launch(struct rec *r, char **env)
 
 static char **child_environment(struct rec *r)
 {
-	char mark_var[300], *set[2] = {mark_var, NULL};
+	/* KEEP: the shim leaves its region behind at exit, so the last sample
+	 * still has the final counters; the reader removes it afterwards */
+	char mark_var[300], keep[] = "TIDEMARK_HEAP_KEEP=1";
+	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);

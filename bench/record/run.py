@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Recorder overhead, side by side with atop in one run.
+
+For a target of 1 and of 50 processes, at 1 s and 100 ms intervals, runs
+`tidemark record -p PID` and `atop -w FILE INTERVAL` for the same duration
+and reports CPU time per sample, peak RSS, and bytes on disk per sample.
+
+    python3 bench/record/run.py [--seconds 20] [--tidemark build/tidemark]
+"""
+import argparse, os, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+
+
+def spawn_tree(n):
+    """A shell with n-1 sleeping children: n processes in all."""
+    script = "for i in $(seq %d); do sleep 3600 & done; sleep 3600; wait" % (n - 1)
+    p = subprocess.Popen(["sh", "-c", script], start_new_session=True)
+    time.sleep(0.5)
+    return p
+
+
+def measure(cmd, seconds, sig=signal.SIGINT):
+    """Runs cmd under GNU time for `seconds`, then SIGINT to its process group
+    (time itself ignores it); returns (cpu_s, maxrss_kib) of cmd alone."""
+    out = tempfile.mktemp()
+    p = subprocess.Popen(["/usr/bin/time", "-o", out, "-f", "%U %S %M"] + cmd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    time.sleep(seconds)
+    os.killpg(p.pid, sig)
+    p.wait()
+    with open(out) as f:
+        u, s_, m = f.read().split()[-3:]
+    os.unlink(out)
+    return float(u) + float(s_), int(m)
+
+
+def samples_in(db):
+    c = sqlite3.connect(db)
+    n = c.execute("select count(*) from samples").fetchone()[0]
+    try:
+        table = c.execute("select sum(pgsize) from dbstat where name='samples'").fetchone()[0]
+    except sqlite3.OperationalError:
+        table = None
+    c.execute("pragma wal_checkpoint(truncate)")
+    c.close()
+    return n, table, os.path.getsize(db)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--tidemark", default="build/tidemark")
+    a = ap.parse_args()
+    tm = os.path.abspath(a.tidemark)
+    have_atop = shutil.which("atop") is not None
+    rows = []
+    for nproc in (1, 50):
+        tree = spawn_tree(nproc)
+        for interval in ("1s", "100ms"):
+            iv = 1.0 if interval == "1s" else 0.1
+            d = tempfile.mkdtemp()
+            db = os.path.join(d, "r.db")
+            cpu, rss = measure([tm, "record", "-o", db, "-i", interval, "-p", str(tree.pid)], a.seconds)
+            n, table, size = samples_in(db)
+            row = {"procs": nproc, "interval": interval, "samples": n,
+                   "tm_cpu_ms_per_sample": 1000 * cpu / max(n, 1), "tm_rss_mib": rss / 1024,
+                   "tm_table_bytes_per_sample": (table / n) if table else None,
+                   "tm_file_bytes_per_sample": size / max(n, 1)}
+            if have_atop and iv >= 1:
+                # atop takes whole seconds; it samples the whole host, not a tree
+                af = os.path.join(d, "atop.raw")
+                acpu, arss = measure(["atop", "-w", af, str(int(iv))], a.seconds, signal.SIGTERM)
+                an = a.seconds / iv
+                row.update({"atop_cpu_ms_per_sample": 1000 * acpu / an, "atop_rss_mib": arss / 1024,
+                            "atop_file_bytes_per_sample": os.path.getsize(af) / an})
+            rows.append(row)
+            shutil.rmtree(d)
+        os.killpg(tree.pid, signal.SIGTERM)
+        tree.wait()
+    hdr = ("procs", "interval", "samples", "tm_cpu_ms_per_sample", "tm_rss_mib",
+           "tm_table_bytes_per_sample", "tm_file_bytes_per_sample",
+           "atop_cpu_ms_per_sample", "atop_rss_mib", "atop_file_bytes_per_sample")
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "---|" * len(hdr))
+    for r in rows:
+        cells = []
+        for h in hdr:
+            v = r.get(h)
+            cells.append("-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)))
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
