@@ -8,18 +8,20 @@
 #   sh scripts/demo-bench.sh              (needs root for the cgroups)
 #   RUNS=5 LIMIT=700M sh scripts/demo-bench.sh
 #
-# churn here: 8 long-lived threads, a burst of 100k objects per busy round
-# for rounds 2..9 of 10.  Measured on a 2-core Debian 12 VM: glibc peaks
-# ~860 MiB of anon, jemalloc ~580 (memory.current ~625), one arena ~150.
-# --settle 12s: jemalloc returns freed pages after its 10 s decay time, so
-# "held after" shows who gives the memory back.  Takes about 1.5 minutes.
+# churn here runs with its defaults (examples/README.md): 15 long-lived
+# threads, bursts of 40k objects in rounds 3..17 of 30, a 32 MiB working set.
+# Measured on a 2-core Debian 12 VM: glibc peaks ~655 MiB of anon and keeps
+# it, one arena ~90 MiB, jemalloc ~370 MiB and falls back to ~80 MiB.  Under
+# 512 MiB the glibc default is killed.  --settle 6s keeps sampling after the
+# last height, so "held after" shows who gives the memory back.  Takes about
+# three minutes.
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-build}
 TM=$B/tidemark
 CHURN=$B/churn
 RUNS=${RUNS:-3}
-LIMIT=${LIMIT:-720M}
+LIMIT=${LIMIT:-512M}
 DB=${DB:-$B/demo-bench.db}
 MD=${DB%.db}.md
 
@@ -40,6 +42,6 @@ echo "demo-bench: churn under glibc, MALLOC_ARENA_MAX=1 and jemalloc, $RUNS runs
 "$TM" bench -o "$DB" --name churn --runs "$RUNS" --interval 200ms \
 	--memory-max "$LIMIT" --swap-max 0 \
 	--arm glibc --arm arena1 --arm jemalloc \
-	--progress 'height=([0-9]+)' --until-progress 10 --settle 12s --timeout 2m \
+	--progress 'height=([0-9]+)' --until-progress 30 --settle 6s --timeout 2m \
 	--export "md:$MD" \
-	-- "$CHURN" --threads 8 --objects 100000 --heights 10 --busy 2:9 --interval-ms 200 --hold 60
+	-- "$CHURN" --hold 60

@@ -11,8 +11,10 @@ import argparse, os, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
 
 def spawn_tree(n):
-    """A shell with n-1 sleeping children: n processes in all."""
-    script = "for i in $(seq %d); do sleep 3600 & done; sleep 3600; wait" % (n - 1)
+    """A shell with n-1 sleeping children, or a lone sleep: n processes in all."""
+    if n == 1:
+        return subprocess.Popen(["sleep", "3600"], start_new_session=True)
+    script = "for i in $(seq %d); do sleep 3600 & done; wait" % (n - 1)
     p = subprocess.Popen(["sh", "-c", script], start_new_session=True)
     time.sleep(0.5)
     return p
@@ -26,7 +28,10 @@ def measure(cmd, seconds, sig=signal.SIGINT):
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
     time.sleep(seconds)
-    os.killpg(p.pid, sig)
+    # signal the measured command itself (GNU time would pass on nothing)
+    with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+        child = int(f.read().split()[0])
+    os.kill(child, sig)
     p.wait()
     with open(out) as f:
         u, s_, m = f.read().split()[-3:]
@@ -48,7 +53,8 @@ def samples_in(db):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--seconds", type=float, default=20,
+                    help="per 100 ms case; the 1 s cases run 3x as long")
     ap.add_argument("--tidemark", default="build/tidemark")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
@@ -60,7 +66,8 @@ def main():
             iv = 1.0 if interval == "1s" else 0.1
             d = tempfile.mkdtemp()
             db = os.path.join(d, "r.db")
-            cpu, rss = measure([tm, "record", "-o", db, "-i", interval, "-p", str(tree.pid)], a.seconds)
+            secs = a.seconds * (3 if iv >= 1 else 1)
+            cpu, rss = measure([tm, "record", "-o", db, "-i", interval, "-p", str(tree.pid)], secs)
             n, table, size = samples_in(db)
             row = {"procs": nproc, "interval": interval, "samples": n,
                    "tm_cpu_ms_per_sample": 1000 * cpu / max(n, 1), "tm_rss_mib": rss / 1024,
@@ -69,8 +76,8 @@ def main():
             if have_atop and iv >= 1:
                 # atop takes whole seconds; it samples the whole host, not a tree
                 af = os.path.join(d, "atop.raw")
-                acpu, arss = measure(["atop", "-w", af, str(int(iv))], a.seconds, signal.SIGTERM)
-                an = a.seconds / iv
+                acpu, arss = measure(["atop", "-w", af, str(int(iv))], secs, signal.SIGUSR2)
+                an = secs / iv
                 row.update({"atop_cpu_ms_per_sample": 1000 * acpu / an, "atop_rss_mib": arss / 1024,
                             "atop_file_bytes_per_sample": os.path.getsize(af) / an})
             rows.append(row)

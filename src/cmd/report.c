@@ -31,13 +31,16 @@ static const char usage_text[] =
     "      --json          the figures as JSON (raw bytes and usec)\n"
     "      --csv           the figures as one CSV row with a header\n"
     "      --series        every sample of the run as CSV, one column per metric\n"
+    "      --bench ID      the comparison table of a bench instead of a run\n"
+    "      --html FILE     one self-contained HTML file with the plots and tables\n"
     "\n"
     "examples:\n"
     "  tidemark report\n"
     "  tidemark report 3 --window 100:500\n"
     "  tidemark report --json | jq .figures.peak_anon_bytes\n"
     "  tidemark report --series > run.csv\n"
-    "  tidemark report --bench 2\n";
+    "  tidemark report --bench 2\n"
+    "  tidemark report --html run.html 3\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
@@ -45,7 +48,8 @@ static const struct option long_opts[] = {
     {"db", required_argument, NULL, 'o'},    {"window", required_argument, NULL, 'w'},
     {"json", no_argument, NULL, 'j'},        {"csv", no_argument, NULL, 'c'},
     {"series", no_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
-    {"bench", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0},
+    {"bench", required_argument, NULL, 'b'}, {"html", required_argument, NULL, 'H'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *mib(char *buf, size_t size, double bytes)

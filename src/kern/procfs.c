@@ -19,6 +19,20 @@ int tm_parse_proc_status(const char *buf, size_t len, struct tm_sample *out)
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }
 
+int tm_parse_proc_statm(const char *buf, size_t len, long page_size, struct tm_sample *out)
+{
+	const char *end = buf + len, *p = buf;
+	int64_t size, resident, shared;
+
+	if (tm_kv_num(p, end, &size, &p) || p >= end || *p++ != ' ' ||
+	    tm_kv_num(p, end, &resident, &p) || p >= end || *p++ != ' ' ||
+	    tm_kv_num(p, end, &shared, &p) || shared > resident)
+		return -1;
+	tm_sample_set(out, TM_M_PROC_RSS_BYTES, resident * page_size);
+	tm_sample_set(out, TM_M_PROC_RSS_ANON_BYTES, (resident - shared) * page_size);
+	return 0;
+}
+
 /* Ticks to usec without overflow for any realistic tick count. */
 static int64_t ticks_usec(int64_t ticks, long clk_tck)
 {

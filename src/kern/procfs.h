@@ -23,6 +23,14 @@
  */
 int tm_parse_proc_status(const char *buf, size_t len, struct tm_sample *out);
 
+/*
+ * /proc/PID/statm: "size resident shared text lib data dt" in pages.  Sets
+ * PROC_RSS_BYTES (resident) and PROC_RSS_ANON_BYTES (resident - shared:
+ * the kernel's "shared" is file plus shmem pages, so this is RssAnon).  Far
+ * cheaper for the kernel to produce than status, so it is read every sample.
+ */
+int tm_parse_proc_statm(const char *buf, size_t len, long page_size, struct tm_sample *out);
+
 /* /proc/PID/stat, the fields tidemark uses. */
 struct tm_proc_stat {
 	pid_t pid;

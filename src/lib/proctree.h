@@ -29,7 +29,7 @@ struct tm_proc {
 	/* Files kept open between scans; -1 until first used.  The tree closes
 	 * them; users (the sampler) may open the ones marked "user" lazily. */
 	int stat_fd, children_fd;
-	int status_fd, io_fd, smaps_fd; /* user */
+	int status_fd, statm_fd, io_fd, smaps_fd; /* user */
 };
 
 enum {

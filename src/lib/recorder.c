@@ -802,13 +802,14 @@ static void close_outputs(struct rec *r)
 
 static int open_sampler(struct rec *r)
 {
-	struct tm_sampler_cfg cfg = {
-	    .proc_root = "/proc",
-	    .root_pid = r->launched ? r->child.pid : r->o->pid,
-	    .cgroup = r->cg,
-	    .smaps_every_usec = r->o->interval_usec > 1000000 ? r->o->interval_usec : 1000000,
-	    .host = true,
-	};
+	struct tm_sampler_cfg cfg;
+
+	tm_sampler_cfg_init(&cfg);
+	cfg.root_pid = r->launched ? r->child.pid : r->o->pid;
+	cfg.cgroup = r->cg;
+	/* smaps_rollup walks every page table (~60 us a process): every 10 s,
+	 * or every sample at longer intervals */
+	cfg.smaps_every_usec = r->o->interval_usec > 10000000 ? r->o->interval_usec : 10000000;
 	if (r->o->heap && !(r->heap = tm_heap_reader_new()))
 		return tm_error("out of memory");
 	return tm_sampler_open(&cfg, &r->sampler);

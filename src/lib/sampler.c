@@ -27,6 +27,7 @@ struct tm_sampler {
 	char proc_root[PATH_MAX];
 	struct tm_proctree *tree;
 	long clk_tck;
+	long page_size;
 	int host_fd[H_COUNT];
 	bool smaps_read_once;
 	int64_t last_smaps_usec;
@@ -54,6 +55,9 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 	snprintf(s->proc_root, sizeof(s->proc_root), "%s",
 	         cfg->proc_root ? cfg->proc_root : "/proc");
 	s->cfg.proc_root = s->proc_root;
+	s->page_size = sysconf(_SC_PAGESIZE);
+	if (s->page_size <= 0)
+		s->page_size = 4096;
 	s->clk_tck = sysconf(_SC_CLK_TCK);
 	if (s->clk_tck <= 0)
 		s->clk_tck = 100;
@@ -92,7 +96,11 @@ static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool smaps, struc
 	tm_proc_stat_to_sample(&p->stat, one);
 	/* A read or parse failure here means the process is exiting or the
 	 * file is unreadable to us: its figures are absent, not an error. */
-	if ((n = proc_file(s, p, &p->status_fd, "status")) > 0)
+	if ((n = proc_file(s, p, &p->statm_fd, "statm")) > 0)
+		(void)tm_parse_proc_statm(s->buf, (size_t)n, s->page_size, one);
+	/* status costs the kernel ~4x statm: its file/shmem/swap split comes at
+	 * the slow cadence, like smaps_rollup (absent in between) */
+	if (smaps && (n = proc_file(s, p, &p->status_fd, "status")) > 0)
 		(void)tm_parse_proc_status(s->buf, (size_t)n, one);
 	if ((n = proc_file(s, p, &p->io_fd, "io")) > 0)
 		(void)tm_parse_proc_io(s->buf, (size_t)n, one);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "kern/procfs.h"
@@ -29,6 +30,41 @@ static void test_status(void **state)
 	assert_int_equal(s.v[TM_M_PROC_THREADS], 1);
 	assert_false(tm_sample_has(&s, TM_M_PROC_PSS_BYTES));
 	free(buf);
+}
+
+/* statm and status captured from one process at one moment: statm's
+ * resident - shared is status's RssAnon, to the page. */
+static void test_statm_matches_status(void **state)
+{
+	(void)state;
+	size_t ls, lm;
+	char *status = fixture("procfs/statm-pair/status", &ls);
+	char *statm = fixture("procfs/statm-pair/statm", &lm);
+	struct tm_sample a, b;
+
+	tm_sample_clear(&a);
+	tm_sample_clear(&b);
+	assert_int_equal(tm_parse_proc_status(status, ls, &a), 0);
+	assert_int_equal(tm_parse_proc_statm(statm, lm, 4096, &b), 0);
+	assert_int_equal(b.v[TM_M_PROC_RSS_BYTES], a.v[TM_M_PROC_RSS_BYTES]);
+	assert_int_equal(b.v[TM_M_PROC_RSS_ANON_BYTES], a.v[TM_M_PROC_RSS_ANON_BYTES]);
+	assert_int_equal(b.v[TM_M_PROC_RSS_ANON_BYTES], 900 * KIB);
+	assert_false(tm_sample_has(&b, TM_M_PROC_RSS_FILE_BYTES));
+	free(status);
+	free(statm);
+}
+
+static void test_statm_malformed(void **state)
+{
+	(void)state;
+	static const char *bad[] = {"", "12", "12 x 3", "5 3 4 1 0 1 0\n", "1 2", "-1 2 3"};
+	struct tm_sample s;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tm_sample_clear(&s);
+		assert_int_equal(tm_parse_proc_statm(bad[i], strlen(bad[i]), 4096, &s), -1);
+		assert_false(tm_sample_has(&s, TM_M_PROC_RSS_BYTES));
+	}
 }
 
 static void test_status_kernel_thread_absent(void **state)
@@ -359,6 +395,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_status),
+	    cmocka_unit_test(test_statm_matches_status),
+	    cmocka_unit_test(test_statm_malformed),
 	    cmocka_unit_test(test_status_kernel_thread_absent),
 	    cmocka_unit_test(test_status_malformed),
 	    cmocka_unit_test(test_stat_comm_with_parens),
