@@ -396,10 +396,13 @@ int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t
 			         (int)pid);
 			goto out;
 		}
-		if (pc->has_cpuacct)
+		/* the cpuacct and unified cgroups count only when they are the same
+		 * group (same path): else their figures are another group's, often
+		 * the root's, i.e. the whole host's */
+		if (pc->has_cpuacct && !strcmp(pc->cpuacct, pc->memory))
 			(void)map_path(&host->mounts.cpuacct, pc->cpuacct, cg->dir[DIR_CPU],
 			               PATH_MAX);
-		if (pc->has_unified)
+		if (pc->has_unified && !strcmp(pc->unified, pc->memory))
 			(void)map_path(&host->mounts.unified, pc->unified, cg->dir[DIR_UNI],
 			               PATH_MAX);
 	}
