@@ -19,6 +19,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS  = $(PKG_LIBS) -lm -lpthread -ldl
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+V       ?= 0
+Q       := $(if $(filter 1,$(V)),,@)
 
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
@@ -47,20 +49,22 @@ deps-test:
 
 $(B)/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/asan/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo '  CC/SAN  $<')
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
 
 $(B)/libtidemark.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/asan/libtidemark.a: $(ALIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
 	$(CC) $(CFLAGS) -rdynamic -o $@ $(CMD_OBJ) $(B)/libtidemark.a $(LDLIBS)

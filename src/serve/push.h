@@ -13,7 +13,7 @@ struct tm_pusher;
 
 /* 0, or -1 after tm_error (bad URL, unreadable token file). */
 int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, int64_t run_id,
-		  struct tm_pusher **out);
+                  struct tm_pusher **out);
 /* Sends what is new since the last acknowledged batch; never blocks longer
  * than about one second; a server that cannot be reached is not an error. */
 void tm_pusher_tick(struct tm_pusher *p);

@@ -1,0 +1,119 @@
+/*
+ * The shared-memory region of libtidemark-heap.so: one per process, at
+ * /dev/shm/tidemark-heap.<pid> (shm_open name "/tidemark-heap.<pid>").
+ *
+ * Shared by the shim (the only writer) and tidemark (readers).  A reader maps
+ * the file read-only, checks magic, version and size, then:
+ *
+ *   - counters: sums the `retired` slot and every slot of `slots[]` (each
+ *     thread owns one slot and writes it with single-writer 64-bit stores;
+ *     a reader never sees a torn value).  A thread that exits adds its slot
+ *     into `retired` and zeroes it while `fold_seq` is odd; a reader retries
+ *     when fold_seq is odd or changed across its pass.
+ *   - peak: `peak_bytes` (see docs/heap.md for its exactness).
+ *   - sampled sites: `stacks[]` and their weighted totals, consistent when
+ *     `sample_seq` is even and unchanged across the copy.
+ *
+ * Layout rules: fields are only ever appended (bump TMH_VERSION when the
+ * meaning of an existing field changes); every array has a fixed size given
+ * in the header so a reader can check it; reserved words are zero.
+ */
+#ifndef TIDEMARK_HEAP_H
+#define TIDEMARK_HEAP_H
+
+#include <stdint.h>
+
+#define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
+#define TMH_VERSION    2
+#define TMH_NAME_FMT   "/tidemark-heap.%d"
+#define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
+#define TMH_SLOTS      256   /* per-thread counter slots */
+#define TMH_CLASSES    32    /* size classes: class c holds usable sizes in (2^(c+3), 2^(c+4)] */
+#define TMH_MAX_DEPTH  48    /* frames kept per sampled stack */
+#define TMH_STACKS     4096  /* distinct sampled stacks (entry 0: "stack table full") */
+#define TMH_LIVE       65536 /* live sampled allocations (open addressing) */
+#define TMH_MAPS_BYTES (256 * 1024) /* /proc/self/maps text written at exit */
+
+/*
+ * Counters of one thread (or of the folded past).  X(name, comment).
+ * Derived by readers: live bytes = alloc_bytes - freed_bytes (summed over
+ * slots; one thread's may be negative when it frees others' blocks), and
+ * allocations = the sum of hist[] (one add per allocation, not two).
+ */
+#define TMH_COUNTER_LIST(X)                                                                        \
+	X(alloc_bytes, "cumulative usable bytes allocated")                                        \
+	X(freed_bytes, "cumulative usable bytes freed")                                            \
+	X(frees, "frees of non-NULL pointers (including realloc's release of the old block)")
+
+struct tmh_slot {
+	uint64_t owner; /* 0 free, else the owning thread's tid (diagnostic) */
+#define TMH_X_FIELD(n, c) int64_t n;
+	TMH_COUNTER_LIST(TMH_X_FIELD)
+#undef TMH_X_FIELD
+	/* private to the owning thread, not summed; in the first cache line
+	 * with the counters, which is all the fast path touches (+ one hist) */
+	int64_t delta_bytes;       /* live change not yet in region.flushed_bytes */
+	int64_t headroom_bytes;    /* slow path when delta_bytes exceeds this */
+	int64_t sample_left_bytes; /* bytes until the next sample */
+	uint64_t rng;
+	int64_t hist[TMH_CLASSES]; /* allocations by size class of the usable size */
+	int64_t reserved[8];
+} __attribute__((aligned(64)));
+
+struct tmh_stack {
+	uint64_t hash; /* 0: unused */
+	uint32_t depth;
+	uint32_t reserved0;
+	/* weighted (unbiased) estimates, from sampled allocations */
+	int64_t alloc_objects_milli; /* estimated objects × 1000 */
+	int64_t alloc_bytes;         /* estimated requested bytes */
+	int64_t inuse_objects_milli;
+	int64_t inuse_bytes;
+	int64_t samples;            /* raw count of sampled allocations */
+	uint64_t pc[TMH_MAX_DEPTH]; /* return addresses, innermost first */
+};
+
+struct tmh_live {
+	uint64_t ptr; /* 0 empty, 1 tombstone */
+	uint32_t stack;
+	uint32_t reserved0;
+	int64_t weight_objects_milli; /* estimate of objects ×1000 */
+	int64_t weight_bytes;
+};
+
+enum tmh_state {
+	TMH_RUNNING = 0,
+	TMH_EXITED = 1,     /* the process ran its exit handlers; counters are final */
+	TMH_SUPERSEDED = 2, /* the process exec'd; a new region replaced this one */
+};
+
+struct tmh_region {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t header_bytes; /* offsetof(struct tmh_region, slots) */
+	uint64_t total_bytes;  /* sizeof(struct tmh_region) */
+	int32_t pid;
+	uint32_t state; /* enum tmh_state */
+	uint32_t nslots, nclasses, max_depth, nstacks, nlive, maps_bytes;
+	int64_t start_wall_usec;
+	int64_t sample_mean_bytes; /* TIDEMARK_HEAP_SAMPLE; 0: sampling off */
+	uint64_t fold_seq;
+	uint64_t sample_seq;
+	int64_t peak_bytes;    /* process-wide peak of live bytes */
+	int64_t flushed_bytes; /* sum of the slots' flushed deltas (peak bookkeeping) */
+	int64_t threads_seen;
+	int64_t slot_overflows;  /* threads that found no free slot (counted in `shared`) */
+	int64_t samples_dropped; /* sampled allocations not recorded (live table full) */
+	int64_t live_samples;    /* entries in live[] */
+	uint32_t maps_len;       /* bytes of maps[] written (at exit) */
+	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
+	int64_t reserved[16];
+	struct tmh_slot retired; /* folded counters of exited threads */
+	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
+	struct tmh_slot slots[TMH_SLOTS];
+	struct tmh_stack stacks[TMH_STACKS];
+	struct tmh_live live[TMH_LIVE];
+	char maps[TMH_MAPS_BYTES];
+};
+
+#endif

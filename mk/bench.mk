@@ -1,0 +1,8 @@
+# bench: the small workload the bench tests and the rig benchmark run
+# (build/progs/bench_alloc, next to the record tests' programs).
+BENCH_PROGS := $(B)/progs/bench_alloc
+CHECK_EXTRA += $(BENCH_PROGS)
+
+$(B)/progs/bench_alloc: tests/progs/bench_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread

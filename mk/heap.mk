@@ -1,0 +1,40 @@
+# The heap shim (libtidemark-heap.so), the pprof protobuf code and the heap
+# test programs.  The shim stands alone: libc, libdl, libpthread; libunwind
+# is dlopen'ed on demand (TIDEMARK_HEAP_UNWIND=libunwind).
+
+SHIM_SRC := $(wildcard shim/*.c)
+SHIM_CFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden \
+	-ftls-model=initial-exec -fno-omit-frame-pointer -fno-builtin -fno-stack-protector \
+	-fno-semantic-interposition
+
+$(B)/libtidemark-heap.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
+
+ALL_TARGETS += $(B)/libtidemark-heap.so
+
+# pprof's profile.proto (our own text of the documented format) -> C.
+$(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h: src/heap/profile.proto
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=src/heap --c_out=$(B)/gen src/heap/profile.proto
+
+GEN_SRC += $(B)/gen/profile.pb-c.c
+GEN_HDR += $(B)/gen/profile.pb-c.h
+
+# Test and benchmark programs: plain C (and one C++) with frame pointers.
+HEAP_PROGS := $(patsubst tests/progs/%.c,$(B)/progs/%,$(wildcard tests/progs/heap_*.c)) \
+	$(patsubst tests/progs/%.cc,$(B)/progs/%,$(wildcard tests/progs/heap_*.cc)) \
+	$(B)/progs/heap_bench
+$(B)/progs/heap_%: tests/progs/heap_%.c tests/progs/heap_self.h include/tidemark-heap.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
+$(B)/progs/heap_%: tests/progs/heap_%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -o $@ $< -lpthread
+$(B)/progs/heap_bench: bench/heap/heap_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
+
+CHECK_EXTRA += $(B)/libtidemark-heap.so $(HEAP_PROGS)
+.PHONY: heap-progs
+heap-progs: $(HEAP_PROGS)

@@ -1,0 +1,43 @@
+# The server, the panel and the exports (src/serve, web/).
+#
+# The panel's files under web/ (plain HTML/JS/CSS and the committed uPlot
+# build in web/vendor/) are embedded into the binary as C arrays generated
+# into build/gen/serve_assets.c, so nothing from npm is needed to build or run.
+
+SERVE_ASSETS := web/index.html web/app.js web/app.css web/report.js \
+	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
+
+$(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)
+	@mkdir -p $(dir $@)
+	sh web/embed.sh $@ $(SERVE_ASSETS)
+
+GEN_SRC += $(B)/gen/serve_assets.c
+
+# Test programs: tests/progs/serve_*.c, linked against the library.
+SERVE_PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(wildcard tests/progs/serve_*.c))
+$(B)/tests/progs/serve_%: tests/progs/serve_%.c $(B)/libtidemark.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(B)/libtidemark.a $(LDLIBS)
+CHECK_EXTRA += $(SERVE_PROGS)
+
+# Headless-browser test dependencies (playwright-core only; the browser is
+# Debian's /usr/bin/chromium).  The browser test runs this itself if needed.
+.PHONY: serve-browser-deps
+serve-browser-deps:
+	cd tests/browser && npm install --no-audit --no-fund --silent
+
+# libFuzzer target for the push decoder; `make fuzz` runs it for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := fuzz/fuzz_ingest.c src/serve/ingest.c src/serve/names.c \
+	src/lib/metrics.c src/lib/error.c src/lib/util.c
+$(B)/fuzz/fuzz_ingest: $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-Isrc -Isrc/lib -Iinclude $(PKG_CFLAGS) -o $@ $(FUZZ_SRC) $(PKG_LIBS) -lm
+fuzz: fuzz-serve
+.PHONY: fuzz-serve
+fuzz-serve: $(B)/fuzz/fuzz_ingest
+	@mkdir -p $(B)/fuzz/corpus-ingest
+	cp fuzz/corpus/ingest/* $(B)/fuzz/corpus-ingest/
+	$(B)/fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-dict=fuzz/ingest.dict $(B)/fuzz/corpus-ingest

@@ -1,0 +1,270 @@
+/*
+ * The shared-memory region: created at start-up (and again in a fork
+ * child), marked at exit and at exec, read by tidemark from outside.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "shim.h"
+
+extern char **environ;
+
+size_t tmh_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* "524288", "512K", "512KiB", "1M", "0". */
+int tmh_parse_size(const char *s, int64_t *out)
+{
+	int64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	int shift = 0;
+	switch (*s) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		s++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		s++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		s++;
+		break;
+	default:
+		break;
+	}
+	if (shift && (!strcmp(s, "iB") || !strcmp(s, "B")))
+		s += strlen(s);
+	if (*s || v > (INT64_MAX >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+static const char *env_get(const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+void tmh_env_options(struct tmh_options *o)
+{
+	const char *v;
+	o->sample_mean_bytes = 512 * 1024;
+	if ((v = env_get("TIDEMARK_HEAP_SAMPLE")) && tmh_parse_size(v, &o->sample_mean_bytes))
+		o->sample_mean_bytes = 512 * 1024;
+	v = env_get("TIDEMARK_HEAP_KEEP");
+	o->keep = v && *v && strcmp(v, "0");
+	v = env_get("TIDEMARK_HEAP_UNWIND");
+	o->unwinder = v && !strcmp(v, "libunwind");
+	v = env_get("TIDEMARK_HEAP_QUIET");
+	o->quiet = v && *v && strcmp(v, "0");
+}
+
+static void region_name(char *buf, int pid)
+{
+	static const char pre[] = "/tidemark-heap.";
+	memcpy(buf, pre, sizeof(pre) - 1);
+	tmh_fmt_u64(buf + sizeof(pre) - 1, (uint64_t)pid);
+}
+
+/* An older region under our name is a previous image of this pid (we
+ * exec'd) or a dead process whose pid we got: mark it and unlink it. */
+static void supersede_old(const char *name)
+{
+	int fd = shm_open(name, O_RDWR, 0);
+	if (fd < 0)
+		return;
+	struct tmh_region *old =
+	    mmap(NULL, sizeof(*old), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (old != MAP_FAILED) {
+		if (old->magic == TMH_MAGIC)
+			__atomic_store_n(&old->state, TMH_SUPERSEDED, __ATOMIC_RELEASE);
+		munmap(old, sizeof(*old));
+	}
+	close(fd);
+	shm_unlink(name);
+}
+
+static void region_fill(struct tmh_region *r, int pid)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->version = TMH_VERSION;
+	r->header_bytes = (uint32_t)offsetof(struct tmh_region, retired);
+	r->total_bytes = sizeof(*r);
+	r->pid = pid;
+	r->nslots = TMH_SLOTS;
+	r->nclasses = TMH_CLASSES;
+	r->max_depth = TMH_MAX_DEPTH;
+	r->nstacks = TMH_STACKS;
+	r->nlive = TMH_LIVE;
+	r->maps_bytes = TMH_MAPS_BYTES;
+	r->start_wall_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	r->sample_mean_bytes = tmh_opt.sample_mean_bytes;
+	r->unwinder = (uint32_t)tmh_opt.unwinder;
+}
+
+/* Unlinks NAME (in /dev/shm) when its process died without running its
+ * exit handlers (_exit after fork, a crash, SIGKILL). */
+static void gc_one(const char *name)
+{
+	static const char pre[] = "tidemark-heap.";
+	const char *d = name + sizeof(pre) - 1;
+	int64_t pid = 0;
+	if (strncmp(name, pre, sizeof(pre) - 1) || tmh_parse_size(d, &pid) || pid <= 0 ||
+	    pid > INT32_MAX || (d[strlen(d) - 1] < '0' || d[strlen(d) - 1] > '9'))
+		return;
+	if (kill((int)pid, 0) == 0 || errno != ESRCH)
+		return;
+	char shm[64] = "/";
+	memcpy(shm + 1, name, strlen(name) + 1);
+	int fd = shm_open(shm, O_RDONLY, 0);
+	if (fd < 0)
+		return;
+	const struct tmh_region *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED)
+		return;
+	if (r->magic == TMH_MAGIC && r->state != TMH_EXITED)
+		shm_unlink(shm);
+	munmap((void *)r, 4096);
+}
+
+static void gc_stale(void)
+{
+	int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	char buf[4096] __attribute__((aligned(8)));
+	long n;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			const char *ent = buf + off;
+			unsigned short reclen = *(const unsigned short *)(ent + 16);
+			const char *name = ent + 19;
+			if (strlen(name) < 40)
+				gc_one(name);
+			off += reclen;
+		}
+	}
+	close(dir);
+}
+
+struct tmh_region *tmh_region_create(int gc)
+{
+	char name[40];
+	int pid = getpid();
+	region_name(name, pid);
+	supersede_old(name);
+	if (gc)
+		gc_stale();
+	struct tmh_region *r = MAP_FAILED;
+	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0644);
+	if (fd >= 0) {
+		if (ftruncate(fd, sizeof(*r)) == 0)
+			r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+	}
+	if (r == MAP_FAILED) {
+		tmh_warn("cannot create the shared region in /dev/shm; counting privately");
+		r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		         0);
+		if (r == MAP_FAILED)
+			_exit(127);
+		if (fd >= 0)
+			shm_unlink(name);
+	}
+	region_fill(r, pid);
+	__atomic_store_n(&r->magic, TMH_MAGIC, __ATOMIC_RELEASE);
+	return r;
+}
+
+/*
+ * In a fork child: the parent's region is still mapped (shared).  The child
+ * starts its own region whose `retired` slot holds everything the parent had
+ * counted (the child's heap is a copy of the parent's), then lets go of the
+ * parent's.
+ */
+void tmh_region_fork_child(void)
+{
+	struct tmh_region *old = tmh_region;
+	struct tmh_region *r = tmh_region_create(0);
+	struct tmh_slot *t = &r->retired;
+	for (int i = -2; i < TMH_SLOTS; i++) {
+		const struct tmh_slot *s = i == -2   ? &old->retired
+		                           : i == -1 ? &old->shared
+		                                     : &old->slots[i];
+#define TMH_X_SUM(n, c) t->n += TMH_LD(s->n);
+		TMH_COUNTER_LIST(TMH_X_SUM)
+#undef TMH_X_SUM
+		for (int c = 0; c < TMH_CLASSES; c++)
+			t->hist[c] += TMH_LD(s->hist[c]);
+	}
+	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
+	r->peak_bytes = r->flushed_bytes;
+	r->threads_seen = 1;
+	tmh_sample_fork_copy(old, r);
+	tmh_region = r;
+	munmap(old, sizeof(*old));
+}
+
+/* /proc/self/maps into the region, so that a profile taken after the
+ * process is gone can still be symbolized. */
+static void save_maps(struct tmh_region *r)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t len = 0;
+	ssize_t n;
+	while (len < sizeof(r->maps) - 1 &&
+	       (n = read(fd, r->maps + len, sizeof(r->maps) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	r->maps[len] = '\0';
+	__atomic_store_n(&r->maps_len, (uint32_t)len, __ATOMIC_RELEASE);
+}
+
+void tmh_region_exit(void)
+{
+	struct tmh_region *r = tmh_region;
+	if (tmh_opt.keep && r->sample_mean_bytes > 0)
+		save_maps(r);
+	__atomic_store_n(&r->state, TMH_EXITED, __ATOMIC_RELEASE);
+	if (!tmh_opt.keep) {
+		char name[40];
+		region_name(name, r->pid);
+		shm_unlink(name);
+	}
+}

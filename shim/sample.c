@@ -1,0 +1,332 @@
+/*
+ * Allocation sites: sampling by bytes.  Each thread counts down an
+ * exponentially distributed number of bytes (mean TIDEMARK_HEAP_SAMPLE);
+ * the allocation that crosses zero is sampled.  An allocation of S bytes is
+ * thus sampled with probability p = 1 - exp(-S/mean) and stands for 1/p
+ * objects and S/p bytes, which makes the sampled totals unbiased.
+ *
+ * A sampled allocation records its stack (frame pointers, or libunwind with
+ * TIDEMARK_HEAP_UNWIND=libunwind) in the region's stack table and its
+ * pointer in the live table; freeing it takes its weight off its stack's
+ * in-use totals.  All of it runs under one process-local spinlock, on the
+ * sampled path only.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "shim.h"
+
+extern void *__libc_stack_end;
+
+static int lock_word;
+uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
+static uint16_t filter_count[TMH_FILTER_BITS];
+static TMH_TLS uintptr_t tls_stack_hi;
+static int (*unw_backtrace_fn)(void **, int);
+static uintptr_t self_lo, self_hi; /* this library's text, skipped in stacks */
+
+/* ---- maths without libm ------------------------------------------------- */
+
+static double ln_pos(double x)
+{
+	union {
+		double d;
+		uint64_t u;
+	} v = {.d = x};
+	int e = (int)((v.u >> 52) & 0x7ff) - 1023;
+	v.u = (v.u & ~(0x7ffull << 52)) | (1023ull << 52); /* mantissa in [1, 2) */
+	double m = v.d;
+	if (m > 1.41421356237) {
+		m /= 2;
+		e++;
+	}
+	double t = (m - 1) / (m + 1), t2 = t * t, sum = 0, pw = t;
+	for (int k = 1; k <= 19; k += 2) {
+		sum += pw / k;
+		pw *= t2;
+	}
+	return 2 * sum + e * 0.6931471805599453;
+}
+
+static double exp_neg(double x)
+{
+	if (x > 700)
+		return 0;
+	int k = (int)(x / 0.6931471805599453);
+	double r = x - k * 0.6931471805599453, term = 1, sum = 1;
+	for (int i = 1; i < 18; i++) {
+		term *= -r / i;
+		sum += term;
+	}
+	union {
+		double d;
+		uint64_t u;
+	} s = {.d = 1.0};
+	s.u = (uint64_t)(1023 - k) << 52;
+	return sum * s.d;
+}
+
+/* Probability that an allocation of X mean-intervals is sampled. */
+static double sample_prob(double x)
+{
+	if (x < 1e-3)
+		return x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4)));
+	return 1 - exp_neg(x);
+}
+
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+static int64_t draw_interval(uint64_t *state)
+{
+	double u = (double)((rng_next(state) >> 11) + 1) * (1.0 / 9007199254740993.0);
+	double v = -ln_pos(u) * (double)tmh_opt.sample_mean_bytes;
+	return v < 1 ? 1 : v > 4e18 ? (int64_t)4e18 : (int64_t)v;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t want = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (want >= lo && want < hi) {
+		self_lo = lo;
+		self_hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+void tmh_sample_init(void)
+{
+	if (tmh_opt.sample_mean_bytes <= 0)
+		return;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&tmh_sample_init);
+	if (tmh_opt.unwinder) {
+		void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			unw_backtrace_fn = (int (*)(void **, int))dlsym(h, "unw_backtrace");
+		if (!unw_backtrace_fn) {
+			tmh_warn("libunwind.so.8 not found; using frame pointers");
+			tmh_region->unwinder = 0;
+		}
+	}
+}
+
+void tmh_sample_thread_init(struct tmh_slot *s)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t seed = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)s ^
+	                ((uint64_t)syscall(SYS_gettid) << 32);
+	s->rng = seed ? seed : 88172645463325252ull;
+	if (tmh_opt.sample_mean_bytes <= 0) {
+		s->sample_left_bytes = INT64_MAX;
+		return;
+	}
+	s->sample_left_bytes = draw_interval(&s->rng);
+	if (syscall(SYS_gettid) == getpid())
+		tls_stack_hi = (uintptr_t)__libc_stack_end;
+	else
+		tls_stack_hi = (uintptr_t)pthread_self(); /* glibc: descriptor at the stack's top */
+}
+
+/* ---- stacks -------------------------------------------------------------- */
+
+/* Walks frame pointers from FRAME (an entry point's frame), staying within
+ * this thread's stack.  Stops at the first frame that does not look like
+ * one (code built without frame pointers ends the walk early). */
+static int unwind_fp(uint64_t *pc, int max, void *frame)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tls_stack_hi;
+	uintptr_t fp = (uintptr_t)frame;
+	int n = 0;
+	if (hi <= lo || hi - lo > (256u << 20))
+		hi = lo + 65536; /* unknown stack: stay close */
+	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
+		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
+		if (ret < 4096)
+			break;
+		pc[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+static int unwind_lib(uint64_t *pc, int max)
+{
+	void *buf[TMH_MAX_DEPTH + 16];
+	int got = unw_backtrace_fn(buf, TMH_MAX_DEPTH + 16), n = 0, i = 0;
+	while (i < got && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
+		i++;
+	for (; i < got && n < max; i++)
+		pc[n++] = (uint64_t)(uintptr_t)buf[i];
+	return n;
+}
+
+static uint64_t hash_pcs(const uint64_t *pc, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ pc[i]) * 0x100000001b3ull, h ^= h >> 29;
+	return h ? h : 1;
+}
+
+/* Index of the stack PC[0..N) in the table; 0 when the table is full. */
+static uint32_t stack_find_or_add(struct tmh_region *r, const uint64_t *pc, int n)
+{
+	uint64_t h = hash_pcs(pc, n);
+	uint32_t slots = TMH_STACKS - 1, i = (uint32_t)(h % slots);
+	for (uint32_t probe = 0; probe < slots / 2; probe++, i = (i + 1) % slots) {
+		struct tmh_stack *st = &r->stacks[1 + i];
+		if (st->hash == 0) {
+			st->depth = (uint32_t)n;
+			memcpy(st->pc, pc, (size_t)n * sizeof(pc[0]));
+			TMH_ST(st->hash, h);
+			return 1 + i;
+		}
+		if (st->hash == h && st->depth == (uint32_t)n &&
+		    !memcmp(st->pc, pc, (size_t)n * sizeof(pc[0])))
+			return 1 + i;
+	}
+	return 0;
+}
+
+/* ---- live sampled allocations (linear probing, backward-shift delete) ---- */
+
+static uint32_t live_home(uint64_t p)
+{
+	return (uint32_t)((p * 0x9E3779B97F4A7C15ull) >> 40) & (TMH_LIVE - 1);
+}
+
+static int live_add(struct tmh_region *r, uint64_t p, uint32_t stack, int64_t wobj, int64_t wb)
+{
+	if (r->live_samples >= TMH_LIVE * 3 / 4)
+		return -1;
+	uint32_t i = live_home(p);
+	while (r->live[i].ptr != 0)
+		i = (i + 1) & (TMH_LIVE - 1);
+	r->live[i] = (struct tmh_live){
+	    .ptr = p, .stack = stack, .weight_objects_milli = wobj, .weight_bytes = wb};
+	unsigned f = tmh_filter_index((void *)(uintptr_t)p);
+	if (filter_count[f]++ == 0)
+		__atomic_or_fetch(&tmh_filter_bits[f >> 6], 1ull << (f & 63), __ATOMIC_RELEASE);
+	r->live_samples++;
+	return 0;
+}
+
+static void live_remove_at(struct tmh_region *r, uint32_t i)
+{
+	uint32_t j = i;
+	for (;;) {
+		j = (j + 1) & (TMH_LIVE - 1);
+		if (r->live[j].ptr == 0)
+			break;
+		uint32_t k = live_home(r->live[j].ptr);
+		/* move J back to I unless its home lies cyclically in (I, J] */
+		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		r->live[i] = r->live[j];
+		i = j;
+	}
+	r->live[i].ptr = 0;
+}
+
+static void lock(void)
+{
+	while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	TMH_ADD(tmh_region->sample_seq, 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void unlock(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	TMH_ADD(tmh_region->sample_seq, 1);
+	__atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+}
+
+void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame)
+{
+	s->sample_left_bytes = draw_interval(&s->rng);
+	uint64_t pc[TMH_MAX_DEPTH];
+	int n =
+	    unw_backtrace_fn ? unwind_lib(pc, TMH_MAX_DEPTH) : unwind_fp(pc, TMH_MAX_DEPTH, frame);
+	double prob = sample_prob((double)req / (double)tmh_opt.sample_mean_bytes);
+	int64_t wobj = (int64_t)(1000.0 / prob + 0.5);
+	int64_t wb = (int64_t)((double)req / prob + 0.5);
+	struct tmh_region *r = tmh_region;
+	lock();
+	uint32_t si = stack_find_or_add(r, pc, n);
+	struct tmh_stack *st = &r->stacks[si];
+	TMH_ST(st->samples, st->samples + 1);
+	TMH_ST(st->alloc_objects_milli, st->alloc_objects_milli + wobj);
+	TMH_ST(st->alloc_bytes, st->alloc_bytes + wb);
+	if (live_add(r, (uint64_t)(uintptr_t)p, si, wobj, wb) == 0) {
+		TMH_ST(st->inuse_objects_milli, st->inuse_objects_milli + wobj);
+		TMH_ST(st->inuse_bytes, st->inuse_bytes + wb);
+	} else {
+		TMH_ADD(r->samples_dropped, 1);
+	}
+	unlock();
+}
+
+void tmh_sample_free(void *p)
+{
+	struct tmh_region *r = tmh_region;
+	uint64_t key = (uint64_t)(uintptr_t)p;
+	lock();
+	for (uint32_t i = live_home(key); r->live[i].ptr != 0; i = (i + 1) & (TMH_LIVE - 1)) {
+		if (r->live[i].ptr != key)
+			continue;
+		struct tmh_stack *st = &r->stacks[r->live[i].stack];
+		TMH_ST(st->inuse_objects_milli,
+		       st->inuse_objects_milli - r->live[i].weight_objects_milli);
+		TMH_ST(st->inuse_bytes, st->inuse_bytes - r->live[i].weight_bytes);
+		live_remove_at(r, i);
+		unsigned f = tmh_filter_index(p);
+		if (--filter_count[f] == 0)
+			__atomic_and_fetch(&tmh_filter_bits[f >> 6], ~(1ull << (f & 63)),
+			                   __ATOMIC_RELEASE);
+		r->live_samples--;
+		break;
+	}
+	unlock();
+}
+
+void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to)
+{
+	lock_word = 0; /* another thread of the parent may have held it */
+	if (from->sample_mean_bytes <= 0 || (from->live_samples == 0 && from->sample_seq == 0))
+		return;
+	memcpy(to->stacks, from->stacks, sizeof(to->stacks));
+	memcpy(to->live, from->live, sizeof(to->live));
+	to->live_samples = from->live_samples;
+	to->samples_dropped = from->samples_dropped;
+}

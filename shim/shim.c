@@ -1,0 +1,618 @@
+/*
+ * libtidemark-heap.so: counts every allocation made through malloc & co. and
+ * forwards it to the next allocator (glibc, or jemalloc/mimalloc/tcmalloc
+ * preloaded after this library).
+ *
+ * Fast path: one initial-exec TLS load (the thread's slot in the shared
+ * region), the real call, the usable size, and plain stores into the
+ * thread's own cache lines.  Everything else (start-up, a thread's first
+ * call, the peak, sampling, thread exit) is a slow path.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "shim.h"
+
+struct tmh_real tmh_real;
+struct tmh_region *tmh_region;
+struct tmh_options tmh_opt;
+int tmh_glibc_usable;
+TMH_TLS struct tmh_slot *tmh_tls_slot;
+TMH_TLS int tmh_tls_busy;    /* inside the shim: nested calls go to `shared` */
+static TMH_TLS int tls_dead; /* this thread's slot was folded at its exit */
+
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
+static int init_state;
+static pthread_key_t slot_key;
+static int sampling; /* tmh_opt.sample_mean_bytes > 0 */
+
+/* Start-up allocations (dlsym calling calloc, ...) before the real allocator
+ * is known: a bump buffer, never freed.  Each block has a 16-byte header
+ * holding its size. */
+static char boot_buf[256 * 1024] __attribute__((aligned(64)));
+static size_t boot_used;
+
+static int is_boot(const void *p)
+{
+	return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof(boot_buf);
+}
+
+static void *boot_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	if (align > 4096 || n > sizeof(boot_buf))
+		return NULL;
+	size_t off = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start, end;
+	do {
+		start = (off + 16 + align - 1) & ~(align - 1);
+		end = start + ((n + 15) & ~(size_t)15);
+		if (end > sizeof(boot_buf))
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&boot_used, &off, end, 0, __ATOMIC_RELAXED,
+	                                      __ATOMIC_RELAXED));
+	*(size_t *)(boot_buf + start - 16) = n;
+	return boot_buf + start; /* static storage is zeroed: fine for calloc */
+}
+
+static size_t boot_size(const void *p)
+{
+	return *(const size_t *)((const char *)p - 16);
+}
+
+void tmh_warn(const char *msg)
+{
+	static int warned;
+	if (tmh_opt.quiet || __atomic_fetch_add(&warned, 1, __ATOMIC_RELAXED) >= 5)
+		return;
+	static const char pre[] = "tidemark-heap: ";
+	ssize_t r = write(2, pre, sizeof(pre) - 1);
+	r += write(2, msg, strlen(msg));
+	r += write(2, "\n", 1);
+	(void)r;
+}
+
+/* ---- usable size ------------------------------------------------------ */
+
+/* glibc's malloc_usable_size without the check of the next chunk's in-use
+ * bit (a pointer we are given is in use): chunk size minus the header word,
+ * minus one more word for mmapped chunks.  Checked against the real
+ * function at start-up (see check_glibc_usable). */
+static inline size_t glibc_usable(const void *p)
+{
+	size_t sz = ((const size_t *)p)[-1];
+	return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
+}
+
+static inline int64_t usable_of(void *p)
+{
+	if (TMH_LIKELY(tmh_glibc_usable))
+		return (int64_t)glibc_usable(p);
+	return (int64_t)tmh_real.usable_size(p);
+}
+
+static void check_glibc_usable(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (!libc)
+		return;
+	void *libc_malloc = dlsym(libc, "malloc");
+	dlclose(libc);
+	if (libc_malloc != (void *)tmh_real.malloc)
+		return;
+	static const size_t sizes[] = {1, 24, 100, 1000, 5000, 200000, 4u << 20};
+	int same = 1;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *a = tmh_real.malloc(sizes[i]);
+		void *b = tmh_real.memalign(256, sizes[i]);
+		if (!a || !b || glibc_usable(a) != tmh_real.usable_size(a) ||
+		    glibc_usable(b) != tmh_real.usable_size(b))
+			same = 0;
+		tmh_real.free(a);
+		tmh_real.free(b);
+	}
+	tmh_glibc_usable = same;
+}
+
+/* ---- counting ----------------------------------------------------------- */
+
+void tmh_peak_update(int64_t flushed_now, int64_t delta)
+{
+	int64_t cand = flushed_now + delta;
+	int64_t peak = TMH_LD(tmh_region->peak_bytes);
+	while (cand > peak && !__atomic_compare_exchange_n(&tmh_region->peak_bytes, &peak, cand, 1,
+	                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* The thread's live bytes went above its headroom: either flush the delta
+ * or raise the process peak.  Exact for a single allocating thread. */
+static __attribute__((noinline)) void peak_slow(struct tmh_slot *s)
+{
+	int64_t d = s->delta_bytes, g;
+	if (d >= TMH_FLUSH_BYTES) {
+		g = TMH_ADD(tmh_region->flushed_bytes, d);
+		d = 0;
+		TMH_ST(s->delta_bytes, 0);
+	} else {
+		g = TMH_LD(tmh_region->flushed_bytes);
+	}
+	tmh_peak_update(g, d);
+	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
+	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+}
+
+static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
+{
+	int64_t g = TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
+	TMH_ST(s->delta_bytes, 0);
+	int64_t room = TMH_LD(tmh_region->peak_bytes) - g;
+	s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+}
+
+static inline void count_alloc(struct tmh_slot *s, int64_t u)
+{
+	TMH_ST(s->alloc_bytes, s->alloc_bytes + u);
+	int c = tmh_class((uint64_t)u);
+	TMH_ST(s->hist[c], s->hist[c] + 1);
+	int64_t d = s->delta_bytes + u;
+	s->delta_bytes = d;
+	if (TMH_UNLIKELY(d > s->headroom_bytes))
+		peak_slow(s);
+}
+
+static inline void count_free(struct tmh_slot *s, int64_t u)
+{
+	TMH_ST(s->freed_bytes, s->freed_bytes + u);
+	TMH_ST(s->frees, s->frees + 1);
+	int64_t d = s->delta_bytes - u;
+	s->delta_bytes = d;
+	if (TMH_UNLIKELY(d < -TMH_FLUSH_BYTES))
+		flush_down(s);
+}
+
+/* Nested calls, threads past their exit and threads without a slot. */
+void tmh_count_shared_alloc(int64_t u)
+{
+	struct tmh_slot *s = &tmh_region->shared;
+	TMH_ADD(s->alloc_bytes, u);
+	TMH_ADD(s->hist[tmh_class((uint64_t)u)], 1);
+	tmh_peak_update(TMH_ADD(tmh_region->flushed_bytes, u), 0);
+}
+
+void tmh_count_shared_free(int64_t u)
+{
+	struct tmh_slot *s = &tmh_region->shared;
+	TMH_ADD(s->freed_bytes, u);
+	TMH_ADD(s->frees, 1);
+	TMH_ADD(tmh_region->flushed_bytes, -u);
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+/* A thread exits: add its counters into `retired` and free the slot. */
+static void slot_release(void *arg)
+{
+	struct tmh_slot *s = arg;
+	if (!s || !tmh_region)
+		return;
+	static int lock;
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	TMH_ADD(tmh_region->fold_seq, 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	struct tmh_slot *r = &tmh_region->retired;
+#define TMH_X_FOLD(n, c) TMH_ST(r->n, r->n + s->n);
+	TMH_COUNTER_LIST(TMH_X_FOLD)
+#undef TMH_X_FOLD
+	for (int i = 0; i < TMH_CLASSES; i++)
+		TMH_ST(r->hist[i], r->hist[i] + s->hist[i]);
+	TMH_ADD(tmh_region->flushed_bytes, s->delta_bytes);
+	memset((char *)s + sizeof(s->owner), 0, sizeof(*s) - sizeof(s->owner));
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	TMH_ADD(tmh_region->fold_seq, 1);
+	__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	tmh_tls_slot = NULL;
+	tls_dead = 1;
+}
+
+static struct tmh_slot *slot_claim(void)
+{
+	uint64_t tid = (uint64_t)syscall(SYS_gettid);
+	TMH_ADD(tmh_region->threads_seen, 1);
+	for (int i = 0; i < TMH_SLOTS; i++) {
+		struct tmh_slot *s = &tmh_region->slots[(tid + (uint64_t)i) % TMH_SLOTS];
+		uint64_t zero = 0;
+		if (TMH_LD(s->owner) == 0 &&
+		    __atomic_compare_exchange_n(&s->owner, &zero, tid, 0, __ATOMIC_ACQUIRE,
+		                                __ATOMIC_RELAXED)) {
+			int64_t room =
+			    TMH_LD(tmh_region->peak_bytes) - TMH_LD(tmh_region->flushed_bytes);
+			s->headroom_bytes = room < TMH_FLUSH_BYTES ? room : TMH_FLUSH_BYTES;
+			tmh_sample_thread_init(s);
+			return s;
+		}
+	}
+	TMH_ADD(tmh_region->slot_overflows, 1);
+	return NULL;
+}
+
+static void init_once(void);
+
+/*
+ * Every entry point lands here when the thread has no slot: start-up,
+ * nested calls, a thread's first call, a thread past its exit.  Returns the
+ * slot to count into, or NULL to count into `shared`; *BOOT is set while the
+ * real allocator is not known yet.
+ */
+static struct tmh_slot *slow_slot(int *boot)
+{
+	*boot = 0;
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE) {
+		if (tmh_tls_busy) {
+			*boot = 1;
+			return NULL;
+		}
+		init_once();
+		if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE) {
+			*boot = 1;
+			return NULL;
+		}
+	}
+	if (tmh_tls_busy || tls_dead || tmh_tls_slot)
+		return tmh_tls_slot && !tmh_tls_busy ? tmh_tls_slot : NULL;
+	tmh_tls_busy = 1;
+	struct tmh_slot *s = slot_claim();
+	if (s) {
+		pthread_setspecific(slot_key, s);
+		tmh_tls_slot = s;
+	} else {
+		tls_dead = 1; /* no slot: count this thread in `shared` */
+	}
+	tmh_tls_busy = 0;
+	return s;
+}
+
+static void atfork_child(void)
+{
+	tmh_tls_busy = 1;
+	tmh_region_fork_child();
+	tmh_tls_slot = NULL;
+	tls_dead = 0;
+	pthread_setspecific(slot_key, NULL);
+	tmh_tls_busy = 0;
+}
+
+static void resolve(void)
+{
+#define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))dlsym(RTLD_NEXT, name)
+	TMH_RESOLVE(malloc, "malloc");
+	TMH_RESOLVE(free, "free");
+	TMH_RESOLVE(calloc, "calloc");
+	TMH_RESOLVE(realloc, "realloc");
+	TMH_RESOLVE(memalign, "memalign");
+	TMH_RESOLVE(posix_memalign, "posix_memalign");
+	TMH_RESOLVE(aligned_alloc, "aligned_alloc");
+	TMH_RESOLVE(valloc, "valloc");
+	TMH_RESOLVE(pvalloc, "pvalloc");
+	TMH_RESOLVE(usable_size, "malloc_usable_size");
+#undef TMH_RESOLVE
+}
+
+static void init_once(void)
+{
+	int expect = INIT_NONE;
+	if (!__atomic_compare_exchange_n(&init_state, &expect, INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
+			sched_yield();
+		return;
+	}
+	tmh_tls_busy = 1;
+	tmh_env_options(&tmh_opt);
+	resolve();
+	if (!tmh_real.malloc || !tmh_real.free || !tmh_real.realloc || !tmh_real.usable_size ||
+	    !tmh_real.calloc || !tmh_real.memalign) {
+		static const char msg[] = "tidemark-heap: cannot find the next malloc\n";
+		ssize_t r = write(2, msg, sizeof(msg) - 1);
+		(void)r;
+		_exit(127);
+	}
+	check_glibc_usable();
+	tmh_region = tmh_region_create(1);
+	sampling = tmh_opt.sample_mean_bytes > 0;
+	tmh_sample_init();
+	pthread_key_create(&slot_key, slot_release);
+	pthread_atfork(NULL, NULL, atfork_child);
+	tmh_tls_busy = 0;
+	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void tmh_ctor(void)
+{
+	int boot;
+	slow_slot(&boot);
+}
+
+__attribute__((destructor)) static void tmh_dtor(void)
+{
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
+		return;
+	tmh_tls_busy = 1;
+	tmh_region_exit();
+	tmh_tls_busy = 0;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void *p, size_t req,
+                                                        void *frame)
+{
+	if (!sampling) {
+		s->sample_left_bytes = INT64_MAX;
+		return;
+	}
+	tmh_tls_busy = 1;
+	tmh_tls_slot = NULL;
+	tmh_sample_alloc(s, p, req, frame);
+	tmh_tls_slot = s;
+	tmh_tls_busy = 0;
+}
+
+static __attribute__((noinline, cold)) void sample_free_slow(void *p)
+{
+	int busy = tmh_tls_busy;
+	tmh_tls_busy = 1;
+	tmh_sample_free(p);
+	tmh_tls_busy = busy;
+}
+
+/* Counts a fresh block P of REQ requested bytes; FRAME is the entry point's
+ * frame for the sampled path. */
+static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *frame)
+{
+	int64_t u = usable_of(p);
+	if (TMH_LIKELY(s != NULL)) {
+		count_alloc(s, u);
+		int64_t left = s->sample_left_bytes - (int64_t)req;
+		s->sample_left_bytes = left;
+		if (TMH_UNLIKELY(left < 0))
+			sample_slow(s, p, req, frame);
+	} else {
+		tmh_count_shared_alloc(u);
+	}
+}
+
+/* Before P goes back to the real allocator: uncount it. */
+static inline void before_free(struct tmh_slot *s, void *p)
+{
+	int64_t u = usable_of(p);
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
+	if (TMH_LIKELY(s != NULL))
+		count_free(s, u);
+	else
+		tmh_count_shared_free(u);
+}
+
+#define TMH_FRAME __builtin_frame_address(0)
+
+static __attribute__((noinline, cold)) void *malloc_slow(size_t n, void *frame)
+{
+	int boot;
+	struct tmh_slot *s = slow_slot(&boot);
+	if (boot)
+		return boot_alloc(n, 16);
+	void *p = tmh_real.malloc(n);
+	if (p)
+		after_alloc(s, p, n, frame);
+	return p;
+}
+
+TMH_EXPORT void *malloc(size_t n)
+{
+	struct tmh_slot *s = tmh_tls_slot;
+	if (TMH_UNLIKELY(!s))
+		return malloc_slow(n, TMH_FRAME);
+	void *p = tmh_real.malloc(n);
+	if (TMH_UNLIKELY(!p))
+		return p;
+	count_alloc(s, usable_of(p));
+	int64_t left = s->sample_left_bytes - (int64_t)n;
+	s->sample_left_bytes = left;
+	if (TMH_UNLIKELY(left < 0))
+		sample_slow(s, p, n, TMH_FRAME);
+	return p;
+}
+
+static __attribute__((noinline, cold)) void free_slow(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	int boot;
+	struct tmh_slot *s = slow_slot(&boot);
+	if (boot) { /* not ours to count: start-up is still running */
+		if (tmh_real.free)
+			tmh_real.free(p);
+		return;
+	}
+	before_free(s, p);
+	tmh_real.free(p);
+}
+
+TMH_EXPORT void free(void *p)
+{
+	struct tmh_slot *s = tmh_tls_slot;
+	if (TMH_UNLIKELY(!s || !p || is_boot(p))) {
+		free_slow(p);
+		return;
+	}
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
+	count_free(s, usable_of(p));
+	tmh_real.free(p);
+}
+
+TMH_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	struct tmh_slot *s = tmh_tls_slot;
+	int boot = 0;
+	if (TMH_UNLIKELY(!s)) {
+		s = slow_slot(&boot);
+		if (boot)
+			return boot_alloc(n, 16);
+	}
+	void *p = tmh_real.calloc(nmemb, size);
+	if (TMH_LIKELY(p != NULL))
+		after_alloc(s, p, n, TMH_FRAME);
+	return p;
+}
+
+static void *realloc_boot(void *p, size_t n, struct tmh_slot *s, int boot)
+{
+	size_t old = boot_size(p);
+	void *q = boot ? boot_alloc(n, 16) : tmh_real.malloc(n ? n : 1);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	if (!boot)
+		after_alloc(s, q, n, NULL);
+	return q;
+}
+
+TMH_EXPORT void *realloc(void *p, size_t n)
+{
+	struct tmh_slot *s = tmh_tls_slot;
+	int boot = 0;
+	if (TMH_UNLIKELY(!s)) {
+		s = slow_slot(&boot);
+		if (boot && !p)
+			return boot_alloc(n, 16);
+		if (boot && !is_boot(p))
+			return tmh_real.realloc ? tmh_real.realloc(p, n) : NULL;
+	}
+	if (TMH_UNLIKELY(p && is_boot(p)))
+		return realloc_boot(p, n, s, boot);
+	if (!p) {
+		void *q = tmh_real.malloc(n);
+		if (q)
+			after_alloc(s, q, n, TMH_FRAME);
+		return q;
+	}
+	int64_t old = usable_of(p);
+	/* uncount a sample first: after realloc, P may belong to another thread */
+	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		sample_free_slow(p);
+	void *q = tmh_real.realloc(p, n);
+	if (!q && n != 0)
+		return NULL; /* failed: P is untouched (its sample, if any, is lost) */
+	if (s)
+		count_free(s, old);
+	else
+		tmh_count_shared_free(old);
+	if (q)
+		after_alloc(s, q, n, TMH_FRAME);
+	return q;
+}
+
+TMH_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n);
+}
+
+static void *aligned_common(size_t align, size_t n, int kind, void *frame)
+{
+	struct tmh_slot *s = tmh_tls_slot;
+	int boot = 0;
+	if (TMH_UNLIKELY(!s)) {
+		s = slow_slot(&boot);
+		if (boot)
+			return boot_alloc(n, align);
+	}
+	void *p;
+	switch (kind) {
+	case 0:
+		p = tmh_real.memalign(align, n);
+		break;
+	case 1:
+		p = tmh_real.aligned_alloc ? tmh_real.aligned_alloc(align, n)
+		                           : tmh_real.memalign(align, n);
+		break;
+	default:
+		p = tmh_real.valloc ? tmh_real.valloc(n) : tmh_real.memalign(align, n);
+		break;
+	}
+	if (TMH_LIKELY(p != NULL))
+		after_alloc(s, p, n, frame);
+	return p;
+}
+
+TMH_EXPORT void *memalign(size_t align, size_t n)
+{
+	return aligned_common(align, n, 0, TMH_FRAME);
+}
+
+TMH_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	return aligned_common(align, n, 1, TMH_FRAME);
+}
+
+TMH_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	int saved = errno;
+	void *p = aligned_common(align, n, 0, TMH_FRAME);
+	if (!p)
+		return ENOMEM;
+	errno = saved;
+	*out = p;
+	return 0;
+}
+
+TMH_EXPORT void *valloc(size_t n)
+{
+	return aligned_common((size_t)sysconf(_SC_PAGESIZE), n, 2, TMH_FRAME);
+}
+
+TMH_EXPORT void *pvalloc(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t rounded;
+	if (__builtin_add_overflow(n, page - 1, &rounded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rounded &= ~(page - 1);
+	return aligned_common(page, rounded ? rounded : page, 0, TMH_FRAME);
+}
+
+TMH_EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (is_boot(p))
+		return boot_size(p);
+	if (TMH_UNLIKELY(!tmh_real.usable_size)) {
+		int boot;
+		slow_slot(&boot);
+	}
+	return tmh_real.usable_size(p);
+}

@@ -1,0 +1,103 @@
+/*
+ * Internals of libtidemark-heap.so.  Nothing here allocates: no stdio, no
+ * malloc; the only writers of the region are the functions below.
+ */
+#ifndef TMH_SHIM_H
+#define TMH_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tidemark-heap.h"
+
+#define TMH_EXPORT      __attribute__((visibility("default")))
+#define TMH_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define TMH_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TMH_TLS         __thread __attribute__((tls_model("initial-exec")))
+
+/* A thread flushes its live-bytes delta to region.flushed_bytes when it
+ * passes this many bytes either way; bounds the peak's error (docs/heap.md). */
+#define TMH_FLUSH_BYTES (256 * 1024)
+
+/* Relaxed single-writer store and atomic add on region words. */
+#define TMH_ST(lv, v)  __atomic_store_n(&(lv), (v), __ATOMIC_RELAXED)
+#define TMH_ADD(lv, v) __atomic_add_fetch(&(lv), (v), __ATOMIC_RELAXED)
+#define TMH_LD(lv)     __atomic_load_n(&(lv), __ATOMIC_RELAXED)
+
+struct tmh_real {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*memalign)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*usable_size)(void *);
+};
+
+struct tmh_options {
+	int64_t sample_mean_bytes; /* 0: off */
+	int keep;                  /* leave the region in /dev/shm at exit */
+	int unwinder;              /* 0 frame pointers, 1 libunwind */
+	int quiet;
+};
+
+/* shim.c */
+extern struct tmh_real tmh_real;
+extern struct tmh_region *tmh_region;
+extern struct tmh_options tmh_opt;
+extern int tmh_glibc_usable; /* read glibc's chunk header instead of calling */
+extern TMH_TLS struct tmh_slot *tmh_tls_slot;
+extern TMH_TLS int tmh_tls_busy;
+void tmh_warn(const char *msg);
+void tmh_count_shared_alloc(int64_t usable);
+void tmh_count_shared_free(int64_t usable);
+void tmh_peak_update(int64_t flushed_now, int64_t delta);
+
+/* region.c */
+struct tmh_region *tmh_region_create(int gc);
+void tmh_region_fork_child(void);
+void tmh_region_exit(void);
+void tmh_env_options(struct tmh_options *o);
+
+/* sample.c */
+void tmh_sample_init(void);
+void tmh_sample_thread_init(struct tmh_slot *s);
+void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame);
+void tmh_sample_free(void *p);
+void tmh_sample_fork_copy(const struct tmh_region *from, struct tmh_region *to);
+
+/*
+ * Which pointers may be sampled: a private bit per pointer hash (8 KiB,
+ * stays in L1/L2), set while a live sampled allocation has that hash.  The
+ * free path reads one bit; the exact count per hash is kept next to it and
+ * touched only on sampled paths.  Private memory: a fork child inherits it.
+ */
+#define TMH_FILTER_BITS 65536
+extern uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
+static inline unsigned tmh_filter_index(const void *p)
+{
+	return (unsigned)((((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> 48);
+}
+static inline int tmh_maybe_sampled(const void *p)
+{
+	unsigned i = tmh_filter_index(p);
+	return (int)((tmh_filter_bits[i >> 6] >> (i & 63)) & 1);
+}
+
+/* Size class of a usable size: 0 for <= 16, c for (2^(c+3), 2^(c+4)]. */
+static inline int tmh_class(uint64_t usable)
+{
+	if (usable <= 16)
+		return 0;
+	int c = 64 - __builtin_clzll(usable - 1) - 4;
+	return c < TMH_CLASSES ? c : TMH_CLASSES - 1;
+}
+
+/* Small helpers without libc formatting. */
+size_t tmh_fmt_u64(char *buf, uint64_t v);
+int tmh_parse_size(const char *s, int64_t *out);
+
+#endif

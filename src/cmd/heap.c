@@ -1,0 +1,277 @@
+/*
+ * tidemark heap: profiles and counters of processes running with
+ * libtidemark-heap.so (see docs/heap.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "cmd/cmds.h"
+#include "error.h"
+#include "util.h"
+#include "heap/heapprof.h"
+#include "heap/heapregion.h"
+#include "heap/heapshm.h"
+#include "banned.h"
+
+static const char usage_text[] =
+    "usage: tidemark heap PID [-o FILE] [--collapsed [--alloc]]\n"
+    "       tidemark heap stats PID [--json]\n"
+    "       tidemark heap top FILE [-n N]\n"
+    "       tidemark heap run [-o FILE] [--sample BYTES] -- CMD [ARGS...]\n"
+    "\n"
+    "Heap profiles of programs running with the heap shim (LD_PRELOAD of\n"
+    "libtidemark-heap.so, which `tidemark record --heap` sets up).  Symbols are\n"
+    "resolved here with libdw, never inside the target.\n"
+    "\n"
+    "  PID             write a pprof profile (gzip'd profile.proto: alloc_objects,\n"
+    "                  alloc_space, inuse_objects, inuse_space) of a running PID\n"
+    "  stats PID       the shim's exact counters: live, peak, allocated bytes, counts\n"
+    "  top FILE        the top allocation sites of a profile by in-use bytes\n"
+    "  run -- CMD      run CMD under the shim and write its profile when it exits\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE  profile file (default heap.PID.pb.gz; '-' with --collapsed)\n"
+    "      --collapsed    write 'outer;...;leaf BYTES' lines for flame graphs\n"
+    "      --alloc        with --collapsed: allocated bytes instead of in-use bytes\n"
+    "      --json         stats as JSON\n"
+    "  -n N               top: number of sites (default 20)\n"
+    "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
+    "  -h, --help         this help\n"
+    "\n"
+    "environment of the profiled program:\n"
+    "  TIDEMARK_HEAP_SAMPLE=512K   mean bytes between samples (0: no sites)\n"
+    "  TIDEMARK_HEAP_UNWIND=libunwind  unwind with libunwind instead of frame pointers\n"
+    "  TIDEMARK_HEAP_KEEP=1        leave the region after exit (for a final profile)\n"
+    "\n"
+    "examples:\n"
+    "  LD_PRELOAD=build/libtidemark-heap.so ./server &\n"
+    "  tidemark heap $! -o server.pb.gz && go tool pprof -top server.pb.gz\n"
+    "  tidemark heap $! --collapsed -o - | flamegraph.pl > heap.svg\n"
+    "  tidemark heap stats $!\n"
+    "  tidemark heap top server.pb.gz -n 10\n"
+    "  tidemark heap run -o job.pb.gz -- python3 job.py\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "tidemark heap: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'tidemark heap --help')\n");
+	return 2;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	int64_t v;
+	if (tm_parse_int64(s, &v) < 0 || v <= 0 || v > 4194304)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int heap_stats(pid_t pid, int json)
+{
+	const struct tmh_region *r = tm_heap_region_map(pid);
+	if (!r) {
+		if (errno == ENOENT)
+			return tm_error("pid %d has no heap region (not running with the shim)",
+			                (int)pid),
+			       1;
+		return tm_error("cannot read the heap region of pid %d: %s", (int)pid,
+		                strerror(errno)),
+		       1;
+	}
+	struct tm_heap_counters c;
+	int rc = tm_heap_region_counters(r, &c);
+	tm_heap_region_unmap(r);
+	if (rc < 0)
+		return tm_error("the counters of pid %d kept changing", (int)pid), 1;
+	static const char *const states[] = {"running", "exited", "superseded"};
+	const char *state = c.state >= 0 && c.state <= 2 ? states[c.state] : "?";
+	if (json) {
+		printf("{\"pid\":%d,\"state\":\"%s\",\"live_bytes\":%lld,\"peak_bytes\":%lld,"
+		       "\"alloc_bytes\":%lld,\"allocs\":%lld,\"frees\":%lld,\"threads\":%lld,"
+		       "\"sample_mean_bytes\":%lld,\"samples_dropped\":%lld,\"size_classes\":[",
+		       (int)pid, state, (long long)c.live_bytes, (long long)c.peak_bytes,
+		       (long long)c.alloc_bytes, (long long)c.allocs, (long long)c.frees,
+		       (long long)c.threads_seen, (long long)c.sample_mean_bytes,
+		       (long long)c.samples_dropped);
+		for (int i = 0; i < TMH_CLASSES; i++)
+			printf("%s%lld", i ? "," : "", (long long)c.hist[i]);
+		printf("]}\n");
+		return 0;
+	}
+	char a[32], b[32], d[32];
+	printf("pid %d (%s): live %s, peak %s, allocated %s in %lld allocations, %lld frees\n",
+	       (int)pid, state, tm_fmt_mib(a, sizeof(a), c.live_bytes),
+	       tm_fmt_mib(b, sizeof(b), c.peak_bytes), tm_fmt_mib(d, sizeof(d), c.alloc_bytes),
+	       (long long)c.allocs, (long long)c.frees);
+	printf("allocations by usable size:\n");
+	for (int i = 0; i < TMH_CLASSES; i++)
+		if (c.hist[i])
+			printf("  <= %12llu  %lld\n", 16ull << i, (long long)c.hist[i]);
+	return 0;
+}
+
+static int heap_profile(pid_t pid, const char *out, int collapsed, int alloc)
+{
+	char def[64];
+	if (!out) {
+		snprintf(def, sizeof(def), collapsed ? "-" : "heap.%d.pb.gz", (int)pid);
+		out = def;
+	}
+	struct tm_heap_snapshot s;
+	if (tm_heap_snapshot_take(pid, &s) < 0)
+		return 1;
+	int rc;
+	if (collapsed) {
+		FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+		if (!f) {
+			tm_heap_snapshot_release(&s);
+			return tm_error("cannot write '%s': %s", out, strerror(errno)), 1;
+		}
+		rc = tm_heap_write_collapsed(&s, f, alloc);
+		if (f != stdout && fclose(f) != 0)
+			rc = tm_error("cannot write '%s': %s", out, strerror(errno));
+	} else {
+		rc = tm_heap_write_pprof(&s, out);
+		if (rc == 0) {
+			char a[32], b[32];
+			int64_t inuse = 0;
+			for (size_t i = 0; i < s.nsites; i++)
+				inuse += s.sites[i].inuse_bytes;
+			fprintf(stderr, "wrote %s: %zu sites, sampled in use %s (shim live %s)\n",
+			        out, s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
+			        tm_fmt_mib(b, sizeof(b), s.counters.live_bytes));
+		}
+	}
+	tm_heap_snapshot_release(&s);
+	return rc < 0 ? 1 : 0;
+}
+
+/* Runs CMD with the shim (regions kept at exit) and profiles it at exit. */
+static int heap_run(char **cmd, const char *out, const char *sample)
+{
+	char shim[4096], preload[8192];
+	if (tm_heap_shim_path(shim, sizeof(shim)) < 0)
+		return 1;
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof(preload), "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
+	pid_t pid = fork();
+	if (pid < 0)
+		return tm_error("cannot fork: %s", strerror(errno)), 1;
+	if (pid == 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("TIDEMARK_HEAP_KEEP", "1", 1);
+		if (sample)
+			setenv("TIDEMARK_HEAP_SAMPLE", sample, 1);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "tidemark: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int rc = sample && !strcmp(sample, "0") ? heap_stats(pid, 0) : heap_profile(pid, out, 0, 0);
+	char path[64];
+	tm_heap_region_path(path, sizeof(path), pid);
+	unlink(path);
+	if (rc)
+		return rc;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int heap_top(int argc, char **argv)
+{
+	int n = 20;
+	const char *file = NULL;
+	for (int i = 1; i < argc; i++) {
+		int64_t v;
+		if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			if (tm_parse_int64(argv[++i], &v) < 0 || v <= 0 || v > 100000)
+				return usage_error("bad -n '%s'", argv[i]);
+			n = (int)v;
+		} else if (!file && argv[i][0] != '-') {
+			file = argv[i];
+		} else {
+			return usage_error("unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!file)
+		return usage_error("%s", "top needs a profile FILE");
+	return tm_heap_top(file, stdout, n) < 0 ? 1 : 0;
+}
+
+int cmd_heap(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"collapsed", no_argument, NULL, 'c'},
+	    {"alloc", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"sample", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	if (argc > 1 && !strcmp(argv[1], "top")) {
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+				return fputs(usage_text, stdout), 0;
+		return heap_top(argc - 1, argv + 1);
+	}
+	const char *out = NULL, *sample = NULL;
+	int collapsed = 0, alloc = 0, json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:hn:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			collapsed = 1;
+			break;
+		case 'a':
+			alloc = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 's': {
+			int64_t v;
+			if (tm_parse_size(optarg, &v) < 0 || v < 0)
+				return usage_error("bad --sample '%s'", optarg);
+			sample = optarg;
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	char **rest = argv + optind;
+	int nrest = argc - optind;
+	if (nrest < 1)
+		return usage_error("%s", "needs a PID, 'stats PID', 'top FILE' or 'run -- CMD'");
+	pid_t pid;
+	if (!strcmp(rest[0], "run")) {
+		if (nrest < 2)
+			return usage_error("%s", "run needs a command after --");
+		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), out, sample);
+	}
+	if (!strcmp(rest[0], "stats")) {
+		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
+			return usage_error("stats needs one PID, not '%s'",
+			                   nrest > 1 ? rest[1] : "");
+		return heap_stats(pid, json);
+	}
+	if (nrest != 1 || parse_pid(rest[0], &pid) < 0)
+		return usage_error("'%s' is not a PID", rest[0]);
+	return heap_profile(pid, out, collapsed, alloc);
+}

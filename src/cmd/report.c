@@ -1,0 +1,324 @@
+/* tidemark report: a run's figures, readable in ten seconds; --json/--csv for machines. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmds.h"
+#include "error.h"
+#include "store.h"
+#include "summary.h"
+#include "summary_fields.h"
+#include "util.h"
+#include "../banned.h"
+
+static const char usage_text[] =
+	"usage: tidemark report [options] [RUN]\n"
+	"\n"
+	"Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
+	"limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
+	"\n"
+	"  -o, --db PATH       the store (default ./tidemark.db)\n"
+	"  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
+	"                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
+	"      --json          the figures as JSON (raw bytes and usec)\n"
+	"      --csv           the figures as one CSV row with a header\n"
+	"      --series        every sample of the run as CSV, one column per metric\n"
+	"\n"
+	"examples:\n"
+	"  tidemark report\n"
+	"  tidemark report 3 --window 100:500\n"
+	"  tidemark report --json | jq .figures.peak_anon_bytes\n"
+	"  tidemark report --series > run.csv\n";
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
+
+static const struct option long_opts[] = {
+	{"db", required_argument, NULL, 'o'},	 {"window", required_argument, NULL, 'w'},
+	{"json", no_argument, NULL, 'j'},	 {"csv", no_argument, NULL, 'c'},
+	{"series", no_argument, NULL, 's'},	 {"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *mib(char *buf, size_t size, double bytes)
+{
+	if (!isfinite(bytes))
+		return "n/a";
+	snprintf(buf, size, "%.1f MiB", bytes / TM_MIB);
+	return buf;
+}
+
+static const char *secs(char *buf, size_t size, double usec)
+{
+	if (!isfinite(usec))
+		return "n/a";
+	snprintf(buf, size, "%.1f s", usec / 1e6);
+	return buf;
+}
+
+static const char *count(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		return "n/a";
+	snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
+static const char *limit(char *buf, size_t size, double bytes)
+{
+	if (!isfinite(bytes))
+		return "n/a";
+	if (bytes < 0)
+		return "none";
+	return mib(buf, size, bytes);
+}
+
+static void print_command(const struct tm_run_info *ri)
+{
+	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(arr)) {
+		printf("%s %s", ri->target ? ri->target : "?",
+		       ri->cgroup_path ? ri->cgroup_path : "");
+		json_decref(arr);
+		return;
+	}
+	json_array_foreach(arr, i, v) printf("%s%s", i ? " " : "", json_string_value(v));
+	json_decref(arr);
+}
+
+static void print_outcome(const struct tm_run_info *ri)
+{
+	const char *o = ri->outcome ? ri->outcome : "running (or the recorder died)";
+
+	printf("  outcome     %s", o);
+	if (ri->outcome && !strcmp(o, "oom-killed"))
+		printf(" (confirmed by the oom_kill counter)");
+	else if (ri->term_signal)
+		printf(" (signal %d)", ri->term_signal);
+	else if (ri->exit_code > 0)
+		printf(" (exit status %d)", ri->exit_code);
+	if (ri->reason)
+		printf(" — %s", ri->reason);
+	printf("\n");
+}
+
+static void print_text(const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[32];
+
+	printf("run %" PRId64 "  ", ri->id);
+	print_command(ri);
+	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n", ri->machine ? ri->machine : "?",
+	       ri->kernel ? ri->kernel : "?", ri->cgroup_mode ? ri->cgroup_mode : "none",
+	       ri->allocator ? ", allocator " : "", ri->allocator ? ri->allocator : "");
+	print_outcome(ri);
+	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
+	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
+	       s->late_samples);
+	printf("  anon        peak %s, held after the work %s\n", mib(a, sizeof(a), s->peak_anon_bytes),
+	       mib(b, sizeof(b), s->held_anon_bytes));
+	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
+	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
+	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
+	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
+	       mib(c, sizeof(c), s->file_at_peak_bytes));
+	if (isfinite(s->heap_live_peak_bytes))
+		printf("  heap        live peak %s, live at the end %s, retention at the end %s "
+		       "(anon - live)\n",
+		       mib(a, sizeof(a), s->heap_live_peak_bytes),
+		       mib(b, sizeof(b), s->heap_live_end_bytes),
+		       mib(c, sizeof(c), s->retention_end_bytes));
+	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
+	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
+	       count(c, sizeof(c), s->max_events));
+	printf("  cpu         %s   io read %s, written %s\n", secs(a, sizeof(a), s->cpu_usec),
+	       mib(b, sizeof(b), s->io_read_bytes), mib(c, sizeof(c), s->io_write_bytes));
+	printf("  pressure    memory some %s full %s, io some %s full %s\n",
+	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
+	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	if (!isfinite(s->progress_first)) {
+		printf("  progress    none recorded (use --progress REGEX)\n");
+		return;
+	}
+	printf("  progress    %g -> %g, %.1f units/min\n", s->progress_first, s->progress_last,
+	       s->progress_rate_per_min);
+	if (isfinite(s->anon_bytes_per_unit))
+		printf("  per unit    anon %+.3f MiB (R² %.2f), cpu %.1f ms (R² %.2f)\n",
+		       s->anon_bytes_per_unit / TM_MIB, s->anon_per_unit_r2,
+		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static int print_json(const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	json_t *root = json_object(), *fig = json_object(), *run = json_object();
+
+	json_object_set_new(run, "id", json_integer(ri->id));
+	json_object_set_new(run, "uuid", str_or_null(ri->uuid));
+	json_object_set_new(run, "machine", str_or_null(ri->machine));
+	json_object_set_new(run, "kernel", str_or_null(ri->kernel));
+	json_object_set_new(run, "cgroup_mode", str_or_null(ri->cgroup_mode));
+	json_object_set_new(run, "allocator", str_or_null(ri->allocator));
+	json_object_set_new(run, "outcome", str_or_null(ri->outcome));
+	json_object_set_new(run, "reason", str_or_null(ri->reason));
+	json_object_set_new(run, "exit_code", json_integer(ri->exit_code));
+	json_object_set_new(run, "term_signal", json_integer(ri->term_signal));
+	json_object_set_new(run, "started_wall_usec", json_integer(ri->started_wall_usec));
+	json_object_set_new(run, "interval_usec", json_integer(ri->interval_usec));
+	json_object_set_new(run, "command", ri->command_json ? json_loads(ri->command_json, 0, NULL)
+							    : json_null());
+	json_object_set_new(run, "limits", ri->limits_json ? json_loads(ri->limits_json, 0, NULL)
+							  : json_null());
+	json_object_set_new(run, "env", ri->env_json ? json_loads(ri->env_json, 0, NULL)
+						    : json_null());
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
+		json_object_set_new(fig, tm_summary_fields[i].name,
+				    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
+	json_object_set_new(fig, "samples", json_integer(s->samples));
+	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
+	json_object_set_new(root, "run", run);
+	json_object_set_new(root, "figures", fig);
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	putchar('\n');
+	json_decref(root);
+	return 0;
+}
+
+static void print_csv(const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	printf("run,outcome,samples");
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
+		printf(",%s", tm_summary_fields[i].name);
+	printf("\n%" PRId64 ",%s,%" PRId64, ri->id, ri->outcome ? ri->outcome : "", s->samples);
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++) {
+		double v = tm_summary_get(s, &tm_summary_fields[i]);
+		if (isfinite(v))
+			printf(",%.15g", v);
+		else
+			printf(",");
+	}
+	printf("\n");
+}
+
+static int series_row(void *ctx, const struct tm_sample *s)
+{
+	(void)ctx;
+	printf("%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
+	       s->t_mono_usec, s->late_usec);
+	for (int m = 0; m < TM_METRIC_COUNT; m++) {
+		if (tm_sample_has(s, m))
+			printf(",%" PRId64, s->v[m]);
+		else
+			printf(",");
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int print_series(struct tm_store *st, int64_t run)
+{
+	printf("seq,t_wall_usec,t_mono_usec,late_usec");
+	for (int m = 0; m < TM_METRIC_COUNT; m++)
+		printf(",%s", tm_metric_info(m)->name);
+	putchar('\n');
+	return tm_store_each_sample(st, run, 0, -1, series_row, NULL);
+}
+
+static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt)
+{
+	struct tm_run_info ri;
+	struct tm_summary s;
+	int rc = tm_store_run_get(st, run, &ri);
+
+	if (rc)
+		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
+	if (fmt == FMT_SERIES) {
+		rc = print_series(st, run);
+		tm_run_info_release(&ri);
+		return rc;
+	}
+	rc = tm_summarize(st, run, w, &s);
+	if (rc == 1)
+		rc = tm_error("run %" PRId64 " has no samples%s", run, w ? " in that window" : "");
+	if (!rc && fmt == FMT_TEXT)
+		print_text(&ri, &s);
+	else if (!rc && fmt == FMT_JSON)
+		rc = print_json(&ri, &s);
+	else if (!rc)
+		print_csv(&ri, &s);
+	tm_run_info_release(&ri);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *db = "tidemark.db";
+	struct tm_window win, *w = NULL;
+	enum fmt fmt = FMT_TEXT;
+	struct tm_store *st;
+	int64_t run = 0;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			db = optarg;
+			break;
+		case 'w':
+			if (tm_window_parse(optarg, &win))
+				return 2;
+			w = &win;
+			break;
+		case 'j':
+			fmt = FMT_JSON;
+			break;
+		case 'c':
+			fmt = FMT_CSV;
+			break;
+		case 's':
+			fmt = FMT_SERIES;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc && (tm_parse_int64(argv[optind], &run) || run <= 0)) {
+		fprintf(stderr, "tidemark report: '%s' is not a run id\n", argv[optind]);
+		return 2;
+	}
+	if (tm_store_open_readonly(db, &st))
+		return 1;
+	rc = 0;
+	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
+		if (rc > 0)
+			tm_error("the store '%s' has no runs yet", db);
+		tm_store_close(st);
+		return 1;
+	}
+	rc = report_run(st, run, w, fmt);
+	tm_store_close(st);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,135 @@
+/* tidemark runs: the runs in a store, one line each. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmds.h"
+#include "store.h"
+#include "../banned.h"
+
+static const char usage_text[] = "usage: tidemark runs [-o DB] [--json]\n"
+				 "\n"
+				 "Lists the runs in the store, oldest first.\n"
+				 "\n"
+				 "  -o, --db PATH   the store (default ./tidemark.db)\n"
+				 "      --json      one JSON object per run\n"
+				 "\n"
+				 "examples:\n"
+				 "  tidemark runs\n"
+				 "  tidemark runs -o /var/lib/tidemark/pi.db --json\n";
+
+static void when(char *buf, size_t size, int64_t wall_usec)
+{
+	time_t t = (time_t)(wall_usec / 1000000);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* The command as one short line. */
+static void command_line(const struct tm_run_info *ri, char *buf, size_t size)
+{
+	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
+	size_t i, len = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	if (!json_is_array(arr)) {
+		snprintf(buf, size, "%s %s", ri->target ? ri->target : "",
+			 ri->cgroup_path ? ri->cgroup_path : "");
+	} else {
+		json_array_foreach(arr, i, v)
+		{
+			int n = snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+					 json_string_value(v));
+			if (n < 0 || (size_t)n >= size - len)
+				break;
+			len += (size_t)n;
+		}
+	}
+	json_decref(arr);
+}
+
+static int print_line(void *ctx, const struct tm_run_info *ri)
+{
+	char started[32], cmd[61], dur[16] = "-", arm[48] = "";
+
+	(void)ctx;
+	when(started, sizeof(started), ri->started_wall_usec);
+	if (ri->ended_wall_usec)
+		snprintf(dur, sizeof(dur), "%.1f", (ri->ended_wall_usec - ri->started_wall_usec) / 1e6);
+	if (ri->bench_id)
+		snprintf(arm, sizeof(arm), " [bench %" PRId64 " %s]", ri->bench_id,
+			 ri->arm ? ri->arm : "");
+	command_line(ri, cmd, sizeof(cmd));
+	printf("%5" PRId64 "  %s  %8s  %-12s %7" PRId64 "  %s%s\n", ri->id, started, dur,
+	       ri->outcome ? ri->outcome : "running?", ri->sample_count, cmd, arm);
+	return 0;
+}
+
+static int print_json(void *ctx, const struct tm_run_info *ri)
+{
+	json_t *o = json_pack("{sI ss* ss* sI sI ss* sI si si}", "id", (json_int_t)ri->id, "uuid",
+			      ri->uuid, "machine", ri->machine, "started_wall_usec",
+			      (json_int_t)ri->started_wall_usec, "ended_wall_usec",
+			      (json_int_t)ri->ended_wall_usec, "outcome", ri->outcome, "samples",
+			      (json_int_t)ri->sample_count, "exit_code", ri->exit_code,
+			      "term_signal", ri->term_signal);
+	(void)ctx;
+	if (!o)
+		return -1;
+	json_object_set_new(o, "command",
+			    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
+	if (ri->bench_id) {
+		json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
+		json_object_set_new(o, "arm", ri->arm ? json_string(ri->arm) : json_null());
+	}
+	json_dumpf(o, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(o);
+	return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{"db", required_argument, NULL, 'o'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = "tidemark.db";
+	struct tm_store *st;
+	int c, rc, json = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+		if (c == 'o') {
+			db = optarg;
+		} else if (c == 'j') {
+			json = 1;
+		} else if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		} else {
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tidemark runs: unexpected '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (tm_store_open_readonly(db, &st))
+		return 1;
+	if (!json)
+		printf("%5s  %-19s  %8s  %-12s %7s  %s\n", "run", "started", "wall s", "outcome",
+		       "samples", "command");
+	rc = tm_store_each_run(st, 0, json ? print_json : print_line, NULL);
+	tm_store_close(st);
+	return rc ? 1 : 0;
+}

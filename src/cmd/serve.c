@@ -1,0 +1,206 @@
+/* `tidemark serve`: the server collectors push to, the panel, /metrics. */
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "error.h"
+#include "store.h"
+#include "util.h"
+#include "serve/auth.h"
+#include "serve/server.h"
+#include "banned.h"
+
+#define DEFAULT_DB "tidemark-server.db"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
+	           "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
+	           "       tidemark serve token add [--read] NAME [--db PATH]\n"
+	           "       tidemark serve token remove [--read] NAME [--db PATH]\n"
+	           "       tidemark serve token list [--db PATH]\n"
+	           "\n"
+	           "Collects runs pushed by `tidemark record --push`, serves the panel at /\n"
+	           "and Prometheus metrics at /metrics.\n"
+	           "\n"
+	           "  --listen HOST:PORT   address to listen on (default 127.0.0.1:7070; port 0 "
+	           "picks one)\n"
+	           "  --db PATH            store file (default " DEFAULT_DB
+	           ", or $TIDEMARK_SERVER_DB)\n"
+	           "  --public-read        panel, API and /metrics readable without a read token\n"
+	           "  --max-body SIZE      largest request body accepted (default 8M)\n"
+	           "  --max-rate N         samples per second accepted per machine, averaged "
+	           "(default 1000)\n"
+	           "\n"
+	           "A write token belongs to one machine: every run pushed with it is filed under\n"
+	           "the token's name.  Tokens are printed once and stored hashed.\n"
+	           "\n"
+	           "examples:\n"
+	           "  tidemark serve token add pi-home          # prints the pi's write token\n"
+	           "  tidemark serve token add --read laptop    # a token for the panel\n"
+	           "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
+	           "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
+	           "  open http://127.0.0.1:7070/#token=TOKEN\n");
+}
+
+static const char *db_path(const char *opt)
+{
+	const char *env = getenv("TIDEMARK_SERVER_DB");
+
+	return opt ? opt : env && *env ? env : DEFAULT_DB;
+}
+
+static int print_token(void *ctx, const char *name, const char *kind, int64_t created)
+{
+	(void)ctx;
+	printf("%-5s %-32s created %lld\n", kind, name, (long long)(created / 1000000));
+	return 0;
+}
+
+static int token_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {{"read", no_argument, NULL, 'r'},
+	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
+	const char *db = NULL, *kind = "write", *verb;
+	struct tm_store *st;
+	int c, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'r')
+			kind = "read";
+		else if (c == 'd')
+			db = optarg;
+		else if (c == 'h')
+			return usage(stdout), 0;
+		else
+			return usage(stderr), 2;
+	}
+	verb = optind < argc ? argv[optind] : "";
+	bool list = !strcmp(verb, "list");
+	if (!(list && optind + 1 == argc) &&
+	    !((!strcmp(verb, "add") || !strcmp(verb, "remove")) && optind + 2 == argc)) {
+		fprintf(stderr, "tidemark serve token: want 'add NAME', 'remove NAME' or 'list'\n");
+		return 2;
+	}
+	if (!list && !tm_name_valid(argv[optind + 1])) {
+		fprintf(stderr,
+		        "tidemark serve token: invalid name '%s' (1-64 of A-Z a-z 0-9 . _ -)\n",
+		        argv[optind + 1]);
+		return 2;
+	}
+	if (tm_store_open(db_path(db), &st) < 0)
+		return 1;
+	if (tm_auth_init(st) < 0) {
+		tm_store_close(st);
+		return 1;
+	}
+	if (list) {
+		rc = tm_token_each(st, print_token, NULL) < 0;
+	} else if (!strcmp(verb, "add")) {
+		char tok[TM_TOKEN_LEN + 1];
+		rc = tm_token_add(st, argv[optind + 1], kind, tok) < 0;
+		if (!rc)
+			printf("%s\n", tok);
+	} else {
+		int r = tm_token_remove(st, argv[optind + 1], kind);
+		if (r == 1)
+			fprintf(stderr, "tidemark serve token: no %s token '%s'\n", kind,
+			        argv[optind + 1]);
+		rc = r != 0;
+	}
+	tm_store_close(st);
+	return rc;
+}
+
+static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const char **db)
+{
+	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
+	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"public-read", no_argument, NULL, 'p'},
+	                                     {"max-body", required_argument, NULL, 'b'},
+	                                     {"max-rate", required_argument, NULL, 'r'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
+	int64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o->listen = optarg;
+			break;
+		case 'd':
+			*db = optarg;
+			break;
+		case 'p':
+			o->public_read = true;
+			break;
+		case 'b':
+			if (tm_parse_size(optarg, &v) < 0 || v < 1024 || v > (1 << 30)) {
+				fprintf(stderr, "tidemark serve: --max-body wants 1K..1G\n");
+				return 2;
+			}
+			o->max_body_bytes = (size_t)v;
+			break;
+		case 'r':
+			if (tm_parse_int64(optarg, &v) < 0 || v < 1 || v > 10000000) {
+				fprintf(stderr, "tidemark serve: --max-rate wants 1..10000000\n");
+				return 2;
+			}
+			o->max_samples_per_sec = v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tidemark serve: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct tm_server_opts o;
+	struct sockaddr_in addr;
+	const char *db = NULL;
+	struct tm_store *st;
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "token"))
+		return token_cmd(argc - 1, argv + 1);
+	tm_server_opts_init(&o);
+	rc = parse_opts(argc, argv, &o, &db);
+	if (rc >= 0)
+		return rc;
+	if (tm_parse_listen(o.listen, &addr) < 0)
+		return 2;
+	if (tm_store_open(db_path(db), &st) < 0)
+		return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	rc = tm_server_run(st, &o, &stop_flag) < 0 ? 1 : 0;
+	tm_store_close(st);
+	return rc;
+}

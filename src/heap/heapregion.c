@@ -1,0 +1,120 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "heap/heapregion.h"
+#include "banned.h"
+
+void tm_heap_region_path(char *buf, size_t size, pid_t pid)
+{
+	snprintf(buf, size, TMH_PATH_FMT, (int)pid);
+}
+
+static int region_valid(const struct tmh_region *r, pid_t pid)
+{
+	return __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == TMH_MAGIC &&
+	       r->version == TMH_VERSION && r->total_bytes == sizeof(*r) && r->pid == pid &&
+	       r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
+	       r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS;
+}
+
+const struct tmh_region *tm_heap_region_map(pid_t pid)
+{
+	char path[64];
+	tm_heap_region_path(path, sizeof(path), pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct tmh_region)) {
+		close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ, MAP_SHARED, fd, 0);
+	int saved = errno;
+	close(fd);
+	if (m == MAP_FAILED) {
+		errno = saved;
+		return NULL;
+	}
+	if (!region_valid(m, pid)) {
+		munmap(m, sizeof(struct tmh_region));
+		errno = EPROTO;
+		return NULL;
+	}
+	return m;
+}
+
+void tm_heap_region_unmap(const struct tmh_region *r)
+{
+	if (r)
+		munmap((void *)r, sizeof(*r));
+}
+
+static void add_slot(struct tm_heap_counters *c, const struct tmh_slot *s)
+{
+#define TM_X_ADD(n, comment) c->n += __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+	TMH_COUNTER_LIST(TM_X_ADD)
+#undef TM_X_ADD
+	for (int i = 0; i < TMH_CLASSES; i++)
+		c->hist[i] += __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED);
+}
+
+static void derive(struct tm_heap_counters *c)
+{
+	c->live_bytes = c->alloc_bytes - c->freed_bytes;
+	c->allocs = 0;
+	for (int i = 0; i < TMH_CLASSES; i++)
+		c->allocs += c->hist[i];
+}
+
+int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c)
+{
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		uint64_t seq = __atomic_load_n(&r->fold_seq, __ATOMIC_ACQUIRE);
+		if (seq & 1) {
+			usleep(10);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		add_slot(c, &r->retired);
+		add_slot(c, &r->shared);
+		for (int i = 0; i < TMH_SLOTS; i++)
+			add_slot(c, &r->slots[i]);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->fold_seq, __ATOMIC_RELAXED) != seq)
+			continue;
+		derive(c);
+		c->peak_bytes = __atomic_load_n(&r->peak_bytes, __ATOMIC_RELAXED);
+		if (c->peak_bytes < c->live_bytes)
+			c->peak_bytes = c->live_bytes;
+		c->threads_seen = r->threads_seen;
+		c->slot_overflows = r->slot_overflows;
+		c->samples_dropped = r->samples_dropped;
+		c->sample_mean_bytes = r->sample_mean_bytes;
+		c->state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		return 0;
+	}
+	return -1;
+}
+
+int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)
+{
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		uint64_t seq = __atomic_load_n(&r->sample_seq, __ATOMIC_ACQUIRE);
+		if (seq & 1) {
+			usleep(10);
+			continue;
+		}
+		memcpy(out, r->stacks, sizeof(r->stacks));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->sample_seq, __ATOMIC_RELAXED) == seq)
+			return 0;
+	}
+	return -1;
+}

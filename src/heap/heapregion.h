@@ -1,0 +1,40 @@
+/*
+ * Mapping a heap shim region (include/tidemark-heap.h) from outside the
+ * process and reading consistent values out of it.
+ */
+#ifndef TM_HEAPREGION_H
+#define TM_HEAPREGION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tidemark-heap.h"
+
+/* Folded counters of one process.  Bytes are the allocator's usable bytes. */
+struct tm_heap_counters {
+	int64_t live_bytes, peak_bytes, alloc_bytes, freed_bytes, allocs, frees;
+	int64_t hist[TMH_CLASSES]; /* allocations by size class */
+	int64_t threads_seen, slot_overflows, samples_dropped, sample_mean_bytes;
+	int state; /* enum tmh_state */
+};
+
+/*
+ * Maps PID's region read-only.  Returns NULL with errno ENOENT when PID has
+ * no region (not running with the shim), or another errno when the file is
+ * not a region of this version (EPROTO) or cannot be mapped.
+ */
+const struct tmh_region *tm_heap_region_map(pid_t pid);
+void tm_heap_region_unmap(const struct tmh_region *r);
+
+/* Path of PID's region in /dev/shm into BUF. */
+void tm_heap_region_path(char *buf, size_t size, pid_t pid);
+
+/* Sums the slots under the fold seqlock.  0, or -1 if it never got a
+ * consistent pass (a writer stuck mid-fold). */
+int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c);
+
+/* Copies the sampled stack table (TMH_STACKS entries) into OUT under the
+ * sample seqlock.  0 or -1 (never consistent). */
+int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out);
+
+#endif

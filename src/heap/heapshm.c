@@ -1,0 +1,137 @@
+/* The recorder's side: sum the shim counters of a process tree. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "heap/heapregion.h"
+#include "heap/heapshm.h"
+#include "banned.h"
+
+struct mapped {
+	pid_t pid;
+	const struct tmh_region *r;
+	int seen;
+};
+
+struct tm_heap_reader {
+	struct mapped *m;
+	size_t n, cap;
+};
+
+struct tm_heap_reader *tm_heap_reader_new(void)
+{
+	return calloc(1, sizeof(struct tm_heap_reader));
+}
+
+/* Drops entry I; unlinks the region when its process is gone. */
+static void drop(struct tm_heap_reader *rd, size_t i)
+{
+	struct mapped *e = &rd->m[i];
+	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
+	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH) {
+		char path[64];
+		tm_heap_region_path(path, sizeof(path), e->pid);
+		unlink(path);
+	}
+	tm_heap_region_unmap(e->r);
+	rd->m[i] = rd->m[--rd->n];
+}
+
+void tm_heap_reader_free(struct tm_heap_reader *rd)
+{
+	if (!rd)
+		return;
+	while (rd->n)
+		drop(rd, rd->n - 1);
+	free(rd->m);
+	free(rd);
+}
+
+static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		if (rd->m[i].pid != pid)
+			continue;
+		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) != TMH_SUPERSEDED)
+			return &rd->m[i];
+		tm_heap_region_unmap(rd->m[i].r); /* it exec'd: map the new image's */
+		rd->m[i] = rd->m[--rd->n];
+		break;
+	}
+	const struct tmh_region *r = tm_heap_region_map(pid);
+	if (!r)
+		return NULL;
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 16;
+		struct mapped *m = realloc(rd->m, cap * sizeof(*m));
+		if (!m) {
+			tm_heap_region_unmap(r);
+			return NULL;
+		}
+		rd->m = m;
+		rd->cap = cap;
+	}
+	rd->m[rd->n] = (struct mapped){.pid = pid, .r = r};
+	return &rd->m[rd->n++];
+}
+
+int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
+                          struct tm_sample *s)
+{
+	for (size_t i = 0; i < rd->n; i++)
+		rd->m[i].seen = 0;
+	for (size_t i = 0; i < npids; i++) {
+		struct mapped *e = find_or_map(rd, pids[i]);
+		struct tm_heap_counters c;
+		if (!e || e->seen)
+			continue;
+		e->seen = 1;
+		if (tm_heap_region_counters(e->r, &c) < 0)
+			continue;
+		tm_sample_add(s, TM_M_HEAP_PROCS, 1);
+		tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
+		tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
+		tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
+		tm_sample_add(s, TM_M_HEAP_ALLOCS, c.allocs);
+		tm_sample_add(s, TM_M_HEAP_FREES, c.frees);
+	}
+	for (size_t i = rd->n; i-- > 0;)
+		if (!rd->m[i].seen)
+			drop(rd, i);
+	return 0;
+}
+
+int tm_heap_shim_path(char *buf, size_t size)
+{
+	const char *env = getenv("TIDEMARK_HEAP_LIB");
+	if (env && *env) {
+		if (strlen(env) >= size)
+			return tm_error("TIDEMARK_HEAP_LIB is too long");
+		if (access(env, R_OK) < 0)
+			return tm_error("cannot read '%s': %s", env, strerror(errno));
+		memcpy(buf, env, strlen(env) + 1);
+		return 0;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return tm_error("cannot read '/proc/self/exe': %s", strerror(errno));
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = '\0';
+	static const char name[] = "libtidemark-heap.so";
+	if (strlen(exe) + sizeof(name) > size)
+		return tm_error("path of the heap shim is too long");
+	memcpy(buf, exe, strlen(exe));
+	memcpy(buf + strlen(exe), name, sizeof(name));
+	if (access(buf, R_OK) < 0)
+		return tm_error("cannot find the heap shim '%s': %s (build it with make, or set "
+		                "TIDEMARK_HEAP_LIB)",
+		                buf, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * bench: the experiment model.  Arms (an allocator, an environment, limits,
+ * optionally a command of their own), how they are spelled on the command
+ * line and in an experiment file, the contamination guard, and the
+ * environment each arm really runs with.
+ *
+ * Everything here is pure (text in, structs out) except
+ * tm_bench_resolve_allocators(), which looks for libraries on disk under
+ * the directories it is given.  docs/bench.md describes the formats.
+ */
+#ifndef TM_BENCH_H
+#define TM_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TM_BENCH_MAX_ARMS 16
+#define TM_BENCH_MAX_ENV  32
+#define TM_BENCH_NAME_MAX 64
+
+/* What an arm claims about its allocator. */
+enum tm_bench_alloc {
+	TM_ALLOC_GLIBC,    /* as shipped (the default when nothing is said) */
+	TM_ALLOC_ARENA1,   /* glibc with MALLOC_ARENA_MAX=1 */
+	TM_ALLOC_JEMALLOC, /* LD_PRELOAD of libjemalloc */
+	TM_ALLOC_MIMALLOC,
+	TM_ALLOC_TCMALLOC,
+	TM_ALLOC_COUNT
+};
+
+/* "glibc", "arena1", ...; the name tm_bench_alloc_by_name() accepts. */
+const char *tm_bench_alloc_name(enum tm_bench_alloc a);
+/* What /proc/PID/maps must show: "glibc" for glibc and arena1. */
+const char *tm_bench_alloc_expect(enum tm_bench_alloc a);
+/* -1 when NAME is not a known allocator shortcut. */
+int tm_bench_alloc_by_name(const char *name);
+
+struct tm_bench_env {
+	char *name, *value; /* malloc'd */
+};
+
+struct tm_bench_arm {
+	char name[TM_BENCH_NAME_MAX];
+	enum tm_bench_alloc alloc;
+	bool alloc_set; /* said explicitly (Allocator= or the name) */
+	char *preload;  /* library path for LD_PRELOAD once resolved (malloc'd) */
+	struct tm_bench_env env[TM_BENCH_MAX_ENV];
+	int n_env; /* variables the arm declares itself */
+	int64_t memory_max_bytes, memory_high_bytes, swap_max_bytes; /* TM_LIMIT_UNSET: default */
+	char *exec_start; /* ExecStart= (a shell-like command line), malloc'd, or NULL */
+};
+
+/*
+ * The options an experiment file can set (section [bench]); the command
+ * line overrides them.  Unset numbers are -1, unset strings NULL.
+ */
+struct tm_bench_spec {
+	struct tm_bench_arm arms[TM_BENCH_MAX_ARMS];
+	int n_arms;
+	char *name, *exec_start, *order, *restore, *prepare, *cleanup, *window;
+	char *progress_regex, *progress_file;
+	int64_t runs, warmup, seed;
+	int64_t memory_max_bytes, memory_high_bytes, swap_max_bytes;
+	int64_t timeout_usec, settle_usec, interval_usec;
+	double until_progress;
+	bool has_until_progress;
+	int drop_caches, inherit_env; /* -1 unset, 0, 1 */
+};
+
+void tm_bench_spec_init(struct tm_bench_spec *sp);
+void tm_bench_spec_release(struct tm_bench_spec *sp);
+
+/*
+ * Adds the arm spelled NAME[:KEY=VAL[,KEY=VAL...]] (the --arm argument).
+ * KEY is an environment variable, or one of Allocator, MemoryMax,
+ * MemoryHigh, MemorySwapMax.  A comma only separates when what follows is
+ * KEY=, so MALLOC_CONF=a:1,b:2 keeps its commas.  An arm named like an
+ * allocator shortcut (jemalloc, arena1, ...) uses it.
+ * 0, or -1 after tm_error naming the problem.
+ */
+int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text);
+
+/*
+ * Parses an experiment file held in TEXT (NUL-terminated).  Section
+ * [bench] holds the options; every other section is an arm, in order (the
+ * first is the control).  Errors name ORIGIN and the line.  0 or -1.
+ */
+int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin);
+
+/*
+ * Parses systemd's Environment= value (space-separated VAR=VAL, double or
+ * single quotes allowed) into the arm.  0 or -1 after tm_error.
+ */
+int tm_bench_parse_environment(struct tm_bench_arm *arm, const char *value);
+
+/* Sets (replacing) one declared variable.  0 or -1 when full or invalid. */
+int tm_bench_arm_setenv(struct tm_bench_arm *arm, const char *name, const char *value);
+const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name);
+
+/* True for LD_PRELOAD, MALLOC_*, GLIBC_TUNABLES, MIMALLOC_*, TCMALLOC_*, JE_MALLOC_CONF. */
+bool tm_bench_alloc_var(const char *name);
+
+/*
+ * The library search: for each allocator arm that needs a preload, finds
+ * its library in one of DIRS (NULL-terminated) and sets arm->preload.
+ * A missing library is an error naming the Debian package.  An arm that
+ * declares LD_PRELOAD itself is classified by the library it names.
+ */
+int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dirs);
+
+/* The default library directories of this host (NULL-terminated). */
+const char *const *tm_bench_lib_dirs(void);
+
+/*
+ * The contamination guard.  ENVP is our environment.  Refuses (returns -1
+ * after tm_error listing the variables) when it carries an
+ * allocation-relevant variable no arm declares explicitly, unless
+ * INHERIT.  0 when clean.
+ */
+int tm_bench_guard(const struct tm_bench_spec *sp, char *const *envp, bool inherit);
+
+/*
+ * The environment arm ARM runs with: ENVP with every allocation-relevant
+ * variable removed (kept when INHERIT and the arm does not set it), then
+ * the arm's own variables and its preload.  A NULL-terminated malloc'd
+ * array of malloc'd "VAR=VAL" strings; free with tm_bench_env_free.
+ */
+char **tm_bench_arm_envp(const struct tm_bench_arm *arm, char *const *envp, bool inherit);
+void tm_bench_env_free(char **envp);
+
+/* The allocation-relevant part of an environment as a JSON object text (malloc'd). */
+char *tm_bench_env_json(char *const *envp);
+
+/* The allocator /proc/PID/maps must show for this arm. */
+const char *tm_bench_arm_expect(const struct tm_bench_arm *arm);
+
+/*
+ * Splits a command line (ExecStart=) into argv like a shell without
+ * expansions: whitespace separates, quotes group, backslash escapes.
+ * NULL-terminated malloc'd array; free with tm_bench_env_free.  NULL after
+ * tm_error on an unterminated quote or an empty command.
+ */
+char **tm_bench_split_command(const char *line);
+
+/*
+ * The run order: ROUNDS rounds of N_ARMS arms, arm indexes written to
+ * ORDER (ROUNDS * N_ARMS of them).  Interleaved (0 1 2 0 1 2 ...) unless
+ * SHUFFLE, then each round is shuffled with a generator seeded by SEED,
+ * so each arm still runs once per round.
+ */
+void tm_bench_order(int n_arms, int rounds, bool shuffle, uint64_t seed, int *order);
+
+#endif

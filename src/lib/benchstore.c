@@ -1,0 +1,235 @@
+/* bench's tables in the store; see benchstore.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "benchstore.h"
+#include "error.h"
+#include "recorder.h"
+#include "store.h"
+#include "util.h"
+#include "../banned.h"
+
+static const char bench_schema[] =
+    "CREATE TABLE IF NOT EXISTS benches(id INTEGER PRIMARY KEY,"
+    " started_wall_usec INTEGER NOT NULL, ended_wall_usec INTEGER, name TEXT,"
+    " spec_json TEXT NOT NULL, seed INTEGER, run_order TEXT, host TEXT);"
+    "CREATE TABLE IF NOT EXISTS bench_runs(run_id INTEGER PRIMARY KEY,"
+    " bench_id INTEGER NOT NULL, seq INTEGER NOT NULL, arm_index INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL, wall_usec INTEGER);"
+    "CREATE INDEX IF NOT EXISTS bench_runs_bench ON bench_runs(bench_id, seq);";
+
+int tm_bench_store_init(struct tm_store *st)
+{
+	return tm_store_exec(st, bench_schema);
+}
+
+static int db_fail(struct tm_store *st, const char *what)
+{
+	return tm_error("store: %s: %s", what, sqlite3_errmsg(tm_store_sqlite(st)));
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Runs one prepared write.  0 or -1. */
+static int step_done(struct tm_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(st, what);
+	return 0;
+}
+
+int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int64_t *bench_id)
+{
+	sqlite3 *db = tm_store_sqlite(st);
+	sqlite3_stmt *s;
+
+	if (tm_bench_store_init(st) || tm_store_commit(st))
+		return -1;
+	if (sqlite3_prepare_v2(db,
+	                       "INSERT INTO benches(started_wall_usec, name, spec_json, seed,"
+	                       " run_order, host) VALUES(?,?,?,?,?,?)",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return db_fail(st, "prepare");
+	sqlite3_bind_int64(s, 1, b->started_wall_usec);
+	bind_text(s, 2, b->name);
+	bind_text(s, 3, b->spec_json);
+	sqlite3_bind_int64(s, 4, b->seed);
+	bind_text(s, 5, b->order);
+	bind_text(s, 6, b->host);
+	if (step_done(st, s, "insert bench"))
+		return -1;
+	*bench_id = sqlite3_last_insert_rowid(db);
+	return 0;
+}
+
+int tm_bench_store_end(struct tm_store *st, int64_t bench_id, int64_t ended_wall_usec)
+{
+	sqlite3_stmt *s;
+
+	if (tm_store_commit(st))
+		return -1;
+	if (sqlite3_prepare_v2(tm_store_sqlite(st),
+	                       "UPDATE benches SET ended_wall_usec = ? WHERE id = ?", -1, &s,
+	                       NULL) != SQLITE_OK)
+		return db_fail(st, "prepare");
+	sqlite3_bind_int64(s, 1, ended_wall_usec);
+	sqlite3_bind_int64(s, 2, bench_id);
+	return step_done(st, s, "end bench");
+}
+
+int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
+{
+	sqlite3_stmt *s;
+
+	if (tm_store_commit(st))
+		return -1;
+	if (sqlite3_prepare_v2(tm_store_sqlite(st),
+	                       "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
+	                       " warmup, wall_usec) VALUES(?,?,?,?,?,?)",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return db_fail(st, "prepare");
+	sqlite3_bind_int64(s, 1, n->run_id);
+	sqlite3_bind_int64(s, 2, n->bench_id);
+	sqlite3_bind_int64(s, 3, n->seq);
+	sqlite3_bind_int(s, 4, n->arm_index);
+	sqlite3_bind_int(s, 5, n->warmup);
+	if (n->wall_usec > 0)
+		sqlite3_bind_int64(s, 6, n->wall_usec);
+	else
+		sqlite3_bind_null(s, 6);
+	return step_done(st, s, "insert bench run");
+}
+
+int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (tm_bench_store_init(st))
+		return -1;
+	if (sqlite3_prepare_v2(tm_store_sqlite(st), "SELECT max(id) FROM benches", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return db_fail(st, "prepare");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*bench_id = sqlite3_column_int64(s, 0);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_ROW ? 1 : db_fail(st, "latest bench");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)
+{
+	char num[32];
+	int n;
+
+	if (bytes == TM_LIMIT_UNSET)
+		return 0;
+	if (bytes == INT64_MAX)
+		snprintf(num, sizeof(num), "max");
+	else if (bytes % (1024 * 1024) == 0)
+		snprintf(num, sizeof(num), "%lldM", (long long)(bytes / (1024 * 1024)));
+	else
+		snprintf(num, sizeof(num), "%lld", (long long)bytes);
+	n = snprintf(buf, size, "%s=%s ", key, num);
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+void tm_bench_limits_text(const struct tm_bench_spec *sp, const struct tm_bench_arm *arm, char *buf,
+                          size_t size)
+{
+	int64_t max =
+	    arm->memory_max_bytes != TM_LIMIT_UNSET ? arm->memory_max_bytes : sp->memory_max_bytes;
+	int64_t high = arm->memory_high_bytes != TM_LIMIT_UNSET ? arm->memory_high_bytes
+	                                                        : sp->memory_high_bytes;
+	int64_t swap =
+	    arm->swap_max_bytes != TM_LIMIT_UNSET ? arm->swap_max_bytes : sp->swap_max_bytes;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	n += limit_part(buf + n, size - n, "MemoryMax", max);
+	n += limit_part(buf + n, size - n, "MemoryHigh", high);
+	n += limit_part(buf + n, size - n, "MemorySwapMax", swap);
+	if (n)
+		buf[n - 1] = '\0';
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *argv_json(char *const *argv)
+{
+	json_t *a = json_array();
+	for (; argv && *argv; argv++)
+		json_array_append_new(a, json_string(*argv));
+	return a;
+}
+
+static json_t *arm_spec_json(const struct tm_bench_spec *sp, const struct tm_bench_arm *arm,
+                             const char *env_text)
+{
+	char limits[256];
+	json_t *env = json_object();
+
+	for (int i = 0; i < arm->n_env; i++)
+		json_object_set_new(env, arm->env[i].name, json_string(arm->env[i].value));
+	tm_bench_limits_text(sp, arm, limits, sizeof(limits));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", arm->name, "allocator",
+	                      tm_bench_alloc_name(arm->alloc), "expect", tm_bench_arm_expect(arm),
+	                      "env_text", env_text ? env_text : "", "limits_text", limits);
+	json_object_set_new(o, "declared_env", env);
+	json_object_set_new(o, "preload", str_or_null(arm->preload));
+	json_object_set_new(o, "exec_start", str_or_null(arm->exec_start));
+	json_object_set_new(o, "memory_max_bytes", json_integer(arm->memory_max_bytes));
+	json_object_set_new(o, "memory_high_bytes", json_integer(arm->memory_high_bytes));
+	json_object_set_new(o, "swap_max_bytes", json_integer(arm->swap_max_bytes));
+	return o;
+}
+
+char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char *const *env_text)
+{
+	json_t *arms = json_array(), *o = json_object();
+	char *text;
+
+	for (int i = 0; i < sp->n_arms; i++)
+		json_array_append_new(
+		    arms, arm_spec_json(sp, &sp->arms[i], env_text ? env_text[i] : NULL));
+	json_object_set_new(o, "command", argv_json(argv));
+	json_object_set_new(o, "arms", arms);
+	json_object_set_new(o, "runs", json_integer(sp->runs));
+	json_object_set_new(o, "warmup", json_integer(sp->warmup));
+	json_object_set_new(o, "order", str_or_null(sp->order));
+	json_object_set_new(o, "seed", json_integer(sp->seed));
+	json_object_set_new(o, "window", str_or_null(sp->window));
+	json_object_set_new(o, "restore", str_or_null(sp->restore));
+	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
+	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
+	json_object_set_new(o, "progress_regex", str_or_null(sp->progress_regex));
+	json_object_set_new(o, "until_progress",
+	                    sp->has_until_progress ? json_real(sp->until_progress) : json_null());
+	json_object_set_new(o, "timeout_usec", json_integer(sp->timeout_usec));
+	json_object_set_new(o, "settle_usec", json_integer(sp->settle_usec));
+	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches > 0));
+	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env > 0));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}

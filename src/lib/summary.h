@@ -1,0 +1,74 @@
+/*
+ * A run's figures, computed from its stored series: what `report` prints,
+ * what `bench` compares, what the panel and HTML reports show.
+ *
+ * Every figure is a double; NAN means "not measured on this host or in this
+ * run" (missing is not zero).  Bytes are bytes, times are usec.
+ */
+#ifndef TM_SUMMARY_H
+#define TM_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tm_store;
+
+/*
+ * The stretch a summary covers.  Spelled on the command line as
+ *   A:B          progress values (e.g. 100:500 blocks)
+ *   10s:2m       times since the run started (any tm_parse_duration form)
+ *   @MARK1:@MARK2  from the first mark with text MARK1 to the first MARK2
+ * Either side may be empty ("100:" = from progress 100 to the end).
+ */
+enum tm_window_kind { TM_WIN_ALL, TM_WIN_PROGRESS, TM_WIN_TIME, TM_WIN_MARKS };
+struct tm_window {
+	enum tm_window_kind kind;
+	bool has_a, has_b;
+	double a, b;          /* progress units, or usec since start */
+	char mark_a[64], mark_b[64];
+};
+
+/* 0, or -1 after tm_error naming the spec. */
+int tm_window_parse(const char *spec, struct tm_window *w);
+
+struct tm_summary {
+	int64_t run_id;
+	int64_t samples, late_samples;
+	int64_t window_start_mono_usec, window_end_mono_usec; /* the stretch summarised */
+	double duration_usec;      /* of the window (the whole run by default) */
+
+	/* memory: anon is the cgroup's anon when there is a cgroup, else the tree's RssAnon */
+	double peak_anon_bytes, final_anon_bytes;
+	double held_anon_bytes;    /* anon at the end of the work: the last sample after the
+				      last progress point or mark, or at exit; see docs */
+	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes) */
+	double cg_peak_bytes;      /* the kernel's own memory.peak / max_usage_in_bytes */
+	double median_file_bytes, peak_file_bytes, file_at_peak_bytes;
+	double peak_rss_bytes;
+
+	/* heap shim, when present */
+	double heap_live_peak_bytes, heap_live_end_bytes;
+	double retention_end_bytes;   /* anon - heap live at the end of the work */
+	double retention_at_peak_bytes;
+
+	/* limits and events over the window */
+	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
+	double high_events, max_events, oom_events, oom_kills;
+
+	/* cost */
+	double cpu_usec;              /* user + sys over the window */
+	double io_read_bytes, io_write_bytes;
+	double psi_mem_some_usec, psi_mem_full_usec, psi_io_some_usec, psi_io_full_usec;
+
+	/* progress */
+	double progress_first, progress_last;
+	double progress_rate_per_min;
+	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
+	double cpu_usec_per_unit, cpu_per_unit_r2;
+};
+
+/* 0, 1 when the run has no samples in the window, -1 after tm_error. */
+int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
+		 struct tm_summary *out);
+
+#endif

@@ -1,0 +1,238 @@
+/* Read documents: machines, runs, one run, a bench. */
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store.h"
+#include "summary.h"
+#include "serve/api.h"
+#include "serve/benchlink.h"
+#include "banned.h"
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A JSON text column parsed back into JSON (null when absent or broken). */
+static json_t *embedded(const char *text)
+{
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+
+	return j ? j : json_null();
+}
+
+static json_t *run_json(const struct tm_run_info *ri)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(ri->id));
+	json_object_set_new(o, "uuid", str_or_null(ri->uuid));
+	json_object_set_new(o, "machine", str_or_null(ri->machine));
+	json_object_set_new(o, "kernel", str_or_null(ri->kernel));
+	json_object_set_new(o, "cgroup_mode", str_or_null(ri->cgroup_mode));
+	json_object_set_new(o, "target", str_or_null(ri->target));
+	json_object_set_new(o, "cgroup_path", str_or_null(ri->cgroup_path));
+	json_object_set_new(o, "command", embedded(ri->command_json));
+	json_object_set_new(o, "env", embedded(ri->env_json));
+	json_object_set_new(o, "limits", embedded(ri->limits_json));
+	json_object_set_new(o, "allocator", str_or_null(ri->allocator));
+	json_object_set_new(o, "interval_usec", json_integer(ri->interval_usec));
+	json_object_set_new(o, "started_wall_usec", json_integer(ri->started_wall_usec));
+	json_object_set_new(o, "ended_wall_usec", json_integer(ri->ended_wall_usec));
+	json_object_set_new(o, "outcome", str_or_null(ri->outcome));
+	json_object_set_new(o, "reason", str_or_null(ri->reason));
+	json_object_set_new(o, "exit_code", json_integer(ri->exit_code));
+	json_object_set_new(o, "term_signal", json_integer(ri->term_signal));
+	json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
+	json_object_set_new(o, "arm", str_or_null(ri->arm));
+	json_object_set_new(o, "bench_seq", json_integer(ri->bench_seq));
+	json_object_set_new(o, "sample_count", json_integer(ri->sample_count));
+	return o;
+}
+
+struct runs_ctx {
+	json_t *arr;
+	const char *machine;
+};
+
+static int add_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct runs_ctx *c = ctx;
+
+	if (c->machine && (!ri->machine || strcmp(c->machine, ri->machine)))
+		return 0;
+	json_array_insert_new(c->arr, 0, run_json(ri)); /* newest first */
+	return 0;
+}
+
+json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id)
+{
+	struct runs_ctx c = {json_array(), machine};
+
+	if (tm_store_each_run(st, bench_id, add_run, &c) < 0) {
+		json_decref(c.arr);
+		return NULL;
+	}
+	return c.arr;
+}
+
+static int add_machine(void *ctx, const struct tm_run_info *ri)
+{
+	json_t *by_name = ctx, *m;
+	const char *name = ri->machine ? ri->machine : "(unknown)";
+
+	m = json_object_get(by_name, name);
+	if (!m) {
+		m = json_object();
+		json_object_set_new(m, "name", json_string(name));
+		json_object_set_new(m, "runs", json_integer(0));
+		json_object_set_new(m, "last_push_wall_usec", json_null());
+		json_object_set_new(by_name, name, m);
+	}
+	json_object_set_new(m, "runs",
+	                    json_integer(json_integer_value(json_object_get(m, "runs")) + 1));
+	json_object_set_new(m, "latest_run_id", json_integer(ri->id));
+	json_object_set_new(m, "latest_started_wall_usec", json_integer(ri->started_wall_usec));
+	json_object_set_new(m, "latest_ended_wall_usec", json_integer(ri->ended_wall_usec));
+	return 0;
+}
+
+/* Adds last push times from the server's machines table, when there is one. */
+static void add_push_times(struct tm_store *st, json_t *by_name)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(tm_store_sqlite(st),
+	                       "SELECT name, last_push_wall_usec, samples FROM machines", -1, &q,
+	                       NULL) != SQLITE_OK)
+		return; /* a collector's own store has no machines table */
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		json_t *m = json_object_get(by_name, (const char *)sqlite3_column_text(q, 0));
+		if (!m)
+			continue;
+		json_object_set_new(m, "last_push_wall_usec",
+		                    json_integer(sqlite3_column_int64(q, 1)));
+		json_object_set_new(m, "pushed_samples", json_integer(sqlite3_column_int64(q, 2)));
+	}
+	sqlite3_finalize(q);
+}
+
+json_t *tm_api_machines(struct tm_store *st)
+{
+	json_t *by_name = json_object(), *arr = json_array(), *v;
+	const char *key;
+
+	if (tm_store_each_run(st, 0, add_machine, by_name) < 0) {
+		json_decref(by_name);
+		json_decref(arr);
+		return NULL;
+	}
+	add_push_times(st, by_name);
+	json_object_foreach(by_name, key, v) json_array_append(arr, v);
+	json_decref(by_name);
+	return arr;
+}
+
+#define RUN_ITEMS_MAX 20000 /* events or marks returned with a run */
+
+static int add_event(void *ctx, const struct tm_event *ev)
+{
+	json_t *arr = ctx;
+
+	if (json_array_size(arr) >= RUN_ITEMS_MAX)
+		return 0;
+	json_array_append_new(arr, json_pack("{s:I, s:s, s:I, s:I, s:o}", "t_wall_usec",
+	                                     (json_int_t)ev->t_wall_usec, "kind", ev->kind, "pid",
+	                                     (json_int_t)ev->pid, "value", (json_int_t)ev->value,
+	                                     "detail", str_or_null(ev->detail)));
+	return 0;
+}
+
+static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const char *text)
+{
+	json_t *arr = ctx;
+
+	(void)t_mono_usec;
+	if (json_array_size(arr) >= RUN_ITEMS_MAX)
+		return 0;
+	json_array_append_new(arr, json_pack("{s:I, s:s}", "t_wall_usec", (json_int_t)t_wall_usec,
+	                                     "text", text ? text : ""));
+	return 0;
+}
+
+#define SUMMARY_FIELDS(X)                                                                          \
+	X(duration_usec)                                                                           \
+	X(peak_anon_bytes) X(final_anon_bytes) X(held_anon_bytes) X(peak_current_bytes)            \
+	    X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes) X(peak_rss_bytes)             \
+	        X(heap_live_peak_bytes) X(heap_live_end_bytes) X(retention_end_bytes)              \
+	            X(limit_max_bytes) X(limit_high_bytes) X(high_events) X(max_events)            \
+	                X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)                \
+	                    X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last)             \
+	                        X(progress_rate_per_min) X(anon_bytes_per_unit)
+
+static json_t *summary_json(struct tm_store *st, int64_t run_id)
+{
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	json_t *o;
+
+	if (tm_summarize(st, run_id, &w, &s) != 0)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "samples", json_integer(s.samples));
+	json_object_set_new(o, "late_samples", json_integer(s.late_samples));
+#define X(f) json_object_set_new(o, #f, num_or_null(s.f));
+	SUMMARY_FIELDS(X)
+#undef X
+	return o;
+}
+
+json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing)
+{
+	struct tm_run_info ri;
+	json_t *o, *events = json_array(), *marks = json_array();
+	int rc = tm_store_run_get(st, run_id, &ri);
+
+	*missing = rc == 1;
+	if (rc != 0 || tm_store_each_event(st, run_id, add_event, events) < 0 ||
+	    tm_store_each_mark(st, run_id, add_mark, marks) < 0) {
+		if (rc == 0)
+			tm_run_info_release(&ri);
+		json_decref(events);
+		json_decref(marks);
+		return NULL;
+	}
+	o = run_json(&ri);
+	tm_run_info_release(&ri);
+	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "marks", marks);
+	json_object_set_new(o, "summary", summary_json(st, run_id));
+	return o;
+}
+
+json_t *tm_api_bench(struct tm_store *st, int64_t bench_id)
+{
+	json_t *o = json_object(), *runs = tm_api_runs(st, NULL, bench_id), *table = NULL;
+	char *text = NULL;
+
+	if (!runs) {
+		json_decref(o);
+		return NULL;
+	}
+	if (tm_bench_table_available() && tm_bench_table_json(st, bench_id, &text) == 0 && text)
+		table = json_loads(text, 0, NULL);
+	free(text);
+	json_object_set_new(o, "bench_id", json_integer(bench_id));
+	json_object_set_new(o, "table", table ? table : json_null());
+	json_object_set_new(o, "runs", runs);
+	return o;
+}

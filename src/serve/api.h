@@ -1,0 +1,48 @@
+/*
+ * The read side: JSON documents the panel, the HTML report and scripts read.
+ * Each returns a new json_t (the caller json_decref()s it), or NULL after
+ * tm_error.  Text from collectors is passed through as JSON strings; the
+ * panel inserts it with textContent only.
+ */
+#ifndef TM_SERVE_API_H
+#define TM_SERVE_API_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct tm_store;
+
+/* Machines: [{name, runs, latest_run_id, latest_started_wall_usec, last_push_wall_usec}] */
+json_t *tm_api_machines(struct tm_store *st);
+/* Runs, newest first; MACHINE (may be NULL) and BENCH_ID (0: any) filter. */
+json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id);
+/* One run: its metadata, events, marks and summary.  NULL with *MISSING set
+ * when there is no such run. */
+json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing);
+
+#define TM_SERIES_MAX_METRICS 32
+#define TM_SERIES_MAX_POINTS  5000
+
+struct tm_series_query {
+	int nmetrics;
+	int metrics[TM_SERIES_MAX_METRICS];   /* enum tm_metric; 0 metrics: the panel's set */
+	int64_t from_wall_usec, to_wall_usec; /* 0: the run's start / end */
+	int64_t from_seq;                     /* only samples with seq >= this (live updates) */
+	int64_t bucket_usec;                  /* 0: (to - from) / points */
+	int points;
+};
+
+/* Parses the query string parts (each may be NULL): metrics=a,b&from=&to=
+ * &after_seq=&bucket_usec=&points=.  0, or -1 with a reason in ERR. */
+int tm_series_query_parse(const char *metrics, const char *from, const char *to,
+                          const char *from_seq, const char *bucket, const char *points,
+                          struct tm_series_query *q, char *err, size_t errlen);
+
+/* Min and max per time bucket of each metric:
+ * {run_id, bucket_usec, last_seq, t:[sec...], series:{name:{min:[],max:[]}}, progress:[]} */
+json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_series_query *q);
+
+/* A bench: {bench_id, table (from tm_bench_table_json, when built in), runs:[...]} */
+json_t *tm_api_bench(struct tm_store *st, int64_t bench_id);
+
+#endif

@@ -1,0 +1,17 @@
+/* The panel's files (web/), embedded into the binary at build time. */
+#ifndef TM_SERVE_ASSETS_H
+#define TM_SERVE_ASSETS_H
+
+#include <stddef.h>
+
+struct tm_asset {
+	const char *path; /* "/app.js" */
+	const unsigned char *data;
+	size_t len;
+	const char *type; /* Content-Type */
+};
+
+/* The asset served at PATH ("/" is /index.html), or NULL. */
+const struct tm_asset *tm_asset_find(const char *path);
+
+#endif

@@ -1,0 +1,483 @@
+/* Decoding, validating and filing pushed batches. */
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "metrics.h"
+#include "store.h"
+#include "util.h"
+#include "serve/auth.h"
+#include "serve/ingest.h"
+#include "banned.h"
+
+#define WALL_MIN 946684800000000LL  /* 2000-01-01 */
+#define WALL_MAX 4102444800000000LL /* 2100-01-01 */
+#define MONO_MAX (1LL << 62)
+#define POS_MAX  (1LL << 40)
+
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Refuses keys not in ALLOWED (a NULL-terminated list). */
+static int only_keys(json_t *obj, const char *where, const char *const *allowed, char *err,
+                     size_t errlen)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v)
+	{
+		bool ok = false;
+		for (size_t i = 0; allowed[i] && !ok; i++)
+			ok = !strcmp(key, allowed[i]);
+		if (!ok)
+			return bad(err, errlen, "%s: unknown field '%.64s'", where, key);
+	}
+	return 0;
+}
+
+static int get_int(json_t *obj, const char *where, const char *key, bool required, int64_t min,
+                   int64_t max, int64_t *out, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		if (required)
+			return bad(err, errlen, "%s: missing '%s'", where, key);
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return bad(err, errlen, "%s: '%s' must be an integer", where, key);
+	*out = json_integer_value(v);
+	if (*out < min || *out > max)
+		return bad(err, errlen, "%s: '%s' out of range [%lld, %lld]", where, key,
+		           (long long)min, (long long)max);
+	return 0;
+}
+
+static bool no_controls(const char *s, size_t n, bool allow_ws)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0 || c == 0x7f || (c < 0x20 && !(allow_ws && (c == '\n' || c == '\t'))))
+			return false;
+	}
+	return true;
+}
+
+enum str_check { STR_TEXT, STR_MULTILINE, STR_NAME, STR_UUID, STR_PATH, STR_KIND };
+
+static bool str_ok(const char *s, size_t n, enum str_check how)
+{
+	switch (how) {
+	case STR_TEXT:
+		return no_controls(s, n, false);
+	case STR_MULTILINE:
+		return no_controls(s, n, true);
+	case STR_NAME:
+		return tm_name_valid(s);
+	case STR_PATH:
+		return n > 0 && s[0] == '/' && no_controls(s, n, false);
+	case STR_UUID:
+	case STR_KIND:
+		if (n == 0)
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			char c = s[i];
+			bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+			          (how == STR_UUID && ((c >= 'A' && c <= 'Z') || c == '-'));
+			if (!ok)
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* *OUT is left NULL when the key is absent or JSON null and not required. */
+static int get_str(json_t *obj, const char *where, const char *key, bool required, size_t max_len,
+                   enum str_check how, const char **out, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return bad(err, errlen, "%s: missing '%s'", where, key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return bad(err, errlen, "%s: '%s' must be a string", where, key);
+	size_t n = json_string_length(v);
+	if (n > max_len)
+		return bad(err, errlen, "%s: '%s' longer than %zu bytes", where, key, max_len);
+	if (n != strlen(json_string_value(v)) || !str_ok(json_string_value(v), n, how))
+		return bad(err, errlen, "%s: '%s' has characters not allowed there", where, key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int one_of(const char *s, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(s, list[i]))
+			return 0;
+	return -1;
+}
+
+/* A string field that must itself hold JSON of TYPE (array or object). */
+static int get_json_text(json_t *obj, const char *key, json_type type, size_t max_len,
+                         const char **out, char *err, size_t errlen)
+{
+	if (get_str(obj, "run", key, false, max_len, STR_MULTILINE, out, err, errlen) < 0)
+		return -1;
+	if (!*out)
+		return 0;
+	json_t *inner = json_loads(*out, JSON_REJECT_DUPLICATES, NULL);
+	bool ok = inner && json_typeof(inner) == type;
+	json_decref(inner);
+	if (!ok)
+		return bad(err, errlen, "run: '%s' must hold a JSON %s", key,
+		           type == JSON_ARRAY ? "array" : "object");
+	return 0;
+}
+
+static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"uuid",
+	                                   "machine",
+	                                   "kernel",
+	                                   "cgroup_mode",
+	                                   "target",
+	                                   "cgroup_path",
+	                                   "command_json",
+	                                   "env_json",
+	                                   "limits_json",
+	                                   "allocator",
+	                                   "interval_usec",
+	                                   "started_wall_usec",
+	                                   "started_mono_usec",
+	                                   "arm",
+	                                   "bench_seq",
+	                                   NULL};
+	static const char *const modes[] = {"v1", "v2", "hybrid", NULL};
+	static const char *const targets[] = {"command", "pid", "cgroup", NULL};
+
+	if (!json_is_object(run))
+		return bad(err, errlen, "missing 'run' object");
+	if (only_keys(run, "run", keys, err, errlen) < 0 ||
+	    get_str(run, "run", "uuid", true, 64, STR_UUID, &m->uuid, err, errlen) < 0 ||
+	    get_str(run, "run", "machine", false, TM_NAME_MAX, STR_NAME, &m->machine, err, errlen) <
+	        0 ||
+	    get_str(run, "run", "kernel", false, 128, STR_TEXT, &m->kernel, err, errlen) < 0 ||
+	    get_str(run, "run", "cgroup_mode", false, 8, STR_TEXT, &m->cgroup_mode, err, errlen) <
+	        0 ||
+	    get_str(run, "run", "target", false, 8, STR_TEXT, &m->target, err, errlen) < 0 ||
+	    get_str(run, "run", "cgroup_path", false, 4096, STR_PATH, &m->cgroup_path, err,
+	            errlen) < 0 ||
+	    get_json_text(run, "command_json", JSON_ARRAY, 16384, &m->command_json, err, errlen) <
+	        0 ||
+	    get_json_text(run, "env_json", JSON_OBJECT, 16384, &m->env_json, err, errlen) < 0 ||
+	    get_json_text(run, "limits_json", JSON_OBJECT, 4096, &m->limits_json, err, errlen) <
+	        0 ||
+	    get_str(run, "run", "allocator", false, 32, STR_TEXT, &m->allocator, err, errlen) < 0 ||
+	    get_str(run, "run", "arm", false, TM_NAME_MAX, STR_NAME, &m->arm, err, errlen) < 0 ||
+	    get_int(run, "run", "interval_usec", true, 1000, 3600000000LL, &m->interval_usec, err,
+	            errlen) < 0 ||
+	    get_int(run, "run", "started_wall_usec", true, WALL_MIN, WALL_MAX,
+	            &m->started_wall_usec, err, errlen) < 0 ||
+	    get_int(run, "run", "started_mono_usec", false, 0, MONO_MAX, &m->started_mono_usec, err,
+	            errlen) < 0 ||
+	    get_int(run, "run", "bench_seq", false, 0, 1000000, &m->bench_seq, err, errlen) < 0)
+		return -1;
+	if (m->cgroup_mode && one_of(m->cgroup_mode, modes) < 0)
+		return bad(err, errlen, "run: unknown cgroup_mode");
+	if (m->target && one_of(m->target, targets) < 0)
+		return bad(err, errlen, "run: unknown target");
+	m->bench_id = 0; /* bench ids are local to the collector's store */
+	return 0;
+}
+
+static int decode_end(json_t *end, struct tm_run_end *e, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"ended_wall_usec", "outcome", "exit_code",
+	                                   "term_signal",     "reason",  NULL};
+	static const char *const outcomes[] = {"completed", "failed",  "oom-killed",
+	                                       "killed",    "timeout", "interrupted",
+	                                       "detached",  "invalid", NULL};
+	int64_t code = -1, sig = 0;
+
+	if (!json_is_object(end))
+		return bad(err, errlen, "'end' must be an object");
+	if (only_keys(end, "end", keys, err, errlen) < 0 ||
+	    get_int(end, "end", "ended_wall_usec", true, WALL_MIN, WALL_MAX, &e->ended_wall_usec,
+	            err, errlen) < 0 ||
+	    get_str(end, "end", "outcome", true, 16, STR_TEXT, &e->outcome, err, errlen) < 0 ||
+	    get_int(end, "end", "exit_code", false, -1, 255, &code, err, errlen) < 0 ||
+	    get_int(end, "end", "term_signal", false, 0, 128, &sig, err, errlen) < 0 ||
+	    get_str(end, "end", "reason", false, 1024, STR_MULTILINE, &e->reason, err, errlen) < 0)
+		return -1;
+	if (one_of(e->outcome, outcomes) < 0)
+		return bad(err, errlen, "end: unknown outcome");
+	e->exit_code = (int)code;
+	e->term_signal = (int)sig;
+	return 0;
+}
+
+static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(vals))
+		return bad(err, errlen, "sample %lld: 'values' must be an object",
+		           (long long)s->seq);
+	json_object_foreach(vals, key, v)
+	{
+		int m = tm_metric_by_name(key);
+		if (m < 0)
+			return bad(err, errlen, "sample %lld: unknown metric '%.64s'",
+			           (long long)s->seq, key);
+		if (!json_is_integer(v))
+			return bad(err, errlen, "sample %lld: '%s' must be an integer",
+			           (long long)s->seq, key);
+		tm_sample_set(s, (enum tm_metric)m, json_integer_value(v));
+	}
+	return 0;
+}
+
+static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"seq",       "t_wall_usec", "t_mono_usec",
+	                                   "late_usec", "values",      NULL};
+
+	if (!json_is_object(o))
+		return bad(err, errlen, "samples: each sample must be an object");
+	tm_sample_clear(s);
+	s->late_usec = 0;
+	s->t_mono_usec = 0;
+	if (only_keys(o, "sample", keys, err, errlen) < 0 ||
+	    get_int(o, "sample", "seq", true, 0, POS_MAX, &s->seq, err, errlen) < 0 ||
+	    get_int(o, "sample", "t_wall_usec", true, WALL_MIN, WALL_MAX, &s->t_wall_usec, err,
+	            errlen) < 0 ||
+	    get_int(o, "sample", "t_mono_usec", false, 0, MONO_MAX, &s->t_mono_usec, err, errlen) <
+	        0 ||
+	    get_int(o, "sample", "late_usec", false, 0, MONO_MAX, &s->late_usec, err, errlen) < 0)
+		return -1;
+	json_t *vals = json_object_get(o, "values");
+	if (!vals)
+		return bad(err, errlen, "sample %lld: missing 'values'", (long long)s->seq);
+	return decode_values(vals, s, err, errlen);
+}
+
+static int decode_event(json_t *o, struct tm_batch_event *e, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"i",   "t_wall_usec", "t_mono_usec", "kind",
+	                                   "pid", "value",       "detail",      NULL};
+
+	if (!json_is_object(o))
+		return bad(err, errlen, "events: each event must be an object");
+	memset(&e->ev, 0, sizeof(e->ev));
+	if (only_keys(o, "event", keys, err, errlen) < 0 ||
+	    get_int(o, "event", "i", true, 0, POS_MAX, &e->i, err, errlen) < 0 ||
+	    get_int(o, "event", "t_wall_usec", true, WALL_MIN, WALL_MAX, &e->ev.t_wall_usec, err,
+	            errlen) < 0 ||
+	    get_int(o, "event", "t_mono_usec", false, 0, MONO_MAX, &e->ev.t_mono_usec, err,
+	            errlen) < 0 ||
+	    get_str(o, "event", "kind", true, 32, STR_KIND, &e->ev.kind, err, errlen) < 0 ||
+	    get_int(o, "event", "pid", false, 0, 1LL << 32, &e->ev.pid, err, errlen) < 0 ||
+	    get_int(o, "event", "value", false, INT64_MIN, INT64_MAX, &e->ev.value, err, errlen) <
+	        0 ||
+	    get_str(o, "event", "detail", false, 1024, STR_MULTILINE, &e->ev.detail, err, errlen) <
+	        0)
+		return -1;
+	return 0;
+}
+
+static int decode_progress(json_t *o, struct tm_batch_progress *p, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"i", "t_wall_usec", "t_mono_usec", "value", NULL};
+	json_t *v;
+
+	if (!json_is_object(o))
+		return bad(err, errlen, "progress: each point must be an object");
+	p->t_mono_usec = 0;
+	if (only_keys(o, "progress", keys, err, errlen) < 0 ||
+	    get_int(o, "progress", "i", true, 0, POS_MAX, &p->i, err, errlen) < 0 ||
+	    get_int(o, "progress", "t_wall_usec", true, WALL_MIN, WALL_MAX, &p->t_wall_usec, err,
+	            errlen) < 0 ||
+	    get_int(o, "progress", "t_mono_usec", false, 0, MONO_MAX, &p->t_mono_usec, err,
+	            errlen) < 0)
+		return -1;
+	v = json_object_get(o, "value");
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		return bad(err, errlen, "progress: 'value' must be a finite number");
+	p->value = json_number_value(v);
+	return 0;
+}
+
+static int decode_mark(json_t *o, struct tm_batch_mark *m, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"i", "t_wall_usec", "t_mono_usec", "text", NULL};
+
+	if (!json_is_object(o))
+		return bad(err, errlen, "marks: each mark must be an object");
+	m->t_mono_usec = 0;
+	if (only_keys(o, "mark", keys, err, errlen) < 0 ||
+	    get_int(o, "mark", "i", true, 0, POS_MAX, &m->i, err, errlen) < 0 ||
+	    get_int(o, "mark", "t_wall_usec", true, WALL_MIN, WALL_MAX, &m->t_wall_usec, err,
+	            errlen) < 0 ||
+	    get_int(o, "mark", "t_mono_usec", false, 0, MONO_MAX, &m->t_mono_usec, err, errlen) <
+	        0 ||
+	    get_str(o, "mark", "text", true, 256, STR_TEXT, &m->text, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* Decodes the array KEY into *ITEMS (SIZE bytes each) with DECODE; checks
+ * that positions (read by POS) are consecutive. */
+typedef int (*item_decoder)(json_t *o, void *item, char *err, size_t errlen);
+typedef int64_t (*item_pos)(const void *item);
+
+static int decode_array(json_t *root, const char *key, size_t max, size_t size, item_decoder decode,
+                        item_pos pos, void **items, size_t *n, char *err, size_t errlen)
+{
+	json_t *arr = json_object_get(root, key), *o;
+	size_t i;
+
+	*items = NULL;
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return bad(err, errlen, "'%s' must be an array", key);
+	if (json_array_size(arr) > max)
+		return bad(err, errlen, "'%s': more than %zu in one batch", key, max);
+	if (json_array_size(arr) == 0)
+		return 0;
+	*items = calloc(json_array_size(arr), size);
+	if (!*items)
+		return bad(err, errlen, "out of memory");
+	json_array_foreach(arr, i, o)
+	{
+		char *item = (char *)*items + i * size;
+		if (decode(o, item, err, errlen) < 0)
+			return -1;
+		if (i > 0 && pos(item) != pos(item - size) + 1)
+			return bad(err, errlen,
+			           "'%s': positions must be consecutive (%lld after %lld)", key,
+			           (long long)pos(item), (long long)pos(item - size));
+		(*n)++;
+	}
+	return 0;
+}
+
+static int dec_sample(json_t *o, void *it, char *err, size_t errlen)
+{
+	return decode_sample(o, it, err, errlen);
+}
+static int64_t pos_sample(const void *it)
+{
+	return ((const struct tm_sample *)it)->seq;
+}
+static int dec_event(json_t *o, void *it, char *err, size_t errlen)
+{
+	return decode_event(o, it, err, errlen);
+}
+static int64_t pos_event(const void *it)
+{
+	return ((const struct tm_batch_event *)it)->i;
+}
+static int dec_progress(json_t *o, void *it, char *err, size_t errlen)
+{
+	return decode_progress(o, it, err, errlen);
+}
+static int64_t pos_progress(const void *it)
+{
+	return ((const struct tm_batch_progress *)it)->i;
+}
+static int dec_mark(json_t *o, void *it, char *err, size_t errlen)
+{
+	return decode_mark(o, it, err, errlen);
+}
+static int64_t pos_mark(const void *it)
+{
+	return ((const struct tm_batch_mark *)it)->i;
+}
+
+static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"v",        "run",   "samples", "events",
+	                                   "progress", "marks", "end",     NULL};
+	int64_t v = 0;
+
+	if (!json_is_object(root))
+		return bad(err, errlen, "the body must be a JSON object");
+	if (only_keys(root, "batch", keys, err, errlen) < 0 ||
+	    get_int(root, "batch", "v", true, 1, 1000, &v, err, errlen) < 0)
+		return -1;
+	if (v != TM_PUSH_PROTOCOL)
+		return bad(err, errlen, "protocol version %lld not supported (this server: %d)",
+		           (long long)v, TM_PUSH_PROTOCOL);
+	if (decode_meta(json_object_get(root, "run"), &b->meta, err, errlen) < 0)
+		return -1;
+	if (json_object_get(root, "end")) {
+		if (decode_end(json_object_get(root, "end"), &b->end, err, errlen) < 0)
+			return -1;
+		b->has_end = true;
+	}
+	if (decode_array(root, "samples", TM_BATCH_MAX_SAMPLES, sizeof(struct tm_sample),
+	                 dec_sample, pos_sample, (void **)&b->samples, &b->n_samples, err,
+	                 errlen) < 0 ||
+	    decode_array(root, "events", TM_BATCH_MAX_ITEMS, sizeof(struct tm_batch_event),
+	                 dec_event, pos_event, (void **)&b->events, &b->n_events, err,
+	                 errlen) < 0 ||
+	    decode_array(root, "progress", TM_BATCH_MAX_ITEMS, sizeof(struct tm_batch_progress),
+	                 dec_progress, pos_progress, (void **)&b->progress, &b->n_progress, err,
+	                 errlen) < 0 ||
+	    decode_array(root, "marks", TM_BATCH_MAX_ITEMS, sizeof(struct tm_batch_mark), dec_mark,
+	                 pos_mark, (void **)&b->marks, &b->n_marks, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root;
+
+	memset(out, 0, sizeof(*out));
+	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return bad(err, errlen, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+	out->json = root;
+	if (decode_root(root, out, err, errlen) < 0) {
+		tm_batch_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void tm_batch_release(struct tm_batch *b)
+{
+	json_decref(b->json);
+	free(b->samples);
+	free(b->events);
+	free(b->progress);
+	free(b->marks);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,75 @@
+/*
+ * The ingest side of the push protocol (docs/push-protocol.md).
+ *
+ * tm_batch_decode() is a pure function from request body to a validated
+ * batch: every field is type-, range- and length-checked and anything
+ * unexpected is refused with a reason, before the store is touched.
+ * tm_ingest_apply() then files the batch under the pushing machine's name,
+ * skipping what the server already has (items are numbered per run and
+ * kind, so a batch sent twice is stored once) and committing it in one
+ * transaction with the positions it acknowledges.
+ */
+#ifndef TM_SERVE_INGEST_H
+#define TM_SERVE_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+#include "store.h"
+
+#define TM_PUSH_PROTOCOL     1
+#define TM_BATCH_MAX_SAMPLES 2000
+#define TM_BATCH_MAX_ITEMS   5000 /* events, progress points or marks, each */
+
+struct tm_batch_event {
+	int64_t i;
+	struct tm_event ev;
+};
+struct tm_batch_progress {
+	int64_t i, t_wall_usec, t_mono_usec;
+	double value;
+};
+struct tm_batch_mark {
+	int64_t i, t_wall_usec, t_mono_usec;
+	const char *text;
+};
+
+struct tm_batch {
+	void *json; /* owns every string below */
+	struct tm_run_meta meta;
+	bool has_end;
+	struct tm_run_end end;
+	size_t n_samples, n_events, n_progress, n_marks;
+	struct tm_sample *samples; /* seq strictly consecutive */
+	struct tm_batch_event *events;
+	struct tm_batch_progress *progress;
+	struct tm_batch_mark *marks;
+};
+
+/* 0, or -1 with a reason in ERR (no tm_error: this is the client's fault). */
+int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err, size_t errlen);
+void tm_batch_release(struct tm_batch *b);
+
+/* What the server has of a run: the next position it expects of each kind. */
+struct tm_push_ack {
+	int64_t run_id;
+	int64_t next_seq, next_event, next_progress, next_mark;
+	bool ended;
+};
+
+struct tm_ingest;
+struct tm_ingest *tm_ingest_new(void);
+void tm_ingest_free(struct tm_ingest *ing);
+
+/* Result of tm_ingest_apply: 0 stored (ACK filled), or an HTTP status
+ * (403 run belongs to another machine, 409 gap: resume from ACK, 500). */
+int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
+                    size_t errlen);
+
+/* The ack as JSON text (malloc'd). */
+char *tm_push_ack_json(const struct tm_push_ack *ack, const char *uuid);
+
+#endif

@@ -1,0 +1,249 @@
+/* Filing a decoded batch: exactly once per item, one transaction per batch. */
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store.h"
+#include "util.h"
+#include "serve/ingest.h"
+#include "banned.h"
+
+/* Per-run counts of events, progress points and marks already stored.  They
+ * are counted from the store the first time a run is seen after start-up and
+ * then kept up to date, so they always equal what is committed. */
+struct cursor {
+	int64_t run_id, next_event, next_progress, next_mark;
+};
+
+#define CURSOR_CAP 512
+
+struct tm_ingest {
+	struct cursor c[CURSOR_CAP];
+	size_t n;
+};
+
+struct tm_ingest *tm_ingest_new(void)
+{
+	return calloc(1, sizeof(struct tm_ingest));
+}
+
+void tm_ingest_free(struct tm_ingest *ing)
+{
+	free(ing);
+}
+
+static int count_event(void *ctx, const struct tm_event *ev)
+{
+	(void)ev;
+	++*(int64_t *)ctx;
+	return 0;
+}
+static int count_progress(void *ctx, int64_t w, int64_t m, double v)
+{
+	(void)w, (void)m, (void)v;
+	++*(int64_t *)ctx;
+	return 0;
+}
+static int count_mark(void *ctx, int64_t w, int64_t m, const char *text)
+{
+	(void)w, (void)m, (void)text;
+	++*(int64_t *)ctx;
+	return 0;
+}
+
+static void cursor_drop(struct tm_ingest *ing, int64_t run_id)
+{
+	for (size_t i = 0; i < ing->n; i++)
+		if (ing->c[i].run_id == run_id) {
+			ing->c[i] = ing->c[--ing->n];
+			return;
+		}
+}
+
+static struct cursor *cursor_get(struct tm_ingest *ing, struct tm_store *st, int64_t run_id)
+{
+	struct cursor c = {.run_id = run_id};
+
+	for (size_t i = 0; i < ing->n; i++)
+		if (ing->c[i].run_id == run_id)
+			return &ing->c[i];
+	if (tm_store_each_event(st, run_id, count_event, &c.next_event) < 0 ||
+	    tm_store_each_progress(st, run_id, count_progress, &c.next_progress) < 0 ||
+	    tm_store_each_mark(st, run_id, count_mark, &c.next_mark) < 0)
+		return NULL;
+	if (ing->n == CURSOR_CAP)
+		ing->n--; /* forget one; it is recounted when it comes back */
+	ing->c[ing->n] = c;
+	return &ing->c[ing->n++];
+}
+
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* Finds or creates the run; 0, or an HTTP status. */
+static int find_run(struct tm_store *st, const char *machine, const struct tm_batch *b,
+                    int64_t *run_id, bool *ended, char *err, size_t errlen)
+{
+	struct tm_run_info ri;
+	int rc = tm_store_run_by_uuid(st, b->meta.uuid, run_id);
+
+	if (rc < 0)
+		return fail(500, err, errlen, "store error looking up the run");
+	if (rc > 0) {
+		struct tm_run_meta m = b->meta;
+		m.machine = machine;
+		*ended = false;
+		if (tm_store_run_begin(st, &m, run_id) < 0)
+			return fail(500, err, errlen, "store error creating the run");
+		return 0;
+	}
+	if (tm_store_run_get(st, *run_id, &ri) != 0)
+		return fail(500, err, errlen, "store error reading the run");
+	bool mine = ri.machine && !strcmp(ri.machine, machine);
+	*ended = ri.ended_wall_usec != 0;
+	tm_run_info_release(&ri);
+	if (!mine)
+		return fail(403, err, errlen, "run %s belongs to another machine", b->meta.uuid);
+	return 0;
+}
+
+/* 409 when the batch starts past what the server has. */
+static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, char *err,
+                      size_t errlen)
+{
+	if (b->n_samples && b->samples[0].seq > a->next_seq)
+		return fail(409, err, errlen, "samples start at %lld, server expects %lld",
+		            (long long)b->samples[0].seq, (long long)a->next_seq);
+	if (b->n_events && b->events[0].i > a->next_event)
+		return fail(409, err, errlen, "events start past the server's position");
+	if (b->n_progress && b->progress[0].i > a->next_progress)
+		return fail(409, err, errlen, "progress starts past the server's position");
+	if (b->n_marks && b->marks[0].i > a->next_mark)
+		return fail(409, err, errlen, "marks start past the server's position");
+	return 0;
+}
+
+static int touch_machine(struct tm_store *st, const char *machine, const char *peer,
+                         int64_t samples)
+{
+	sqlite3_stmt *q;
+	int64_t now = tm_now_wall_usec();
+	int rc;
+
+	if (sqlite3_prepare_v2(
+	        tm_store_sqlite(st),
+	        "INSERT INTO machines(name, first_push_wall_usec, last_push_wall_usec,"
+	        " last_addr, batches, samples) VALUES (?1, ?2, ?2, ?3, 1, ?4)"
+	        " ON CONFLICT(name) DO UPDATE SET last_push_wall_usec = ?2,"
+	        " last_addr = ?3, batches = batches + 1, samples = samples + ?4",
+	        -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(q, 1, machine, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, now);
+	sqlite3_bind_text(q, 3, peer, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, samples);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Adds the items the server does not have yet; the new positions go to A. */
+static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push_ack *a)
+{
+	for (size_t i = 0; i < b->n_samples; i++)
+		if (b->samples[i].seq == a->next_seq) {
+			if (tm_store_add_sample(st, a->run_id, &b->samples[i]) < 0)
+				return -1;
+			a->next_seq++;
+		}
+	for (size_t i = 0; i < b->n_events; i++)
+		if (b->events[i].i == a->next_event) {
+			if (tm_store_add_event(st, a->run_id, &b->events[i].ev) < 0)
+				return -1;
+			a->next_event++;
+		}
+	for (size_t i = 0; i < b->n_progress; i++)
+		if (b->progress[i].i == a->next_progress) {
+			const struct tm_batch_progress *p = &b->progress[i];
+			if (tm_store_add_progress(st, a->run_id, p->t_wall_usec, p->t_mono_usec,
+			                          p->value) < 0)
+				return -1;
+			a->next_progress++;
+		}
+	for (size_t i = 0; i < b->n_marks; i++)
+		if (b->marks[i].i == a->next_mark) {
+			const struct tm_batch_mark *m = &b->marks[i];
+			if (tm_store_add_mark(st, a->run_id, m->t_wall_usec, m->t_mono_usec,
+			                      m->text) < 0)
+				return -1;
+			a->next_mark++;
+		}
+	return 0;
+}
+
+int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
+                    size_t errlen)
+{
+	struct cursor *c;
+	int64_t last, before;
+	int rc;
+
+	memset(ack, 0, sizeof(*ack));
+	rc = find_run(st, machine, b, &ack->run_id, &ack->ended, err, errlen);
+	if (rc)
+		return rc;
+	c = cursor_get(ing, st, ack->run_id);
+	if (!c || tm_store_last_seq(st, ack->run_id, &last) < 0)
+		return fail(500, err, errlen, "store error reading the run's positions");
+	ack->next_seq = last + 1;
+	ack->next_event = c->next_event;
+	ack->next_progress = c->next_progress;
+	ack->next_mark = c->next_mark;
+	rc = check_gaps(b, ack, err, errlen);
+	if (rc)
+		return rc;
+	before = ack->next_seq;
+	if (add_new(st, b, ack) < 0)
+		goto store_error;
+	if (b->has_end && !ack->ended) {
+		if (tm_store_run_end(st, ack->run_id, &b->end) < 0)
+			goto store_error;
+		ack->ended = true;
+	}
+	if (touch_machine(st, machine, peer, ack->next_seq - before) < 0 || tm_store_commit(st) < 0)
+		goto store_error;
+	c->next_event = ack->next_event;
+	c->next_progress = ack->next_progress;
+	c->next_mark = ack->next_mark;
+	return 0;
+store_error:
+	cursor_drop(ing, ack->run_id);
+	return fail(500, err, errlen, "store error while filing the batch");
+}
+
+char *tm_push_ack_json(const struct tm_push_ack *a, const char *uuid)
+{
+	json_t *o =
+	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b}", "run_uuid", uuid, "run_id",
+	              (json_int_t)a->run_id, "next_seq", (json_int_t)a->next_seq, "next_event",
+	              (json_int_t)a->next_event, "next_progress", (json_int_t)a->next_progress,
+	              "next_mark", (json_int_t)a->next_mark, "ended", a->ended);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return s;
+}

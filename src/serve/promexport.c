@@ -1,0 +1,106 @@
+/* `record --metrics-listen`: the latest sample at GET /metrics. */
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "serve/promexport.h"
+#include "serve/promfmt.h"
+#include "serve/server.h"
+#include "banned.h"
+
+struct tm_prom_server {
+	struct MHD_Daemon *d;
+	pthread_mutex_t lock;
+	bool have;
+	struct tm_sample s;
+	char *machine, *run;
+};
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *text,
+                              enum MHD_ResponseMemoryMode mode, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
+{
+	struct tm_prom_server *srv = cls;
+	static char not_found[] = "not found; try /metrics\n", bad_method[] = "use GET\n";
+	struct tm_prom_target t;
+	char *text;
+
+	(void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return answer(c, 405, bad_method, MHD_RESPMEM_PERSISTENT, "text/plain");
+	if (strcmp(url, "/metrics"))
+		return answer(c, 404, not_found, MHD_RESPMEM_PERSISTENT, "text/plain");
+	pthread_mutex_lock(&srv->lock);
+	t = (struct tm_prom_target){srv->machine, srv->run, NULL, &srv->s};
+	text = tm_prom_format(&t, srv->have ? 1 : 0);
+	pthread_mutex_unlock(&srv->lock);
+	if (!text)
+		return MHD_NO;
+	return answer(c, 200, text, MHD_RESPMEM_MUST_FREE,
+	              "text/plain; version=0.0.4; charset=utf-8");
+}
+
+int tm_prom_server_start(const char *addr, const char *machine, const char *run_label,
+                         struct tm_prom_server **out)
+{
+	struct sockaddr_in sa;
+	struct tm_prom_server *srv;
+
+	if (tm_parse_listen(addr, &sa) < 0)
+		return -1;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return tm_error("out of memory");
+	pthread_mutex_init(&srv->lock, NULL);
+	srv->machine = strdup(machine ? machine : "");
+	srv->run = strdup(run_label ? run_label : "");
+	srv->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
+	                          handle, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+	if (!srv->d || !srv->machine || !srv->run) {
+		tm_prom_server_stop(srv);
+		return tm_error("cannot serve /metrics on '%s'", addr);
+	}
+	*out = srv;
+	return 0;
+}
+
+void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->s = *s;
+	srv->have = true;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+void tm_prom_server_stop(struct tm_prom_server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->d)
+		MHD_stop_daemon(srv->d);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv->machine);
+	free(srv->run);
+	free(srv);
+}

@@ -1,0 +1,28 @@
+/*
+ * Prometheus text exposition (format 0.0.4) of the latest sample of one or
+ * more runs.  Names follow Prometheus conventions: a tidemark_ prefix, base
+ * units (bytes, seconds), _total on counters; cgroup memory events are one
+ * family with an event label.  Every series carries machine, run and cgroup
+ * labels; callers bound cardinality by passing one target per machine.
+ */
+#ifndef TM_SERVE_PROMFMT_H
+#define TM_SERVE_PROMFMT_H
+
+#include <stddef.h>
+
+#include "sample.h"
+
+struct tm_prom_target {
+	const char *machine, *run, *cgroup; /* label values; NULL is "" */
+	const struct tm_sample *s;
+};
+
+/* The exposition for N targets, malloc'd, NUL-terminated; NULL on OOM. */
+char *tm_prom_format(const struct tm_prom_target *t, size_t n);
+
+/* The Prometheus family name of metric M ("tidemark_memory_anon_bytes"),
+ * with its label (e.g. event="oom_kill") in LABEL, or "" when none. */
+void tm_prom_name(enum tm_metric m, char *name, size_t size, char *label, size_t label_size,
+                  double *scale);
+
+#endif

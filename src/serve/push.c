@@ -1,0 +1,438 @@
+/* The collector side of the push protocol (docs/push-protocol.md). */
+#include <curl/curl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "error.h"
+#include "store.h"
+#include "util.h"
+#include "serve/auth.h"
+#include "serve/ingest.h"
+#include "serve/push.h"
+#include "banned.h"
+
+#define PUSH_SAMPLES     500  /* samples per batch */
+#define PUSH_ITEMS       1000 /* events, progress points or marks per batch */
+#define TICK_BUDGET_USEC 800000
+#define BACKOFF_MAX_USEC 5000000
+
+struct tm_pusher {
+	char *url;
+	char auth[32 + TM_TOKEN_LEN];
+	struct tm_store *st;
+	int64_t run_id;
+	CURL *curl;
+	bool synced; /* positions below came from the server */
+	struct tm_push_ack at;
+	int64_t next_try_usec, backoff_usec;
+	bool down_reported;
+};
+
+struct outbuf {
+	char *p;
+	size_t len;
+};
+
+static size_t collect(char *data, size_t size, size_t n, void *ctx)
+{
+	struct outbuf *b = ctx;
+	size_t add = size * n;
+
+	if (b->len + add > (1 << 20))
+		return 0;
+	char *p = realloc(b->p, b->len + add + 1);
+	if (!p)
+		return 0;
+	memcpy(p + b->len, data, add);
+	b->p = p, b->len += add;
+	b->p[b->len] = 0;
+	return add;
+}
+
+static int read_token(const char *path, char *out)
+{
+	size_t len;
+	char *text = tm_read_file(path, &len);
+	struct stat sb;
+
+	if (!text)
+		return tm_error("cannot read token file '%s'", path);
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+		text[--len] = 0;
+	if (len != TM_TOKEN_LEN || strncmp(text, "tm_", 3)) {
+		free(text);
+		return tm_error("token file '%s' does not hold a tidemark token", path);
+	}
+	snprintf(out, 32 + TM_TOKEN_LEN, "Authorization: Bearer %s", text);
+	free(text);
+	if (stat(path, &sb) == 0 && (sb.st_mode & 0044))
+		tm_warn("token file '%s' is readable by others", path);
+	return 0;
+}
+
+static char *push_url(const char *url)
+{
+	const char *suffix = "/api/v1/push";
+	size_t n = strlen(url);
+	char *out;
+
+	while (n && url[n - 1] == '/')
+		n--;
+	if (n >= strlen(suffix) && !strncmp(url + n - strlen(suffix), suffix, strlen(suffix)))
+		suffix = "";
+	out = malloc(n + strlen(suffix) + 1);
+	if (out) {
+		memcpy(out, url, n);
+		memcpy(out + n, suffix, strlen(suffix) + 1);
+	}
+	return out;
+}
+
+int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, int64_t run_id,
+                  struct tm_pusher **out)
+{
+	struct tm_pusher *p;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return tm_error("push URL '%s' must start with http:// or https://", url);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return tm_error("out of memory");
+	if (read_token(token_file, p->auth) < 0) {
+		free(p);
+		return -1;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	p->url = push_url(url);
+	p->curl = curl_easy_init();
+	if (!p->url || !p->curl) {
+		tm_pusher_free(p);
+		return tm_error("cannot set up pushing to '%s'", url);
+	}
+	p->st = st;
+	p->run_id = run_id;
+	*out = p;
+	return 0;
+}
+
+void tm_pusher_free(struct tm_pusher *p)
+{
+	if (!p)
+		return;
+	if (p->curl)
+		curl_easy_cleanup(p->curl);
+	free(p->url);
+	free(p);
+}
+
+/* ---- building a batch from the local store ---- */
+
+static void set_str(json_t *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(o, key, json_string(v));
+}
+
+static json_t *run_meta(const struct tm_run_info *ri)
+{
+	json_t *o = json_object();
+
+	set_str(o, "uuid", ri->uuid);
+	set_str(o, "machine", ri->machine && tm_name_valid(ri->machine) ? ri->machine : NULL);
+	set_str(o, "kernel", ri->kernel);
+	set_str(o, "cgroup_mode", ri->cgroup_mode);
+	set_str(o, "target", ri->target);
+	set_str(o, "cgroup_path", ri->cgroup_path);
+	set_str(o, "command_json", ri->command_json);
+	set_str(o, "env_json", ri->env_json);
+	set_str(o, "limits_json", ri->limits_json);
+	set_str(o, "allocator", ri->allocator);
+	set_str(o, "arm", ri->arm && tm_name_valid(ri->arm) ? ri->arm : NULL);
+	json_object_set_new(o, "interval_usec", json_integer(ri->interval_usec));
+	json_object_set_new(o, "started_wall_usec", json_integer(ri->started_wall_usec));
+	json_object_set_new(o, "started_mono_usec", json_integer(ri->started_mono_usec));
+	json_object_set_new(o, "bench_seq", json_integer(ri->bench_seq));
+	return o;
+}
+
+static int add_sample(void *ctx, const struct tm_sample *s)
+{
+	json_t *vals = json_object();
+
+	for (int m = 0; m < TM_METRIC_COUNT; m++)
+		if (tm_sample_has(s, (enum tm_metric)m))
+			json_object_set_new(vals, tm_metric_info((enum tm_metric)m)->name,
+			                    json_integer(s->v[m]));
+	json_array_append_new(ctx, json_pack("{s:I, s:I, s:I, s:I, s:o}", "seq", (json_int_t)s->seq,
+	                                     "t_wall_usec", (json_int_t)s->t_wall_usec,
+	                                     "t_mono_usec", (json_int_t)s->t_mono_usec, "late_usec",
+	                                     (json_int_t)s->late_usec, "values", vals));
+	return 0;
+}
+
+/* Rows of a local table in insertion order from position FROM: the server
+ * numbers them the same way, since it stores them in the order they come. */
+static json_t *local_items(struct tm_store *st, const char *sql, int64_t run_id, int64_t from,
+                           int kind)
+{
+	json_t *arr = json_array();
+	sqlite3_stmt *q;
+	int64_t i = from;
+
+	if (sqlite3_prepare_v2(tm_store_sqlite(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return arr;
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, PUSH_ITEMS);
+	sqlite3_bind_int64(q, 3, from);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		json_t *o = json_pack("{s:I, s:I, s:I}", "i", (json_int_t)i++, "t_wall_usec",
+		                      (json_int_t)sqlite3_column_int64(q, 0), "t_mono_usec",
+		                      (json_int_t)sqlite3_column_int64(q, 1));
+		if (kind == 0) {
+			json_object_set_new(o, "kind",
+			                    json_string((const char *)sqlite3_column_text(q, 2)));
+			json_object_set_new(o, "pid", json_integer(sqlite3_column_int64(q, 3)));
+			json_object_set_new(o, "value", json_integer(sqlite3_column_int64(q, 4)));
+			if (sqlite3_column_type(q, 5) != SQLITE_NULL)
+				json_object_set_new(
+				    o, "detail",
+				    json_string((const char *)sqlite3_column_text(q, 5)));
+		} else if (kind == 1) {
+			json_object_set_new(o, "value", json_real(sqlite3_column_double(q, 2)));
+		} else {
+			json_object_set_new(o, "text",
+			                    json_string((const char *)sqlite3_column_text(q, 2)));
+		}
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(q);
+	return arr;
+}
+
+static json_t *end_json(const struct tm_run_info *ri)
+{
+	json_t *o =
+	    json_pack("{s:I, s:s, s:i, s:i}", "ended_wall_usec", (json_int_t)ri->ended_wall_usec,
+	              "outcome", ri->outcome ? ri->outcome : "completed", "exit_code",
+	              ri->exit_code, "term_signal", ri->term_signal);
+
+	if (o && ri->reason)
+		json_object_set_new(o, "reason", json_string(ri->reason));
+	return o;
+}
+
+/* The next batch: everything past the acknowledged positions, up to the
+ * batch limits; *ALL says whether it reaches the end of what is local. */
+static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, bool *all)
+{
+	json_t *b = json_pack("{s:i, s:o}", "v", TM_PUSH_PROTOCOL, "run", run_meta(ri));
+	json_t *samples = json_array(), *ev, *pr, *mk;
+	int64_t last = -1;
+
+	*all = true;
+	if (!p->synced)
+		return b; /* a hello: the answer says where the server is */
+	tm_store_last_seq(p->st, p->run_id, &last);
+	if (last >= p->at.next_seq) {
+		int64_t to = p->at.next_seq + PUSH_SAMPLES - 1;
+		tm_store_each_sample(p->st, p->run_id, p->at.next_seq, to < last ? to : last,
+		                     add_sample, samples);
+		*all = to >= last;
+	}
+	ev = local_items(p->st,
+	                 "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail FROM events"
+	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                 p->run_id, p->at.next_event, 0);
+	pr = local_items(p->st,
+	                 "SELECT t_wall_usec, t_mono_usec, value FROM progress"
+	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                 p->run_id, p->at.next_progress, 1);
+	mk = local_items(p->st,
+	                 "SELECT t_wall_usec, t_mono_usec, text FROM marks"
+	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                 p->run_id, p->at.next_mark, 2);
+	*all = *all && json_array_size(ev) < PUSH_ITEMS && json_array_size(pr) < PUSH_ITEMS &&
+	       json_array_size(mk) < PUSH_ITEMS;
+	json_object_set_new(b, "samples", samples);
+	json_object_set_new(b, "events", ev);
+	json_object_set_new(b, "progress", pr);
+	json_object_set_new(b, "marks", mk);
+	if (*all && ri->ended_wall_usec && !p->at.ended)
+		json_object_set_new(b, "end", end_json(ri));
+	return b;
+}
+
+/* ---- sending ---- */
+
+static void take_ack(struct tm_pusher *p, const char *text)
+{
+	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+	json_int_t seq, ev, pr, mk, id;
+	int ended = 0;
+
+	if (a && !json_unpack(a, "{s:I, s:I, s:I, s:I, s:I, s:b}", "run_id", &id, "next_seq", &seq,
+	                      "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
+	                      &ended)) {
+		p->at = (struct tm_push_ack){id, seq, ev, pr, mk, ended};
+		p->synced = true;
+	} else {
+		p->synced = false;
+	}
+	json_decref(a);
+}
+
+static void back_off(struct tm_pusher *p, int64_t usec)
+{
+	p->backoff_usec = usec;
+	p->next_try_usec = tm_now_mono_usec() + usec;
+}
+
+/* Sends BODY; returns the HTTP status, or 0 when the server was not reached. */
+static long post(struct tm_pusher *p, const char *body, struct outbuf *resp)
+{
+	struct curl_slist *h = NULL;
+	long status = 0;
+	CURLcode rc;
+
+	h = curl_slist_append(h, "Content-Type: application/json");
+	h = curl_slist_append(h, p->auth);
+	h = curl_slist_append(h, "Expect:");
+	curl_easy_reset(p->curl);
+	curl_easy_setopt(p->curl, CURLOPT_URL, p->url);
+	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, 1500L);
+	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, 500L);
+	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(p->curl, CURLOPT_WRITEDATA, resp);
+	rc = curl_easy_perform(p->curl);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_slist_free_all(h);
+	return status;
+}
+
+static void report_down(struct tm_pusher *p, long status, const char *resp)
+{
+	if (p->down_reported)
+		return;
+	p->down_reported = true;
+	if (status == 0)
+		tm_warn("push: server %s not reachable; recording locally, will send later",
+		        p->url);
+	else
+		tm_warn("push: server refused a batch (HTTP %ld): %.200s", status,
+		        resp ? resp : "");
+}
+
+/* One batch out and its answer in.  1 if there is more to send now, 0 if
+ * not, -1 if the server could not take it (backing off). */
+static int send_one(struct tm_pusher *p)
+{
+	struct tm_run_info ri;
+	struct outbuf resp = {0};
+	bool all;
+	json_t *b;
+	char *body;
+	long status;
+	bool was_synced = p->synced;
+
+	if (tm_store_run_get(p->st, p->run_id, &ri) != 0)
+		return -1;
+	b = next_batch(p, &ri, &all);
+	tm_run_info_release(&ri);
+	body = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	if (!body)
+		return -1;
+	status = post(p, body, &resp);
+	free(body);
+	if (status == 200 || status == 409) {
+		take_ack(p, resp.p);
+		free(resp.p);
+		if (p->down_reported)
+			tm_warn("push: server %s reachable again; sending what it missed", p->url);
+		p->down_reported = false;
+		p->backoff_usec = 0;
+		return (!was_synced || status == 409 || !all) ? 1 : 0;
+	}
+	report_down(p, status, resp.p);
+	free(resp.p);
+	p->synced = false; /* ask again where the server is before sending more */
+	if (status == 429)
+		back_off(p, 1000000);
+	else if (status >= 400 && status < 500)
+		back_off(p, 30000000); /* refused: retrying soon would not help */
+	else
+		back_off(p, p->backoff_usec
+		                ? (p->backoff_usec * 2 > BACKOFF_MAX_USEC ? BACKOFF_MAX_USEC
+		                                                          : p->backoff_usec * 2)
+		                : 250000);
+	return -1;
+}
+
+void tm_pusher_tick(struct tm_pusher *p)
+{
+	int64_t start = tm_now_mono_usec();
+
+	if (start < p->next_try_usec)
+		return;
+	while (send_one(p) == 1 && tm_now_mono_usec() - start < TICK_BUDGET_USEC)
+		;
+}
+
+static bool all_sent(struct tm_pusher *p)
+{
+	struct tm_run_info ri;
+	int64_t last = -1;
+	bool ended;
+
+	if (!p->synced || tm_store_run_get(p->st, p->run_id, &ri) != 0)
+		return false;
+	ended = ri.ended_wall_usec != 0;
+	tm_run_info_release(&ri);
+	tm_store_last_seq(p->st, p->run_id, &last);
+	if (p->at.next_seq <= last || (ended && !p->at.ended))
+		return false;
+	/* events, progress and marks: nothing past the acknowledged positions */
+	json_t *e = local_items(p->st,
+	                        "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail"
+	                        " FROM events WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                        p->run_id, p->at.next_event, 0);
+	json_t *g = local_items(p->st,
+	                        "SELECT t_wall_usec, t_mono_usec, value FROM progress"
+	                        " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                        p->run_id, p->at.next_progress, 1);
+	json_t *m = local_items(p->st,
+	                        "SELECT t_wall_usec, t_mono_usec, text FROM marks"
+	                        " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	                        p->run_id, p->at.next_mark, 2);
+	bool done = !json_array_size(e) && !json_array_size(g) && !json_array_size(m);
+	json_decref(e);
+	json_decref(g);
+	json_decref(m);
+	return done;
+}
+
+int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec)
+{
+	int64_t deadline = tm_now_mono_usec() + timeout_usec;
+
+	for (;;) {
+		if (tm_now_mono_usec() >= p->next_try_usec)
+			tm_pusher_tick(p);
+		if (all_sent(p))
+			return 0;
+		if (tm_now_mono_usec() >= deadline)
+			return -1;
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}

@@ -1,0 +1,272 @@
+/* Downsampled series for the panel: min and max per time bucket. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "metrics.h"
+#include "store.h"
+#include "util.h"
+#include "serve/api.h"
+#include "banned.h"
+
+/* What the panel draws when the query names no metrics. */
+static const enum tm_metric panel_set[] = {
+    TM_M_CG_ANON_BYTES,         TM_M_CG_FILE_BYTES,          TM_M_CG_CURRENT_BYTES,
+    TM_M_CG_HIGH_BYTES,         TM_M_CG_MAX_BYTES,           TM_M_PROC_RSS_ANON_BYTES,
+    TM_M_PROC_RSS_FILE_BYTES,   TM_M_HEAP_LIVE_BYTES,        TM_M_CG_CPU_USAGE_USEC,
+    TM_M_CG_CPU_THROTTLED_USEC, TM_M_PROC_UTIME_USEC,        TM_M_PROC_STIME_USEC,
+    TM_M_CG_PSI_MEM_SOME_USEC,  TM_M_CG_PSI_MEM_FULL_USEC,   TM_M_CG_PSI_IO_SOME_USEC,
+    TM_M_CG_PSI_IO_FULL_USEC,   TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC,
+    TM_M_CG_IO_READ_BYTES,      TM_M_CG_IO_WRITE_BYTES,      TM_M_PROC_READ_BYTES,
+    TM_M_PROC_WRITE_BYTES,
+};
+
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char name[64];
+		int m;
+		if (n == 0 || n >= sizeof(name))
+			return bad(err, errlen, "bad metric list");
+		memcpy(name, p, n);
+		name[n] = 0;
+		m = tm_metric_by_name(name);
+		if (m < 0)
+			return bad(err, errlen, "unknown metric '%s'", name);
+		if (q->nmetrics == TM_SERIES_MAX_METRICS)
+			return bad(err, errlen, "more than %d metrics", TM_SERIES_MAX_METRICS);
+		q->metrics[q->nmetrics++] = m;
+		p += n + (comma ? 1 : 0);
+	}
+	return 0;
+}
+
+static int opt_int(const char *s, const char *what, int64_t min, int64_t max, int64_t *out,
+                   char *err, size_t errlen)
+{
+	if (!s)
+		return 0;
+	if (tm_parse_int64(s, out) < 0 || *out < min || *out > max)
+		return bad(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
+		           (long long)min, (long long)max);
+	return 0;
+}
+
+int tm_series_query_parse(const char *metrics, const char *from, const char *to,
+                          const char *from_seq, const char *bucket, const char *points,
+                          struct tm_series_query *q, char *err, size_t errlen)
+{
+	int64_t pts = 1000;
+
+	memset(q, 0, sizeof(*q));
+	if (metrics && parse_metrics(metrics, q, err, errlen) < 0)
+		return -1;
+	if (q->nmetrics == 0)
+		for (size_t i = 0; i < TM_ARRAY_SIZE(panel_set); i++)
+			q->metrics[q->nmetrics++] = panel_set[i];
+	if (opt_int(from, "from", 0, INT64_MAX / 2, &q->from_wall_usec, err, errlen) < 0 ||
+	    opt_int(to, "to", 0, INT64_MAX / 2, &q->to_wall_usec, err, errlen) < 0 ||
+	    opt_int(from_seq, "from_seq", 0, INT64_MAX / 2, &q->from_seq, err, errlen) < 0 ||
+	    opt_int(bucket, "bucket_usec", 1000, 86400000000LL * 366, &q->bucket_usec, err,
+	            errlen) < 0 ||
+	    opt_int(points, "points", 1, TM_SERIES_MAX_POINTS, &pts, err, errlen) < 0)
+		return -1;
+	if (q->to_wall_usec && q->to_wall_usec < q->from_wall_usec)
+		return bad(err, errlen, "'to' before 'from'");
+	q->points = (int)pts;
+	return 0;
+}
+
+struct bucket_acc {
+	const struct tm_series_query *q;
+	int64_t t0, width, to;
+	int nb; /* buckets used */
+	int64_t last_seq;
+	double *t;        /* [points] first sample time in the bucket, seconds */
+	int64_t *mn, *mx; /* [points][nmetrics] */
+	uint8_t *has;     /* [points][nmetrics] */
+};
+
+static int take_sample(void *ctx, const struct tm_sample *s)
+{
+	struct bucket_acc *a = ctx;
+	int64_t b;
+
+	if (s->t_wall_usec < a->q->from_wall_usec)
+		return 0;
+	if (a->to && s->t_wall_usec > a->to)
+		return 1;
+	b = (s->t_wall_usec - a->t0) / a->width;
+	if (b < 0)
+		b = 0;
+	if (b >= a->q->points)
+		return 1;
+	a->last_seq = s->seq;
+	if (b >= a->nb) {
+		a->nb = (int)b + 1;
+		a->t[b] = (double)s->t_wall_usec / 1e6;
+	}
+	for (int i = 0; i < a->q->nmetrics; i++) {
+		size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
+		enum tm_metric m = (enum tm_metric)a->q->metrics[i];
+		if (!tm_sample_has(s, m))
+			continue;
+		if (!a->has[k] || s->v[m] < a->mn[k])
+			a->mn[k] = s->v[m];
+		if (!a->has[k] || s->v[m] > a->mx[k])
+			a->mx[k] = s->v[m];
+		a->has[k] = 1;
+	}
+	return 0;
+}
+
+static int last_time(void *ctx, const struct tm_sample *s)
+{
+	*(int64_t *)ctx = s->t_wall_usec;
+	return 0;
+}
+
+/* The bucket grid: from the query, or the run's start to its last sample. */
+static int grid(struct tm_store *st, int64_t run_id, const struct tm_series_query *q,
+                struct bucket_acc *a, int64_t *last_seq)
+{
+	struct tm_run_info ri;
+	int64_t end = 0, start;
+
+	if (tm_store_run_get(st, run_id, &ri) != 0)
+		return -1;
+	start = ri.started_wall_usec;
+	tm_run_info_release(&ri);
+	if (tm_store_last_seq(st, run_id, last_seq) < 0)
+		return -1;
+	if (*last_seq >= 0 &&
+	    tm_store_each_sample(st, run_id, *last_seq, *last_seq, last_time, &end) < 0)
+		return -1;
+	a->t0 = q->from_wall_usec ? q->from_wall_usec : start;
+	a->to = q->to_wall_usec;
+	if (q->bucket_usec) {
+		a->width = q->bucket_usec;
+	} else {
+		int64_t stop = a->to ? a->to : end;
+		a->width = (stop - a->t0) / q->points + 1;
+	}
+	if (a->width < 1000)
+		a->width = 1000;
+	return 0;
+}
+
+static json_t *int_or_null(bool has, int64_t v)
+{
+	return has ? json_integer(v) : json_null();
+}
+
+static json_t *series_doc(const struct bucket_acc *a, int64_t run_id)
+{
+	json_t *o = json_object(), *t = json_array(), *series = json_object();
+
+	for (int b = 0; b < a->nb; b++)
+		json_array_append_new(t, json_real(a->t[b]));
+	for (int i = 0; i < a->q->nmetrics; i++) {
+		json_t *mn = json_array(), *mx = json_array();
+		bool any = false;
+		for (int b = 0; b < a->nb; b++) {
+			size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
+			json_array_append_new(mn, int_or_null(a->has[k], a->mn[k]));
+			json_array_append_new(mx, int_or_null(a->has[k], a->mx[k]));
+			any |= a->has[k];
+		}
+		if (any) /* missing is not zero: a metric never seen is left out */
+			json_object_set_new(series,
+			                    tm_metric_info((enum tm_metric)a->q->metrics[i])->name,
+			                    json_pack("{s:o, s:o}", "min", mn, "max", mx));
+		else {
+			json_decref(mn);
+			json_decref(mx);
+		}
+	}
+	json_object_set_new(o, "run_id", json_integer(run_id));
+	json_object_set_new(o, "t0_usec", json_integer(a->t0));
+	json_object_set_new(o, "bucket_usec", json_integer(a->width));
+	json_object_set_new(o, "last_seq", json_integer(a->last_seq));
+	json_object_set_new(o, "t", t);
+	json_object_set_new(o, "series", series);
+	return o;
+}
+
+struct prog_acc {
+	json_t *arr;
+	int64_t from, to, last_t;
+	int64_t min_gap;
+};
+
+static int take_progress(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, double value)
+{
+	struct prog_acc *p = ctx;
+
+	(void)t_mono_usec;
+	if (t_wall_usec < p->from || (p->to && t_wall_usec > p->to))
+		return 0;
+	if (p->last_t && t_wall_usec - p->last_t < p->min_gap)
+		return 0; /* at most about one point per bucket */
+	p->last_t = t_wall_usec;
+	json_array_append_new(p->arr, json_pack("[f, f]", (double)t_wall_usec / 1e6, value));
+	return 0;
+}
+
+json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_series_query *q)
+{
+	struct bucket_acc a = {.q = q, .last_seq = -1};
+	size_t cells = (size_t)q->points * (size_t)q->nmetrics;
+	int64_t last_seq;
+	json_t *doc = NULL;
+
+	if (grid(st, run_id, q, &a, &last_seq) < 0)
+		return NULL;
+	a.t = calloc((size_t)q->points, sizeof(double));
+	a.mn = calloc(cells, sizeof(int64_t));
+	a.mx = calloc(cells, sizeof(int64_t));
+	a.has = calloc(cells, 1);
+	if (!a.t || !a.mn || !a.mx || !a.has) {
+		tm_error("out of memory");
+		goto out;
+	}
+	if (q->from_seq <= last_seq &&
+	    tm_store_each_sample(st, run_id, q->from_seq, -1, take_sample, &a) < 0)
+		goto out;
+	if (a.last_seq < 0)
+		a.last_seq = q->from_seq > 0 ? q->from_seq - 1 : -1;
+	doc = series_doc(&a, run_id);
+	struct prog_acc p = {json_array(), q->from_wall_usec, q->to_wall_usec, 0, a.width};
+	if (tm_store_each_progress(st, run_id, take_progress, &p) < 0) {
+		json_decref(p.arr);
+		json_decref(doc);
+		doc = NULL;
+		goto out;
+	}
+	json_object_set_new(doc, "progress", p.arr);
+out:
+	free(a.t);
+	free(a.mn);
+	free(a.mx);
+	free(a.has);
+	return doc;
+}

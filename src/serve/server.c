@@ -1,0 +1,559 @@
+/* The HTTP server: routing, auth, limits; the handlers live in this file
+ * too, each short, each answering one endpoint. */
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store.h"
+#include "util.h"
+#include "serve/api.h"
+#include "serve/assets.h"
+#include "serve/auth.h"
+#include "serve/ingest.h"
+#include "serve/promfmt.h"
+#include "serve/server.h"
+#include "banned.h"
+
+#define MAX_MACHINES 256
+
+struct bucket {
+	char machine[TM_NAME_MAX + 1];
+	double tokens;
+	int64_t last_usec;
+};
+
+struct latest {
+	char machine[TM_NAME_MAX + 1], run[65], cgroup[256];
+	struct tm_sample s;
+};
+
+struct server {
+	struct tm_store *st;
+	const struct tm_server_opts *o;
+	struct tm_ingest *ing;
+	struct bucket buckets[MAX_MACHINES];
+	int nbuckets;
+	struct latest *latest; /* [MAX_MACHINES] */
+	int nlatest;
+};
+
+/* Per-request state, kept between libmicrohttpd's calls for one request. */
+struct req {
+	char *body;
+	size_t len, cap;
+	bool too_big, answered;
+	char machine[TM_NAME_MAX + 1];
+};
+
+void tm_server_opts_init(struct tm_server_opts *o)
+{
+	o->listen = "127.0.0.1:7070";
+	o->public_read = false;
+	o->max_body_bytes = 8 << 20;
+	o->max_samples_per_sec = 1000;
+	o->max_metrics_machines = 100;
+}
+
+int tm_parse_listen(const char *addr, struct sockaddr_in *out)
+{
+	const char *colon = strrchr(addr, ':');
+	char host[64];
+	int64_t port;
+
+	memset(out, 0, sizeof(*out));
+	if (!colon || (size_t)(colon - addr) >= sizeof(host) ||
+	    tm_parse_int64(colon + 1, &port) < 0 || port < 0 || port > 65535)
+		return tm_error("bad listen address '%s' (want HOST:PORT, e.g. 127.0.0.1:7070)",
+		                addr);
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = 0;
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	out->sin_family = AF_INET;
+	out->sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &out->sin_addr) != 1)
+		return tm_error("bad listen address '%s': '%s' is not an IPv4 address", addr, host);
+	return 0;
+}
+
+/* ---- responses ---- */
+
+static void security_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Content-Security-Policy",
+	                        "default-src 'none'; script-src 'self'; style-src 'self'; "
+	                        "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+	                        "form-action 'none'; frame-ancestors 'none'");
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, char *buf, size_t len,
+                                const char *type, bool must_free)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+	    len, buf, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type);
+	security_headers(r);
+	if (must_free)
+		MHD_add_response_header(r, "Cache-Control", "no-store");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, json_t *doc)
+{
+	char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+
+	json_decref(doc);
+	if (!s) {
+		static char oops[] = "{\"error\":\"internal error\"}";
+		return send_buf(c, 500, oops, strlen(oops), "application/json", false);
+	}
+	return send_buf(c, status, s, strlen(s), "application/json", true);
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *why)
+{
+	return send_json(c, status, json_pack("{s:s}", "error", why));
+}
+
+/* ---- auth and limits ---- */
+
+static const char *bearer(struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+
+	if (!h || strncmp(h, "Bearer ", 7))
+		return NULL;
+	return h + 7;
+}
+
+/* 0 allowed (NAME filled), else the HTTP status to refuse with. */
+static unsigned authorize(struct server *sv, struct MHD_Connection *c, const char *kind, char *name)
+{
+	int rc;
+
+	name[0] = 0;
+	if (!strcmp(kind, "read") && sv->o->public_read)
+		return 0;
+	rc = tm_token_check(sv->st, bearer(c), kind, name);
+	if (rc < 0)
+		return 500;
+	return rc == 0 ? 0 : 401;
+}
+
+/* A token bucket per machine: RATE samples/s, up to 60 s (at least one full
+ * batch) saved up.  Returns 0, or the seconds to wait. */
+static int64_t rate_wait(struct server *sv, const char *machine, size_t n)
+{
+	double rate = (double)sv->o->max_samples_per_sec,
+	       cap = fmax(rate * 60, TM_BATCH_MAX_SAMPLES);
+	int64_t now = tm_now_mono_usec();
+	struct bucket *b = NULL;
+
+	for (int i = 0; i < sv->nbuckets && !b; i++)
+		if (!strcmp(sv->buckets[i].machine, machine))
+			b = &sv->buckets[i];
+	if (!b) {
+		b = &sv->buckets[sv->nbuckets < MAX_MACHINES ? sv->nbuckets++ : MAX_MACHINES - 1];
+		snprintf(b->machine, sizeof(b->machine), "%s", machine);
+		b->tokens = cap;
+		b->last_usec = now;
+	}
+	b->tokens = fmin(cap, b->tokens + rate * (double)(now - b->last_usec) / 1e6);
+	b->last_usec = now;
+	if ((double)n > b->tokens)
+		return (int64_t)ceil(((double)n - b->tokens) / rate);
+	b->tokens -= (double)n;
+	return 0;
+}
+
+/* ---- push ---- */
+
+static void remember_latest(struct server *sv, const char *machine, const struct tm_batch *b)
+{
+	const struct tm_sample *s = &b->samples[b->n_samples - 1];
+	struct latest *l = NULL;
+
+	for (int i = 0; i < sv->nlatest && !l; i++)
+		if (!strcmp(sv->latest[i].machine, machine))
+			l = &sv->latest[i];
+	if (!l) {
+		if (sv->nlatest >= sv->o->max_metrics_machines || sv->nlatest >= MAX_MACHINES)
+			return;
+		l = &sv->latest[sv->nlatest++];
+		snprintf(l->machine, sizeof(l->machine), "%s", machine);
+	} else if (l->s.t_wall_usec > s->t_wall_usec) {
+		return; /* a backfill of something older */
+	}
+	snprintf(l->run, sizeof(l->run), "%s", b->meta.uuid);
+	snprintf(l->cgroup, sizeof(l->cgroup), "%s",
+	         b->meta.cgroup_path ? b->meta.cgroup_path : "");
+	l->s = *s;
+}
+
+static void peer_addr(struct MHD_Connection *c, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	snprintf(out, size, "?");
+	if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, out,
+		          (socklen_t)size);
+}
+
+static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, struct req *r)
+{
+	struct tm_batch b;
+	struct tm_push_ack ack;
+	char err[256], peer[64], retry[32];
+	int64_t wait;
+	int rc;
+
+	if (r->too_big)
+		return send_error(c, 413, "request body too large");
+	if (tm_batch_decode(r->body ? r->body : "", r->len, &b, err, sizeof(err)) < 0)
+		return send_error(c, 400, err);
+	wait = rate_wait(sv, r->machine, b.n_samples);
+	if (wait) {
+		struct MHD_Response *resp;
+		enum MHD_Result ret;
+		static char msg[] = "{\"error\":\"too many samples per second for this machine\"}";
+		tm_batch_release(&b);
+		resp = MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_PERSISTENT);
+		snprintf(retry, sizeof(retry), "%lld", (long long)wait);
+		MHD_add_response_header(resp, "Retry-After", retry);
+		MHD_add_response_header(resp, "Content-Type", "application/json");
+		ret = MHD_queue_response(c, 429, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	peer_addr(c, peer, sizeof(peer));
+	rc = tm_ingest_apply(sv->ing, sv->st, r->machine, peer, &b, &ack, err, sizeof(err));
+	if (rc == 0 && b.n_samples)
+		remember_latest(sv, r->machine, &b);
+	if (rc == 0 || rc == 409) {
+		char *s = tm_push_ack_json(&ack, b.meta.uuid);
+		json_t *doc = s ? json_loads(s, 0, NULL) : NULL;
+		free(s);
+		if (doc && rc == 409)
+			json_object_set_new(doc, "error", json_string(err));
+		tm_batch_release(&b);
+		return send_json(c, rc ? 409 : 200, doc);
+	}
+	tm_batch_release(&b);
+	return send_error(c, (unsigned)rc, err);
+}
+
+/* ---- reads ---- */
+
+static const char *arg(struct MHD_Connection *c, const char *key)
+{
+	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* "/api/v1/runs/12/series" with PREFIX "/api/v1/runs/": 12 and REST "/series". */
+static int path_id(const char *url, const char *prefix, int64_t *id, const char **rest)
+{
+	char num[24];
+	size_t n;
+
+	if (strncmp(url, prefix, strlen(prefix)))
+		return -1;
+	url += strlen(prefix);
+	n = strcspn(url, "/");
+	if (n == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, url, n);
+	num[n] = 0;
+	if (tm_parse_int64(num, id) < 0 || *id <= 0)
+		return -1;
+	*rest = url + n;
+	return 0;
+}
+
+static enum MHD_Result handle_series(struct server *sv, struct MHD_Connection *c, int64_t id)
+{
+	struct tm_series_query q;
+	struct tm_run_info ri;
+	char err[256];
+	int rc;
+
+	if (tm_series_query_parse(arg(c, "metrics"), arg(c, "from"), arg(c, "to"),
+	                          arg(c, "from_seq"), arg(c, "bucket_usec"), arg(c, "points"), &q,
+	                          err, sizeof(err)) < 0)
+		return send_error(c, 400, err);
+	rc = tm_store_run_get(sv->st, id, &ri);
+	if (rc == 1)
+		return send_error(c, 404, "no such run");
+	if (rc < 0)
+		return send_error(c, 500, "store error");
+	tm_run_info_release(&ri);
+	return send_json(c, 200, tm_api_series(sv->st, id, &q));
+}
+
+static enum MHD_Result handle_run(struct server *sv, struct MHD_Connection *c, int64_t id)
+{
+	int missing = 0;
+	json_t *doc = tm_api_run(sv->st, id, &missing);
+
+	if (!doc)
+		return send_error(c, missing ? 404 : 500, missing ? "no such run" : "store error");
+	return send_json(c, 200, doc);
+}
+
+static enum MHD_Result handle_runs(struct server *sv, struct MHD_Connection *c)
+{
+	const char *machine = arg(c, "machine"), *bench = arg(c, "bench");
+	int64_t bench_id = 0;
+
+	if (machine && !tm_name_valid(machine))
+		return send_error(c, 400, "bad machine name");
+	if (bench && (tm_parse_int64(bench, &bench_id) < 0 || bench_id < 0))
+		return send_error(c, 400, "bad bench id");
+	return send_json(c, 200, tm_api_runs(sv->st, machine, bench_id));
+}
+
+static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *c)
+{
+	struct tm_prom_target t[MAX_MACHINES];
+	char *text;
+
+	for (int i = 0; i < sv->nlatest; i++)
+		t[i] = (struct tm_prom_target){sv->latest[i].machine, sv->latest[i].run,
+		                               sv->latest[i].cgroup, &sv->latest[i].s};
+	text = tm_prom_format(t, (size_t)sv->nlatest);
+	if (!text)
+		return send_error(c, 500, "out of memory");
+	return send_buf(c, 200, text, strlen(text), "text/plain; version=0.0.4; charset=utf-8",
+	                true);
+}
+
+static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, const char *url)
+{
+	const char *rest;
+	int64_t id;
+
+	if (!strcmp(url, "/metrics"))
+		return handle_metrics(sv, c);
+	if (!strcmp(url, "/api/v1/machines"))
+		return send_json(c, 200, tm_api_machines(sv->st));
+	if (!strcmp(url, "/api/v1/runs"))
+		return handle_runs(sv, c);
+	if (path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
+		if (!rest[0])
+			return handle_run(sv, c, id);
+		if (!strcmp(rest, "/series"))
+			return handle_series(sv, c, id);
+	}
+	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
+		return send_json(c, 200, tm_api_bench(sv->st, id));
+	return send_error(c, 404, "no such endpoint");
+}
+
+/* ---- dispatch ---- */
+
+static enum MHD_Result send_asset(struct MHD_Connection *c, const struct tm_asset *a)
+{
+	return send_buf(c, 200, (char *)a->data, a->len, a->type, false);
+}
+
+/* First call for a push: refuse early on auth or size, else get the body. */
+static enum MHD_Result push_begin(struct server *sv, struct MHD_Connection *c, struct req *r)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	int64_t len;
+	unsigned st = authorize(sv, c, "write", r->machine);
+
+	if (st) {
+		r->answered = true;
+		return send_error(c, st,
+		                  st == 401 ? "a valid write token is required" : "store error");
+	}
+	if (cl && (tm_parse_int64(cl, &len) < 0 || len > (int64_t)sv->o->max_body_bytes)) {
+		r->answered = true;
+		return send_error(c, 413, "request body too large");
+	}
+	return MHD_YES;
+}
+
+static void take_body(struct server *sv, struct req *r, const char *data, size_t n)
+{
+	if (r->too_big || r->len + n > sv->o->max_body_bytes) {
+		r->too_big = true;
+		return;
+	}
+	if (r->len + n + 1 > r->cap) {
+		size_t cap = (r->len + n + 1) * 2;
+		char *p = realloc(r->body, cap);
+		if (!p) {
+			r->too_big = true;
+			return;
+		}
+		r->body = p, r->cap = cap;
+	}
+	memcpy(r->body + r->len, data, n);
+	r->len += n;
+}
+
+static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char *url,
+                                const char *method, const char *version, const char *upload_data,
+                                size_t *upload_data_size, void **con_cls)
+{
+	struct server *sv = cls;
+	struct req *r = *con_cls;
+	const struct tm_asset *a;
+	char name[TM_NAME_MAX + 1];
+	unsigned st;
+
+	(void)version;
+	if (!strcmp(url, "/api/v1/push")) {
+		if (strcmp(method, "POST"))
+			return send_error(c, 405, "use POST");
+		if (!r) {
+			r = calloc(1, sizeof(*r));
+			if (!r)
+				return MHD_NO;
+			*con_cls = r;
+			return push_begin(sv, c, r);
+		}
+		if (r->answered) {
+			*upload_data_size = 0; /* discard what follows a refusal */
+			return MHD_YES;
+		}
+		if (*upload_data_size) {
+			take_body(sv, r, upload_data, *upload_data_size);
+			*upload_data_size = 0;
+			return MHD_YES;
+		}
+		r->answered = true;
+		return handle_push(sv, c, r);
+	}
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return send_error(c, 405, "use GET");
+	if (!strcmp(url, "/healthz")) {
+		static char okmsg[] = "ok\n";
+		return send_buf(c, 200, okmsg, 3, "text/plain", false);
+	}
+	a = tm_asset_find(url);
+	if (a)
+		return send_asset(c, a);
+	st = authorize(sv, c, "read", name);
+	if (st)
+		return send_error(c, st,
+		                  st == 401 ? "a valid read token is required" : "store error");
+	return handle_read(sv, c, url);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+	struct req *r = *con_cls;
+
+	(void)cls, (void)c, (void)toe;
+	if (r) {
+		free(r->body);
+		free(r);
+	}
+	*con_cls = NULL;
+}
+
+/* ---- start-up ---- */
+
+struct prefill {
+	struct server *sv;
+};
+
+static int last_sample(void *ctx, const struct tm_sample *s)
+{
+	*(struct tm_sample *)ctx = *s;
+	return 0;
+}
+
+/* /metrics shows each machine's latest run from the start, not only after
+ * its next push. */
+static int prefill_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct server *sv = ctx;
+	struct latest *l = NULL;
+	int64_t seq;
+
+	if (!ri->machine || !tm_name_valid(ri->machine))
+		return 0;
+	for (int i = 0; i < sv->nlatest && !l; i++)
+		if (!strcmp(sv->latest[i].machine, ri->machine))
+			l = &sv->latest[i];
+	if (!l && sv->nlatest >= sv->o->max_metrics_machines)
+		return 0;
+	if (tm_store_last_seq(sv->st, ri->id, &seq) < 0 || seq < 0)
+		return 0;
+	if (!l) {
+		l = &sv->latest[sv->nlatest++];
+		snprintf(l->machine, sizeof(l->machine), "%s", ri->machine);
+	}
+	snprintf(l->run, sizeof(l->run), "%s", ri->uuid ? ri->uuid : "");
+	snprintf(l->cgroup, sizeof(l->cgroup), "%s", ri->cgroup_path ? ri->cgroup_path : "");
+	tm_sample_clear(&l->s);
+	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &l->s) < 0)
+		return -1;
+	return 0;
+}
+
+int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile sig_atomic_t *stop)
+{
+	struct server sv = {.st = st, .o = o};
+	struct sockaddr_in addr;
+	struct MHD_Daemon *d;
+	int ret = -1;
+
+	if (tm_parse_listen(o->listen, &addr) < 0 || tm_auth_init(st) < 0)
+		return -1;
+	sv.ing = tm_ingest_new();
+	sv.latest = calloc(MAX_MACHINES, sizeof(*sv.latest));
+	if (!sv.ing || !sv.latest) {
+		tm_error("out of memory");
+		goto out;
+	}
+	if (tm_store_each_run(st, 0, prefill_run, &sv) < 0)
+		goto out;
+	d = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, dispatch, &sv, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024), MHD_OPTION_END);
+	if (!d) {
+		tm_error("cannot listen on %s", o->listen);
+		goto out;
+	}
+	{
+		const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+		char ip[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof(ip));
+		printf("listening on http://%s:%u/\n", ip,
+		       di ? (unsigned)di->port : (unsigned)ntohs(addr.sin_port));
+	}
+	fflush(stdout);
+	while (!*stop)
+		MHD_run_wait(d, 200);
+	MHD_stop_daemon(d);
+	ret = 0;
+out:
+	tm_ingest_free(sv.ing);
+	free(sv.latest);
+	return ret;
+}

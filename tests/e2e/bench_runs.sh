@@ -1,0 +1,130 @@
+#!/bin/sh
+# bench end to end: real runs in fresh cgroups, the table, OOM kills, the
+# /proc/PID/maps check, --restore, hooks, --until-progress, the stored table.
+. "$(dirname "$0")/../lib.sh"
+DB=$T/b.db
+P=$TM_BUILD/progs/bench_alloc
+if [ ! -x "$P" ]; then
+	skip "bench runs" "build/progs/bench_alloc is not built (make check builds it)"
+	exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "bench runs" "python3 is needed to read the JSON table"
+	exit 0
+fi
+
+# json FILE EXPR: evaluates a Python expression over the table as `t`.
+json() { python3 -c "import json,sys; t=json.load(open(sys.argv[1])); print($2)" "$1"; }
+arm() { echo "[a for a in t['arms'] if a['name']=='$1'][0]"; }
+
+# ---- two arms that differ in a known way: one allocates twice as much ----
+{
+	echo "[bench]"
+	echo "Name=twice"
+	echo "Runs=2"
+	echo "Interval=100ms"
+	echo "Progress=progress=([0-9]+)"
+	echo "[small]"
+	echo "ExecStart=$P --mib 32 --steps 4 --step-ms 60"
+	echo "[double]"
+	echo "ExecStart=$P --mib 64 --steps 4 --step-ms 60"
+} >"$T/two.ini"
+"$TM" bench -o "$DB" -f "$T/two.ini" --export "json:$T/two.json" --export "csv:$T/two.csv" \
+	--export "md:$T/two.md" >"$T/two.txt" 2>"$T/two.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'small (control)' "$T/two.txt" && grep -qE '^survived +2/2 +2/2' "$T/two.txt"; then
+	ok "two-arm bench prints the table"
+else
+	fail "two-arm bench prints the table" "exit $rc: $(cat "$T/two.txt" "$T/two.err" | head -30)"
+fi
+r=$(json "$T/two.json" "round($(arm double)['figures']['peak_anon_bytes']['ratio'], 2)" 2>&1)
+case $r in
+1.[6-9]* | 2.[0-3]*) ok "the table shows the 2x difference as a ratio ($r)" ;;
+*) fail "the table shows the 2x difference as a ratio" "ratio $r; $(cat "$T/two.txt")" ;;
+esac
+grep -qE '^peak anon MiB .*×(1\.[6-9]|2\.[0-3])' "$T/two.txt" &&
+	ok "the text table carries the ratio" || fail "the text table carries the ratio" "$(cat "$T/two.txt")"
+n=$(sql "$DB" "select count(*) from runs where bench_id = 1")
+[ "$n" = 4 ] && ok "every run is a run in the store, linked to the bench" || fail "runs linked to the bench" "$n"
+n=$(sql "$DB" "select count(*) from samples where run_id in (select id from runs where bench_id = 1)")
+[ "${n:-0}" -gt 8 ] && ok "their series stay in the store ($n samples)" || fail "series in the store" "$n samples"
+grep -q '^arm,1,double,,,peak_anon_bytes,2,' "$T/two.csv" && ok "--export csv" || fail "--export csv" "$(head -5 "$T/two.csv")"
+grep -q '^| survived | 2/2 | 2/2 |' "$T/two.md" && ok "--export md" || fail "--export md" "$(cat "$T/two.md")"
+"$TM" bench -o "$DB" --table 1 >"$T/again.txt" 2>&1
+cmp -s "$T/two.txt" "$T/again.txt" && ok "--table reprints the same table from the store" ||
+	fail "--table reprints the same table" "$(diff "$T/two.txt" "$T/again.txt" | head)"
+
+# ---- an arm OOM-killed under a low limit ----
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm roomy --arm tight:MemoryMax=40M \
+	--export "json:$T/oom.json" -- "$P" --mib 96 --steps 4 --step-ms 30 >"$T/oom.txt" 2>"$T/oom.err"
+if grep -qE '^survived +2/2 +0/2 \(2 oom-killed\)' "$T/oom.txt"; then
+	ok "an arm killed under its limit is reported oom-killed and counted in survival"
+else
+	fail "oom-killed arm in the table" "$(cat "$T/oom.txt" "$T/oom.err" | head -30)"
+fi
+n=$(sql "$DB" "select count(*) from runs where bench_id = 2 and arm = 'tight' and outcome = 'oom-killed'")
+[ "$n" = 2 ] && ok "the runs are stored as oom-killed" || fail "the runs are stored as oom-killed" "$n"
+r=$(json "$T/oom.json" "$(arm tight)['figures']['wall_usec']['n'], $(arm tight)['killed_peak_anon_bytes']['n'], $(arm roomy)['figures']['wall_usec']['n']" 2>&1)
+[ "$r" = "(0, 2, 2)" ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
+	fail "killed runs stay out of the time medians" "$r"
+grep -q '^killed at anon MiB' "$T/oom.txt" && ok "the killed runs' peak has its row" || fail "killed peak row" "$(cat "$T/oom.txt")"
+
+# ---- a mislabeled arm is caught through /proc/PID/maps ----
+LIBC=$(ldd "$P" | awk '/libc\.so/ {print $3}')
+"$TM" bench -o "$DB" --runs 1 -i 100ms --arm glibc --arm "liar:Allocator=jemalloc,LD_PRELOAD=$LIBC" \
+	-- "$P" --mib 8 --steps 2 >"$T/liar.txt" 2>&1
+r=$(sql "$DB" "select outcome || ': ' || reason from runs where bench_id = 3 and arm = 'liar'")
+case $r in
+invalid:*jemalloc*) ok "a jemalloc arm without libjemalloc mapped is an invalid run" ;;
+*) fail "a jemalloc arm without libjemalloc mapped is an invalid run" "$r; $(cat "$T/liar.txt")" ;;
+esac
+grep -qE '^survived +1/1 +0/0 \(1 invalid\)' "$T/liar.txt" && ok "an invalid run is not a data point" ||
+	fail "an invalid run is not a data point" "$(cat "$T/liar.txt")"
+JE=$("$TM" bench --arm jemalloc --dry-run -- true 2>&1 | sed -n 's/.*LD_PRELOAD=\([^ ]*\).*/\1/p')
+env LD_PRELOAD="$JE" "$TM" bench -o "$DB" --inherit-env --runs 1 -i 100ms --arm glibc \
+	-- "$P" --mib 8 --steps 2 >"$T/ctl.txt" 2>&1
+r=$(sql "$DB" "select outcome || ': ' || reason from runs where bench_id = 4")
+case $r in
+invalid:*glibc*jemalloc*) ok "a control arm with libjemalloc mapped is an invalid run" ;;
+*) fail "a control arm with libjemalloc mapped is an invalid run" "$r; $(cat "$T/ctl.txt")" ;;
+esac
+
+# ---- --restore: identical starting state, nothing leaks into the next run ----
+mkdir -p "$T/snap/sub" "$T/work"
+echo "block 1" >"$T/snap/data"
+echo "block 2" >"$T/snap/sub/more"
+script='find "$1" -type f | sort | xargs cat | md5sum >>"$2"; echo garbage >>"$1/data"; echo x >"$1/new"'
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm a --arm b --restore "$T/snap:$T/work" \
+	--prepare "echo \"\$TIDEMARK_ARM \$TIDEMARK_SEQ\" >>$T/hooks" --cleanup "echo done >>$T/hooks" \
+	-- sh -c "$script" sh "$T/work" "$T/sums" >"$T/restore.txt" 2>&1
+want=$(find "$T/snap" -type f | sort | xargs cat | md5sum)
+if [ "$(wc -l <"$T/sums")" = 4 ] && [ "$(sort -u "$T/sums")" = "$want" ]; then
+	ok "--restore gives every run the snapshot's state (same checksum 4 times)"
+else
+	fail "--restore gives every run the same state" "$(cat "$T/sums"; echo "want $want"; cat "$T/restore.txt")"
+fi
+[ "$(cat "$T/snap/data")" = "block 1" ] && [ ! -e "$T/snap/new" ] &&
+	ok "the snapshot itself is never written" || fail "the snapshot itself is never written" "$(ls "$T/snap")"
+[ "$(grep -c done "$T/hooks")" = 4 ] && grep -q '^a 0$' "$T/hooks" && grep -q '^b 3$' "$T/hooks" &&
+	ok "--prepare and --cleanup run around every run" || fail "--prepare and --cleanup" "$(cat "$T/hooks")"
+
+# ---- --until-progress ends the work; --window picks the stretch; shuffle prints its seed ----
+"$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a --arm arena1 \
+	--progress 'progress=([0-9]+)' --until-progress 4 --window 1:4 --settle 300ms --grace 1s \
+	--export "json:$T/until.json" -- "$P" --mib 40 --steps 40 --step-ms 50 >"$T/until.txt" 2>"$T/until.err"
+grep -qE 'order shuffle \(seed [0-9]+; repeat with --seed [0-9]+\)' "$T/until.err" &&
+	ok "--order shuffle prints its seed" || fail "--order shuffle prints its seed" "$(cat "$T/until.err")"
+r=$(json "$T/until.json" "all(4 <= r['figures']['progress'] < 40 for r in t['runs']), all(r['outcome'] == 'completed' for r in t['runs']), t['window']" 2>&1)
+[ "$r" = "(True, True, '1:4')" ] && ok "--until-progress stops the command at the target" ||
+	fail "--until-progress stops the command at the target" "$r; $(cat "$T/until.txt" "$T/until.err")"
+r=$(json "$T/until.json" "all(r['figures']['wall_usec'] < 1.5e6 for r in t['runs'])" 2>&1)
+[ "$r" = True ] && ok "the window's wall time covers the stretch only" || fail "window wall time" "$r"
+
+if "$TM" report --help 2>&1 | grep -q -- '--bench'; then
+	"$TM" report -o "$DB" --bench 5 >"$T/report.txt" 2>&1
+	"$TM" bench -o "$DB" --table 5 >"$T/table5.txt" 2>&1
+	cmp -s "$T/report.txt" "$T/table5.txt" && ok "report --bench reprints the table" ||
+		fail "report --bench reprints the table" "$(diff "$T/report.txt" "$T/table5.txt" | head)"
+else
+	skip "report --bench reprints the table" "this build's report has no --bench"
+fi

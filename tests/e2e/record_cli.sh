@@ -1,0 +1,87 @@
+#!/bin/sh
+# record/report/runs/mark: help, bad arguments, exit status, progress, marks.
+. "$(dirname "$0")/../lib.sh"
+DB=$T/t.db
+
+for c in record report runs mark bench heap serve; do
+	if out=$("$TM" "$c" --help 2>&1) && echo "$out" | grep -q '^examples:'; then
+		ok "$c --help shows usage with examples"
+	else
+		fail "$c --help shows usage with examples" "$out"
+	fi
+done
+
+check_fails "unknown option exits 2" "usage" "$TM" record --bogus -- true
+check_fails "interval below 50ms is refused" "at least 50ms" "$TM" record -o "$DB" -i 10ms -- true
+check_fails "bad size is refused" "bad size" "$TM" record -o "$DB" --memory-max 12Q -- true
+check_fails "missing command is a clear error" "cannot run 'no-such-command-x'" \
+	"$TM" record -o "$DB" -- no-such-command-x
+check_fails "a pid that does not exist" "no process with pid" "$TM" record -o "$DB" -p 999999
+check_fails "a cgroup that does not exist" "nonexistent" "$TM" record -o "$DB" --cgroup /sys/fs/cgroup/memory/nonexistent-x
+check_fails "no target" "nothing to record" "$TM" record -o "$DB"
+check_fails "report on a store that is not there" "cannot open store" "$TM" report -o "$T/none.db"
+echo "not a database at all" >"$T/junk.db"
+check_fails "report on a file that is not a store" "not a tidemark store" "$TM" report -o "$T/junk.db"
+check_fails "report of a run that does not exist" "no run 4242" "$TM" report -o "$DB" 4242
+check_fails "bad window" "bad window" "$TM" report -o "$DB" --window 5:2
+check_fails "mark with no recorder" "no recorder" env -u TIDEMARK_MARK TIDEMARK_RUNTIME_DIR="$T" "$TM" mark hello
+
+# exit status passes through
+"$TM" record -q -o "$DB" -i 50ms -- sh -c 'exit 3' 2>/dev/null
+rc=$?
+[ $rc -eq 3 ] && ok "exit status of the command is ours" || fail "exit status of the command is ours" "got $rc"
+outcome=$(sql "$DB" "select outcome || ' ' || exit_code from runs order by id desc limit 1")
+[ "$outcome" = "failed 3" ] && ok "a non-zero exit is recorded as failed" || fail "a non-zero exit is recorded as failed" "$outcome"
+
+# progress: the output passes through unchanged and each height is a point
+script='for i in 1 2 3 4 5; do echo "height=$i"; echo "warn $i" >&2; sleep 0.05; done'
+"$TM" record -o "$DB" -i 50ms --progress 'height=([0-9]+)' -- sh -c "$script" >"$T/out" 2>"$T/err"
+if [ "$(cat "$T/out")" = "$(sh -c "$script" 2>/dev/null)" ] && grep -q '^warn 5$' "$T/err"; then
+	ok "the command's stdout and stderr reach the terminal unchanged"
+else
+	fail "the command's stdout and stderr reach the terminal unchanged" "$(head -3 "$T/out")"
+fi
+p=$(sql "$DB" "select group_concat(value, ',') from progress where run_id = (select max(id) from runs)")
+[ "$p" = "1.0,2.0,3.0,4.0,5.0" ] && ok "progress points from the regex" || fail "progress points from the regex" "$p"
+
+# progress from a followed file, with \d accepted
+(sleep 0.3; for i in 10 20 30; do echo "block height=$i" >>"$T/log"; sleep 0.2; done) &
+: >"$T/log"
+"$TM" record -q -o "$DB" -i 50ms --progress-file "$T/log" --progress 'height=(\d+)' -- sleep 1.5 2>/dev/null
+wait
+p=$(sql "$DB" "select group_concat(value, ',') from progress where run_id = (select max(id) from runs)")
+[ "$p" = "10.0,20.0,30.0" ] && ok "progress from a followed file" || fail "progress from a followed file" "$p"
+
+# --until-progress stops the command, and the run counts as completed
+"$TM" record -q -o "$DB" -i 50ms --progress 'h=([0-9]+)' --until-progress 3 --grace 1s \
+	-- sh -c 'i=0; while true; do i=$((i+1)); echo h=$i; sleep 0.1; done' 2>/dev/null
+r=$(sql "$DB" "select outcome from runs order by id desc limit 1")
+e=$(sql "$DB" "select count(*) from events where kind='progress_target' and run_id=(select max(id) from runs)")
+[ "$r" = completed ] && [ "$e" = 1 ] && ok "--until-progress ends the run as completed" || fail "--until-progress ends the run as completed" "$r $e"
+
+# marks: from inside the command through $TIDEMARK_MARK, and from another shell
+export TIDEMARK_RUNTIME_DIR="$T/rt"
+"$TM" record -q -o "$DB" -i 50ms -- sh -c 'echo busy-start > "$TIDEMARK_MARK"; sleep 1; echo busy-end > "$TIDEMARK_MARK"; sleep 0.3' 2>/dev/null &
+rec=$!
+sleep 0.5
+env -u TIDEMARK_MARK "$TM" mark --to $rec "from outside" || fail "tidemark mark --to PID" "exit $?"
+env -u TIDEMARK_MARK "$TM" mark "only recorder"
+wait $rec
+m=$(sql "$DB" "select group_concat(text, '|') from marks where run_id = (select max(id) from runs)")
+[ "$m" = "busy-start|from outside|only recorder|busy-end" ] && ok "marks from the command and from any shell, in order" || fail "marks from the command and from any shell, in order" "$m"
+check "report --window between marks" "$TM" report -o "$DB" --window @busy-start:@busy-end
+unset TIDEMARK_RUNTIME_DIR
+
+# report and runs in their machine forms
+if "$TM" report -o "$DB" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["figures"]["duration_usec"] > 0; assert d["run"]["outcome"] == "completed"'; then
+	ok "report --json is valid JSON with the figures"
+else
+	fail "report --json is valid JSON with the figures"
+fi
+n=$("$TM" report -o "$DB" --csv | python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); assert len(r)==2 and len(r[0])==len(r[1]); print(len(r[0]))')
+[ "${n:-0}" -gt 20 ] && ok "report --csv has a header and a row" || fail "report --csv has a header and a row" "$n"
+s=$("$TM" report -o "$DB" --series | python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(len(r)-1, r[0][4])')
+[ "${s#* }" = proc_count ] && [ "${s% *}" -gt 5 ] && ok "report --series dumps the samples" || fail "report --series dumps the samples" "$s"
+n=$("$TM" runs -o "$DB" | wc -l)
+[ "$n" -ge 7 ] && ok "runs lists the runs" || fail "runs lists the runs" "$n lines"
+"$TM" runs -o "$DB" --json | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' && ok "runs --json" || fail "runs --json"

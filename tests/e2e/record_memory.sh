@@ -1,0 +1,95 @@
+#!/bin/sh
+# The recorder as an instrument: what it measures is what the process has;
+# an OOM kill is recorded as one; a killed recorder leaves a good store.
+. "$(dirname "$0")/../lib.sh"
+DB=$T/m.db
+P=$TM_BUILD/progs/alloc_touch
+
+if [ ! -d /sys/fs/cgroup/memory ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+	skip "memory measurements" "no memory cgroup on this host"
+	exit 0
+fi
+
+# 1. peak anon of a child that touches 256 MiB, against the same program
+#    touching nothing (the baseline: libc, stack, the program itself)
+"$TM" record -q -o "$DB" -i 50ms -- "$P" 0 600 2>/dev/null
+base=$(sql "$DB" "select id from runs order by id desc limit 1")
+"$TM" record -q -o "$DB" -i 50ms -- "$P" 256 600 2>/dev/null
+big=$(sql "$DB" "select id from runs order by id desc limit 1")
+peak() { "$TM" report -o "$DB" --json "$1" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["figures"]["peak_anon_bytes"]))'; }
+pb=$(peak "$base") pk=$(peak "$big")
+if python3 -c "
+want = 256 * 2**20
+got = $pk - $pb
+import sys
+sys.exit(0 if abs(got - want) <= 0.02 * want else 1)"; then
+	ok "peak anon of a 256 MiB child is 256 MiB +- 2% over its baseline ($pk - $pb bytes)"
+else
+	fail "peak anon of a 256 MiB child is 256 MiB +- 2% over its baseline" "peak $pk base $pb"
+fi
+rss=$("$TM" report -o "$DB" --series "$big" | python3 -c '
+import csv, sys
+r = list(csv.DictReader(sys.stdin))
+print(max(int(x["proc_rss_anon_bytes"] or 0) for x in r))')
+python3 -c "import sys; sys.exit(0 if abs($rss - $pk) <= 0.02 * $pk else 1)" &&
+	ok "the process tree's RssAnon agrees with the cgroup's anon" ||
+	fail "the process tree's RssAnon agrees with the cgroup's anon" "rss $rss cgroup $pk"
+
+# 2. an OOM kill under a small limit
+"$TM" record -q -o "$DB" -i 50ms --memory-max 64M -- "$P" 400 2000 2>"$T/err"
+rc=$?
+run=$(sql "$DB" "select id from runs order by id desc limit 1")
+o=$(sql "$DB" "select outcome || ' ' || term_signal from runs where id=$run")
+[ "$o" = "oom-killed 9" ] && ok "a child over its memory.max is recorded as oom-killed" || fail "a child over its memory.max is recorded as oom-killed" "$o; $(cat "$T/err")"
+[ $rc -eq 137 ] && ok "record exits 128+9 for the OOM-killed child" || fail "record exits 128+9 for the OOM-killed child" "rc $rc"
+e=$(sql "$DB" "select count(*) from events where run_id=$run and kind='oom_kill'")
+[ "$e" -ge 1 ] && ok "the oom_kill event is recorded" || fail "the oom_kill event is recorded" "$e"
+last=$(sql "$DB" "select max(s.t_mono_usec) <= (select min(t_mono_usec) from events where run_id=$run and kind='oom_kill') from samples s where run_id=$run and seq < (select max(seq) from samples where run_id=$run)")
+[ "$last" = 1 ] && ok "samples before the kill are kept" || fail "samples before the kill are kept" "$last"
+lim=$(sql "$DB" "select limits_json from runs where id=$run")
+echo "$lim" | grep -q '"memory_max"' && echo "$lim" | grep -q 67108864 && ok "the run says what memory.max became" || fail "the run says what memory.max became" "$lim"
+peak_under=$("$TM" report -o "$DB" --json "$run" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int(f["peak_current_bytes"]))')
+[ "$peak_under" -le 67108864 ] && ok "memory.current never exceeds the limit" || fail "memory.current never exceeds the limit" "$peak_under"
+
+# 3. the recorder killed with SIGKILL mid-run
+"$TM" record -q -o "$T/k.db" -i 50ms -- sleep 30 2>/dev/null &
+rec=$!
+sleep 2
+start=$(date +%s%N)
+kill -9 $rec
+wait $rec 2>/dev/null
+pkill -f "sleep 30" 2>/dev/null
+ic=$(sql "$T/k.db" "pragma integrity_check")
+[ "$ic" = ok ] && ok "a SIGKILLed recorder leaves a store that passes integrity_check" || fail "a SIGKILLed recorder leaves a store that passes integrity_check" "$ic"
+n=$(sql "$T/k.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || ((max(t_mono_usec) - min(t_mono_usec)) / 50000 + 1) from samples")
+set -- $n
+# every sample taken is there (no gaps), and they cover the time it ran, minus the interval in flight
+if [ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" -ge 30 ]; then
+	ok "it holds every sample up to the last interval ($1 samples in 2 s at 50 ms)"
+else
+	fail "it holds every sample up to the last interval" "count/seq/expected: $n"
+fi
+check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
+
+# 4. two recorders writing one store at once
+"$TM" record -q -o "$T/two.db" -i 50ms -- "$P" 16 1500 2>/dev/null &
+a=$!
+"$TM" record -q -o "$T/two.db" -i 50ms -- "$P" 32 1500 2>/dev/null &
+b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+n=$(sql "$T/two.db" "select count(*) from runs where outcome='completed'")
+ic=$(sql "$T/two.db" "pragma integrity_check")
+[ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$n" = 2 ] && [ "$ic" = ok ] && ok "two recorders share one store" || fail "two recorders share one store" "rc $ra $rb runs $n ic $ic"
+
+# 5. attaching to a running process tree, followed until it is gone
+sh -c "$P 32 1500 & $P 16 1500 & wait" &
+tree=$!
+sleep 0.3
+"$TM" record -o "$T/p.db" -i 50ms -p $tree 2>/dev/null
+n=$("$TM" report -o "$T/p.db" --series | python3 -c '
+import csv, sys
+print(max(int(x["proc_count"] or 0) for x in csv.DictReader(sys.stdin)))')
+[ "$n" -ge 3 ] && ok "-p PID follows the descendants ($n processes)" || fail "-p PID follows the descendants" "$n"
+o=$(sql "$T/p.db" "select outcome from runs")
+[ "$o" = completed ] && ok "-p PID ends when the tree is gone" || fail "-p PID ends when the tree is gone" "$o"

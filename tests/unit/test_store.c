@@ -1,0 +1,280 @@
+/* The store: sample round trips through the delta encoding, ordering rules,
+ * reopening, and the side tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store.h"
+
+struct fixture {
+	char path[64];
+	struct tm_store *st;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "/tmp/tm-store-test-%d.db", getpid());
+	unlink(f->path);
+	assert_int_equal(tm_store_open(f->path, &f->st), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char p[80];
+	tm_store_close(f->st);
+	unlink(f->path);
+	snprintf(p, sizeof(p), "%s-wal", f->path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", f->path);
+	unlink(p);
+	free(f);
+	return 0;
+}
+
+static int64_t new_run(struct tm_store *st)
+{
+	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
+	int64_t id = 0;
+	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/* A deterministic sample with wide-ranging values and some metrics absent. */
+static void make_sample(int64_t seq, struct tm_sample *s)
+{
+	tm_sample_clear(s);
+	s->seq = seq;
+	s->t_wall_usec = 1700000000000000 + seq * 1000;
+	s->t_mono_usec = 5000000 + seq * 1000;
+	s->late_usec = seq % 7 == 0 ? 1234 : 0;
+	for (int m = 0; m < TM_METRIC_COUNT; m++) {
+		if ((m + seq) % 5 == 0 && seq % 3 == 0)
+			continue; /* absent now and then, and the mask changes */
+		int64_t v = (int64_t)(seq * 1048576) * (m + 1) - (m % 3 ? 0 : seq * 77);
+		if (m == TM_M_CG_MAX_BYTES)
+			v = seq % 2 ? INT64_MAX : INT64_MIN + seq; /* extremes survive deltas */
+		tm_sample_set(s, m, v);
+	}
+}
+
+struct collect {
+	int64_t n, next;
+	int bad;
+};
+
+static int check_cb(void *ctx, const struct tm_sample *got)
+{
+	struct collect *c = ctx;
+	struct tm_sample want;
+	make_sample(c->next, &want);
+	if (got->seq != want.seq || got->t_wall_usec != want.t_wall_usec ||
+	    got->t_mono_usec != want.t_mono_usec || got->late_usec != want.late_usec ||
+	    memcmp(got->present, want.present, sizeof(want.present)))
+		c->bad++;
+	for (int m = 0; m < TM_METRIC_COUNT; m++)
+		if (tm_sample_has(&want, m) && got->v[m] != want.v[m])
+			c->bad++;
+	c->n++;
+	c->next++;
+	return 0;
+}
+
+static void test_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	int64_t run = new_run(f->st);
+	struct tm_sample s;
+	struct collect c = {0};
+	int64_t last;
+
+	for (int64_t i = 0; i < 700; i++) {
+		make_sample(i, &s);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+		if (i % 50 == 0)
+			assert_int_equal(tm_store_commit(f->st), 0);
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_each_sample(f->st, run, 0, -1, check_cb, &c), 0);
+	assert_int_equal(c.n, 700);
+	assert_int_equal(c.bad, 0);
+
+	/* a range that starts between keyframes decodes from the keyframe before it */
+	c = (struct collect){.next = 300};
+	assert_int_equal(tm_store_each_sample(f->st, run, 300, 520, check_cb, &c), 0);
+	assert_int_equal(c.n, 221);
+	assert_int_equal(c.bad, 0);
+
+	assert_int_equal(tm_store_last_seq(f->st, run, &last), 0);
+	assert_int_equal(last, 699);
+}
+
+static int copy_cb(void *ctx, const struct tm_sample *s)
+{
+	*(struct tm_sample *)ctx = *s;
+	return 0;
+}
+
+static void test_absent_is_not_zero(void **state)
+{
+	struct fixture *f = *state;
+	int64_t run = new_run(f->st);
+	struct tm_sample s, got;
+
+	tm_sample_clear(&s);
+	s.seq = 0;
+	tm_sample_set(&s, TM_M_CG_ANON_BYTES, 0);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_each_sample(f->st, run, 0, -1, copy_cb, &got), 0);
+	assert_true(tm_sample_has(&got, TM_M_CG_ANON_BYTES));
+	assert_int_equal(got.v[TM_M_CG_ANON_BYTES], 0);
+	assert_false(tm_sample_has(&got, TM_M_CG_PEAK_BYTES));
+}
+
+static void test_order_enforced(void **state)
+{
+	struct fixture *f = *state;
+	int64_t run = new_run(f->st);
+	struct tm_sample s;
+
+	make_sample(1, &s);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), -1); /* must start at 0 */
+	make_sample(0, &s);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), -1); /* duplicate */
+	make_sample(2, &s);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), -1); /* gap */
+	assert_int_equal(tm_store_commit(f->st), 0);
+}
+
+/* A second handle (another process, or a server after restart) continues a
+ * run from what is in the file. */
+static void test_reopen_continues(void **state)
+{
+	struct fixture *f = *state;
+	int64_t run = new_run(f->st);
+	struct tm_store *other;
+	struct tm_sample s;
+	struct collect c = {0};
+
+	for (int64_t i = 0; i < 300; i++) {
+		make_sample(i, &s);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_open(f->path, &other), 0);
+	for (int64_t i = 300; i < 320; i++) {
+		make_sample(i, &s);
+		assert_int_equal(tm_store_add_sample(other, run, &s), 0);
+	}
+	assert_int_equal(tm_store_commit(other), 0);
+	tm_store_close(other);
+	assert_int_equal(tm_store_each_sample(f->st, run, 0, -1, check_cb, &c), 0);
+	assert_int_equal(c.n, 320);
+	assert_int_equal(c.bad, 0);
+}
+
+static int count_cb(void *ctx, const struct tm_event *ev)
+{
+	(void)ev;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int mark_cb(void *ctx, int64_t w, int64_t m, const char *text)
+{
+	(void)w;
+	(void)m;
+	assert_string_equal(text, "busy <start>");
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int progress_cb(void *ctx, int64_t w, int64_t m, double v)
+{
+	(void)w;
+	(void)m;
+	*(double *)ctx += v;
+	return 0;
+}
+
+static void test_runs_and_side_tables(void **state)
+{
+	struct fixture *f = *state;
+	int64_t run = new_run(f->st), latest = 0, by_uuid = 0;
+	struct tm_event ev = {.t_wall_usec = 1, .t_mono_usec = 2, .kind = "oom_kill", .value = 1};
+	struct tm_run_end end = {.ended_wall_usec = 99, .outcome = "oom-killed", .exit_code = -1,
+				 .term_signal = 9};
+	struct tm_run_info ri;
+	int events = 0, marks = 0;
+	double sum = 0;
+
+	assert_int_equal(tm_store_add_event(f->st, run, &ev), 0);
+	assert_int_equal(tm_store_add_mark(f->st, run, 5, 6, "busy <start>"), 0);
+	assert_int_equal(tm_store_add_progress(f->st, run, 7, 8, 41.5), 0);
+	assert_int_equal(tm_store_add_progress(f->st, run, 9, 10, 0.5), 0);
+	assert_int_equal(tm_store_run_set_text(f->st, run, "allocator", "jemalloc"), 0);
+	assert_int_equal(tm_store_run_end(f->st, run, &end), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+
+	assert_int_equal(tm_store_latest_run(f->st, &latest), 0);
+	assert_int_equal(latest, run);
+	assert_int_equal(tm_store_run_get(f->st, run, &ri), 0);
+	assert_string_equal(ri.outcome, "oom-killed");
+	assert_string_equal(ri.allocator, "jemalloc");
+	assert_int_equal(ri.term_signal, 9);
+	assert_int_equal(strlen(ri.uuid), 36);
+	assert_int_equal(tm_store_run_by_uuid(f->st, ri.uuid, &by_uuid), 0);
+	assert_int_equal(by_uuid, run);
+	tm_run_info_release(&ri);
+	assert_int_equal(tm_store_run_get(f->st, run + 1000, &ri), 1);
+
+	assert_int_equal(tm_store_each_event(f->st, run, count_cb, &events), 0);
+	assert_int_equal(events, 1);
+	assert_int_equal(tm_store_each_mark(f->st, run, mark_cb, &marks), 0);
+	assert_int_equal(marks, 1);
+	assert_int_equal(tm_store_each_progress(f->st, run, progress_cb, &sum), 0);
+	assert_true(sum == 42.0);
+}
+
+static void test_not_a_store(void **state)
+{
+	(void)state;
+	char path[64];
+	FILE *fp;
+	struct tm_store *st = NULL;
+
+	snprintf(path, sizeof(path), "/tmp/tm-not-a-store-%d", getpid());
+	fp = fopen(path, "w");
+	fputs("this is not sqlite\n", fp);
+	fclose(fp);
+	assert_int_equal(tm_store_open(path, &st), -1);
+	assert_int_equal(tm_store_open_readonly(path, &st), -1);
+	assert_int_equal(tm_store_open_readonly("/nonexistent/x.db", &st), -1);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_absent_is_not_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_and_side_tables, setup, teardown),
+		cmocka_unit_test(test_not_a_store),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
