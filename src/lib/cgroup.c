@@ -830,6 +830,11 @@ static int read_pids(int fd, const char *path, pid_t **pids, size_t *n)
 		size_t count = 0;
 		int e = errno;
 
+		if (buf && p && len < 0 && (e == ENODEV || e == ENOENT)) {
+			free(buf); /* the cgroup is gone: no processes */
+			free(p);
+			return 0;
+		}
 		if (!buf || !p || len < 0 || tm_parse_pid_list(buf, (size_t)len, p, cap, &count)) {
 			free(buf);
 			free(p);

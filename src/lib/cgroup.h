@@ -95,7 +95,8 @@ int tm_cgroup_read(struct tm_cgroup *cg, struct tm_sample *out);
 int tm_cgroup_oom_kills(struct tm_cgroup *cg, int64_t *out);
 
 /* The processes in the cgroup (cgroup.procs) into a malloc'd *PIDS (the
- * caller frees; NULL when *N is 0).  0 or -1 (after tm_error). */
+ * caller frees; NULL when *N is 0).  A cgroup that has been removed has no
+ * processes (0, not an error).  0 or -1 (after tm_error). */
 int tm_cgroup_pids(struct tm_cgroup *cg, pid_t **pids, size_t *n);
 
 /* The memory cgroup's directory (v1 memory hierarchy, or the v2 dir). */

@@ -200,6 +200,8 @@ static void test_create_attach_read_destroy(void **state)
 	tm_sample_clear(&s);
 	assert_int_equal(tm_cgroup_read(by_path, &s), 0);
 	assert_false(tm_sample_has(&s, TM_M_CG_CURRENT_BYTES));
+	assert_int_equal(tm_cgroup_pids(by_path, &pids, &n), 0);
+	assert_int_equal(n, 0);
 	assert_int_equal(tm_cgroup_destroy(by_path), 0);
 	assert_int_equal(tm_cgroup_destroy(by_pid), 0);
 }
