@@ -396,12 +396,19 @@ int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t
 			         (int)pid);
 			goto out;
 		}
-		if (pc->has_cpuacct)
+		/* the cpuacct and unified cgroups count only when they are the same
+		 * group (same path): else their figures are another group's, often
+		 * the root's, i.e. the whole host's */
+		if (pc->has_cpuacct && !strcmp(pc->cpuacct, pc->memory))
 			(void)map_path(&host->mounts.cpuacct, pc->cpuacct, cg->dir[DIR_CPU],
 			               PATH_MAX);
-		if (pc->has_unified)
+		if (pc->has_unified && !strcmp(pc->unified, pc->memory))
 			(void)map_path(&host->mounts.unified, pc->unified, cg->dir[DIR_UNI],
 			               PATH_MAX);
+	}
+	if (!is_dir(cg->dir[DIR_MEM])) {
+		tm_error("cgroup '%s' of process %d is not there", cg->dir[DIR_MEM], (int)pid);
+		goto out;
 	}
 	rc = finish_open(cg, out);
 	cg = NULL;
@@ -442,6 +449,17 @@ static int make_dir(struct tm_cgroup *cg, int d, const struct tm_cg_host *host,
 	return 0;
 }
 
+/* True when the blank-separated TEXT holds WORD. */
+static bool has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p += n)
+		if ((p == text || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
 /* Writes "+memory" etc. into DIR/cgroup.subtree_control unless already on.
  * memory is required; cpu and io are best effort. */
 static int enable_controllers(const char *dir)
@@ -456,7 +474,7 @@ static int enable_controllers(const char *dir)
 	have = tm_read_file(path, &len);
 	for (size_t i = 0; i < TM_ARRAY_SIZE(ctl); i++) {
 		snprintf(word, sizeof(word), "+%s", ctl[i]);
-		if (have && strstr(have, ctl[i]))
+		if (have && has_word(have, ctl[i]))
 			continue;
 		if (tm_write_file(path, word) && i == 0) {
 			int e = errno;
@@ -485,10 +503,10 @@ static int read_value(struct tm_cgroup *cg, int d, const char *file, int64_t *ou
 	return 0;
 }
 
-/* Writes limit REQ (INT64_MAX: unlimited) into FILE, reads it back into
- * *GOT and reports it in the JSON as KEY. */
-static int write_limit(struct tm_cgroup *cg, const char *key, const char *file, int64_t req,
-                       int64_t *got)
+/* Writes limit REQ (INT64_MAX: unlimited) into FILE and reads back what the
+ * kernel made of it into *GOT (-1: unlimited). */
+static int set_limit(struct tm_cgroup *cg, const char *key, const char *file, int64_t req,
+                     int64_t *got)
 {
 	char path[PATH_MAX], text[32];
 
@@ -501,72 +519,97 @@ static int write_limit(struct tm_cgroup *cg, const char *key, const char *file, 
 	if (tm_write_file(path, text))
 		return tm_error("cannot set %s: writing '%s' to '%s': %s", key, text, path,
 		                strerror(errno));
-	if (read_value(cg, DIR_MEM, file, got))
+	return read_value(cg, DIR_MEM, file, got);
+}
+
+static long long json_limit(int64_t v)
+{
+	return v == INT64_MAX ? -1LL : (long long)v;
+}
+
+/* set_limit, then reports KEY in the JSON. */
+static int write_limit(struct tm_cgroup *cg, const char *key, const char *file, int64_t req,
+                       int64_t *got)
+{
+	if (set_limit(cg, key, file, req, got))
 		return -1;
-	json_add(cg, "%s\"%s\":{\"requested\":%lld,\"file\":\"%s\",\"value\":%lld}",
-	         cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req, file,
-	         (long long)*got);
+	json_add(cg, "%s\"%s\":{\"requested\":%lld,\"file\":\"%s\",\"value\":%lld",
+	         cg->limits_len > 1 ? "," : "", key, json_limit(req), file, (long long)*got);
 	return 0;
 }
 
 static void unsupported(struct tm_cgroup *cg, const char *key, int64_t req, const char *why)
 {
 	json_add(cg, "%s\"%s\":{\"requested\":%lld,\"supported\":false,\"why\":\"%s\"}",
-	         cg->limits_len > 1 ? "," : "", key, req == INT64_MAX ? -1LL : (long long)req, why);
+	         cg->limits_len > 1 ? "," : "", key, json_limit(req), why);
+}
+
+/* v1 has no swap-only limit: memsw = memory + swap, so a swap limit needs a
+ * memory limit. */
+static int swap_v1(struct tm_cgroup *cg, int64_t mem, int64_t swap)
+{
+	int64_t memsw, got;
+
+	if (!exists_in(cg->dir[DIR_MEM], "memory.memsw.limit_in_bytes")) {
+		unsupported(cg, "swap_max", swap,
+		            "no memory.memsw.limit_in_bytes: the kernel does no swap accounting");
+		return 0;
+	}
+	if (mem == TM_CG_UNLIMITED && swap != INT64_MAX) {
+		unsupported(cg, "swap_max", swap,
+		            "cgroup v1 limits memory+swap together (memory.memsw.limit_in_bytes): "
+		            "a swap limit needs memory_max");
+		return 0;
+	}
+	memsw = swap == INT64_MAX || swap > INT64_MAX - mem ? INT64_MAX : mem + swap;
+	if (set_limit(cg, "swap_max", "memory.memsw.limit_in_bytes", memsw, &got))
+		return -1;
+	json_add(cg,
+	         "%s\"swap_max\":{\"requested\":%lld,\"file\":\"memory.memsw.limit_in_bytes\","
+	         "\"value\":%lld,\"memsw_requested\":%lld,\"memsw_value\":%lld}",
+	         cg->limits_len > 1 ? "," : "", json_limit(swap),
+	         got == TM_CG_UNLIMITED ? -1LL : (long long)(got - mem), json_limit(memsw),
+	         (long long)got);
+	return 0;
 }
 
 static int limits_v1(struct tm_cgroup *cg, const struct tm_limits *lim)
 {
 	int64_t mem = TM_CG_UNLIMITED, got;
 
-	if (lim->memory_max_bytes != TM_LIMIT_UNSET &&
-	    write_limit(cg, "memory_max", "memory.limit_in_bytes", lim->memory_max_bytes, &mem))
-		return -1;
+	if (lim->memory_max_bytes != TM_LIMIT_UNSET) {
+		if (write_limit(cg, "memory_max", "memory.limit_in_bytes", lim->memory_max_bytes,
+		                &mem))
+			return -1;
+		json_add(cg, "}");
+	}
 	if (lim->memory_high_bytes != TM_LIMIT_UNSET) {
 		if (write_limit(cg, "memory_high", "memory.soft_limit_in_bytes",
 		                lim->memory_high_bytes, &got))
 			return -1;
-		/* say what v1 makes of it: not a throttle */
-		cg->limits_len--;
+		/* say what v1 makes of it */
 		json_add(cg, ",\"note\":\"v1 soft limit: a reclaim target under host memory "
 		             "pressure, not a throttle like v2 memory.high\"}");
 	}
 	if (lim->swap_max_bytes == TM_LIMIT_UNSET)
 		return 0;
-	if (!exists_in(cg->dir[DIR_MEM], "memory.memsw.limit_in_bytes")) {
-		unsupported(cg, "swap_max", lim->swap_max_bytes,
-		            "no memory.memsw.limit_in_bytes: the kernel does no swap accounting");
-		return 0;
-	}
-	if (mem == TM_CG_UNLIMITED && lim->swap_max_bytes != INT64_MAX) {
-		unsupported(cg, "swap_max", lim->swap_max_bytes,
-		            "cgroup v1 limits memory+swap together (memory.memsw.limit_in_bytes): "
-		            "a swap limit needs memory_max");
-		return 0;
-	}
-	int64_t memsw = lim->swap_max_bytes == INT64_MAX || lim->swap_max_bytes > INT64_MAX - mem
-	                    ? INT64_MAX
-	                    : mem + lim->swap_max_bytes;
-	if (write_limit(cg, "swap_max", "memory.memsw.limit_in_bytes", memsw, &got))
-		return -1;
-	/* report the swap part, with the memsw figure alongside */
-	cg->limits_len--;
-	json_add(cg, ",\"swap_value\":%lld,\"memsw_requested\":%lld}",
-	         got == TM_CG_UNLIMITED ? -1LL : (long long)(got - mem),
-	         memsw == INT64_MAX ? -1LL : (long long)memsw);
-	return 0;
+	return swap_v1(cg, mem, lim->swap_max_bytes);
 }
 
 static int limits_v2(struct tm_cgroup *cg, const struct tm_limits *lim)
 {
 	int64_t got;
 
-	if (lim->memory_max_bytes != TM_LIMIT_UNSET &&
-	    write_limit(cg, "memory_max", "memory.max", lim->memory_max_bytes, &got))
-		return -1;
-	if (lim->memory_high_bytes != TM_LIMIT_UNSET &&
-	    write_limit(cg, "memory_high", "memory.high", lim->memory_high_bytes, &got))
-		return -1;
+	if (lim->memory_max_bytes != TM_LIMIT_UNSET) {
+		if (write_limit(cg, "memory_max", "memory.max", lim->memory_max_bytes, &got))
+			return -1;
+		json_add(cg, "}");
+	}
+	if (lim->memory_high_bytes != TM_LIMIT_UNSET) {
+		if (write_limit(cg, "memory_high", "memory.high", lim->memory_high_bytes, &got))
+			return -1;
+		json_add(cg, "}");
+	}
 	if (lim->swap_max_bytes == TM_LIMIT_UNSET)
 		return 0;
 	if (!exists_in(cg->dir[DIR_MEM], "memory.swap.max")) {
@@ -574,7 +617,10 @@ static int limits_v2(struct tm_cgroup *cg, const struct tm_limits *lim)
 		            "no memory.swap.max: the kernel does no swap accounting");
 		return 0;
 	}
-	return write_limit(cg, "swap_max", "memory.swap.max", lim->swap_max_bytes, &got);
+	if (write_limit(cg, "swap_max", "memory.swap.max", lim->swap_max_bytes, &got))
+		return -1;
+	json_add(cg, "}");
+	return 0;
 }
 
 static int create_dirs(struct tm_cgroup *cg, const struct tm_cg_host *host, const char *name)
@@ -784,6 +830,11 @@ static int read_pids(int fd, const char *path, pid_t **pids, size_t *n)
 		size_t count = 0;
 		int e = errno;
 
+		if (buf && p && len < 0 && (e == ENODEV || e == ENOENT)) {
+			free(buf); /* the cgroup is gone: no processes */
+			free(p);
+			return 0;
+		}
 		if (!buf || !p || len < 0 || tm_parse_pid_list(buf, (size_t)len, p, cap, &count)) {
 			free(buf);
 			free(p);

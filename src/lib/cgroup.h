@@ -72,7 +72,10 @@ int tm_cgroup_create(const struct tm_cg_host *host, const char *name, const stru
 int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct tm_cgroup **out);
 
 /* Opens the cgroup that PID is in (PROC_ROOT/PID/cgroup mapped onto the
- * host's mounts).  -1 (after tm_error) when it cannot be found. */
+ * host's mounts).  On v1/hybrid its cpuacct and unified cgroups are used
+ * only when they have the same path as its memory cgroup (otherwise their
+ * numbers would be another group's: CPU and PSI stay absent).  -1 (after
+ * tm_error) when it cannot be found. */
 int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
                      struct tm_cgroup **out);
 
@@ -92,7 +95,8 @@ int tm_cgroup_read(struct tm_cgroup *cg, struct tm_sample *out);
 int tm_cgroup_oom_kills(struct tm_cgroup *cg, int64_t *out);
 
 /* The processes in the cgroup (cgroup.procs) into a malloc'd *PIDS (the
- * caller frees; NULL when *N is 0).  0 or -1 (after tm_error). */
+ * caller frees; NULL when *N is 0).  A cgroup that has been removed has no
+ * processes (0, not an error).  0 or -1 (after tm_error). */
 int tm_cgroup_pids(struct tm_cgroup *cg, pid_t **pids, size_t *n);
 
 /* The memory cgroup's directory (v1 memory hierarchy, or the v2 dir). */

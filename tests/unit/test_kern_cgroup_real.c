@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cgroup.h"
 #include "util.h"
 
@@ -106,6 +108,15 @@ static int setup(void **state)
 		}                                                                                  \
 	} while (0)
 
+/* The limits report is valid JSON. */
+static void valid_json(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_object(j));
+	json_decref(j);
+}
+
 static void name_for(char *buf, size_t size, const char *what)
 {
 	snprintf(buf, size, "tm-test-%s-%d", what, (int)getpid());
@@ -129,6 +140,12 @@ static void test_create_attach_read_destroy(void **state)
 	snprintf(dir, sizeof(dir), "%s", tm_cgroup_path(cg));
 	assert_non_null(strstr(dir, "/tidemark/tm-test-life-"));
 	fprintf(stderr, "# limits: %s\n", tm_cgroup_limits_json(cg));
+	valid_json(tm_cgroup_limits_json(cg));
+	if (!strcmp(tm_cgroup_version(cg), "v1") &&
+	    strstr(tm_cgroup_limits_json(cg), "memsw_value"))
+		assert_non_null(strstr(tm_cgroup_limits_json(cg),
+		                       "\"swap_max\":{\"requested\":0,"
+		                       "\"file\":\"memory.memsw.limit_in_bytes\",\"value\":0,"));
 	if (!strcmp(tm_cgroup_version(cg), "v1"))
 		assert_non_null(strstr(tm_cgroup_limits_json(cg),
 		                       "\"memory_max\":{\"requested\":67108864,"
@@ -157,6 +174,10 @@ static void test_create_attach_read_destroy(void **state)
 	assert_int_equal(s.v[TM_M_CG_EVENTS_OOM_KILL], 0);
 	if (tm_sample_has(&s, TM_M_CG_SWAP_MAX_BYTES))
 		assert_int_equal(s.v[TM_M_CG_SWAP_MAX_BYTES], 0);
+	if (host->mode == TM_CG_MODE_HYBRID) { /* the unified twin: PSI and cpu.stat */
+		assert_true(tm_sample_has(&s, TM_M_CG_PSI_MEM_SOME_USEC));
+		assert_true(tm_sample_has(&s, TM_M_CG_CPU_USAGE_USEC));
+	}
 
 	assert_int_equal(tm_cgroup_pids(cg, &pids, &n), 0);
 	assert_int_equal(n, 1);
@@ -179,6 +200,8 @@ static void test_create_attach_read_destroy(void **state)
 	tm_sample_clear(&s);
 	assert_int_equal(tm_cgroup_read(by_path, &s), 0);
 	assert_false(tm_sample_has(&s, TM_M_CG_CURRENT_BYTES));
+	assert_int_equal(tm_cgroup_pids(by_path, &pids, &n), 0);
+	assert_int_equal(n, 0);
 	assert_int_equal(tm_cgroup_destroy(by_path), 0);
 	assert_int_equal(tm_cgroup_destroy(by_pid), 0);
 }
@@ -252,6 +275,7 @@ static void test_swap_limit_report(void **state)
 	name_for(name, sizeof(name), "swap");
 	assert_int_equal(tm_cgroup_create(host, name, &lim, &cg), 0);
 	fprintf(stderr, "# limits: %s\n", tm_cgroup_limits_json(cg));
+	valid_json(tm_cgroup_limits_json(cg));
 	if (!strcmp(tm_cgroup_version(cg), "v1"))
 		assert_non_null(strstr(tm_cgroup_limits_json(cg), "\"supported\":false"));
 	assert_int_equal(tm_cgroup_destroy(cg), 0);

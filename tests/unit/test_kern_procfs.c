@@ -391,6 +391,45 @@ static void test_every_prefix(void **state)
 	}
 }
 
+/* Random bytes (with many digits, blanks, colons and newlines) into every
+ * parser: no crash, no read past LEN (ASan), whatever they return. */
+static void test_garbage(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "0123456789 \t\n:=()kBmaxsomefulltotal-/\\,x";
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 3000; round++) {
+		size_t n = (size_t)(round % 300);
+		char *buf = malloc(n ? n : 1);
+		struct tm_sample s;
+		struct tm_proc_stat st;
+		struct tm_proc_cgroup *cg = malloc(sizeof(*cg));
+		struct tm_cg_mounts *m = malloc(sizeof(*m));
+		struct tm_psi p;
+		pid_t pids[4];
+		size_t np;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		tm_sample_clear(&s);
+		(void)tm_parse_proc_status(buf, n, &s);
+		(void)tm_parse_proc_stat(buf, n, 100, &st);
+		(void)tm_parse_meminfo(buf, n, &s);
+		(void)tm_parse_proc_stat_cpu(buf, n, 100, &s);
+		(void)tm_parse_maps_allocator(buf, n);
+		(void)tm_parse_proc_cgroup(buf, n, cg);
+		(void)tm_parse_mountinfo(buf, n, m);
+		(void)tm_parse_psi(buf, n, &p);
+		(void)tm_parse_pid_list(buf, n, pids, 4, &np);
+		free(m);
+		free(cg);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +451,7 @@ int main(void)
 	    cmocka_unit_test(test_pid_list),
 	    cmocka_unit_test(test_host_psi),
 	    cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

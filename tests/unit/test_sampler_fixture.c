@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "kern_fixture.h"
 #include "proctree.h"
 #include "sampler.h"
@@ -163,6 +164,42 @@ static void test_sampler_no_smaps_no_host(void **state)
 	tm_sampler_close(s);
 }
 
+/* No root pid: the cgroup's processes (cgroup-v2/tree lists 8441 and 8442). */
+static void test_sampler_cgroup_members(void **state)
+{
+	(void)state;
+	struct tm_cg_host host;
+	struct tm_cgroup *cg;
+	struct tm_sampler_cfg cfg;
+	struct tm_sampler *s;
+	struct tm_sample out;
+	char path[PATH_MAX];
+	const pid_t *pids;
+	size_t n;
+
+	memset(&host, 0, sizeof(host));
+	host.mode = TM_CG_MODE_V2;
+	assert_int_equal(
+	    tm_cgroup_open_path(&host, fixture_path(path, sizeof(path), "cgroup-v2/tree"), &cg), 0);
+	tm_sampler_cfg_init(&cfg);
+	cfg.proc_root = proc_root();
+	cfg.cgroup = cg;
+	cfg.host = false;
+	assert_int_equal(tm_sampler_open(&cfg, &s), 0);
+	assert_int_equal(tm_sampler_read(s, 0, &out), 0);
+	assert_int_equal(out.v[TM_M_PROC_COUNT], 2);
+	assert_int_equal(out.v[TM_M_PROC_RSS_BYTES], (1796 + 32816) * KIB);
+	assert_int_equal(out.v[TM_M_CG_CURRENT_BYTES], 36700160);
+	assert_int_equal(out.v[TM_M_CG_MAX_BYTES], -1);
+	assert_false(tm_sample_has(&out, TM_M_CG_PEAK_BYTES));
+	pids = tm_sampler_pids(s, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(pids[0], 8441);
+	assert_int_equal(pids[1], 8442);
+	tm_sampler_close(s);
+	tm_cgroup_destroy(cg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +208,7 @@ int main(void)
 	    cmocka_unit_test(test_tree_set),
 	    cmocka_unit_test(test_sampler_fixture),
 	    cmocka_unit_test(test_sampler_no_smaps_no_host),
+	    cmocka_unit_test(test_sampler_cgroup_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
