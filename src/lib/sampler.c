@@ -88,7 +88,8 @@ static ssize_t proc_file(struct tm_sampler *s, struct tm_proc *p, int *fd, const
 }
 
 /* One process into ACC (a per-process scratch sample, then summed). */
-static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool smaps, struct tm_sample *one)
+static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool slow, bool smaps,
+		      struct tm_sample *one)
 {
 	ssize_t n;
 
@@ -100,7 +101,7 @@ static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool smaps, struc
 		(void)tm_parse_proc_statm(s->buf, (size_t)n, s->page_size, one);
 	/* status costs the kernel ~4x statm: its file/shmem/swap split comes at
 	 * the slow cadence, like smaps_rollup (absent in between) */
-	if (smaps && (n = proc_file(s, p, &p->status_fd, "status")) > 0)
+	if (slow && (n = proc_file(s, p, &p->status_fd, "status")) > 0)
 		(void)tm_parse_proc_status(s->buf, (size_t)n, one);
 	if ((n = proc_file(s, p, &p->io_fd, "io")) > 0)
 		(void)tm_parse_proc_io(s->buf, (size_t)n, one);
@@ -115,12 +116,12 @@ static void add_proc(const struct tm_sample *one, struct tm_sample *out)
 			tm_sample_add(out, (enum tm_metric)m, one->v[m]);
 }
 
-static bool smaps_due(struct tm_sampler *s, int64_t now)
+/* The slow cadence: status and smaps_rollup.  With smaps off, status
+ * still comes every 10 s. */
+static bool slow_due(struct tm_sampler *s, int64_t now)
 {
-	int64_t every = s->cfg.smaps_every_usec;
+	int64_t every = s->cfg.smaps_every_usec < 0 ? 10000000 : s->cfg.smaps_every_usec;
 
-	if (every < 0)
-		return false;
 	if (every > 0 && s->smaps_read_once && now - s->last_smaps_usec < every)
 		return false;
 	s->smaps_read_once = true;
@@ -162,7 +163,7 @@ static int track(struct tm_sampler *s)
 static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
 {
 	struct tm_sample one;
-	bool smaps = smaps_due(s, now);
+	bool slow = slow_due(s, now), smaps = slow && s->cfg.smaps_every_usec >= 0;
 	int64_t count = 0;
 
 	s->npids = 0;
@@ -172,7 +173,7 @@ static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
 		struct tm_proc *p = tm_proctree_get(s->tree, i);
 		if (p->zombie)
 			continue;
-		read_proc(s, p, smaps, &one);
+		read_proc(s, p, slow, smaps, &one);
 		add_proc(&one, out);
 		count++;
 		if (remember_pid(s, p->pid))

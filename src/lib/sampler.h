@@ -30,8 +30,11 @@ struct tm_sampler_cfg {
 	const char *proc_root;    /* "/proc" (tests: a fixture tree); NULL: "/proc" */
 	pid_t root_pid;           /* 0: none - sample the cgroup's processes */
 	struct tm_cgroup *cgroup; /* NULL: none; not owned by the sampler */
-	int64_t smaps_every_usec; /* smaps_rollup walks page tables: read it at most this
-	                             often (default 1 s; 0 = every sample; <0 never) */
+	int64_t smaps_every_usec; /* the slow cadence: smaps_rollup (walks page tables) and
+	                             status (file/shmem/swap split) at most this often
+	                             (default 1 s; 0 = every sample; <0 never smaps,
+	                             status every 10 s); statm gives RSS and anon every
+	                             sample */
 	bool host;                /* read /proc/meminfo, /proc/stat, /proc/pressure/ * */
 	int proctree_flags;       /* TM_PROCTREE_SCAN_ALL to skip the children files */
 };
