@@ -13,20 +13,20 @@
 #include "../banned.h"
 
 static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
-    [TM_BF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB},
-    [TM_BF_PEAK_MEM] = {"peak_memory_bytes", "peak memory MiB", 1.0 / TM_MIB},
-    [TM_BF_HELD_ANON] = {"held_anon_bytes", "held after MiB", 1.0 / TM_MIB},
-    [TM_BF_FILE_AT_PEAK] = {"cache_at_peak_bytes", "cache at peak MiB", 1.0 / TM_MIB},
-    [TM_BF_WALL] = {"wall_usec", "wall s", 1e-6},
-    [TM_BF_CPU] = {"cpu_usec", "cpu s", 1e-6},
-    [TM_BF_HIGH_EVENTS] = {"high_events", "high throttles", 1},
-    [TM_BF_PSI_MEM] = {"psi_mem_some_usec", "psi mem stall s", 1e-6},
-    [TM_BF_PSI_IO] = {"psi_io_some_usec", "psi io stall s", 1e-6},
-    [TM_BF_IO] = {"io_bytes", "io MiB", 1.0 / TM_MIB},
-    [TM_BF_PROGRESS] = {"progress", "progress", 1},
-    [TM_BF_RATE] = {"progress_per_min", "rate /min", 1},
-    [TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3},
-    [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3},
+    [TM_BF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_PEAK_MEM] = {"peak_memory_bytes", "peak memory MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_HELD_ANON] = {"held_anon_bytes", "held after MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_FILE_AT_PEAK] = {"cache_at_peak_bytes", "cache at peak MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_WALL] = {"wall_usec", "wall s", 1e-6, 50e3},
+    [TM_BF_CPU] = {"cpu_usec", "cpu s", 1e-6, 50e3},
+    [TM_BF_HIGH_EVENTS] = {"high_events", "high throttles", 1, 1},
+    [TM_BF_PSI_MEM] = {"psi_mem_some_usec", "psi mem stall s", 1e-6, 50e3},
+    [TM_BF_PSI_IO] = {"psi_io_some_usec", "psi io stall s", 1e-6, 50e3},
+    [TM_BF_IO] = {"io_bytes", "io MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_PROGRESS] = {"progress", "progress", 1, 0},
+    [TM_BF_RATE] = {"progress_per_min", "rate /min", 1, 0},
+    [TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3, 0},
+    [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3, 0},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
@@ -80,11 +80,11 @@ bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat 
 	return a->min <= b->max && b->min <= a->max;
 }
 
-bool tm_bench_outlier(const struct tm_bench_stat *s, double x)
+bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw)
 {
 	if (s->n < 3 || !isfinite(x))
 		return false;
-	double limit = fmax(3 * 1.4826 * s->mad, 0.02 * fabs(s->median));
+	double limit = fmax(fmax(3 * 1.4826 * s->mad, 0.02 * fabs(s->median)), floor_raw);
 	return fabs(x - s->median) > limit;
 }
 
@@ -196,7 +196,8 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 			continue;
 		if (!strcmp(r->outcome, "completed"))
 			for (int f = 0; f < TM_BF_COUNT; f++)
-				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f]))
+				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
+						     figs[f].noise_raw))
 					r->outlier_mask |= 1u << f;
 		if ((isfinite(r->steal_share) && r->steal_share > NOISY_STEAL) ||
 		    (isfinite(r->other_share) && r->other_share > NOISY_OTHER))

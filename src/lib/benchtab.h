@@ -46,6 +46,8 @@ struct tm_bench_fig_info {
 	const char *key;   /* JSON/CSV name, with its unit */
 	const char *label; /* text table row */
 	double scale;      /* raw * scale = what the text table shows */
+	double noise_raw;  /* differences below this (raw units) are never outliers:
+			      a run 40 KiB off a median of 0 is not news */
 };
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f);
 
@@ -58,8 +60,9 @@ struct tm_bench_stat {
 void tm_bench_stat_of(const double *v, int n, struct tm_bench_stat *out);
 /* Whether [min, max] of A and B overlap (both must have values). */
 bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat *b);
-/* X lies further than 3 scaled MADs (at least 2 % of the median) from the median. */
-bool tm_bench_outlier(const struct tm_bench_stat *s, double x);
+/* X lies further than 3 scaled MADs (at least 2 % of the median, and at
+ * least FLOOR_RAW) from the median. */
+bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw);
 
 #define TM_BENCH_TAB_MAX_ARMS 16
 

@@ -25,8 +25,8 @@ static void test_stat(void **state)
 	assert_true(s.median == 4); /* (3 + 5) / 2 */
 	assert_true(s.min == 1 && s.max == 100);
 	assert_true(s.mad == 2); /* |1-4|,|3-4|,|5-4|,|100-4| -> 1,1,3,96 -> 2 */
-	assert_true(tm_bench_outlier(&s, 100));
-	assert_false(tm_bench_outlier(&s, 5));
+	assert_true(tm_bench_outlier(&s, 100, 0));
+	assert_false(tm_bench_outlier(&s, 5, 0));
 	tm_bench_stat_of(v, 0, &s);
 	assert_int_equal(s.n, 0);
 	assert_true(isnan(s.median));
@@ -40,8 +40,8 @@ static void test_stat(void **state)
 	/* identical values: nothing is an outlier unless it is 2 % off */
 	double same[] = {10, 10, 10, 10.1};
 	tm_bench_stat_of(same, 4, &s);
-	assert_false(tm_bench_outlier(&s, 10.1));
-	assert_true(tm_bench_outlier(&s, 11));
+	assert_false(tm_bench_outlier(&s, 10.1, 0));
+	assert_true(tm_bench_outlier(&s, 11, 0));
 }
 
 static void add_run(struct tm_bench_table *t, int arm, const char *outcome, double anon_mib,
