@@ -212,13 +212,20 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 		fprintf(stderr, "tidemark: %s\n", res->reason);
 }
 
+/* The command's own status when it exited by itself; for what we ended,
+ * what timeout(1) and shells say: 0 when the work was done, 124 for a
+ * timeout, 128 + signal for a kill. */
 static int exit_status(const struct tm_record_result *res)
 {
 	if (res->exit_code >= 0)
 		return res->exit_code;
+	if (!strcmp(res->outcome, "completed") || !strcmp(res->outcome, "detached"))
+		return 0;
+	if (!strcmp(res->outcome, "timeout"))
+		return 124;
 	if (res->term_signal)
 		return 128 + res->term_signal;
-	return strcmp(res->outcome, "completed") ? 1 : 0;
+	return 1;
 }
 
 int cmd_record(int argc, char **argv)

@@ -106,6 +106,8 @@ static void print_outcome(const struct tm_run_info *ri)
 	printf("  outcome     %s", o);
 	if (ri->outcome && !strcmp(o, "oom-killed"))
 		printf(" (confirmed by the oom_kill counter)");
+	else if (ri->term_signal && !strcmp(o, "completed"))
+		printf(" (the work was done; tidemark stopped it with signal %d)", ri->term_signal);
 	else if (ri->term_signal)
 		printf(" (signal %d)", ri->term_signal);
 	else if (ri->exit_code > 0)

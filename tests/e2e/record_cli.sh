@@ -55,6 +55,8 @@ p=$(sql "$DB" "select group_concat(value, ',') from progress where run_id = (sel
 # --until-progress stops the command, and the run counts as completed
 "$TM" record -q -o "$DB" -i 50ms --progress 'h=([0-9]+)' --until-progress 3 --grace 1s \
 	-- sh -c 'i=0; while true; do i=$((i+1)); echo h=$i; sleep 0.1; done' 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] && ok "record exits 0 when it stopped the command because the work was done" || fail "record exits 0 when it stopped the command because the work was done" "rc $rc"
 r=$(sql "$DB" "select outcome from runs order by id desc limit 1")
 e=$(sql "$DB" "select count(*) from events where kind='progress_target' and run_id=(select max(id) from runs)")
 [ "$r" = completed ] && [ "$e" = 1 ] && ok "--until-progress ends the run as completed" || fail "--until-progress ends the run as completed" "$r $e"
@@ -85,3 +87,8 @@ s=$("$TM" report -o "$DB" --series | python3 -c 'import csv,sys; r=list(csv.read
 n=$("$TM" runs -o "$DB" | wc -l)
 [ "$n" -ge 7 ] && ok "runs lists the runs" || fail "runs lists the runs" "$n lines"
 "$TM" runs -o "$DB" --json | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' && ok "runs --json" || fail "runs --json"
+
+"$TM" record -q -o "$DB" -i 50ms --timeout 300ms -- sleep 5 2>/dev/null
+rc=$?
+o=$(sql "$DB" "select outcome from runs order by id desc limit 1")
+[ $rc -eq 124 ] && [ "$o" = timeout ] && ok "--timeout ends the run as timeout, exit 124" || fail "--timeout ends the run as timeout, exit 124" "rc $rc outcome $o"
