@@ -71,14 +71,8 @@ static int add(struct tm_proctree *t, pid_t pid, pid_t parent)
 	char name[16];
 	struct tm_proc *p;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct tm_proc *bigger = realloc(t->procs, cap * sizeof(*bigger));
-		if (!bigger)
-			return tm_error("out of memory");
-		t->procs = bigger;
-		t->cap = cap;
-	}
+	if (tm_grow(&t->procs, &t->cap, t->n, sizeof(*t->procs), 64))
+		return -1;
 	p = &t->procs[t->n];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;

@@ -131,14 +131,8 @@ static bool slow_due(struct tm_sampler *s, int64_t now)
 
 static int remember_pid(struct tm_sampler *s, pid_t pid)
 {
-	if (s->npids == s->pids_cap) {
-		size_t cap = s->pids_cap ? s->pids_cap * 2 : 64;
-		pid_t *bigger = realloc(s->pids, cap * sizeof(*bigger));
-		if (!bigger)
-			return tm_error("out of memory");
-		s->pids = bigger;
-		s->pids_cap = cap;
-	}
+	if (tm_grow(&s->pids, &s->pids_cap, s->npids, sizeof(*s->pids), 64))
+		return -1;
 	s->pids[s->npids++] = pid;
 	return 0;
 }

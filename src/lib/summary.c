@@ -72,14 +72,8 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	struct series *se = ctx;
 	struct pt *p;
 
-	if (se->n == se->cap) {
-		size_t cap = se->cap ? se->cap * 2 : 1024;
-		struct pt *bigger = realloc(se->p, cap * sizeof(*bigger));
-		if (!bigger)
-			return tm_error("out of memory");
-		se->p = bigger;
-		se->cap = cap;
-	}
+	if (tm_grow(&se->p, &se->cap, se->n, sizeof(*se->p), 1024))
+		return -1;
 	p = &se->p[se->n++];
 	p->t = s->t_mono_usec;
 	p->late = s->late_usec;
@@ -112,14 +106,8 @@ static int collect_progress(void *ctx, int64_t wall, int64_t mono, double v)
 {
 	struct progs *pr = ctx;
 	(void)wall;
-	if (pr->n == pr->cap) {
-		size_t cap = pr->cap ? pr->cap * 2 : 256;
-		struct prog *bigger = realloc(pr->p, cap * sizeof(*bigger));
-		if (!bigger)
-			return tm_error("out of memory");
-		pr->p = bigger;
-		pr->cap = cap;
-	}
+	if (tm_grow(&pr->p, &pr->cap, pr->n, sizeof(*pr->p), 256))
+		return -1;
 	pr->p[pr->n++] = (struct prog){mono, v};
 	return 0;
 }
@@ -128,14 +116,8 @@ static int collect_mark(void *ctx, int64_t wall, int64_t mono, const char *text)
 {
 	struct marks *mk = ctx;
 	(void)wall;
-	if (mk->n == mk->cap) {
-		size_t cap = mk->cap ? mk->cap * 2 : 16;
-		struct markv *bigger = realloc(mk->m, cap * sizeof(*bigger));
-		if (!bigger)
-			return tm_error("out of memory");
-		mk->m = bigger;
-		mk->cap = cap;
-	}
+	if (tm_grow(&mk->m, &mk->cap, mk->n, sizeof(*mk->m), 16))
+		return -1;
 	mk->m[mk->n].t = mono;
 	snprintf(mk->m[mk->n].text, sizeof(mk->m[mk->n].text), "%s", text);
 	mk->n++;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "util.h"
 #include "../banned.h"
 
@@ -41,27 +42,34 @@ static int parse_scaled(const char *s, double *num, const char **suffix)
 	return 0;
 }
 
+struct unit {
+	const char *suffix;
+	double mult;
+};
+
+/* NUM times the multiplier of SUFFIX from UNITS, as an int64. */
+static int apply_unit(double num, const char *suffix, const struct unit *units, size_t n,
+		      int64_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(suffix, units[i].suffix))
+			continue;
+		num *= units[i].mult;
+		if (num >= 9.2e18)
+			return -1;
+		*out = (int64_t)llround(num);
+		return 0;
+	}
+	return -1;
+}
+
 int tm_parse_size(const char *s, int64_t *out_bytes)
 {
-	static const struct {
-		const char *suffix;
-		double mult;
-	} units[] = {
-	    {"", 1},
-	    {"B", 1},
-	    {"K", 1024.0},
-	    {"KB", 1024.0},
-	    {"KiB", 1024.0},
-	    {"k", 1024.0},
-	    {"M", 1048576.0},
-	    {"MB", 1048576.0},
-	    {"MiB", 1048576.0},
-	    {"G", 1073741824.0},
-	    {"GB", 1073741824.0},
-	    {"GiB", 1073741824.0},
-	    {"T", 1099511627776.0},
-	    {"TB", 1099511627776.0},
-	    {"TiB", 1099511627776.0},
+	static const struct unit units[] = {
+		{"", 1},	     {"B", 1},		 {"K", 1024.0},	     {"KB", 1024.0},
+		{"KiB", 1024.0},     {"k", 1024.0},	 {"M", 1048576.0},   {"MB", 1048576.0},
+		{"MiB", 1048576.0},  {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0},
+		{"T", 1099511627776.0}, {"TB", 1099511627776.0}, {"TiB", 1099511627776.0},
 	};
 	const char *suffix;
 	double num;
@@ -72,42 +80,21 @@ int tm_parse_size(const char *s, int64_t *out_bytes)
 	}
 	if (parse_scaled(s, &num, &suffix))
 		return -1;
-	for (size_t i = 0; i < TM_ARRAY_SIZE(units); i++) {
-		if (strcmp(suffix, units[i].suffix))
-			continue;
-		num *= units[i].mult;
-		if (num >= 9.2e18)
-			return -1;
-		*out_bytes = (int64_t)num;
-		return 0;
-	}
-	return -1;
+	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_bytes);
 }
 
 int tm_parse_duration(const char *s, int64_t *out_usec)
 {
-	static const struct {
-		const char *suffix;
-		double mult;
-	} units[] = {
-	    {"", 1e6},   {"s", 1e6},    {"ms", 1e3},   {"us", 1},
-	    {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
+	static const struct unit units[] = {
+		{"", 1e6},  {"s", 1e6},	  {"ms", 1e3},	{"us", 1},
+		{"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
 	};
 	const char *suffix;
 	double num;
 
 	if (parse_scaled(s, &num, &suffix))
 		return -1;
-	for (size_t i = 0; i < TM_ARRAY_SIZE(units); i++) {
-		if (strcmp(suffix, units[i].suffix))
-			continue;
-		num *= units[i].mult;
-		if (num >= 9.2e18)
-			return -1;
-		*out_usec = (int64_t)llround(num);
-		return 0;
-	}
-	return -1;
+	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_usec);
 }
 
 static int64_t clock_usec(clockid_t clk)
@@ -230,6 +217,22 @@ int tm_write_file(const char *path, const char *text)
 		errno = EIO;
 		return -1;
 	}
+	return 0;
+}
+
+int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)
+{
+	void **p = array, *bigger;
+	size_t want;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? *cap * 2 : first;
+	bigger = realloc(*p, want * elem_size);
+	if (!bigger)
+		return tm_error("out of memory");
+	*p = bigger;
+	*cap = want;
 	return 0;
 }
 

@@ -45,6 +45,13 @@ char *tm_read_file(const char *path, size_t *len_out);
 /* Writes a string to a file (for cgroup control files); 0 or -1 with errno. */
 int tm_write_file(const char *path, const char *text);
 
+/*
+ * Makes room for one more element in a growing array: when *N == *CAP,
+ * doubles *CAP (first FIRST) and reallocs *ARRAY (a pointer to the array
+ * pointer).  0, or -1 after tm_error (the array is unchanged then).
+ */
+int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first);
+
 /* "1234.5 MiB" into BUF. */
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 

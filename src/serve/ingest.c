@@ -20,17 +20,6 @@
 #define MONO_MAX (1LL << 62)
 #define POS_MAX  (1LL << 40)
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Refuses keys not in ALLOWED (a NULL-terminated list). */
 static int only_keys(json_t *obj, const char *where, const char *const *allowed, char *err,
@@ -45,7 +34,7 @@ static int only_keys(json_t *obj, const char *where, const char *const *allowed,
 		for (size_t i = 0; allowed[i] && !ok; i++)
 			ok = !strcmp(key, allowed[i]);
 		if (!ok)
-			return bad(err, errlen, "%s: unknown field '%.64s'", where, key);
+			return tm_error_buf(err, errlen, "%s: unknown field '%.64s'", where, key);
 	}
 	return 0;
 }
@@ -57,14 +46,14 @@ static int get_int(json_t *obj, const char *where, const char *key, bool require
 
 	if (!v) {
 		if (required)
-			return bad(err, errlen, "%s: missing '%s'", where, key);
+			return tm_error_buf(err, errlen, "%s: missing '%s'", where, key);
 		return 0;
 	}
 	if (!json_is_integer(v))
-		return bad(err, errlen, "%s: '%s' must be an integer", where, key);
+		return tm_error_buf(err, errlen, "%s: '%s' must be an integer", where, key);
 	*out = json_integer_value(v);
 	if (*out < min || *out > max)
-		return bad(err, errlen, "%s: '%s' out of range [%lld, %lld]", where, key,
+		return tm_error_buf(err, errlen, "%s: '%s' out of range [%lld, %lld]", where, key,
 		           (long long)min, (long long)max);
 	return 0;
 }
@@ -117,16 +106,16 @@ static int get_str(json_t *obj, const char *where, const char *key, bool require
 	*out = NULL;
 	if (!v || json_is_null(v)) {
 		if (required)
-			return bad(err, errlen, "%s: missing '%s'", where, key);
+			return tm_error_buf(err, errlen, "%s: missing '%s'", where, key);
 		return 0;
 	}
 	if (!json_is_string(v))
-		return bad(err, errlen, "%s: '%s' must be a string", where, key);
+		return tm_error_buf(err, errlen, "%s: '%s' must be a string", where, key);
 	size_t n = json_string_length(v);
 	if (n > max_len)
-		return bad(err, errlen, "%s: '%s' longer than %zu bytes", where, key, max_len);
+		return tm_error_buf(err, errlen, "%s: '%s' longer than %zu bytes", where, key, max_len);
 	if (n != strlen(json_string_value(v)) || !str_ok(json_string_value(v), n, how))
-		return bad(err, errlen, "%s: '%s' has characters not allowed there", where, key);
+		return tm_error_buf(err, errlen, "%s: '%s' has characters not allowed there", where, key);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -151,7 +140,7 @@ static int get_json_text(json_t *obj, const char *key, json_type type, size_t ma
 	bool ok = inner && json_typeof(inner) == type;
 	json_decref(inner);
 	if (!ok)
-		return bad(err, errlen, "run: '%s' must hold a JSON %s", key,
+		return tm_error_buf(err, errlen, "run: '%s' must hold a JSON %s", key,
 		           type == JSON_ARRAY ? "array" : "object");
 	return 0;
 }
@@ -178,7 +167,7 @@ static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t err
 	static const char *const targets[] = {"command", "pid", "cgroup", NULL};
 
 	if (!json_is_object(run))
-		return bad(err, errlen, "missing 'run' object");
+		return tm_error_buf(err, errlen, "missing 'run' object");
 	if (only_keys(run, "run", keys, err, errlen) < 0 ||
 	    get_str(run, "run", "uuid", true, 64, STR_UUID, &m->uuid, err, errlen) < 0 ||
 	    get_str(run, "run", "machine", false, TM_NAME_MAX, STR_NAME, &m->machine, err, errlen) <
@@ -205,9 +194,9 @@ static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t err
 	    get_int(run, "run", "bench_seq", false, 0, 1000000, &m->bench_seq, err, errlen) < 0)
 		return -1;
 	if (m->cgroup_mode && one_of(m->cgroup_mode, modes) < 0)
-		return bad(err, errlen, "run: unknown cgroup_mode");
+		return tm_error_buf(err, errlen, "run: unknown cgroup_mode");
 	if (m->target && one_of(m->target, targets) < 0)
-		return bad(err, errlen, "run: unknown target");
+		return tm_error_buf(err, errlen, "run: unknown target");
 	m->bench_id = 0; /* bench ids are local to the collector's store */
 	return 0;
 }
@@ -222,7 +211,7 @@ static int decode_end(json_t *end, struct tm_run_end *e, char *err, size_t errle
 	int64_t code = -1, sig = 0;
 
 	if (!json_is_object(end))
-		return bad(err, errlen, "'end' must be an object");
+		return tm_error_buf(err, errlen, "'end' must be an object");
 	if (only_keys(end, "end", keys, err, errlen) < 0 ||
 	    get_int(end, "end", "ended_wall_usec", true, WALL_MIN, WALL_MAX, &e->ended_wall_usec,
 	            err, errlen) < 0 ||
@@ -232,7 +221,7 @@ static int decode_end(json_t *end, struct tm_run_end *e, char *err, size_t errle
 	    get_str(end, "end", "reason", false, 1024, STR_MULTILINE, &e->reason, err, errlen) < 0)
 		return -1;
 	if (one_of(e->outcome, outcomes) < 0)
-		return bad(err, errlen, "end: unknown outcome");
+		return tm_error_buf(err, errlen, "end: unknown outcome");
 	e->exit_code = (int)code;
 	e->term_signal = (int)sig;
 	return 0;
@@ -244,16 +233,16 @@ static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t er
 	json_t *v;
 
 	if (!json_is_object(vals))
-		return bad(err, errlen, "sample %lld: 'values' must be an object",
+		return tm_error_buf(err, errlen, "sample %lld: 'values' must be an object",
 		           (long long)s->seq);
 	json_object_foreach(vals, key, v)
 	{
 		int m = tm_metric_by_name(key);
 		if (m < 0)
-			return bad(err, errlen, "sample %lld: unknown metric '%.64s'",
+			return tm_error_buf(err, errlen, "sample %lld: unknown metric '%.64s'",
 			           (long long)s->seq, key);
 		if (!json_is_integer(v))
-			return bad(err, errlen, "sample %lld: '%s' must be an integer",
+			return tm_error_buf(err, errlen, "sample %lld: '%s' must be an integer",
 			           (long long)s->seq, key);
 		tm_sample_set(s, (enum tm_metric)m, json_integer_value(v));
 	}
@@ -266,7 +255,7 @@ static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errle
 	                                   "late_usec", "values",      NULL};
 
 	if (!json_is_object(o))
-		return bad(err, errlen, "samples: each sample must be an object");
+		return tm_error_buf(err, errlen, "samples: each sample must be an object");
 	tm_sample_clear(s);
 	s->late_usec = 0;
 	s->t_mono_usec = 0;
@@ -280,7 +269,7 @@ static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errle
 		return -1;
 	json_t *vals = json_object_get(o, "values");
 	if (!vals)
-		return bad(err, errlen, "sample %lld: missing 'values'", (long long)s->seq);
+		return tm_error_buf(err, errlen, "sample %lld: missing 'values'", (long long)s->seq);
 	return decode_values(vals, s, err, errlen);
 }
 
@@ -290,7 +279,7 @@ static int decode_event(json_t *o, struct tm_batch_event *e, char *err, size_t e
 	                                   "pid", "value",       "detail",      NULL};
 
 	if (!json_is_object(o))
-		return bad(err, errlen, "events: each event must be an object");
+		return tm_error_buf(err, errlen, "events: each event must be an object");
 	memset(&e->ev, 0, sizeof(e->ev));
 	if (only_keys(o, "event", keys, err, errlen) < 0 ||
 	    get_int(o, "event", "i", true, 0, POS_MAX, &e->i, err, errlen) < 0 ||
@@ -314,7 +303,7 @@ static int decode_progress(json_t *o, struct tm_batch_progress *p, char *err, si
 	json_t *v;
 
 	if (!json_is_object(o))
-		return bad(err, errlen, "progress: each point must be an object");
+		return tm_error_buf(err, errlen, "progress: each point must be an object");
 	p->t_mono_usec = 0;
 	if (only_keys(o, "progress", keys, err, errlen) < 0 ||
 	    get_int(o, "progress", "i", true, 0, POS_MAX, &p->i, err, errlen) < 0 ||
@@ -325,7 +314,7 @@ static int decode_progress(json_t *o, struct tm_batch_progress *p, char *err, si
 		return -1;
 	v = json_object_get(o, "value");
 	if (!json_is_number(v) || !isfinite(json_number_value(v)))
-		return bad(err, errlen, "progress: 'value' must be a finite number");
+		return tm_error_buf(err, errlen, "progress: 'value' must be a finite number");
 	p->value = json_number_value(v);
 	return 0;
 }
@@ -335,7 +324,7 @@ static int decode_mark(json_t *o, struct tm_batch_mark *m, char *err, size_t err
 	static const char *const keys[] = {"i", "t_wall_usec", "t_mono_usec", "text", NULL};
 
 	if (!json_is_object(o))
-		return bad(err, errlen, "marks: each mark must be an object");
+		return tm_error_buf(err, errlen, "marks: each mark must be an object");
 	m->t_mono_usec = 0;
 	if (only_keys(o, "mark", keys, err, errlen) < 0 ||
 	    get_int(o, "mark", "i", true, 0, POS_MAX, &m->i, err, errlen) < 0 ||
@@ -364,21 +353,21 @@ static int decode_array(json_t *root, const char *key, size_t max, size_t size, 
 	if (!arr)
 		return 0;
 	if (!json_is_array(arr))
-		return bad(err, errlen, "'%s' must be an array", key);
+		return tm_error_buf(err, errlen, "'%s' must be an array", key);
 	if (json_array_size(arr) > max)
-		return bad(err, errlen, "'%s': more than %zu in one batch", key, max);
+		return tm_error_buf(err, errlen, "'%s': more than %zu in one batch", key, max);
 	if (json_array_size(arr) == 0)
 		return 0;
 	*items = calloc(json_array_size(arr), size);
 	if (!*items)
-		return bad(err, errlen, "out of memory");
+		return tm_error_buf(err, errlen, "out of memory");
 	json_array_foreach(arr, i, o)
 	{
 		char *item = (char *)*items + i * size;
 		if (decode(o, item, err, errlen) < 0)
 			return -1;
 		if (i > 0 && pos(item) != pos(item - size) + 1)
-			return bad(err, errlen,
+			return tm_error_buf(err, errlen,
 			           "'%s': positions must be consecutive (%lld after %lld)", key,
 			           (long long)pos(item), (long long)pos(item - size));
 		(*n)++;
@@ -426,12 +415,12 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 	int64_t v = 0;
 
 	if (!json_is_object(root))
-		return bad(err, errlen, "the body must be a JSON object");
+		return tm_error_buf(err, errlen, "the body must be a JSON object");
 	if (only_keys(root, "batch", keys, err, errlen) < 0 ||
 	    get_int(root, "batch", "v", true, 1, 1000, &v, err, errlen) < 0)
 		return -1;
 	if (v != TM_PUSH_PROTOCOL)
-		return bad(err, errlen, "protocol version %lld not supported (this server: %d)",
+		return tm_error_buf(err, errlen, "protocol version %lld not supported (this server: %d)",
 		           (long long)v, TM_PUSH_PROTOCOL);
 	if (decode_meta(json_object_get(root, "run"), &b->meta, err, errlen) < 0)
 		return -1;
@@ -463,7 +452,7 @@ int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *er
 	memset(out, 0, sizeof(*out));
 	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return bad(err, errlen, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+		return tm_error_buf(err, errlen, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
 	out->json = root;
 	if (decode_root(root, out, err, errlen) < 0) {
 		tm_batch_release(out);

@@ -25,17 +25,6 @@ static const enum tm_metric panel_set[] = {
     TM_M_PROC_WRITE_BYTES,
 };
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)
 {
@@ -47,14 +36,14 @@ static int parse_metrics(const char *list, struct tm_series_query *q, char *err,
 		char name[64];
 		int m;
 		if (n == 0 || n >= sizeof(name))
-			return bad(err, errlen, "bad metric list");
+			return tm_error_buf(err, errlen, "bad metric list");
 		memcpy(name, p, n);
 		name[n] = 0;
 		m = tm_metric_by_name(name);
 		if (m < 0)
-			return bad(err, errlen, "unknown metric '%s'", name);
+			return tm_error_buf(err, errlen, "unknown metric '%s'", name);
 		if (q->nmetrics == TM_SERIES_MAX_METRICS)
-			return bad(err, errlen, "more than %d metrics", TM_SERIES_MAX_METRICS);
+			return tm_error_buf(err, errlen, "more than %d metrics", TM_SERIES_MAX_METRICS);
 		q->metrics[q->nmetrics++] = m;
 		p += n + (comma ? 1 : 0);
 	}
@@ -67,7 +56,7 @@ static int opt_int(const char *s, const char *what, int64_t min, int64_t max, in
 	if (!s)
 		return 0;
 	if (tm_parse_int64(s, out) < 0 || *out < min || *out > max)
-		return bad(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
+		return tm_error_buf(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
 		           (long long)min, (long long)max);
 	return 0;
 }
@@ -92,7 +81,7 @@ int tm_series_query_parse(const char *metrics, const char *from, const char *to,
 	    opt_int(points, "points", 1, TM_SERIES_MAX_POINTS, &pts, err, errlen) < 0)
 		return -1;
 	if (q->to_wall_usec && q->to_wall_usec < q->from_wall_usec)
-		return bad(err, errlen, "'to' before 'from'");
+		return tm_error_buf(err, errlen, "'to' before 'from'");
 	q->points = (int)pts;
 	return 0;
 }
