@@ -45,10 +45,14 @@ static const char usage_text[] =
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
 static const struct option long_opts[] = {
-    {"db", required_argument, NULL, 'o'},    {"window", required_argument, NULL, 'w'},
-    {"json", no_argument, NULL, 'j'},        {"csv", no_argument, NULL, 'c'},
-    {"series", no_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
-    {"bench", required_argument, NULL, 'b'}, {"html", required_argument, NULL, 'H'},
+    {"db", required_argument, NULL, 'o'},
+    {"window", required_argument, NULL, 'w'},
+    {"json", no_argument, NULL, 'j'},
+    {"csv", no_argument, NULL, 'c'},
+    {"series", no_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
+    {"bench", required_argument, NULL, 'b'},
+    {"html", required_argument, NULL, 'H'},
     {NULL, 0, NULL, 0},
 };
 
@@ -331,7 +335,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
-			  : tm_bench_table_print(st, bench, stdout);
+		          : tm_bench_table_print(st, bench, stdout);
 		tm_store_close(st);
 		return rc ? 1 : 0;
 	}

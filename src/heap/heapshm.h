@@ -23,7 +23,7 @@ void tm_heap_reader_free(struct tm_heap_reader *r);
  * of pids no longer listed.  0, or -1 after tm_error.
  */
 int tm_heap_reader_sample(struct tm_heap_reader *r, const pid_t *pids, size_t npids,
-			  struct tm_sample *s);
+                          struct tm_sample *s);
 
 /* Path of libtidemark-heap.so next to the running tidemark binary (or in
  * TIDEMARK_HEAP_LIB).  0, or -1 after tm_error. */

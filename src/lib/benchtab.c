@@ -197,7 +197,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		if (!strcmp(r->outcome, "completed"))
 			for (int f = 0; f < TM_BF_COUNT; f++)
 				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
-						     figs[f].noise_raw))
+				                     figs[f].noise_raw))
 					r->outlier_mask |= 1u << f;
 		if ((isfinite(r->steal_share) && r->steal_share > NOISY_STEAL) ||
 		    (isfinite(r->other_share) && r->other_share > NOISY_OTHER))

@@ -47,7 +47,7 @@ struct tm_bench_fig_info {
 	const char *label; /* text table row */
 	double scale;      /* raw * scale = what the text table shows */
 	double noise_raw;  /* differences below this (raw units) are never outliers:
-			      a run 40 KiB off a median of 0 is not news */
+	                      a run 40 KiB off a median of 0 is not news */
 };
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f);
 

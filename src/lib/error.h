@@ -17,7 +17,7 @@ void tm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* For checks that report to a caller's buffer (a server's 4xx reason):
  * formats into ERR and returns -1. */
 int tm_error_buf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* A programmer error: prints and aborts. */
 #define TM_BUG(...) tm_bug(__FILE__, __LINE__, __VA_ARGS__)

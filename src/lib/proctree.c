@@ -28,8 +28,8 @@ struct tm_proctree {
 
 static void proc_close(struct tm_proc *p)
 {
-	int *fds[] = {&p->dirfd,     &p->stat_fd, &p->children_fd,
-	              &p->status_fd, &p->statm_fd, &p->io_fd, &p->smaps_fd};
+	int *fds[] = {&p->dirfd,    &p->stat_fd, &p->children_fd, &p->status_fd,
+	              &p->statm_fd, &p->io_fd,   &p->smaps_fd};
 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0) {

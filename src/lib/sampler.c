@@ -89,7 +89,7 @@ static ssize_t proc_file(struct tm_sampler *s, struct tm_proc *p, int *fd, const
 
 /* One process into ACC (a per-process scratch sample, then summed). */
 static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool slow, bool smaps,
-		      struct tm_sample *one)
+                      struct tm_sample *one)
 {
 	ssize_t n;
 

@@ -49,7 +49,7 @@ struct unit {
 
 /* NUM times the multiplier of SUFFIX from UNITS, as an int64. */
 static int apply_unit(double num, const char *suffix, const struct unit *units, size_t n,
-		      int64_t *out)
+                      int64_t *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(suffix, units[i].suffix))
@@ -66,10 +66,21 @@ static int apply_unit(double num, const char *suffix, const struct unit *units, 
 int tm_parse_size(const char *s, int64_t *out_bytes)
 {
 	static const struct unit units[] = {
-		{"", 1},	     {"B", 1},		 {"K", 1024.0},	     {"KB", 1024.0},
-		{"KiB", 1024.0},     {"k", 1024.0},	 {"M", 1048576.0},   {"MB", 1048576.0},
-		{"MiB", 1048576.0},  {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0},
-		{"T", 1099511627776.0}, {"TB", 1099511627776.0}, {"TiB", 1099511627776.0},
+	    {"", 1},
+	    {"B", 1},
+	    {"K", 1024.0},
+	    {"KB", 1024.0},
+	    {"KiB", 1024.0},
+	    {"k", 1024.0},
+	    {"M", 1048576.0},
+	    {"MB", 1048576.0},
+	    {"MiB", 1048576.0},
+	    {"G", 1073741824.0},
+	    {"GB", 1073741824.0},
+	    {"GiB", 1073741824.0},
+	    {"T", 1099511627776.0},
+	    {"TB", 1099511627776.0},
+	    {"TiB", 1099511627776.0},
 	};
 	const char *suffix;
 	double num;
@@ -86,8 +97,8 @@ int tm_parse_size(const char *s, int64_t *out_bytes)
 int tm_parse_duration(const char *s, int64_t *out_usec)
 {
 	static const struct unit units[] = {
-		{"", 1e6},  {"s", 1e6},	  {"ms", 1e3},	{"us", 1},
-		{"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
+	    {"", 1e6},   {"s", 1e6},    {"ms", 1e3},   {"us", 1},
+	    {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
 	};
 	const char *suffix;
 	double num;

@@ -20,7 +20,6 @@
 #define MONO_MAX (1LL << 62)
 #define POS_MAX  (1LL << 40)
 
-
 /* Refuses keys not in ALLOWED (a NULL-terminated list). */
 static int only_keys(json_t *obj, const char *where, const char *const *allowed, char *err,
                      size_t errlen)
@@ -54,7 +53,7 @@ static int get_int(json_t *obj, const char *where, const char *key, bool require
 	*out = json_integer_value(v);
 	if (*out < min || *out > max)
 		return tm_error_buf(err, errlen, "%s: '%s' out of range [%lld, %lld]", where, key,
-		           (long long)min, (long long)max);
+		                    (long long)min, (long long)max);
 	return 0;
 }
 
@@ -113,9 +112,11 @@ static int get_str(json_t *obj, const char *where, const char *key, bool require
 		return tm_error_buf(err, errlen, "%s: '%s' must be a string", where, key);
 	size_t n = json_string_length(v);
 	if (n > max_len)
-		return tm_error_buf(err, errlen, "%s: '%s' longer than %zu bytes", where, key, max_len);
+		return tm_error_buf(err, errlen, "%s: '%s' longer than %zu bytes", where, key,
+		                    max_len);
 	if (n != strlen(json_string_value(v)) || !str_ok(json_string_value(v), n, how))
-		return tm_error_buf(err, errlen, "%s: '%s' has characters not allowed there", where, key);
+		return tm_error_buf(err, errlen, "%s: '%s' has characters not allowed there", where,
+		                    key);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -141,7 +142,7 @@ static int get_json_text(json_t *obj, const char *key, json_type type, size_t ma
 	json_decref(inner);
 	if (!ok)
 		return tm_error_buf(err, errlen, "run: '%s' must hold a JSON %s", key,
-		           type == JSON_ARRAY ? "array" : "object");
+		                    type == JSON_ARRAY ? "array" : "object");
 	return 0;
 }
 
@@ -234,16 +235,16 @@ static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t er
 
 	if (!json_is_object(vals))
 		return tm_error_buf(err, errlen, "sample %lld: 'values' must be an object",
-		           (long long)s->seq);
+		                    (long long)s->seq);
 	json_object_foreach(vals, key, v)
 	{
 		int m = tm_metric_by_name(key);
 		if (m < 0)
 			return tm_error_buf(err, errlen, "sample %lld: unknown metric '%.64s'",
-			           (long long)s->seq, key);
+			                    (long long)s->seq, key);
 		if (!json_is_integer(v))
 			return tm_error_buf(err, errlen, "sample %lld: '%s' must be an integer",
-			           (long long)s->seq, key);
+			                    (long long)s->seq, key);
 		tm_sample_set(s, (enum tm_metric)m, json_integer_value(v));
 	}
 	return 0;
@@ -269,7 +270,8 @@ static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errle
 		return -1;
 	json_t *vals = json_object_get(o, "values");
 	if (!vals)
-		return tm_error_buf(err, errlen, "sample %lld: missing 'values'", (long long)s->seq);
+		return tm_error_buf(err, errlen, "sample %lld: missing 'values'",
+		                    (long long)s->seq);
 	return decode_values(vals, s, err, errlen);
 }
 
@@ -368,8 +370,8 @@ static int decode_array(json_t *root, const char *key, size_t max, size_t size, 
 			return -1;
 		if (i > 0 && pos(item) != pos(item - size) + 1)
 			return tm_error_buf(err, errlen,
-			           "'%s': positions must be consecutive (%lld after %lld)", key,
-			           (long long)pos(item), (long long)pos(item - size));
+			                    "'%s': positions must be consecutive (%lld after %lld)",
+			                    key, (long long)pos(item), (long long)pos(item - size));
 		(*n)++;
 	}
 	return 0;
@@ -420,8 +422,9 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 	    get_int(root, "batch", "v", true, 1, 1000, &v, err, errlen) < 0)
 		return -1;
 	if (v != TM_PUSH_PROTOCOL)
-		return tm_error_buf(err, errlen, "protocol version %lld not supported (this server: %d)",
-		           (long long)v, TM_PUSH_PROTOCOL);
+		return tm_error_buf(err, errlen,
+		                    "protocol version %lld not supported (this server: %d)",
+		                    (long long)v, TM_PUSH_PROTOCOL);
 	if (decode_meta(json_object_get(root, "run"), &b->meta, err, errlen) < 0)
 		return -1;
 	if (json_object_get(root, "end")) {
@@ -452,7 +455,8 @@ int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *er
 	memset(out, 0, sizeof(*out));
 	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return tm_error_buf(err, errlen, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+		return tm_error_buf(err, errlen, "not valid JSON: %s (line %d)", jerr.text,
+		                    jerr.line);
 	out->json = root;
 	if (decode_root(root, out, err, errlen) < 0) {
 		tm_batch_release(out);

@@ -25,7 +25,6 @@ static const enum tm_metric panel_set[] = {
     TM_M_PROC_WRITE_BYTES,
 };
 
-
 static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)
 {
 	const char *p = list;
@@ -43,7 +42,8 @@ static int parse_metrics(const char *list, struct tm_series_query *q, char *err,
 		if (m < 0)
 			return tm_error_buf(err, errlen, "unknown metric '%s'", name);
 		if (q->nmetrics == TM_SERIES_MAX_METRICS)
-			return tm_error_buf(err, errlen, "more than %d metrics", TM_SERIES_MAX_METRICS);
+			return tm_error_buf(err, errlen, "more than %d metrics",
+			                    TM_SERIES_MAX_METRICS);
 		q->metrics[q->nmetrics++] = m;
 		p += n + (comma ? 1 : 0);
 	}
@@ -57,7 +57,7 @@ static int opt_int(const char *s, const char *what, int64_t min, int64_t max, in
 		return 0;
 	if (tm_parse_int64(s, out) < 0 || *out < min || *out > max)
 		return tm_error_buf(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
-		           (long long)min, (long long)max);
+		                    (long long)min, (long long)max);
 	return 0;
 }
 

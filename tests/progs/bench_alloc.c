@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 			signal(SIGTERM, SIG_IGN);
 		else {
 			fprintf(stderr, "usage: bench_alloc [--mib N] [--steps N] [--step-ms N] "
-					"[--free] [--hold-ms N] [--threads N] [--ignore-term]\n");
+			                "[--free] [--hold-ms N] [--threads N] [--ignore-term]\n");
 			return 2;
 		}
 	}
