@@ -170,19 +170,19 @@ static int sample_events(struct rec *r)
  * mapped) or a few samples have passed (a static binary). */
 static int check_allocator(struct rec *r)
 {
+	pid_t pid = r->launched ? r->child.pid : r->o->pid;
 	char path[64], *maps;
 	size_t len;
 	bool loaded;
 
-	if (r->allocator[0] || !r->launched || r->child_gone)
+	if (r->allocator[0] || !pid || (r->launched && r->child_gone))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r->child.pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (!(maps = tm_read_file(path, &len)))
 		return 0;
 	loaded = strstr(maps, "/libc.so") || strstr(maps, "/libc-") || ++r->samples_for_alloc > 3;
 	if (loaded)
-		snprintf(r->allocator, sizeof(r->allocator), "%s",
-		         tm_parse_maps_allocator(maps, len));
+		snprintf(r->allocator, sizeof(r->allocator), "%s", tm_parse_maps_allocator(maps, len));
 	free(maps);
 	if (!loaded)
 		return 0;

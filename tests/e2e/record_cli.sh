@@ -92,3 +92,18 @@ n=$("$TM" runs -o "$DB" | wc -l)
 rc=$?
 o=$(sql "$DB" "select outcome from runs order by id desc limit 1")
 [ $rc -eq 124 ] && [ "$o" = timeout ] && ok "--timeout ends the run as timeout, exit 124" || fail "--timeout ends the run as timeout, exit 124" "rc $rc outcome $o"
+
+# metadata: the allocator actually mapped, and the variables that chose it
+JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -f "$JE" ]; then
+	LD_PRELOAD=$JE MALLOC_CONF=narenas:2 "$TM" record -q -o "$DB" -i 50ms -- sleep 0.4 2>/dev/null
+	m=$(sql "$DB" "select allocator || ' ' || env_json from runs order by id desc limit 1")
+	case "$m" in
+	"jemalloc "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
+	*) fail "the run names the allocator mapped and the variables that chose it" "$m" ;;
+	esac
+else
+	skip "the run names the allocator mapped" "libjemalloc2 is not installed"
+fi
+k=$(sql "$DB" "select kernel = '$(uname -r)' and machine = '$(hostname)' and cgroup_mode in ('v1','v2','hybrid','none') from runs order by id desc limit 1")
+[ "$k" = 1 ] && ok "the run records host, kernel and cgroup mode" || fail "the run records host, kernel and cgroup mode" "$k"

@@ -93,5 +93,5 @@ n=$("$TM" report -o "$T/p.db" --series | python3 -c '
 import csv, sys
 print(max(int(x["proc_count"] or 0) for x in csv.DictReader(sys.stdin)))')
 [ "$n" -ge 3 ] && ok "-p PID follows the descendants ($n processes)" || fail "-p PID follows the descendants" "$n"
-o=$(sql "$T/p.db" "select outcome from runs")
-[ "$o" = completed ] && ok "-p PID ends when the tree is gone" || fail "-p PID ends when the tree is gone" "$o"
+o=$(sql "$T/p.db" "select outcome || ' ' || allocator from runs")
+[ "$o" = "completed glibc" ] && ok "-p PID ends when the tree is gone, allocator read from its maps" || fail "-p PID ends when the tree is gone, allocator read from its maps" "$o"
