@@ -7,11 +7,13 @@ set -eu
 BUILD="gcc make pkg-config libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev
 libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
 protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev"
+# the demo's jemalloc arm
+DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps"
 
-want="$BUILD"
+want="$BUILD $DEMO"
 [ "${1:-}" = "--test" ] && want="$BUILD $TEST"
 
 missing=""
@@ -32,6 +34,14 @@ SUDO=""
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# policy-rc.d keeps packages such as prometheus from starting services at
-# install time; tests start what they need themselves.
+# A policy-rc.d that says no keeps packages such as prometheus from
+# starting their services at install time; the tests start what they need
+# themselves, on their own ports.
+policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+	$SUDO chmod +x "$policy"
+	trap '$SUDO rm -f "$policy"' EXIT
+fi
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
