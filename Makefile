@@ -10,13 +10,19 @@
 # adds to the variables below.
 
 CC      ?= gcc
-PKGS    := sqlite3 libmicrohttpd libcurl jansson libdw libelf libprotobuf-c zlib inih gnutls
+# The tool links the core libraries; the network ones go only into
+# libtidemark-net.so, loaded when a command needs them (src/lib/netlib.h).
+PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih
+PKGS_NET  := libmicrohttpd libcurl gnutls
+PKGS    := $(PKGS_CORE) $(PKGS_NET)
 B       := build
 WARN    := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes -Wshadow=local
 CFLAGS  ?= -O2 -g
 BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Isrc/lib -Iinclude -I$(B)/gen
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CORE_LIBS  = $(shell pkg-config --libs $(PKGS_CORE) 2>/dev/null) -lm -lpthread -ldl
+NET_LIBS   = $(shell pkg-config --libs $(PKGS_NET) jansson 2>/dev/null)
 LDLIBS  = $(PKG_LIBS) -lm -lpthread -ldl
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 V       ?= 0
@@ -24,11 +30,13 @@ Q       := $(if $(filter 1,$(V)),,@)
 
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
-LIB_SRC := $(wildcard src/lib/*.c src/kern/*.c src/serve/*.c src/heap/*.c)
-CMD_SRC := $(wildcard src/cmd/*.c)
+NET_SRC := src/serve/server.c src/serve/push.c src/serve/promexport.c src/serve/sha256.c \
+	src/serve/auth.c src/cmd/serve.c
+LIB_SRC := $(filter-out $(NET_SRC),$(wildcard src/lib/*.c src/kern/*.c src/serve/*.c src/heap/*.c))
+CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))
 GEN_SRC :=
 GEN_HDR :=
-ALL_TARGETS := $(B)/tidemark
+ALL_TARGETS := $(B)/tidemark $(B)/libtidemark-net.so
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 .DEFAULT_GOAL := all
@@ -37,6 +45,12 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 CMD_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(CMD_SRC) src/main.c)
 ALIB_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRC) $(GEN_SRC))
+NET_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(NET_SRC))
+ANET_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(NET_SRC))
+PNET_OBJ = $(patsubst %.c,$(B)/pic/obj/%.o,$(NET_SRC))
+# what unit tests and test programs link: everything, statically
+TEST_LIBS  = $(B)/libtidemark-net.a $(B)/libtidemark.a
+ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 AUNIT_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 
@@ -62,21 +76,41 @@ $(B)/libtidemark.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
+$(B)/pic/obj/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC/PIC  $<')
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(B)/libtidemark-net.a: $(NET_OBJ)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(B)/asan/libtidemark-net.a: $(ANET_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(B)/libtidemark-net.so: $(PNET_OBJ)
+	$(Q)$(CC) $(CFLAGS) -shared -o $@ $(PNET_OBJ) $(NET_LIBS)
+
 $(B)/asan/libtidemark.a: $(ALIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
+# -rdynamic and the whole archive: libtidemark-net.so uses the store and the
+# rest from the executable.
 $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
-	$(CC) $(CFLAGS) -rdynamic -o $@ $(CMD_OBJ) $(B)/libtidemark.a $(LDLIBS)
+	$(CC) $(CFLAGS) -rdynamic -o $@ $(CMD_OBJ) -Wl,--whole-archive $(B)/libtidemark.a \
+		-Wl,--no-whole-archive $(CORE_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libtidemark.a
+$(B)/tests/%: tests/unit/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(B)/libtidemark.a $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
 
-$(B)/asan/tests/%: tests/unit/%.c $(B)/asan/libtidemark.a
+$(B)/asan/tests/%: tests/unit/%.c $(ATEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libtidemark.a $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN) $(AUNIT_BIN)
 

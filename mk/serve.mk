@@ -15,9 +15,9 @@ GEN_SRC += $(B)/gen/serve_assets.c
 
 # Test programs: tests/progs/serve_*.c, linked against the library.
 SERVE_PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(wildcard tests/progs/serve_*.c))
-$(B)/tests/progs/serve_%: tests/progs/serve_%.c $(B)/libtidemark.a
+$(B)/tests/progs/serve_%: tests/progs/serve_%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(B)/libtidemark.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS)
 CHECK_EXTRA += $(SERVE_PROGS)
 
 # Headless-browser test dependencies (playwright-core only; the browser is
@@ -43,6 +43,6 @@ fuzz-serve: $(B)/fuzz/fuzz_ingest
 		-dict=fuzz/ingest.dict $(B)/fuzz/corpus-ingest
 
 # Benchmark programs (bench/serve/): built by bench/serve/run.sh.
-$(B)/bench/serve/%: bench/serve/%.c $(B)/libtidemark.a
+$(B)/bench/serve/%: bench/serve/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(B)/libtidemark.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS)

@@ -262,7 +262,7 @@ static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const cha
 	return -1;
 }
 
-int cmd_serve(int argc, char **argv)
+int tm_net_cmd_serve(int argc, char **argv)
 {
 	struct tm_server_opts o;
 	struct sockaddr_in addr;

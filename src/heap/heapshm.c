@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "util.h"
 #include "heap/heapenv.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
@@ -109,33 +110,7 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 
 int tm_heap_shim_path(char *buf, size_t size)
 {
-	const char *env = getenv("TIDEMARK_HEAP_LIB");
-	if (env && *env) {
-		if (strlen(env) >= size)
-			return tm_error("TIDEMARK_HEAP_LIB is too long");
-		if (access(env, R_OK) < 0)
-			return tm_error("cannot read '%s': %s", env, strerror(errno));
-		memcpy(buf, env, strlen(env) + 1);
-		return 0;
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return tm_error("cannot read '/proc/self/exe': %s", strerror(errno));
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		slash[1] = '\0';
-	static const char name[] = "libtidemark-heap.so";
-	if (strlen(exe) + sizeof(name) > size)
-		return tm_error("path of the heap shim is too long");
-	memcpy(buf, exe, strlen(exe));
-	memcpy(buf + strlen(exe), name, sizeof(name));
-	if (access(buf, R_OK) < 0)
-		return tm_error("cannot find the heap shim '%s': %s (build it with make, or set "
-		                "TIDEMARK_HEAP_LIB)",
-		                buf, strerror(errno));
-	return 0;
+	return tm_lib_path("libtidemark-heap.so", "TIDEMARK_HEAP_LIB", buf, size);
 }
 
 int tm_heap_preload_value(char *buf, size_t size, const char *old)

@@ -37,8 +37,7 @@
 #include "store.h"
 #include "util.h"
 #include "heap/heapshm.h"
-#include "serve/promexport.h"
-#include "serve/push.h"
+#include "netlib.h"
 #include "../banned.h"
 
 enum phase { PH_WORK, PH_SETTLE, PH_TERM, PH_DONE };
@@ -61,6 +60,7 @@ struct rec {
 	bool own_cg;
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
+	struct tm_net net; /* loaded only for --push and --metrics-listen */
 	struct tm_pusher *pusher;
 	struct tm_prom_server *prom;
 	struct tm_launch child;
@@ -407,9 +407,9 @@ static int take_sample(struct rec *r, int64_t deadline)
 	if (tm_store_commit(r->st))
 		return -1;
 	if (r->prom)
-		tm_prom_server_update(r->prom, s);
+		r->net.prom_update(r->prom, s);
 	if (r->pusher)
-		tm_pusher_tick(r->pusher);
+		r->net.pusher_tick(r->pusher);
 	return 0;
 }
 
@@ -777,27 +777,33 @@ static int open_outputs(struct rec *r)
 	const struct tm_record_opts *o = r->o;
 	char run_label[32], host[256] = "unknown";
 
-	if (o->push_url && tm_pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
+	if (!o->push_url && !o->metrics_listen)
+		return 0;
+	if (tm_net_load(&r->net))
+		return -1;
+	if (o->push_url &&
+	    r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
 		return -1;
 	if (!o->metrics_listen)
 		return 0;
 	gethostname(host, sizeof(host) - 1);
 	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
-	return tm_prom_server_start(o->metrics_listen, host, run_label, &r->prom);
+	return r->net.prom_start(o->metrics_listen, host, run_label, &r->prom);
 }
 
 static void close_outputs(struct rec *r)
 {
 	if (r->pusher) {
 		/* the local store has everything, whatever the server got */
-		if (tm_pusher_finish(r->pusher, 10000000))
+		if (r->net.pusher_finish(r->pusher, 10000000))
 			tm_warn("not everything reached the server; the local store has it all");
-		tm_pusher_free(r->pusher);
+		r->net.pusher_free(r->pusher);
 		r->pusher = NULL;
 	}
 	if (r->prom)
-		tm_prom_server_stop(r->prom);
+		r->net.prom_stop(r->prom);
 	r->prom = NULL;
+	tm_net_unload(&r->net);
 }
 
 static int open_sampler(struct rec *r)
@@ -901,7 +907,7 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	};
 	rc = tm_store_run_end(r->st, r->run_id, &end) || tm_store_commit(r->st) ? -1 : 0;
 	if (r->pusher)
-		tm_pusher_tick(r->pusher); /* the run's end, too */
+		r->net.pusher_tick(r->pusher); /* the run's end, too */
 out:
 	close_outputs(r);
 	if (r->launched && !r->child_gone) {

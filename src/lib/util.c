@@ -247,6 +247,36 @@ int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)
 	return 0;
 }
 
+int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
+{
+	const char *env = getenv(env_var);
+	char exe[4096], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (strlen(env) >= size)
+			return tm_error("%s is too long", env_var);
+		if (access(env, R_OK) < 0)
+			return tm_error("cannot read '%s' (%s): %s", env, env_var, strerror(errno));
+		memcpy(buf, env, strlen(env) + 1);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return tm_error("cannot read '/proc/self/exe': %s", strerror(errno));
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = '\0';
+	if (strlen(exe) + strlen(name) + 1 > size)
+		return tm_error("the path of '%s' is too long", name);
+	snprintf(buf, size, "%s%s", exe, name);
+	if (access(buf, R_OK) < 0)
+		return tm_error("cannot find '%s': %s (build it with make, or set %s)", buf,
+				strerror(errno), env_var);
+	return 0;
+}
+
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)
 {
 	snprintf(buf, size, "%.1f MiB", (double)bytes / TM_MIB);

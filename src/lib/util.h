@@ -52,6 +52,13 @@ int tm_write_file(const char *path, const char *text);
  */
 int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first);
 
+/*
+ * Where one of our own libraries is: ENV_VAR when set, else NAME next to
+ * the running tidemark binary (build/ in a checkout).  0, or -1 after
+ * tm_error saying how to fix it.
+ */
+int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size);
+
 /* "1234.5 MiB" into BUF. */
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 

@@ -95,3 +95,15 @@ print(max(int(x["proc_count"] or 0) for x in csv.DictReader(sys.stdin)))')
 [ "$n" -ge 3 ] && ok "-p PID follows the descendants ($n processes)" || fail "-p PID follows the descendants" "$n"
 o=$(sql "$T/p.db" "select outcome || ' ' || allocator from runs")
 [ "$o" = "completed glibc" ] && ok "-p PID ends when the tree is gone, allocator read from its maps" || fail "-p PID ends when the tree is gone, allocator read from its maps" "$o"
+
+# 6. a recorder that neither pushes nor serves /metrics keeps the network
+#    libraries (and their ~6 MiB of resident pages) out of its process
+"$TM" record -q -o "$T/n.db" -i 100ms -- sleep 1.5 2>/dev/null &
+rec=$!
+sleep 0.8
+if grep -qE 'libcurl|libmicrohttpd|libgnutls|libtidemark-net' /proc/$rec/maps; then
+	fail "a plain recorder does not map the network libraries" "$(grep -oE '[^/]*(curl|microhttpd|gnutls|tidemark-net)[^ ]*' /proc/$rec/maps | sort -u | tr '\n' ' ')"
+else
+	ok "a plain recorder does not map the network libraries"
+fi
+wait $rec

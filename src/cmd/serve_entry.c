@@ -1,0 +1,16 @@
+/* tidemark serve: the command lives in libtidemark-net.so (see netlib.h). */
+#include "cmds.h"
+#include "netlib.h"
+#include "../banned.h"
+
+int cmd_serve(int argc, char **argv)
+{
+	struct tm_net net;
+	int rc;
+
+	if (tm_net_load(&net))
+		return 1;
+	rc = net.cmd_serve(argc, argv);
+	tm_net_unload(&net);
+	return rc;
+}
