@@ -28,26 +28,13 @@ int tm_bench_store_init(struct tm_store *st)
 	return tm_store_exec(st, bench_schema);
 }
 
-static int db_fail(struct tm_store *st, const char *what)
-{
-	return tm_error("store: %s: %s", what, sqlite3_errmsg(tm_store_sqlite(st)));
-}
-
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 /* Runs one prepared write.  0 or -1. */
 static int step_done(struct tm_store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return db_fail(st, what);
+		return tm_store_db_error(st, what);
 	return 0;
 }
 
@@ -62,13 +49,13 @@ int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int6
 	                       "INSERT INTO benches(started_wall_usec, name, spec_json, seed,"
 	                       " run_order, host) VALUES(?,?,?,?,?,?)",
 	                       -1, &s, NULL) != SQLITE_OK)
-		return db_fail(st, "prepare");
+		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, b->started_wall_usec);
-	bind_text(s, 2, b->name);
-	bind_text(s, 3, b->spec_json);
+	tm_store_bind_text(s, 2, b->name);
+	tm_store_bind_text(s, 3, b->spec_json);
 	sqlite3_bind_int64(s, 4, b->seed);
-	bind_text(s, 5, b->order);
-	bind_text(s, 6, b->host);
+	tm_store_bind_text(s, 5, b->order);
+	tm_store_bind_text(s, 6, b->host);
 	if (step_done(st, s, "insert bench"))
 		return -1;
 	*bench_id = sqlite3_last_insert_rowid(db);
@@ -84,7 +71,7 @@ int tm_bench_store_end(struct tm_store *st, int64_t bench_id, int64_t ended_wall
 	if (sqlite3_prepare_v2(tm_store_sqlite(st),
 	                       "UPDATE benches SET ended_wall_usec = ? WHERE id = ?", -1, &s,
 	                       NULL) != SQLITE_OK)
-		return db_fail(st, "prepare");
+		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, ended_wall_usec);
 	sqlite3_bind_int64(s, 2, bench_id);
 	return step_done(st, s, "end bench");
@@ -100,7 +87,7 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 	                       "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
 	                       " warmup, wall_usec, rig_cpu_usec) VALUES(?,?,?,?,?,?,?)",
 	                       -1, &s, NULL) != SQLITE_OK)
-		return db_fail(st, "prepare");
+		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, n->run_id);
 	sqlite3_bind_int64(s, 2, n->bench_id);
 	sqlite3_bind_int64(s, 3, n->seq);
@@ -126,13 +113,13 @@ int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id)
 		return -1;
 	if (sqlite3_prepare_v2(tm_store_sqlite(st), "SELECT max(id) FROM benches", -1, &s, NULL) !=
 	    SQLITE_OK)
-		return db_fail(st, "prepare");
+		return tm_store_db_error(st, "prepare");
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
 		*bench_id = sqlite3_column_int64(s, 0);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_ROW ? 1 : db_fail(st, "latest bench");
+		rc = rc == SQLITE_ROW ? 1 : tm_store_db_error(st, "latest bench");
 	}
 	sqlite3_finalize(s);
 	return rc;

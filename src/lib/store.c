@@ -82,7 +82,7 @@ static const char schema_sql[] =
     " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, text TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS marks_run ON marks(run_id, t_mono_usec);";
 
-static int db_error(struct tm_store *st, const char *what)
+int tm_store_db_error(struct tm_store *st, const char *what)
 {
 	return tm_error("store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
@@ -101,7 +101,7 @@ static int register_metrics(struct tm_store *st)
 	if (sqlite3_prepare_v2(
 	        st->db, "INSERT OR IGNORE INTO metrics(id, name, unit, kind) VALUES (?,?,?,?)", -1,
 	        &ins, NULL) != SQLITE_OK)
-		return db_error(st, "prepare metrics");
+		return tm_store_db_error(st, "prepare metrics");
 	for (int i = 0; i < TM_METRIC_COUNT && !rc; i++) {
 		const struct tm_metric_info *mi = tm_metric_info(i);
 		sqlite3_bind_int(ins, 1, i);
@@ -109,7 +109,7 @@ static int register_metrics(struct tm_store *st)
 		sqlite3_bind_text(ins, 3, tm_unit_name(mi->unit), -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 4, kind_name(mi->kind), -1, SQLITE_STATIC);
 		if (sqlite3_step(ins) != SQLITE_DONE)
-			rc = db_error(st, "register metrics");
+			rc = tm_store_db_error(st, "register metrics");
 		sqlite3_reset(ins);
 	}
 	sqlite3_finalize(ins);
@@ -123,7 +123,7 @@ static int check_metrics(struct tm_store *st)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT id, name FROM metrics", -1, &q, NULL) != SQLITE_OK)
-		return db_error(st, "read metrics");
+		return tm_store_db_error(st, "read metrics");
 	while (sqlite3_step(q) == SQLITE_ROW && !rc) {
 		int id = sqlite3_column_int(q, 0);
 		const char *name = (const char *)sqlite3_column_text(q, 1);
@@ -259,7 +259,7 @@ static sqlite3_stmt *stmt(struct tm_store *st, enum stmt_id id)
 {
 	if (!st->stmt[id] &&
 	    sqlite3_prepare_v2(st->db, stmt_sql[id], -1, &st->stmt[id], NULL) != SQLITE_OK) {
-		db_error(st, "prepare");
+		tm_store_db_error(st, "prepare");
 		return NULL;
 	}
 	sqlite3_reset(st->stmt[id]);
@@ -273,7 +273,7 @@ static int begin_batch(struct tm_store *st)
 	if (st->in_tx)
 		return 0;
 	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return db_error(st, "begin");
+		return tm_store_db_error(st, "begin");
 	st->in_tx = true;
 	return 0;
 }
@@ -284,7 +284,7 @@ int tm_store_commit(struct tm_store *st)
 		return 0;
 	st->in_tx = false;
 	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		int rc = db_error(st, "commit");
+		int rc = tm_store_db_error(st, "commit");
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		/* what the writers remember may not be in the file */
 		memset(st->writers, 0, sizeof(st->writers));
@@ -297,7 +297,7 @@ static int step_done(struct tm_store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_error(st, what);
+	return rc == SQLITE_DONE ? 0 : tm_store_db_error(st, what);
 }
 
 /* ---- runs ---- */
@@ -325,7 +325,7 @@ static void make_uuid(char out[37])
 	         b[13], b[14], b[15]);
 }
 
-static void bind_text_or_null(sqlite3_stmt *s, int i, const char *t)
+void tm_store_bind_text(sqlite3_stmt *s, int i, const char *t)
 {
 	if (t)
 		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
@@ -347,28 +347,28 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 	if (begin_batch(st))
 		return -1;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare run");
+		return tm_store_db_error(st, "prepare run");
 	if (!m->uuid)
 		make_uuid(uuid);
 	sqlite3_bind_text(s, 1, m->uuid ? m->uuid : uuid, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(s, 2, m->machine);
-	bind_text_or_null(s, 3, m->kernel);
-	bind_text_or_null(s, 4, m->cgroup_mode);
-	bind_text_or_null(s, 5, m->target);
-	bind_text_or_null(s, 6, m->cgroup_path);
-	bind_text_or_null(s, 7, m->command_json);
-	bind_text_or_null(s, 8, m->env_json);
-	bind_text_or_null(s, 9, m->limits_json);
-	bind_text_or_null(s, 10, m->allocator);
+	tm_store_bind_text(s, 2, m->machine);
+	tm_store_bind_text(s, 3, m->kernel);
+	tm_store_bind_text(s, 4, m->cgroup_mode);
+	tm_store_bind_text(s, 5, m->target);
+	tm_store_bind_text(s, 6, m->cgroup_path);
+	tm_store_bind_text(s, 7, m->command_json);
+	tm_store_bind_text(s, 8, m->env_json);
+	tm_store_bind_text(s, 9, m->limits_json);
+	tm_store_bind_text(s, 10, m->allocator);
 	sqlite3_bind_int64(s, 11, m->interval_usec);
 	sqlite3_bind_int64(s, 12, m->started_wall_usec);
 	sqlite3_bind_int64(s, 13, m->started_mono_usec);
 	if (m->bench_id > 0) {
 		sqlite3_bind_int64(s, 14, m->bench_id);
-		bind_text_or_null(s, 15, m->arm);
+		tm_store_bind_text(s, 15, m->arm);
 		sqlite3_bind_int64(s, 16, m->bench_seq);
 	}
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : db_error(st, "add run");
+	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_store_db_error(st, "add run");
 	sqlite3_finalize(s);
 	if (!rc)
 		*run_id = sqlite3_last_insert_rowid(st->db);
@@ -385,14 +385,14 @@ int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_en
 	if (begin_batch(st))
 		return -1;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare run end");
+		return tm_store_db_error(st, "prepare run end");
 	sqlite3_bind_int64(s, 1, e->ended_wall_usec);
-	bind_text_or_null(s, 2, e->outcome);
+	tm_store_bind_text(s, 2, e->outcome);
 	sqlite3_bind_int(s, 3, e->exit_code);
 	sqlite3_bind_int(s, 4, e->term_signal);
-	bind_text_or_null(s, 5, e->reason);
+	tm_store_bind_text(s, 5, e->reason);
 	sqlite3_bind_int64(s, 6, run_id);
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : db_error(st, "end run");
+	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_store_db_error(st, "end run");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -415,10 +415,10 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 		return -1;
 	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = ? WHERE id = ?", column);
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare run update");
-	bind_text_or_null(s, 1, value);
+		return tm_store_db_error(st, "prepare run update");
+	tm_store_bind_text(s, 1, value);
 	sqlite3_bind_int64(s, 2, run_id);
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : db_error(st, "update run");
+	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_store_db_error(st, "update run");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -482,14 +482,14 @@ int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *ou
 
 	if (sqlite3_prepare_v2(st->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?", -1, &s,
 	                       NULL) != SQLITE_OK)
-		return db_error(st, "prepare run");
+		return tm_store_db_error(st, "prepare run");
 	sqlite3_bind_int64(s, 1, run_id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		read_run_row(s, out);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_DONE ? 1 : db_error(st, "read run");
+		rc = rc == SQLITE_DONE ? 1 : tm_store_db_error(st, "read run");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -503,7 +503,7 @@ static int query_int64(struct tm_store *st, const char *sql, const char *text, i
 	int rc;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare");
+		return tm_store_db_error(st, "prepare");
 	if (text)
 		sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
 	else if (sqlite3_bind_parameter_count(s) > 0)
@@ -513,7 +513,7 @@ static int query_int64(struct tm_store *st, const char *sql, const char *text, i
 		*out = sqlite3_column_int64(s, 0);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 1 : db_error(st, "query");
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 1 : tm_store_db_error(st, "query");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -540,7 +540,7 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 	                             " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
 	                           : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
 	                       -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare runs");
+		return tm_store_db_error(st, "prepare runs");
 	if (bench_id > 0)
 		sqlite3_bind_int64(s, 1, bench_id);
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -550,7 +550,7 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 		tm_run_info_release(&ri);
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read runs");
+		rc = tm_store_db_error(st, "read runs");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -762,7 +762,7 @@ int tm_store_add_event(struct tm_store *st, int64_t run_id, const struct tm_even
 	sqlite3_bind_text(s, 4, ev->kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, 5, ev->pid);
 	sqlite3_bind_int64(s, 6, ev->value);
-	bind_text_or_null(s, 7, ev->detail);
+	tm_store_bind_text(s, 7, ev->detail);
 	return step_done(st, s, "add event");
 }
 
@@ -826,7 +826,7 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 	        -1, &s, NULL) != SQLITE_OK) {
 		free(cur);
 		free(prev);
-		return db_error(st, "prepare samples");
+		return tm_store_db_error(st, "prepare samples");
 	}
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, start);
@@ -861,7 +861,7 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 		expect = seq + 1;
 	}
 	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-		rc = db_error(st, "read samples");
+		rc = tm_store_db_error(st, "read samples");
 	sqlite3_finalize(s);
 	free(cur);
 	free(prev);
@@ -878,7 +878,7 @@ int tm_store_each_event(struct tm_store *st, int64_t run_id, tm_event_cb cb, voi
 	        "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail FROM events"
 	        " WHERE run_id = ? ORDER BY t_mono_usec, id",
 	        -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare events");
+		return tm_store_db_error(st, "prepare events");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW) {
 		struct tm_event ev = {
@@ -904,7 +904,7 @@ int tm_store_each_progress(struct tm_store *st, int64_t run_id, tm_progress_cb c
 	                       "SELECT t_wall_usec, t_mono_usec, value FROM progress"
 	                       " WHERE run_id = ? ORDER BY t_mono_usec, id",
 	                       -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare progress");
+		return tm_store_db_error(st, "prepare progress");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
@@ -922,7 +922,7 @@ int tm_store_each_mark(struct tm_store *st, int64_t run_id, tm_mark_cb cb, void 
 	                       "SELECT t_wall_usec, t_mono_usec, text FROM marks"
 	                       " WHERE run_id = ? ORDER BY t_mono_usec, id",
 	                       -1, &s, NULL) != SQLITE_OK)
-		return db_error(st, "prepare marks");
+		return tm_store_db_error(st, "prepare marks");
 	sqlite3_bind_int64(s, 1, run_id);
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),

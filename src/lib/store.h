@@ -133,7 +133,12 @@ int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq);
  * and query through tm_store_sqlite(); docs/store.md lists every table.
  */
 struct sqlite3;
+struct sqlite3_stmt;
 struct sqlite3 *tm_store_sqlite(struct tm_store *st);
 int tm_store_exec(struct tm_store *st, const char *sql);
+/* Reports the database's last error, saying WHAT failed; returns -1. */
+int tm_store_db_error(struct tm_store *st, const char *what);
+/* Binds TEXT to parameter I, or NULL when TEXT is NULL (copied). */
+void tm_store_bind_text(struct sqlite3_stmt *s, int i, const char *text);
 
 #endif
