@@ -362,6 +362,8 @@ static void on_signal(struct rec *r)
 			reap(r);
 			continue;
 		}
+		if (si.ssi_signo == SIGPIPE)
+			continue; /* our stdout's reader left; the write said EPIPE */
 		/* SIGINT, SIGTERM, SIGHUP: pass it on and end the run */
 		if (!r->interrupted)
 			add_event(r, "interrupted", 0, si.ssi_signo, NULL);
@@ -689,6 +691,10 @@ static int setup_signals(struct rec *r)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	/* passing the child's output on must not kill us when our reader goes
+	 * away (`tidemark record ... | head`): a blocked SIGPIPE makes the write
+	 * fail with EPIPE instead, and the run goes on */
+	sigaddset(&set, SIGPIPE);
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
 		return tm_error("sigprocmask: %s", strerror(errno));
 	r->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);

@@ -107,3 +107,10 @@ else
 fi
 k=$(sql "$DB" "select kernel = '$(uname -r)' and machine = '$(hostname)' and cgroup_mode in ('v1','v2','hybrid','none') from runs order by id desc limit 1")
 [ "$k" = 1 ] && ok "the run records host, kernel and cgroup mode" || fail "the run records host, kernel and cgroup mode" "$k"
+
+# a reader that goes away (| head) neither kills the recorder nor the run
+"$TM" record -o "$T/pipe.db" -i 50ms --progress 'h=([0-9]+)' \
+	-- sh -c 'for i in $(seq 1 20); do echo h=$i; sleep 0.02; done' 2>/dev/null | head -2 >/dev/null
+sleep 1
+p=$(sql "$T/pipe.db" "select outcome || ' ' || (select count(*) from progress) from runs")
+[ "$p" = "completed 20" ] && ok "record ... | head: the run goes on to the end" || fail "record ... | head: the run goes on to the end" "$p"
