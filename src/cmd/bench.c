@@ -686,8 +686,9 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	if (sp->prepare && run_hook("--prepare", sp->prepare, arm->name, seq, b->bench_id))
 		return -1;
 	tm_record_opts_init(&o);
-	snprintf(cgname, sizeof(cgname), "tidemark-bench-%lld-%lld", (long long)b->bench_id,
-	         (long long)seq);
+	/* tidemark-PID-...: a later recorder removes it if we are killed */
+	snprintf(cgname, sizeof(cgname), "tidemark-%d-bench-%lld-%lld", (int)getpid(),
+	         (long long)b->bench_id, (long long)seq);
 	o.store = b->st;
 	o.argv = p->argv;
 	o.envp = p->envp;

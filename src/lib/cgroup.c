@@ -432,6 +432,48 @@ static bool valid_name(const char *name)
 	return true;
 }
 
+/* The recorder pid in a fresh cgroup's name "tidemark-PID-...", or 0. */
+static pid_t creator_pid(const char *name)
+{
+	long pid = 0;
+	const char *p = name + 9;
+
+	if (strncmp(name, "tidemark-", 9) || *p < '1' || *p > '9')
+		return 0;
+	for (; *p >= '0' && *p <= '9' && pid < 1 << 30; p++)
+		pid = pid * 10 + (*p - '0');
+	return *p == '-' ? (pid_t)pid : 0;
+}
+
+int tm_cgroup_reap_stale(const struct tm_cg_host *host)
+{
+	const struct tm_cg_mount *mounts[] = {&host->mounts.memory, &host->mounts.cpuacct,
+	                                      &host->mounts.unified};
+	char parent[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	int removed = 0;
+	DIR *d;
+
+	for (size_t i = 0; i < TM_ARRAY_SIZE(mounts); i++) {
+		if (!mounts[i]->found || snprintf(parent, sizeof(parent), "%s/%s", mounts[i]->dir,
+		                                  host->parent) >= (int)sizeof(parent))
+			continue;
+		if (!(d = opendir(parent)))
+			continue;
+		while ((de = readdir(d))) {
+			pid_t pid = creator_pid(de->d_name);
+			if (!pid || !(kill(pid, 0) && errno == ESRCH))
+				continue; /* not ours, or its recorder still runs */
+			if (snprintf(path, sizeof(path), "%s/%s", parent, de->d_name) <
+			        (int)sizeof(path) &&
+			    rmdir(path) == 0)
+				removed++;
+		}
+		closedir(d);
+	}
+	return removed;
+}
+
 /* mkdir MOUNT/PARENT (may exist) and MOUNT/PARENT/NAME (must not) as dir D. */
 static int make_dir(struct tm_cgroup *cg, int d, const struct tm_cg_host *host,
                     const struct tm_cg_mount *m, const char *name)

@@ -79,6 +79,14 @@ int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct 
 int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
                      struct tm_cgroup **out);
 
+/*
+ * Removes fresh cgroups that recorders killed before they could clean up
+ * left behind: <parent>/tidemark-PID-... in every hierarchy, whose PID is
+ * gone and which hold no process (the kernel refuses to remove one that
+ * does).  Best effort; returns how many directories were removed.
+ */
+int tm_cgroup_reap_stale(const struct tm_cg_host *host);
+
 /* Moves PID (a whole process) into the cgroup, in every hierarchy. */
 int tm_cgroup_attach(struct tm_cgroup *cg, pid_t pid);
 

@@ -182,7 +182,8 @@ static int check_allocator(struct rec *r)
 		return 0;
 	loaded = strstr(maps, "/libc.so") || strstr(maps, "/libc-") || ++r->samples_for_alloc > 3;
 	if (loaded)
-		snprintf(r->allocator, sizeof(r->allocator), "%s", tm_parse_maps_allocator(maps, len));
+		snprintf(r->allocator, sizeof(r->allocator), "%s",
+		         tm_parse_maps_allocator(maps, len));
 	free(maps);
 	if (!loaded)
 		return 0;
@@ -620,6 +621,7 @@ static int open_cgroup(struct rec *r, const char **limits_json)
 	else
 		snprintf(name, sizeof(name), "tidemark-%d-%" PRId64, (int)getpid(),
 		         tm_now_mono_usec() % 1000000000);
+	tm_cgroup_reap_stale(&r->host);
 	if (tm_cgroup_create(&r->host, name, &o->limits, &r->cg)) {
 		if (wants_limits(&o->limits))
 			return -1;

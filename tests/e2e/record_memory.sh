@@ -72,6 +72,14 @@ else
 	fail "it holds every sample up to the last interval" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill"
 fi
 check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
+left=$(sql "$T/k.db" "select cgroup_path from runs")
+if [ -n "$left" ] && [ -d "$left" ]; then
+	"$TM" record -q -o "$T/k2.db" -i 50ms -- true 2>/dev/null
+	[ -d "$left" ] && fail "the next recorder removes the cgroup a killed one left" "$left is still there" ||
+		ok "the next recorder removes the cgroup a killed one left"
+else
+	fail "the next recorder removes the cgroup a killed one left" "no cgroup was left to test with: '$left'"
+fi
 
 # 4. two recorders writing one store at once
 "$TM" record -q -o "$T/two.db" -i 50ms -- "$P" 16 1500 2>/dev/null &
