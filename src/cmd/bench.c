@@ -16,6 +16,7 @@
 
 #include "cmds.h"
 #include "bench.h"
+#include "launch.h"
 #include "benchrestore.h"
 #include "benchstore.h"
 #include "benchtab.h"
@@ -462,7 +463,7 @@ static char *env_text(char *const *envp)
 			continue;
 		memcpy(name, *e, (size_t)(eq - *e));
 		name[eq - *e] = '\0';
-		if (!tm_bench_alloc_var(name))
+		if (!tm_env_alloc_var(name))
 			continue;
 		fprintf(f, "%s%s", first ? "" : " ", *e);
 		first = false;

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "bench.h"
+#include "launch.h"
 #include "error.h"
 #include "recorder.h"
 #include "util.h"
@@ -641,21 +642,6 @@ int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *o
 
 /* ---- allocators, the guard, environments ---- */
 
-bool tm_bench_alloc_var(const char *name)
-{
-	static const char *exact[] = {"LD_PRELOAD", "GLIBC_TUNABLES", "JE_MALLOC_CONF",
-	                              "_RJEM_MALLOC_CONF"};
-	static const char *prefix[] = {"MALLOC_", "MIMALLOC_", "TCMALLOC_"};
-
-	for (size_t i = 0; i < TM_ARRAY_SIZE(exact); i++)
-		if (!strcmp(name, exact[i]))
-			return true;
-	for (size_t i = 0; i < TM_ARRAY_SIZE(prefix); i++)
-		if (!strncmp(name, prefix[i], strlen(prefix[i])))
-			return true;
-	return false;
-}
-
 const char *const *tm_bench_lib_dirs(void)
 {
 	static const char *const dirs[] = {
@@ -774,7 +760,7 @@ int tm_bench_guard(const struct tm_bench_spec *sp, char *const *envp, bool inher
 			continue;
 		memcpy(name, *e, len);
 		name[len] = '\0';
-		if (!tm_bench_alloc_var(name) || declared_by_any(sp, name, len))
+		if (!tm_env_alloc_var(name) || declared_by_any(sp, name, len))
 			continue;
 		if (n < sizeof(found))
 			n += (size_t)snprintf(found + n, sizeof(found) - n, "%s  %s", n ? "\n" : "",
@@ -822,7 +808,7 @@ char **tm_bench_arm_envp(const struct tm_bench_arm *arm, char *const *envp, bool
 		if (len < sizeof(name)) {
 			memcpy(name, *e, len);
 			name[len] = '\0';
-			if (tm_bench_alloc_var(name) && (!inherit || arm_sets(arm, name, len)))
+			if (tm_env_alloc_var(name) && (!inherit || arm_sets(arm, name, len)))
 				continue;
 		}
 		if (strvec_push(&sv, strdup(*e)))
@@ -859,7 +845,7 @@ char *tm_bench_env_json(char *const *envp)
 			continue;
 		memcpy(name, *e, len);
 		name[len] = '\0';
-		if (tm_bench_alloc_var(name))
+		if (tm_env_alloc_var(name))
 			json_object_set_new(o, name, json_string(*e + len + 1));
 	}
 	text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);

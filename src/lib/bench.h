@@ -98,9 +98,6 @@ int tm_bench_parse_environment(struct tm_bench_arm *arm, const char *value);
 int tm_bench_arm_setenv(struct tm_bench_arm *arm, const char *name, const char *value);
 const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name);
 
-/* True for LD_PRELOAD, MALLOC_*, GLIBC_TUNABLES, MIMALLOC_*, TCMALLOC_*, JE_MALLOC_CONF. */
-bool tm_bench_alloc_var(const char *name);
-
 /*
  * The library search: for each allocator arm that needs a preload, finds
  * its library in one of DIRS (NULL-terminated) and sets arm->preload.

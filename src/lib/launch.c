@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "launch.h"
+#include "util.h"
 #include "../banned.h"
 
 extern char **environ;
@@ -96,6 +97,21 @@ int tm_launch_go(struct tm_launch *l, const char *what)
 		return tm_error("cannot run '%s': %s", what, strerror(child_errno));
 	}
 	return 0;
+}
+
+bool tm_env_alloc_var(const char *name)
+{
+	static const char *exact[] = {"LD_PRELOAD", "GLIBC_TUNABLES", "JE_MALLOC_CONF",
+	                              "_RJEM_MALLOC_CONF"};
+	static const char *prefix[] = {"MALLOC_", "MIMALLOC_", "TCMALLOC_"};
+
+	for (size_t i = 0; i < TM_ARRAY_SIZE(exact); i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	for (size_t i = 0; i < TM_ARRAY_SIZE(prefix); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
 }
 
 static bool same_name(const char *a, const char *b)

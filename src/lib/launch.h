@@ -31,6 +31,13 @@ int tm_launch_start(char *const *argv, char *const *envp, bool capture, const si
 int tm_launch_go(struct tm_launch *l, const char *what);
 
 /*
+ * Whether the variable NAME changes how a program allocates: LD_PRELOAD,
+ * MALLOC_*, GLIBC_TUNABLES, MIMALLOC_*, TCMALLOC_*, JE_MALLOC_CONF.  The bench
+ * guard refuses leftovers of these; the recorder stores them with each run.
+ */
+bool tm_env_alloc_var(const char *name);
+
+/*
  * A copy of ENVP (NULL: environ) with each "NAME=VALUE" of SET replacing
  * or adding, and LD_PRELOAD prefixed with PRELOAD_FIRST when not NULL.
  * The result and its strings are malloc'd; free with tm_env_free.

@@ -83,6 +83,7 @@ struct rec {
 	int64_t oom_kills, vmstat_oom_start;
 	char allocator[32];
 	char reason[256];
+	char machine[256]; /* our host name: the run's metadata and /metrics' label */
 	int samples_for_alloc;
 };
 
@@ -558,18 +559,6 @@ static bool wants_limits(const struct tm_limits *l)
 	       l->swap_max_bytes != TM_LIMIT_UNSET;
 }
 
-/* The variables that change how a program allocates, as they reach it. */
-static bool alloc_relevant(const char *kv)
-{
-	static const char *const prefixes[] = {
-	    "LD_PRELOAD=", "MALLOC_",         "GLIBC_TUNABLES=", "MIMALLOC_",
-	    "TCMALLOC_",   "JE_MALLOC_CONF=", "TIDEMARK_HEAP_"};
-	for (size_t i = 0; i < TM_ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(kv, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
 static char *env_json(char *const *env)
 {
 	json_t *obj = json_object();
@@ -578,11 +567,13 @@ static char *env_json(char *const *env)
 	for (; env && *env; env++) {
 		const char *eq = strchr(*env, '=');
 		char name[128];
-		if (!eq || !alloc_relevant(*env) || (size_t)(eq - *env) >= sizeof(name))
+		if (!eq || (size_t)(eq - *env) >= sizeof(name))
 			continue;
 		memcpy(name, *env, (size_t)(eq - *env));
 		name[eq - *env] = '\0';
-		json_object_set_new(obj, name, json_string(eq + 1));
+		/* what chose the allocator, and the heap shim's own settings */
+		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14))
+			json_object_set_new(obj, name, json_string(eq + 1));
 	}
 	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(obj);
@@ -638,15 +629,16 @@ static int begin_run(struct rec *r, char *const *child_env, const char *limits_j
 {
 	const struct tm_record_opts *o = r->o;
 	struct utsname un;
-	char host[256] = "unknown", *cmd = NULL, *env = NULL;
+	char *cmd = NULL, *env = NULL;
 	struct tm_run_meta m = {0};
 	int rc;
 
-	gethostname(host, sizeof(host) - 1);
+	if (gethostname(r->machine, sizeof(r->machine) - 1))
+		snprintf(r->machine, sizeof(r->machine), "unknown");
 	uname(&un);
 	cmd = argv_json(o->argv);
 	env = env_json(child_env);
-	m.machine = host;
+	m.machine = r->machine;
 	m.kernel = un.release;
 	m.cgroup_mode = tm_cg_mode_name(r->host.mode);
 	m.target = o->argv ? "command" : o->pid ? "pid" : "cgroup";
@@ -783,7 +775,7 @@ static void close_all(struct rec *r)
 static int open_outputs(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
-	char run_label[32], host[256] = "unknown";
+	char run_label[32];
 
 	if (!o->push_url && !o->metrics_listen)
 		return 0;
@@ -794,9 +786,8 @@ static int open_outputs(struct rec *r)
 		return -1;
 	if (!o->metrics_listen)
 		return 0;
-	gethostname(host, sizeof(host) - 1);
 	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
-	return r->net.prom_start(o->metrics_listen, host, run_label, &r->prom);
+	return r->net.prom_start(o->metrics_listen, r->machine, run_label, &r->prom);
 }
 
 static void close_outputs(struct rec *r)

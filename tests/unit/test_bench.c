@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bench.h"
+#include "launch.h"
 #include "benchrestore.h"
 #include "recorder.h"
 #include "util.h"
@@ -189,16 +190,16 @@ static void test_split_command(void **state)
 static void test_alloc_vars(void **state)
 {
 	(void)state;
-	assert_true(tm_bench_alloc_var("LD_PRELOAD"));
-	assert_true(tm_bench_alloc_var("MALLOC_ARENA_MAX"));
-	assert_true(tm_bench_alloc_var("MALLOC_CONF"));
-	assert_true(tm_bench_alloc_var("GLIBC_TUNABLES"));
-	assert_true(tm_bench_alloc_var("MIMALLOC_SHOW_STATS"));
-	assert_true(tm_bench_alloc_var("TCMALLOC_RELEASE_RATE"));
-	assert_true(tm_bench_alloc_var("JE_MALLOC_CONF"));
-	assert_false(tm_bench_alloc_var("PATH"));
-	assert_false(tm_bench_alloc_var("LD_LIBRARY_PATH"));
-	assert_false(tm_bench_alloc_var("XMALLOC_X"));
+	assert_true(tm_env_alloc_var("LD_PRELOAD"));
+	assert_true(tm_env_alloc_var("MALLOC_ARENA_MAX"));
+	assert_true(tm_env_alloc_var("MALLOC_CONF"));
+	assert_true(tm_env_alloc_var("GLIBC_TUNABLES"));
+	assert_true(tm_env_alloc_var("MIMALLOC_SHOW_STATS"));
+	assert_true(tm_env_alloc_var("TCMALLOC_RELEASE_RATE"));
+	assert_true(tm_env_alloc_var("JE_MALLOC_CONF"));
+	assert_false(tm_env_alloc_var("PATH"));
+	assert_false(tm_env_alloc_var("LD_LIBRARY_PATH"));
+	assert_false(tm_env_alloc_var("XMALLOC_X"));
 }
 
 static void test_guard(void **state)
