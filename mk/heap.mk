@@ -5,7 +5,7 @@
 SHIM_SRC := $(wildcard shim/*.c)
 SHIM_CFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden \
 	-ftls-model=initial-exec -fno-omit-frame-pointer -fno-builtin -fno-stack-protector \
-	-fno-semantic-interposition
+	-fno-semantic-interposition -fexceptions
 
 $(B)/libtidemark-heap.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h
 	@mkdir -p $(dir $@)
@@ -28,9 +28,9 @@ HEAP_PROGS := $(patsubst tests/progs/%.c,$(B)/progs/%,$(wildcard tests/progs/hea
 $(B)/progs/heap_%: tests/progs/heap_%.c tests/progs/heap_self.h include/tidemark-heap.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
-$(B)/progs/heap_%: tests/progs/heap_%.cc
+$(B)/progs/heap_%: tests/progs/heap_%.cc tests/progs/heap_self.h include/tidemark-heap.h
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -o $@ $< -lpthread
+	$(CXX) -O2 -g -Wall -Wextra -Werror -Iinclude -fno-omit-frame-pointer -o $@ $< -lpthread
 $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread

@@ -483,11 +483,11 @@ static __attribute__((noinline, cold)) void *malloc_slow(size_t n, void *frame)
 	return p;
 }
 
-TMH_EXPORT void *malloc(size_t n)
+static inline __attribute__((always_inline)) void *malloc_at(size_t n, void *frame)
 {
 	struct tmh_slot *s = tmh_tls_slot;
 	if (TMH_UNLIKELY(!s))
-		return malloc_slow(n, TMH_FRAME);
+		return malloc_slow(n, frame);
 	void *p = tmh_real.malloc(n);
 	if (TMH_UNLIKELY(!p))
 		return p;
@@ -495,8 +495,13 @@ TMH_EXPORT void *malloc(size_t n)
 	int64_t left = s->sample_left_bytes - (int64_t)n;
 	s->sample_left_bytes = left;
 	if (TMH_UNLIKELY(left < 0))
-		sample_slow(s, p, n, TMH_FRAME);
+		sample_slow(s, p, n, frame);
 	return p;
+}
+
+TMH_EXPORT void *malloc(size_t n)
+{
+	return malloc_at(n, TMH_FRAME);
 }
 
 static __attribute__((noinline, cold)) void free_slow(void *p)
@@ -687,4 +692,16 @@ TMH_EXPORT size_t malloc_usable_size(void *p)
 		slow_slot(&boot);
 	}
 	return tmh_real.usable_size(p);
+}
+
+/* ---- for C++ operator new and delete (cxx.c) --------------------------- */
+
+void *tmh_alloc_at(size_t n, size_t align, void *frame)
+{
+	return align ? aligned_common(align, n, 0, frame) : malloc_at(n, frame);
+}
+
+void tmh_free(void *p)
+{
+	free(p);
 }

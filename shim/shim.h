@@ -56,6 +56,11 @@ void tmh_count_shared_alloc(int64_t usable);
 void tmh_count_shared_free(int64_t usable);
 void tmh_peak_update(int64_t flushed_now, int64_t delta);
 
+/* For C++ operator new and delete (cxx.c): a counted block (ALIGN 0:
+ * malloc's path, else memalign's) sampled at FRAME, and the free path. */
+void *tmh_alloc_at(size_t n, size_t align, void *frame);
+void tmh_free(void *p);
+
 /* region.c */
 struct tmh_region *tmh_region_create(int gc);
 void tmh_region_fork_child(void);

@@ -53,6 +53,17 @@ for lib in libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	fi
 done
 
+# C++ new and delete: jemalloc, tcmalloc and mimalloc export their own
+for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
+	name=heap_cxx_new_delete_${lib:-glibc}
+	if [ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ]; then
+		skip "$name" "$LIBDIR/$lib not installed"
+		continue
+	fi
+	out=$(EXTRA=${lib:+$LIBDIR/$lib} under "$P/heap_cxx_exact" 2>&1)
+	check "$name" sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+done
+
 # valgrind massif counts requested bytes ("useful heap"); the shim counts
 # usable bytes: the difference at the peak is glibc's rounding, at most 24
 # bytes per live heap block and one page per mmapped block (64 blocks).

@@ -22,7 +22,8 @@ static inline int self_read(struct self_counters *c)
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	const struct tmh_region *r = mmap(NULL, sizeof(*r), PROT_READ, MAP_SHARED, fd, 0);
+	const struct tmh_region *r =
+	    (const struct tmh_region *)mmap(NULL, sizeof(*r), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (r == MAP_FAILED || r->magic != TMH_MAGIC)
 		return -1;
