@@ -24,11 +24,11 @@
 #include <stdint.h>
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
-#define TMH_VERSION    2
+#define TMH_VERSION    3
 #define TMH_NAME_FMT   "/tidemark-heap.%d"
 #define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
 #define TMH_SLOTS      256   /* per-thread counter slots */
-#define TMH_CLASSES    32    /* size classes: class c holds usable sizes in (2^(c+3), 2^(c+4)] */
+#define TMH_CLASSES    32    /* size classes: class c holds requests in (2^(c+3), 2^(c+4)] */
 #define TMH_MAX_DEPTH  48    /* frames kept per sampled stack */
 #define TMH_STACKS     4096  /* distinct sampled stacks (entry 0: "stack table full") */
 #define TMH_LIVE       65536 /* live sampled allocations (open addressing) */
@@ -58,7 +58,7 @@ struct tmh_slot {
 	int64_t lo_bytes;          /* flush when live bytes fall below this */
 	int64_t sample_left_bytes; /* bytes until the next sample */
 	uint64_t rng;
-	int64_t hist[TMH_CLASSES]; /* allocations by size class of the usable size */
+	int64_t hist[TMH_CLASSES]; /* allocations by size class of the requested size */
 	int64_t reserved[7];
 } __attribute__((aligned(64)));
 

@@ -24,8 +24,9 @@ struct tmh_region *tmh_region;
 struct tmh_options tmh_opt;
 int tmh_glibc_usable;
 TMH_TLS struct tmh_slot *tmh_tls_slot;
-TMH_TLS int tmh_tls_busy;    /* inside the shim: nested calls go to `shared` */
-static TMH_TLS int tls_dead; /* this thread's slot was folded at its exit */
+TMH_TLS int tmh_tls_busy;               /* inside the shim: nested calls go to `shared` */
+static TMH_TLS int tls_dead;            /* this thread's slot was folded at its exit */
+static TMH_TLS int tls_fold_registered; /* inherited by a fork child, like the registration */
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
@@ -106,16 +107,74 @@ static inline int64_t usable_of(void *p)
 
 /* jemalloc (and gperftools) say the usable size of malloc(N) without a
  * lookup: nallocx(N, 0), computed from the size class.  Used on the
- * allocation side only, when it agrees with malloc_usable_size (checked). */
+ * allocation side only, when it agrees with malloc_usable_size (checked).
+ * For small requests its answers are kept in a table (class boundaries are
+ * multiples of 8, checked for every size): a load instead of a call. */
 static size_t (*nallocx_fn)(size_t, int);
+#define TMH_TABLE_MAX 4096
+static uint32_t class_table[TMH_TABLE_MAX / 8 + 1]; /* by (n + 7) / 8 */
+static int class_table_ok;
 
 static inline int64_t usable_new(void *p, size_t n)
 {
 	if (TMH_LIKELY(tmh_glibc_usable))
 		return (int64_t)glibc_usable(p);
+	if (TMH_LIKELY(class_table_ok && n <= TMH_TABLE_MAX))
+		return class_table[(n + 7) / 8];
 	if (nallocx_fn)
 		return (int64_t)nallocx_fn(n ? n : 1, 0);
 	return (int64_t)tmh_real.usable_size(p);
+}
+
+static void fill_class_table(void)
+{
+	for (size_t n = 0; n <= TMH_TABLE_MAX; n++) {
+		size_t u = nallocx_fn(n ? n : 1, 0);
+		if (n % 8 == 1 || n == 0) /* the first size of its step */
+			class_table[(n + 7) / 8] = (uint32_t)u;
+		else if (class_table[(n + 7) / 8] != u)
+			return; /* a boundary inside an 8-byte step: no table */
+	}
+	class_table_ok = 1;
+}
+
+/*
+ * jemalloc counts, per thread, the usable bytes its frees take back
+ * (mallctl "thread.deallocatedp": a pointer into its thread data).  The
+ * counter's step across a free is that block's usable size, so the free
+ * path needs no lookup in jemalloc's radix tree (sallocx).  Set per thread
+ * when the slot is claimed; trusted only while the thread's slot is live,
+ * which ends before jemalloc's own thread clean-up (see slot_claim).
+ */
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+static mallctl_fn je_mallctl;
+static TMH_TLS const uint64_t *je_freed_ctr;
+
+static const uint64_t *je_thread_freed_counter(void)
+{
+	const uint64_t *ctr = NULL;
+	size_t sz = sizeof(ctr);
+	if (!je_mallctl || je_mallctl("thread.deallocatedp", &ctr, &sz, NULL, 0) != 0)
+		return NULL;
+	return ctr;
+}
+
+/* The counter moves by exactly the usable size of each free (checked). */
+static void check_je_counter(void)
+{
+	je_mallctl = (mallctl_fn)dlsym(RTLD_NEXT, "mallctl");
+	const uint64_t *ctr = je_thread_freed_counter();
+	for (size_t n = 1; ctr && n < (64u << 20); n = n * 3 + 5) {
+		void *x = tmh_real.malloc(n);
+		if (!x)
+			break;
+		uint64_t u = tmh_real.usable_size(x), before = TMH_LD(*ctr);
+		tmh_real.free(x);
+		if (TMH_LD(*ctr) - before != u)
+			ctr = NULL;
+	}
+	if (!ctr)
+		je_mallctl = NULL;
 }
 
 static void check_nallocx(void)
@@ -148,6 +207,7 @@ static void check_nallocx(void)
 	}
 	nallocx_fn = fn;
 	sallocx_fn = salloc;
+	fill_class_table();
 }
 
 static void check_glibc_usable(void)
@@ -219,11 +279,14 @@ static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 	set_limits(s, g);
 }
 
-static inline void count_alloc(struct tmh_slot *s, int64_t u)
+/* U usable bytes for a request of N bytes.  The histogram is by requested
+ * size: N is known before the allocator returns, so the class is not one
+ * more step in the chain that waits for the usable size. */
+static inline void count_alloc(struct tmh_slot *s, int64_t u, size_t n)
 {
 	int64_t a = s->alloc_bytes + u;
 	TMH_ST(s->alloc_bytes, a);
-	int c = tmh_class((uint64_t)u);
+	int c = tmh_class(n);
 	TMH_ST(s->hist[c], s->hist[c] + 1);
 	if (TMH_UNLIKELY(a - s->freed_bytes > s->hi_bytes))
 		peak_slow(s);
@@ -239,11 +302,11 @@ static inline void count_free(struct tmh_slot *s, int64_t u)
 }
 
 /* Nested calls, threads past their exit and threads without a slot. */
-void tmh_count_shared_alloc(int64_t u)
+void tmh_count_shared_alloc(int64_t u, size_t n)
 {
 	struct tmh_slot *s = &tmh_region->shared;
 	TMH_ADD(s->alloc_bytes, u);
-	TMH_ADD(s->hist[tmh_class((uint64_t)u)], 1);
+	TMH_ADD(s->hist[tmh_class(n)], 1);
 	tmh_peak_update(TMH_ADD(tmh_region->flushed_bytes, u), 0);
 }
 
@@ -260,9 +323,8 @@ void tmh_count_shared_free(int64_t u)
 static int fold_lock; /* one thread folds at a time */
 
 /* A thread exits: add its counters into `retired` and free the slot. */
-static void slot_release(void *arg)
+static void slot_release(struct tmh_slot *s)
 {
-	struct tmh_slot *s = arg;
 	if (!s || !tmh_region)
 		return;
 	while (__atomic_exchange_n(&fold_lock, 1, __ATOMIC_ACQUIRE))
@@ -282,7 +344,31 @@ static void slot_release(void *arg)
 	__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&fold_lock, 0, __ATOMIC_RELEASE);
 	tmh_tls_slot = NULL;
+	je_freed_ctr = NULL;
 	tls_dead = 1;
+}
+
+/*
+ * Registered at a thread's first call like a C++ thread_local destructor:
+ * glibc runs those before any pthread key destructor, so the slot is folded
+ * before jemalloc's thread clean-up (after which its counters are no longer
+ * the shim's to trust); what the thread frees later counts in `shared`.
+ * The pthread key stays as the fallback where the hook is missing.
+ */
+extern int __cxa_thread_atexit_impl(void (*dtor)(void *), void *obj, void *dso)
+    __attribute__((weak));
+extern void *__dso_handle __attribute__((visibility("hidden")));
+
+static void fold_at_thread_exit(void *unused)
+{
+	(void)unused; /* a fork child inherits its parent's registration: idempotent */
+	slot_release(tmh_tls_slot);
+}
+
+static void key_destructor(void *arg)
+{
+	if (arg && arg == tmh_tls_slot)
+		slot_release(arg);
 }
 
 static struct tmh_slot *slot_claim(void)
@@ -333,6 +419,10 @@ static struct tmh_slot *slow_slot(int *boot)
 	struct tmh_slot *s = slot_claim();
 	if (s) {
 		pthread_setspecific(slot_key, s);
+		if (__cxa_thread_atexit_impl && !tls_fold_registered &&
+		    __cxa_thread_atexit_impl(fold_at_thread_exit, NULL, &__dso_handle) == 0)
+			tls_fold_registered = 1;
+		je_freed_ctr = je_thread_freed_counter();
 		tmh_tls_slot = s;
 	} else {
 		tls_dead = 1; /* no slot: count this thread in `shared` */
@@ -388,12 +478,14 @@ static void init_once(void)
 		_exit(127);
 	}
 	check_glibc_usable();
-	if (!tmh_glibc_usable)
+	if (!tmh_glibc_usable) {
 		check_nallocx();
+		check_je_counter();
+	}
 	tmh_region = tmh_region_create(1);
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
-	pthread_key_create(&slot_key, slot_release);
+	pthread_key_create(&slot_key, key_destructor);
 	pthread_atfork(NULL, NULL, atfork_child);
 	tmh_tls_busy = 0;
 	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
@@ -447,13 +539,13 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 {
 	int64_t u = usable_of(p);
 	if (TMH_LIKELY(s != NULL)) {
-		count_alloc(s, u);
+		count_alloc(s, u, req);
 		int64_t left = s->sample_left_bytes - (int64_t)req;
 		s->sample_left_bytes = left;
 		if (TMH_UNLIKELY(left < 0))
 			sample_slow(s, p, req, frame);
 	} else {
-		tmh_count_shared_alloc(u);
+		tmh_count_shared_alloc(u, req);
 	}
 }
 
@@ -491,7 +583,7 @@ static inline __attribute__((always_inline)) void *malloc_at(size_t n, void *fra
 	void *p = tmh_real.malloc(n);
 	if (TMH_UNLIKELY(!p))
 		return p;
-	count_alloc(s, usable_new(p, n));
+	count_alloc(s, usable_new(p, n), n);
 	int64_t left = s->sample_left_bytes - (int64_t)n;
 	s->sample_left_bytes = left;
 	if (TMH_UNLIKELY(left < 0))
@@ -528,8 +620,15 @@ TMH_EXPORT void free(void *p)
 	}
 	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
 		sample_free_slow(p);
-	count_free(s, usable_of(p));
+	const uint64_t *ctr = je_freed_ctr;
+	if (TMH_LIKELY(tmh_glibc_usable) || !ctr) {
+		count_free(s, usable_of(p));
+		tmh_real.free(p);
+		return;
+	}
+	uint64_t before = TMH_LD(*ctr);
 	tmh_real.free(p);
+	count_free(s, (int64_t)(TMH_LD(*ctr) - before));
 }
 
 TMH_EXPORT void *calloc(size_t nmemb, size_t size)

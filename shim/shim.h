@@ -52,7 +52,7 @@ extern int tmh_glibc_usable; /* read glibc's chunk header instead of calling */
 extern TMH_TLS struct tmh_slot *tmh_tls_slot;
 extern TMH_TLS int tmh_tls_busy;
 void tmh_warn(const char *msg);
-void tmh_count_shared_alloc(int64_t usable);
+void tmh_count_shared_alloc(int64_t usable, size_t req);
 void tmh_count_shared_free(int64_t usable);
 void tmh_peak_update(int64_t flushed_now, int64_t delta);
 
@@ -93,12 +93,12 @@ static inline int tmh_maybe_sampled(const void *p)
 	return (int)((tmh_filter_bits[i >> 6] >> (i & 63)) & 1);
 }
 
-/* Size class of a usable size: 0 for <= 16, c for (2^(c+3), 2^(c+4)]. */
-static inline int tmh_class(uint64_t usable)
+/* Size class of a requested size: 0 for <= 16, c for (2^(c+3), 2^(c+4)]. */
+static inline int tmh_class(uint64_t req)
 {
-	if (usable <= 16)
+	if (req <= 16)
 		return 0;
-	int c = 64 - __builtin_clzll(usable - 1) - 4;
+	int c = 64 - __builtin_clzll(req - 1) - 4;
 	return c < TMH_CLASSES ? c : TMH_CLASSES - 1;
 }
 

@@ -117,7 +117,7 @@ static int heap_stats(pid_t pid, int json)
 	       (int)pid, state, tm_fmt_mib(a, sizeof(a), c.live_bytes),
 	       tm_fmt_mib(b, sizeof(b), c.peak_bytes), tm_fmt_mib(d, sizeof(d), c.alloc_bytes),
 	       (long long)c.allocs, (long long)c.frees);
-	printf("allocations by usable size:\n");
+	printf("allocations by requested size:\n");
 	for (int i = 0; i < TMH_CLASSES; i++)
 		if (c.hist[i])
 			printf("  <= %12llu  %lld\n", 16ull << i, (long long)c.hist[i]);

@@ -47,7 +47,7 @@ int main()
 	for (int i = 0; i < n; i++) {
 		plain[i] = new char(static_cast<char>(i));
 		arrays[i] = new char[100 + i * 1000];
-		wide[i] = new Wide[1 + i % 3];          // aligned new[]
+		wide[i] = new Wide[1 + i % 3]; // aligned new[]
 		nothrow[i] = new (std::nothrow) int[i + 1];
 		expect += (long long)(malloc_usable_size(plain[i]) + malloc_usable_size(arrays[i]) +
 		                      malloc_usable_size(wide[i]) + malloc_usable_size(nothrow[i]));
