@@ -110,7 +110,9 @@ struct tmh_region {
 	uint32_t maps_len;       /* bytes of maps[] written (at exit) */
 	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
 	int64_t exit_wall_usec;  /* when state became TMH_EXITED */
-	int64_t reserved[15];
+	uint32_t sites_only;     /* 1: libtidemark-heap-sites.so, the slots' counters are not kept */
+	uint32_t reserved32;
+	int64_t reserved[14];
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

@@ -11,7 +11,12 @@ $(B)/libtidemark-heap.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
 
-ALL_TARGETS += $(B)/libtidemark-heap.so
+# The same sources without the exact counters: sampled sites only.
+$(B)/libtidemark-heap-sites.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -DTMH_SITES_ONLY -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
+
+ALL_TARGETS += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so
 
 # pprof's profile.proto (our own text of the documented format) -> C.
 $(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h: src/heap/profile.proto
@@ -35,7 +40,7 @@ $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 
-CHECK_EXTRA += $(B)/libtidemark-heap.so $(HEAP_PROGS)
+CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(HEAP_PROGS)
 .PHONY: heap-progs
 heap-progs: $(HEAP_PROGS)
 

@@ -133,6 +133,7 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->start_wall_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	r->sample_mean_bytes = tmh_opt.sample_mean_bytes;
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
+	r->sites_only = !TMH_COUNTING;
 }
 
 /* Unlinks NAME (in /dev/shm) when its process died without running its

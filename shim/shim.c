@@ -24,6 +24,9 @@ struct tmh_region *tmh_region;
 struct tmh_options tmh_opt;
 int tmh_glibc_usable;
 TMH_TLS struct tmh_slot *tmh_tls_slot;
+/* bytes until this thread's next sample; below zero the entry points take
+ * their slow path (a sample is due, or the thread has no slot yet) */
+TMH_TLS int64_t tmh_tls_left = -1;
 TMH_TLS int tmh_tls_busy;               /* inside the shim: nested calls go to `shared` */
 static TMH_TLS int tls_dead;            /* this thread's slot was folded at its exit */
 static TMH_TLS int tls_fold_registered; /* inherited by a fork child, like the registration */
@@ -39,9 +42,9 @@ static int sampling; /* tmh_opt.sample_mean_bytes > 0 */
 static char boot_buf[256 * 1024] __attribute__((aligned(64)));
 static size_t boot_used;
 
-static int is_boot(const void *p)
+static inline int is_boot(const void *p)
 {
-	return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof(boot_buf);
+	return (uintptr_t)p - (uintptr_t)boot_buf < sizeof(boot_buf); /* one compare */
 }
 
 static void *boot_alloc(size_t n, size_t align)
@@ -98,6 +101,8 @@ static size_t (*sallocx_fn)(const void *, int);
 
 static inline int64_t usable_of(void *p)
 {
+	if (!TMH_COUNTING)
+		return 0;
 	if (TMH_LIKELY(tmh_glibc_usable))
 		return (int64_t)glibc_usable(p);
 	if (sallocx_fn)
@@ -117,6 +122,8 @@ static int class_table_ok;
 
 static inline int64_t usable_new(void *p, size_t n)
 {
+	if (!TMH_COUNTING)
+		return 0;
 	if (TMH_LIKELY(tmh_glibc_usable))
 		return (int64_t)glibc_usable(p);
 	if (TMH_LIKELY(class_table_ok && n <= TMH_TABLE_MAX))
@@ -284,6 +291,8 @@ static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
  * more step in the chain that waits for the usable size. */
 static inline void count_alloc(struct tmh_slot *s, int64_t u, size_t n)
 {
+	if (!TMH_COUNTING)
+		return;
 	int64_t a = s->alloc_bytes + u;
 	TMH_ST(s->alloc_bytes, a);
 	int c = tmh_class(n);
@@ -294,6 +303,8 @@ static inline void count_alloc(struct tmh_slot *s, int64_t u, size_t n)
 
 static inline void count_free(struct tmh_slot *s, int64_t u)
 {
+	if (!TMH_COUNTING)
+		return;
 	int64_t f = s->freed_bytes + u;
 	TMH_ST(s->freed_bytes, f);
 	TMH_ST(s->frees, s->frees + 1);
@@ -304,6 +315,8 @@ static inline void count_free(struct tmh_slot *s, int64_t u)
 /* Nested calls, threads past their exit and threads without a slot. */
 void tmh_count_shared_alloc(int64_t u, size_t n)
 {
+	if (!TMH_COUNTING)
+		return;
 	struct tmh_slot *s = &tmh_region->shared;
 	TMH_ADD(s->alloc_bytes, u);
 	TMH_ADD(s->hist[tmh_class(n)], 1);
@@ -312,6 +325,8 @@ void tmh_count_shared_alloc(int64_t u, size_t n)
 
 void tmh_count_shared_free(int64_t u)
 {
+	if (!TMH_COUNTING)
+		return;
 	struct tmh_slot *s = &tmh_region->shared;
 	TMH_ADD(s->freed_bytes, u);
 	TMH_ADD(s->frees, 1);
@@ -422,7 +437,8 @@ static struct tmh_slot *slow_slot(int *boot)
 		if (__cxa_thread_atexit_impl && !tls_fold_registered &&
 		    __cxa_thread_atexit_impl(fold_at_thread_exit, NULL, &__dso_handle) == 0)
 			tls_fold_registered = 1;
-		je_freed_ctr = je_thread_freed_counter();
+		je_freed_ctr = TMH_COUNTING ? je_thread_freed_counter() : NULL;
+		tmh_tls_left = s->sample_left_bytes;
 		tmh_tls_slot = s;
 	} else {
 		tls_dead = 1; /* no slot: count this thread in `shared` */
@@ -437,6 +453,7 @@ static void atfork_child(void)
 	tmh_tls_busy = 1;
 	tmh_region_fork_child();
 	tmh_tls_slot = NULL;
+	tmh_tls_left = -1;
 	tls_dead = 0;
 	pthread_setspecific(slot_key, NULL);
 	tmh_tls_busy = 0;
@@ -512,12 +529,13 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
                                                         void *frame)
 {
 	if (!sampling) {
-		s->sample_left_bytes = INT64_MAX;
+		tmh_tls_left = s->sample_left_bytes = INT64_MAX;
 		return;
 	}
 	tmh_tls_busy = 1;
 	tmh_tls_slot = NULL;
 	tmh_sample_alloc(s, p, req, frame);
+	tmh_tls_left = s->sample_left_bytes; /* the next draw */
 	tmh_tls_slot = s;
 	tmh_tls_busy = 0;
 }
@@ -540,8 +558,8 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 	int64_t u = usable_of(p);
 	if (TMH_LIKELY(s != NULL)) {
 		count_alloc(s, u, req);
-		int64_t left = s->sample_left_bytes - (int64_t)req;
-		s->sample_left_bytes = left;
+		int64_t left = tmh_tls_left - (int64_t)req;
+		tmh_tls_left = left;
 		if (TMH_UNLIKELY(left < 0))
 			sample_slow(s, p, req, frame);
 	} else {
@@ -575,8 +593,27 @@ static __attribute__((noinline, cold)) void *malloc_slow(size_t n, void *frame)
 	return p;
 }
 
+/* Sites only: a sample is due, or the thread has no slot yet. */
+static __attribute__((noinline, cold, unused)) void *malloc_sampled(size_t n, void *frame)
+{
+	struct tmh_slot *s = tmh_tls_slot;
+	if (!s)
+		return malloc_slow(n, frame);
+	void *p = tmh_real.malloc(n);
+	if (p)
+		sample_slow(s, p, n, frame);
+	return p;
+}
+
 static inline __attribute__((always_inline)) void *malloc_at(size_t n, void *frame)
 {
+	if (!TMH_COUNTING) { /* count down first, so the common case is a tail call */
+		int64_t left = tmh_tls_left - (int64_t)n;
+		tmh_tls_left = left;
+		if (TMH_LIKELY(left >= 0))
+			return tmh_real.malloc(n);
+		return malloc_sampled(n, frame);
+	}
 	struct tmh_slot *s = tmh_tls_slot;
 	if (TMH_UNLIKELY(!s))
 		return malloc_slow(n, frame);
@@ -584,8 +621,8 @@ static inline __attribute__((always_inline)) void *malloc_at(size_t n, void *fra
 	if (TMH_UNLIKELY(!p))
 		return p;
 	count_alloc(s, usable_new(p, n), n);
-	int64_t left = s->sample_left_bytes - (int64_t)n;
-	s->sample_left_bytes = left;
+	int64_t left = tmh_tls_left - (int64_t)n;
+	tmh_tls_left = left;
 	if (TMH_UNLIKELY(left < 0))
 		sample_slow(s, p, n, frame);
 	return p;
@@ -613,6 +650,16 @@ static __attribute__((noinline, cold)) void free_slow(void *p)
 
 TMH_EXPORT void free(void *p)
 {
+	if (!TMH_COUNTING) {
+		/* no slot needed: a pointer from the real allocator means the
+		 * start-up that found it is done */
+		if (TMH_UNLIKELY(!p || is_boot(p)))
+			return;
+		if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+			sample_free_slow(p);
+		tmh_real.free(p);
+		return;
+	}
 	struct tmh_slot *s = tmh_tls_slot;
 	if (TMH_UNLIKELY(!s || !p || is_boot(p))) {
 		free_slow(p);
@@ -621,7 +668,7 @@ TMH_EXPORT void free(void *p)
 	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
 		sample_free_slow(p);
 	const uint64_t *ctr = je_freed_ctr;
-	if (TMH_LIKELY(tmh_glibc_usable) || !ctr) {
+	if (!TMH_COUNTING || TMH_LIKELY(tmh_glibc_usable) || !ctr) {
 		count_free(s, usable_of(p));
 		tmh_real.free(p);
 		return;

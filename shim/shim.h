@@ -15,6 +15,14 @@
 #define TMH_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TMH_TLS         __thread __attribute__((tls_model("initial-exec")))
 
+/* libtidemark-heap-sites.so is built with TMH_SITES_ONLY: allocation sites
+ * are sampled as usual, the exact counters are not kept (docs/heap.md). */
+#ifdef TMH_SITES_ONLY
+#define TMH_COUNTING 0
+#else
+#define TMH_COUNTING 1
+#endif
+
 /* A thread flushes its live-bytes delta to region.flushed_bytes when it
  * passes this many bytes either way; bounds the peak's error (docs/heap.md). */
 #define TMH_FLUSH_BYTES (256 * 1024)
@@ -50,6 +58,7 @@ extern struct tmh_region *tmh_region;
 extern struct tmh_options tmh_opt;
 extern int tmh_glibc_usable; /* read glibc's chunk header instead of calling */
 extern TMH_TLS struct tmh_slot *tmh_tls_slot;
+extern TMH_TLS int64_t tmh_tls_left;
 extern TMH_TLS int tmh_tls_busy;
 void tmh_warn(const char *msg);
 void tmh_count_shared_alloc(int64_t usable, size_t req);

@@ -25,7 +25,7 @@ static const char usage_text[] =
     "       tidemark heap PID --every DURATION [-o PREFIX]\n"
     "       tidemark heap stats PID [--json]\n"
     "       tidemark heap top FILE [-n N]\n"
-    "       tidemark heap run [-o FILE] [--sample BYTES] -- CMD [ARGS...]\n"
+    "       tidemark heap run [-o FILE] [--sample BYTES] [--sites] -- CMD [ARGS...]\n"
     "\n"
     "Heap profiles of programs running with the heap shim (LD_PRELOAD of\n"
     "libtidemark-heap.so, which `tidemark record --heap` sets up).  Symbols are\n"
@@ -47,6 +47,8 @@ static const char usage_text[] =
     "      --json         stats as JSON\n"
     "  -n N               top: number of sites (default 20)\n"
     "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
+    "      --sites        run: libtidemark-heap-sites.so, sites without exact counters\n"
+    "                     (cheaper: see docs/heap.md)\n"
     "  -h, --help         this help\n"
     "\n"
     "environment of the profiled program:\n"
@@ -80,6 +82,25 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* libtidemark-heap-sites.so keeps no counters: say so rather than print zeros. */
+static int sites_only_stats(pid_t pid, const char *state, const struct tm_heap_counters *c,
+                            int json)
+{
+	if (json) {
+		printf("{\"pid\":%d,\"state\":\"%s\",\"sites_only\":true,\"threads\":%lld,"
+		       "\"sample_mean_bytes\":%lld,\"samples_dropped\":%lld}\n",
+		       (int)pid, state, (long long)c->threads_seen, (long long)c->sample_mean_bytes,
+		       (long long)c->samples_dropped);
+		return 0;
+	}
+	char mean[32];
+	printf("pid %d (%s): allocation sites only (libtidemark-heap-sites.so keeps no exact "
+	       "counters)\nsampling every %s on average, %lld threads, %lld samples dropped\n",
+	       (int)pid, state, tm_fmt_mib(mean, sizeof(mean), c->sample_mean_bytes),
+	       (long long)c->threads_seen, (long long)c->samples_dropped);
+	return 0;
+}
+
 static int heap_stats(pid_t pid, int json)
 {
 	const struct tmh_region *r = tm_heap_region_map(pid);
@@ -99,8 +120,11 @@ static int heap_stats(pid_t pid, int json)
 		return tm_error("the counters of pid %d kept changing", (int)pid), 1;
 	static const char *const states[] = {"running", "exited", "superseded"};
 	const char *state = c.state >= 0 && c.state <= 2 ? states[c.state] : "?";
+	if (c.sites_only)
+		return sites_only_stats(pid, state, &c, json);
 	if (json) {
-		printf("{\"pid\":%d,\"state\":\"%s\",\"live_bytes\":%lld,\"peak_bytes\":%lld,"
+		printf("{\"pid\":%d,\"state\":\"%s\",\"sites_only\":false,\"live_bytes\":%lld,"
+		       "\"peak_bytes\":%lld,"
 		       "\"alloc_bytes\":%lld,\"allocs\":%lld,\"frees\":%lld,\"threads\":%lld,"
 		       "\"sample_mean_bytes\":%lld,\"samples_dropped\":%lld,\"size_classes\":[",
 		       (int)pid, state, (long long)c.live_bytes, (long long)c.peak_bytes,
@@ -204,10 +228,12 @@ static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 }
 
 /* Runs CMD with the shim (regions kept at exit) and profiles it at exit. */
-static int heap_run(char **cmd, const char *out, const char *sample)
+static int heap_run(char **cmd, const char *out, const char *sample, int sites)
 {
 	char preload[8192];
-	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD")) < 0)
+	if (sites && sample && !strcmp(sample, "0"))
+		return usage_error("%s", "--sites with --sample 0 would measure nothing");
+	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), sites) < 0)
 		return 1;
 	pid_t pid = fork();
 	if (pid < 0)
@@ -257,10 +283,15 @@ static int heap_top(int argc, char **argv)
 int cmd_heap(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"collapsed", no_argument, NULL, 'c'},
-	    {"alloc", no_argument, NULL, 'a'},        {"json", no_argument, NULL, 'j'},
-	    {"sample", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
-	    {"every", required_argument, NULL, 'e'},  {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"collapsed", no_argument, NULL, 'c'},
+	    {"alloc", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"sample", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"every", required_argument, NULL, 'e'},
+	    {"sites", no_argument, NULL, 'S'},
+	    {NULL, 0, NULL, 0},
 	};
 	if (argc > 1 && !strcmp(argv[1], "top")) {
 		for (int i = 2; i < argc; i++)
@@ -269,7 +300,7 @@ int cmd_heap(int argc, char **argv)
 		return heap_top(argc - 1, argv + 1);
 	}
 	const char *out = NULL, *sample = NULL;
-	int collapsed = 0, alloc = 0, json = 0, c;
+	int collapsed = 0, alloc = 0, json = 0, sites = 0, c;
 	int64_t every_usec = 0;
 	optind = 1;
 	opterr = 0;
@@ -286,6 +317,9 @@ int cmd_heap(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'S':
+			sites = 1;
 			break;
 		case 's': {
 			int64_t v;
@@ -313,7 +347,8 @@ int cmd_heap(int argc, char **argv)
 	if (!strcmp(rest[0], "run")) {
 		if (nrest < 2)
 			return usage_error("%s", "run needs a command after --");
-		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), out, sample);
+		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), out, sample,
+		                sites);
 	}
 	if (!strcmp(rest[0], "stats")) {
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)

@@ -42,7 +42,8 @@ static const char usage_text[] =
     "      --settle DUR      keep sampling this long after the work ends\n"
     "      --timeout DUR     stop the command after this long\n"
     "      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
-    "      --heap            preload the heap shim: live heap and retention series\n"
+    "      --heap[=sites]    preload the heap shim: live heap and retention series\n"
+    "                        (=sites: allocation sites only, no exact counters)\n"
     "  -q, --quiet           don't show the command's output\n"
     "      --push URL        also push to a tidemark server (needs --token-file)\n"
     "      --token-file F    the machine's write token for --push\n"
@@ -92,7 +93,7 @@ static const struct option long_opts[] = {
     {"settle", required_argument, NULL, OPT_SETTLE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
-    {"heap", no_argument, NULL, OPT_HEAP},
+    {"heap", optional_argument, NULL, OPT_HEAP},
     {"quiet", no_argument, NULL, 'q'},
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
@@ -159,7 +160,10 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, const cha
 	case OPT_GRACE:
 		return tm_parse_duration(arg, &o->term_grace_usec) ? bad("duration", arg) : 0;
 	case OPT_HEAP:
+		if (arg && strcmp(arg, "sites"))
+			return bad("--heap value (only =sites)", arg);
 		o->heap = true;
+		o->heap_sites = arg != NULL;
 		return 0;
 	case 'q':
 		o->quiet_child = true;

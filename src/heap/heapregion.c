@@ -98,6 +98,7 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		c->samples_dropped = r->samples_dropped;
 		c->sample_mean_bytes = r->sample_mean_bytes;
 		c->state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		c->sites_only = r->sites_only != 0;
 		return 0;
 	}
 	return -1;

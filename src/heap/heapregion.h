@@ -15,7 +15,9 @@ struct tm_heap_counters {
 	int64_t live_bytes, peak_bytes, alloc_bytes, freed_bytes, allocs, frees;
 	int64_t hist[TMH_CLASSES]; /* allocations by size class */
 	int64_t threads_seen, slot_overflows, samples_dropped, sample_mean_bytes;
-	int state; /* enum tmh_state */
+	int state;      /* enum tmh_state */
+	int sites_only; /* libtidemark-heap-sites.so: only sample_mean_bytes, threads_seen,
+	                 * samples_dropped and state mean anything */
 };
 
 /*

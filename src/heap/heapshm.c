@@ -96,6 +96,8 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		if (tm_heap_region_counters(e->r, &c) < 0)
 			continue;
 		tm_sample_add(s, TM_M_HEAP_PROCS, 1);
+		if (c.sites_only)
+			continue; /* no exact counters: the series stay absent */
 		tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
 		tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
 		tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
@@ -108,15 +110,18 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 	return 0;
 }
 
-int tm_heap_shim_path(char *buf, size_t size)
+int tm_heap_shim_path(char *buf, size_t size, int sites)
 {
+	if (sites)
+		return tm_lib_path("libtidemark-heap-sites.so", "TIDEMARK_HEAP_SITES_LIB", buf,
+		                   size);
 	return tm_lib_path("libtidemark-heap.so", "TIDEMARK_HEAP_LIB", buf, size);
 }
 
-int tm_heap_preload_value(char *buf, size_t size, const char *old)
+int tm_heap_preload_value(char *buf, size_t size, const char *old, int sites)
 {
 	char shim[4096];
-	if (tm_heap_shim_path(shim, sizeof(shim)) < 0)
+	if (tm_heap_shim_path(shim, sizeof(shim), sites) < 0)
 		return -1;
 	int n = snprintf(buf, size, "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
 	if (n < 0 || (size_t)n >= size)

@@ -26,7 +26,8 @@ int tm_heap_reader_sample(struct tm_heap_reader *r, const pid_t *pids, size_t np
                           struct tm_sample *s);
 
 /* Path of libtidemark-heap.so next to the running tidemark binary (or in
- * TIDEMARK_HEAP_LIB).  0, or -1 after tm_error. */
-int tm_heap_shim_path(char *buf, size_t size);
+ * TIDEMARK_HEAP_LIB); with SITES, of libtidemark-heap-sites.so (or
+ * TIDEMARK_HEAP_SITES_LIB).  0, or -1 after tm_error. */
+int tm_heap_shim_path(char *buf, size_t size, int sites);
 
 #endif

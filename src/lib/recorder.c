@@ -727,7 +727,7 @@ static char **child_environment(struct rec *r)
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
-	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim)))
+	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
 }

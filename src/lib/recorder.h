@@ -52,6 +52,7 @@ struct tm_record_opts {
 	int64_t settle_usec;     /* keep sampling this long after the work ends */
 	int64_t term_grace_usec; /* SIGTERM, then SIGKILL after this */
 	bool heap;               /* preload libtidemark-heap.so into the command */
+	bool heap_sites;         /* ... libtidemark-heap-sites.so instead (sites, no counters) */
 	bool quiet_child;        /* don't pass the child's output to our terminal */
 
 	/* Bench bookkeeping, stored with the run. */
