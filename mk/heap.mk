@@ -49,3 +49,9 @@ $(B)/bench/libnaive-shim.so: bench/heap/naive_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $<
 heap-progs: $(B)/bench/libnaive-shim.so
+
+# Benchmark reference only: the cheapest interposer, which counts nothing.
+$(B)/bench/libforward-shim.so: bench/heap/forward_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $< -ldl
+heap-progs: $(B)/bench/libforward-shim.so

@@ -379,4 +379,14 @@ void tmh_sample_fork_reset(const struct tmh_region *parent)
 		if (tmh_filter_bits[w])
 			tmh_filter_bits[w] = 0;
 	}
+	tmh_boot_repin();
+}
+
+/* Start-up blocks stay listed for good (one thread only: start-up, or a
+ * fork child). */
+void tmh_filter_pin(const void *p)
+{
+	unsigned f = tmh_filter_index(p);
+	if (filter_count[f]++ == 0)
+		__atomic_or_fetch(&tmh_filter_bits[f >> 6], 1ull << (f & 63), __ATOMIC_RELEASE);
 }

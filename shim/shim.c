@@ -36,11 +36,22 @@ static int init_state;
 static pthread_key_t slot_key;
 static int sampling; /* tmh_opt.sample_mean_bytes > 0 */
 
+/* Without sampling no pointer is ever listed: skip the filter (a cache line
+ * of its own, which a program with a large working set keeps evicting). */
+static inline int maybe_sampled(const void *p)
+{
+	return sampling && tmh_maybe_sampled(p);
+}
+
 /* Start-up allocations (dlsym calling calloc, ...) before the real allocator
  * is known: a bump buffer, never freed.  Each block has a 16-byte header
- * holding its size. */
-static char boot_buf[256 * 1024] __attribute__((aligned(64)));
+ * holding its size.  glibc's dlsym makes one; at most TMH_BOOT_BLOCKS are
+ * handed out, each pinned in the sample filter (see free). */
+#define TMH_BOOT_BLOCKS 64
+static char boot_buf[64 * 1024] __attribute__((aligned(64)));
 static size_t boot_used;
+static void *boot_blocks[TMH_BOOT_BLOCKS];
+static int boot_nblocks;
 
 static inline int is_boot(const void *p)
 {
@@ -53,6 +64,9 @@ static void *boot_alloc(size_t n, size_t align)
 		align = 16;
 	if (align > 4096 || n > sizeof(boot_buf))
 		return NULL;
+	int i = __atomic_fetch_add(&boot_nblocks, 1, __ATOMIC_RELAXED);
+	if (i >= TMH_BOOT_BLOCKS)
+		return NULL;
 	size_t off = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start, end;
 	do {
 		start = (off + 16 + align - 1) & ~(align - 1);
@@ -62,7 +76,16 @@ static void *boot_alloc(size_t n, size_t align)
 	} while (!__atomic_compare_exchange_n(&boot_used, &off, end, 0, __ATOMIC_RELAXED,
 	                                      __ATOMIC_RELAXED));
 	*(size_t *)(boot_buf + start - 16) = n;
+	boot_blocks[i] = boot_buf + start;
+	tmh_filter_pin(boot_buf + start);
 	return boot_buf + start; /* static storage is zeroed: fine for calloc */
+}
+
+void tmh_boot_repin(void)
+{
+	for (int i = 0; i < TMH_BOOT_BLOCKS && i < boot_nblocks; i++)
+		if (boot_blocks[i])
+			tmh_filter_pin(boot_blocks[i]);
 }
 
 static size_t boot_size(const void *p)
@@ -571,7 +594,7 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 static inline void before_free(struct tmh_slot *s, void *p)
 {
 	int64_t u = usable_of(p);
-	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+	if (TMH_UNLIKELY(maybe_sampled(p)))
 		sample_free_slow(p);
 	if (TMH_LIKELY(s != NULL))
 		count_free(s, u);
@@ -653,20 +676,28 @@ TMH_EXPORT void free(void *p)
 	if (!TMH_COUNTING) {
 		/* no slot needed: a pointer from the real allocator means the
 		 * start-up that found it is done */
-		if (TMH_UNLIKELY(!p || is_boot(p)))
+		if (TMH_UNLIKELY(!p))
 			return;
-		if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+		if (TMH_UNLIKELY(tmh_maybe_sampled(p))) { /* start-up blocks are pinned */
+			if (is_boot(p))
+				return;
 			sample_free_slow(p);
+		}
 		tmh_real.free(p);
 		return;
 	}
 	struct tmh_slot *s = tmh_tls_slot;
-	if (TMH_UNLIKELY(!s || !p || is_boot(p))) {
+	if (TMH_UNLIKELY(!s || !p)) {
 		free_slow(p);
 		return;
 	}
-	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+	/* one test for sampled and start-up blocks (pinned in the filter); without
+	 * sampling the filter's cache line is not worth it */
+	if (TMH_UNLIKELY(sampling ? tmh_maybe_sampled(p) : is_boot(p))) {
+		if (is_boot(p))
+			return;
 		sample_free_slow(p);
+	}
 	const uint64_t *ctr = je_freed_ctr;
 	if (!TMH_COUNTING || TMH_LIKELY(tmh_glibc_usable) || !ctr) {
 		count_free(s, usable_of(p));
@@ -731,7 +762,7 @@ static inline void *realloc_impl(void *p, size_t n, void *frame)
 	}
 	int64_t old = usable_of(p);
 	/* uncount a sample first: after realloc, P may belong to another thread */
-	if (TMH_UNLIKELY(tmh_maybe_sampled(p)))
+	if (TMH_UNLIKELY(maybe_sampled(p)))
 		sample_free_slow(p);
 	void *q = tmh_real.realloc(p, n);
 	if (!q && n != 0)

@@ -82,10 +82,14 @@ void tmh_sample_thread_init(struct tmh_slot *s);
 void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame);
 void tmh_sample_free(void *p);
 void tmh_sample_fork_reset(const struct tmh_region *parent);
+void tmh_filter_pin(const void *p);
+/* shim.c: pins the start-up blocks again after a fork child's reset */
+void tmh_boot_repin(void);
 
 /*
  * Which pointers may be sampled: a private bit per pointer hash (2^18 bits,
- * 32 KiB), set while a live sampled allocation has that hash.  The free
+ * 32 KiB), set while a live sampled allocation has that hash, and for good
+ * for the start-up blocks, so that free's one test also sends those aside.  The free
  * path reads one bit (with 20 000 live samples 7.6 % of frees look further,
  * under the sample lock); the exact count per hash is kept next to it and
  * touched only on sampled paths.  Private memory: a fork child inherits it.

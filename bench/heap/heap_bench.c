@@ -1,8 +1,9 @@
 /*
  * Malloc-bound microbenchmark: ns per malloc/free pair.
- *   heap_bench THREADS PAIRS_PER_THREAD
+ *   heap_bench THREADS PAIRS_PER_THREAD [BLOCKS [touch]]
  * Mixed sizes (mostly 16..512 bytes, some up to 64 KiB), a working set of
- * 4096 blocks per thread.  With 2 threads, half the blocks are handed to
+ * BLOCKS (default 4096) blocks per thread; with "touch" it writes the first
+ * word of each block it gets, as a program does.  With 2 threads, half the blocks are handed to
  * the other thread (a single-producer single-consumer ring each way) and
  * freed there: cross-thread frees.  Prints "ns_per_pair=X" (each thread's
  * CPU time over its pairs, averaged: robust to other tenants of a shared
@@ -12,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#define WS   4096
 #define RING 1024
 
 struct ring {
@@ -26,6 +27,8 @@ struct ring {
 static struct ring rings[2]; /* rings[i]: thread i produces, the other consumes */
 static long pairs;
 static int nthreads;
+static size_t ws_blocks = 4096; /* working set per thread */
+static int touch;               /* write each new block's first word, as programs do */
 
 static inline uint64_t rnd(uint64_t *s)
 {
@@ -83,14 +86,16 @@ static void *worker(void *arg)
 {
 	int me = (int)(intptr_t)arg;
 	uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)(me + 1);
-	void **ws = calloc(WS, sizeof(void *));
+	void **ws = calloc(ws_blocks, sizeof(void *));
 	struct end *out = &prod[me], *in = &cons[me];
 	struct timespec a, b;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	for (long i = 0; i < pairs; i++) {
-		size_t k = rnd(&s) % WS;
+		size_t k = rnd(&s) % ws_blocks;
 		void *old = ws[k];
 		ws[k] = malloc(pick(&s));
+		if (touch)
+			*(volatile uint64_t *)ws[k] = i;
 		if (!old)
 			continue;
 		/* with 2 threads: hand every other block to the peer, free what it handed us */
@@ -102,7 +107,7 @@ static void *worker(void *arg)
 	cpu_ns[me] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
 	__atomic_store_n(&rings[me].tail, out->mine, __ATOMIC_RELEASE);
 	__atomic_store_n(&rings[1 - me].head, in->mine, __ATOMIC_RELEASE);
-	for (size_t k = 0; k < WS; k++)
+	for (size_t k = 0; k < ws_blocks; k++)
 		free(ws[k]);
 	free(ws);
 	return NULL;
@@ -112,8 +117,11 @@ int main(int argc, char **argv)
 {
 	nthreads = argc > 1 ? atoi(argv[1]) : 1;
 	pairs = argc > 2 ? atol(argv[2]) : 2000000;
-	if (nthreads < 1 || nthreads > 2 || pairs < 1) {
-		fprintf(stderr, "usage: heap_bench 1|2 PAIRS\n");
+	if (argc > 3)
+		ws_blocks = (size_t)atol(argv[3]);
+	touch = argc > 4 && !strcmp(argv[4], "touch");
+	if (nthreads < 1 || nthreads > 2 || pairs < 1 || ws_blocks < 1) {
+		fprintf(stderr, "usage: heap_bench 1|2 PAIRS [BLOCKS]\n");
 		return 2;
 	}
 	struct timespec a, b;
