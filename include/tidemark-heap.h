@@ -27,11 +27,11 @@
 #define TMH_VERSION    3
 #define TMH_NAME_FMT   "/tidemark-heap.%d"
 #define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
-#define TMH_SLOTS      256   /* per-thread counter slots */
-#define TMH_CLASSES    32    /* size classes: class c holds requests in (2^(c+3), 2^(c+4)] */
-#define TMH_MAX_DEPTH  48    /* frames kept per sampled stack */
-#define TMH_STACKS     4096  /* distinct sampled stacks (entry 0: "stack table full") */
-#define TMH_LIVE       65536 /* live sampled allocations (open addressing) */
+#define TMH_SLOTS      256          /* per-thread counter slots */
+#define TMH_CLASSES    32           /* size classes: class c holds requests in (2^(c+3), 2^(c+4)] */
+#define TMH_MAX_DEPTH  48           /* frames kept per sampled stack */
+#define TMH_STACKS     4096         /* distinct sampled stacks (entry 0: "stack table full") */
+#define TMH_LIVE       65536        /* live sampled allocations (open addressing) */
 #define TMH_MAPS_BYTES (256 * 1024) /* /proc/self/maps text written at exit */
 
 /*
@@ -110,7 +110,7 @@ struct tmh_region {
 	uint32_t maps_len;       /* bytes of maps[] written (at exit) */
 	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
 	int64_t exit_wall_usec;  /* when state became TMH_EXITED */
-	uint32_t sites_only;     /* 1: libtidemark-heap-sites.so, the slots' counters are not kept */
+	uint32_t sites_only; /* 1: libtidemark-heap-sites.so, the slots' counters are not kept */
 	uint32_t reserved32;
 	int64_t reserved[14];
 	struct tmh_slot retired; /* folded counters of exited threads */

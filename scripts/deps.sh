@@ -11,7 +11,8 @@ protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev"
 DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
-heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps"
+heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
+clang-format cppcheck"
 
 want="$BUILD $DEMO"
 [ "${1:-}" = "--test" ] && want="$BUILD $TEST"

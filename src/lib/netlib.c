@@ -12,7 +12,7 @@ static int sym(struct tm_net *n, const char *name, void *fnptr)
 	void *p = dlsym(n->handle, name);
 	if (!p)
 		return tm_error("libtidemark-net.so lacks '%s' (a build from another version?)",
-				name);
+		                name);
 	memcpy(fnptr, &p, sizeof(p));
 	return 0;
 }

@@ -22,12 +22,12 @@ struct tm_prom_server;
 struct tm_net {
 	void *handle;
 	int (*pusher_new)(const char *url, const char *token_file, struct tm_store *st,
-			  int64_t run_id, struct tm_pusher **out);
+	                  int64_t run_id, struct tm_pusher **out);
 	void (*pusher_tick)(struct tm_pusher *p);
 	int (*pusher_finish)(struct tm_pusher *p, int64_t timeout_usec);
 	void (*pusher_free)(struct tm_pusher *p);
 	int (*prom_start)(const char *addr, const char *machine, const char *run_label,
-			  struct tm_prom_server **out);
+	                  struct tm_prom_server **out);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv);

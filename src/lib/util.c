@@ -273,7 +273,7 @@ int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", exe, name);
 	if (access(buf, R_OK) < 0)
 		return tm_error("cannot find '%s': %s (build it with make, or set %s)", buf,
-				strerror(errno), env_var);
+		                strerror(errno), env_var);
 	return 0;
 }
 

@@ -173,11 +173,17 @@ static void test_shim_path(void **state)
 	(void)state;
 	char buf[4096];
 	setenv("TIDEMARK_HEAP_LIB", "tests/fixtures/heap_maps.txt", 1);
-	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf)), 0);
+	setenv("TIDEMARK_HEAP_SITES_LIB", "tests/fixtures/heap_maps.txt", 1);
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf), 0), 0);
+	assert_string_equal(buf, "tests/fixtures/heap_maps.txt");
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf), 1), 0);
 	assert_string_equal(buf, "tests/fixtures/heap_maps.txt");
 	setenv("TIDEMARK_HEAP_LIB", "/nonexistent/libtidemark-heap.so", 1);
-	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf)), -1);
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf), 0), -1);
+	setenv("TIDEMARK_HEAP_SITES_LIB", "/nonexistent/libtidemark-heap-sites.so", 1);
+	assert_int_equal(tm_heap_shim_path(buf, sizeof(buf), 1), -1);
 	unsetenv("TIDEMARK_HEAP_LIB");
+	unsetenv("TIDEMARK_HEAP_SITES_LIB");
 }
 
 static void test_no_region(void **state)

@@ -1,0 +1,20 @@
+#!/bin/sh
+# The code style the repository promises: clang-format with the repo's
+# .clang-format on every C file, and cppcheck clean (make cppcheck).
+. "$(dirname "$0")/../lib.sh"
+cd "$TM_ROOT" || exit 1
+
+if ! command -v clang-format >/dev/null 2>&1; then
+	skip style_clang_format "clang-format not installed"
+elif ! files=$(git ls-files '*.c' '*.h' '*.cc' 2>/dev/null) || [ -z "$files" ]; then
+	skip style_clang_format "not a git checkout: no list of the repository's files"
+else
+	# shellcheck disable=SC2086 # one word per file
+	check style_clang_format clang-format --dry-run --Werror $files
+fi
+
+if command -v cppcheck >/dev/null 2>&1; then
+	check style_cppcheck make -s cppcheck
+else
+	skip style_cppcheck "cppcheck not installed"
+fi
