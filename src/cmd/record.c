@@ -44,6 +44,9 @@ static const char usage_text[] =
     "      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
     "      --heap[=sites]    preload the heap shim: live heap and retention series\n"
     "                        (=sites: allocation sites only, no exact counters)\n"
+    "      --heap-profile P  pprof heap profiles P.PID.final.pb.gz as each process\n"
+    "                        exits or is killed (and P.PID.N.pb.gz with --heap-every)\n"
+    "      --heap-every DUR  also a profile of each process this often\n"
     "  -q, --quiet           don't show the command's output\n"
     "      --push URL        also push to a tidemark server (needs --token-file)\n"
     "      --token-file F    the machine's write token for --push\n"
@@ -58,7 +61,8 @@ static const char usage_text[] =
     "  tidemark record -p $(pidof darkfid) --progress-file /var/log/darkfid.log \\\n"
     "      --progress 'height=([0-9]+)'\n"
     "  tidemark record --cgroup /sys/fs/cgroup/system.slice/darkfid.service\n"
-    "  tidemark record --heap -- python3 my_service.py\n";
+    "  tidemark record --heap -- python3 my_service.py\n"
+    "  tidemark record --heap --heap-profile /tmp/node --heap-every 10m -- ./node\n";
 
 enum {
 	OPT_CGROUP = 256,
@@ -73,6 +77,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_GRACE,
 	OPT_HEAP,
+	OPT_HEAP_PROFILE,
+	OPT_HEAP_EVERY,
 	OPT_PUSH,
 	OPT_TOKEN_FILE,
 	OPT_METRICS_LISTEN,
@@ -94,6 +100,8 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"heap", optional_argument, NULL, OPT_HEAP},
+    {"heap-profile", required_argument, NULL, OPT_HEAP_PROFILE},
+    {"heap-every", required_argument, NULL, OPT_HEAP_EVERY},
     {"quiet", no_argument, NULL, 'q'},
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
@@ -164,6 +172,15 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, const cha
 			return bad("--heap value (only =sites)", arg);
 		o->heap = true;
 		o->heap_sites = arg != NULL;
+		return 0;
+	case OPT_HEAP_PROFILE:
+		if (!*arg)
+			return bad("--heap-profile prefix", arg);
+		o->heap_profile = arg;
+		return 0;
+	case OPT_HEAP_EVERY:
+		if (tm_parse_duration(arg, &o->heap_every_usec) || o->heap_every_usec < 1000000)
+			return bad("--heap-every duration (at least 1s)", arg);
 		return 0;
 	case 'q':
 		o->quiet_child = true;

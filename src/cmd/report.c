@@ -121,7 +121,57 @@ static void print_outcome(const struct tm_run_info *ri)
 	printf("\n");
 }
 
-static void print_text(const struct tm_run_info *ri, const struct tm_summary *s)
+/* The heap profiles the recorder wrote (events "heap_profile": value 1 for
+ * a process's final one), as a JSON array of {pid, path, final, t_wall_usec}. */
+static int add_heap_profile(void *ctx, const struct tm_event *ev)
+{
+	if (strcmp(ev->kind, "heap_profile") || !ev->detail)
+		return 0;
+	json_t *p = json_object();
+	json_object_set_new(p, "pid", json_integer(ev->pid));
+	json_object_set_new(p, "path", json_string(ev->detail));
+	json_object_set_new(p, "final", json_boolean(ev->value == 1));
+	json_object_set_new(p, "t_wall_usec", json_integer(ev->t_wall_usec));
+	return json_array_append_new(ctx, p);
+}
+
+static json_t *heap_profiles(struct tm_store *st, int64_t run)
+{
+	json_t *arr = json_array();
+	if (arr && tm_store_each_event(st, run, add_heap_profile, arr)) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* "  profiles    5 heap profiles written; final: A, B" (at most 4 named). */
+static void print_heap_profiles(const json_t *profiles)
+{
+	size_t n = json_array_size(profiles), finals = 0, named = 0;
+	json_t *p;
+	size_t i;
+
+	if (n == 0)
+		return;
+	printf("  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
+	json_array_foreach(profiles, i, p)
+	{
+		if (!json_is_true(json_object_get(p, "final")))
+			continue;
+		if (named < 4)
+			printf("%s%s", named ? ", " : "; final: ",
+			       json_string_value(json_object_get(p, "path")));
+		named += named < 4;
+		finals++;
+	}
+	if (finals > named)
+		printf(" and %zu more", finals - named);
+	printf("\n");
+}
+
+static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
+                       const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32];
 
@@ -148,6 +198,7 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s)
 		       mib(a, sizeof(a), s->heap_live_peak_bytes),
 		       mib(b, sizeof(b), s->heap_live_end_bytes),
 		       mib(c, sizeof(c), s->retention_end_bytes));
+	print_heap_profiles(profiles);
 	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
 	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
 	       count(c, sizeof(c), s->max_events));
@@ -178,7 +229,7 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static int print_json(const struct tm_run_info *ri, const struct tm_summary *s)
+static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
 {
 	json_t *root = json_object(), *fig = json_object(), *run = json_object();
 
@@ -207,6 +258,7 @@ static int print_json(const struct tm_run_info *ri, const struct tm_summary *s)
 	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
 	json_object_set_new(root, "run", run);
 	json_object_set_new(root, "figures", fig);
+	json_object_set(root, "heap_profiles", profiles ? profiles : json_array());
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	putchar('\n');
 	json_decref(root);
@@ -269,12 +321,16 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	rc = tm_summarize(st, run, w, &s);
 	if (rc == 1)
 		rc = tm_error("run %" PRId64 " has no samples%s", run, w ? " in that window" : "");
+	json_t *profiles = rc || fmt == FMT_CSV ? NULL : heap_profiles(st, run);
+	if (!rc && fmt != FMT_CSV && !profiles)
+		rc = -1;
 	if (!rc && fmt == FMT_TEXT)
-		print_text(&ri, &s);
+		print_text(&ri, &s, profiles);
 	else if (!rc && fmt == FMT_JSON)
-		rc = print_json(&ri, &s);
+		rc = print_json(&ri, &s, profiles);
 	else if (!rc)
 		print_csv(&ri, &s);
+	json_decref(profiles);
 	tm_run_info_release(&ri);
 	return rc;
 }

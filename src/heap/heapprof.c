@@ -52,7 +52,11 @@ static int read_sites(const struct tmh_region *r, struct tm_heap_snapshot *out)
 	return 0;
 }
 
-static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out)
+/* The map to symbolize with: the live process's, else the copy it saved at
+ * exit, else FALLBACK (the caller's last look at a process that died
+ * without exiting: killed, OOM-killed). */
+static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out, const char *fallback,
+                     size_t fallback_len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)out->pid);
@@ -63,14 +67,19 @@ static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out)
 			return 0;
 	}
 	uint32_t len = __atomic_load_n(&r->maps_len, __ATOMIC_ACQUIRE);
-	if (len == 0 || len >= sizeof(r->maps))
-		return tm_error("pid %d is gone and left no memory map to symbolize with (run it "
-		                "with TIDEMARK_HEAP_KEEP=1)",
-		                (int)out->pid);
-	out->maps = malloc(len + 1);
+	const char *from = r->maps;
+	if (len == 0 || len >= sizeof(r->maps)) {
+		if (!fallback)
+			return tm_error("pid %d is gone and left no memory map to symbolize with "
+			                "(run it with TIDEMARK_HEAP_KEEP=1)",
+			                (int)out->pid);
+		from = fallback;
+		len = (uint32_t)fallback_len;
+	}
+	out->maps = malloc((size_t)len + 1);
 	if (!out->maps)
 		return tm_error("out of memory");
-	memcpy(out->maps, r->maps, len);
+	memcpy(out->maps, from, len);
 	out->maps[len] = '\0';
 	out->maps_len = len;
 	return 0;
@@ -78,10 +87,9 @@ static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out)
 
 int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->pid = pid;
 	const struct tmh_region *r = tm_heap_region_map(pid);
 	if (!r) {
+		memset(out, 0, sizeof(*out));
 		if (errno == ENOENT)
 			return tm_error("pid %d has no heap region (is it running with "
 			                "libtidemark-heap.so in LD_PRELOAD?)",
@@ -89,6 +97,16 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 		return tm_error("cannot read the heap region of pid %d: %s", (int)pid,
 		                strerror(errno));
 	}
+	int rc = tm_heap_snapshot_region(r, pid, NULL, 0, out);
+	tm_heap_region_unmap(r);
+	return rc;
+}
+
+int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
+                            size_t maps_len, struct tm_heap_snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	out->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -101,8 +119,7 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 	if (rc == 0)
 		rc = read_sites(r, out);
 	if (rc == 0)
-		rc = read_maps(r, out);
-	tm_heap_region_unmap(r);
+		rc = read_maps(r, out, maps, maps_len);
 	if (rc < 0)
 		tm_heap_snapshot_release(out);
 	return rc;

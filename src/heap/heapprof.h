@@ -35,6 +35,12 @@ struct tm_heap_snapshot {
  * runs without the shim, without sampling, or is gone and left no maps.
  */
 int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out);
+
+/* The same from a region the caller has mapped (it outlives an unlink).
+ * MAPS, MAPS_LEN (may be NULL): the process's memory map as last seen, used
+ * when it is gone without having saved one (killed, OOM-killed). */
+int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
+                            size_t maps_len, struct tm_heap_snapshot *out);
 void tm_heap_snapshot_release(struct tm_heap_snapshot *s);
 
 /* Writes S as a gzip'd pprof profile with sample types alloc_objects,

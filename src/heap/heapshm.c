@@ -10,6 +10,7 @@
 #include "error.h"
 #include "util.h"
 #include "heap/heapenv.h"
+#include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "banned.h"
@@ -18,12 +19,84 @@ struct mapped {
 	pid_t pid;
 	const struct tmh_region *r;
 	int seen;
+	/* with profiles: the next one, how many so far, the last look at the
+	 * process's memory map (for the final profile of one that gets killed) */
+	int64_t next_usec;
+	int nprofiles;
+	char *maps;
+	size_t maps_len;
+	int64_t maps_usec;
 };
 
 struct tm_heap_reader {
 	struct mapped *m;
 	size_t n, cap;
+	struct tm_heap_profiles prof; /* prefix NULL: none */
 };
+
+/* How often a live process's memory map is read again for profiles: new
+ * libraries are rare after start-up, and a read costs tens of µs. */
+#define MAPS_REFRESH_USEC (10 * 1000000LL)
+
+/* Writes PREFIX.PID.WHAT.pb.gz from E's region; quiet when the process does
+ * not sample (nothing to write). */
+static void write_profile(struct tm_heap_reader *rd, struct mapped *e, const char *what)
+{
+	if (__atomic_load_n(&e->r->sample_mean_bytes, __ATOMIC_RELAXED) <= 0)
+		return;
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s.%d.%s.pb.gz", rd->prof.prefix, (int)e->pid, what);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		tm_warn("heap profile path too long for prefix '%s'", rd->prof.prefix);
+		return;
+	}
+	struct tm_heap_snapshot snap;
+	if (tm_heap_snapshot_region(e->r, e->pid, e->maps, e->maps_len, &snap) < 0) {
+		tm_warn("no heap profile of pid %d (see above)", (int)e->pid);
+		return;
+	}
+	int rc = tm_heap_write_pprof(&snap, path);
+	tm_heap_snapshot_release(&snap);
+	if (rc == 0 && rd->prof.on_write)
+		rd->prof.on_write(rd->prof.ctx, e->pid, path, !strcmp(what, "final"));
+}
+
+static void refresh_maps(struct mapped *e, int64_t now)
+{
+	if (e->maps && now - e->maps_usec < MAPS_REFRESH_USEC)
+		return;
+	char path[64];
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)e->pid);
+	char *m = tm_read_file(path, &len);
+	if (!m)
+		return; /* gone, or not ours to read: keep the last one */
+	free(e->maps);
+	e->maps = m;
+	e->maps_len = len;
+	e->maps_usec = now;
+}
+
+static void profile_tick(struct tm_heap_reader *rd, struct mapped *e)
+{
+	int64_t now = tm_now_mono_usec();
+	refresh_maps(e, now);
+	if (rd->prof.every_usec <= 0)
+		return;
+	if (e->next_usec == 0)
+		e->next_usec = now + rd->prof.every_usec;
+	if (now < e->next_usec)
+		return;
+	char what[24];
+	snprintf(what, sizeof(what), "%d", ++e->nprofiles);
+	write_profile(rd, e, what);
+	e->next_usec = now + rd->prof.every_usec;
+}
+
+void tm_heap_reader_set_profiles(struct tm_heap_reader *rd, const struct tm_heap_profiles *p)
+{
+	rd->prof = *p;
+}
 
 struct tm_heap_reader *tm_heap_reader_new(void)
 {
@@ -34,6 +107,9 @@ struct tm_heap_reader *tm_heap_reader_new(void)
 static void drop(struct tm_heap_reader *rd, size_t i)
 {
 	struct mapped *e = &rd->m[i];
+	if (rd->prof.prefix)
+		write_profile(rd, e, "final");
+	free(e->maps);
 	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
 	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH) {
 		char path[64];
@@ -62,6 +138,7 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) != TMH_SUPERSEDED)
 			return &rd->m[i];
 		tm_heap_region_unmap(rd->m[i].r); /* it exec'd: map the new image's */
+		free(rd->m[i].maps);
 		rd->m[i] = rd->m[--rd->n];
 		break;
 	}
@@ -93,6 +170,8 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		if (!e || e->seen)
 			continue;
 		e->seen = 1;
+		if (rd->prof.prefix)
+			profile_tick(rd, e);
 		if (tm_heap_region_counters(e->r, &c) < 0)
 			continue;
 		tm_sample_add(s, TM_M_HEAP_PROCS, 1);

@@ -6,6 +6,7 @@
 #define TM_HEAPSHM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sample.h"
@@ -13,7 +14,23 @@
 struct tm_heap_reader;
 
 struct tm_heap_reader *tm_heap_reader_new(void);
+/* Frees R; with profiles, writes each process's final one first. */
 void tm_heap_reader_free(struct tm_heap_reader *r);
+
+/*
+ * Profiles the reader writes as it samples: PREFIX.PID.N.pb.gz every
+ * EVERY_USEC (0: none) while a process runs, and PREFIX.PID.final.pb.gz when
+ * it leaves (exits, is killed) or the reader is freed.  A process killed
+ * before it could save its memory map is symbolized with the reader's last
+ * look at it.  ON_WRITE (may be NULL) hears of each file written.
+ */
+struct tm_heap_profiles {
+	const char *prefix; /* NULL: no profiles */
+	int64_t every_usec;
+	void (*on_write)(void *ctx, pid_t pid, const char *path, int final);
+	void *ctx;
+};
+void tm_heap_reader_set_profiles(struct tm_heap_reader *r, const struct tm_heap_profiles *p);
 
 /*
  * For each of PIDS that runs with the shim, reads its counters and adds them

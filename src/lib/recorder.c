@@ -670,6 +670,13 @@ static int validate(const struct tm_record_opts *o)
 		return tm_error("no process with pid %d", (int)o->pid);
 	if (o->heap && !o->argv)
 		return tm_error("--heap needs a command to launch (it preloads the shim)");
+	if (o->heap_profile && !o->heap)
+		return tm_error("--heap-profile needs --heap");
+	if (o->heap_every_usec && !o->heap_profile)
+		return tm_error("--heap-every needs --heap-profile PREFIX");
+	const char *mean = getenv("TIDEMARK_HEAP_SAMPLE");
+	if (o->heap_profile && mean && !strcmp(mean, "0"))
+		return tm_error("--heap-profile needs sampling, but TIDEMARK_HEAP_SAMPLE is 0");
 	if (o->progress_regex && !o->argv && !o->progress_file)
 		return tm_error("--progress on an attached target needs --progress-file");
 	return 0;
@@ -805,6 +812,16 @@ static void close_outputs(struct rec *r)
 	tm_net_unload(&r->net);
 }
 
+/* A heap profile file is written: an event of the run (report lists them);
+ * the final ones are also said on stderr. */
+static void heap_profile_written(void *ctx, pid_t pid, const char *path, int final)
+{
+	struct rec *r = ctx;
+	add_event(r, "heap_profile", pid, final, path);
+	if (final)
+		fprintf(stderr, "tidemark: heap profile of pid %d: %s\n", (int)pid, path);
+}
+
 static int open_sampler(struct rec *r)
 {
 	struct tm_sampler_cfg cfg;
@@ -817,6 +834,13 @@ static int open_sampler(struct rec *r)
 	cfg.smaps_every_usec = r->o->interval_usec > 10000000 ? r->o->interval_usec : 10000000;
 	if (r->o->heap && !(r->heap = tm_heap_reader_new()))
 		return tm_error("out of memory");
+	if (r->heap && r->o->heap_profile) {
+		struct tm_heap_profiles p = {.prefix = r->o->heap_profile,
+		                             .every_usec = r->o->heap_every_usec,
+		                             .on_write = heap_profile_written,
+		                             .ctx = r};
+		tm_heap_reader_set_profiles(r->heap, &p);
+	}
 	return tm_sampler_open(&cfg, &r->sampler);
 }
 
@@ -894,6 +918,8 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 		add_event(r, "start", r->child.pid, 0, NULL);
 	if (open_outputs(r) || open_sampler(r) || sample_loop(r))
 		goto out;
+	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
+	r->heap = NULL;
 	decide_outcome(r, res);
 	res->wall_usec = (r->work_end_mono ? r->work_end_mono : tm_now_mono_usec()) - r->start_mono;
 	res->work_end_mono_usec = r->work_end_mono ? r->work_end_mono : tm_now_mono_usec();

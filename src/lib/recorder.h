@@ -48,12 +48,14 @@ struct tm_record_opts {
 	const char *progress_file;  /* match there instead of the child's output */
 	bool stop_at_progress;      /* stop the command once progress >= until_progress */
 	double until_progress;
-	int64_t timeout_usec;    /* 0: none */
-	int64_t settle_usec;     /* keep sampling this long after the work ends */
-	int64_t term_grace_usec; /* SIGTERM, then SIGKILL after this */
-	bool heap;               /* preload libtidemark-heap.so into the command */
-	bool heap_sites;         /* ... libtidemark-heap-sites.so instead (sites, no counters) */
-	bool quiet_child;        /* don't pass the child's output to our terminal */
+	int64_t timeout_usec;     /* 0: none */
+	int64_t settle_usec;      /* keep sampling this long after the work ends */
+	int64_t term_grace_usec;  /* SIGTERM, then SIGKILL after this */
+	bool heap;                /* preload libtidemark-heap.so into the command */
+	bool heap_sites;          /* ... libtidemark-heap-sites.so instead (sites, no counters) */
+	const char *heap_profile; /* PREFIX: PREFIX.PID.final.pb.gz as each process leaves */
+	int64_t heap_every_usec;  /* also PREFIX.PID.N.pb.gz this often (0: no) */
+	bool quiet_child;         /* don't pass the child's output to our terminal */
 
 	/* Bench bookkeeping, stored with the run. */
 	int64_t bench_id;

@@ -256,6 +256,35 @@ else
 	fail heap_record_sites_only "$(echo "$js" | grep heap; cat "$T/err")"
 fi
 check_fails heap_record_bad_value "bad --heap value" "$TM" record -o "$T/x.db" --heap=all -- true
+check_fails heap_record_profile_needs_heap "needs --heap" "$TM" record -o "$T/x.db" --heap-profile "$T/p" -- true
+check_fails heap_record_every_needs_profile "needs --heap-profile" "$TM" record -o "$T/x.db" --heap --heap-every 5s -- true
+check_fails heap_record_every_too_short "at least 1s" "$TM" record -o "$T/x.db" --heap --heap-profile "$T/p" --heap-every 100ms -- true
+
+# the recorder's profiles: every second while it runs, and a final one
+hold="sleep 2.5 | exec '$P/heap_sites' 8 >/dev/null"
+"$TM" record -q -o "$T/hp.db" -i 100ms --heap --heap-profile "$T/hp" --heap-every 1s -- sh -c "$hold" 2>"$T/err"
+pid=$(ls "$T"/hp.*.1.pb.gz 2>/dev/null | while read -r f; do
+	"$TM" heap top "$f" -n 5 2>/dev/null | grep -q keep_known_site && basename "$f" | cut -d. -f2; done | head -1)
+if [ -n "$pid" ] && [ -s "$T/hp.$pid.final.pb.gz" ] &&
+	"$TM" heap top "$T/hp.$pid.1.pb.gz" | grep keep_known_site | grep -qv " 0.0 MiB .* 0.0 MiB" &&
+	"$TM" report 1 --db "$T/hp.db" | grep -q "final: .*hp.$pid.final.pb.gz"; then
+	ok "heap_record_profiles (pid $pid: $(ls "$T"/hp.$pid.* | wc -l) files)"
+else
+	fail heap_record_profiles "pid '$pid': $(ls "$T"/hp.* 2>&1 | head -5); $(cat "$T/err")"
+fi
+
+# a process the kernel OOM-kills leaves no map of its own: the recorder's
+# last look at it symbolizes its final profile
+"$TM" record -q -o "$T/oom.db" -i 50ms --memory-max 64M --heap --heap-profile "$T/oom" \
+	-- "$TM_BUILD/progs/alloc_touch" 400 2000 1024 5 2>"$T/err"
+f=$(ls "$T"/oom.*.final.pb.gz 2>/dev/null | head -1)
+top=$([ -n "$f" ] && "$TM" heap top "$f" -n 3)
+if [ -n "$f" ] && echo "$top" | grep -q " main" &&
+	"$TM" report 1 --db "$T/oom.db" | grep -q "outcome     oom-killed"; then
+	ok heap_record_profile_of_oom_kill
+else
+	fail heap_record_profile_of_oom_kill "$(cat "$T/err"); $top"
+fi
 
 # at an interval until the process exits (the last one from the kept region)
 start_sites 4 TIDEMARK_HEAP_KEEP=1
