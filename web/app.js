@@ -235,6 +235,13 @@
 				[doc.t].concat(psi.map(p => rate(doc, p[0], 1e-4))), {key: "psi", machine, height: 160, plugins: [overlays(run)]}));
 		const rd = rate(doc, "cg_io_read_bytes") || rate(doc, "proc_read_bytes");
 		const wr = rate(doc, "cg_io_write_bytes") || rate(doc, "proc_write_bytes");
+		/* the heap shim's allocation rate (a process that exits takes its share
+		 * out of the sum: that is not a negative rate, hence max(0, ...)) */
+		const alloc = rate(doc, "heap_alloc_bytes");
+		if (alloc)
+			charts.push(makeChart(parent, "heap allocation (MiB/s)", [{label: "allocated", stroke: "#9467bd"}],
+				[doc.t, alloc], {key: "heap_alloc", machine, height: 160,
+					fmt: v => (v / MiB).toFixed(1), plugins: [overlays(run)]}));
 		if (rd || wr)
 			charts.push(makeChart(parent, "I/O (MiB/s)", [{label: "read", stroke: "#2ca02c"}, {label: "write", stroke: "#d62728"}],
 				[doc.t, rd || nul(), wr || nul()], {key: "io", machine, height: 160,
@@ -253,7 +260,9 @@
 		if (!s) return el("p", {class: "note"}, "no summary");
 		const rows = [["peak anon", mib(s.peak_anon_bytes)], ["held anon at end", mib(s.held_anon_bytes)],
 			["median file", mib(s.median_file_bytes)], ["peak memory.current", mib(s.peak_current_bytes)],
-			["peak heap live", mib(s.heap_live_peak_bytes)], ["memory.max", s.limit_max_bytes > 0 ? mib(s.limit_max_bytes) : "none"],
+			["peak heap live", mib(s.heap_live_peak_bytes)],
+			["heap allocated", s.heap_alloc_bytes == null ? "—" : mib(s.heap_alloc_bytes) + " in " + s.heap_allocs + " allocations"],
+			["retention at end", mib(s.retention_end_bytes)], ["memory.max", s.limit_max_bytes > 0 ? mib(s.limit_max_bytes) : "none"],
 			["memory.high events", s.high_events ?? "—"], ["OOM kills", s.oom_kills ?? "—"],
 			["CPU", dur(s.cpu_usec)], ["PSI memory some", dur(s.psi_mem_some_usec)],
 			["duration", dur(s.duration_usec)], ["samples (late)", s.samples + " (" + s.late_samples + ")"]];

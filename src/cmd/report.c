@@ -198,6 +198,10 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       mib(a, sizeof(a), s->heap_live_peak_bytes),
 		       mib(b, sizeof(b), s->heap_live_end_bytes),
 		       mib(c, sizeof(c), s->retention_end_bytes));
+	if (isfinite(s->heap_alloc_bytes))
+		printf("  allocated   %s in %.0f allocations, %s/s\n",
+		       mib(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,
+		       mib(b, sizeof(b), s->heap_alloc_bytes_per_sec));
 	print_heap_profiles(profiles);
 	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
 	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),

@@ -20,6 +20,7 @@
 struct pt {
 	int64_t t;
 	double anon, file, current, cg_peak, rss, heap_live, procs;
+	double heap_alloc, heap_allocs;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
 	int64_t late;
@@ -83,6 +84,8 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->cg_peak = get(s, TM_M_CG_PEAK_BYTES);
 	p->rss = get(s, TM_M_PROC_RSS_BYTES);
 	p->heap_live = get(s, TM_M_HEAP_LIVE_BYTES);
+	p->heap_alloc = get(s, TM_M_HEAP_ALLOC_BYTES);
+	p->heap_allocs = get(s, TM_M_HEAP_ALLOCS);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
 	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
@@ -248,6 +251,9 @@ static void init_nan(struct tm_summary *s)
 	    &s->heap_live_end_bytes,
 	    &s->retention_end_bytes,
 	    &s->retention_at_peak_bytes,
+	    &s->heap_alloc_bytes,
+	    &s->heap_allocs,
+	    &s->heap_alloc_bytes_per_sec,
 	    &s->limit_max_bytes,
 	    &s->limit_high_bytes,
 	    &s->high_events,
@@ -296,6 +302,27 @@ static double counter_delta(const struct pt *p, size_t n, size_t off)
 }
 
 #define DELTA(p, n, field) counter_delta(p, n, offsetof(struct pt, field))
+
+/* The rises of a sum of per-process counters: a process that exits takes
+ * its share out of the sum, which is not a negative rate. */
+static double counter_rises(const struct pt *p, size_t n, size_t off)
+{
+	double prev = NAN, total = NAN;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		memcpy(&v, (const char *)&p[i] + off, sizeof(v));
+		if (!isfinite(v))
+			continue;
+		if (!isfinite(total))
+			total = 0;
+		else if (v > prev)
+			total += v - prev;
+		prev = v;
+	}
+	return total;
+}
+
+#define RISES(p, n, field) counter_rises(p, n, offsetof(struct pt, field))
 
 static bool alive(const struct pt *p)
 {
@@ -414,16 +441,33 @@ static void cost_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	s->max_events = DELTA(p, n, ev_max);
 	s->oom_events = DELTA(p, n, ev_oom);
 	s->oom_kills = DELTA(p, n, ev_oom_kill);
+	s->heap_alloc_bytes = RISES(p, n, heap_alloc);
+	s->heap_allocs = RISES(p, n, heap_allocs);
+	if (n > 1 && p[n - 1].t > p[0].t)
+		s->heap_alloc_bytes_per_sec =
+		    s->heap_alloc_bytes / ((double)(p[n - 1].t - p[0].t) / 1e6);
 }
 
-/* Counters start from zero in a fresh cgroup, so the window's first
- * sample would hide whatever happened before it: count from zero when the
- * window starts at the beginning of the run. */
+/* Counters start from zero in a fresh cgroup, and the heap shim's in a
+ * process we launched, so the window's first sample would hide whatever
+ * happened before it: count from zero when the window starts at the
+ * beginning of the run. */
 static void count_from_start(const struct pt *all, size_t nall, const struct pt *p,
                              struct tm_summary *s, const struct tm_run_info *ri)
 {
-	if (p != all || !nall || !ri->cgroup_path ||
-	    strcmp(ri->target ? ri->target : "", "command"))
+	if (p != all || !nall || strcmp(ri->target ? ri->target : "", "command"))
+		return;
+	size_t h = 0; /* the first sample that saw the shim */
+	while (h < nall && !isfinite(all[h].heap_alloc))
+		h++;
+	if (h < nall && isfinite(s->heap_alloc_bytes)) {
+		s->heap_alloc_bytes += all[h].heap_alloc;
+		s->heap_allocs += all[h].heap_allocs;
+		if (s->duration_usec > 0)
+			s->heap_alloc_bytes_per_sec =
+			    s->heap_alloc_bytes / (s->duration_usec / 1e6);
+	}
+	if (!ri->cgroup_path)
 		return;
 	if (isfinite(all[0].ev_oom_kill) && isfinite(s->oom_kills))
 		s->oom_kills += all[0].ev_oom_kill;

@@ -50,6 +50,9 @@ struct tm_summary {
 	double heap_live_peak_bytes, heap_live_end_bytes;
 	double retention_end_bytes; /* anon - heap live at the end of the work */
 	double retention_at_peak_bytes;
+	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
+	double heap_allocs;
+	double heap_alloc_bytes_per_sec;
 
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */

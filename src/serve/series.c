@@ -22,7 +22,7 @@ static const enum tm_metric panel_set[] = {
     TM_M_CG_PSI_MEM_SOME_USEC,  TM_M_CG_PSI_MEM_FULL_USEC,   TM_M_CG_PSI_IO_SOME_USEC,
     TM_M_CG_PSI_IO_FULL_USEC,   TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC,
     TM_M_CG_IO_READ_BYTES,      TM_M_CG_IO_WRITE_BYTES,      TM_M_PROC_READ_BYTES,
-    TM_M_PROC_WRITE_BYTES,
+    TM_M_PROC_WRITE_BYTES,      TM_M_HEAP_ALLOC_BYTES,
 };
 
 static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)

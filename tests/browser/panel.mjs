@@ -70,7 +70,7 @@ try {
 	await page.evaluate((h) => { document.body.removeAttribute("data-ready"); location.hash = h; }, run);
 	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
 	const keys = (await page.evaluate(() => window.tmCharts)).map((c) => c.key);
-	for (const k of ["memory", "cpu", "psi", "io"])
+	for (const k of ["memory", "cpu", "psi", "io", "heap_alloc"])
 		keys.includes(k) ? ok(`run page has the ${k} panel`) : notOk(`run page has the ${k} panel`, keys.join(","));
 	await page.screenshot({ path: path.join(outDir, "run.png"), fullPage: true });
 	const pwned = await page.evaluate(() => window.__pwned === undefined && !document.querySelector("main img, main script, main iframe"));

@@ -242,6 +242,14 @@ hold="sleep 1 | '$P/heap_sites' 8 >/dev/null"
 "$TM" record -q -o "$T/h.db" -i 50ms --heap -- sh -c "$hold" 2>"$T/err"
 live=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_live_peak_bytes": *\([0-9]*\).*/\1/p')
 ret=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"retention_end_bytes": *\([0-9-]*\).*/\1/p')
+# heap_sites 8 allocates 8 + 8 MiB it keeps and 64 MiB it frees again
+alloc=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_alloc_bytes": *\([0-9]*\).*/\1/p')
+if [ -n "$alloc" ] && [ "$alloc" -ge $((80 << 20)) ] && [ "$alloc" -lt $((82 << 20)) ] &&
+	"$TM" report 1 --db "$T/h.db" | grep -q "^  allocated   8[01]\.[0-9] MiB in [0-9]* allocations"; then
+	ok "heap_record_allocated (80 MiB: $alloc)"
+else
+	fail heap_record_allocated "heap_alloc_bytes '$alloc'"
+fi
 # heap_sites 8 keeps 8 MiB in 4000-byte blocks and 8 MiB in 64 KiB blocks
 if [ -n "$live" ] && [ "$live" -ge $((16 << 20)) ] && [ "$live" -lt $((17 << 20)) ] && [ -n "$ret" ]; then
 	ok "heap_record_series (live peak $live, retention $ret)"

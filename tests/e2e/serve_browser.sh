@@ -38,10 +38,10 @@ while [ $i -lt "$1" ]; do
 done
 EOW
 "$TM" record -q --db "$T/a.db" -i 100ms --progress 'height=([0-9]+)' --push "$URL" --token-file "$T/a.tok" \
-	-- sh "$T/work.sh" 40 300000 >"$T/a.out" 2>&1 &
+	--heap -- sh "$T/work.sh" 40 300000 >"$T/a.out" 2>&1 &
 A=$!
 "$TM" record -q --db "$T/b.db" -i 100ms --progress 'height=([0-9]+)' --push "$URL" --token-file "$T/b.tok" \
-	-- sh "$T/work.sh" 30 150000 >"$T/b.out" 2>&1 &
+	--heap -- sh "$T/work.sh" 30 150000 >"$T/b.out" 2>&1 &
 B=$!
 wait $A && wait $B && ok "two collectors recorded and pushed" || fail "two collectors recorded and pushed" "$(tail -3 "$T/a.out" "$T/b.out")"
 for m in a b; do
