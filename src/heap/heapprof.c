@@ -63,8 +63,11 @@ static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out, c
 	int alive = kill(out->pid, 0) == 0 || errno == EPERM;
 	if (alive && out->counters.state == TMH_RUNNING) {
 		out->maps = tm_read_file(path, &out->maps_len);
-		if (out->maps)
+		if (out->maps && out->maps_len > 0)
 			return 0;
+		free(out->maps); /* a zombie's maps are empty: it is gone */
+		out->maps = NULL;
+		out->maps_len = 0;
 	}
 	uint32_t len = __atomic_load_n(&r->maps_len, __ATOMIC_ACQUIRE);
 	const char *from = r->maps;
