@@ -260,7 +260,7 @@
 		if (!s) return el("p", {class: "note"}, "no summary");
 		const rows = [["peak anon", mib(s.peak_anon_bytes)], ["held anon at end", mib(s.held_anon_bytes)],
 			["median file", mib(s.median_file_bytes)], ["peak memory.current", mib(s.peak_current_bytes)],
-			["peak heap live", mib(s.heap_live_peak_bytes)],
+			["peak heap live", mib(s.heap_peak_bytes ?? s.heap_live_peak_bytes)],
 			["heap allocated", s.heap_alloc_bytes == null ? "—" : mib(s.heap_alloc_bytes) + " in " + s.heap_allocs + " allocations"],
 			["retention at end", mib(s.retention_end_bytes)], ["memory.max", s.limit_max_bytes > 0 ? mib(s.limit_max_bytes) : "none"],
 			["memory.high events", s.high_events ?? "—"], ["OOM kills", s.oom_kills ?? "—"],

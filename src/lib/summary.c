@@ -20,7 +20,7 @@
 struct pt {
 	int64_t t;
 	double anon, file, current, cg_peak, rss, heap_live, procs;
-	double heap_alloc, heap_allocs;
+	double heap_alloc, heap_allocs, heap_peak;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
 	int64_t late;
@@ -86,6 +86,7 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->heap_live = get(s, TM_M_HEAP_LIVE_BYTES);
 	p->heap_alloc = get(s, TM_M_HEAP_ALLOC_BYTES);
 	p->heap_allocs = get(s, TM_M_HEAP_ALLOCS);
+	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
 	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
@@ -254,6 +255,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->heap_alloc_bytes,
 	    &s->heap_allocs,
 	    &s->heap_alloc_bytes_per_sec,
+	    &s->heap_peak_bytes,
 	    &s->limit_max_bytes,
 	    &s->limit_high_bytes,
 	    &s->high_events,
@@ -457,6 +459,10 @@ static void count_from_start(const struct pt *all, size_t nall, const struct pt 
 {
 	if (p != all || !nall || strcmp(ri->target ? ri->target : "", "command"))
 		return;
+	/* the shim's own peak (between samples too) is since the process began:
+	 * a window's figure only when the window does */
+	for (size_t i = 0; i < (size_t)s->samples && i < nall; i++)
+		max_into(&s->heap_peak_bytes, p[i].heap_peak);
 	size_t h = 0; /* the first sample that saw the shim */
 	while (h < nall && !isfinite(all[h].heap_alloc))
 		h++;

@@ -53,6 +53,8 @@ struct tm_summary {
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;
+	double heap_peak_bytes; /* the shim's peak of live bytes, between samples too (whole
+	                           run only: sum of each process's peak) */
 
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */

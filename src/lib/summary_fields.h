@@ -34,6 +34,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(heap_alloc_bytes),
     TM_SF(heap_allocs),
     TM_SF(heap_alloc_bytes_per_sec),
+    TM_SF(heap_peak_bytes),
     TM_SF(limit_max_bytes),
     TM_SF(limit_high_bytes),
     TM_SF(high_events),

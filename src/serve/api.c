@@ -175,6 +175,7 @@ static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const c
 	X(peak_current_bytes) X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes)       \
 	X(peak_rss_bytes) X(heap_live_peak_bytes) X(heap_live_end_bytes)                     \
 	X(retention_end_bytes) X(heap_alloc_bytes) X(heap_allocs) X(heap_alloc_bytes_per_sec) \
+	X(heap_peak_bytes)                                                                   \
 	X(limit_max_bytes) X(limit_high_bytes) X(high_events)                                \
 	X(max_events) X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)            \
 	X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last) X(progress_rate_per_min)  \

@@ -250,6 +250,16 @@ if [ -n "$alloc" ] && [ "$alloc" -ge $((80 << 20)) ] && [ "$alloc" -lt $((82 << 
 else
 	fail heap_record_allocated "heap_alloc_bytes '$alloc'"
 fi
+# the shim's exact peak: at least what the samples saw; heap_sites's 16 MiB,
+# the 64 KiB block churn_site holds at a time, and the small peaks of sh and
+# sleep (a tree's figure sums each process's peak)
+peak=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
+if [ -n "$peak" ] && [ -n "$live" ] && [ "$peak" -ge "$live" ] && [ "$peak" -lt $((17 << 20)) ] &&
+	"$TM" report 1 --db "$T/h.db" | grep -q "live peak 16.[0-9] MiB (exact"; then
+	ok "heap_record_exact_peak ($peak)"
+else
+	fail heap_record_exact_peak "peak '$peak' sampled '$live'"
+fi
 # heap_sites 8 keeps 8 MiB in 4000-byte blocks and 8 MiB in 64 KiB blocks
 if [ -n "$live" ] && [ "$live" -ge $((16 << 20)) ] && [ "$live" -lt $((17 << 20)) ] && [ -n "$ret" ]; then
 	ok "heap_record_series (live peak $live, retention $ret)"
