@@ -79,6 +79,9 @@ static const char usage_text[] =
     "      --restore SNAP:DIR  replace DIR by a copy of SNAP before every run (reflink\n"
     "                          where the filesystem allows)\n"
     "      --drop-caches       sync and drop the page cache before every run\n"
+    "      --heap              every run under the heap shim: the table adds heap peak,\n"
+    "                          live heap and retained memory, and the live heap of the\n"
+    "                          killed runs when they died (time figures include its cost)\n"
     "      --prepare CMD       run `sh -c CMD` before every run (TIDEMARK_ARM, TIDEMARK_SEQ)\n"
     "      --cleanup CMD       run `sh -c CMD` after every run\n"
     "      --progress REGEX    progress in the command's output (one numeric group)\n"
@@ -124,6 +127,7 @@ enum {
 	OPT_HIGH,
 	OPT_SWAP,
 	OPT_INHERIT,
+	OPT_HEAP,
 	OPT_RESTORE,
 	OPT_DROP,
 	OPT_PREPARE,
@@ -154,6 +158,7 @@ static const struct option long_opts[] = {
     {"memory-high", required_argument, NULL, OPT_HIGH},
     {"swap-max", required_argument, NULL, OPT_SWAP},
     {"inherit-env", no_argument, NULL, OPT_INHERIT},
+    {"heap", no_argument, NULL, OPT_HEAP},
     {"restore", required_argument, NULL, OPT_RESTORE},
     {"drop-caches", no_argument, NULL, OPT_DROP},
     {"prepare", required_argument, NULL, OPT_PREPARE},
@@ -229,6 +234,9 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 		           : 0;
 	case OPT_INHERIT:
 		sp->inherit_env = 1;
+		return 0;
+	case OPT_HEAP:
+		sp->heap = 1;
 		return 0;
 	case OPT_RESTORE:
 		return set_dup(&sp->restore, arg);
@@ -388,6 +396,8 @@ static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 		sp->drop_caches = 1;
 	if (cl->inherit_env > 0)
 		sp->inherit_env = 1;
+	if (cl->heap > 0)
+		sp->heap = 1;
 	for (int i = 0; i < cl->n_arms; i++) {
 		if (sp->n_arms == TM_BENCH_MAX_ARMS)
 			return tm_error("too many arms (at most %d)", TM_BENCH_MAX_ARMS);
@@ -419,6 +429,8 @@ static void apply_defaults(struct tm_bench_spec *sp)
 		sp->drop_caches = 0;
 	if (sp->inherit_env < 0)
 		sp->inherit_env = 0;
+	if (sp->heap < 0)
+		sp->heap = 0;
 }
 
 static int check_spec(const struct tm_bench_spec *sp, const struct bench_cli *cli)
@@ -703,6 +715,7 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	o.until_progress = sp->until_progress;
 	o.timeout_usec = sp->timeout_usec;
 	o.settle_usec = sp->settle_usec;
+	o.heap = sp->heap > 0;
 	o.term_grace_usec = b->cli->grace_usec;
 	o.quiet_child = !b->cli->show_output;
 	o.bench_id = b->bench_id;

@@ -66,7 +66,7 @@ void tm_bench_spec_init(struct tm_bench_spec *sp)
 	sp->runs = sp->warmup = sp->seed = -1;
 	sp->memory_max_bytes = sp->memory_high_bytes = sp->swap_max_bytes = TM_LIMIT_UNSET;
 	sp->timeout_usec = sp->settle_usec = sp->interval_usec = -1;
-	sp->drop_caches = sp->inherit_env = -1;
+	sp->drop_caches = sp->inherit_env = sp->heap = -1;
 }
 
 static void arm_release(struct tm_bench_arm *arm)
@@ -570,6 +570,8 @@ static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 		return set_bool(c, &sp->drop_caches, key, value);
 	if (!strcmp(key, "InheritEnvironment"))
 		return set_bool(c, &sp->inherit_env, key, value);
+	if (!strcmp(key, "Heap"))
+		return set_bool(c, &sp->heap, key, value);
 	if (!strcmp(key, "UntilProgress")) {
 		errno = 0;
 		sp->until_progress = strtod(value, &end);

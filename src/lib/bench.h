@@ -66,6 +66,7 @@ struct tm_bench_spec {
 	double until_progress;
 	bool has_until_progress;
 	int drop_caches, inherit_env; /* -1 unset, 0, 1 */
+	int heap;                     /* -1 unset, 0, 1: every run under the heap shim */
 };
 
 void tm_bench_spec_init(struct tm_bench_spec *sp);

@@ -48,6 +48,7 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 	json_object_set_new(o, "interrupted", json_integer(a->interrupted));
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "killed_peak_anon_bytes", stat_json(&a->killed_peak));
+	json_object_set_new(o, "killed_heap_live_bytes", stat_json(&a->killed_heap));
 	return o;
 }
 
@@ -167,7 +168,7 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 /* Markdown: a pipe table (figures as rows, arms as columns), then the notes. */
 void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out)
 {
-	int rows[TM_BF_COUNT + 3], n_rows = tm_bench_table_rows(t, rows);
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cell[128];
 
 	fprintf(out, "### bench %lld%s%s\n\n", (long long)t->bench_id, t->name[0] ? ": " : "",

@@ -296,6 +296,9 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_RATE] = s->progress_rate_per_min;
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
+	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
+	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
+	f[TM_BF_RETAINED] = s->retention_end_bytes;
 	f[TM_BF_CPU_PER_UNIT] =
 	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
 }

@@ -223,6 +223,7 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "interval_usec", json_integer(sp->interval_usec));
 	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches > 0));
 	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env > 0));
+	json_object_set_new(o, "heap", json_boolean(sp->heap > 0));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;

@@ -3,6 +3,7 @@
  * Loading from the store is benchload.c; JSON/CSV/Markdown benchexport.c.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_RATE] = {"progress_per_min", "rate /min", 1, 0},
     [TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3, 0},
     [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3, 0},
+    [TM_BF_HEAP_PEAK] = {"heap_peak_bytes", "heap peak MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_HEAP_END] = {"heap_live_end_bytes", "heap live after MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_RETAINED] = {"retained_end_bytes", "retained after MiB", 1.0 / TM_MIB, TM_MIB},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
@@ -146,6 +150,13 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 		     !strcmp(t->runs[i].outcome, "killed")))
 			buf[n++] = t->runs[i].fig[TM_BF_PEAK_ANON];
 	tm_bench_stat_of(buf, n, &a->killed_peak);
+	n = 0;
+	for (int i = 0; i < t->n_runs; i++)
+		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
+		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
+		     !strcmp(t->runs[i].outcome, "killed")))
+			buf[n++] = t->runs[i].fig[TM_BF_HEAP_END];
+	tm_bench_stat_of(buf, n, &a->killed_heap);
 }
 
 /* The arm ratios are taken to: the control, or when none of its runs
@@ -365,11 +376,14 @@ static bool row_shown(const struct tm_bench_table *t, int f)
 	return row_has_data(t, f) && !row_all_zero(t, f);
 }
 
-static bool any_killed_peak(const struct tm_bench_table *t)
+static bool any_killed(const struct tm_bench_table *t, size_t stat_offset)
 {
-	for (int ai = 0; ai < t->n_arms; ai++)
-		if (t->arms[ai].killed_peak.n)
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		const struct tm_bench_stat *s =
+		    (const void *)((const char *)&t->arms[ai] + stat_offset);
+		if (s->n)
 			return true;
+	}
 	return false;
 }
 
@@ -382,6 +396,8 @@ void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *
 		survived_cell(c, size, &t->arms[ai]);
 	else if (row == -3)
 		fmt_stat(c, size, &t->arms[ai].killed_peak, 1.0 / TM_MIB);
+	else if (row == -4)
+		fmt_stat(c, size, &t->arms[ai].killed_heap, 1.0 / TM_MIB);
 	else
 		fig_cell(c, size, t, ai, row);
 }
@@ -397,13 +413,24 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 {
 	int n = 0;
 
+	/* memory first, the heap's split of it next to what it splits */
+	static const enum tm_bench_fig order[TM_BF_COUNT] = {
+	    TM_BF_PEAK_ANON,    TM_BF_PEAK_MEM, TM_BF_HELD_ANON,   TM_BF_HEAP_PEAK,
+	    TM_BF_HEAP_END,     TM_BF_RETAINED, TM_BF_FILE_AT_PEAK, TM_BF_WALL,
+	    TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,  TM_BF_PSI_IO,
+	    TM_BF_IO,           TM_BF_PROGRESS, TM_BF_RATE,        TM_BF_WALL_PER_UNIT,
+	    TM_BF_CPU_PER_UNIT,
+	};
+
 	rows[n++] = -1;
 	rows[n++] = -2;
-	for (int f = 0; f < TM_BF_COUNT; f++)
-		if (row_shown(t, f))
-			rows[n++] = f;
-	if (any_killed_peak(t))
+	for (int i = 0; i < TM_BF_COUNT; i++)
+		if (row_shown(t, order[i]))
+			rows[n++] = order[i];
+	if (any_killed(t, offsetof(struct tm_bench_arm_row, killed_peak)))
 		rows[n++] = -3;
+	if (any_killed(t, offsetof(struct tm_bench_arm_row, killed_heap)))
+		rows[n++] = -4;
 	return n;
 }
 
@@ -415,6 +442,8 @@ const char *tm_bench_table_row_label(int row)
 		return "survived";
 	if (row == -3)
 		return "killed at anon MiB";
+	if (row == -4)
+		return "heap at kill MiB";
 	return figs[row].label;
 }
 
@@ -422,7 +451,7 @@ const char *tm_bench_table_row_label(int row)
 
 static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to)
 {
-	int rows[TM_BF_COUNT + 3], n_rows = tm_bench_table_rows(t, rows);
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cells[ARMS_PER_BLOCK][CELL];
 	int w[ARMS_PER_BLOCK] = {0};
 

@@ -39,6 +39,9 @@ enum tm_bench_fig {
 	TM_BF_RATE,          /* progress units per minute */
 	TM_BF_WALL_PER_UNIT, /* usec per progress unit in the window */
 	TM_BF_CPU_PER_UNIT,  /* usec per progress unit in the window */
+	TM_BF_HEAP_PEAK,     /* bytes: the heap shim's peak of live heap (bench --heap) */
+	TM_BF_HEAP_END,      /* bytes: live heap at the end of the work */
+	TM_BF_RETAINED,      /* bytes: anon - live heap at the end: what the allocator keeps */
 	TM_BF_COUNT
 };
 
@@ -65,6 +68,8 @@ bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat 
 bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw);
 
 #define TM_BENCH_TAB_MAX_ARMS 16
+/* rows of a table: the header, survival, the figures, the killed runs' two */
+#define TM_BENCH_TAB_MAX_ROWS (TM_BF_COUNT + 4)
 
 struct tm_bench_run_row {
 	int64_t run_id, seq;
@@ -88,6 +93,7 @@ struct tm_bench_arm_row {
 	double ratio[TM_BF_COUNT];              /* median / control's median, or NAN */
 	bool overlap[TM_BF_COUNT];              /* range overlaps the control's */
 	struct tm_bench_stat killed_peak;       /* peak anon of the killed runs */
+	struct tm_bench_stat killed_heap;       /* their live heap when last seen (--heap) */
 };
 
 struct tm_bench_table {
@@ -116,7 +122,8 @@ void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out);
 /* For exporters: the rows shown (-1 header, -2 survived, -3 peak of killed
- * runs, else an enum tm_bench_fig; ROWS holds TM_BF_COUNT + 3), their
+ * runs, -4 their live heap, else an enum tm_bench_fig; ROWS holds
+ * TM_BENCH_TAB_MAX_ROWS), their
  * labels and cells, the header lines and the notes under the table. */
 int tm_bench_table_rows(const struct tm_bench_table *t, int *rows);
 const char *tm_bench_table_row_label(int row);

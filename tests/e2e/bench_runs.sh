@@ -159,3 +159,19 @@ if "$TM" report --help 2>&1 | grep -q -- '--bench'; then
 else
 	skip "report --bench reprints the table" "this build's report has no --bench"
 fi
+
+# ---- --heap: the live heap and what the allocator retains, per arm ----
+"$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy --arm tight:MemoryMax=24M \
+	--export "json:$T/heap.json" -- "$P" --mib 32 --steps 4 --step-ms 150 --hold-ms 600 \
+	>"$T/heap.txt" 2>"$T/heap.err"
+# 32 MiB in 64 KiB blocks: glibc's usable size is the block + 8 bytes
+r=$(json "$T/heap.json" "int(32 * 2**20 <= $(arm roomy)['figures']['heap_live_end_bytes']['median'] < 32.5 * 2**20), \
+int(abs($(arm roomy)['figures']['retained_end_bytes']['median']) < 2 * 2**20), \
+int($(arm roomy)['figures']['heap_peak_bytes']['median'] >= $(arm roomy)['figures']['heap_live_end_bytes']['median']), \
+int(0 < $(arm tight)['killed_heap_live_bytes']['median'] < 24 * 2**20)" 2>&1)
+if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep -q '^retained after MiB' "$T/heap.txt" &&
+	grep -q '^heap at kill MiB' "$T/heap.txt"; then
+	ok "bench --heap: live heap, retained memory and the live heap at the kill, per arm"
+else
+	fail "bench --heap" "$r: $(cat "$T/heap.txt" "$T/heap.err" | head -40)"
+fi
