@@ -13,8 +13,10 @@
 # Measured on a 2-core Debian 12 VM: glibc peaks ~655 MiB of anon and keeps
 # it, one arena ~90 MiB, jemalloc ~370 MiB and falls back to ~80 MiB.  Under
 # 512 MiB the glibc default is killed.  --settle 6s keeps sampling after the
-# last height, so "held after" shows who gives the memory back.  Takes about
-# three minutes.
+# last height, so "held after" shows who gives the memory back; --heap splits
+# what is held into live heap and what the allocator retains, and says how
+# much of a killed run's memory was live when it died.  Takes about three
+# minutes.
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -38,10 +40,10 @@ fi
 rm -f "$DB" "$DB-wal" "$DB-shm"
 
 echo "demo-bench: churn under glibc, MALLOC_ARENA_MAX=1 and jemalloc, $RUNS runs each," \
-	"MemoryMax=$LIMIT, no swap" >&2
+	"MemoryMax=$LIMIT, no swap, heap shim on" >&2
 "$TM" bench -o "$DB" --name churn --runs "$RUNS" --interval 200ms \
 	--memory-max "$LIMIT" --swap-max 0 \
-	--arm glibc --arm arena1 --arm jemalloc \
+	--arm glibc --arm arena1 --arm jemalloc --heap \
 	--progress 'height=([0-9]+)' --until-progress 30 --settle 6s --timeout 2m \
 	--export "md:$MD" \
 	-- "$CHURN" --hold 60
