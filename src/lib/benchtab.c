@@ -125,6 +125,19 @@ static void count_outcome(struct tm_bench_arm_row *a, const struct tm_bench_run_
 		a->failed++;
 }
 
+/* Figure F over arm AI's runs that were killed, into OUT (BUF: scratch). */
+static void killed_stat(const struct tm_bench_table *t, int ai, enum tm_bench_fig f, double *buf,
+                        struct tm_bench_stat *out)
+{
+	int n = 0;
+	for (int i = 0; i < t->n_runs; i++)
+		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
+		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
+		     !strcmp(t->runs[i].outcome, "killed")))
+			buf[n++] = t->runs[i].fig[f];
+	tm_bench_stat_of(buf, n, out);
+}
+
 static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 {
 	struct tm_bench_arm_row *a = &t->arms[ai];
@@ -143,20 +156,8 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 				buf[n++] = t->runs[i].fig[f];
 		tm_bench_stat_of(buf, n, &a->stat[f]);
 	}
-	n = 0;
-	for (int i = 0; i < t->n_runs; i++)
-		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
-		     !strcmp(t->runs[i].outcome, "killed")))
-			buf[n++] = t->runs[i].fig[TM_BF_PEAK_ANON];
-	tm_bench_stat_of(buf, n, &a->killed_peak);
-	n = 0;
-	for (int i = 0; i < t->n_runs; i++)
-		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
-		     !strcmp(t->runs[i].outcome, "killed")))
-			buf[n++] = t->runs[i].fig[TM_BF_HEAP_END];
-	tm_bench_stat_of(buf, n, &a->killed_heap);
+	killed_stat(t, ai, TM_BF_PEAK_ANON, buf, &a->killed_peak);
+	killed_stat(t, ai, TM_BF_HEAP_END, buf, &a->killed_heap);
 }
 
 /* The arm ratios are taken to: the control, or when none of its runs
@@ -415,10 +416,10 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 
 	/* memory first, the heap's split of it next to what it splits */
 	static const enum tm_bench_fig order[TM_BF_COUNT] = {
-	    TM_BF_PEAK_ANON,    TM_BF_PEAK_MEM, TM_BF_HELD_ANON,   TM_BF_HEAP_PEAK,
-	    TM_BF_HEAP_END,     TM_BF_RETAINED, TM_BF_FILE_AT_PEAK, TM_BF_WALL,
-	    TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,  TM_BF_PSI_IO,
-	    TM_BF_IO,           TM_BF_PROGRESS, TM_BF_RATE,        TM_BF_WALL_PER_UNIT,
+	    TM_BF_PEAK_ANON,    TM_BF_PEAK_MEM,    TM_BF_HELD_ANON,    TM_BF_HEAP_PEAK,
+	    TM_BF_HEAP_END,     TM_BF_RETAINED,    TM_BF_FILE_AT_PEAK, TM_BF_WALL,
+	    TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,      TM_BF_PSI_IO,
+	    TM_BF_IO,           TM_BF_PROGRESS,    TM_BF_RATE,         TM_BF_WALL_PER_UNIT,
 	    TM_BF_CPU_PER_UNIT,
 	};
 
