@@ -55,6 +55,10 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, const cha
 		tm_warn("no heap profile of pid %d (see above)", (int)e->pid);
 		return;
 	}
+	if (snap.nsites == 0) { /* a small helper process that never got sampled */
+		tm_heap_snapshot_release(&snap);
+		return;
+	}
 	int rc = tm_heap_write_pprof(&snap, path);
 	tm_heap_snapshot_release(&snap);
 	if (rc == 0 && rd->prof.on_write)

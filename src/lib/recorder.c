@@ -658,6 +658,24 @@ static int begin_run(struct rec *r, char *const *child_env, const char *limits_j
 	return rc;
 }
 
+/* The profiles' directory must be there and writable before the run, not
+ * found missing at its end. */
+static int heap_profile_dir_check(const char *prefix)
+{
+	char dir[4096];
+	const char *slash = strrchr(prefix, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == prefix)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - prefix), prefix);
+	if (access(dir, W_OK | X_OK) < 0)
+		return tm_error("--heap-profile %s: cannot write in %s: %s", prefix, dir,
+		                strerror(errno));
+	return 0;
+}
+
 static int validate(const struct tm_record_opts *o)
 {
 	int targets = !!o->argv + !!o->pid + !!o->cgroup_path;
@@ -674,6 +692,8 @@ static int validate(const struct tm_record_opts *o)
 		return tm_error("--heap-profile needs --heap");
 	if (o->heap_every_usec && !o->heap_profile)
 		return tm_error("--heap-every needs --heap-profile PREFIX");
+	if (o->heap_profile && heap_profile_dir_check(o->heap_profile))
+		return -1;
 	const char *mean = getenv("TIDEMARK_HEAP_SAMPLE");
 	if (o->heap_profile && mean && !strcmp(mean, "0"))
 		return tm_error("--heap-profile needs sampling, but TIDEMARK_HEAP_SAMPLE is 0");

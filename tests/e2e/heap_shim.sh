@@ -276,6 +276,7 @@ fi
 check_fails heap_record_bad_value "bad --heap value" "$TM" record -o "$T/x.db" --heap=all -- true
 check_fails heap_record_profile_needs_heap "needs --heap" "$TM" record -o "$T/x.db" --heap-profile "$T/p" -- true
 check_fails heap_record_every_needs_profile "needs --heap-profile" "$TM" record -o "$T/x.db" --heap --heap-every 5s -- true
+check_fails heap_record_profile_dir_missing "cannot write in" "$TM" record -o "$T/x.db" --heap --heap-profile "$T/nodir/p" -- true
 check_fails heap_record_every_too_short "at least 1s" "$TM" record -o "$T/x.db" --heap --heap-profile "$T/p" --heap-every 100ms -- true
 
 # the recorder's profiles: every second while it runs, and a final one
