@@ -383,6 +383,7 @@ static void slot_release(struct tmh_slot *s)
 	__atomic_store_n(&fold_lock, 0, __ATOMIC_RELEASE);
 	tmh_tls_slot = NULL;
 	je_freed_ctr = NULL;
+	tmh_tls_left = INT64_MAX; /* no more samples from this thread, and no slow path */
 	tls_dead = 1;
 }
 
@@ -464,7 +465,8 @@ static struct tmh_slot *slow_slot(int *boot)
 		tmh_tls_left = s->sample_left_bytes;
 		tmh_tls_slot = s;
 	} else {
-		tls_dead = 1; /* no slot: count this thread in `shared` */
+		tls_dead = 1; /* no slot: count this thread in `shared`, unsampled */
+		tmh_tls_left = INT64_MAX;
 	}
 	tmh_tls_busy = 0;
 	return s;
