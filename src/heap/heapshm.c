@@ -73,8 +73,10 @@ static void refresh_maps(struct mapped *e, int64_t now)
 	size_t len;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)e->pid);
 	char *m = tm_read_file(path, &len);
-	if (!m)
-		return; /* gone, or not ours to read: keep the last one */
+	if (!m || len == 0) { /* gone, a zombie, or not ours to read: keep the last one */
+		free(m);
+		return;
+	}
 	free(e->maps);
 	e->maps = m;
 	e->maps_len = len;
