@@ -38,14 +38,16 @@ struct tm_heap_reader {
  * libraries are rare after start-up, and a read costs tens of µs. */
 #define MAPS_REFRESH_USEC (10 * 1000000LL)
 
-/* Writes PREFIX.PID.WHAT.pb.gz from E's region; quiet when the process does
- * not sample (nothing to write). */
-static void write_profile(struct tm_heap_reader *rd, struct mapped *e, const char *what)
+/* Writes PREFIX.PID.SEQ.pb.gz (SEQ 0: PREFIX.PID.final.pb.gz) from E's
+ * region; quiet when the process does not sample (nothing to write). */
+static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
 {
 	if (__atomic_load_n(&e->r->sample_mean_bytes, __ATOMIC_RELAXED) <= 0)
 		return;
 	char path[4096];
-	int n = snprintf(path, sizeof(path), "%s.%d.%s.pb.gz", rd->prof.prefix, (int)e->pid, what);
+	int n =
+	    seq ? snprintf(path, sizeof(path), "%s.%d.%d.pb.gz", rd->prof.prefix, (int)e->pid, seq)
+	        : snprintf(path, sizeof(path), "%s.%d.final.pb.gz", rd->prof.prefix, (int)e->pid);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
 		tm_warn("heap profile path too long for prefix '%s'", rd->prof.prefix);
 		return;
@@ -62,7 +64,7 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, const cha
 	int rc = tm_heap_write_pprof(&snap, path);
 	tm_heap_snapshot_release(&snap);
 	if (rc == 0 && rd->prof.on_write)
-		rd->prof.on_write(rd->prof.ctx, e->pid, path, !strcmp(what, "final"));
+		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0);
 }
 
 static void refresh_maps(struct mapped *e, int64_t now)
@@ -93,9 +95,7 @@ static void profile_tick(struct tm_heap_reader *rd, struct mapped *e)
 		e->next_usec = now + rd->prof.every_usec;
 	if (now < e->next_usec)
 		return;
-	char what[24];
-	snprintf(what, sizeof(what), "%d", ++e->nprofiles);
-	write_profile(rd, e, what);
+	write_profile(rd, e, ++e->nprofiles);
 	e->next_usec = now + rd->prof.every_usec;
 }
 
@@ -114,7 +114,7 @@ static void drop(struct tm_heap_reader *rd, size_t i)
 {
 	struct mapped *e = &rd->m[i];
 	if (rd->prof.prefix)
-		write_profile(rd, e, "final");
+		write_profile(rd, e, 0);
 	free(e->maps);
 	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
 	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH) {

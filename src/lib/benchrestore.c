@@ -15,6 +15,7 @@
 
 #include "benchrestore.h"
 #include "error.h"
+#include "util.h"
 #include "../banned.h"
 
 static bool inside(const char *path, const char *dir)
@@ -42,17 +43,9 @@ int tm_bench_restore_parse(const char *spec, char *snapshot, char *dir, size_t s
 		return tm_error("--restore: '%s': %s", snapshot, strerror(errno));
 	if (realpath(dir, dir_real) == NULL) {
 		/* DIR may not exist yet; its parent must */
-		char *slash;
-		const char *base;
-		snprintf(parent, sizeof(parent), "%s", dir);
-		slash = strrchr(parent, '/');
-		base = slash ? dir + (slash - parent) + 1 : dir;
-		if (slash == parent)
-			slash[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			snprintf(parent, sizeof(parent), ".");
+		const char *slash = strrchr(dir, '/');
+		const char *base = slash ? slash + 1 : dir;
+		tm_path_parent(dir, parent, sizeof(parent));
 		if (!realpath(parent, dir_real))
 			return tm_error("--restore: cannot create '%s': its parent does not exist",
 			                dir);

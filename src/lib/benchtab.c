@@ -3,7 +3,6 @@
  * Loading from the store is benchload.c; JSON/CSV/Markdown benchexport.c.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,17 +376,6 @@ static bool row_shown(const struct tm_bench_table *t, int f)
 	return row_has_data(t, f) && !row_all_zero(t, f);
 }
 
-static bool any_killed(const struct tm_bench_table *t, size_t stat_offset)
-{
-	for (int ai = 0; ai < t->n_arms; ai++) {
-		const struct tm_bench_stat *s =
-		    (const void *)((const char *)&t->arms[ai] + stat_offset);
-		if (s->n)
-			return true;
-	}
-	return false;
-}
-
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *c, size_t size)
 {
 	if (row == -1)
@@ -428,9 +416,14 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	for (int i = 0; i < TM_BF_COUNT; i++)
 		if (row_shown(t, order[i]))
 			rows[n++] = order[i];
-	if (any_killed(t, offsetof(struct tm_bench_arm_row, killed_peak)))
+	bool killed_peak = false, killed_heap = false;
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		killed_peak |= t->arms[ai].killed_peak.n > 0;
+		killed_heap |= t->arms[ai].killed_heap.n > 0;
+	}
+	if (killed_peak)
 		rows[n++] = -3;
-	if (any_killed(t, offsetof(struct tm_bench_arm_row, killed_heap)))
+	if (killed_heap)
 		rows[n++] = -4;
 	return n;
 }

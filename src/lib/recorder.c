@@ -663,13 +663,7 @@ static int begin_run(struct rec *r, char *const *child_env, const char *limits_j
 static int heap_profile_dir_check(const char *prefix)
 {
 	char dir[4096];
-	const char *slash = strrchr(prefix, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == prefix)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - prefix), prefix);
+	tm_path_parent(prefix, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK) < 0)
 		return tm_error("--heap-profile %s: cannot write in %s: %s", prefix, dir,
 		                strerror(errno));

@@ -282,3 +282,14 @@ const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)
 	snprintf(buf, size, "%.1f MiB", (double)bytes / TM_MIB);
 	return buf;
 }
+
+void tm_path_parent(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}

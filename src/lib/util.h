@@ -59,6 +59,9 @@ int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first);
  */
 int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size);
 
+/* The directory PATH names a file in, into BUF: "/" for "/x", "." for "x". */
+void tm_path_parent(const char *path, char *buf, size_t size);
+
 /* "1234.5 MiB" into BUF. */
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 

@@ -407,6 +407,21 @@ static void test_restore(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The parent directory --restore (and record --heap-profile) check. */
+static void test_path_parent(void **state)
+{
+	(void)state;
+	char buf[64];
+	tm_path_parent("/srv/node/db", buf, sizeof(buf));
+	assert_string_equal(buf, "/srv/node");
+	tm_path_parent("/db", buf, sizeof(buf));
+	assert_string_equal(buf, "/");
+	tm_path_parent("db", buf, sizeof(buf));
+	assert_string_equal(buf, ".");
+	tm_path_parent("out/heap", buf, sizeof(buf));
+	assert_string_equal(buf, "out");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +431,7 @@ int main(void)
 	    cmocka_unit_test(test_split_command), cmocka_unit_test(test_alloc_vars),
 	    cmocka_unit_test(test_guard),         cmocka_unit_test(test_envp_and_resolve),
 	    cmocka_unit_test(test_order),         cmocka_unit_test(test_restore),
+	    cmocka_unit_test(test_path_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
