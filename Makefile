@@ -11,14 +11,14 @@
 
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
-# libtidemark-net.so, loaded when a command needs them (src/lib/netlib.h).
+# libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
 PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih
 PKGS_NET  := libmicrohttpd libcurl gnutls
 PKGS    := $(PKGS_CORE) $(PKGS_NET)
 B       := build
 WARN    := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes -Wshadow=local
 CFLAGS  ?= -O2 -g
-BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Isrc/lib -Iinclude -I$(B)/gen
+BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Iinclude -I$(B)/gen
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS  = $(shell pkg-config --libs $(PKGS_CORE) 2>/dev/null) -lm -lpthread -ldl
@@ -30,9 +30,11 @@ Q       := $(if $(filter 1,$(V)),,@)
 
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
+# The parts, from the bottom up (src/LAYERS says who may include whom).
+LIB_DIRS := base kern cgroup sample heap store record report bench serve
 NET_SRC := src/serve/server.c src/serve/push.c src/serve/promexport.c src/serve/sha256.c \
 	src/serve/auth.c src/cmd/serve.c
-LIB_SRC := $(filter-out $(NET_SRC),$(wildcard src/lib/*.c src/kern/*.c src/serve/*.c src/heap/*.c))
+LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
 CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))
 GEN_SRC :=
 GEN_HDR :=
@@ -133,7 +135,7 @@ format:
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Isrc -Isrc/lib -Iinclude \
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Isrc -Iinclude \
 		src shim examples
 
 clean:

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define SURVIVORS_PER_BURST 8
 #define WS_CHUNK_BYTES      (64 * 1024)

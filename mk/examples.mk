@@ -2,6 +2,6 @@
 # (see examples/README.md).  Standalone: it links nothing of tidemark's.
 ALL_TARGETS += $(B)/churn
 
-$(B)/churn: examples/churn.c src/banned.h
+$(B)/churn: examples/churn.c src/base/banned.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Isrc -O2 -g -pthread -o $@ examples/churn.c

@@ -29,11 +29,11 @@ serve-browser-deps:
 # libFuzzer target for the push decoder; `make fuzz` runs it for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := fuzz/fuzz_ingest.c src/serve/ingest.c src/serve/names.c \
-	src/lib/metrics.c src/lib/error.c src/lib/util.c
+	src/base/metrics.c src/base/error.c src/base/util.c
 $(B)/fuzz/fuzz_ingest: $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Isrc -Isrc/lib -Iinclude $(PKG_CFLAGS) -o $@ $(FUZZ_SRC) $(PKG_LIBS) -lm
+		-Isrc -Iinclude $(PKG_CFLAGS) -o $@ $(FUZZ_SRC) $(PKG_LIBS) -lm
 fuzz: fuzz-serve
 .PHONY: fuzz-serve
 fuzz-serve: $(B)/fuzz/fuzz_ingest

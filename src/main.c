@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "banned.h"
+#include "base/banned.h"
 
 #define TIDEMARK_VERSION "0.1.0"
 

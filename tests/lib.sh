@@ -12,6 +12,14 @@ ok() { echo "ok - $*"; }
 fail() { echo "not ok - $1"; shift; [ $# -gt 0 ] && echo "# $*"; return 0; }
 skip() { echo "ok - $1 # SKIP $2"; }
 
+# finish: the last command of every test script.  tests/run.sh counts a
+# script that never printed this line (it stopped early) as a failure.
+finish()
+{
+	echo "# tidemark-test-finished"
+	exit 0
+}
+
 # check NAME CMD...: ok when CMD exits 0; shows its output when it does not.
 check()
 {

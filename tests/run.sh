@@ -52,6 +52,10 @@ if [ "$what" = all ] || [ "$what" = e2e ]; then
 		[ -f "$t" ] || continue
 		case "$t" in *"$pat"*) ;; *) continue ;; esac
 		run_tap "e2e/$(basename "$t" .sh)" 1200 sh "$t"
+		if ! grep -qx '# tidemark-test-finished' "$out"; then
+			echo "not ok - e2e/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
+				tee -a "$results"
+		fi
 	done
 fi
 

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "sampler.h"
-#include "util.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "sample/sampler.h"
 
 static double cpu_usec(void)
 {

@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "error.h"
-#include "sampler.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "sample/sampler.h"
 
 static int usage(FILE *f, int rc)
 {

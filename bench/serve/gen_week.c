@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
 
 static void fill(struct tm_sample *s, int64_t seq, int64_t t0, unsigned *rnd)
 {

@@ -14,18 +14,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "bench.h"
-#include "launch.h"
-#include "benchrestore.h"
-#include "benchstore.h"
-#include "benchtab.h"
-#include "error.h"
-#include "recorder.h"
-#include "store.h"
-#include "summary.h"
-#include "util.h"
-#include "../banned.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "bench/bench.h"
+#include "bench/persist.h"
+#include "bench/restore.h"
+#include "cmd/cmds.h"
+#include "record/launch.h"
+#include "record/recorder.h"
+#include "report/benchtab.h"
+#include "report/summary.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 extern char **environ;
 

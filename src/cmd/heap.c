@@ -11,14 +11,14 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "base/error.h"
+#include "base/util.h"
 #include "cmd/cmds.h"
-#include "error.h"
-#include "util.h"
 #include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
-#include "banned.h"
+#include "base/banned.h"
 
 static const char usage_text[] =
     "usage: tidemark heap PID [-o FILE] [--collapsed [--alloc]]\n"

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "marks.h"
-#include "util.h"
-#include "../banned.h"
+#include "base/util.h"
+#include "cmd/cmds.h"
+#include "record/marks.h"
+#include "base/banned.h"
 
 static const char usage_text[] =
     "usage: tidemark mark [--to PID] TEXT\n"

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "error.h"
-#include "recorder.h"
-#include "store.h"
-#include "summary.h"
-#include "util.h"
-#include "../banned.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "cmd/cmds.h"
+#include "record/recorder.h"
+#include "report/summary.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 static const char usage_text[] =
     "usage: tidemark record [options] [--] CMD [ARGS...]\n"

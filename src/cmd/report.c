@@ -9,15 +9,15 @@
 
 #include <jansson.h>
 
-#include "benchtab.h"
-#include "cmds.h"
-#include "error.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "cmd/cmds.h"
+#include "report/benchtab.h"
+#include "report/summary.h"
+#include "report/summary_fields.h"
 #include "serve/htmlreport.h"
-#include "store.h"
-#include "summary.h"
-#include "summary_fields.h"
-#include "util.h"
-#include "../banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 static const char usage_text[] =
     "usage: tidemark report [options] [RUN]\n"

@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "cmds.h"
-#include "store.h"
-#include "../banned.h"
+#include "cmd/cmds.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 static const char usage_text[] = "usage: tidemark runs [-o DB] [--json]\n"
                                  "\n"

@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/util.h"
 #include "cmd/cmds.h"
-#include "error.h"
-#include "store.h"
-#include "util.h"
 #include "serve/auth.h"
 #include "serve/push.h"
 #include "serve/server.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define DEFAULT_DB "tidemark-server.db"
 

@@ -1,7 +1,7 @@
 /* tidemark serve: the command lives in libtidemark-net.so (see netlib.h). */
-#include "cmds.h"
-#include "netlib.h"
-#include "../banned.h"
+#include "cmd/cmds.h"
+#include "record/netlib.h"
+#include "base/banned.h"
 
 int cmd_serve(int argc, char **argv)
 {

@@ -8,11 +8,11 @@
 
 #include "profile.pb-c.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "heap/heapprof.h"
 #include "heap/symbolize.h"
-#include "banned.h"
+#include "base/banned.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;

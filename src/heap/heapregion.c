@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "heap/heapregion.h"
-#include "banned.h"
+#include "base/banned.h"
 
 void tm_heap_region_path(char *buf, size_t size, pid_t pid)
 {

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
-#include "banned.h"
+#include "base/banned.h"
 
 struct mapped {
 	pid_t pid;

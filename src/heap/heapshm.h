@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sample.h"
+#include "base/sample.h"
 
 struct tm_heap_reader;
 

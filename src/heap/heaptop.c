@@ -7,10 +7,10 @@
 
 #include "profile.pb-c.h"
 
-#include "error.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "heap/heapprof.h"
-#include "banned.h"
+#include "base/banned.h"
 
 typedef Perftools__Profiles__Profile Profile;
 

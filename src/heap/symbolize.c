@@ -6,9 +6,9 @@
 
 #include <elfutils/libdwfl.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "heap/symbolize.h"
-#include "banned.h"
+#include "base/banned.h"
 
 struct tm_sym {
 	Dwfl *dwfl;

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "cgroup_v1.h"
-#include "kv.h"
-#include "../banned.h"
+#include "kern/cgroup_v1.h"
+#include "kern/kv.h"
+#include "base/banned.h"
 
 #define B(key, m)                                                                                  \
 	{                                                                                          \

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroup_v2.h"
-#include "sample.h"
+#include "base/sample.h"
+#include "kern/cgroup_v2.h"
 
 /*
  * A single-number file: memory.usage_in_bytes, max_usage_in_bytes,

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sample.h"
+#include "base/sample.h"
 
 /* A cgroup limit metric (CG_MAX_BYTES, CG_HIGH_BYTES, CG_SWAP_MAX_BYTES)
  * holding this value means "no limit". */

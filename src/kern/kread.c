@@ -1,9 +1,9 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "kread.h"
-#include "util.h"
-#include "../banned.h"
+#include "base/util.h"
+#include "kern/kread.h"
+#include "base/banned.h"
 
 ssize_t tm_kread(int fd, char *buf, size_t size)
 {

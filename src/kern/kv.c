@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "kv.h"
-#include "../banned.h"
+#include "kern/kv.h"
+#include "base/banned.h"
 
 const char *tm_kv_eol(const char *p, const char *end)
 {

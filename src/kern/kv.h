@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sample.h"
-#include "util.h"
+#include "base/sample.h"
+#include "base/util.h"
 
 /* What a key in a flat-keyed file becomes. */
 struct tm_kv_map {

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "kv.h"
-#include "procfs.h"
-#include "../banned.h"
+#include "kern/kv.h"
+#include "kern/procfs.h"
+#include "base/banned.h"
 
 #define KB(key, m)                                                                                 \
 	{                                                                                          \

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sample.h"
+#include "base/sample.h"
 
 /*
  * /proc/PID/status: VmRSS -> PROC_RSS_BYTES, RssAnon, RssFile, RssShmem,

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "kv.h"
-#include "psi.h"
-#include "../banned.h"
+#include "kern/kv.h"
+#include "kern/psi.h"
+#include "base/banned.h"
 
 /* The total= of one line (after its "some"/"full" word). */
 static int psi_total(const char *p, const char *eol, int64_t *out)

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "benchtab.h"
-#include "store.h"
-#include "summary.h"
+#include "base/error.h"
+#include "report/benchtab.h"
+#include "report/summary.h"
 #include "serve/api.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 static json_t *str_or_null(const char *s)
 {

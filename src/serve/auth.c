@@ -5,11 +5,11 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "error.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "serve/auth.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS tokens ("

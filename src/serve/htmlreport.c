@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "store.h"
+#include "base/error.h"
 #include "serve/api.h"
 #include "serve/assets.h"
 #include "serve/htmlreport.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define RUN_POINTS   "1500"
 #define BENCH_SERIES "?points=600&metrics=cg_anon_bytes,proc_rss_anon_bytes,cg_file_bytes"

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "metrics.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/metrics.h"
+#include "base/util.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define WALL_MIN 946684800000000LL  /* 2000-01-01 */
 #define WALL_MAX 4102444800000000LL /* 2100-01-01 */

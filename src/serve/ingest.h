@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sample.h"
-#include "store.h"
+#include "base/sample.h"
+#include "store/store.h"
 
 #define TM_PUSH_PROTOCOL     1
 #define TM_BATCH_MAX_SAMPLES 2000

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "serve/ingest.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 /* Per-run counts of events, progress points and marks already stored.  They
  * are counted from the store the first time a run is seen after start-up and

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "serve/auth.h"
-#include "banned.h"
+#include "base/banned.h"
 
 bool tm_ct_equal(const void *a, const void *b, size_t len)
 {

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "serve/promexport.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
-#include "banned.h"
+#include "base/banned.h"
 
 struct tm_prom_server {
 	struct MHD_Daemon *d;

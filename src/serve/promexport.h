@@ -2,7 +2,7 @@
 #ifndef TM_PROMEXPORT_H
 #define TM_PROMEXPORT_H
 
-#include "sample.h"
+#include "base/sample.h"
 
 struct tm_prom_server;
 

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "util.h"
+#include "base/metrics.h"
+#include "base/util.h"
 #include "serve/promfmt.h"
-#include "banned.h"
+#include "base/banned.h"
 
 /* Metrics whose names do not follow from the generic rule. */
 static const struct {

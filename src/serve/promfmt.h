@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "sample.h"
+#include "base/sample.h"
 
 struct tm_prom_target {
 	const char *machine, *run, *cgroup; /* label values; NULL is "" */

@@ -8,13 +8,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "error.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define PUSH_SAMPLES     500  /* samples per batch */
 #define PUSH_ITEMS       1000 /* events, progress points or marks per batch */

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "metrics.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/metrics.h"
+#include "base/util.h"
 #include "serve/api.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 /* What the panel draws when the query names no metrics. */
 static const enum tm_metric panel_set[] = {

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "store.h"
-#include "util.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "serve/api.h"
 #include "serve/assets.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define MAX_MACHINES 256
 

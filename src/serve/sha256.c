@@ -1,9 +1,9 @@
 /* SHA-256 for hashing tokens at rest: GnuTLS's, already under libmicrohttpd. */
 #include <gnutls/crypto.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "serve/auth.h"
-#include "banned.h"
+#include "base/banned.h"
 
 void tm_sha256(const void *data, size_t len, uint8_t out[32])
 {

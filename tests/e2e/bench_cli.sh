@@ -70,3 +70,4 @@ echo "$out" | grep -qE '^  glibc .*no allocator variables' &&
 out=$(env MALLOC_ARENA_MAX=2 "$TM" bench --inherit-env --arm glibc --dry-run -- true 2>&1)
 echo "$out" | grep -qE '^  glibc .*env: MALLOC_ARENA_MAX=2' &&
 	ok "--inherit-env keeps it and shows it" || fail "--inherit-env keeps it and shows it" "$out"
+finish

@@ -6,11 +6,11 @@ DB=$T/b.db
 P=$TM_BUILD/progs/bench_alloc
 if [ ! -x "$P" ]; then
 	skip "bench runs" "build/progs/bench_alloc is not built (make check builds it)"
-	exit 0
+	finish
 fi
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "bench runs" "python3 is needed to read the JSON table"
-	exit 0
+	finish
 fi
 
 # json FILE EXPR: evaluates a Python expression over the table as `t`.
@@ -175,3 +175,4 @@ if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep 
 else
 	fail "bench --heap" "$r: $(cat "$T/heap.txt" "$T/heap.err" | head -40)"
 fi
+finish

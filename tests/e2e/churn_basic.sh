@@ -9,7 +9,7 @@ TINY="--threads 2 --objects 2000 --working-set 1 --interval-ms 5"
 
 if [ ! -x "$CHURN" ]; then
 	fail churn_built "no $CHURN (make builds it)"
-	exit 0
+	exit 1
 fi
 
 check churn_help sh -c "'$CHURN' --help | grep -q '^examples:'"
@@ -74,3 +74,4 @@ if [ -x /usr/bin/time ]; then
 else
 	skip churn_arenas_hold_bursts "no /usr/bin/time"
 fi
+finish

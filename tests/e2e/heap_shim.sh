@@ -10,7 +10,7 @@ P=$TM_BUILD/progs
 LIBDIR=/usr/lib/x86_64-linux-gnu
 if [ ! -r "$SHIM" ] || [ ! -x "$P/heap_exact" ]; then
 	fail heap_build "missing $SHIM or $P/heap_* (make heap-progs)"
-	exit 0
+	exit 1
 fi
 under() { LD_PRELOAD="$SHIM${EXTRA:+ $EXTRA}" "$@"; }
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -409,3 +409,4 @@ if command -v go >/dev/null 2>&1; then
 	out=$(HOME=$T GOCACHE=$T/gocache go tool pprof -top -sample_index=alloc_objects "$T/many.pb.gz" 2>&1)
 	check heap_go_tool_pprof_table_full sh -c "echo '$out' | grep -q 'Total samples = 819[2-9]'"
 fi
+finish

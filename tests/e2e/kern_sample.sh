@@ -9,7 +9,7 @@ PY=$(command -v /usr/bin/python3 || command -v python3 || true)
 
 if [ ! -x "$S" ]; then
 	fail kern_probe_built "no $S (make build/tm-sample)"
-	exit 0
+	exit 1
 fi
 
 # value NAME FILE: the number after NAME in "name value" lines
@@ -52,7 +52,7 @@ if grep -q '^host_' "$T/fx.out"; then fail kern_fixture_no_host "host metrics wi
 # --- fresh cgroups (root and a cgroup memory controller) ---------------------
 if [ "$(id -u)" != 0 ] || ! grep -qE ' - cgroup2? ' /proc/self/mountinfo; then
 	skip kern_cgroup_limit "needs root and cgroups"
-	exit 0
+	finish
 fi
 "$S" run --max 64M --high 32M -- sh -c 'exit 3' >"$T/run.out" 2>&1
 dir=$(value cgroup "$T/run.out")
@@ -76,3 +76,4 @@ check_fails kern_bad_pid "bad pid" "$S" pid abc
 check_fails kern_bad_size "bad size" "$S" run --max 12Q -- true
 "$S" --help >"$T/help.out" 2>&1
 check kern_help_examples grep -q 'examples:' "$T/help.out"
+finish

@@ -114,3 +114,4 @@ k=$(sql "$DB" "select kernel = '$(uname -r)' and machine = '$(hostname)' and cgr
 sleep 1
 p=$(sql "$T/pipe.db" "select outcome || ' ' || (select count(*) from progress) from runs")
 [ "$p" = "completed 20" ] && ok "record ... | head: the run goes on to the end" || fail "record ... | head: the run goes on to the end" "$p"
+finish

@@ -7,7 +7,7 @@ P=$TM_BUILD/progs/alloc_touch
 
 if [ ! -d /sys/fs/cgroup/memory ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
 	skip "memory measurements" "no memory cgroup on this host"
-	exit 0
+	finish
 fi
 
 # 1. peak anon of a child that touches 256 MiB, against the same program
@@ -115,3 +115,4 @@ else
 	ok "a plain recorder does not map the network libraries"
 fi
 wait $rec
+finish

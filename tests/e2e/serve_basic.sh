@@ -26,7 +26,7 @@ fi
 
 if ! start_server "$S" --max-body 256K; then
 	fail "server starts" "$(cat "$T/srv.err")"
-	exit 0
+	exit 1
 fi
 ok "server starts on $URL"
 check_fails "a second server on the same port says why" "cannot listen" "$TM" serve --db "$T/other.db" --listen "127.0.0.1:$PORT"
@@ -137,4 +137,4 @@ expect_status "a full batch within the burst" 200 POST /api/v1/push -H "$W" --da
 expect_status "more than the rate allows is refused" 429 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 stop_server
 if grep -q "ERROR: .*Sanitizer" "$T/srv.err"; then fail "server ran clean" "$(head -20 "$T/srv.err")"; else ok "server ran clean"; fi
-exit 0
+finish

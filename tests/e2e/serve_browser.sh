@@ -11,18 +11,18 @@ BROWSER_DIR=$TM_ROOT/tests/browser
 ART=$TM_BUILD/test-artifacts/serve
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
 	skip "panel in headless chromium" "needs /usr/bin/chromium and node"
-	exit 0
+	finish
 fi
 if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
 	(cd "$BROWSER_DIR" && npm install --no-audit --no-fund --silent) >"$T/npm.log" 2>&1 ||
-		{ skip "panel in headless chromium" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; exit 0; }
+		{ skip "panel in headless chromium" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; finish; }
 fi
 
 S=$T/s.db
 "$TM" serve token add pi-home --db "$S" >"$T/a.tok" && "$TM" serve token add vps-1 --db "$S" >"$T/b.tok" &&
 	"$TM" serve token add --read viewer --db "$S" >"$T/read.tok"
 chmod 600 "$T"/*.tok
-start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
+start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 1; }
 
 # two collectors at once: two real recordings of two workloads, pushing as
 # they record; one writes a mark that tries to run script in the panel
@@ -74,4 +74,4 @@ if "$TM" report --help 2>&1 | grep -q -- "--html"; then
 else
 	skip "report --html in chromium" "this build's report has no --html"
 fi
-exit 0
+finish

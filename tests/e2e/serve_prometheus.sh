@@ -8,12 +8,12 @@ trap 'stop_server; [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$
 
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 	skip "prometheus scrapes /metrics" "prometheus/promtool not installed (apt-get install prometheus)"
-	exit 0
+	finish
 fi
 S=$T/s.db
 "$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add --read prom --db "$S" >"$T/read.tok"
 chmod 600 "$T"/*.tok
-start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
+start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 1; }
 "$FEED" "$T/pi.db" pi 300 0 "$URL" "$T/pi.tok" >/dev/null 2>"$T/feed.err" || fail "collector pushes" "$(cat "$T/feed.err")"
 
 curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/metrics.txt"
@@ -78,4 +78,4 @@ elif grep -q "unrecognized option\|metrics-listen" "$T/rec.out"; then
 else
 	fail "record --metrics-listen serves /metrics" "$(tail -3 "$T/rec.out")"
 fi
-exit 0
+finish

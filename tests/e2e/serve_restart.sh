@@ -6,9 +6,9 @@
 trap 'stop_server; [ -n "${FEED_PID:-}" ] && kill "$FEED_PID" 2>/dev/null; rm -rf "$T"' EXIT
 
 S=$T/s.db
-"$TM" serve token add pi --db "$S" >"$T/pi.tok" || { fail "token add"; exit 0; }
+"$TM" serve token add pi --db "$S" >"$T/pi.tok" || { fail "token add"; exit 1; }
 chmod 600 "$T/pi.tok"
-start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 0; }
+start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 1; }
 
 # 600 samples, one every 20 ms: about 12 s of pushing
 "$FEED" "$T/pi.db" pi 600 20 "$URL" "$T/pi.tok" >"$T/uuid" 2>"$T/feed.err" &
@@ -16,13 +16,15 @@ FEED_PID=$!
 kills=0
 for pause in 2 3; do
 	sleep "$pause"
+	# a kill counts only while the collector is still pushing
+	kill -0 "$FEED_PID" 2>/dev/null && kills=$((kills + 1))
 	kill -9 "$SRV_PID"
 	wait "$SRV_PID" 2>/dev/null
-	kills=$((kills + 1))
 	sleep 1.5
-	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 0; }
+	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 1; }
 done
-ok "server killed and restarted $kills times during the push"
+[ "$kills" -eq 2 ] && ok "server killed and restarted twice during the push" ||
+	fail "server killed and restarted twice during the push" "the collector had finished after $kills kills"
 wait "$FEED_PID"
 rc=$?
 FEED_PID=
@@ -64,7 +66,7 @@ for pause in 1.5 2; do
 	kill -9 "$SRV_PID"
 	wait "$SRV_PID" 2>/dev/null
 	sleep 1
-	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 0; }
+	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 1; }
 done
 wait "$REC_PID" && ok "record --push finished" || fail "record --push finished" "$(tail -3 "$T/rec.out")"
 uuid=$(sqlite3 "$T/rec.db" "select uuid from runs")
@@ -76,4 +78,4 @@ done
 a=$(sqlite3 "$T/rec.db" "select group_concat(seq || ':' || hex(data)) from samples")
 b=$(q "$S" "select group_concat(seq || ':' || hex(data)) from samples where run_id = '$run'")
 [ "$a" = "$b" ] && ok "recorded samples identical on the server" || fail "recorded samples identical on the server"
-exit 0
+finish

@@ -18,3 +18,7 @@ if command -v cppcheck >/dev/null 2>&1; then
 else
 	skip style_cppcheck "cppcheck not installed"
 fi
+
+# The parts include each other only as src/LAYERS allows.
+check style_layers sh scripts/layers.sh "$TM_ROOT"
+finish

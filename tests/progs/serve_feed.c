@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
 #include "serve/push.h"
+#include "store/store.h"
 
 static void fill(struct tm_sample *s, int64_t seq, int64_t t0)
 {

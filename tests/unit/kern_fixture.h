@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The fixtures directory: $TM_ROOT/tests/fixtures, or ./tests/fixtures. */
 static inline const char *fixture_path(char *buf, size_t size, const char *rel)

@@ -11,12 +11,12 @@
 
 #include <cmocka.h>
 
-#include "bench.h"
-#include "launch.h"
-#include "benchrestore.h"
-#include "recorder.h"
-#include "util.h"
-#include "banned.h"
+#include "base/util.h"
+#include "bench/bench.h"
+#include "bench/restore.h"
+#include "record/launch.h"
+#include "record/recorder.h"
+#include "base/banned.h"
 
 static char *fixture(const char *name)
 {

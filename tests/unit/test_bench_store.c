@@ -12,13 +12,13 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "bench.h"
-#include "benchstore.h"
-#include "benchtab.h"
-#include "sample.h"
-#include "store.h"
-#include "util.h"
-#include "banned.h"
+#include "base/sample.h"
+#include "base/util.h"
+#include "bench/bench.h"
+#include "bench/persist.h"
+#include "report/benchtab.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define MIB (1024 * 1024)
 

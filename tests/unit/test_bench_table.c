@@ -11,9 +11,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "benchtab.h"
-#include "util.h"
-#include "banned.h"
+#include "base/util.h"
+#include "report/benchtab.h"
+#include "base/banned.h"
 
 static void test_stat(void **state)
 {

@@ -16,12 +16,12 @@
 
 #include <cmocka.h>
 
-#include "util.h"
+#include "base/util.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "heap/symbolize.h"
-#include "banned.h"
+#include "base/banned.h"
 
 #define SHIM  "build/libtidemark-heap.so"
 #define SITES "build/progs/heap_sites"

@@ -22,8 +22,8 @@
 
 #include <jansson.h>
 
-#include "cgroup.h"
-#include "util.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
 
 #define MIB (1024 * 1024)
 

@@ -8,7 +8,7 @@
 
 #include <limits.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "kern_fixture.h"
 
 /* A host whose hierarchies are the fixture dirs. */

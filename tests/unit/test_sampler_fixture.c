@@ -10,10 +10,10 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "kern_fixture.h"
-#include "proctree.h"
-#include "sampler.h"
+#include "sample/proctree.h"
+#include "sample/sampler.h"
 
 #define KIB 1024
 

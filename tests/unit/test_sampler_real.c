@@ -17,11 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
 #include "kern_fixture.h"
-#include "proctree.h"
-#include "sampler.h"
-#include "util.h"
+#include "sample/proctree.h"
+#include "sample/sampler.h"
 
 #define MIB (1024 * 1024)
 

@@ -13,14 +13,14 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
 #include "serve/api.h"
 #include "serve/auth.h"
 #include "serve/htmlreport.h"
 #include "serve/ingest.h"
 #include "serve/promfmt.h"
-#include "banned.h"
+#include "store/store.h"
+#include "base/banned.h"
 
 #define T0 1790000000000000LL
 

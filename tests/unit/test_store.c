@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct fixture {
 	char path[64];

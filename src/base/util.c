@@ -1,0 +1,295 @@
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "base/banned.h"
+
+int tm_parse_int64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A non-negative decimal with an optional fraction, then a suffix. */
+static int parse_scaled(const char *s, double *num, const char **suffix)
+{
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*num = strtod(s, &end);
+	if (errno || end == s || !isfinite(*num) || *num < 0)
+		return -1;
+	*suffix = end;
+	return 0;
+}
+
+struct unit {
+	const char *suffix;
+	double mult;
+};
+
+/* NUM times the multiplier of SUFFIX from UNITS, as an int64. */
+static int apply_unit(double num, const char *suffix, const struct unit *units, size_t n,
+                      int64_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(suffix, units[i].suffix))
+			continue;
+		num *= units[i].mult;
+		if (num >= 9.2e18)
+			return -1;
+		*out = (int64_t)llround(num);
+		return 0;
+	}
+	return -1;
+}
+
+int tm_parse_size(const char *s, int64_t *out_bytes)
+{
+	static const struct unit units[] = {
+	    {"", 1},
+	    {"B", 1},
+	    {"K", 1024.0},
+	    {"KB", 1024.0},
+	    {"KiB", 1024.0},
+	    {"k", 1024.0},
+	    {"M", 1048576.0},
+	    {"MB", 1048576.0},
+	    {"MiB", 1048576.0},
+	    {"G", 1073741824.0},
+	    {"GB", 1073741824.0},
+	    {"GiB", 1073741824.0},
+	    {"T", 1099511627776.0},
+	    {"TB", 1099511627776.0},
+	    {"TiB", 1099511627776.0},
+	};
+	const char *suffix;
+	double num;
+
+	if (s && (!strcmp(s, "max") || !strcmp(s, "infinity"))) {
+		*out_bytes = INT64_MAX;
+		return 0;
+	}
+	if (parse_scaled(s, &num, &suffix))
+		return -1;
+	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_bytes);
+}
+
+int tm_parse_duration(const char *s, int64_t *out_usec)
+{
+	static const struct unit units[] = {
+	    {"", 1e6},   {"s", 1e6},    {"ms", 1e3},   {"us", 1},
+	    {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
+	};
+	const char *suffix;
+	double num;
+
+	if (parse_scaled(s, &num, &suffix))
+		return -1;
+	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_usec);
+}
+
+static int64_t clock_usec(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t tm_now_wall_usec(void)
+{
+	return clock_usec(CLOCK_REALTIME);
+}
+
+int64_t tm_now_mono_usec(void)
+{
+	return clock_usec(CLOCK_MONOTONIC);
+}
+
+void tm_sleep_until_mono(int64_t deadline_usec, volatile const int *stop)
+{
+	struct timespec ts = {
+	    .tv_sec = deadline_usec / 1000000,
+	    .tv_nsec = (deadline_usec % 1000000) * 1000,
+	};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (stop && *stop)
+			return;
+}
+
+ssize_t tm_pread_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	while (len + 1 < size) {
+		ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	n = tm_pread_all(fd, buf, size);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n;
+}
+
+char *tm_read_file(const char *path, size_t *len_out)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, len = 0;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (len + 1 == cap) {
+			char *bigger = realloc(buf, cap * 2);
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	return buf;
+}
+
+int tm_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, len);
+	saved = errno;
+	close(fd);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)
+{
+	void **p = array, *bigger;
+	size_t want;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? *cap * 2 : first;
+	bigger = realloc(*p, want * elem_size);
+	if (!bigger)
+		return tm_error("out of memory");
+	*p = bigger;
+	*cap = want;
+	return 0;
+}
+
+int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
+{
+	const char *env = getenv(env_var);
+	char exe[4096], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (strlen(env) >= size)
+			return tm_error("%s is too long", env_var);
+		if (access(env, R_OK) < 0)
+			return tm_error("cannot read '%s' (%s): %s", env, env_var, strerror(errno));
+		memcpy(buf, env, strlen(env) + 1);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return tm_error("cannot read '/proc/self/exe': %s", strerror(errno));
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = '\0';
+	if (strlen(exe) + strlen(name) + 1 > size)
+		return tm_error("the path of '%s' is too long", name);
+	snprintf(buf, size, "%s%s", exe, name);
+	if (access(buf, R_OK) < 0)
+		return tm_error("cannot find '%s': %s (build it with make, or set %s)", buf,
+		                strerror(errno), env_var);
+	return 0;
+}
+
+const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)
+{
+	snprintf(buf, size, "%.1f MiB", (double)bytes / TM_MIB);
+	return buf;
+}
+
+void tm_path_parent(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}

@@ -1,0 +1,41 @@
+/*
+ * The network half of tidemark (the server, the pusher, /metrics) lives in
+ * libtidemark-net.so, loaded only when a command needs it.  Its libraries
+ * (libmicrohttpd, libcurl, GnuTLS, OpenSSL) cost the process about 6 MiB of
+ * resident pages the moment they are mapped; a recorder that does not push
+ * should not pay that on a small machine.
+ *
+ * The library resolves the rest of tidemark (store, errors, ...) from the
+ * executable, which exports it (-rdynamic, whole archive).
+ */
+#ifndef TM_NETLIB_H
+#define TM_NETLIB_H
+
+#include <stdint.h>
+
+#include "base/sample.h"
+
+struct tm_store;
+struct tm_pusher;
+struct tm_prom_server;
+
+struct tm_net {
+	void *handle;
+	int (*pusher_new)(const char *url, const char *token_file, struct tm_store *st,
+	                  int64_t run_id, struct tm_pusher **out);
+	void (*pusher_tick)(struct tm_pusher *p);
+	int (*pusher_finish)(struct tm_pusher *p, int64_t timeout_usec);
+	void (*pusher_free)(struct tm_pusher *p);
+	int (*prom_start)(const char *addr, const char *machine, const char *run_label,
+	                  struct tm_prom_server **out);
+	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
+	void (*prom_stop)(struct tm_prom_server *srv);
+	int (*cmd_serve)(int argc, char **argv);
+};
+
+/* Loads libtidemark-net.so (next to the binary, or $TIDEMARK_NET_LIB) and
+ * fills N.  0, or -1 after tm_error. */
+int tm_net_load(struct tm_net *n);
+void tm_net_unload(struct tm_net *n);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * The recorder: launch or attach to a target, sample it at a fixed interval,
+ * watch its progress and marks, and write everything to the store.
+ * `tidemark record` is a thin front end to tm_record_run(); `tidemark bench`
+ * calls it once per run.
+ */
+#ifndef TM_RECORDER_H
+#define TM_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/sample.h"
+#include "cgroup/cgroup.h" /* struct tm_limits */
+
+struct tm_store;
+
+/* Called after every sample (for live displays); may be NULL. */
+struct tm_record_watch {
+	void *ctx;
+	void (*on_sample)(void *ctx, const struct tm_sample *s, bool has_progress, double progress);
+};
+
+struct tm_record_opts {
+	struct tm_store *store; /* open store to write to */
+
+	/* The target: exactly one of argv, pid, cgroup_path. */
+	char *const *argv;       /* launch this command */
+	char *const *envp;       /* its environment (NULL: ours) */
+	pid_t pid;               /* attach to this process and its descendants */
+	const char *cgroup_path; /* attach to this cgroup directory */
+
+	/* Launching: a fresh cgroup with these limits (new_cgroup), or none. */
+	bool new_cgroup;
+	struct tm_limits limits;
+	const char *cgroup_name; /* name for the fresh cgroup (NULL: generated) */
+
+	int64_t interval_usec;      /* >= 50 ms */
+	const char *progress_regex; /* one numeric capture group */
+	const char *progress_file;  /* match there instead of the child's output */
+	bool stop_at_progress;      /* stop the command once progress >= until_progress */
+	double until_progress;
+	int64_t timeout_usec;     /* 0: none */
+	int64_t settle_usec;      /* keep sampling this long after the work ends */
+	int64_t term_grace_usec;  /* SIGTERM, then SIGKILL after this */
+	bool heap;                /* preload libtidemark-heap.so into the command */
+	bool heap_sites;          /* ... libtidemark-heap-sites.so instead (sites, no counters) */
+	const char *heap_profile; /* PREFIX: PREFIX.PID.final.pb.gz as each process leaves */
+	int64_t heap_every_usec;  /* also PREFIX.PID.N.pb.gz this often (0: no) */
+	bool quiet_child;         /* don't pass the child's output to our terminal */
+
+	/* Bench bookkeeping, stored with the run. */
+	int64_t bench_id;
+	const char *arm;
+	int64_t bench_seq;
+	const char *expect_allocator; /* bench: the run is invalid unless this is mapped */
+
+	/* Optional outputs. */
+	const char *push_url; /* push to a tidemark server */
+	const char *token_file;
+	const char *metrics_listen; /* serve /metrics on this address */
+	struct tm_record_watch watch;
+};
+
+void tm_record_opts_init(struct tm_record_opts *o);
+
+struct tm_record_result {
+	int64_t run_id;
+	char outcome[32]; /* as in struct tm_run_end */
+	char reason[256];
+	int exit_code; /* -1 if not exited normally */
+	int term_signal;
+	bool oom_killed;            /* confirmed by the cgroup's oom_kill counter */
+	int64_t wall_usec;          /* start to end of the work (not the settle) */
+	int64_t work_end_mono_usec; /* when the work ended (exit, progress target, mark) */
+	bool reached_progress;
+	double last_progress;
+};
+
+/*
+ * Records one run to the end.  Returns 0 when the run was recorded (whatever
+ * its outcome), -1 when it could not be (bad target, store error) after
+ * tm_error.  SIGINT/SIGTERM to us are forwarded to a launched command and end
+ * the run as "interrupted".
+ */
+int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res);
+
+#endif

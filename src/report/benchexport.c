@@ -1,0 +1,191 @@
+/*
+ * The bench table as JSON (the panel, the HTML report, --export json), CSV
+ * and Markdown.  Raw units (bytes, usec) in JSON and CSV; the Markdown
+ * table is the text table's layout.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/util.h"
+#include "report/benchtab.h"
+#include "base/banned.h"
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *stat_json(const struct tm_bench_stat *s)
+{
+	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median", num(s->median), "min",
+	                 num(s->min), "max", num(s->max), "mad", num(s->mad));
+}
+
+static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
+{
+	json_t *figures = json_object();
+	json_t *o;
+
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		json_t *s = stat_json(&a->stat[f]);
+		json_object_set_new(s, "ratio", num(a->ratio[f]));
+		json_object_set_new(s, "overlaps_control", json_boolean(a->overlap[f]));
+		json_object_set_new(figures, tm_bench_fig_info(f)->key, s);
+	}
+	o = json_pack("{s:s, s:b, s:s, s:s, s:s, s:i, s:i}", "name", a->name, "control", control,
+	              "allocator", a->allocator, "env", a->env_text ? a->env_text : "", "limits",
+	              a->limits_text ? a->limits_text : "", "runs", a->runs, "survived",
+	              a->survived);
+	json_object_set_new(o, "outcomes",
+	                    json_pack("{s:i, s:i, s:i, s:i, s:i}", "completed", a->survived,
+	                              "oom-killed", a->oom_killed, "killed", a->killed, "timeout",
+	                              a->timeout, "failed", a->failed));
+	json_object_set_new(o, "invalid", json_integer(a->invalid));
+	json_object_set_new(o, "interrupted", json_integer(a->interrupted));
+	json_object_set_new(o, "figures", figures);
+	json_object_set_new(o, "killed_peak_anon_bytes", stat_json(&a->killed_peak));
+	json_object_set_new(o, "killed_heap_live_bytes", stat_json(&a->killed_heap));
+	return o;
+}
+
+static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_run_row *r)
+{
+	json_t *figures = json_object(), *outliers = json_array();
+
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		json_object_set_new(figures, tm_bench_fig_info(f)->key, num(r->fig[f]));
+		if (r->outlier_mask >> f & 1)
+			json_array_append_new(outliers, json_string(tm_bench_fig_info(f)->key));
+	}
+	const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";
+	json_t *o = json_pack("{s:I, s:I, s:s, s:b, s:s, s:s}", "run_id", (json_int_t)r->run_id,
+	                      "seq", (json_int_t)r->seq, "arm", arm, "warmup", r->warmup, "outcome",
+	                      r->outcome, "reason", r->reason);
+	json_object_set_new(o, "figures", figures);
+	json_object_set_new(o, "outliers", outliers);
+	json_object_set_new(o, "steal_share", num(r->steal_share));
+	json_object_set_new(o, "other_load_share", num(r->other_share));
+	return o;
+}
+
+char *tm_bench_table_to_json(const struct tm_bench_table *t)
+{
+	json_t *arms = json_array(), *runs = json_array(), *o;
+	char *text;
+
+	for (int i = 0; i < t->n_arms; i++)
+		json_array_append_new(arms, arm_json(&t->arms[i], i == 0));
+	for (int i = 0; i < t->n_runs; i++)
+		json_array_append_new(runs, run_json(t, &t->runs[i]));
+	o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:b, s:s}", "bench_id",
+	              (json_int_t)t->bench_id, "name", t->name, "host", t->host, "order",
+	              t->order[0] ? t->order : "interleave", "seed", (json_int_t)t->seed, "window",
+	              t->window, "started_wall_usec", (json_int_t)t->started_wall_usec,
+	              "ended_wall_usec", (json_int_t)t->ended_wall_usec, "noisy", t->noisy,
+	              "control", t->n_arms ? t->arms[0].name : "");
+	if (!o) {
+		json_decref(arms);
+		json_decref(runs);
+		return NULL;
+	}
+	json_object_set_new(o, "command", t->command ? json_string(t->command) : json_null());
+	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
+	json_object_set_new(o, "reference",
+	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
+	json_object_set_new(o, "arms", arms);
+	json_object_set_new(o, "runs", runs);
+	text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	json_decref(o);
+	return text;
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+}
+
+/* Quotes a CSV field when it needs it. */
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* Long format: one line per arm and figure, then one per run and figure. */
+void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
+{
+	fputs("kind,bench_id,arm,run_id,outcome,figure,n,median,min,max,ratio,overlaps_control,"
+	      "value\n",
+	      out);
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		const struct tm_bench_arm_row *a = &t->arms[ai];
+		fprintf(out, "arm,%lld,", (long long)t->bench_id);
+		csv_str(out, a->name);
+		fprintf(out, ",,,survived,%d,,,,,,%d\n", a->runs, a->survived);
+		for (int f = 0; f < TM_BF_COUNT; f++) {
+			fprintf(out, "arm,%lld,", (long long)t->bench_id);
+			csv_str(out, a->name);
+			fprintf(out, ",,,%s,%d,", tm_bench_fig_info(f)->key, a->stat[f].n);
+			csv_num(out, a->stat[f].median);
+			fputc(',', out);
+			csv_num(out, a->stat[f].min);
+			fputc(',', out);
+			csv_num(out, a->stat[f].max);
+			fputc(',', out);
+			csv_num(out, a->ratio[f]);
+			fprintf(out, ",%d,\n", a->overlap[f]);
+		}
+	}
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";
+		for (int f = 0; f < TM_BF_COUNT; f++) {
+			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
+			        (long long)t->bench_id);
+			csv_str(out, arm);
+			fprintf(out, ",%lld,%s,%s,,,,,,,", (long long)r->run_id, r->outcome,
+			        tm_bench_fig_info(f)->key);
+			csv_num(out, r->fig[f]);
+			fputc('\n', out);
+		}
+	}
+}
+
+/* Markdown: a pipe table (figures as rows, arms as columns), then the notes. */
+void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out)
+{
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
+	char cell[128];
+
+	fprintf(out, "### bench %lld%s%s\n\n", (long long)t->bench_id, t->name[0] ? ": " : "",
+	        t->name);
+	for (int r = 0; r < n_rows; r++) {
+		fprintf(out, "| %s |", tm_bench_table_row_label(rows[r]));
+		for (int ai = 0; ai < t->n_arms; ai++) {
+			tm_bench_table_cell(t, rows[r], ai, cell, sizeof(cell));
+			fprintf(out, " %s |", cell);
+		}
+		fputc('\n', out);
+		if (r == 0) {
+			fputs("|---|", out);
+			for (int ai = 0; ai < t->n_arms; ai++)
+				fputs("---|", out);
+			fputc('\n', out);
+		}
+	}
+	tm_bench_table_write_notes(t, out);
+}

@@ -1,0 +1,384 @@
+/*
+ * The bench table from the store: the bench's spec, its runs, each run's
+ * summary over the bench's window, and how busy the machine was.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "base/error.h"
+#include "base/sample.h"
+#include "base/util.h"
+#include "report/benchtab.h"
+#include "report/summary.h"
+#include "store/bench_tables.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+static void copy(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+/* A shell-like rendering of the JSON argv, for the header line. */
+static char *command_text(json_t *argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	size_t i;
+	json_t *v;
+
+	if (!f)
+		return NULL;
+	json_array_foreach(argv, i, v)
+	{
+		const char *s = json_string_value(v);
+		if (!s)
+			continue;
+		fprintf(f, i ? " " : "");
+		if (strpbrk(s, " \t'\"$\\") || !*s)
+			fprintf(f, "'%s'", s);
+		else
+			fputs(s, f);
+	}
+	fclose(f);
+	if (buf && !*buf) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int load_spec(struct tm_bench_table *t, const char *spec_text)
+{
+	json_error_t err;
+	json_t *spec = json_loads(spec_text, 0, &err), *arms, *a;
+	size_t i;
+
+	if (!spec)
+		return tm_error("bench %lld: bad spec in the store: %s", (long long)t->bench_id,
+		                err.text);
+	arms = json_object_get(spec, "arms");
+	json_array_foreach(arms, i, a)
+	{
+		if (t->n_arms == TM_BENCH_TAB_MAX_ARMS)
+			break;
+		struct tm_bench_arm_row *r = &t->arms[t->n_arms++];
+		copy(r->name, sizeof(r->name), json_string_value(json_object_get(a, "name")));
+		copy(r->allocator, sizeof(r->allocator),
+		     json_string_value(json_object_get(a, "allocator")));
+		r->env_text = dup_or_null(json_string_value(json_object_get(a, "env_text")));
+		r->limits_text = dup_or_null(json_string_value(json_object_get(a, "limits_text")));
+	}
+	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
+	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
+	t->command = command_text(json_object_get(spec, "command"));
+	json_decref(spec);
+	return 0;
+}
+
+/* 0, 1 when there is no such bench, -1. */
+static int load_bench_row(struct tm_store *st, struct tm_bench_table *t)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (tm_bench_store_init(st))
+		return -1;
+	if (sqlite3_prepare_v2(tm_store_sqlite(st),
+	                       "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
+	                       " ended_wall_usec FROM benches WHERE id = ?",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
+	sqlite3_bind_int64(s, 1, t->bench_id);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return rc == SQLITE_DONE
+		           ? 1
+		           : tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
+	}
+	copy(t->name, sizeof(t->name), (const char *)sqlite3_column_text(s, 0));
+	t->seed = sqlite3_column_int64(s, 2);
+	copy(t->order, sizeof(t->order), (const char *)sqlite3_column_text(s, 3));
+	copy(t->host, sizeof(t->host), (const char *)sqlite3_column_text(s, 4));
+	t->started_wall_usec = sqlite3_column_int64(s, 5);
+	t->ended_wall_usec = sqlite3_column_int64(s, 6);
+	rc = load_spec(t, (const char *)sqlite3_column_text(s, 1));
+	sqlite3_finalize(s);
+	return rc;
+}
+
+struct run_list {
+	struct tm_bench_table *t;
+	size_t cap;
+	int64_t *started, *ended; /* wall usec, per run */
+};
+
+static int arm_index(const struct tm_bench_table *t, const char *name)
+{
+	for (int i = 0; name && i < t->n_arms; i++)
+		if (!strcmp(t->arms[i].name, name))
+			return i;
+	return -1;
+}
+
+static int collect_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct run_list *l = ctx;
+	struct tm_bench_table *t = l->t;
+
+	if ((size_t)t->n_runs == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		void *r = realloc(t->runs, cap * sizeof(*t->runs));
+		void *s = realloc(l->started, cap * sizeof(int64_t));
+		void *e = s ? realloc(l->ended, cap * sizeof(int64_t)) : NULL;
+		if (r)
+			t->runs = r;
+		if (s)
+			l->started = s;
+		if (e)
+			l->ended = e;
+		if (!r || !s || !e)
+			return tm_error("out of memory");
+		l->cap = cap;
+	}
+	struct tm_bench_run_row *row = &t->runs[t->n_runs];
+	memset(row, 0, sizeof(*row));
+	row->run_id = ri->id;
+	row->seq = ri->bench_seq;
+	row->arm = arm_index(t, ri->arm);
+	copy(row->outcome, sizeof(row->outcome),
+	     ri->outcome && *ri->outcome ? ri->outcome : "interrupted");
+	copy(row->reason, sizeof(row->reason), ri->reason);
+	for (int f = 0; f < TM_BF_COUNT; f++)
+		row->fig[f] = NAN;
+	row->steal_share = row->other_share = NAN;
+	l->started[t->n_runs] = ri->started_wall_usec;
+	l->ended[t->n_runs] = ri->ended_wall_usec;
+	t->n_runs++;
+	return 0;
+}
+
+/* warmup, the work's wall time and the rig's own CPU from bench_runs;
+ * WALL stays 0 and RIG_CPU -1 when unknown. */
+static void load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
+                      int64_t *rig_cpu)
+{
+	sqlite3_stmt *s;
+
+	*warmup = false;
+	*wall = 0;
+	*rig_cpu = -1;
+	if (sqlite3_prepare_v2(
+	        tm_store_sqlite(st),
+	        "SELECT warmup, wall_usec, rig_cpu_usec FROM bench_runs WHERE run_id = ?", -1, &s,
+	        NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*warmup = sqlite3_column_int(s, 0) != 0;
+		*wall = sqlite3_column_int64(s, 1);
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			*rig_cpu = sqlite3_column_int64(s, 2);
+	}
+	sqlite3_finalize(s);
+}
+
+/* How busy the machine was around a run: the first and last samples that carry the host's CPU. */
+struct noise {
+	bool have_first;
+	struct tm_sample first, last;
+};
+
+static bool host_cpu(const struct tm_sample *s)
+{
+	return tm_sample_has(s, TM_M_HOST_CPU_TOTAL_USEC) &&
+	       tm_sample_has(s, TM_M_HOST_CPU_BUSY_USEC);
+}
+
+static int noise_sample(void *ctx, const struct tm_sample *s)
+{
+	struct noise *n = ctx;
+
+	if (!host_cpu(s))
+		return 0;
+	if (!n->have_first) {
+		n->first = *s;
+		n->have_first = true;
+	}
+	n->last = *s;
+	return 0;
+}
+
+static double own_cpu(const struct tm_sample *s)
+{
+	if (tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC))
+		return (double)s->v[TM_M_CG_CPU_USAGE_USEC];
+	if (tm_sample_has(s, TM_M_PROC_UTIME_USEC) && tm_sample_has(s, TM_M_PROC_STIME_USEC))
+		return (double)(s->v[TM_M_PROC_UTIME_USEC] + s->v[TM_M_PROC_STIME_USEC]);
+	return NAN;
+}
+
+/* Shares need enough machine time to mean something: /proc/stat counts in
+ * 10 ms ticks and the rig's own start-up weighs on very short runs. */
+#define NOISE_MIN_TOTAL_USEC 2000000.0
+
+static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_t rig_cpu)
+{
+	struct noise *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return;
+	tm_store_each_sample(st, row->run_id, 0, -1, noise_sample, n);
+	if (n->have_first) {
+		double total = (double)(n->last.v[TM_M_HOST_CPU_TOTAL_USEC] -
+		                        n->first.v[TM_M_HOST_CPU_TOTAL_USEC]);
+		double busy = (double)(n->last.v[TM_M_HOST_CPU_BUSY_USEC] -
+		                       n->first.v[TM_M_HOST_CPU_BUSY_USEC]);
+		double own = own_cpu(&n->last) - own_cpu(&n->first);
+		if (rig_cpu > 0)
+			own += (double)rig_cpu;
+		if (total < NOISE_MIN_TOTAL_USEC)
+			total = 0;
+		if (total > 0 && tm_sample_has(&n->last, TM_M_HOST_CPU_STEAL_USEC) &&
+		    tm_sample_has(&n->first, TM_M_HOST_CPU_STEAL_USEC))
+			row->steal_share = (double)(n->last.v[TM_M_HOST_CPU_STEAL_USEC] -
+			                            n->first.v[TM_M_HOST_CPU_STEAL_USEC]) /
+			                   total;
+		if (total > 0 && isfinite(own))
+			row->other_share = fmax(0, busy - own) / total;
+	}
+	free(n);
+}
+
+static double per_unit(double usec, const struct tm_summary *s)
+{
+	double units = s->progress_last - s->progress_first;
+	return isfinite(units) && units > 0 ? usec / units : NAN;
+}
+
+static double sum_present(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a + b;
+}
+
+static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *s, bool whole_run,
+                         int64_t wall_usec)
+{
+	double *f = row->fig;
+
+	f[TM_BF_PEAK_ANON] = s->peak_anon_bytes;
+	f[TM_BF_PEAK_MEM] = isfinite(s->cg_peak_bytes) ? s->cg_peak_bytes : s->peak_current_bytes;
+	f[TM_BF_HELD_ANON] = s->held_anon_bytes;
+	f[TM_BF_FILE_AT_PEAK] = s->file_at_peak_bytes;
+	f[TM_BF_WALL] = whole_run && wall_usec > 0 ? (double)wall_usec : s->duration_usec;
+	f[TM_BF_CPU] = s->cpu_usec;
+	f[TM_BF_HIGH_EVENTS] = s->high_events;
+	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
+	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
+	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
+	f[TM_BF_PROGRESS] = s->progress_last;
+	f[TM_BF_RATE] = s->progress_rate_per_min;
+	/* a whole run's wall time is the work's, not the settle after it */
+	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
+	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
+	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
+	f[TM_BF_RETAINED] = s->retention_end_bytes;
+	f[TM_BF_CPU_PER_UNIT] =
+	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
+}
+
+static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
+	int rc = 0;
+
+	if (t->window[0] && tm_window_parse(t->window, &w))
+		return -1;
+	if (tm_store_each_run(st, t->bench_id, collect_run, &l)) {
+		rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < t->n_runs; i++) {
+		struct tm_bench_run_row *row = &t->runs[i];
+		struct tm_summary s;
+		int64_t wall, rig_cpu;
+		load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu);
+		if (wall <= 0 && l.ended[i] > l.started[i])
+			wall = l.ended[i] - l.started[i];
+		int r = tm_summarize(st, row->run_id, &w, &s);
+		if (r < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (r == 0)
+			figures_from(row, &s, w.kind == TM_WIN_ALL, wall);
+		/* how far the run got is a whole-run figure, whatever the window */
+		if (w.kind != TM_WIN_ALL && tm_summarize(st, row->run_id, &all, &s) == 0)
+			row->fig[TM_BF_PROGRESS] = s.progress_last;
+		else if (w.kind == TM_WIN_ALL && wall > 0)
+			row->fig[TM_BF_WALL] = (double)wall;
+		load_noise(st, row, rig_cpu);
+	}
+out:
+	free(l.started);
+	free(l.ended);
+	return rc;
+}
+
+int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_table *t)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->bench_id = bench_id;
+	rc = load_bench_row(st, t);
+	if (rc == 0)
+		rc = load_runs(st, t);
+	if (rc == 0)
+		tm_bench_table_compute(t);
+	return rc;
+}
+
+int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out)
+{
+	struct tm_bench_table t;
+	int rc = tm_bench_table_load(st, bench_id, &t);
+
+	*json_out = NULL;
+	if (rc == 1)
+		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+	if (rc == 0 && !(*json_out = tm_bench_table_to_json(&t)))
+		rc = tm_error("out of memory");
+	tm_bench_table_release(&t);
+	return rc;
+}
+
+int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
+{
+	struct tm_bench_table t;
+	int rc = tm_bench_table_load(st, bench_id, &t);
+
+	if (rc == 1)
+		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+	if (rc == 0)
+		tm_bench_table_write_text(&t, out);
+	tm_bench_table_release(&t);
+	return rc;
+}

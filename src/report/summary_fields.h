@@ -1,0 +1,68 @@
+/* The figures of struct tm_summary by name, for JSON and CSV output. */
+#ifndef TM_SUMMARY_FIELDS_H
+#define TM_SUMMARY_FIELDS_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "report/summary.h"
+
+struct tm_summary_field {
+	const char *name; /* as in --json and --csv; the unit is in the name */
+	size_t offset;    /* of a double in struct tm_summary */
+};
+
+#define TM_SF(f)                                                                                   \
+	{                                                                                          \
+#f, offsetof(struct tm_summary, f)                                                 \
+	}
+static const struct tm_summary_field tm_summary_fields[] = {
+    TM_SF(duration_usec),
+    TM_SF(peak_anon_bytes),
+    TM_SF(final_anon_bytes),
+    TM_SF(held_anon_bytes),
+    TM_SF(peak_current_bytes),
+    TM_SF(cg_peak_bytes),
+    TM_SF(median_file_bytes),
+    TM_SF(peak_file_bytes),
+    TM_SF(file_at_peak_bytes),
+    TM_SF(peak_rss_bytes),
+    TM_SF(heap_live_peak_bytes),
+    TM_SF(heap_live_end_bytes),
+    TM_SF(retention_end_bytes),
+    TM_SF(retention_at_peak_bytes),
+    TM_SF(heap_alloc_bytes),
+    TM_SF(heap_allocs),
+    TM_SF(heap_alloc_bytes_per_sec),
+    TM_SF(heap_peak_bytes),
+    TM_SF(limit_max_bytes),
+    TM_SF(limit_high_bytes),
+    TM_SF(high_events),
+    TM_SF(max_events),
+    TM_SF(oom_events),
+    TM_SF(oom_kills),
+    TM_SF(cpu_usec),
+    TM_SF(io_read_bytes),
+    TM_SF(io_write_bytes),
+    TM_SF(psi_mem_some_usec),
+    TM_SF(psi_mem_full_usec),
+    TM_SF(psi_io_some_usec),
+    TM_SF(psi_io_full_usec),
+    TM_SF(progress_first),
+    TM_SF(progress_last),
+    TM_SF(progress_rate_per_min),
+    TM_SF(anon_bytes_per_unit),
+    TM_SF(anon_per_unit_r2),
+    TM_SF(cpu_usec_per_unit),
+    TM_SF(cpu_per_unit_r2),
+};
+#undef TM_SF
+
+static inline double tm_summary_get(const struct tm_summary *s, const struct tm_summary_field *f)
+{
+	double v;
+	memcpy(&v, (const char *)s + f->offset, sizeof(v));
+	return v;
+}
+
+#endif

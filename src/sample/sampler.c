@@ -1,0 +1,249 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "kern/kread.h"
+#include "kern/procfs.h"
+#include "kern/psi.h"
+#include "sample/proctree.h"
+#include "sample/sampler.h"
+#include "base/banned.h"
+
+enum { H_MEMINFO, H_STAT, H_PSI_MEM, H_PSI_IO, H_PSI_CPU, H_COUNT };
+
+static const char *const host_files[H_COUNT] = {
+    "meminfo", "stat", "pressure/memory", "pressure/io", "pressure/cpu",
+};
+
+struct tm_sampler {
+	struct tm_sampler_cfg cfg;
+	char proc_root[PATH_MAX];
+	struct tm_proctree *tree;
+	long clk_tck;
+	long page_size;
+	int host_fd[H_COUNT];
+	bool smaps_read_once;
+	int64_t last_smaps_usec;
+	pid_t *pids;
+	size_t npids, pids_cap;
+	char buf[16384];
+};
+
+void tm_sampler_cfg_init(struct tm_sampler_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->proc_root = "/proc";
+	cfg->smaps_every_usec = 1000000;
+	cfg->host = true;
+}
+
+int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
+{
+	struct tm_sampler *s = calloc(1, sizeof(*s));
+	char path[PATH_MAX + 32];
+
+	if (!s)
+		return tm_error("out of memory");
+	s->cfg = *cfg;
+	snprintf(s->proc_root, sizeof(s->proc_root), "%s",
+	         cfg->proc_root ? cfg->proc_root : "/proc");
+	s->cfg.proc_root = s->proc_root;
+	s->page_size = sysconf(_SC_PAGESIZE);
+	if (s->page_size <= 0)
+		s->page_size = 4096;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+	if (s->clk_tck <= 0)
+		s->clk_tck = 100;
+	for (int i = 0; i < H_COUNT; i++) {
+		s->host_fd[i] = -1;
+		if (!cfg->host)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", s->proc_root, host_files[i]);
+		s->host_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if ((cfg->root_pid > 0 || cfg->cgroup) &&
+	    tm_proctree_open(s->proc_root, cfg->root_pid, cfg->proctree_flags, &s->tree)) {
+		tm_sampler_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Reads a kept-open per-process file NAME into s->buf; length or -1. */
+static ssize_t proc_file(struct tm_sampler *s, struct tm_proc *p, int *fd, const char *name)
+{
+	if (*fd < 0)
+		*fd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	return tm_kread(*fd, s->buf, sizeof(s->buf));
+}
+
+/* One process into ACC (a per-process scratch sample, then summed). */
+static void read_proc(struct tm_sampler *s, struct tm_proc *p, bool slow, bool smaps,
+                      struct tm_sample *one)
+{
+	ssize_t n;
+
+	tm_sample_clear(one);
+	tm_proc_stat_to_sample(&p->stat, one);
+	/* A read or parse failure here means the process is exiting or the
+	 * file is unreadable to us: its figures are absent, not an error. */
+	if ((n = proc_file(s, p, &p->statm_fd, "statm")) > 0)
+		(void)tm_parse_proc_statm(s->buf, (size_t)n, s->page_size, one);
+	/* status costs the kernel ~4x statm: its file/shmem/swap split comes at
+	 * the slow cadence, like smaps_rollup (absent in between) */
+	if (slow && (n = proc_file(s, p, &p->status_fd, "status")) > 0)
+		(void)tm_parse_proc_status(s->buf, (size_t)n, one);
+	if ((n = proc_file(s, p, &p->io_fd, "io")) > 0)
+		(void)tm_parse_proc_io(s->buf, (size_t)n, one);
+	if (smaps && (n = proc_file(s, p, &p->smaps_fd, "smaps_rollup")) > 0)
+		(void)tm_parse_smaps_rollup(s->buf, (size_t)n, one);
+}
+
+static void add_proc(const struct tm_sample *one, struct tm_sample *out)
+{
+	for (int m = TM_M_PROC_THREADS; m <= TM_M_PROC_WRITE_BYTES; m++)
+		if (tm_sample_has(one, (enum tm_metric)m))
+			tm_sample_add(out, (enum tm_metric)m, one->v[m]);
+}
+
+/* The slow cadence: status and smaps_rollup.  With smaps off, status
+ * still comes every 10 s. */
+static bool slow_due(struct tm_sampler *s, int64_t now)
+{
+	int64_t every = s->cfg.smaps_every_usec < 0 ? 10000000 : s->cfg.smaps_every_usec;
+
+	if (every > 0 && s->smaps_read_once && now - s->last_smaps_usec < every)
+		return false;
+	s->smaps_read_once = true;
+	s->last_smaps_usec = now;
+	return true;
+}
+
+static int remember_pid(struct tm_sampler *s, pid_t pid)
+{
+	if (tm_grow(&s->pids, &s->pids_cap, s->npids, sizeof(*s->pids), 64))
+		return -1;
+	s->pids[s->npids++] = pid;
+	return 0;
+}
+
+/* Finds the target's processes for this sample. */
+static int track(struct tm_sampler *s)
+{
+	pid_t *pids;
+	size_t n;
+
+	if (s->cfg.root_pid > 0) {
+		tm_proctree_scan(s->tree);
+		return 0;
+	}
+	if (tm_cgroup_pids(s->cfg.cgroup, &pids, &n))
+		return -1;
+	tm_proctree_set(s->tree, pids, n);
+	free(pids);
+	return 0;
+}
+
+static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
+{
+	struct tm_sample one;
+	bool slow = slow_due(s, now), smaps = slow && s->cfg.smaps_every_usec >= 0;
+	int64_t count = 0;
+
+	s->npids = 0;
+	if (track(s))
+		return -1;
+	for (size_t i = 0; i < tm_proctree_count(s->tree); i++) {
+		struct tm_proc *p = tm_proctree_get(s->tree, i);
+		if (p->zombie)
+			continue;
+		read_proc(s, p, slow, smaps, &one);
+		add_proc(&one, out);
+		count++;
+		if (remember_pid(s, p->pid))
+			return -1;
+	}
+	tm_sample_set(out, TM_M_PROC_COUNT, count);
+	return 0;
+}
+
+static ssize_t host_file(struct tm_sampler *s, int i)
+{
+	if (s->host_fd[i] < 0)
+		return -1;
+	return tm_kread(s->host_fd[i], s->buf, sizeof(s->buf));
+}
+
+static int read_host(struct tm_sampler *s, struct tm_sample *out)
+{
+	static const enum tm_metric psi_some[] = {
+	    TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC, TM_M_HOST_PSI_CPU_SOME_USEC};
+	/* no host cpu "full" metric: its system-wide value is always 0 */
+	static const int psi_full[] = {TM_M_HOST_PSI_MEM_FULL_USEC, TM_M_HOST_PSI_IO_FULL_USEC, -1};
+	int rc = 0;
+	ssize_t n;
+
+	if ((n = host_file(s, H_MEMINFO)) >= 0 && tm_parse_meminfo(s->buf, (size_t)n, out))
+		rc = tm_error("cannot parse '%s/meminfo'", s->proc_root);
+	/* /proc/stat can exceed the buffer on big machines: its first line is enough */
+	if ((n = host_file(s, H_STAT)) >= 0 &&
+	    tm_parse_proc_stat_cpu(s->buf, (size_t)n, s->clk_tck, out))
+		rc = tm_error("cannot parse '%s/stat'", s->proc_root);
+	for (int i = 0; i < 3; i++) {
+		struct tm_psi psi;
+		if ((n = host_file(s, H_PSI_MEM + i)) < 0)
+			continue;
+		if (tm_parse_psi(s->buf, (size_t)n, &psi)) {
+			rc = tm_error("cannot parse '%s/%s'", s->proc_root,
+			              host_files[H_PSI_MEM + i]);
+			continue;
+		}
+		tm_sample_set(out, psi_some[i], psi.some_total_usec);
+		if (psi.has_full && psi_full[i] >= 0)
+			tm_sample_set(out, (enum tm_metric)psi_full[i], psi.full_total_usec);
+	}
+	return rc;
+}
+
+int tm_sampler_read(struct tm_sampler *s, int64_t now_mono_usec, struct tm_sample *out)
+{
+	int rc = 0;
+
+	tm_sample_clear(out);
+	s->npids = 0;
+	if (s->tree && read_tree(s, now_mono_usec, out))
+		rc = -1;
+	if (s->cfg.cgroup && tm_cgroup_read(s->cfg.cgroup, out))
+		rc = -1;
+	if (s->cfg.host && read_host(s, out))
+		rc = -1;
+	return rc;
+}
+
+const pid_t *tm_sampler_pids(const struct tm_sampler *s, size_t *n)
+{
+	*n = s->npids;
+	return s->pids;
+}
+
+void tm_sampler_close(struct tm_sampler *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < H_COUNT; i++)
+		if (s->host_fd[i] >= 0)
+			close(s->host_fd[i]);
+	tm_proctree_close(s->tree);
+	free(s->pids);
+	free(s);
+}

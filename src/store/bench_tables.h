@@ -1,0 +1,40 @@
+/*
+ * bench's own tables in the store (docs/bench.md): `benches` (one row per
+ * bench: what was asked) and `bench_runs` (what bench knows about each of
+ * its runs beyond the runs table: warmup or not, the work's wall time).
+ * The runs themselves are ordinary runs with bench_id, arm and bench_seq.
+ */
+#ifndef TM_STORE_BENCH_TABLES_H
+#define TM_STORE_BENCH_TABLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tm_store;
+
+/* Creates the tables if needed.  0 or -1. */
+int tm_bench_store_init(struct tm_store *st);
+
+struct tm_bench_row {
+	const char *name, *spec_json, *order, *host;
+	int64_t seed, started_wall_usec;
+};
+/* Inserts a bench; its id in *BENCH_ID.  0 or -1 (error set). */
+int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int64_t *bench_id);
+/* Sets the bench's end time (microseconds since the epoch).  0 or -1. */
+int tm_bench_store_end(struct tm_store *st, int64_t bench_id, int64_t ended_wall_usec);
+
+struct tm_bench_run_note {
+	int64_t bench_id, run_id, seq;
+	int arm_index;
+	bool warmup;
+	int64_t wall_usec;
+	int64_t rig_cpu_usec; /* CPU tidemark itself used recording the run, or -1 */
+};
+/* Records what bench knows of one of its runs.  0 or -1. */
+int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n);
+
+/* The newest bench: 0, 1 when there is none, -1. */
+int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id);
+
+#endif
