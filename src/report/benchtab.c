@@ -96,29 +96,32 @@ bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw)
 /* Whether a run counts at all (warmups, invalid and interrupted runs do not). */
 static bool run_counts(const struct tm_bench_run_row *r)
 {
-	return !r->warmup && strcmp(r->outcome, "invalid") && strcmp(r->outcome, "interrupted");
+	return !r->warmup && tm_outcome_counts(r->outcome);
 }
 
 static void count_outcome(struct tm_bench_arm_row *a, const struct tm_bench_run_row *r)
 {
 	if (r->warmup)
 		return;
-	if (!strcmp(r->outcome, "invalid")) {
+	switch (r->outcome) {
+	case TM_OUTCOME_INVALID:
 		a->invalid++;
 		return;
-	}
-	if (!strcmp(r->outcome, "interrupted")) {
+	case TM_OUTCOME_INTERRUPTED:
+	case TM_OUTCOME_LIVE:
 		a->interrupted++;
 		return;
+	default:
+		break;
 	}
 	a->runs++;
-	if (!strcmp(r->outcome, "completed"))
+	if (r->outcome == TM_OUTCOME_COMPLETED)
 		a->survived++;
-	else if (!strcmp(r->outcome, "oom-killed"))
+	else if (r->outcome == TM_OUTCOME_OOM_KILLED)
 		a->oom_killed++;
-	else if (!strcmp(r->outcome, "killed"))
+	else if (r->outcome == TM_OUTCOME_KILLED)
 		a->killed++;
-	else if (!strcmp(r->outcome, "timeout"))
+	else if (r->outcome == TM_OUTCOME_TIMEOUT)
 		a->timeout++;
 	else
 		a->failed++;
@@ -131,8 +134,8 @@ static void killed_stat(const struct tm_bench_table *t, int ai, enum tm_bench_fi
 	int n = 0;
 	for (int i = 0; i < t->n_runs; i++)
 		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
-		     !strcmp(t->runs[i].outcome, "killed")))
+		    (t->runs[i].outcome == TM_OUTCOME_OOM_KILLED ||
+		     t->runs[i].outcome == TM_OUTCOME_KILLED))
 			buf[n++] = t->runs[i].fig[f];
 	tm_bench_stat_of(buf, n, out);
 }
@@ -151,7 +154,7 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 		n = 0;
 		for (int i = 0; i < t->n_runs; i++)
 			if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-			    !strcmp(t->runs[i].outcome, "completed"))
+			    t->runs[i].outcome == TM_OUTCOME_COMPLETED)
 				buf[n++] = t->runs[i].fig[f];
 		tm_bench_stat_of(buf, n, &a->stat[f]);
 	}
@@ -205,7 +208,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		r->outlier_mask = 0;
 		if (r->arm < 0 || r->arm >= t->n_arms || !run_counts(r))
 			continue;
-		if (!strcmp(r->outcome, "completed"))
+		if (r->outcome == TM_OUTCOME_COMPLETED)
 			for (int f = 0; f < TM_BF_COUNT; f++)
 				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
 				                     figs[f].noise_raw))
@@ -581,10 +584,10 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
 			continue;
 		outlier_note(t, r, out);
-		if (strcmp(r->outcome, "completed") && strcmp(r->outcome, "oom-killed") &&
+		if (r->outcome != TM_OUTCOME_COMPLETED && r->outcome != TM_OUTCOME_OOM_KILLED &&
 		    r->reason[0])
 			fprintf(out, "run %lld (%s) %s: %s\n", (long long)r->run_id,
-			        t->arms[r->arm].name, r->outcome, r->reason);
+			        t->arms[r->arm].name, tm_outcome_name(r->outcome), r->reason);
 	}
 	noise_note(t, out);
 }

@@ -218,7 +218,7 @@ static json_t *end_json(const struct tm_run_info *ri)
 {
 	json_t *o =
 	    json_pack("{s:I, s:s, s:i, s:i}", "ended_wall_usec", (json_int_t)ri->ended_wall_usec,
-	              "outcome", ri->outcome ? ri->outcome : "completed", "exit_code",
+	              "outcome", tm_outcome_name(tm_outcome_of(ri->outcome)), "exit_code",
 	              ri->exit_code, "term_signal", ri->term_signal);
 
 	if (o && ri->reason)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -51,6 +52,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct tm_store {
 	sqlite3 *db;
 	char *path;
+	dev_t dev; /* the file opened, to notice it removed or replaced */
+	ino_t ino;
 	bool in_tx;
 	sqlite3_stmt *stmt[ST_COUNT];
 	struct writer_state writers[WRITER_CACHE];
@@ -210,8 +213,36 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		tm_store_close(st);
 		return -1;
 	}
+	struct stat sb;
+	if (stat(path, &sb) == 0) {
+		st->dev = sb.st_dev;
+		st->ino = sb.st_ino;
+	}
 	*out = st;
 	return 0;
+}
+
+int tm_store_check_file(struct tm_store *st)
+{
+	struct stat sb;
+
+	if (!st->ino)
+		return 0;
+	if (stat(st->path, &sb) < 0)
+		return tm_error("store '%s': %s (removed while recording?)", st->path,
+		                strerror(errno));
+	if (sb.st_dev != st->dev || sb.st_ino != st->ino)
+		return tm_error("store '%s' was replaced by another file while recording", st->path);
+	return 0;
+}
+
+void tm_store_abandon(struct tm_store *st)
+{
+	if (!st->in_tx)
+		return;
+	st->in_tx = false;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	memset(st->writers, 0, sizeof(st->writers));
 }
 
 int tm_store_open(const char *path, struct tm_store **out)
@@ -387,7 +418,7 @@ int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_en
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return tm_store_db_error(st, "prepare run end");
 	sqlite3_bind_int64(s, 1, e->ended_wall_usec);
-	tm_store_bind_text(s, 2, e->outcome);
+	tm_store_bind_text(s, 2, tm_outcome_name(e->outcome));
 	sqlite3_bind_int(s, 3, e->exit_code);
 	sqlite3_bind_int(s, 4, e->term_signal);
 	tm_store_bind_text(s, 5, e->reason);
