@@ -50,12 +50,12 @@ bool tm_outcome_counts(enum tm_outcome o);
 
 /* What the recorder knows when a run ends. */
 struct tm_outcome_facts {
-	bool launched;    /* we started the command (false: -p or --cgroup) */
-	bool exited;      /* the command exited by itself, with EXIT_CODE */
+	bool launched; /* we started the command (false: -p or --cgroup) */
+	bool exited;   /* the command exited by itself, with EXIT_CODE */
 	int exit_code;
-	int term_signal;  /* it was ended by this signal (0: it was not) */
-	bool cgroup_oom;  /* its cgroup's oom_kill counter rose */
-	bool host_oom;    /* SIGKILL, no cgroup of its own, the host's oom_kill rose */
+	int term_signal; /* it was ended by this signal (0: it was not) */
+	bool cgroup_oom; /* its cgroup's oom_kill counter rose */
+	bool host_oom;   /* SIGKILL, no cgroup of its own, the host's oom_kill rose */
 	bool reached_progress, ended_by_mark; /* the work was done (--until-progress, "end") */
 	bool timed_out, interrupted, invalid;
 	bool store_failed; /* a store write failed: the run is incomplete */

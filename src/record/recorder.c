@@ -180,8 +180,7 @@ static void sample_loop(struct rec *r)
 /* Begins the run, its outputs and the command.  0, or -1 after tm_error
  * (the run, when it was begun, is ended as failed; no command is left
  * running). */
-static int start(struct rec *r, char **env, const char *limits_json,
-                 struct tm_record_result *res)
+static int start(struct rec *r, char **env, const char *limits_json, struct tm_record_result *res)
 {
 	const struct tm_record_opts *o = r->o;
 
@@ -191,11 +190,11 @@ static int start(struct rec *r, char **env, const char *limits_json,
 		return -1;
 	res->run_id = r->run_id;
 	if (tm_rec_open_outputs(r) || (o->argv && tm_rec_launch(r, env))) {
-		*res = (struct tm_record_result){.run_id = r->run_id,
-		                                 .outcome = TM_OUTCOME_FAILED,
-		                                 .exit_code = -1};
+		*res = (struct tm_record_result){
+		    .run_id = r->run_id, .outcome = TM_OUTCOME_FAILED, .exit_code = -1};
 		snprintf(res->reason, sizeof(res->reason), "%s",
-		         o->argv ? "the command could not be started" : "the outputs could not start");
+		         o->argv ? "the command could not be started"
+		                 : "the outputs could not start");
 		tm_rec_end_run(r, res);
 		return -1;
 	}

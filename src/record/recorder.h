@@ -76,7 +76,7 @@ struct tm_record_result {
 	bool store_failed;       /* the store stopped taking writes during the run */
 	int64_t first_exit_usec; /* since the start: the launched process exited (0: no) */
 	int64_t last_left_usec;  /* since the start: the target's last process left (0: no) */
-	int exit_code; /* -1 if not exited normally */
+	int exit_code;           /* -1 if not exited normally */
 	int term_signal;
 	bool oom_killed;            /* confirmed by the cgroup's oom_kill counter */
 	int64_t wall_usec;          /* start to end of the work (not the settle) */

@@ -140,7 +140,7 @@ void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
 static void relay_child(const int in[2], const int out[2], int fwd[2], int life_rd,
                         const int mark[2])
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
 	                           SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2};
 	int ins[2] = {in[0], in[1]}, outs[2] = {out[0], out[1]};
 	/* the marks FIFO's write end too: without a writer it would poll as hung up */

@@ -28,8 +28,8 @@ struct tm_relay {
  * pipe or a pty master; -1: not captured).  OUT: where to copy each (our
  * stdout and stderr; -1: nowhere, as with -q).  MARK_FD: the marks FIFO, which
  * the relay drains once the recorder is gone so that a writer never blocks
- * (its read end and our write end that keeps it from EOF; -1: none).  The relay keeps copies of IN; the caller should close its
- * own.  0, or -1 after tm_error.
+ * (its read end and our write end that keeps it from EOF; -1: none).  The relay keeps copies of IN;
+ * the caller should close its own.  0, or -1 after tm_error.
  */
 int tm_relay_start(const int in[2], const int out[2], const int mark[2], struct tm_relay *r);
 

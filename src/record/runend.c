@@ -20,6 +20,37 @@
 #include "store/store.h"
 #include "base/banned.h"
 
+/* The pids in our cgroup, read now by path (on v1 a kept descriptor
+ * re-reads a cached pid list, which would name processes long gone).
+ * Malloc'd into *PIDS; 0, or -1 when there is no cgroup or it is unreadable. */
+static int cgroup_pids_now(struct rec *r, pid_t **pids, size_t *n)
+{
+	char path[4096], *text, *p, *end;
+	size_t cap = 0;
+
+	*pids = NULL;
+	*n = 0;
+	if (!r->cg || snprintf(path, sizeof(path), "%s/cgroup.procs", tm_cgroup_path(r->cg)) >=
+	                  (int)sizeof(path))
+		return -1;
+	if (!(text = tm_read_file(path, NULL)))
+		return -1;
+	for (p = text; *p; p = end) {
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (*n == cap) {
+			pid_t *g = realloc(*pids, (cap = cap ? 2 * cap : 16) * sizeof(**pids));
+			if (!g)
+				break;
+			*pids = g;
+		}
+		(*pids)[(*n)++] = (pid_t)v;
+	}
+	free(text);
+	return 0;
+}
+
 /* Signals every process of the target: the cgroup's when it is ours, else
  * the tree the sampler last saw, and the child itself. */
 void tm_rec_signal_target(struct rec *r, int sig)
@@ -30,7 +61,7 @@ void tm_rec_signal_target(struct rec *r, int sig)
 
 	if (r->launched && !r->child_gone)
 		kill(r->child.pid, sig);
-	if (r->own_cg && tm_cgroup_pids(r->cg, &cg_pids, &n) == 0)
+	if (r->own_cg && cgroup_pids_now(r, &cg_pids, &n) == 0)
 		pids = cg_pids;
 	for (size_t i = 0; i < n; i++)
 		if (pids[i] != getpid() && pids[i] != r->relay.pid)
@@ -38,14 +69,14 @@ void tm_rec_signal_target(struct rec *r, int sig)
 	free(cg_pids);
 }
 
-/* How many processes the target has now: the cgroup's (read now) when there
- * is one, else the tree's at the last sample.  -1: cannot tell. */
+/* How many processes the target has now: the cgroup's when there is one,
+ * else the tree's at the last sample.  -1: cannot tell. */
 static int64_t processes_left(struct rec *r)
 {
-	pid_t *pids = NULL;
-	size_t n = 0;
+	pid_t *pids;
+	size_t n;
 
-	if (r->cg && tm_cgroup_pids(r->cg, &pids, &n) == 0) {
+	if (cgroup_pids_now(r, &pids, &n) == 0) {
 		free(pids);
 		return (int64_t)n;
 	}

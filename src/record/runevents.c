@@ -318,7 +318,8 @@ void tm_rec_on_signal(struct rec *r)
 		if (r->launched && !r->child_gone)
 			kill(r->child.pid, (int)si.ssi_signo);
 		else if (r->launched)
-			tm_rec_signal_target(r, (int)si.ssi_signo); /* what the command left running */
+			tm_rec_signal_target(r,
+			                     (int)si.ssi_signo); /* what the command left running */
 		if (!r->launched)
 			r->phase = PH_DONE;
 		else if (r->phase < PH_TERM) {

@@ -412,4 +412,3 @@ int tm_rec_open_sampler(struct rec *r)
 	}
 	return tm_sampler_open(&cfg, &r->sampler);
 }
-

@@ -159,7 +159,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
 	/* a run that never ended (the recorder died) counts as interrupted */
-	row->outcome = ri->outcome && *ri->outcome ? tm_outcome_of(ri->outcome) : TM_OUTCOME_INTERRUPTED;
+	row->outcome =
+	    ri->outcome && *ri->outcome ? tm_outcome_of(ri->outcome) : TM_OUTCOME_INTERRUPTED;
 	copy(row->reason, sizeof(row->reason), ri->reason);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		row->fig[f] = NAN;

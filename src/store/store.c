@@ -232,7 +232,8 @@ int tm_store_check_file(struct tm_store *st)
 		return tm_error("store '%s': %s (removed while recording?)", st->path,
 		                strerror(errno));
 	if (sb.st_dev != st->dev || sb.st_ino != st->ino)
-		return tm_error("store '%s' was replaced by another file while recording", st->path);
+		return tm_error("store '%s' was replaced by another file while recording",
+		                st->path);
 	return 0;
 }
 

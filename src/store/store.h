@@ -52,9 +52,9 @@ struct tm_run_meta {
 struct tm_run_end {
 	int64_t ended_wall_usec;
 	enum tm_outcome outcome; /* stored as tm_outcome_name() */
-	int exit_code;       /* -1 when it did not exit normally */
-	int term_signal;     /* 0 when not killed by a signal */
-	const char *reason;  /* free text, e.g. why a bench run is invalid */
+	int exit_code;           /* -1 when it did not exit normally */
+	int term_signal;         /* 0 when not killed by a signal */
+	const char *reason;      /* free text, e.g. why a bench run is invalid */
 };
 
 /* A run as stored. */
