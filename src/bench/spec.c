@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
+#include "bench/runner.h"
 #include "record/launch.h"
 #include "record/recorder.h"
 #include "base/banned.h"
@@ -63,10 +64,13 @@ int tm_bench_alloc_by_name(const char *name)
 void tm_bench_spec_init(struct tm_bench_spec *sp)
 {
 	memset(sp, 0, sizeof(*sp));
-	sp->runs = sp->warmup = sp->seed = -1;
-	sp->memory_max_bytes = sp->memory_high_bytes = sp->swap_max_bytes = TM_LIMIT_UNSET;
-	sp->timeout_usec = sp->settle_usec = sp->interval_usec = -1;
-	sp->drop_caches = sp->inherit_env = sp->heap = -1;
+	tm_record_opts_init(&sp->rec);
+	sp->rec.new_cgroup = true;
+	sp->rec.quiet_child = true;
+	sp->rec.interval_usec = 200000;
+	sp->runs = 3;
+	sp->seed = -1;
+	sp->order = TM_ORDER_INTERLEAVE;
 }
 
 static void arm_release(struct tm_bench_arm *arm)
@@ -82,16 +86,15 @@ static void arm_release(struct tm_bench_arm *arm)
 
 void tm_bench_spec_release(struct tm_bench_spec *sp)
 {
+	struct tm_optset sets[TM_BENCH_OPTSETS];
+
 	for (int i = 0; i < sp->n_arms; i++)
 		arm_release(&sp->arms[i]);
-	char **strs[] = {&sp->name,    &sp->exec_start,     &sp->order,
-	                 &sp->restore, &sp->prepare,        &sp->cleanup,
-	                 &sp->window,  &sp->progress_regex, &sp->progress_file};
-	for (size_t i = 0; i < TM_ARRAY_SIZE(strs); i++) {
-		free(*strs[i]);
-		*strs[i] = NULL;
-	}
 	sp->n_arms = 0;
+	tm_bench_optsets(sp, sets);
+	tm_opts_release(sets, TM_BENCH_OPTSETS);
+	free(sp->window); /* a checked string (TM_OPT_CUSTOM) */
+	sp->window = NULL;
 }
 
 static bool valid_arm_name(const char *s, size_t len)
@@ -181,42 +184,60 @@ const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name
 	return NULL;
 }
 
-static int parse_limit(const char *key, const char *value, int64_t *out)
+static int parse_allocator(void *field, const char *value, char *why, size_t why_size)
 {
-	if (tm_parse_size(value, out))
-		return tm_error("%s: bad size '%s' (e.g. 400M, 1.5G, max)", key, value);
+	struct tm_bench_arm *arm = field;
+	int a = tm_bench_alloc_by_name(value);
+
+	if (a < 0) {
+		snprintf(
+		    why, why_size,
+		    "'%s': expected an allocator: glibc, arena1, jemalloc, mimalloc or tcmalloc",
+		    value);
+		return -1;
+	}
+	arm->alloc = (enum tm_bench_alloc)a;
+	arm->alloc_set = true;
 	return 0;
 }
 
-/* One arm setting (the keys arms share between --arm and the file).
- * 1 when KEY is not an arm setting. */
-static int arm_setting(struct tm_bench_arm *arm, const char *key, const char *value)
+#define ARM_OFF(f) offsetof(struct tm_bench_arm, f)
+
+/* The settings of one arm, shared by --arm KEY=VALUE and an arm's section;
+ * the limits read like the recorder's own (record/options.c). */
+static const struct tm_opt arm_options[] = {
+    {.key = "Allocator", .scopes = TM_OPT_FILE, .type = TM_OPT_CUSTOM, .parse = parse_allocator},
+    {.key = "MemoryMax",
+     .scopes = TM_OPT_FILE,
+     .type = TM_OPT_SIZE,
+     .off = ARM_OFF(memory_max_bytes),
+     .max = TM_OPT_NO_MAX},
+    {.key = "MemoryHigh",
+     .scopes = TM_OPT_FILE,
+     .type = TM_OPT_SIZE,
+     .off = ARM_OFF(memory_high_bytes),
+     .max = TM_OPT_NO_MAX},
+    {.key = "MemorySwapMax",
+     .scopes = TM_OPT_FILE,
+     .type = TM_OPT_SIZE,
+     .off = ARM_OFF(swap_max_bytes),
+     .max = TM_OPT_NO_MAX},
+    {.key = "ExecStart",
+     .scopes = TM_OPT_FILE,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = ARM_OFF(exec_start)},
+    {.type = TM_OPT_END},
+};
+
+/* One arm setting (the keys arms share between --arm and the file): 0,
+ * 1 when KEY is not an arm setting, -1 with WHY ("MemoryMax 'x': expected ..."). */
+static int arm_setting(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
+                       size_t why_size)
 {
-	if (!strcmp(key, "Allocator")) {
-		int a = tm_bench_alloc_by_name(value);
-		if (a < 0)
-			return tm_error("unknown allocator '%s' (glibc, arena1, jemalloc, "
-			                "mimalloc, tcmalloc)",
-			                value);
-		arm->alloc = (enum tm_bench_alloc)a;
-		arm->alloc_set = true;
-		return 0;
-	}
-	if (!strcmp(key, "MemoryMax"))
-		return parse_limit(key, value, &arm->memory_max_bytes);
-	if (!strcmp(key, "MemoryHigh"))
-		return parse_limit(key, value, &arm->memory_high_bytes);
-	if (!strcmp(key, "MemorySwapMax"))
-		return parse_limit(key, value, &arm->swap_max_bytes);
-	if (!strcmp(key, "ExecStart")) {
-		char *dup = strdup(value);
-		if (!dup)
-			return tm_error("out of memory");
-		free(arm->exec_start);
-		arm->exec_start = dup;
-		return 0;
-	}
-	return 1;
+	struct tm_optset set = {arm_options, arm};
+
+	return tm_opts_set_key(&set, 1, key, value, why, why_size);
 }
 
 /* Where the next KEY= starts after a comma at P, or NULL if P's comma is
@@ -243,9 +264,12 @@ static int arm_item(struct tm_bench_arm *arm, const char *item, size_t len)
 	if (!eq || eq == buf)
 		return tm_error("--arm %s: '%s' is not KEY=VALUE", arm->name, buf);
 	buf[eq - buf] = '\0';
-	int r = arm_setting(arm, buf, eq + 1);
-	if (r <= 0)
-		return r;
+	char why[512];
+	int r = arm_setting(arm, buf, eq + 1, why, sizeof(why));
+	if (r < 0)
+		return tm_error("--arm %s: %s", arm->name, why);
+	if (r == 0)
+		return 0;
 	return tm_bench_arm_setenv(arm, buf, eq + 1);
 }
 
@@ -475,112 +499,18 @@ static char *read_ini_line(char *str, int num, void *stream)
 	return str;
 }
 
-static int parse_bool(const char *v)
-{
-	static const char *yes[] = {"1", "yes", "true", "on"}, *no[] = {"0", "no", "false", "off"};
-	for (size_t i = 0; i < TM_ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(v, yes[i]))
-			return 1;
-		if (!strcasecmp(v, no[i]))
-			return 0;
-	}
-	return -1;
-}
-
-static bool set_str(struct ini_ctx *c, char **dst, const char *value)
-{
-	char *dup = strdup(value);
-	if (!dup)
-		return ini_error(c, "out of memory");
-	free(*dst);
-	*dst = dup;
-	return true;
-}
-
-static bool set_count(struct ini_ctx *c, int64_t *dst, const char *key, const char *value)
-{
-	if (tm_parse_int64(value, dst) || *dst < 0)
-		return ini_error(c, "%s: '%s' is not a count", key, value);
-	return true;
-}
-
-static bool set_duration(struct ini_ctx *c, int64_t *dst, const char *key, const char *value)
-{
-	if (tm_parse_duration(value, dst))
-		return ini_error(c, "%s: bad duration '%s' (e.g. 250ms, 30s, 2m)", key, value);
-	return true;
-}
-
-static bool set_bool(struct ini_ctx *c, int *dst, const char *key, const char *value)
-{
-	if ((*dst = parse_bool(value)) < 0)
-		return ini_error(c, "%s: '%s' is not yes or no", key, value);
-	return true;
-}
-
-static bool set_size(struct ini_ctx *c, int64_t *dst, const char *key, const char *value)
-{
-	if (tm_parse_size(value, dst))
-		return ini_error(c, "%s: bad size '%s' (e.g. 400M, 1.5G, max)", key, value);
-	return true;
-}
-
 static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 {
-	struct tm_bench_spec *sp = c->sp;
-	char *end;
+	struct tm_optset sets[TM_BENCH_OPTSETS];
+	char why[480];
 
-	if (!strcmp(key, "Name"))
-		return set_str(c, &sp->name, value);
-	if (!strcmp(key, "ExecStart"))
-		return set_str(c, &sp->exec_start, value);
-	if (!strcmp(key, "Order"))
-		return set_str(c, &sp->order, value);
-	if (!strcmp(key, "Restore"))
-		return set_str(c, &sp->restore, value);
-	if (!strcmp(key, "Prepare"))
-		return set_str(c, &sp->prepare, value);
-	if (!strcmp(key, "Cleanup"))
-		return set_str(c, &sp->cleanup, value);
-	if (!strcmp(key, "Window"))
-		return set_str(c, &sp->window, value);
-	if (!strcmp(key, "Progress"))
-		return set_str(c, &sp->progress_regex, value);
-	if (!strcmp(key, "ProgressFile"))
-		return set_str(c, &sp->progress_file, value);
-	if (!strcmp(key, "Runs"))
-		return set_count(c, &sp->runs, key, value);
-	if (!strcmp(key, "Warmup"))
-		return set_count(c, &sp->warmup, key, value);
-	if (!strcmp(key, "Seed"))
-		return set_count(c, &sp->seed, key, value);
-	if (!strcmp(key, "MemoryMax"))
-		return set_size(c, &sp->memory_max_bytes, key, value);
-	if (!strcmp(key, "MemoryHigh"))
-		return set_size(c, &sp->memory_high_bytes, key, value);
-	if (!strcmp(key, "MemorySwapMax"))
-		return set_size(c, &sp->swap_max_bytes, key, value);
-	if (!strcmp(key, "Timeout"))
-		return set_duration(c, &sp->timeout_usec, key, value);
-	if (!strcmp(key, "Settle"))
-		return set_duration(c, &sp->settle_usec, key, value);
-	if (!strcmp(key, "Interval"))
-		return set_duration(c, &sp->interval_usec, key, value);
-	if (!strcmp(key, "DropCaches"))
-		return set_bool(c, &sp->drop_caches, key, value);
-	if (!strcmp(key, "InheritEnvironment"))
-		return set_bool(c, &sp->inherit_env, key, value);
-	if (!strcmp(key, "Heap"))
-		return set_bool(c, &sp->heap, key, value);
-	if (!strcmp(key, "UntilProgress")) {
-		errno = 0;
-		sp->until_progress = strtod(value, &end);
-		if (errno || end == value || *end)
-			return ini_error(c, "UntilProgress: '%s' is not a number", value);
-		sp->has_until_progress = true;
-		return true;
-	}
-	return ini_error(c, "unknown key '%s' in [bench]", key);
+	tm_bench_optsets(c->sp, sets);
+	int r = tm_opts_set_key(sets, TM_BENCH_OPTSETS, key, value, why, sizeof(why));
+	if (r > 0)
+		return ini_error(c, "unknown key '%s' in [bench]", key);
+	if (r < 0)
+		return ini_error(c, "%s", why[0] ? why : "bad value (see above)");
+	return true;
 }
 
 static bool arm_key(struct ini_ctx *c, struct tm_bench_arm *arm, const char *key, const char *value)
@@ -590,9 +520,10 @@ static bool arm_key(struct ini_ctx *c, struct tm_bench_arm *arm, const char *key
 			return ini_error(c, "[%s] bad Environment= value '%s'", arm->name, value);
 		return true;
 	}
-	int r = arm_setting(arm, key, value);
+	char why[480];
+	int r = arm_setting(arm, key, value, why, sizeof(why));
 	if (r < 0)
-		return ini_error(c, "[%s] bad %s= value '%s'", arm->name, key, value);
+		return ini_error(c, "[%s] %s", arm->name, why);
 	if (r > 0)
 		return ini_error(c,
 		                 "unknown key '%s' in [%s] (Allocator, Environment, "
@@ -640,6 +571,18 @@ int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *o
 	if (sp->n_arms == 0)
 		return tm_error("%s: no arms (each section other than [bench] is an arm)", origin);
 	return 0;
+}
+
+int tm_bench_load_file(struct tm_bench_spec *sp, const char *path)
+{
+	char *text = tm_read_file(path, NULL);
+	int rc;
+
+	if (!text)
+		return tm_error("cannot read '%s': %s", path, strerror(errno));
+	rc = tm_bench_parse_ini(sp, text, path);
+	free(text);
+	return rc;
 }
 
 /* ---- allocators, the guard, environments ---- */
