@@ -357,9 +357,12 @@ int tm_opts_set_key(const struct tm_optset *sets, size_t n, const char *key, con
 static void default_text(const struct tm_opt *o, const void *base, char *buf, size_t size)
 {
 	char v[96] = "";
-	const void *p = (const char *)base + o->off;
+	const void *p;
 
 	buf[0] = '\0';
+	if (!base)
+		return;
+	p = (const char *)base + o->off;
 	switch (o->type) {
 	case TM_OPT_COUNT:
 		if (in_bounds(o, *(const int64_t *)p))

@@ -259,9 +259,13 @@ static void run_done(struct live *lv, const struct tm_record_result *res)
 
 /* ---- the runs ---- */
 
-struct bench_run_ctx {
+/* A bench ready to run (bench/runner.h): its spec, one plan per arm, and
+ * what the runs share. */
+struct tm_bench_plan {
 	struct tm_bench_spec *sp;
-	struct arm_plan *plans;
+	struct arm_plan plans[TM_BENCH_MAX_ARMS];
+	int n_plans;
+	char *const *shared; /* the command every arm without ExecStart= runs */
 	struct tm_store *st;
 	int64_t bench_id;
 	char snapshot[4096], restore_dir[4096];
@@ -279,7 +283,7 @@ static int64_t self_cpu_usec(void)
 	       ru.ru_stime.tv_usec;
 }
 
-static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, struct live *lv)
+static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, struct live *lv)
 {
 	const struct tm_bench_spec *sp = b->sp;
 	const struct tm_bench_arm *arm = &sp->arms[ai];
@@ -345,7 +349,7 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	return !strcmp(res.outcome, "interrupted") ? 1 : 0;
 }
 
-static int run_all(struct bench_run_ctx *b)
+static int run_all(struct tm_bench_plan *b)
 {
 	const struct tm_bench_spec *sp = b->sp;
 	int rounds = (int)(sp->warmup + sp->runs), n = sp->n_arms;
@@ -386,7 +390,7 @@ static uint64_t fresh_seed(void)
 	return s % 1000000000;
 }
 
-static int start_bench(struct bench_run_ctx *b, char *const *shared_argv)
+static int start_bench(struct tm_bench_plan *b, char *const *shared_argv)
 {
 	struct tm_bench_spec *sp = b->sp;
 	char **texts = calloc((size_t)sp->n_arms, sizeof(char *));
@@ -450,7 +454,7 @@ static int bench_prepare(struct tm_bench_spec *sp, char *const *argv)
 	return tm_bench_guard(sp, environ, sp->inherit_env);
 }
 
-static void print_start(const struct bench_run_ctx *b, const char *store_path)
+static void print_start(const struct tm_bench_plan *b, const char *store_name)
 {
 	const struct tm_bench_spec *sp = b->sp;
 
@@ -462,61 +466,59 @@ static void print_start(const struct bench_run_ctx *b, const char *store_path)
 	if (sp->order == TM_ORDER_SHUFFLE)
 		fprintf(stderr, " (seed %lld; repeat with --seed %lld)", (long long)sp->seed,
 		        (long long)sp->seed);
-	fprintf(stderr, ", store %s\n", store_path);
+	fprintf(stderr, ", store %s\n", store_name);
 }
 
-static enum tm_bench_status run_plans(struct tm_bench_spec *sp, const struct tm_bench_request *rq,
-                                      struct arm_plan *plans)
+enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *argv,
+                                       struct tm_bench_plan **out)
 {
-	struct bench_run_ctx b = {.sp = sp, .plans = plans};
-	char *const *shared = rq->argv;
+	struct tm_bench_plan *b = calloc(1, sizeof(*b));
+
+	*out = NULL;
+	if (!b)
+		return tm_error("out of memory"), TM_BENCH_FAILED;
+	b->sp = sp;
+	if (bench_prepare(sp, argv) ||
+	    (sp->restore && tm_bench_restore_parse(sp->restore, b->snapshot, b->restore_dir,
+	                                           sizeof(b->snapshot)))) {
+		free(b);
+		return TM_BENCH_BAD_INPUT;
+	}
+	for (; b->n_plans < sp->n_arms; b->n_plans++)
+		if (plan_arm(sp, &sp->arms[b->n_plans], argv, &b->plans[b->n_plans])) {
+			tm_bench_plan_free(b);
+			return TM_BENCH_BAD_INPUT;
+		}
+	b->shared = argv ? argv : sp->exec_start ? b->plans[0].argv : NULL;
+	print_plan(sp, b->plans, argv ? argv : b->plans[0].argv, stderr);
+	*out = b;
+	return TM_BENCH_OK;
+}
+
+void tm_bench_plan_free(struct tm_bench_plan *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->n_plans; i++)
+		plan_release(&b->plans[i]);
+	free(b);
+}
+
+enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *st,
+                                      const char *store_name, const struct tm_bench_output *out)
+{
 	int rc;
 
-	if (sp->restore &&
-	    tm_bench_restore_parse(sp->restore, b.snapshot, b.restore_dir, sizeof(b.snapshot)))
-		return TM_BENCH_BAD_INPUT;
-	if (tm_store_open(rq->store_path, &b.st))
+	b->st = st;
+	if (tm_bench_store_init(st) || start_bench(b, b->shared))
 		return TM_BENCH_FAILED;
-	if (tm_bench_store_init(b.st)) {
-		tm_store_close(b.st);
-		return TM_BENCH_FAILED;
-	}
-	if (!shared && sp->exec_start)
-		shared = plans[0].argv;
-	if (start_bench(&b, shared)) {
-		tm_store_close(b.st);
-		return TM_BENCH_FAILED;
-	}
-	print_start(&b, rq->store_path);
-	rc = run_all(&b);
-	if (tm_bench_store_end(b.st, b.bench_id, tm_now_wall_usec()))
+	print_start(b, store_name);
+	rc = run_all(b);
+	if (tm_bench_store_end(st, b->bench_id, tm_now_wall_usec()))
 		rc = -1;
 	if (rc == 0)
 		fputc('\n', stderr);
-	if (tm_bench_show_table(b.st, b.bench_id, &rq->out))
+	if (tm_bench_show_table(st, b->bench_id, out))
 		rc = -1;
-	tm_store_close(b.st);
 	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
-}
-
-enum tm_bench_status tm_bench_run(struct tm_bench_spec *sp, const struct tm_bench_request *rq)
-{
-	struct arm_plan plans[TM_BENCH_MAX_ARMS];
-	enum tm_bench_status rc = TM_BENCH_OK;
-	int n_plans = 0;
-
-	if (bench_prepare(sp, rq->argv))
-		return TM_BENCH_BAD_INPUT;
-	for (; n_plans < sp->n_arms; n_plans++)
-		if (plan_arm(sp, &sp->arms[n_plans], rq->argv, &plans[n_plans])) {
-			rc = TM_BENCH_BAD_INPUT;
-			goto out;
-		}
-	print_plan(sp, plans, rq->argv ? rq->argv : plans[0].argv, stderr);
-	if (!rq->dry_run)
-		rc = run_plans(sp, rq, plans);
-out:
-	for (int i = 0; i < n_plans; i++)
-		plan_release(&plans[i]);
-	return rc;
 }

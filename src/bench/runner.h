@@ -3,7 +3,8 @@
  * fresh memory-limited cgroup from the same restored state, with the
  * hooks, the live progress line, the rows a bench writes about itself, and
  * the table at the end.  `tidemark bench` parses options into a
- * struct tm_bench_spec and calls tm_bench_run() or tm_bench_show().
+ * struct tm_bench_spec, plans it (tm_bench_plan_new), opens the store and
+ * runs it (tm_bench_execute), or shows an earlier table (tm_bench_show_table).
  */
 #ifndef TM_BENCH_RUNNER_H
 #define TM_BENCH_RUNNER_H
@@ -22,13 +23,6 @@ struct tm_bench_output {
 	int n_exports;
 };
 
-struct tm_bench_request {
-	const char *store_path; /* the store to write to */
-	char *const *argv;      /* the shared command (after --), or NULL */
-	bool dry_run;           /* print the arms and their environments, run nothing */
-	struct tm_bench_output out;
-};
-
 enum tm_bench_status {
 	TM_BENCH_OK,     /* every run was recorded, whatever its outcome */
 	TM_BENCH_FAILED, /* a runtime failure, or interrupted (the table of the runs so far follows)
@@ -36,18 +30,30 @@ enum tm_bench_status {
 	TM_BENCH_BAD_INPUT, /* the spec, the command or --restore is wrong, or the guard refused */
 };
 
+struct tm_store;
+struct tm_bench_plan;
+
 /*
  * Checks and completes SP (a seed for shuffle, the allocator libraries,
- * the guard against our environment), prints the plan on stderr, runs
- * every run and prints the table.  Errors are reported through tm_error.
+ * the guard against our environment, --restore), plans each arm's command,
+ * environment and limits, and prints the plan on stderr.  ARGV is the
+ * shared command (after --) or NULL; it and SP must outlive the plan.
+ * TM_BENCH_OK with *OUT (free with tm_bench_plan_free), or the status
+ * after tm_error.
  */
-enum tm_bench_status tm_bench_run(struct tm_bench_spec *sp, const struct tm_bench_request *rq);
+enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *argv,
+                                       struct tm_bench_plan **out);
+void tm_bench_plan_free(struct tm_bench_plan *plan);
 
-/* Prints the table of bench BENCH_ID in the store at STORE_PATH and writes its exports. */
-enum tm_bench_status tm_bench_show(const char *store_path, int64_t bench_id,
-                                   const struct tm_bench_output *out);
+/*
+ * Runs every run of PLAN into the open store ST (STORE_NAME for
+ * messages), each written as it ends, then prints the table as OUT says.
+ * TM_BENCH_OK, or TM_BENCH_FAILED after tm_error (interrupted: the table
+ * of the runs so far is still printed).
+ */
+enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_store *st,
+                                      const char *store_name, const struct tm_bench_output *out);
 
-struct tm_store;
 /* The table of BENCH_ID in the open store ST, shown as OUT says: 0, or -1
  * after tm_error (also when there is no such bench). */
 int tm_bench_show_table(struct tm_store *st, int64_t bench_id, const struct tm_bench_output *out);

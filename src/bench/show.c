@@ -62,16 +62,3 @@ int tm_bench_show_table(struct tm_store *st, int64_t bench_id, const struct tm_b
 	tm_bench_table_release(&t);
 	return rc;
 }
-
-enum tm_bench_status tm_bench_show(const char *store_path, int64_t bench_id,
-                                   const struct tm_bench_output *out)
-{
-	struct tm_store *st;
-	int rc;
-
-	if (tm_store_open_readonly(store_path, &st))
-		return TM_BENCH_FAILED;
-	rc = tm_bench_show_table(st, bench_id, out);
-	tm_store_close(st);
-	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
-}

@@ -18,7 +18,7 @@
 #include "base/banned.h"
 
 struct bench_cli {
-	char *file, *store_path;
+	char *file;
 	int64_t table_id;
 	bool dry_run;
 	struct tm_bench_output out;
@@ -111,23 +111,17 @@ static const struct tm_opt cli_options[] = {
      .type = TM_OPT_BOOL,
      .off = CLI(dry_run),
      .help = "print the arms and their environments, run nothing"},
-    {.flag = "db",
-     .short_name = 'o',
-     .scopes = TM_OPT_BENCH,
-     .type = TM_OPT_STRING,
-     .min = 1,
-     .off = CLI(store_path),
-     .metavar = "PATH",
-     .help = "the store (default ./tidemark.db)"},
     {.type = TM_OPT_END},
 };
 
-#define N_SETS (TM_BENCH_OPTSETS + 1)
+#define N_SETS (TM_BENCH_OPTSETS + 2)
 
-static void optsets(struct tm_bench_spec *sp, struct bench_cli *cli, struct tm_optset sets[N_SETS])
+static void optsets(struct tm_bench_spec *sp, struct bench_cli *cli, struct tm_cmd_ctx *ctx,
+                    struct tm_optset sets[N_SETS])
 {
 	tm_bench_optsets(sp, sets);
 	sets[TM_BENCH_OPTSETS] = (struct tm_optset){cli_options, cli};
+	sets[TM_BENCH_OPTSETS + 1] = (struct tm_optset){tm_cmd_db_options, ctx};
 }
 
 static void usage(void)
@@ -137,76 +131,94 @@ static void usage(void)
 	struct tm_optset sets[N_SETS];
 
 	tm_bench_spec_init(&sp);
-	optsets(&sp, &cli, sets);
+	optsets(&sp, &cli, NULL, sets);
 	fputs(usage_head, stdout);
 	fputs("\narms and runs:\n", stdout);
 	tm_opts_help(stdout, &sets[1], 1, TM_OPT_BENCH);
 	fputs("each run (as in tidemark record):\n", stdout);
 	tm_opts_help(stdout, &sets[0], 1, TM_OPT_BENCH);
 	fputs("the table and the store:\n", stdout);
-	tm_opts_help(stdout, &sets[2], 1, TM_OPT_BENCH);
+	tm_opts_help(stdout, &sets[2], 2, TM_OPT_BENCH);
 	fputs("  -h, --help              this help\n", stdout);
 	fputs(usage_tail, stdout);
 	tm_bench_spec_release(&sp);
 }
 
 /* Parses the command line over SP: 0, 1 for --help, -1 after tm_error. */
-static int parse(struct tm_bench_spec *sp, struct bench_cli *cli, int argc, char **argv,
-                 char *const **rest)
+static int parse(struct tm_bench_spec *sp, struct bench_cli *cli, struct tm_cmd_ctx *ctx, int argc,
+                 char **argv, char *const **rest)
 {
 	struct tm_optset sets[N_SETS];
 	int next, rc;
 
 	tm_opts_release(&(struct tm_optset){cli_options, cli}, 1);
 	*cli = (struct bench_cli){0};
-	optsets(sp, cli, sets);
+	optsets(sp, cli, ctx, sets);
 	rc = tm_opts_parse(sets, N_SETS, TM_OPT_BENCH, "bench", argc, argv, &next);
 	*rest = rc == 0 && next < argc ? argv + next : NULL;
 	return rc;
 }
 
-static int exit_code(enum tm_bench_status st)
+/* The table of an earlier bench, from the store read-only. */
+static int show(struct tm_cmd_ctx *ctx, const struct bench_cli *cli)
 {
-	return st == TM_BENCH_OK ? 0 : st == TM_BENCH_FAILED ? 1 : 2;
+	struct tm_store *st = tm_cmd_store(ctx, TM_CMD_READ);
+
+	return !st || tm_bench_show_table(st, cli->table_id, &cli->out) ? 1 : 0;
+}
+
+/* Plans, then opens the store, then runs. */
+static int run(struct tm_bench_spec *sp, const struct bench_cli *cli, struct tm_cmd_ctx *ctx,
+               char *const *argv)
+{
+	struct tm_bench_plan *plan;
+	struct tm_store *st;
+	enum tm_bench_status rc = tm_bench_plan_new(sp, argv, &plan);
+
+	if (rc == TM_BENCH_OK && !cli->dry_run) {
+		if ((st = tm_cmd_store(ctx, TM_CMD_WRITE)))
+			rc = tm_bench_execute(plan, st, tm_cmd_db_path(ctx), &cli->out);
+		else
+			rc = TM_BENCH_FAILED;
+	}
+	tm_bench_plan_free(plan);
+	return rc == TM_BENCH_OK ? 0 : rc == TM_BENCH_FAILED ? 1 : 2;
 }
 
 /* The file is read first, then the command line over it: the options are
  * parsed once to find the file (and to refuse bad ones before anything
  * starts), then again over what the file said. */
-static int bench_main(struct tm_bench_spec *sp, struct bench_cli *cli, int argc, char **argv)
+static int bench_main(struct tm_bench_spec *sp, struct bench_cli *cli, struct tm_cmd_ctx *ctx,
+                      int argc, char **argv)
 {
-	struct tm_bench_request rq = {0};
-	int rc = parse(sp, cli, argc, argv, &rq.argv);
+	char *const *rest;
+	int rc = parse(sp, cli, ctx, argc, argv, &rest);
 
 	if (rc)
 		return rc > 0 ? (usage(), 0) : 2;
-	rq.store_path = cli->store_path ? cli->store_path : "tidemark.db";
 	if (cli->table_id)
-		return exit_code(tm_bench_show(rq.store_path, cli->table_id, &cli->out));
+		return show(ctx, cli);
 	if (cli->file) {
 		char *file = cli->file;
 		cli->file = NULL;
 		tm_bench_spec_release(sp);
 		tm_bench_spec_init(sp);
-		rc = tm_bench_load_file(sp, file) || parse(sp, cli, argc, argv, &rq.argv);
+		rc = tm_bench_load_file(sp, file) || parse(sp, cli, ctx, argc, argv, &rest);
 		free(file);
 		if (rc)
 			return 2;
-		rq.store_path = cli->store_path ? cli->store_path : "tidemark.db";
 	}
-	rq.dry_run = cli->dry_run;
-	rq.out = cli->out;
-	return exit_code(tm_bench_run(sp, &rq));
+	return run(sp, cli, ctx, rest);
 }
 
-int cmd_bench(int argc, char **argv)
+int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct bench_cli cli = {0};
 	struct tm_bench_spec sp;
 	int rc;
 
 	tm_bench_spec_init(&sp);
-	rc = bench_main(&sp, &cli, argc, argv);
+	rc = bench_main(&sp, &cli, ctx, argc, argv);
 	tm_opts_release(&(struct tm_optset){cli_options, &cli}, 1);
 	tm_bench_spec_release(&sp);
 	return rc;

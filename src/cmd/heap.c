@@ -358,7 +358,7 @@ static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
 	return heap_profile(pid, o->out, o->collapsed, o->alloc);
 }
 
-int cmd_heap(int argc, char **argv)
+int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx __attribute__((unused)))
 {
 	struct heap_cli o = {0};
 	const struct tm_optset set = {heap_options, &o};

@@ -48,28 +48,10 @@ static const char usage_tail[] =
     "  tidemark record --heap -- python3 my_service.py\n"
     "  tidemark record --heap --heap-profile /tmp/node --heap-every 10m -- ./node\n";
 
-/* The command's own options (the recorder's are in record/options.h). */
-struct record_cli {
-	char *db;
-};
-
-static const struct tm_opt cli_options[] = {
-    {.flag = "db",
-     .short_name = 'o',
-     .scopes = TM_OPT_RECORD,
-     .type = TM_OPT_STRING,
-     .min = 1,
-     .off = offsetof(struct record_cli, db),
-     .metavar = "PATH",
-     .help = "the store (default ./tidemark.db)"},
-    {.type = TM_OPT_END},
-};
-
 static void usage(void)
 {
 	struct tm_record_opts o;
-	struct record_cli cli = {0};
-	const struct tm_optset sets[] = {{tm_record_options, &o}, {cli_options, &cli}};
+	const struct tm_optset sets[] = {{tm_record_options, &o}, {tm_cmd_db_options, NULL}};
 
 	tm_record_opts_init(&o);
 	fputs(usage_head, stdout);
@@ -78,9 +60,11 @@ static void usage(void)
 }
 
 /* One line on stderr: what happened, and how to see more. */
-static void print_result(struct tm_store *st, const struct tm_record_result *res, const char *db)
+static void print_result(struct tm_store *st, const struct tm_record_result *res,
+                         const struct tm_cmd_ctx *ctx)
 {
 	struct tm_summary s;
+	const char *db = tm_cmd_db_nondefault(ctx);
 	char peak[32] = "n/a";
 
 	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
@@ -89,7 +73,7 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
 	        "%s%s)\n",
 	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
-	        strcmp(db, "tidemark.db") ? " --db " : "", strcmp(db, "tidemark.db") ? db : "");
+	        db ? " --db " : "", db ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
 }
@@ -111,10 +95,9 @@ static int exit_status(const struct tm_record_result *res)
 }
 
 /* Options in, one run, an exit status out. */
-static int record_main(struct tm_record_opts *o, struct record_cli *cli, int argc, char **argv)
+static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int argc, char **argv)
 {
-	const struct tm_optset sets[] = {{tm_record_options, o}, {cli_options, cli}};
-	const char *db;
+	const struct tm_optset sets[] = {{tm_record_options, o}, {tm_cmd_db_options, ctx}};
 	struct tm_record_result res;
 	struct tm_store *st;
 	int next, rc;
@@ -132,27 +115,23 @@ static int record_main(struct tm_record_opts *o, struct record_cli *cli, int arg
 	}
 	if (tm_record_opts_check(o, true))
 		return 2;
-	db = cli->db ? cli->db : "tidemark.db";
-	if (tm_store_open(db, &st))
+	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
 	o->store = st;
 	rc = tm_record_run(o, &res);
 	if (rc == 0)
-		print_result(st, &res, db);
-	tm_store_close(st);
+		print_result(st, &res, ctx);
 	return rc ? 1 : exit_status(&res);
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct tm_record_opts o;
-	struct record_cli cli = {0};
 	int rc;
 
 	tm_record_opts_init(&o);
 	o.new_cgroup = true;
-	rc = record_main(&o, &cli, argc, argv);
-	tm_opts_release((const struct tm_optset[]){{tm_record_options, &o}, {cli_options, &cli}},
-	                2);
+	rc = record_main(&o, ctx, argc, argv);
+	tm_opts_release(&(struct tm_optset){tm_record_options, &o}, 1);
 	return rc;
 }
