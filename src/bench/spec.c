@@ -1,22 +1,21 @@
 /*
- * bench: arms, the experiment file, the guard, each arm's environment.
+ * bench: the spec and its arms (--arm and the settings an arm's section
+ * shares), the allocator shortcuts and their libraries, the run order.
+ * The experiment file is ini.c, environments and command lines env.c.
  * See bench.h for the contracts and docs/bench.md for the formats.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <ini.h>
-#include <jansson.h>
 
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
-#include "bench/runner.h"
+#include "bench/spec_int.h"
 #include "record/launch.h"
 #include "record/recorder.h"
 #include "base/banned.h"
@@ -117,7 +116,7 @@ static bool valid_var_name(const char *s, size_t len)
 	return true;
 }
 
-static struct tm_bench_arm *find_arm(struct tm_bench_spec *sp, const char *name)
+struct tm_bench_arm *tm_bench_arm_find(struct tm_bench_spec *sp, const char *name)
 {
 	for (int i = 0; i < sp->n_arms; i++)
 		if (!strcmp(sp->arms[i].name, name))
@@ -126,7 +125,7 @@ static struct tm_bench_arm *find_arm(struct tm_bench_spec *sp, const char *name)
 }
 
 /* A new arm called NAME (LEN bytes); NULL after tm_error. */
-static struct tm_bench_arm *new_arm(struct tm_bench_spec *sp, const char *name, size_t len)
+struct tm_bench_arm *tm_bench_arm_new(struct tm_bench_spec *sp, const char *name, size_t len)
 {
 	struct tm_bench_arm *arm;
 
@@ -140,7 +139,7 @@ static struct tm_bench_arm *new_arm(struct tm_bench_spec *sp, const char *name, 
 	memset(arm, 0, sizeof(*arm));
 	memcpy(arm->name, name, len);
 	arm->name[len] = '\0';
-	if (find_arm(sp, arm->name))
+	if (tm_bench_arm_find(sp, arm->name))
 		return tm_error("arm '%s' given twice", arm->name), NULL;
 	arm->memory_max_bytes = arm->memory_high_bytes = arm->swap_max_bytes = TM_LIMIT_UNSET;
 	int a = tm_bench_alloc_by_name(arm->name);
@@ -232,8 +231,8 @@ static const struct tm_opt arm_options[] = {
 
 /* One arm setting (the keys arms share between --arm and the file): 0,
  * 1 when KEY is not an arm setting, -1 with WHY ("MemoryMax 'x': expected ..."). */
-static int arm_setting(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
-                       size_t why_size)
+int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
+                     size_t why_size)
 {
 	struct tm_optset set = {arm_options, arm};
 
@@ -265,7 +264,7 @@ static int arm_item(struct tm_bench_arm *arm, const char *item, size_t len)
 		return tm_error("--arm %s: '%s' is not KEY=VALUE", arm->name, buf);
 	buf[eq - buf] = '\0';
 	char why[512];
-	int r = arm_setting(arm, buf, eq + 1, why, sizeof(why));
+	int r = tm_bench_arm_set(arm, buf, eq + 1, why, sizeof(why));
 	if (r < 0)
 		return tm_error("--arm %s: %s", arm->name, why);
 	if (r == 0)
@@ -277,7 +276,7 @@ int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text)
 {
 	const char *colon = strchr(text, ':');
 	size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
-	struct tm_bench_arm *arm = new_arm(sp, text, name_len);
+	struct tm_bench_arm *arm = tm_bench_arm_new(sp, text, name_len);
 	const char *p, *start;
 
 	if (!arm)
@@ -296,293 +295,6 @@ int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text)
 			return 0;
 		start = p + 1;
 	}
-}
-
-/* ---- command lines ---- */
-
-void tm_bench_env_free(char **envp)
-{
-	if (!envp)
-		return;
-	for (char **e = envp; *e; e++)
-		free(*e);
-	free(envp);
-}
-
-struct strvec {
-	char **v;
-	size_t n, cap;
-};
-
-static int strvec_push(struct strvec *sv, char *s)
-{
-	if (!s)
-		return -1;
-	if (sv->n + 2 > sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 16;
-		char **v = realloc(sv->v, cap * sizeof(*v));
-		if (!v) {
-			free(s);
-			return -1;
-		}
-		sv->v = v;
-		sv->cap = cap;
-	}
-	sv->v[sv->n++] = s;
-	sv->v[sv->n] = NULL;
-	return 0;
-}
-
-/* One word of LINE starting at *P into WORD (size LINE's length + 1).
- * 1 when there is no more, -1 on an unterminated quote. */
-static int next_word(const char **pp, char *word)
-{
-	const char *p = *pp;
-	char quote = 0;
-	size_t n = 0;
-
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!*p)
-		return 1;
-	for (; *p; p++) {
-		if (quote) {
-			if (*p == quote)
-				quote = 0;
-			else if (*p == '\\' && quote == '"' && p[1])
-				word[n++] = *++p;
-			else
-				word[n++] = *p;
-		} else if (*p == '"' || *p == '\'') {
-			quote = *p;
-		} else if (*p == '\\' && p[1]) {
-			word[n++] = *++p;
-		} else if (isspace((unsigned char)*p)) {
-			break;
-		} else {
-			word[n++] = *p;
-		}
-	}
-	if (quote)
-		return -1;
-	word[n] = '\0';
-	*pp = p;
-	return 0;
-}
-
-char **tm_bench_split_command(const char *line)
-{
-	struct strvec sv = {0};
-	char *word = malloc(strlen(line) + 1);
-	const char *p = line;
-	int r;
-
-	if (!word)
-		return tm_error("out of memory"), NULL;
-	while ((r = next_word(&p, word)) == 0)
-		if (strvec_push(&sv, strdup(word)))
-			break;
-	free(word);
-	if (r < 0) {
-		tm_bench_env_free(sv.v);
-		return tm_error("unterminated quote in '%s'", line), NULL;
-	}
-	if (r == 0 || sv.n == 0) {
-		tm_bench_env_free(sv.v);
-		return tm_error(r == 0 ? "out of memory" : "empty command"), NULL;
-	}
-	return sv.v;
-}
-
-int tm_bench_parse_environment(struct tm_bench_arm *arm, const char *value)
-{
-	char *word = malloc(strlen(value) + 1);
-	const char *p = value;
-	int r;
-
-	if (!word)
-		return tm_error("out of memory");
-	while ((r = next_word(&p, word)) == 0) {
-		char *eq = strchr(word, '=');
-		if (!eq || eq == word) {
-			tm_error("Environment=: '%s' is not VAR=VALUE", word);
-			r = -2;
-			break;
-		}
-		*eq = '\0';
-		if (tm_bench_arm_setenv(arm, word, eq + 1)) {
-			r = -2;
-			break;
-		}
-	}
-	free(word);
-	if (r == -1)
-		return tm_error("Environment=: unterminated quote");
-	return r == 1 ? 0 : -1;
-}
-
-/* ---- the experiment file ---- */
-
-struct ini_ctx {
-	struct tm_bench_spec *sp;
-	const char *text, *pos;
-	int line;
-	char err[512]; /* the first error */
-	int err_line;  /* and its line */
-	bool failed;
-};
-
-static bool ini_error(struct ini_ctx *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static bool ini_error(struct ini_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->failed)
-		return false;
-	c->failed = true;
-	c->err_line = c->line;
-	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof(c->err), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-/* A section header on a line of its own registers the arm, even when the
- * section stays empty (inih only reports sections that have keys). */
-static void ini_see_line(struct ini_ctx *c, const char *line, size_t len)
-{
-	const char *end;
-
-	while (len && isspace((unsigned char)*line))
-		line++, len--;
-	if (!len || *line != '[')
-		return;
-	end = memchr(line, ']', len);
-	if (!end)
-		return;
-	const char *name = line + 1;
-	size_t nlen = (size_t)(end - name);
-	if ((nlen == 5 && !memcmp(name, "bench", 5)) || c->failed)
-		return;
-	char buf[TM_BENCH_NAME_MAX];
-	if (nlen < sizeof(buf)) {
-		memcpy(buf, name, nlen);
-		buf[nlen] = '\0';
-		if (find_arm(c->sp, buf))
-			return;
-	}
-	if (!new_arm(c->sp, name, nlen))
-		ini_error(c, "bad section [%.*s]", (int)nlen, name);
-}
-
-/* inih's line reader over a string, counting lines as it goes. */
-static char *read_ini_line(char *str, int num, void *stream)
-{
-	struct ini_ctx *c = stream;
-	const char *nl;
-	size_t len;
-
-	if (!*c->pos)
-		return NULL;
-	nl = strchr(c->pos, '\n');
-	len = nl ? (size_t)(nl - c->pos) + 1 : strlen(c->pos);
-	c->line++;
-	if (len >= (size_t)num) {
-		ini_error(c, "line longer than %d characters", num - 1);
-		len = (size_t)num - 1;
-	}
-	memcpy(str, c->pos, len);
-	str[len] = '\0';
-	ini_see_line(c, c->pos, len);
-	c->pos = nl ? nl + 1 : c->pos + strlen(c->pos);
-	return str;
-}
-
-static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
-{
-	struct tm_optset sets[TM_BENCH_OPTSETS];
-	char why[480];
-
-	tm_bench_optsets(c->sp, sets);
-	int r = tm_opts_set_key(sets, TM_BENCH_OPTSETS, key, value, why, sizeof(why));
-	if (r > 0)
-		return ini_error(c, "unknown key '%s' in [bench]", key);
-	if (r < 0)
-		return ini_error(c, "%s", why[0] ? why : "bad value (see above)");
-	return true;
-}
-
-static bool arm_key(struct ini_ctx *c, struct tm_bench_arm *arm, const char *key, const char *value)
-{
-	if (!strcmp(key, "Environment")) {
-		if (tm_bench_parse_environment(arm, value))
-			return ini_error(c, "[%s] bad Environment= value '%s'", arm->name, value);
-		return true;
-	}
-	char why[480];
-	int r = arm_setting(arm, key, value, why, sizeof(why));
-	if (r < 0)
-		return ini_error(c, "[%s] %s", arm->name, why);
-	if (r > 0)
-		return ini_error(c,
-		                 "unknown key '%s' in [%s] (Allocator, Environment, "
-		                 "MemoryMax, MemoryHigh, MemorySwapMax, ExecStart)",
-		                 key, arm->name);
-	return true;
-}
-
-static int on_ini_key(void *user, const char *section, const char *key, const char *value)
-{
-	struct ini_ctx *c = user;
-	struct tm_bench_arm *arm;
-
-	/* Errors are kept in C (the first one, with its line); returning 0
-	 * would only give inih's line number without the reason. */
-	if (c->failed)
-		return 1;
-	if (!*section || !strcmp(section, "bench")) {
-		bench_key(c, key, value);
-		return 1;
-	}
-	arm = find_arm(c->sp, section);
-	if (!arm)
-		ini_error(c, "bad section [%s]", section);
-	else
-		arm_key(c, arm, key, value);
-	return 1;
-}
-
-int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin)
-{
-	struct ini_ctx c = {.sp = sp, .text = text, .pos = text};
-	int r;
-
-	/* Errors in keys are kept in c.err; inih's own (syntax) come back as
-	 * a line number, whichever comes first in the file wins. */
-	r = ini_parse_stream(read_ini_line, &c, on_ini_key, &c);
-	if (r > 0 && (!c.failed || r < c.err_line))
-		return tm_error("%s:%d: syntax error (expected [section], KEY=VALUE or a comment)",
-		                origin, r);
-	if (c.failed)
-		return tm_error("%s:%d: %s", origin, c.err_line, c.err);
-	if (r < 0)
-		return tm_error("%s: cannot parse (out of memory)", origin);
-	if (sp->n_arms == 0)
-		return tm_error("%s: no arms (each section other than [bench] is an arm)", origin);
-	return 0;
-}
-
-int tm_bench_load_file(struct tm_bench_spec *sp, const char *path)
-{
-	char *text = tm_read_file(path, NULL);
-	int rc;
-
-	if (!text)
-		return tm_error("cannot read '%s': %s", path, strerror(errno));
-	rc = tm_bench_parse_ini(sp, text, path);
-	free(text);
-	return rc;
 }
 
 /* ---- allocators, the guard, environments ---- */
@@ -672,130 +384,6 @@ int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dir
 const char *tm_bench_arm_expect(const struct tm_bench_arm *arm)
 {
 	return tm_bench_alloc_expect(arm->alloc);
-}
-
-/* Length of the name in "NAME=VALUE". */
-static size_t env_name_len(const char *entry)
-{
-	const char *eq = strchr(entry, '=');
-	return eq ? (size_t)(eq - entry) : strlen(entry);
-}
-
-static bool declared_by_any(const struct tm_bench_spec *sp, const char *name, size_t len)
-{
-	for (int i = 0; i < sp->n_arms; i++)
-		for (int j = 0; j < sp->arms[i].n_env; j++)
-			if (strlen(sp->arms[i].env[j].name) == len &&
-			    !strncmp(sp->arms[i].env[j].name, name, len))
-				return true;
-	return false;
-}
-
-int tm_bench_guard(const struct tm_bench_spec *sp, char *const *envp, bool inherit)
-{
-	char found[1024] = "";
-	size_t n = 0;
-
-	if (inherit || !envp)
-		return 0;
-	for (char *const *e = envp; *e; e++) {
-		size_t len = env_name_len(*e);
-		char name[256];
-		if (len >= sizeof(name))
-			continue;
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		if (!tm_env_alloc_var(name) || declared_by_any(sp, name, len))
-			continue;
-		if (n < sizeof(found))
-			n += (size_t)snprintf(found + n, sizeof(found) - n, "%s  %s", n ? "\n" : "",
-			                      *e);
-	}
-	if (!n)
-		return 0;
-	return tm_error("refusing to start: the environment carries allocation-relevant "
-	                "variables no arm declares:\n%s\nevery arm would run with them (a control "
-	                "arm with a leftover LD_PRELOAD measures the wrong allocator). Unset "
-	                "them, declare them in an arm, or pass --inherit-env to keep them for "
-	                "every arm",
-	                found);
-}
-
-/* Whether the arm itself sets variable NAME (LEN bytes) in its environment. */
-static bool arm_sets(const struct tm_bench_arm *arm, const char *name, size_t len)
-{
-	for (int j = 0; j < arm->n_env; j++)
-		if (strlen(arm->env[j].name) == len && !strncmp(arm->env[j].name, name, len))
-			return true;
-	if (arm->preload && len == 10 && !strncmp(name, "LD_PRELOAD", len))
-		return true;
-	if (arm->alloc == TM_ALLOC_ARENA1 && len == 16 && !strncmp(name, "MALLOC_ARENA_MAX", len))
-		return true;
-	return false;
-}
-
-static char *env_entry(const char *name, const char *value)
-{
-	size_t len = strlen(name) + strlen(value) + 2;
-	char *s = malloc(len);
-	if (s)
-		snprintf(s, len, "%s=%s", name, value);
-	return s;
-}
-
-char **tm_bench_arm_envp(const struct tm_bench_arm *arm, char *const *envp, bool inherit)
-{
-	struct strvec sv = {0};
-
-	for (char *const *e = envp; e && *e; e++) {
-		size_t len = env_name_len(*e);
-		char name[256];
-		if (len < sizeof(name)) {
-			memcpy(name, *e, len);
-			name[len] = '\0';
-			if (tm_env_alloc_var(name) && (!inherit || arm_sets(arm, name, len)))
-				continue;
-		}
-		if (strvec_push(&sv, strdup(*e)))
-			goto oom;
-	}
-	for (int j = 0; j < arm->n_env; j++)
-		if (strvec_push(&sv, env_entry(arm->env[j].name, arm->env[j].value)))
-			goto oom;
-	if (arm->alloc == TM_ALLOC_ARENA1 && !tm_bench_arm_getenv(arm, "MALLOC_ARENA_MAX") &&
-	    strvec_push(&sv, env_entry("MALLOC_ARENA_MAX", "1")))
-		goto oom;
-	if (arm->preload && strvec_push(&sv, env_entry("LD_PRELOAD", arm->preload)))
-		goto oom;
-	if (!sv.v) {
-		sv.v = calloc(1, sizeof(char *));
-		if (!sv.v)
-			goto oom;
-	}
-	return sv.v;
-oom:
-	tm_bench_env_free(sv.v);
-	return tm_error("out of memory"), NULL;
-}
-
-char *tm_bench_env_json(char *const *envp)
-{
-	json_t *o = json_object();
-	char *text;
-
-	for (char *const *e = envp; e && *e; e++) {
-		size_t len = env_name_len(*e);
-		char name[256];
-		if (len >= sizeof(name) || !(*e)[len])
-			continue;
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		if (tm_env_alloc_var(name))
-			json_object_set_new(o, name, json_string(*e + len + 1));
-	}
-	text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
-	json_decref(o);
-	return text;
 }
 
 static uint64_t splitmix64(uint64_t *state)
