@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
