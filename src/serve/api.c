@@ -1,7 +1,6 @@
 /* Read documents: machines, runs, one run, a bench. */
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +8,7 @@
 #include "report/benchtab.h"
 #include "report/summary.h"
 #include "serve/api.h"
+#include "store/server_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -106,36 +106,30 @@ static int add_machine(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-/* Adds last push times from the server's machines table, when there is one. */
-static void add_push_times(struct tm_store *st, json_t *by_name)
+/* Adds a machine's last push time, from the server's machines table. */
+static int add_push_time(void *ctx, const struct tm_machine_row *row)
 {
-	sqlite3_stmt *q;
+	json_t *m = json_object_get(ctx, row->name);
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT name, last_push_wall_usec, samples FROM machines", -1, &q,
-	                       NULL) != SQLITE_OK)
-		return; /* a collector's own store has no machines table */
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		json_t *m = json_object_get(by_name, (const char *)sqlite3_column_text(q, 0));
-		if (!m)
-			continue;
+	if (m) {
 		json_object_set_new(m, "last_push_wall_usec",
-		                    json_integer(sqlite3_column_int64(q, 1)));
-		json_object_set_new(m, "pushed_samples", json_integer(sqlite3_column_int64(q, 2)));
+		                    json_integer(row->last_push_wall_usec));
+		json_object_set_new(m, "pushed_samples", json_integer(row->samples));
 	}
-	sqlite3_finalize(q);
+	return 0;
 }
 
 json_t *tm_api_machines(struct tm_store *st)
 {
 	json_t *by_name = json_object(), *arr = json_array();
 
-	if (tm_store_each_run(st, 0, add_machine, by_name) < 0) {
+	/* a collector's own store has no machines table: no push times */
+	if (tm_store_each_run(st, 0, add_machine, by_name) < 0 ||
+	    tm_store_each_machine(st, add_push_time, by_name) < 0) {
 		json_decref(by_name);
 		json_decref(arr);
 		return NULL;
 	}
-	add_push_times(st, by_name);
 	for (void *it = json_object_iter(by_name); it; it = json_object_iter_next(by_name, it))
 		json_array_append(arr, json_object_iter_value(it));
 	json_decref(by_name);
