@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "report/runjson.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
@@ -131,31 +132,16 @@ void tm_pusher_free(struct tm_pusher *p)
 
 /* ---- building a batch from the local store ---- */
 
-static void set_str(json_t *o, const char *key, const char *v)
-{
-	if (v)
-		json_object_set_new(o, key, json_string(v));
-}
-
+/* The run as the protocol sends it; a machine or arm name the server would
+ * refuse is left out (the server files the run under the token's name). */
 static json_t *run_meta(const struct tm_run_info *ri)
 {
-	json_t *o = json_object();
+	json_t *o = tm_run_json(ri, TM_RUN_JSON_PUSH);
 
-	set_str(o, "uuid", ri->uuid);
-	set_str(o, "machine", ri->machine && tm_name_valid(ri->machine) ? ri->machine : NULL);
-	set_str(o, "kernel", ri->kernel);
-	set_str(o, "cgroup_mode", ri->cgroup_mode);
-	set_str(o, "target", ri->target);
-	set_str(o, "cgroup_path", ri->cgroup_path);
-	set_str(o, "command_json", ri->command_json);
-	set_str(o, "env_json", ri->env_json);
-	set_str(o, "limits_json", ri->limits_json);
-	set_str(o, "allocator", ri->allocator);
-	set_str(o, "arm", ri->arm && tm_name_valid(ri->arm) ? ri->arm : NULL);
-	json_object_set_new(o, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(o, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(o, "started_mono_usec", json_integer(ri->started_mono_usec));
-	json_object_set_new(o, "bench_seq", json_integer(ri->bench_seq));
+	if (o && ri->machine && !tm_name_valid(ri->machine))
+		json_object_del(o, "machine");
+	if (o && ri->arm && !tm_name_valid(ri->arm))
+		json_object_del(o, "arm");
 	return o;
 }
 
@@ -242,18 +228,6 @@ static json_t *local_items(struct tm_store *st, enum item_kind kind, int64_t run
 	return it.arr;
 }
 
-static json_t *end_json(const struct tm_run_info *ri)
-{
-	json_t *o =
-	    json_pack("{s:I, s:s, s:i, s:i}", "ended_wall_usec", (json_int_t)ri->ended_wall_usec,
-	              "outcome", ri->outcome ? ri->outcome : "completed", "exit_code",
-	              ri->exit_code, "term_signal", ri->term_signal);
-
-	if (o && ri->reason)
-		json_object_set_new(o, "reason", json_string(ri->reason));
-	return o;
-}
-
 /* The next batch: everything past the acknowledged positions, up to the
  * batch limits; *ALL says whether it reaches the end of what is local. */
 static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, bool *all)
@@ -283,7 +257,7 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 	json_object_set_new(b, "progress", pr);
 	json_object_set_new(b, "marks", mk);
 	if (*all && ri->ended_wall_usec && !p->at.ended)
-		json_object_set_new(b, "end", end_json(ri));
+		json_object_set_new(b, "end", tm_run_json(ri, TM_RUN_JSON_PUSH_END));
 	return b;
 }
 
