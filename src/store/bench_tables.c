@@ -108,8 +108,8 @@ int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_in
 	                  &s, "prepare bench"))
 		return -1;
 	sqlite3_bind_int64(s, 1, bench_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = tm_st_step_row(st, s, "read bench");
+	if (rc == 0) {
 		out->id = bench_id;
 		out->name = tm_st_dup_text(s, 0);
 		out->spec_json = tm_st_dup_text(s, 1);
@@ -118,9 +118,6 @@ int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_in
 		out->host = tm_st_dup_text(s, 4);
 		out->started_wall_usec = sqlite3_column_int64(s, 5);
 		out->ended_wall_usec = sqlite3_column_int64(s, 6);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_DONE ? 1 : tm_st_error(st, "read bench");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -151,8 +148,8 @@ int tm_bench_store_note(struct tm_store *st, int64_t run_id, struct tm_bench_run
 	                  &s, "prepare bench run"))
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = tm_st_step_row(st, s, "read bench run");
+	if (rc == 0) {
 		out->bench_id = sqlite3_column_int64(s, 0);
 		out->seq = sqlite3_column_int64(s, 1);
 		out->arm_index = sqlite3_column_int(s, 2);
@@ -160,9 +157,6 @@ int tm_bench_store_note(struct tm_store *st, int64_t run_id, struct tm_bench_run
 		out->wall_usec = sqlite3_column_int64(s, 4);
 		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
 			out->rig_cpu_usec = sqlite3_column_int64(s, 5);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_DONE ? 1 : tm_st_error(st, "read bench run");
 	}
 	sqlite3_finalize(s);
 	return rc;

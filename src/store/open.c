@@ -285,15 +285,22 @@ int tm_st_query_int64(struct tm_store *st, const char *sql, const char *text, in
 		sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
 	else if (sqlite3_bind_parameter_count(s) > 0)
 		sqlite3_bind_int64(s, 1, num);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+	rc = tm_st_step_row(st, s, "query");
+	if (rc == 0 && sqlite3_column_type(s, 0) == SQLITE_NULL)
+		rc = 1;
+	else if (rc == 0)
 		*out = sqlite3_column_int64(s, 0);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 1 : tm_st_error(st, "query");
-	}
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int tm_st_step_row(struct tm_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : tm_st_error(st, what);
 }
 
 /* ---- batches ---- */

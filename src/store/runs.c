@@ -178,13 +178,9 @@ int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *ou
 	                       NULL) != SQLITE_OK)
 		return tm_st_error(st, "prepare run");
 	sqlite3_bind_int64(s, 1, run_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = tm_st_step_row(st, s, "read run");
+	if (rc == 0)
 		read_run_row(s, out);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_DONE ? 1 : tm_st_error(st, "read run");
-	}
 	sqlite3_finalize(s);
 	return rc;
 }

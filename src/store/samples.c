@@ -174,13 +174,9 @@ int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, in
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, t_wall_usec);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = tm_st_step_row(st, s, "seq by time");
+	if (rc == 0)
 		*seq = sqlite3_column_int64(s, 0);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_DONE ? 1 : tm_st_error(st, "seq by time");
-	}
 	sqlite3_finalize(s);
 	return rc;
 }

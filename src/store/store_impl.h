@@ -67,6 +67,10 @@ int tm_st_prepare(struct tm_store *st, const char *sql, sqlite3_stmt **out, cons
  * it (FINALIZE).  0, or -1 after tm_error naming WHAT. */
 int tm_st_step_done(struct tm_store *st, sqlite3_stmt *s, bool finalize, const char *what);
 
+/* Steps S once: 0 when it gave a row (read before finalizing), 1 when it
+ * gave none, -1 after tm_error naming WHAT. */
+int tm_st_step_row(struct tm_store *st, sqlite3_stmt *s, const char *what);
+
 /* Binds TEXT to parameter I (copied), or NULL when TEXT is NULL. */
 void tm_st_bind_text(sqlite3_stmt *s, int i, const char *text);
 
