@@ -155,6 +155,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	}
 	struct tm_bench_run_row *row = &t->runs[t->n_runs];
 	memset(row, 0, sizeof(*row));
+	if (!t->n_runs)
+		copy(t->cgroup_mode, sizeof(t->cgroup_mode), ri->cgroup_mode);
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);

@@ -136,7 +136,8 @@ struct tm_bench_arm_row {
 struct tm_bench_table {
 	int64_t bench_id;
 	char name[128], host[128], order[16], window[128];
-	char *command; /* the shared command line, malloc'd or NULL */
+	char cgroup_mode[16]; /* of the first run: "v1", "hybrid", "v2", or "" */
+	char *command;        /* the shared command line, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;
