@@ -846,7 +846,7 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
 	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+		rc = tm_error("no bench %lld in %s", (long long)bench_id, tm_cmd_db_path(cli->ctx));
 	if (rc == 0 && cli->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)

@@ -374,6 +374,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
+		if (rc == 1)
+			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
 	rc = 0;

@@ -357,8 +357,6 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
 	if (rc == 0)
 		tm_bench_table_write_text(&t, out);
 	tm_bench_table_release(&t);

@@ -19,8 +19,9 @@ struct tm_store;
 /* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in
  * docs/bench.md. 0 or -1. */
 int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out);
-/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print).
- */
+/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print):
+ * 0, 1 when the store has no bench BENCH_ID (nothing printed: the caller
+ * names the store), -1 after tm_error. */
 int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out);
 
 /* ---- the model behind both (pure; the store only fills it) ---- */

@@ -68,4 +68,18 @@ else
 	skip "memory.high on cgroup v1" "this host's memory controller is not on cgroup v1"
 fi
 
+# ---- a bench table from a store that has no benches ----
+"$TM" record -q -o "$T/nb.db" -i 100ms -- true 2>/dev/null
+before=$(sql "$T/nb.db" "select group_concat(name) from sqlite_master where type = 'table'")
+check_fails "report --bench on a store without benches says so" "error: no bench 1 in $T/nb.db\$" \
+	"$TM" report -o "$T/nb.db" --bench 1
+check_fails "bench --table too" "error: no bench 1 in $T/nb.db\$" "$TM" bench -o "$T/nb.db" --table 1
+out=$("$TM" report -o "$T/nb.db" --bench 1 2>&1)
+after=$(sql "$T/nb.db" "select group_concat(name) from sqlite_master where type = 'table'")
+if echo "$out" | grep -q readonly || [ "$before" != "$after" ]; then
+	fail "asking for a table writes nothing" "$out; tables $before -> $after"
+else
+	ok "asking for a table writes nothing"
+fi
+
 finish
