@@ -134,8 +134,10 @@ static int in_bounds(const struct tm_opt *o, int64_t v)
 	return v >= o->min && v <= o->max;
 }
 
-/* The value of O from VALUE into BASE; 0, or -1 when VALUE is not one. */
-static int set_value(const struct tm_opt *o, void *base, const char *value)
+/* The value of O from VALUE into BASE; 0, -1 when VALUE is not one, -2
+ * out of memory, -3 when O's check refused it (WHY filled). */
+static int set_value(const struct tm_opt *o, void *base, const char *value, char *why,
+                     size_t why_size)
 {
 	int64_t v;
 	char *end;
@@ -190,6 +192,8 @@ static int set_value(const struct tm_opt *o, void *base, const char *value)
 	default:
 		TM_BUG("option --%s: type %d has no parser", o->flag ? o->flag : o->key, o->type);
 	}
+	if (o->check && o->check(v, why, why_size))
+		return -3;
 	*FIELD(base, o->off, int64_t) = v;
 	return 0;
 }
@@ -203,9 +207,9 @@ int tm_opt_set(const struct tm_opt *o, void *base, const char *value, char *why,
 		return o->parse(FIELD(base, o->off, char), value, why, why_size);
 	if (!value && o->type != TM_OPT_BOOL)
 		TM_BUG("option --%s needs a value", o->flag);
-	int r = set_value(o, base, value);
-	if (r == 0)
-		return 0;
+	int r = set_value(o, base, value, why, why_size);
+	if (r == 0 || r == -3)
+		return r ? -1 : 0;
 	if (r == -2)
 		return tm_error("out of memory");
 	expect_text(o, expect, sizeof(expect));

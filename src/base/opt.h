@@ -69,6 +69,10 @@ struct tm_opt {
 	 * field).  0, or -1 with WHY ("'x': expected ...") filled, or with WHY
 	 * left empty after tm_error said more. */
 	int (*parse)(void *field, const char *value, char *why, size_t why_size);
+	/* COUNT, SIZE, DURATION: a further check of a value within the bounds
+	 * (NULL: none); 0, or -1 with WHY filled (the reason, without the
+	 * value's text: "1024 bytes is below 128 KiB, ..."). */
+	int (*check)(int64_t value, char *why, size_t why_size);
 	const char *metavar; /* "DUR", "SIZE", "REGEX" in help */
 	const char *help;    /* one line; "(default X)" is added from the struct */
 	const char *more;    /* NULL, or a second help line */

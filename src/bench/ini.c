@@ -28,6 +28,7 @@ struct ini_ctx {
 	char err[512]; /* the first error */
 	int err_line;  /* and its line */
 	bool failed;
+	int arm_line[TM_BENCH_MAX_ARMS]; /* where each arm's section starts */
 };
 
 static bool ini_error(struct ini_ctx *c, const char *fmt, ...)
@@ -72,6 +73,8 @@ static void ini_see_line(struct ini_ctx *c, const char *line, size_t len)
 	}
 	if (!tm_bench_arm_new(c->sp, name, nlen))
 		ini_error(c, "bad section [%.*s]", (int)nlen, name);
+	else
+		c->arm_line[c->sp->n_arms - 1] = c->line;
 }
 
 /* inih's line reader over a string, counting lines as it goes. */
@@ -151,10 +154,18 @@ static int on_ini_key(void *user, const char *section, const char *key, const ch
 	return 1;
 }
 
+/* An arm that is no shortcut and changes nothing at all. */
+static bool sets_nothing(const struct tm_bench_arm *arm)
+{
+	return !arm->alloc_set && !arm->n_env && !arm->exec_start &&
+	       arm->memory_max_bytes == TM_LIMIT_UNSET &&
+	       arm->memory_high_bytes == TM_LIMIT_UNSET && arm->swap_max_bytes == TM_LIMIT_UNSET;
+}
+
 int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin)
 {
 	struct ini_ctx c = {.sp = sp, .text = text, .pos = text};
-	int r;
+	int r, first = sp->n_arms;
 
 	/* Errors in keys are kept in c.err; inih's own (syntax) come back as
 	 * a line number, whichever comes first in the file wins. */
@@ -168,6 +179,13 @@ int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *o
 		return tm_error("%s: cannot parse (out of memory)", origin);
 	if (sp->n_arms == 0)
 		return tm_error("%s: no arms (each section other than [bench] is an arm)", origin);
+	for (int i = first; i < sp->n_arms; i++)
+		if (sets_nothing(&sp->arms[i])) {
+			char where[512], how[TM_BENCH_NAME_MAX + 32];
+			snprintf(where, sizeof(where), "%s:%d: ", origin, c.arm_line[i]);
+			snprintf(how, sizeof(how), "Allocator=glibc in [%s]", sp->arms[i].name);
+			return tm_bench_arm_nothing_set(where, sp->arms[i].name, how);
+		}
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
 #include "bench/bench.h"
 #include "bench/persist.h"
 #include "bench/restore.h"
@@ -22,6 +23,7 @@
 #include "record/options.h"
 #include "record/recorder.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -129,6 +131,22 @@ static void print_command(FILE *f, char *const *argv)
 		fprintf(f, a == argv ? "%s" : " %s", *a);
 }
 
+/* On cgroup v1, MemoryHigh does not throttle: say so before the runs. */
+static void high_note(const struct tm_bench_spec *sp, FILE *f)
+{
+	struct tm_cg_host host;
+	bool any = false;
+
+	for (int i = 0; i < sp->n_arms; i++) {
+		int64_t h = sp->arms[i].memory_high_bytes != TM_LIMIT_UNSET
+		                ? sp->arms[i].memory_high_bytes
+		                : sp->rec.limits.memory_high_bytes;
+		any |= h != TM_LIMIT_UNSET && h != INT64_MAX;
+	}
+	if (any && tm_cg_host_detect(&host) == 0 && tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		fprintf(f, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
+}
+
 static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *plans,
                        char *const *shared, FILE *f)
 {
@@ -149,6 +167,7 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 			fputc('\n', f);
 		}
 	}
+	high_note(sp, f);
 }
 
 /* ---- hooks and per-run preparation ---- */
@@ -518,7 +537,7 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *
 		rc = -1;
 	if (rc == 0)
 		fputc('\n', stderr);
-	if (tm_bench_show_table(st, b->bench_id, out))
+	if (tm_bench_show_table(st, store_name, b->bench_id, out))
 		rc = -1;
 	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
 }

@@ -54,9 +54,10 @@ void tm_bench_plan_free(struct tm_bench_plan *plan);
 enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_store *st,
                                       const char *store_name, const struct tm_bench_output *out);
 
-/* The table of BENCH_ID in the open store ST, shown as OUT says: 0, or -1
- * after tm_error (also when there is no such bench). */
-int tm_bench_show_table(struct tm_store *st, int64_t bench_id, const struct tm_bench_output *out);
+/* The table of BENCH_ID in the open store ST (STORE_NAME for messages),
+ * shown as OUT says: 0, or -1 after tm_error ("no bench 3 in x.db" too). */
+int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t bench_id,
+                        const struct tm_bench_output *out);
 
 /* Reads the experiment file at PATH into SP (tm_bench_parse_ini).  0 or -1. */
 int tm_bench_load_file(struct tm_bench_spec *sp, const char *path);

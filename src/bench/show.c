@@ -42,13 +42,14 @@ static int export_one(struct tm_bench_table *t, const char *spec)
 	return 0;
 }
 
-int tm_bench_show_table(struct tm_store *st, int64_t bench_id, const struct tm_bench_output *out)
+int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t bench_id,
+                        const struct tm_bench_output *out)
 {
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
 	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+		rc = tm_error("no bench %lld in %s", (long long)bench_id, store_name);
 	if (rc == 0 && out->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
+#include "cgroup/limits.h"
 #include "bench/spec_int.h"
 #include "record/launch.h"
 #include "record/recorder.h"
@@ -55,6 +56,56 @@ int tm_bench_alloc_by_name(const char *name)
 		if (!strcmp(name, alloc_table[i].name))
 			return i;
 	return -1;
+}
+
+/* Edit distance between A and B (both shorter than TM_BENCH_NAME_MAX). */
+static int distance(const char *a, const char *b)
+{
+	int prev[TM_BENCH_NAME_MAX + 1], cur[TM_BENCH_NAME_MAX + 1];
+	int la = (int)strnlen(a, TM_BENCH_NAME_MAX), lb = (int)strnlen(b, TM_BENCH_NAME_MAX);
+
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			int del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+	}
+	return prev[lb];
+}
+
+const char *tm_bench_alloc_nearest(const char *name)
+{
+	int best = -1, best_d = 0;
+
+	for (int i = 0; i < TM_ALLOC_COUNT; i++) {
+		int d = distance(name, alloc_table[i].name);
+		if (best < 0 || d < best_d) {
+			best = i;
+			best_d = d;
+		}
+	}
+	/* a typo, not another word: at most 3 edits, and fewer than half the name */
+	return best >= 0 && best_d <= 3 && 2 * best_d < (int)strlen(alloc_table[best].name)
+	           ? alloc_table[best].name
+	           : NULL;
+}
+
+int tm_bench_arm_nothing_set(const char *where, const char *name, const char *how)
+{
+	const char *near = tm_bench_alloc_nearest(name);
+
+	if (near)
+		return tm_error("%sarm '%s' is not a shortcut and sets nothing: did you mean '%s'? "
+		                "(an arm with no settings on purpose: %s)",
+		                where, name, near, how);
+	return tm_error("%sarm '%s' is not a shortcut (glibc, arena1, jemalloc, mimalloc, "
+	                "tcmalloc) and sets nothing (an arm with no settings on purpose: %s)",
+	                where, name, how);
 }
 
 /* ---- spec and arms ---- */
@@ -209,11 +260,13 @@ static const struct tm_opt arm_options[] = {
      .scopes = TM_OPT_FILE,
      .type = TM_OPT_SIZE,
      .off = ARM_OFF(memory_max_bytes),
+     .check = tm_limit_floor_why,
      .max = TM_OPT_NO_MAX},
     {.key = "MemoryHigh",
      .scopes = TM_OPT_FILE,
      .type = TM_OPT_SIZE,
      .off = ARM_OFF(memory_high_bytes),
+     .check = tm_limit_floor_why,
      .max = TM_OPT_NO_MAX},
     {.key = "MemorySwapMax",
      .scopes = TM_OPT_FILE,
@@ -280,11 +333,16 @@ int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text)
 
 	if (!arm)
 		return -1;
+	if (!colon && !arm->alloc_set) {
+		char how[TM_BENCH_NAME_MAX + 16];
+		snprintf(how, sizeof(how), "--arm %s:", arm->name);
+		return tm_bench_arm_nothing_set("", arm->name, how);
+	}
 	if (!colon)
 		return 0;
 	start = p = colon + 1;
 	if (!*p)
-		return tm_error("--arm %s: nothing after ':'", arm->name);
+		return 0; /* NAME: an arm that changes nothing, said on purpose */
 	for (;; p++) {
 		if (*p && !(*p == ',' && comma_starts_key(p + 1)))
 			continue;
@@ -331,6 +389,20 @@ static char *find_lib(const char *const *dirs, const char *soname)
 	return NULL;
 }
 
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs)
+{
+	char *path = NULL;
+
+	for (int i = 0; a < TM_ALLOC_COUNT && i < 3 && alloc_table[a].lib[i] && !path; i++)
+		path = find_lib(dirs, alloc_table[a].lib[i]);
+	return path;
+}
+
+const char *tm_bench_alloc_package(enum tm_bench_alloc a)
+{
+	return a < TM_ALLOC_COUNT ? alloc_table[a].pkg[0] : NULL;
+}
+
 /* The allocator a preloaded library stands for, or -1 for none of ours. */
 static int classify_preload(const char *value)
 {
@@ -359,9 +431,8 @@ static int resolve_arm(struct tm_bench_arm *arm, const char *const *dirs)
 	}
 	if (!alloc_table[arm->alloc].lib[0])
 		return 0;
-	for (int i = 0; i < 3 && alloc_table[arm->alloc].lib[i]; i++)
-		if ((arm->preload = find_lib(dirs, alloc_table[arm->alloc].lib[i])))
-			return 0;
+	if ((arm->preload = tm_bench_alloc_find(arm->alloc, dirs)))
+		return 0;
 	char where[1024] = "";
 	size_t n = 0;
 	for (const char *const *d = dirs; *d && n < sizeof(where); d++)

@@ -19,4 +19,9 @@ struct tm_bench_arm *tm_bench_arm_new(struct tm_bench_spec *sp, const char *name
 int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
                      size_t why_size);
 
+/* The error for an arm NAME that is no shortcut and sets nothing, after
+ * WHERE ("" or "FILE:LINE: "); HOW says how to write such an arm on
+ * purpose.  -1 after tm_error. */
+int tm_bench_arm_nothing_set(const char *where, const char *name, const char *how);
+
 #endif

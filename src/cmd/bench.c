@@ -164,7 +164,8 @@ static int show(struct tm_cmd_ctx *ctx, const struct bench_cli *cli)
 {
 	struct tm_store *st = tm_cmd_store(ctx, TM_CMD_READ);
 
-	return !st || tm_bench_show_table(st, cli->table_id, &cli->out) ? 1 : 0;
+	return !st || tm_bench_show_table(st, tm_cmd_db_path(ctx), cli->table_id, &cli->out) ? 1
+	                                                                                     : 0;
 }
 
 /* Plans, then opens the store, then runs. */
@@ -175,6 +176,8 @@ static int run(struct tm_bench_spec *sp, const struct bench_cli *cli, struct tm_
 	struct tm_store *st;
 	enum tm_bench_status rc = tm_bench_plan_new(sp, argv, &plan);
 
+	if (rc == TM_BENCH_OK)
+		tm_cmd_host_notice();
 	if (rc == TM_BENCH_OK && !cli->dry_run) {
 		if ((st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 			rc = tm_bench_execute(plan, st, tm_cmd_db_path(ctx), &cli->out);

@@ -10,9 +10,11 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
 #include "cmd/cmds.h"
 #include "record/options.h"
 #include "record/recorder.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -94,6 +96,21 @@ static int exit_status(const struct tm_record_result *res)
 	return 1;
 }
 
+/* What a run is started with that the user may not expect: on cgroup v1,
+ * --memory-high does not throttle. */
+static void start_line(const struct tm_record_opts *o)
+{
+	struct tm_cg_host host;
+	char high[32];
+	int64_t h = o->limits.memory_high_bytes;
+
+	if (!o->new_cgroup || h == TM_LIMIT_UNSET || h == INT64_MAX || tm_cg_host_detect(&host) ||
+	    !tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		return;
+	tm_fmt_mib(high, sizeof(high), h);
+	fprintf(stderr, "tidemark: recording with --memory-high %s; %s\n", high, TM_V1_HIGH_NOTE);
+}
+
 /* Options in, one run, an exit status out. */
 static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int argc, char **argv)
 {
@@ -117,7 +134,9 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 		return 2;
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
+	tm_cmd_host_notice();
 	o->store = st;
+	start_line(o);
 	rc = tm_record_run(o, &res);
 	if (rc == 0)
 		print_result(st, &res, ctx);

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/limits.h"
 #include "record/options.h"
 #include "base/banned.h"
 
@@ -75,6 +76,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R | B | F,
      .type = TM_OPT_SIZE,
      .off = OFF(limits.memory_max_bytes),
+     .check = tm_limit_floor_why,
      .max = NOMAX,
      .metavar = "SIZE",
      .help = "hard limit (v2 memory.max, v1 memory.limit_in_bytes)"},
@@ -83,6 +85,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R | B | F,
      .type = TM_OPT_SIZE,
      .off = OFF(limits.memory_high_bytes),
+     .check = tm_limit_floor_why,
      .max = NOMAX,
      .metavar = "SIZE",
      .help = "throttling limit (v2 memory.high, v1 soft_limit_in_bytes)"},

@@ -5,13 +5,15 @@
 . "$(dirname "$0")/../lib.sh"
 DB=$T/o.db
 
-# reason CMD...: the part of the error after the option's name
-# ("'0': expected a count from 1 to 1000"), and the exit status.
+# reason CMD...: the exit status and the error after the option's name
+# ("'0': expected a count from 1 to 1000"), without "FILE:LINE: " and the
+# name itself (--runs or Runs).
 reason()
 {
 	out=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	echo "$rc $(echo "$out" | grep 'error:' | head -1 | sed -n "s/.* \('[^']*': expected .*\)/\1/p")"
+	echo "$rc $(echo "$out" | grep 'error:' | head -1 |
+		sed -e 's/^tidemark: error: //' -e 's/^[^ ]*:[0-9]*: //' -e 's/^[^ ]* //')"
 }
 
 # same NAME FLAG-ARGS KEY=VALUE: the command line and the file refuse
@@ -24,7 +26,7 @@ same()
 	cli=$(reason "$TM" bench -o "$DB" --arm glibc $flag --dry-run -- true)
 	file=$(reason "$TM" bench -o "$DB" -f "$T/x.ini" --dry-run -- true)
 	case $cli in
-	"2 '"*) if [ "$cli" = "$file" ]; then ok "$name: refused alike ($cli)"; else
+	"2 "?*) if [ "$cli" = "$file" ]; then ok "$name: refused alike ($cli)"; else
 		fail "$name: refused alike" "command line: $cli; file: $file"; fi ;;
 	*) fail "$name: refused alike" "command line: $cli; file: $file" ;;
 	esac
@@ -38,6 +40,7 @@ same "Warmup=101" "--warmup 101" "Warmup=101"
 same "MemoryMax=lots" "--memory-max lots" "MemoryMax=lots"
 same "UntilProgress=soon" "--until-progress soon" "UntilProgress=soon"
 same "Timeout=forever" "--timeout forever" "Timeout=forever"
+same "MemoryMax=1K (below the floor)" "--memory-max 1K" "MemoryMax=1K"
 
 # what the file accepts, it means: Order=shuffle shuffles (with its seed)
 printf '[bench]\nOrder=shuffle\nSeed=7\nRuns=2\n[glibc]\n[arena1]\n' >"$T/s.ini"
