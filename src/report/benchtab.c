@@ -554,13 +554,18 @@ static void noise_note(const struct tm_bench_table *t, FILE *out)
 	fputs(": their times are less trustworthy\n", out);
 }
 
+void tm_bench_table_write_legend(const struct tm_bench_table *t, FILE *out)
+{
+	(void)t;
+	fputs("median [min–max] over the runs that survived; ×ratio to the control's median; "
+	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
+	      out);
+}
+
 void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 {
 	bool first = true;
 
-	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
-	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
-	      out);
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		if (!row_has_data(t, f) || !row_all_zero(t, f))
 			continue;
@@ -598,5 +603,7 @@ void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)
 			fputc('\n', out);
 		write_block(t, out, from, to);
 	}
+	fputc('\n', out);
+	tm_bench_table_write_legend(t, out);
 	tm_bench_table_write_notes(t, out);
 }

@@ -123,12 +123,15 @@ void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out);
 /* For exporters: the rows shown (-1 header, -2 survived, -3 peak of killed
  * runs, -4 their live heap, else an enum tm_bench_fig; ROWS holds
- * TM_BENCH_TAB_MAX_ROWS), their
- * labels and cells, the header lines and the notes under the table. */
+ * TM_BENCH_TAB_MAX_ROWS), their labels and cells, the header lines, the
+ * legend (what the cells' notation means) and the notes under the table
+ * (each line ends in a newline).  The text table is: header, rows, a blank
+ * line, legend, notes; tm_bench_table_text_json serves the same pieces. */
 int tm_bench_table_rows(const struct tm_bench_table *t, int *rows);
 const char *tm_bench_table_row_label(int row);
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int arm, char *buf, size_t size);
 void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out);
+void tm_bench_table_write_legend(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out);
 
 /* malloc'd JSON text, or NULL when out of memory. */
