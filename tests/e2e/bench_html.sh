@@ -28,15 +28,16 @@ else
 	fail "bench with a killed control arm" "exit $rc: $(tail -30 "$T/bench.out" "$T/term.txt" "$T/term.err")"
 fi
 
-# The JSON's text pieces put back together are the terminal's table (whitespace aside).
+# The JSON's text and notes put back together are the terminal's table (whitespace aside).
 "$TM" bench -o "$DB" --table 1 --json >"$T/table.json"
 r=$(python3 - "$T/table.json" "$T/term.txt" <<'EOF'
 import json, re, sys
-t = json.load(open(sys.argv[1]))["text"]
+j = json.load(open(sys.argv[1]))
+t = j["text"]
 norm = lambda s: re.sub(r"\s+", " ", s).strip()
 term = [norm(l) for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
 mine = [norm(l) for l in t["header"]] + [norm(" ".join([r["label"]] + r["cells"])) for r in t["rows"]] \
-	+ [norm(l) for l in t["legend"] + t["notes"]]
+	+ [norm(n["text"]) for n in j["notes"]]
 print("same" if mine == term else "differs:\n" + "\n".join(
 	("  " if a == b else "≠ ") + a + ("" if a == b else " | " + b) for a, b in zip(term + [""] * 9, mine + [""] * 9)))
 EOF

@@ -1,7 +1,8 @@
 /*
  * A bench's page: the comparison table exactly as the terminal prints it
- * (the cells come from the C table, src/report/benchtab.c, through the
- * table's "text" in /api/v1/bench/ID; nothing is recomputed here), the
+ * (the header lines, cells and notes come from the C table,
+ * src/report/benchtab.c, through the table's "text" and "notes" in
+ * /api/v1/bench/ID; nothing is recomputed here), the
  * anon of every run by arm with the limits and each kill, and the runs.
  *
  * The page is a list of sections, each a function of the bench document
@@ -50,8 +51,11 @@ function tableSection(page, root, b) {
 		t.appendChild(tr);
 	});
 	root.appendChild(t);
-	for (const line of text.legend) root.appendChild(el("p", {class: "note legend"}, line));
-	if (text.notes.length) root.appendChild(el("ul", {class: "notes"}, ...text.notes.map(n => el("li", {}, n))));
+	/* the lines under the text table, each with its kind: the legend apart */
+	const notes = b.table.notes || [];
+	for (const n of notes.filter(n => n.kind === "legend")) root.appendChild(el("p", {class: "note legend"}, n.text));
+	const rest = notes.filter(n => n.kind !== "legend");
+	if (rest.length) root.appendChild(el("ul", {class: "notes"}, ...rest.map(n => el("li", {class: "note-" + n.kind}, n.text))));
 }
 
 /* The last value of V that is not missing, or null. */
