@@ -39,6 +39,8 @@ static const struct command commands[] = {
      "heap profiles from processes running with the heap shim"},
     {"hprof", NULL, cmd_hprof, TM_CMD_NO_STORE, DB_LOCAL,
      "what holds a JVM's heap: the class histogram of an HPROF dump"},
+    {"doctor", NULL, cmd_doctor, TM_CMD_NO_STORE, DB_LOCAL,
+     "is this host ready (cgroups, PSI, swap, allocators, shim), and what to change"},
     {"serve", "push", cmd_serve, TM_CMD_READ, DB_LOCAL, NULL},
     {"serve", NULL, cmd_serve, TM_CMD_WRITE, DB_SERVER,
      "collect pushes from machines; live panel and /metrics"},

@@ -107,6 +107,14 @@ const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name
  */
 int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dirs);
 
+/* The library of allocator A (the first of its sonames found in DIRS, a
+ * NULL-terminated list) as a malloc'd path, or NULL when none is there or A
+ * needs no library (glibc, arena1).  The search arms use. */
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs);
+
+/* The Debian package that installs allocator A's library; NULL for glibc. */
+const char *tm_bench_alloc_package(enum tm_bench_alloc a);
+
 /* The default library directories of this host (NULL-terminated). */
 const char *const *tm_bench_lib_dirs(void);
 

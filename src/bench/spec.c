@@ -677,6 +677,20 @@ static char *find_lib(const char *const *dirs, const char *soname)
 	return NULL;
 }
 
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs)
+{
+	char *path = NULL;
+
+	for (int i = 0; a < TM_ALLOC_COUNT && i < 3 && alloc_table[a].lib[i] && !path; i++)
+		path = find_lib(dirs, alloc_table[a].lib[i]);
+	return path;
+}
+
+const char *tm_bench_alloc_package(enum tm_bench_alloc a)
+{
+	return a < TM_ALLOC_COUNT ? alloc_table[a].pkg[0] : NULL;
+}
+
 /* The allocator a preloaded library stands for, or -1 for none of ours. */
 static int classify_preload(const char *value)
 {
@@ -705,9 +719,8 @@ static int resolve_arm(struct tm_bench_arm *arm, const char *const *dirs)
 	}
 	if (!alloc_table[arm->alloc].lib[0])
 		return 0;
-	for (int i = 0; i < 3 && alloc_table[arm->alloc].lib[i]; i++)
-		if ((arm->preload = find_lib(dirs, alloc_table[arm->alloc].lib[i])))
-			return 0;
+	if ((arm->preload = tm_bench_alloc_find(arm->alloc, dirs)))
+		return 0;
 	char where[1024] = "";
 	size_t n = 0;
 	for (const char *const *d = dirs; *d && n < sizeof(where); d++)

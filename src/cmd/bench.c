@@ -987,6 +987,7 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 			goto out;
 		}
 	print_plan(sp, plans, cli->argv ? cli->argv : plans[0].argv, stderr);
+	tm_cmd_host_notice();
 	rc = cli->dry_run ? 0 : bench_run(cli, sp, plans);
 out:
 	for (int i = 0; i < n_plans; i++)

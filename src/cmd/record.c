@@ -282,6 +282,7 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	}
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
+	tm_cmd_host_notice();
 	o.store = st;
 	rc = tm_record_run(&o, &res);
 	if (rc == 0)
