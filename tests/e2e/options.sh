@@ -127,4 +127,7 @@ usage_error "heap --every x" "--every" "$TM" heap 1 --every x
 usage_error "heap run --sample x" "--sample" "$TM" heap run --sample x -- true
 usage_error "serve --max-body x" "--max-body" "$TM" serve --max-body x
 usage_error "serve: an unknown option" "--bogus" "$TM" serve --bogus
+usage_error "doctor: an unknown option" "--bogus" "$TM" doctor --bogus
+usage_error "doctor --root without a value" "--root" "$TM" doctor --root
+usage_error "hprof: an unknown option" "--bogus" "$TM" hprof top --bogus x
 finish
