@@ -338,6 +338,8 @@ static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, st
 	o.arm = arm->name;
 	o.bench_seq = seq;
 	o.expect_allocator = tm_bench_arm_expect(arm);
+	if (o.units_from)
+		o.progress_regex = o.units_from; /* the progress matcher reads it */
 	o.watch.ctx = lv;
 	o.watch.on_sample = on_sample;
 	lv->start_mono_usec = tm_now_mono_usec();

@@ -67,14 +67,18 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 {
 	struct tm_summary s;
 	const char *db = tm_cmd_db_nondefault(ctx);
-	char peak[32] = "n/a";
+	char peak[32] = "n/a", units[96] = "";
+	bool have = tm_summarize(st, res->run_id, NULL, &s) == 0;
 
-	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
+	if (have && isfinite(s.peak_anon_bytes))
 		tm_fmt_mib(peak, sizeof(peak), (int64_t)s.peak_anon_bytes);
+	if (have && isfinite(s.units) && isfinite(s.cpu_usec_per_unit))
+		snprintf(units, sizeof(units), ", %g units, cpu %.3f ms/unit", s.units,
+		         s.cpu_usec_per_unit / 1e3);
 	fprintf(stderr,
-	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
-	        "%s%s)\n",
-	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
+	        "tidemark: run %" PRId64
+	        " %s after %.1f s, peak anon %s%s (tidemark report %" PRId64 "%s%s)\n",
+	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, units, res->run_id,
 	        db ? " --db " : "", db ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
@@ -132,6 +136,8 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 	}
 	if (tm_record_opts_check(o, true))
 		return 2;
+	if (o->units_from)
+		o->progress_regex = o->units_from; /* the progress matcher reads it */
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
 	tm_cmd_host_notice();
@@ -151,6 +157,8 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	tm_record_opts_init(&o);
 	o.new_cgroup = true;
 	rc = record_main(&o, ctx, argc, argv);
+	if (o.units_from && o.progress_regex == o.units_from)
+		o.progress_regex = NULL; /* one string, released once */
 	tm_opts_release(&(struct tm_optset){tm_record_options, &o}, 1);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "cgroup/limits.h"
 #include "record/options.h"
+#include "record/units.h"
 #include "base/banned.h"
 
 #define OFF(f) offsetof(struct tm_record_opts, f)
@@ -42,6 +43,19 @@ static int parse_heap(void *field, const char *value, char *why, size_t why_size
 	}
 	o->heap = true;
 	o->heap_sites = value != NULL;
+	return 0;
+}
+
+/* --units N, Units=N: the count and that it was given (the whole struct). */
+static int parse_units(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+
+	if (tm_parse_units(value, &o->units)) {
+		snprintf(why, why_size, "'%s': expected a count above 0", value);
+		return -1;
+	}
+	o->has_units = true;
 	return 0;
 }
 
@@ -127,6 +141,23 @@ const struct tm_opt tm_record_options[] = {
      .set_off = OFF(stop_at_progress),
      .metavar = "N",
      .help = "stop the command (SIGTERM, then SIGKILL) once progress >= N"},
+    {.flag = "units",
+     .key = "Units",
+     .scopes = R | B | F,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_units,
+     .metavar = "N",
+     .help = "the work the command does, for one with no progress line",
+     .more = "(a batch job): cost per unit in the report and the bench table"},
+    {.flag = "units-from",
+     .key = "UnitsFrom",
+     .scopes = R | B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(units_from),
+     .metavar = "REGEX",
+     .help = "the work done: the number REGEX's group finds in the last",
+     .more = "line of the output it matches (e.g. 'rows=([0-9]+)')"},
     {.flag = "settle",
      .key = "Settle",
      .scopes = R | B | F,
@@ -234,6 +265,9 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("--until-progress needs --progress REGEX");
 	if (need_target && o->heap && !o->argv)
 		return tm_error("--heap needs a command to launch (it preloads the shim)");
+	if (o->units_from && (o->progress_regex || o->has_units))
+		return tm_error("--units-from reads the output with the progress matcher: give it "
+		                "alone, not with --progress or --units");
 	if (o->heap_profile && !o->heap)
 		return tm_error("--heap-profile needs --heap");
 	if (o->heap_every_usec && !o->heap_profile)
