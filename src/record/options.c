@@ -265,7 +265,8 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("--until-progress needs --progress REGEX");
 	if (need_target && o->heap && !o->argv)
 		return tm_error("--heap needs a command to launch (it preloads the shim)");
-	if (o->units_from && (o->progress_regex || o->has_units))
+	if (o->units_from &&
+	    ((o->progress_regex && o->progress_regex != o->units_from) || o->has_units))
 		return tm_error("--units-from reads the output with the progress matcher: give it "
 		                "alone, not with --progress or --units");
 	if (o->heap_profile && !o->heap)

@@ -41,6 +41,7 @@ same "MemoryMax=lots" "--memory-max lots" "MemoryMax=lots"
 same "UntilProgress=soon" "--until-progress soon" "UntilProgress=soon"
 same "Timeout=forever" "--timeout forever" "Timeout=forever"
 same "MemoryMax=1K (below the floor)" "--memory-max 1K" "MemoryMax=1K"
+same "Units=0" "--units 0" "Units=0"
 
 # what the file accepts, it means: Order=shuffle shuffles (with its seed)
 printf '[bench]\nOrder=shuffle\nSeed=7\nRuns=2\n[glibc]\n[arena1]\n' >"$T/s.ini"
