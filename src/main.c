@@ -37,6 +37,8 @@ static const struct command commands[] = {
      "compare arms (allocator, env, limits) over repeated runs"},
     {"heap", NULL, cmd_heap, TM_CMD_NO_STORE, DB_LOCAL,
      "heap profiles from processes running with the heap shim"},
+    {"hprof", NULL, cmd_hprof, TM_CMD_NO_STORE, DB_LOCAL,
+     "what holds a JVM's heap: the class histogram of an HPROF dump"},
     {"doctor", NULL, cmd_doctor, TM_CMD_NO_STORE, DB_LOCAL,
      "is this host ready (cgroups, PSI, swap, allocators, shim), and what to change"},
     {"serve", "push", cmd_serve, TM_CMD_READ, DB_LOCAL, NULL},

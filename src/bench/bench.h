@@ -35,6 +35,8 @@ const char *tm_bench_alloc_name(enum tm_bench_alloc a);
 const char *tm_bench_alloc_expect(enum tm_bench_alloc a);
 /* -1 when NAME is not a known allocator shortcut. */
 int tm_bench_alloc_by_name(const char *name);
+/* The shortcut NAME is a typo of (a few edits away), or NULL. */
+const char *tm_bench_alloc_nearest(const char *name);
 
 struct tm_bench_env {
 	char *name, *value; /* malloc'd */
@@ -77,7 +79,9 @@ void tm_bench_spec_release(struct tm_bench_spec *sp);
  * KEY is an environment variable, or one of Allocator, MemoryMax,
  * MemoryHigh, MemorySwapMax.  A comma only separates when what follows is
  * KEY=, so MALLOC_CONF=a:1,b:2 keeps its commas.  An arm named like an
- * allocator shortcut (jemalloc, arena1, ...) uses it.
+ * allocator shortcut (jemalloc, arena1, ...) uses it.  A bare NAME that is
+ * no shortcut sets nothing and is refused (a typo: "tcmaloc" suggests
+ * tcmalloc); "NAME:" is an arm with no settings, on purpose.
  * 0, or -1 after tm_error naming the problem.
  */
 int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text);
