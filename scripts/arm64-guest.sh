@@ -99,9 +99,9 @@ run() {
 	build || return 2
 	mkdir -p "$G/jobs"
 	job=$(mktemp -d "$G/jobs/job.XXXXXX")
-	mkdir "$job/out.d"
+	mkdir "$job/results"
 	{
-		echo "export A='$ROOT/build/aarch64' GUEST_OUT=/run/job/out.d"
+		echo "export A='$ROOT/build/aarch64' GUEST_OUT=/run/job/results"
 		echo "cd '$ROOT' || exit 125"
 		printf 'exec sh %s' "'$ROOT/$job_script'"
 		for a in "$@"; do printf " '%s'" "$a"; done
@@ -130,8 +130,8 @@ run() {
 		tail -30 "$log" | sed 's/^/#   /'
 	fi
 	# what the job left for the host's checks
-	rm -rf "$G/out.d"
-	mv "$job/out.d" "$G/out.d"
+	rm -rf "$G/results"
+	mv "$job/results" "$G/results"
 	rm -rf "$job"
 	return "$rc"
 }

@@ -7,7 +7,7 @@
 # this host's tidemark, which reads the arm64 stores as they are.
 . "$(dirname "$0")/../lib.sh"
 
-O=$TM_ROOT/build/aarch64/guest/out.d
+O=$TM_ROOT/build/aarch64/guest/results
 if [ ! -x "$TM_ROOT/build/aarch64/tidemark" ] || [ ! -x "$TM_ROOT/build/aarch64/progs/alloc_touch" ]; then
 	fail arm64_guest_build "build/aarch64 incomplete: make cross ARCH=aarch64"
 	finish
