@@ -67,6 +67,9 @@ struct tm_bench_spec {
 	int64_t timeout_usec, settle_usec, interval_usec;
 	double until_progress;
 	bool has_until_progress;
+	double units; /* Units=, --units: the work each run does (has_units) */
+	bool has_units;
+	char *units_from;             /* UnitsFrom=, --units-from: read it from the output */
 	int drop_caches, inherit_env; /* -1 unset, 0, 1 */
 	int heap;                     /* -1 unset, 0, 1: every run under the heap shim */
 };

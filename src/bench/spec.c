@@ -19,6 +19,7 @@
 #include "bench/bench.h"
 #include "record/launch.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "base/banned.h"
 
 static const struct {
@@ -137,9 +138,9 @@ void tm_bench_spec_release(struct tm_bench_spec *sp)
 {
 	for (int i = 0; i < sp->n_arms; i++)
 		arm_release(&sp->arms[i]);
-	char **strs[] = {&sp->name,    &sp->exec_start,     &sp->order,
-	                 &sp->restore, &sp->prepare,        &sp->cleanup,
-	                 &sp->window,  &sp->progress_regex, &sp->progress_file};
+	char **strs[] = {&sp->name,          &sp->exec_start, &sp->order,  &sp->restore,
+	                 &sp->prepare,       &sp->cleanup,    &sp->window, &sp->progress_regex,
+	                 &sp->progress_file, &sp->units_from};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(strs); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
@@ -644,6 +645,14 @@ static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 		return set_bool(c, &sp->inherit_env, key, value);
 	if (!strcmp(key, "Heap"))
 		return set_bool(c, &sp->heap, key, value);
+	if (!strcmp(key, "UnitsFrom"))
+		return set_str(c, &sp->units_from, value);
+	if (!strcmp(key, "Units")) {
+		if (tm_parse_units(value, &sp->units))
+			return ini_error(c, "Units: '%s' is not a count above 0", value);
+		sp->has_units = true;
+		return true;
+	}
 	if (!strcmp(key, "UntilProgress")) {
 		errno = 0;
 		sp->until_progress = strtod(value, &end);

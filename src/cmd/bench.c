@@ -24,6 +24,7 @@
 #include "cmd/cmds.h"
 #include "record/launch.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/summary.h"
@@ -91,6 +92,10 @@ static const char usage_text[] =
     "      --progress REGEX    progress in the command's output (one numeric group)\n"
     "      --progress-file F   match the regex in file F instead\n"
     "      --until-progress N  end the run (SIGTERM, then SIGKILL) once progress >= N\n"
+    "      --units N           the work each run does, for a command with no progress\n"
+    "                          line: wall and cpu per unit in the table\n"
+    "      --units-from REGEX  the work done: the number REGEX finds in the last line\n"
+    "                          of the output it matches\n"
     "      --timeout DURATION  end a run after this long (outcome timeout)\n"
     "      --grace DURATION    SIGTERM to SIGKILL (default 5s)\n"
     "      --settle DURATION   keep sampling this long after the work ends (held memory)\n"
@@ -138,6 +143,8 @@ enum {
 	OPT_CLEANUP,
 	OPT_PFILE,
 	OPT_UNTIL,
+	OPT_UNITS,
+	OPT_UNITS_FROM,
 	OPT_TIMEOUT,
 	OPT_GRACE,
 	OPT_SETTLE,
@@ -170,6 +177,8 @@ static const struct option long_opts[] = {
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"progress-file", required_argument, NULL, OPT_PFILE},
     {"until-progress", required_argument, NULL, OPT_UNTIL},
+    {"units", required_argument, NULL, OPT_UNITS},
+    {"units-from", required_argument, NULL, OPT_UNITS_FROM},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"settle", required_argument, NULL, OPT_SETTLE},
@@ -257,6 +266,12 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 		return set_dup(&sp->name, arg);
 	case OPT_PFILE:
 		return set_dup(&sp->progress_file, arg);
+	case OPT_UNITS:
+		sp->has_units = true;
+		return tm_parse_units(arg, &sp->units) ? bad_arg("--units", arg, "a count above 0")
+		                                       : 0;
+	case OPT_UNITS_FROM:
+		return set_dup(&sp->units_from, arg);
 	case OPT_UNTIL:
 		errno = 0;
 		sp->until_progress = strtod(arg, &end);
@@ -364,10 +379,12 @@ static void take_str(char **dst, char **src)
 
 static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 {
-	char **d[] = {&sp->name,    &sp->order,  &sp->restore,        &sp->prepare,
-	              &sp->cleanup, &sp->window, &sp->progress_regex, &sp->progress_file};
-	char **s[] = {&cl->name,    &cl->order,  &cl->restore,        &cl->prepare,
-	              &cl->cleanup, &cl->window, &cl->progress_regex, &cl->progress_file};
+	char **d[] = {&sp->name,           &sp->order,         &sp->restore,
+	              &sp->prepare,        &sp->cleanup,       &sp->window,
+	              &sp->progress_regex, &sp->progress_file, &sp->units_from};
+	char **s[] = {&cl->name,           &cl->order,         &cl->restore,
+	              &cl->prepare,        &cl->cleanup,       &cl->window,
+	              &cl->progress_regex, &cl->progress_file, &cl->units_from};
 	int64_t *dn[] = {&sp->runs,
 	                 &sp->warmup,
 	                 &sp->seed,
@@ -395,6 +412,10 @@ static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 	if (cl->has_until_progress) {
 		sp->has_until_progress = true;
 		sp->until_progress = cl->until_progress;
+	}
+	if (cl->has_units) {
+		sp->has_units = true;
+		sp->units = cl->units;
 	}
 	if (cl->drop_caches > 0)
 		sp->drop_caches = 1;
@@ -445,6 +466,9 @@ static int check_spec(const struct tm_bench_spec *sp, const struct bench_cli *cl
 		return tm_error("--until-progress needs --progress REGEX");
 	if (sp->progress_file && !sp->progress_regex)
 		return tm_error("--progress-file needs --progress REGEX");
+	if (sp->units_from && (sp->progress_regex || sp->has_units))
+		return tm_error("--units-from reads the output with the progress matcher: give it "
+		                "alone, not with --progress or --units");
 	if (sp->window) {
 		struct tm_window w;
 		if (tm_window_parse(sp->window, &w))
@@ -730,7 +754,10 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	o.limits = p->limits;
 	o.cgroup_name = cgname;
 	o.interval_usec = sp->interval_usec;
-	o.progress_regex = sp->progress_regex;
+	o.progress_regex = sp->units_from ? sp->units_from : sp->progress_regex;
+	o.has_units = sp->has_units;
+	o.units = sp->units;
+	o.units_from = sp->units_from;
 	o.progress_file = sp->progress_file;
 	o.stop_at_progress = sp->has_until_progress;
 	o.until_progress = sp->until_progress;

@@ -14,6 +14,7 @@
 #include "cgroup/limits.h"
 #include "cmd/cmds.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
@@ -42,6 +43,10 @@ static const char usage_text[] =
     "      --progress REGEX  a number in the program's output, e.g. 'height=([0-9]+)'\n"
     "      --progress-file PATH  match REGEX on this file (followed like tail -F)\n"
     "      --until-progress N   stop the command once progress reaches N\n"
+    "      --units N         the work the command does, for one with no progress line\n"
+    "                        (a batch job): cost per unit in the report and bench\n"
+    "      --units-from REGEX  the work done: the number REGEX's group finds in the\n"
+    "                        last line of the output it matches (e.g. 'rows=([0-9]+)')\n"
     "      --settle DUR      keep sampling this long after the work ends\n"
     "      --timeout DUR     stop the command after this long\n"
     "      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
@@ -85,6 +90,8 @@ enum {
 	OPT_PUSH,
 	OPT_TOKEN_FILE,
 	OPT_METRICS_LISTEN,
+	OPT_UNITS,
+	OPT_UNITS_FROM,
 };
 
 static const struct option long_opts[] = {
@@ -109,6 +116,8 @@ static const struct option long_opts[] = {
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"units", required_argument, NULL, OPT_UNITS},
+    {"units-from", required_argument, NULL, OPT_UNITS_FROM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -201,6 +210,12 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, struct tm
 	case OPT_METRICS_LISTEN:
 		o->metrics_listen = arg;
 		return 0;
+	case OPT_UNITS:
+		o->has_units = true;
+		return tm_parse_units(arg, &o->units) ? bad("count of units", arg) : 0;
+	case OPT_UNITS_FROM:
+		o->units_from = arg;
+		return 0;
 	}
 	fprintf(stderr, "%s", usage_text);
 	return 2;
@@ -220,6 +235,11 @@ static int check_opts(const struct tm_record_opts *o)
 		fprintf(stderr, "tidemark record: --until-progress needs --progress REGEX\n");
 		return 2;
 	}
+	if (o->units_from && (o->progress_regex || o->has_units)) {
+		fprintf(stderr, "tidemark record: --units-from reads the output with the progress "
+		                "matcher: give it alone, not with --progress or --units\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -229,14 +249,18 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 {
 	struct tm_summary s;
 	const char *db = tm_cmd_db_nondefault(ctx);
-	char peak[32] = "n/a";
+	char peak[32] = "n/a", units[96] = "";
+	bool have = tm_summarize(st, res->run_id, NULL, &s) == 0;
 
-	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
+	if (have && isfinite(s.peak_anon_bytes))
 		tm_fmt_mib(peak, sizeof(peak), (int64_t)s.peak_anon_bytes);
+	if (have && isfinite(s.units) && isfinite(s.cpu_usec_per_unit))
+		snprintf(units, sizeof(units), ", %g units, cpu %.3f ms/unit", s.units,
+		         s.cpu_usec_per_unit / 1e3);
 	fprintf(stderr,
-	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
-	        "%s%s)\n",
-	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
+	        "tidemark: run %" PRId64
+	        " %s after %.1f s, peak anon %s%s (tidemark report %" PRId64 "%s%s)\n",
+	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, units, res->run_id,
 	        db ? " --db " : "", db ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
@@ -295,6 +319,8 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		o.argv = argv + optind;
 	if ((rc = check_opts(&o)))
 		return rc;
+	if (o.units_from)
+		o.progress_regex = o.units_from;
 	if (!o.argv && !o.pid && !o.cgroup_path) {
 		fprintf(stderr,
 		        "tidemark record: nothing to record: give a command, -p PID or "

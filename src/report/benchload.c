@@ -82,6 +82,9 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
 	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
 	t->command = command_text(json_object_get(spec, "command"));
+	json_t *u = json_object_get(spec, "units");
+	t->units = json_is_number(u) ? json_number_value(u) : NAN;
+	t->units_from = dup_or_null(json_string_value(json_object_get(spec, "units_from")));
 	json_decref(spec);
 	return 0;
 }
@@ -239,9 +242,15 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_
 	free(n);
 }
 
+/* The work done: --units / --units-from when given, else the progress made. */
+static double work_units(const struct tm_summary *s)
+{
+	return isfinite(s->units) ? s->units : s->progress_last - s->progress_first;
+}
+
 static double per_unit(double usec, const struct tm_summary *s)
 {
-	double units = s->progress_last - s->progress_first;
+	double units = work_units(s);
 	return isfinite(units) && units > 0 ? usec / units : NAN;
 }
 
@@ -269,15 +278,18 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
 	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
 	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
-	f[TM_BF_PROGRESS] = s->progress_last;
+	f[TM_BF_PROGRESS] = isfinite(s->progress_last) ? s->progress_last : s->units;
 	f[TM_BF_RATE] = s->progress_rate_per_min;
+	if (isfinite(s->units) && !(f[TM_BF_RATE] > 0) && f[TM_BF_WALL] > 0)
+		f[TM_BF_RATE] = s->units / (f[TM_BF_WALL] / 60e6);
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
 	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
 	f[TM_BF_RETAINED] = s->retention_end_bytes;
-	f[TM_BF_CPU_PER_UNIT] =
-	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
+	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
+	                            ? s->cpu_usec_per_unit
+	                            : per_unit(s->cpu_usec, s);
 }
 
 static int load_runs(struct tm_store *st, struct tm_bench_table *t)
@@ -330,6 +342,7 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 
 	memset(t, 0, sizeof(*t));
 	t->bench_id = bench_id;
+	t->units = NAN;
 	rc = load_bench_row(st, t);
 	if (rc == 0)
 		rc = load_runs(st, t);
