@@ -102,6 +102,8 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
 	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
 	json_object_set_new(o, "progress_regex", str_or_null(sp->rec.progress_regex));
+	json_object_set_new(o, "units", sp->rec.has_units ? json_real(sp->rec.units) : json_null());
+	json_object_set_new(o, "units_from", str_or_null(sp->rec.units_from));
 	json_object_set_new(o, "until_progress",
 	                    sp->rec.stop_at_progress ? json_real(sp->rec.until_progress)
 	                                             : json_null());
