@@ -68,6 +68,7 @@ int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx);
 
 #endif
