@@ -16,13 +16,17 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "bench/bench.h"
 #include "bench/persist.h"
 #include "bench/restore.h"
 #include "cmd/cmds.h"
 #include "record/launch.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -88,6 +92,10 @@ static const char usage_text[] =
     "      --progress REGEX    progress in the command's output (one numeric group)\n"
     "      --progress-file F   match the regex in file F instead\n"
     "      --until-progress N  end the run (SIGTERM, then SIGKILL) once progress >= N\n"
+    "      --units N           the work each run does, for a command with no progress\n"
+    "                          line: wall and cpu per unit in the table\n"
+    "      --units-from REGEX  the work done: the number REGEX finds in the last line\n"
+    "                          of the output it matches\n"
     "      --timeout DURATION  end a run after this long (outcome timeout)\n"
     "      --grace DURATION    SIGTERM to SIGKILL (default 5s)\n"
     "      --settle DURATION   keep sampling this long after the work ends (held memory)\n"
@@ -135,6 +143,8 @@ enum {
 	OPT_CLEANUP,
 	OPT_PFILE,
 	OPT_UNTIL,
+	OPT_UNITS,
+	OPT_UNITS_FROM,
 	OPT_TIMEOUT,
 	OPT_GRACE,
 	OPT_SETTLE,
@@ -167,6 +177,8 @@ static const struct option long_opts[] = {
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"progress-file", required_argument, NULL, OPT_PFILE},
     {"until-progress", required_argument, NULL, OPT_UNTIL},
+    {"units", required_argument, NULL, OPT_UNITS},
+    {"units-from", required_argument, NULL, OPT_UNITS_FROM},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"settle", required_argument, NULL, OPT_SETTLE},
@@ -224,11 +236,11 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 	case OPT_MAX:
 		return tm_parse_size(arg, &sp->memory_max_bytes)
 		           ? bad_arg("--memory-max", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-max", sp->memory_max_bytes);
 	case OPT_HIGH:
 		return tm_parse_size(arg, &sp->memory_high_bytes)
 		           ? bad_arg("--memory-high", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-high", sp->memory_high_bytes);
 	case OPT_SWAP:
 		return tm_parse_size(arg, &sp->swap_max_bytes)
 		           ? bad_arg("--swap-max", arg, "a size like 0 or 1G")
@@ -254,6 +266,12 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 		return set_dup(&sp->name, arg);
 	case OPT_PFILE:
 		return set_dup(&sp->progress_file, arg);
+	case OPT_UNITS:
+		sp->has_units = true;
+		return tm_parse_units(arg, &sp->units) ? bad_arg("--units", arg, "a count above 0")
+		                                       : 0;
+	case OPT_UNITS_FROM:
+		return set_dup(&sp->units_from, arg);
 	case OPT_UNTIL:
 		errno = 0;
 		sp->until_progress = strtod(arg, &end);
@@ -361,10 +379,12 @@ static void take_str(char **dst, char **src)
 
 static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 {
-	char **d[] = {&sp->name,    &sp->order,  &sp->restore,        &sp->prepare,
-	              &sp->cleanup, &sp->window, &sp->progress_regex, &sp->progress_file};
-	char **s[] = {&cl->name,    &cl->order,  &cl->restore,        &cl->prepare,
-	              &cl->cleanup, &cl->window, &cl->progress_regex, &cl->progress_file};
+	char **d[] = {&sp->name,           &sp->order,         &sp->restore,
+	              &sp->prepare,        &sp->cleanup,       &sp->window,
+	              &sp->progress_regex, &sp->progress_file, &sp->units_from};
+	char **s[] = {&cl->name,           &cl->order,         &cl->restore,
+	              &cl->prepare,        &cl->cleanup,       &cl->window,
+	              &cl->progress_regex, &cl->progress_file, &cl->units_from};
 	int64_t *dn[] = {&sp->runs,
 	                 &sp->warmup,
 	                 &sp->seed,
@@ -392,6 +412,10 @@ static int merge_spec(struct tm_bench_spec *sp, struct tm_bench_spec *cl)
 	if (cl->has_until_progress) {
 		sp->has_until_progress = true;
 		sp->until_progress = cl->until_progress;
+	}
+	if (cl->has_units) {
+		sp->has_units = true;
+		sp->units = cl->units;
 	}
 	if (cl->drop_caches > 0)
 		sp->drop_caches = 1;
@@ -442,6 +466,9 @@ static int check_spec(const struct tm_bench_spec *sp, const struct bench_cli *cl
 		return tm_error("--until-progress needs --progress REGEX");
 	if (sp->progress_file && !sp->progress_regex)
 		return tm_error("--progress-file needs --progress REGEX");
+	if (sp->units_from && (sp->progress_regex || sp->has_units))
+		return tm_error("--units-from reads the output with the progress matcher: give it "
+		                "alone, not with --progress or --units");
 	if (sp->window) {
 		struct tm_window w;
 		if (tm_window_parse(sp->window, &w))
@@ -526,6 +553,22 @@ static void print_command(FILE *f, char *const *argv)
 		fprintf(f, a == argv ? "%s" : " %s", *a);
 }
 
+/* On cgroup v1, MemoryHigh does not throttle: say so before the runs. */
+static void high_note(const struct tm_bench_spec *sp, FILE *f)
+{
+	struct tm_cg_host host;
+	bool any = false;
+
+	for (int i = 0; i < sp->n_arms; i++) {
+		int64_t h = sp->arms[i].memory_high_bytes != TM_LIMIT_UNSET
+		                ? sp->arms[i].memory_high_bytes
+		                : sp->memory_high_bytes;
+		any |= h != TM_LIMIT_UNSET && h != INT64_MAX;
+	}
+	if (any && tm_cg_host_detect(&host) == 0 && tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		fprintf(f, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
+}
+
 static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *plans,
                        char *const *shared, FILE *f)
 {
@@ -546,6 +589,7 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 			fputc('\n', f);
 		}
 	}
+	high_note(sp, f);
 }
 
 /* ---- hooks and per-run preparation ---- */
@@ -710,7 +754,10 @@ static int one_run(struct bench_run_ctx *b, int ai, int64_t seq, bool warmup, st
 	o.limits = p->limits;
 	o.cgroup_name = cgname;
 	o.interval_usec = sp->interval_usec;
-	o.progress_regex = sp->progress_regex;
+	o.progress_regex = sp->units_from ? sp->units_from : sp->progress_regex;
+	o.has_units = sp->has_units;
+	o.units = sp->units;
+	o.units_from = sp->units_from;
 	o.progress_file = sp->progress_file;
 	o.stop_at_progress = sp->has_until_progress;
 	o.until_progress = sp->until_progress;
@@ -826,7 +873,7 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
 	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+		rc = tm_error("no bench %lld in %s", (long long)bench_id, tm_cmd_db_path(cli->ctx));
 	if (rc == 0 && cli->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)
@@ -987,6 +1034,7 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 			goto out;
 		}
 	print_plan(sp, plans, cli->argv ? cli->argv : plans[0].argv, stderr);
+	tm_cmd_host_notice();
 	rc = cli->dry_run ? 0 : bench_run(cli, sp, plans);
 out:
 	for (int i = 0; i < n_plans; i++)

@@ -10,8 +10,12 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "cmd/cmds.h"
 #include "record/recorder.h"
+#include "record/units.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -39,6 +43,10 @@ static const char usage_text[] =
     "      --progress REGEX  a number in the program's output, e.g. 'height=([0-9]+)'\n"
     "      --progress-file PATH  match REGEX on this file (followed like tail -F)\n"
     "      --until-progress N   stop the command once progress reaches N\n"
+    "      --units N         the work the command does, for one with no progress line\n"
+    "                        (a batch job): cost per unit in the report and bench\n"
+    "      --units-from REGEX  the work done: the number REGEX's group finds in the\n"
+    "                        last line of the output it matches (e.g. 'rows=([0-9]+)')\n"
     "      --settle DUR      keep sampling this long after the work ends\n"
     "      --timeout DUR     stop the command after this long\n"
     "      --grace DUR       SIGTERM, then SIGKILL after this (default 5s)\n"
@@ -82,6 +90,8 @@ enum {
 	OPT_PUSH,
 	OPT_TOKEN_FILE,
 	OPT_METRICS_LISTEN,
+	OPT_UNITS,
+	OPT_UNITS_FROM,
 };
 
 static const struct option long_opts[] = {
@@ -106,6 +116,8 @@ static const struct option long_opts[] = {
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"units", required_argument, NULL, OPT_UNITS},
+    {"units-from", required_argument, NULL, OPT_UNITS_FROM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -138,9 +150,13 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, struct tm
 			return bad("interval", arg);
 		return 0;
 	case OPT_MEMORY_MAX:
-		return tm_parse_size(arg, &o->limits.memory_max_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_max_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-max", o->limits.memory_max_bytes) ? 2 : 0;
 	case OPT_MEMORY_HIGH:
-		return tm_parse_size(arg, &o->limits.memory_high_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_high_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-high", o->limits.memory_high_bytes) ? 2 : 0;
 	case OPT_SWAP_MAX:
 		return tm_parse_size(arg, &o->limits.swap_max_bytes) ? bad("size", arg) : 0;
 	case OPT_NO_CGROUP:
@@ -194,6 +210,12 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, struct tm
 	case OPT_METRICS_LISTEN:
 		o->metrics_listen = arg;
 		return 0;
+	case OPT_UNITS:
+		o->has_units = true;
+		return tm_parse_units(arg, &o->units) ? bad("count of units", arg) : 0;
+	case OPT_UNITS_FROM:
+		o->units_from = arg;
+		return 0;
 	}
 	fprintf(stderr, "%s", usage_text);
 	return 2;
@@ -213,6 +235,11 @@ static int check_opts(const struct tm_record_opts *o)
 		fprintf(stderr, "tidemark record: --until-progress needs --progress REGEX\n");
 		return 2;
 	}
+	if (o->units_from && (o->progress_regex || o->has_units)) {
+		fprintf(stderr, "tidemark record: --units-from reads the output with the progress "
+		                "matcher: give it alone, not with --progress or --units\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -222,14 +249,18 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 {
 	struct tm_summary s;
 	const char *db = tm_cmd_db_nondefault(ctx);
-	char peak[32] = "n/a";
+	char peak[32] = "n/a", units[96] = "";
+	bool have = tm_summarize(st, res->run_id, NULL, &s) == 0;
 
-	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
+	if (have && isfinite(s.peak_anon_bytes))
 		tm_fmt_mib(peak, sizeof(peak), (int64_t)s.peak_anon_bytes);
+	if (have && isfinite(s.units) && isfinite(s.cpu_usec_per_unit))
+		snprintf(units, sizeof(units), ", %g units, cpu %.3f ms/unit", s.units,
+		         s.cpu_usec_per_unit / 1e3);
 	fprintf(stderr,
-	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
-	        "%s%s)\n",
-	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
+	        "tidemark: run %" PRId64
+	        " %s after %.1f s, peak anon %s%s (tidemark report %" PRId64 "%s%s)\n",
+	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, units, res->run_id,
 	        db ? " --db " : "", db ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
@@ -249,6 +280,21 @@ static int exit_status(const struct tm_record_result *res)
 	if (res->term_signal)
 		return 128 + res->term_signal;
 	return 1;
+}
+
+/* What a run is started with that the user may not expect: on cgroup v1,
+ * --memory-high does not throttle. */
+static void start_line(const struct tm_record_opts *o)
+{
+	struct tm_cg_host host;
+	char high[32];
+	int64_t h = o->limits.memory_high_bytes;
+
+	if (!o->new_cgroup || h == TM_LIMIT_UNSET || h == INT64_MAX || tm_cg_host_detect(&host) ||
+	    !tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		return;
+	tm_fmt_mib(high, sizeof(high), h);
+	fprintf(stderr, "tidemark: recording with --memory-high %s; %s\n", high, TM_V1_HIGH_NOTE);
 }
 
 int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
@@ -273,6 +319,8 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		o.argv = argv + optind;
 	if ((rc = check_opts(&o)))
 		return rc;
+	if (o.units_from)
+		o.progress_regex = o.units_from;
 	if (!o.argv && !o.pid && !o.cgroup_path) {
 		fprintf(stderr,
 		        "tidemark record: nothing to record: give a command, -p PID or "
@@ -282,7 +330,9 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	}
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
+	tm_cmd_host_notice();
 	o.store = st;
+	start_line(&o);
 	rc = tm_record_run(&o, &res);
 	if (rc == 0)
 		print_result(st, &res, ctx);

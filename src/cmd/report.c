@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
@@ -171,6 +172,25 @@ static void print_heap_profiles(const json_t *profiles)
 	printf("\n");
 }
 
+/* The work a batch job did (--units, --units-from) and its cost per unit;
+ * true when that is all there is to say about progress. */
+static bool print_units(const struct tm_summary *s)
+{
+	if (!isfinite(s->units))
+		return false;
+	printf("  work        %g units (%s)", s->units, s->units_source);
+	if (isfinite(s->units_per_min))
+		printf(", %.1f units/min", s->units_per_min);
+	putchar('\n');
+	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
+		return false; /* a progress line too: its per-unit fit follows */
+	printf("  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	if (isfinite(s->wall_usec_per_unit))
+		printf(", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+	printf(" (totals over %g units)\n", s->units);
+	return true;
+}
+
 static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
@@ -190,6 +210,9 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
 	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	if (isfinite(s->limit_high_bytes) && s->limit_high_bytes >= 0 &&
+	    tm_mode_memory_v1(ri->cgroup_mode))
+		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
@@ -219,8 +242,12 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
 	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
 	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	if (print_units(s))
+		return;
 	if (!isfinite(s->progress_first)) {
-		printf("  progress    none recorded (use --progress REGEX)\n");
+		printf(
+		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
+		    "job)\n");
 		return;
 	}
 	printf("  progress    %g -> %g, %.1f units/min\n", s->progress_first, s->progress_last,
@@ -370,6 +397,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
+		if (rc == 1)
+			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
 	rc = 0;

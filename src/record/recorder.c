@@ -36,6 +36,7 @@
 #include "record/netlib.h"
 #include "record/progress.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "sample/sampler.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -945,6 +946,8 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	    .reason = res->reason[0] ? res->reason : NULL,
 	};
 	rc = tm_store_run_end(r->st, r->run_id, &end) || tm_store_commit(r->st) ? -1 : 0;
+	if (rc == 0 && tm_record_units_after(r->st, r->run_id, o))
+		rc = -1;
 	if (r->pusher)
 		r->net.pusher_tick(r->pusher); /* the run's end, too */
 out:

@@ -165,6 +165,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	}
 	struct tm_bench_run_row *row = &t->runs[t->n_runs];
 	memset(row, 0, sizeof(*row));
+	if (!t->n_runs)
+		copy(t->cgroup_mode, sizeof(t->cgroup_mode), ri->cgroup_mode);
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
@@ -263,9 +265,15 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_
 	free(n);
 }
 
+/* The work done: --units / --units-from when given, else the progress made. */
+static double work_units(const struct tm_summary *s)
+{
+	return isfinite(s->units) ? s->units : s->progress_last - s->progress_first;
+}
+
 static double per_unit(double usec, const struct tm_summary *s)
 {
-	double units = s->progress_last - s->progress_first;
+	double units = work_units(s);
 	return isfinite(units) && units > 0 ? usec / units : NAN;
 }
 
@@ -293,15 +301,18 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
 	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
 	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
-	f[TM_BF_PROGRESS] = s->progress_last;
+	f[TM_BF_PROGRESS] = isfinite(s->progress_last) ? s->progress_last : s->units;
 	f[TM_BF_RATE] = s->progress_rate_per_min;
+	if (isfinite(s->units) && !(f[TM_BF_RATE] > 0) && f[TM_BF_WALL] > 0)
+		f[TM_BF_RATE] = s->units / (f[TM_BF_WALL] / 60e6);
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
 	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
 	f[TM_BF_RETAINED] = s->retention_end_bytes;
-	f[TM_BF_CPU_PER_UNIT] =
-	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
+	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
+	                            ? s->cpu_usec_per_unit
+	                            : per_unit(s->cpu_usec, s);
 }
 
 /* Each collected run's figures over the table's window. */
@@ -415,8 +426,6 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
 	if (rc == 0)
 		tm_bench_table_write_text(&t, out);
 	tm_bench_table_release(&t);
