@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "arch.h"
 #include "shim.h"
 
 struct tmh_real tmh_real;
@@ -242,6 +243,8 @@ static void check_nallocx(void)
 
 static void check_glibc_usable(void)
 {
+	if (!tmh_arch_header_readable())
+		return;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (!libc)
 		return;
@@ -511,6 +514,9 @@ static void init_once(void)
 	}
 	tmh_tls_busy = 1;
 	tmh_env_options(&tmh_opt);
+	if (tmh_opt.bad_sample)
+		tmh_warn("TIDEMARK_HEAP_SAMPLE is not a size (e.g. 512K, 1.5M, 0); sampling every "
+		         "512K on average");
 	resolve();
 	if (!tmh_real.malloc || !tmh_real.free || !tmh_real.realloc || !tmh_real.usable_size ||
 	    !tmh_real.calloc || !tmh_real.memalign) {

@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opt.h"
+#include "record/recorder.h"
+
 #define TM_BENCH_MAX_ARMS 16
 #define TM_BENCH_MAX_ENV  32
 #define TM_BENCH_NAME_MAX 64
@@ -35,6 +38,8 @@ const char *tm_bench_alloc_name(enum tm_bench_alloc a);
 const char *tm_bench_alloc_expect(enum tm_bench_alloc a);
 /* -1 when NAME is not a known allocator shortcut. */
 int tm_bench_alloc_by_name(const char *name);
+/* The shortcut NAME is a typo of (a few edits away), or NULL. */
+const char *tm_bench_alloc_nearest(const char *name);
 
 struct tm_bench_env {
 	char *name, *value; /* malloc'd */
@@ -51,23 +56,40 @@ struct tm_bench_arm {
 	char *exec_start; /* ExecStart= (a shell-like command line), malloc'd, or NULL */
 };
 
+/* The order of the runs (Order=, --order). */
+enum tm_bench_order_kind {
+	TM_ORDER_INTERLEAVE, /* A B C A B C ... */
+	TM_ORDER_SHUFFLE,    /* each round shuffled (seeded) */
+};
+
+/* "interleave" or "shuffle". */
+const char *tm_bench_order_name(int order);
+
 /*
- * The options an experiment file can set (section [bench]); the command
- * line overrides them.  Unset numbers are -1, unset strings NULL.
+ * A bench: its arms and its options.  tm_bench_spec_init() sets the
+ * defaults; an experiment file, then the command line, set what they say
+ * (both through the option tables, tm_bench_optsets()).
  */
 struct tm_bench_spec {
 	struct tm_bench_arm arms[TM_BENCH_MAX_ARMS];
 	int n_arms;
-	char *name, *exec_start, *order, *restore, *prepare, *cleanup, *window;
-	char *progress_regex, *progress_file;
-	int64_t runs, warmup, seed;
-	int64_t memory_max_bytes, memory_high_bytes, swap_max_bytes;
-	int64_t timeout_usec, settle_usec, interval_usec;
-	double until_progress;
-	bool has_until_progress;
-	int drop_caches, inherit_env; /* -1 unset, 0, 1 */
-	int heap;                     /* -1 unset, 0, 1: every run under the heap shim */
+	/* What every run records with (record/options.h): interval, progress,
+	 * timeout, settle, grace, heap, and the limits arms do not set
+	 * themselves.  The runner fills in the target and bookkeeping. */
+	struct tm_record_opts rec;
+	char *name, *exec_start, *restore, *prepare, *cleanup, *window; /* malloc'd or NULL */
+	int order;                  /* enum tm_bench_order_kind */
+	int64_t runs, warmup, seed; /* seed -1: a fresh one is drawn for shuffle */
+	bool drop_caches, inherit_env;
 };
+
+/* The bench's own options (--runs, Runs=, ...); they store into a struct tm_bench_spec. */
+extern const struct tm_opt tm_bench_options[];
+
+/* The tables an experiment file and `tidemark bench` read SP's options
+ * from: the recorder's (into SP->rec) and the bench's (into SP). */
+#define TM_BENCH_OPTSETS 2
+void tm_bench_optsets(struct tm_bench_spec *sp, struct tm_optset sets[TM_BENCH_OPTSETS]);
 
 void tm_bench_spec_init(struct tm_bench_spec *sp);
 void tm_bench_spec_release(struct tm_bench_spec *sp);
@@ -77,15 +99,19 @@ void tm_bench_spec_release(struct tm_bench_spec *sp);
  * KEY is an environment variable, or one of Allocator, MemoryMax,
  * MemoryHigh, MemorySwapMax.  A comma only separates when what follows is
  * KEY=, so MALLOC_CONF=a:1,b:2 keeps its commas.  An arm named like an
- * allocator shortcut (jemalloc, arena1, ...) uses it.
+ * allocator shortcut (jemalloc, arena1, ...) uses it.  A bare NAME that is
+ * no shortcut sets nothing and is refused (a typo: "tcmaloc" suggests
+ * tcmalloc); "NAME:" is an arm with no settings, on purpose.
  * 0, or -1 after tm_error naming the problem.
  */
 int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text);
 
 /*
- * Parses an experiment file held in TEXT (NUL-terminated).  Section
- * [bench] holds the options; every other section is an arm, in order (the
- * first is the control).  Errors name ORIGIN and the line.  0 or -1.
+ * Parses an experiment file held in TEXT (NUL-terminated) into SP.  Section
+ * [bench] holds the options (the keys of tm_bench_optsets()); every other
+ * section is an arm, in order (the first is the control).  Errors name
+ * ORIGIN and the line, with the same reason as the command line gives.
+ * 0 or -1.
  */
 int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin);
 
@@ -106,6 +132,14 @@ const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name
  * declares LD_PRELOAD itself is classified by the library it names.
  */
 int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dirs);
+
+/* The library of allocator A (the first of its sonames found in DIRS, a
+ * NULL-terminated list) as a malloc'd path, or NULL when none is there or A
+ * needs no library (glibc, arena1).  The search arms use. */
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs);
+
+/* The Debian package that installs allocator A's library; NULL for glibc. */
+const char *tm_bench_alloc_package(enum tm_bench_alloc a);
 
 /* The default library directories of this host (NULL-terminated). */
 const char *const *tm_bench_lib_dirs(void);

@@ -13,6 +13,8 @@
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
+#include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "serve/htmlreport.h"
@@ -147,6 +149,50 @@ static json_t *heap_profiles(struct tm_store *st, int64_t run)
 	return arr;
 }
 
+/* "  profiles    5 heap profiles written; final: A, B" (at most 4 named). */
+static void print_heap_profiles(const json_t *profiles)
+{
+	size_t n = json_array_size(profiles), finals = 0, named = 0;
+	json_t *p;
+	size_t i;
+
+	if (n == 0)
+		return;
+	printf("  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
+	json_array_foreach(profiles, i, p)
+	{
+		if (!json_is_true(json_object_get(p, "final")))
+			continue;
+		if (named < 4)
+			printf("%s%s", named ? ", " : "; final: ",
+			       json_string_value(json_object_get(p, "path")));
+		named += named < 4;
+		finals++;
+	}
+	if (finals > named)
+		printf(" and %zu more", finals - named);
+	printf("\n");
+}
+
+/* The work a batch job did (--units, --units-from) and its cost per unit;
+ * true when that is all there is to say about progress. */
+static bool print_units(const struct tm_summary *s)
+{
+	if (!isfinite(s->units))
+		return false;
+	printf("  work        %g units (%s)", s->units, s->units_source);
+	if (isfinite(s->units_per_min))
+		printf(", %.1f units/min", s->units_per_min);
+	putchar('\n');
+	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
+		return false; /* a progress line too: its per-unit fit follows */
+	printf("  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	if (isfinite(s->wall_usec_per_unit))
+		printf(", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+	printf(" (totals over %g units)\n", s->units);
+	return true;
+}
+
 /* When the launched process and the last process of the run left (usec
  * since the start; 0: not recorded), from the events "start", its "exit" or
  * "signal", and "last_left". */
@@ -182,31 +228,6 @@ static void print_lifetimes(struct tm_store *st, int64_t run)
 	       (double)l.first_exit / 1e6, (double)l.last_left / 1e6);
 }
 
-/* "  profiles    5 heap profiles written; final: A, B" (at most 4 named). */
-static void print_heap_profiles(const json_t *profiles)
-{
-	size_t n = json_array_size(profiles), finals = 0, named = 0;
-	json_t *p;
-	size_t i;
-
-	if (n == 0)
-		return;
-	printf("  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
-	json_array_foreach(profiles, i, p)
-	{
-		if (!json_is_true(json_object_get(p, "final")))
-			continue;
-		if (named < 4)
-			printf("%s%s", named ? ", " : "; final: ",
-			       json_string_value(json_object_get(p, "path")));
-		named += named < 4;
-		finals++;
-	}
-	if (finals > named)
-		printf(" and %zu more", finals - named);
-	printf("\n");
-}
-
 static void print_text(struct tm_store *st, const struct tm_run_info *ri,
                        const struct tm_summary *s, const json_t *profiles)
 {
@@ -227,6 +248,9 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
 	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	if (isfinite(s->limit_high_bytes) && s->limit_high_bytes >= 0 &&
+	    tm_mode_memory_v1(ri->cgroup_mode))
+		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
@@ -256,8 +280,12 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
 	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
 	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	if (print_units(s))
+		return;
 	if (!isfinite(s->progress_first)) {
-		printf("  progress    none recorded (use --progress REGEX)\n");
+		printf(
+		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
+		    "job)\n");
 		return;
 	}
 	if (s->progress_bunched) {
@@ -276,47 +304,13 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
 }
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
 {
-	json_t *root = json_object(), *fig = json_object(), *run = json_object();
+	json_t *root = json_pack("{s:o?, s:o?, s:O}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	                         "figures", tm_summary_json(s), "heap_profiles", profiles);
 
-	json_object_set_new(run, "id", json_integer(ri->id));
-	json_object_set_new(run, "uuid", str_or_null(ri->uuid));
-	json_object_set_new(run, "machine", str_or_null(ri->machine));
-	json_object_set_new(run, "kernel", str_or_null(ri->kernel));
-	json_object_set_new(run, "cgroup_mode", str_or_null(ri->cgroup_mode));
-	json_object_set_new(run, "allocator", str_or_null(ri->allocator));
-	json_object_set_new(run, "outcome", str_or_null(ri->outcome));
-	json_object_set_new(run, "reason", str_or_null(ri->reason));
-	json_object_set_new(run, "exit_code", json_integer(ri->exit_code));
-	json_object_set_new(run, "term_signal", json_integer(ri->term_signal));
-	json_object_set_new(run, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(run, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(run, "command",
-	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
-	json_object_set_new(run, "limits",
-	                    ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : json_null());
-	json_object_set_new(run, "env",
-	                    ri->env_json ? json_loads(ri->env_json, 0, NULL) : json_null());
-	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
-		json_object_set_new(fig, tm_summary_fields[i].name,
-		                    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
-	json_object_set_new(fig, "samples", json_integer(s->samples));
-	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
-	json_object_set_new(fig, "progress_bunched", json_boolean(s->progress_bunched));
-	json_object_set_new(root, "run", run);
-	json_object_set_new(root, "figures", fig);
-	json_object_set(root, "heap_profiles", profiles ? profiles : json_array());
+	if (!root)
+		return tm_error("out of memory");
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	putchar('\n');
 	json_decref(root);
@@ -427,7 +421,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 			break;
 		case 'b':
 			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
-				fprintf(stderr, "tidemark report: '%s' is not a bench id\n",
+				fprintf(stderr,
+				        "tidemark report: --bench '%s': expected a bench id\n",
 				        optarg);
 				return 2;
 			}
@@ -449,6 +444,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
+		if (rc == 1)
+			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
 	rc = 0;

@@ -24,6 +24,7 @@
 #include "base/util.h"
 #include "heap/heapshm.h"
 #include "record/rec.h"
+#include "record/units.h"
 #include "sample/sampler.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -223,6 +224,9 @@ static void finish(struct rec *r, struct tm_record_result *res)
 	res->work_end_mono_usec = r->work_end_mono ? r->work_end_mono : now;
 	if (tm_rec_end_run(r, res)) {
 		tm_rec_store(r, -1, "the run's end");
+		res->store_failed = true;
+	} else if (tm_record_units_after(r->st, r->run_id, r->o)) {
+		tm_rec_store(r, -1, "the run's units");
 		res->store_failed = true;
 	}
 	if (r->pusher)

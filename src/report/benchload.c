@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "base/error.h"
 #include "base/sample.h"
@@ -83,6 +82,9 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
 	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
 	t->command = command_text(json_object_get(spec, "command"));
+	json_t *u = json_object_get(spec, "units");
+	t->units = json_is_number(u) ? json_number_value(u) : NAN;
+	t->units_from = dup_or_null(json_string_value(json_object_get(spec, "units_from")));
 	json_decref(spec);
 	return 0;
 }
@@ -90,32 +92,19 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 /* 0, 1 when there is no such bench, -1. */
 static int load_bench_row(struct tm_store *st, struct tm_bench_table *t)
 {
-	sqlite3_stmt *s;
-	int rc;
+	struct tm_bench_info b;
+	int rc = tm_bench_store_get(st, t->bench_id, &b);
 
-	if (tm_bench_store_init(st))
-		return -1;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
-	                       " ended_wall_usec FROM benches WHERE id = ?",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	sqlite3_bind_int64(s, 1, t->bench_id);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return rc == SQLITE_DONE
-		           ? 1
-		           : tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	}
-	copy(t->name, sizeof(t->name), (const char *)sqlite3_column_text(s, 0));
-	t->seed = sqlite3_column_int64(s, 2);
-	copy(t->order, sizeof(t->order), (const char *)sqlite3_column_text(s, 3));
-	copy(t->host, sizeof(t->host), (const char *)sqlite3_column_text(s, 4));
-	t->started_wall_usec = sqlite3_column_int64(s, 5);
-	t->ended_wall_usec = sqlite3_column_int64(s, 6);
-	rc = load_spec(t, (const char *)sqlite3_column_text(s, 1));
-	sqlite3_finalize(s);
+	if (rc)
+		return rc;
+	copy(t->name, sizeof(t->name), b.name);
+	t->seed = b.seed;
+	copy(t->order, sizeof(t->order), b.order);
+	copy(t->host, sizeof(t->host), b.host);
+	t->started_wall_usec = b.started_wall_usec;
+	t->ended_wall_usec = b.ended_wall_usec;
+	rc = load_spec(t, b.spec_json ? b.spec_json : "");
+	tm_bench_info_release(&b);
 	return rc;
 }
 
@@ -131,6 +120,30 @@ static int arm_index(const struct tm_bench_table *t, const char *name)
 		if (!strcmp(t->arms[i].name, name))
 			return i;
 	return -1;
+}
+
+/* A table of loose runs (tm_bench_table_of_runs): the arm is the run's arm
+ * name, else its allocator, else "run ID"; a new name adds an arm. */
+static int add_loose_arm(struct tm_bench_table *t, const struct tm_run_info *ri, int *arm)
+{
+	char name[64];
+
+	if (ri->arm && *ri->arm)
+		copy(name, sizeof(name), ri->arm);
+	else if (ri->allocator && *ri->allocator)
+		copy(name, sizeof(name), ri->allocator);
+	else
+		snprintf(name, sizeof(name), "run %lld", (long long)ri->id);
+	*arm = arm_index(t, name);
+	if (*arm >= 0)
+		return 0;
+	if (t->n_arms == TM_BENCH_TAB_MAX_ARMS)
+		return tm_error("more than %d arms", TM_BENCH_TAB_MAX_ARMS);
+	struct tm_bench_arm_row *r = &t->arms[t->n_arms];
+	copy(r->name, sizeof(r->name), name);
+	copy(r->allocator, sizeof(r->allocator), ri->allocator);
+	*arm = t->n_arms++;
+	return 0;
 }
 
 static int collect_run(void *ctx, const struct tm_run_info *ri)
@@ -155,16 +168,20 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	}
 	struct tm_bench_run_row *row = &t->runs[t->n_runs];
 	memset(row, 0, sizeof(*row));
+	if (!t->n_runs)
+		copy(t->cgroup_mode, sizeof(t->cgroup_mode), ri->cgroup_mode);
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
+	if (t->bench_id == 0 && add_loose_arm(t, ri, &row->arm))
+		return -1;
 	/* a run that never ended (the recorder died) counts as interrupted */
 	row->outcome =
 	    ri->outcome && *ri->outcome ? tm_outcome_of(ri->outcome) : TM_OUTCOME_INTERRUPTED;
 	copy(row->reason, sizeof(row->reason), ri->reason);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		row->fig[f] = NAN;
-	row->steal_share = row->other_share = NAN;
+	row->steal_share = row->other_share = row->work_wall_usec = NAN;
 	l->started[t->n_runs] = ri->started_wall_usec;
 	l->ended[t->n_runs] = ri->ended_wall_usec;
 	t->n_runs++;
@@ -172,28 +189,17 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 }
 
 /* warmup, the work's wall time and the rig's own CPU from bench_runs;
- * WALL stays 0 and RIG_CPU -1 when unknown. */
-static void load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
-                      int64_t *rig_cpu)
+ * WALL stays 0 and RIG_CPU -1 when unknown.  0, or -1 after tm_error. */
+static int load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
+                     int64_t *rig_cpu)
 {
-	sqlite3_stmt *s;
+	struct tm_bench_run_note n;
+	int rc = tm_bench_store_note(st, run_id, &n);
 
-	*warmup = false;
-	*wall = 0;
-	*rig_cpu = -1;
-	if (sqlite3_prepare_v2(
-	        tm_store_sqlite(st),
-	        "SELECT warmup, wall_usec, rig_cpu_usec FROM bench_runs WHERE run_id = ?", -1, &s,
-	        NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(s, 1, run_id);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		*warmup = sqlite3_column_int(s, 0) != 0;
-		*wall = sqlite3_column_int64(s, 1);
-		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-			*rig_cpu = sqlite3_column_int64(s, 2);
-	}
-	sqlite3_finalize(s);
+	*warmup = n.warmup;
+	*wall = n.wall_usec;
+	*rig_cpu = n.rig_cpu_usec;
+	return rc < 0 ? -1 : 0;
 }
 
 /* How busy the machine was around a run: the first and last samples that carry the host's CPU. */
@@ -263,9 +269,15 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_
 	free(n);
 }
 
+/* The work done: --units / --units-from when given, else the progress made. */
+static double work_units(const struct tm_summary *s)
+{
+	return isfinite(s->units) ? s->units : s->progress_last - s->progress_first;
+}
+
 static double per_unit(double usec, const struct tm_summary *s)
 {
-	double units = s->progress_last - s->progress_first;
+	double units = work_units(s);
 	return isfinite(units) && units > 0 ? usec / units : NAN;
 }
 
@@ -293,36 +305,41 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
 	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
 	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
-	f[TM_BF_PROGRESS] = s->progress_last;
+	f[TM_BF_PROGRESS] = isfinite(s->progress_last) ? s->progress_last : s->units;
 	f[TM_BF_RATE] = s->progress_rate_per_min;
+	if (isfinite(s->units) && !(f[TM_BF_RATE] > 0) && f[TM_BF_WALL] > 0)
+		f[TM_BF_RATE] = s->units / (f[TM_BF_WALL] / 60e6);
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
 	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
 	f[TM_BF_RETAINED] = s->retention_end_bytes;
-	f[TM_BF_CPU_PER_UNIT] =
-	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
+	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
+	                            ? s->cpu_usec_per_unit
+	                            : per_unit(s->cpu_usec, s);
 }
 
-static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+/* Each collected run's figures over the table's window. */
+static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_list *lp)
 {
-	struct run_list l = {.t = t};
+	struct run_list l = *lp;
 	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
 	int rc = 0;
 
 	if (t->window[0] && tm_window_parse(t->window, &w))
 		return -1;
-	if (tm_store_each_run(st, t->bench_id, collect_run, &l)) {
-		rc = -1;
-		goto out;
-	}
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *row = &t->runs[i];
 		struct tm_summary s;
 		int64_t wall, rig_cpu;
-		load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu);
+		if (load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu)) {
+			rc = -1;
+			goto out;
+		}
 		if (wall <= 0 && l.ended[i] > l.started[i])
 			wall = l.ended[i] - l.started[i];
+		if (wall > 0)
+			row->work_wall_usec = (double)wall;
 		int r = tm_summarize(st, row->run_id, &w, &s);
 		if (r < 0) {
 			rc = -1;
@@ -338,6 +355,43 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		load_noise(st, row, rig_cpu);
 	}
 out:
+	return rc;
+}
+
+static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = tm_store_each_run(st, t->bench_id, collect_run, &l) ? -1 : 0;
+
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	free(l.started);
+	free(l.ended);
+	return rc;
+}
+
+int tm_bench_table_of_runs(struct tm_store *st, const int64_t *run_ids, int n,
+                           struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct tm_run_info ri;
+		int r = tm_store_run_get(st, run_ids[i], &ri);
+		if (r)
+			rc = r < 0 ? -1
+			           : tm_error("no run %lld in the store", (long long)run_ids[i]);
+		else {
+			rc = collect_run(&l, &ri);
+			tm_run_info_release(&ri);
+		}
+	}
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	if (rc == 0)
+		tm_bench_table_compute(t);
 	free(l.started);
 	free(l.ended);
 	return rc;
@@ -349,6 +403,7 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 
 	memset(t, 0, sizeof(*t));
 	t->bench_id = bench_id;
+	t->units = NAN;
 	rc = load_bench_row(st, t);
 	if (rc == 0)
 		rc = load_runs(st, t);
@@ -376,8 +431,6 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
 	if (rc == 0)
 		tm_bench_table_write_text(&t, out);
 	tm_bench_table_release(&t);

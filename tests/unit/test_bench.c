@@ -35,7 +35,7 @@ static void test_arm_shortcuts(void **state)
 	assert_int_equal(tm_bench_add_arm(&sp, "glibc"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "jemalloc"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "arena1"), 0);
-	assert_int_equal(tm_bench_add_arm(&sp, "other"), 0);
+	assert_int_equal(tm_bench_add_arm(&sp, "other:"), 0); /* no settings, on purpose */
 	assert_int_equal(sp.arms[0].alloc, TM_ALLOC_GLIBC);
 	assert_int_equal(sp.arms[1].alloc, TM_ALLOC_JEMALLOC);
 	assert_int_equal(sp.arms[2].alloc, TM_ALLOC_ARENA1);
@@ -70,8 +70,12 @@ static void test_arm_settings(void **state)
 static void test_arm_errors(void **state)
 {
 	static const char *bad[] = {
-	    "",         "x:", "x:foo", "x:=1", "bad name", "x:Allocator=nope", "x:MemoryMax=lots",
-	    "x:1BAD=2", "a/b"};
+	    "", "x:foo", "x:=1", "bad name", "x:Allocator=nope", "x:MemoryMax=lots", "x:1BAD=2",
+	    "a/b",
+	    /* a name that is no shortcut and sets nothing: a typo, not glibc */
+	    "tcmaloc", "other",
+	    /* limits no program can start in */
+	    "x:MemoryMax=0", "x:MemoryMax=1K", "x:MemoryHigh=64K"};
 	struct tm_bench_spec sp;
 	(void)state;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
@@ -80,8 +84,31 @@ static void test_arm_errors(void **state)
 		tm_bench_spec_release(&sp);
 	}
 	tm_bench_spec_init(&sp);
-	assert_int_equal(tm_bench_add_arm(&sp, "a"), 0);
+	assert_int_equal(tm_bench_add_arm(&sp, "a:"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "a:X=1"), -1); /* twice */
+	/* the floor is a floor: 128 KiB and no swap at all are fine */
+	assert_int_equal(tm_bench_add_arm(&sp, "b:MemoryMax=128K,MemorySwapMax=0"), 0);
+	tm_bench_spec_release(&sp);
+	assert_string_equal(tm_bench_alloc_nearest("tcmaloc"), "tcmalloc");
+	assert_string_equal(tm_bench_alloc_nearest("jemmaloc"), "jemalloc");
+	assert_string_equal(tm_bench_alloc_nearest("arena"), "arena1");
+	assert_null(tm_bench_alloc_nearest("roomy"));
+}
+
+/* An empty section that is no shortcut is a typo until it says otherwise. */
+static void test_ini_nothing_set(void **state)
+{
+	struct tm_bench_spec sp;
+	(void)state;
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[glibc]\n[tcmaloc]\n", "t.ini"), -1);
+	tm_bench_spec_release(&sp);
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[glibc]\n[plain]\nAllocator=glibc\n", "t.ini"),
+	                 0);
+	tm_bench_spec_release(&sp);
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[bench]\nMemoryMax=1K\n[glibc]\n", "t.ini"), -1);
 	tm_bench_spec_release(&sp);
 }
 
@@ -96,9 +123,9 @@ static void test_ini_good(void **state)
 	assert_string_equal(sp.exec_start, "build/churn --threads 6 --rounds 6");
 	assert_int_equal(sp.runs, 3);
 	assert_int_equal(sp.seed, 42);
-	assert_string_equal(sp.order, "shuffle");
-	assert_int_equal(sp.memory_max_bytes, 400 * 1024 * 1024);
-	assert_string_equal(sp.progress_regex, "height=([0-9]+)");
+	assert_int_equal(sp.order, TM_ORDER_SHUFFLE);
+	assert_int_equal(sp.rec.limits.memory_max_bytes, 400 * 1024 * 1024);
+	assert_string_equal(sp.rec.progress_regex, "height=([0-9]+)");
 	assert_string_equal(sp.window, "1:5");
 	assert_int_equal(sp.drop_caches, 0);
 	assert_int_equal(sp.n_arms, 3);
@@ -117,10 +144,18 @@ static void test_ini_good(void **state)
 }
 
 /* Every error names the file and the line; checked through stderr. */
+static void expect_text_error(const char *text, const char *file, const char *want);
+
 static void expect_ini_error(const char *file, const char *want)
 {
-	struct tm_bench_spec sp;
 	char *text = fixture(file);
+	expect_text_error(text, file, want);
+	free(text);
+}
+
+static void expect_text_error(const char *text, const char *file, const char *want)
+{
+	struct tm_bench_spec sp;
 	char errpath[] = "/tmp/tm-test-bench-XXXXXX";
 	int fd = mkstemp(errpath);
 	int saved = dup(2);
@@ -142,7 +177,6 @@ static void expect_ini_error(const char *file, const char *want)
 		fail_msg("error '%s' does not contain '%s'", err, want);
 	free(err);
 	tm_bench_spec_release(&sp);
-	free(text);
 }
 
 static void test_ini_errors(void **state)
@@ -150,7 +184,22 @@ static void test_ini_errors(void **state)
 	(void)state;
 	expect_ini_error("bad_key.ini", "bad_key.ini:6: unknown key 'Colour' in [glibc]");
 	expect_ini_error("bad_syntax.ini", "bad_syntax.ini:4: syntax error");
-	expect_ini_error("bad_size.ini", "bad_size.ini:4: [arena1] bad MemoryMax= value 'lots'");
+	expect_ini_error("bad_size.ini", "bad_size.ini:4: [arena1] MemoryMax 'lots': expected a "
+	                                 "size like 400M, 1.5G, 512KiB or max");
+	/* the file refuses what the command line refuses, with the same reason */
+	expect_text_error("[bench]\nOrder=random\n[a]\n", "x.ini",
+	                  "x.ini:2: Order 'random': expected interleave or shuffle");
+	expect_text_error("[bench]\nRuns=0\n[a]\n", "x.ini",
+	                  "x.ini:2: Runs '0': expected a count from 1 to 1000");
+	expect_text_error("[bench]\nRuns=5000\n[a]\n", "x.ini",
+	                  "x.ini:2: Runs '5000': expected a count from 1 to 1000");
+	expect_text_error("[bench]\nInterval=10ms\n[a]\n", "x.ini",
+	                  "x.ini:2: Interval '10ms': expected a duration of at least 50ms");
+	expect_text_error(
+	    "[bench]\nMemoryMax=lots\n[a]\n", "x.ini",
+	    "x.ini:2: MemoryMax 'lots': expected a size like 400M, 1.5G, 512KiB or max");
+	expect_text_error("[bench]\nHeap=maybe\n[a]\n", "x.ini",
+	                  "x.ini:2: Heap 'maybe': expected yes or no");
 }
 
 static void test_environment_value(void **state)
@@ -425,13 +474,13 @@ static void test_path_parent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_arm_shortcuts), cmocka_unit_test(test_arm_settings),
-	    cmocka_unit_test(test_arm_errors),    cmocka_unit_test(test_ini_good),
-	    cmocka_unit_test(test_ini_errors),    cmocka_unit_test(test_environment_value),
-	    cmocka_unit_test(test_split_command), cmocka_unit_test(test_alloc_vars),
-	    cmocka_unit_test(test_guard),         cmocka_unit_test(test_envp_and_resolve),
-	    cmocka_unit_test(test_order),         cmocka_unit_test(test_restore),
-	    cmocka_unit_test(test_path_parent),
+	    cmocka_unit_test(test_arm_shortcuts),     cmocka_unit_test(test_arm_settings),
+	    cmocka_unit_test(test_arm_errors),        cmocka_unit_test(test_ini_nothing_set),
+	    cmocka_unit_test(test_ini_good),          cmocka_unit_test(test_ini_errors),
+	    cmocka_unit_test(test_environment_value), cmocka_unit_test(test_split_command),
+	    cmocka_unit_test(test_alloc_vars),        cmocka_unit_test(test_guard),
+	    cmocka_unit_test(test_envp_and_resolve),  cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_restore),           cmocka_unit_test(test_path_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
