@@ -212,6 +212,17 @@ if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
 	ms=$((($(date +%s%N) - start) / 1000000))
 	[ $ms -ge 900 ] && ok "--stay-when-empty records an empty cgroup" ||
 		fail "--stay-when-empty records an empty cgroup" "$ms ms"
+	# "held after" is from the last sample while the process lived, not a
+	# stale one after it left (v1 re-reads of a kept cgroup.procs go stale)
+	if command -v python3 >/dev/null; then
+		sh -c 'echo $$ >'"$CG"'/cgroup.procs; exec python3 -c "import time; b = b\"x\" * (40 << 20); time.sleep(1.5)"' &
+		sleep 0.3
+		timeout -s KILL 10 "$TM" record -o "$T/h.db" -i 100ms --cgroup "$CG" >/dev/null 2>&1
+		wait
+		held=$("$TM" report -o "$T/h.db" --json | jq '.figures.held_anon_bytes / 1048576 | floor')
+		[ "${held:-0}" -ge 35 ] 2>/dev/null && ok "--cgroup: held after is the last sample before the last process left" ||
+			fail "--cgroup: held after is the last sample before the last process left" "held $held MiB"
+	fi
 	rmdir "$CG"
 else
 	skip "--cgroup ends when the cgroup is empty" "no cgroup v1 memory hierarchy to make one in"
