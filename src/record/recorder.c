@@ -126,8 +126,9 @@ static void wait_until(struct rec *r, int64_t deadline)
 }
 
 /* The command's last lines: what the relay still holds once the target is
- * gone (a second at most: a process we do not follow may keep the pipe). */
-static void finish_output(struct rec *r)
+ * gone (a second at most: a process we do not follow may keep the pipe), so
+ * that the last sample comes after the last progress point. */
+static void drain_relay(struct rec *r)
 {
 	int64_t until = tm_now_mono_usec() + 1000000;
 
@@ -141,9 +142,6 @@ static void finish_output(struct rec *r)
 			if (r->relay.fwd_fd[i] >= 0 && pfd[i].revents)
 				tm_rec_drain_forwarded(r, i);
 	}
-	tm_relay_release(&r->relay, 200000);
-	if (!r->store_failed)
-		tm_rec_store(r, tm_store_commit(r->st), "commit");
 }
 
 /* Samples on the grid until the run is over. */
@@ -155,7 +153,7 @@ static void sample_loop(struct rec *r)
 		take_sample(r, deadline);
 		tm_rec_advance_phase(r, tm_now_mono_usec());
 		if (r->phase == PH_DONE)
-			return;
+			break;
 		deadline += r->interval;
 		int64_t now = tm_now_mono_usec();
 		if (now > deadline) {
@@ -167,13 +165,13 @@ static void sample_loop(struct rec *r)
 			deadline += missed * r->interval;
 		}
 		wait_until(r, deadline);
-		if (r->phase == PH_DONE) {
-			/* a last look: an OOM kill's counter, what is held at the end */
-			tm_rec_reap(r);
-			take_sample(r, tm_now_mono_usec());
-			return;
-		}
+		if (r->phase == PH_DONE)
+			break;
 	}
+	/* a last look: the last lines, an OOM kill's counter, what is held */
+	tm_rec_reap(r);
+	drain_relay(r);
+	take_sample(r, tm_now_mono_usec());
 }
 
 /* ---- a run ---- */
@@ -214,7 +212,7 @@ static void finish(struct rec *r, struct tm_record_result *res)
 {
 	int64_t now = tm_now_mono_usec();
 
-	finish_output(r);
+	tm_relay_release(&r->relay, 200000);
 	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
 	r->heap = NULL;
 	if (r->launched && r->last_left_mono)

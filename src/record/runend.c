@@ -247,7 +247,7 @@ void tm_rec_warn_bunched(struct rec *r)
 	struct times ts = {0};
 	size_t largest;
 
-	if (r->progress_points < 2 || r->store_failed ||
+	if (r->progress_points < 2 || r->store_failed || r->o->units_from ||
 	    tm_store_each_progress(r->st, r->run_id, collect_time, &ts))
 		goto out;
 	if (tm_progress_bunched(ts.t, ts.n, &largest))

@@ -45,7 +45,7 @@ static json_t *end_json(const struct tm_run_info *ri)
 	if (!o)
 		return NULL;
 	integer(o, "ended_wall_usec", ri->ended_wall_usec);
-	text(o, true, "outcome", tm_outcome_name(tm_outcome_of(ri->outcome)));
+	text(o, true, "outcome", ri->outcome ? ri->outcome : tm_outcome_name(TM_OUTCOME_COMPLETED));
 	integer(o, "exit_code", ri->exit_code);
 	integer(o, "term_signal", ri->term_signal);
 	text(o, true, "reason", ri->reason);
