@@ -102,6 +102,8 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
 	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
 	json_object_set_new(o, "progress_regex", str_or_null(sp->progress_regex));
+	json_object_set_new(o, "units", sp->has_units ? json_real(sp->units) : json_null());
+	json_object_set_new(o, "units_from", str_or_null(sp->units_from));
 	json_object_set_new(o, "until_progress",
 	                    sp->has_until_progress ? json_real(sp->until_progress) : json_null());
 	json_object_set_new(o, "timeout_usec", json_integer(sp->timeout_usec));

@@ -82,6 +82,9 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
 	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
 	t->command = command_text(json_object_get(spec, "command"));
+	json_t *u = json_object_get(spec, "units");
+	t->units = json_is_number(u) ? json_number_value(u) : NAN;
+	t->units_from = dup_or_null(json_string_value(json_object_get(spec, "units_from")));
 	json_decref(spec);
 	return 0;
 }
@@ -339,6 +342,7 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 
 	memset(t, 0, sizeof(*t));
 	t->bench_id = bench_id;
+	t->units = NAN;
 	rc = load_bench_row(st, t);
 	if (rc == 0)
 		rc = load_runs(st, t);

@@ -139,6 +139,8 @@ struct tm_bench_table {
 	char name[128], host[128], order[16], window[128];
 	char cgroup_mode[16]; /* of the first run: "v1", "hybrid", "v2", or "" */
 	char *command;        /* the shared command line, malloc'd or NULL */
+	double units;         /* --units: the work of each run, or NAN */
+	char *units_from;     /* --units-from REGEX, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;

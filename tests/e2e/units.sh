@@ -58,7 +58,8 @@ ok = all(abs(r['figures']['wall_usec_per_unit'] - r['figures']['wall_usec'] / 25
          abs(r['figures']['cpu_usec_per_unit'] - r['figures']['cpu_usec'] / 250) < 1 and
          r['figures']['progress'] == 250 for r in t['runs'])
 print(ok, len(t['runs']))" 2>&1)
-if [ "$r" = "True 4" ] && grep -q '^wall ms/unit ' "$T/b.txt" && grep -q '^cpu ms/unit ' "$T/b.txt"; then
+if [ "$r" = "True 4" ] && grep -q '^wall ms/unit ' "$T/b.txt" && grep -q '^cpu ms/unit ' "$T/b.txt" &&
+	grep -q '^work: 250 units a run (--units), no progress line$' "$T/b.txt"; then
 	ok "bench (Units= in the file): wall and cpu per unit of a job with no progress line"
 else
 	fail "bench with Units=" "$r; $(cat "$T/b.txt" "$T/b.err")"
