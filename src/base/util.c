@@ -285,9 +285,10 @@ int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 	if (rc == 1)
 		rc = lib_at(exe, name, buf, size);
 	if (rc == 1)
-		return tm_error("cannot find '%s' in '%s' or next to the binary (build it with make, "
-		                "or set %s)",
-		                name, dir, env_var);
+		return tm_error(
+		    "cannot find '%s' in '%s' or next to the binary (build it with make, "
+		    "or set %s)",
+		    name, dir, env_var);
 	return rc;
 }
 
