@@ -375,7 +375,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 			break;
 		case 'b':
 			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
-				fprintf(stderr, "tidemark report: '%s' is not a bench id\n",
+				fprintf(stderr,
+				        "tidemark report: --bench '%s': expected a bench id\n",
 				        optarg);
 				return 2;
 			}

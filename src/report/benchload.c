@@ -122,6 +122,30 @@ static int arm_index(const struct tm_bench_table *t, const char *name)
 	return -1;
 }
 
+/* A table of loose runs (tm_bench_table_of_runs): the arm is the run's arm
+ * name, else its allocator, else "run ID"; a new name adds an arm. */
+static int add_loose_arm(struct tm_bench_table *t, const struct tm_run_info *ri, int *arm)
+{
+	char name[64];
+
+	if (ri->arm && *ri->arm)
+		copy(name, sizeof(name), ri->arm);
+	else if (ri->allocator && *ri->allocator)
+		copy(name, sizeof(name), ri->allocator);
+	else
+		snprintf(name, sizeof(name), "run %lld", (long long)ri->id);
+	*arm = arm_index(t, name);
+	if (*arm >= 0)
+		return 0;
+	if (t->n_arms == TM_BENCH_TAB_MAX_ARMS)
+		return tm_error("more than %d arms", TM_BENCH_TAB_MAX_ARMS);
+	struct tm_bench_arm_row *r = &t->arms[t->n_arms];
+	copy(r->name, sizeof(r->name), name);
+	copy(r->allocator, sizeof(r->allocator), ri->allocator);
+	*arm = t->n_arms++;
+	return 0;
+}
+
 static int collect_run(void *ctx, const struct tm_run_info *ri)
 {
 	struct run_list *l = ctx;
@@ -149,6 +173,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
+	if (t->bench_id == 0 && add_loose_arm(t, ri, &row->arm))
+		return -1;
 	copy(row->outcome, sizeof(row->outcome),
 	     ri->outcome && *ri->outcome ? ri->outcome : "interrupted");
 	copy(row->reason, sizeof(row->reason), ri->reason);
@@ -292,18 +318,15 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	                            : per_unit(s->cpu_usec, s);
 }
 
-static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+/* Each collected run's figures over the table's window. */
+static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_list *lp)
 {
-	struct run_list l = {.t = t};
+	struct run_list l = *lp;
 	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
 	int rc = 0;
 
 	if (t->window[0] && tm_window_parse(t->window, &w))
 		return -1;
-	if (tm_store_each_run(st, t->bench_id, collect_run, &l)) {
-		rc = -1;
-		goto out;
-	}
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *row = &t->runs[i];
 		struct tm_summary s;
@@ -331,6 +354,43 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		load_noise(st, row, rig_cpu);
 	}
 out:
+	return rc;
+}
+
+static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = tm_store_each_run(st, t->bench_id, collect_run, &l) ? -1 : 0;
+
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	free(l.started);
+	free(l.ended);
+	return rc;
+}
+
+int tm_bench_table_of_runs(struct tm_store *st, const int64_t *run_ids, int n,
+                           struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct tm_run_info ri;
+		int r = tm_store_run_get(st, run_ids[i], &ri);
+		if (r)
+			rc = r < 0 ? -1
+			           : tm_error("no run %lld in the store", (long long)run_ids[i]);
+		else {
+			rc = collect_run(&l, &ri);
+			tm_run_info_release(&ri);
+		}
+	}
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	if (rc == 0)
+		tm_bench_table_compute(t);
 	free(l.started);
 	free(l.ended);
 	return rc;

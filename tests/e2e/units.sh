@@ -42,8 +42,8 @@ grep -q "units-from 'blocks=(\[0-9\]+)': no line of the output gave a number" "$
 grep -q 'none recorded (use --progress REGEX, or --units N' "$T/rep3.txt" &&
 	ok "a run without progress or units points to --units" || fail "no units hint" "$(cat "$T/rep3.txt")"
 
-check_fails "--units 0 is refused" "bad count of units '0'" "$TM" record -o "$DB" --units 0 -- true
-check_fails "--units abc is refused" "bad count of units 'abc'" "$TM" record -o "$DB" --units abc -- true
+check_fails "--units 0 is refused" "units '0': expected a count above 0" "$TM" record -o "$DB" --units 0 -- true
+check_fails "--units abc is refused" "units 'abc': expected a count above 0" "$TM" record -o "$DB" --units abc -- true
 check_fails "--units-from with --progress is refused" "give it alone" \
 	"$TM" record -o "$DB" --units-from 'x=([0-9]+)' --progress 'y=([0-9]+)' -- true
 check_fails "bench --units -1 is refused" "expected a count above 0" \
