@@ -12,7 +12,7 @@ DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
-clang-format cppcheck"
+clang-format cppcheck qemu-system-x86 busybox-static"
 
 want="$BUILD $DEMO"
 [ "${1:-}" = "--test" ] && want="$BUILD $TEST"
@@ -28,10 +28,20 @@ done
 if [ "${1:-}" = "--test" ] && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing nodejs npm"
 fi
-[ -z "$missing" ] && exit 0
-
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
+# The cgroup v2 guest's kernel (tests/v2, scripts/vm/): Debian's
+# linux-image-amd64, downloaded (not installed) into build/vm/.
+kernel()
+{
+	[ "${1:-}" = "--test" ] || return 0
+	SUDO="$SUDO" sh "$(dirname "$0")/vm/fetch-kernel.sh"
+}
+if [ -z "$missing" ]; then
+	kernel "${1:-}"
+	exit 0
+fi
+
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
@@ -46,3 +56,4 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	trap '$SUDO rm -f "$policy"' EXIT
 fi
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+kernel "${1:-}"
