@@ -77,7 +77,7 @@ $(B)/asan/obj/%.o: %.c $(GEN_HDR)
 
 $(B)/libtidemark.a: $(LIB_OBJ)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/pic/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
@@ -86,12 +86,12 @@ $(B)/pic/obj/%.o: %.c $(GEN_HDR)
 
 $(B)/libtidemark-net.a: $(NET_OBJ)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/asan/libtidemark-net.a: $(ANET_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/libtidemark-net.so: $(PNET_OBJ)
 	$(Q)$(CC) $(CFLAGS) -shared -o $@ $(PNET_OBJ) $(NET_LIBS)
@@ -99,7 +99,7 @@ $(B)/libtidemark-net.so: $(PNET_OBJ)
 $(B)/asan/libtidemark.a: $(ALIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 # -rdynamic and the whole archive: libtidemark-net.so uses the store and the
 # rest from the executable.
@@ -109,11 +109,11 @@ $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
 
 $(B)/tests/%: tests/unit/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
 
 $(B)/asan/tests/%: tests/unit/%.c $(ATEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN) $(AUNIT_BIN)
 

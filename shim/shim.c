@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "arch.h"
 #include "shim.h"
 
 struct tmh_real tmh_real;
@@ -242,6 +243,8 @@ static void check_nallocx(void)
 
 static void check_glibc_usable(void)
 {
+	if (!tmh_arch_header_readable())
+		return;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (!libc)
 		return;

@@ -33,8 +33,9 @@ extern char **environ;
 
 struct bench_cli {
 	struct tm_bench_spec sp;
-	const char *file, *store_path;
-	char *const *argv; /* after -- */
+	const char *file;
+	struct tm_cmd_ctx *ctx; /* the store (-o/--db) */
+	char *const *argv;      /* after -- */
 	const char *exports[MAX_EXPORTS];
 	int n_exports;
 	int64_t grace_usec, table_id;
@@ -99,7 +100,7 @@ static const char usage_text[] =
     "      --json              print the table as JSON instead of text\n"
     "      --table ID          print the table of an earlier bench and exit\n"
     "      --dry-run           print the arms and their environments, run nothing\n"
-    "  -o, --db PATH           the store (default ./tidemark.db)\n"
+    "  -o, --db PATH           the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "  -h, --help              this help\n"
     "\n"
     "TIDEMARK_LIB_PATH=DIR:DIR... replaces the directories searched for allocator libraries.\n"
@@ -289,7 +290,7 @@ static int cli_option(struct bench_cli *cli, int c, const char *arg)
 		cli->file = arg;
 		return 0;
 	case 'o':
-		cli->store_path = arg;
+		tm_cmd_set_db(cli->ctx, arg);
 		return 0;
 	case OPT_GRACE:
 		return tm_parse_duration(arg, &cli->grace_usec)
@@ -840,11 +841,6 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 	return rc;
 }
 
-static const char *store_path(const struct bench_cli *cli)
-{
-	return cli->store_path ? cli->store_path : "tidemark.db";
-}
-
 /* ---- the command ---- */
 
 static int load_file(struct tm_bench_spec *sp, const char *path)
@@ -944,14 +940,12 @@ static int bench_run(struct bench_cli *cli, struct tm_bench_spec *sp, struct arm
 	if (sp->restore &&
 	    tm_bench_restore_parse(sp->restore, b.snapshot, b.restore_dir, sizeof(b.snapshot)))
 		return 2;
-	if (tm_store_open(store_path(cli), &b.st) || tm_bench_store_init(b.st))
+	if (!(b.st = tm_cmd_store(cli->ctx, TM_CMD_WRITE)) || tm_bench_store_init(b.st))
 		return 1;
 	if (!shared && sp->exec_start)
 		shared = plans[0].argv;
-	if (start_bench(&b, shared)) {
-		tm_store_close(b.st);
+	if (start_bench(&b, shared))
 		return 1;
-	}
 	fprintf(stderr, "bench %lld: %d arms x %lld runs", (long long)b.bench_id, sp->n_arms,
 	        (long long)sp->runs);
 	if (sp->warmup)
@@ -960,14 +954,13 @@ static int bench_run(struct bench_cli *cli, struct tm_bench_spec *sp, struct arm
 	if (!strcmp(sp->order, "shuffle"))
 		fprintf(stderr, " (seed %lld; repeat with --seed %lld)", (long long)sp->seed,
 		        (long long)sp->seed);
-	fprintf(stderr, ", store %s\n", store_path(cli));
+	fprintf(stderr, ", store %s\n", tm_cmd_db_path(cli->ctx));
 	rc = run_all(&b);
 	tm_bench_store_end(b.st, b.bench_id, tm_now_wall_usec());
 	if (rc == 0)
 		fputc('\n', stderr);
 	if (show_table(b.st, b.bench_id, cli))
 		rc = -1;
-	tm_store_close(b.st);
 	return rc ? 1 : 0;
 }
 
@@ -981,12 +974,10 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (cli->table_id) {
-		struct tm_store *st;
-		if (tm_store_open_readonly(store_path(cli), &st))
+		struct tm_store *st = tm_cmd_store(cli->ctx, TM_CMD_READ);
+		if (!st)
 			return 1;
-		rc = show_table(st, cli->table_id, cli);
-		tm_store_close(st);
-		return rc ? 1 : 0;
+		return show_table(st, cli->table_id, cli) ? 1 : 0;
 	}
 	if (bench_prepare(cli, sp, cl))
 		return 2;
@@ -1003,9 +994,9 @@ out:
 	return rc;
 }
 
-int cmd_bench(int argc, char **argv)
+int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	struct bench_cli cli = {.grace_usec = 5000000};
+	struct bench_cli cli = {.grace_usec = 5000000, .ctx = ctx};
 	struct tm_bench_spec sp, cl;
 	int rc;
 

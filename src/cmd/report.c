@@ -25,7 +25,7 @@ static const char usage_text[] =
     "Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
     "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
     "\n"
-    "  -o, --db PATH       the store (default ./tidemark.db)\n"
+    "  -o, --db PATH       the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
     "                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
     "      --json          the figures as JSON (raw bytes and usec)\n"
@@ -346,9 +346,8 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	return rc;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	const char *db = "tidemark.db";
 	struct tm_window win, *w = NULL;
 	enum fmt fmt = FMT_TEXT;
 	struct tm_store *st;
@@ -360,7 +359,7 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 			break;
 		case 'w':
 			if (tm_window_parse(optarg, &win))
@@ -398,22 +397,19 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "tidemark report: '%s' is not a run id\n", argv[optind]);
 		return 2;
 	}
-	if (tm_store_open_readonly(db, &st))
+	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
-		tm_store_close(st);
 		return rc ? 1 : 0;
 	}
 	rc = 0;
 	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
 		if (rc > 0)
-			tm_error("the store '%s' has no runs yet", db);
-		tm_store_close(st);
+			tm_error("the store '%s' has no runs yet", tm_cmd_db_path(ctx));
 		return 1;
 	}
 	rc = html ? tm_html_report_run(st, run, html) : report_run(st, run, w, fmt);
-	tm_store_close(st);
 	return rc ? 1 : 0;
 }

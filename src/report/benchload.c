@@ -163,7 +163,7 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	copy(row->reason, sizeof(row->reason), ri->reason);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		row->fig[f] = NAN;
-	row->steal_share = row->other_share = NAN;
+	row->steal_share = row->other_share = row->work_wall_usec = NAN;
 	l->started[t->n_runs] = ri->started_wall_usec;
 	l->ended[t->n_runs] = ri->ended_wall_usec;
 	t->n_runs++;
@@ -322,6 +322,8 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu);
 		if (wall <= 0 && l.ended[i] > l.started[i])
 			wall = l.ended[i] - l.started[i];
+		if (wall > 0)
+			row->work_wall_usec = (double)wall;
 		int r = tm_summarize(st, row->run_id, &w, &s);
 		if (r < 0) {
 			rc = -1;

@@ -23,8 +23,12 @@
 #include "heap/symbolize.h"
 #include "base/banned.h"
 
-#define SHIM  "build/libtidemark-heap.so"
-#define SITES "build/progs/heap_sites"
+/* the build directory these tests were built into (build, build/aarch64) */
+#ifndef TM_TEST_BUILD
+#define TM_TEST_BUILD "build"
+#endif
+#define SHIM  TM_TEST_BUILD "/libtidemark-heap.so"
+#define SITES TM_TEST_BUILD "/progs/heap_sites"
 
 static void test_parse_maps(void **state)
 {
