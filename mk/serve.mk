@@ -26,22 +26,6 @@ CHECK_EXTRA += $(SERVE_PROGS)
 serve-browser-deps:
 	cd tests/browser && npm install --no-audit --no-fund --silent
 
-# libFuzzer target for the push decoder; `make fuzz` runs it for FUZZ_SECONDS.
-FUZZ_SECONDS ?= 60
-FUZZ_SRC := fuzz/fuzz_ingest.c src/serve/ingest.c src/serve/names.c \
-	src/base/metrics.c src/base/error.c src/base/util.c
-$(B)/fuzz/fuzz_ingest: $(FUZZ_SRC)
-	@mkdir -p $(dir $@)
-	clang -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Isrc -Iinclude $(PKG_CFLAGS) -o $@ $(FUZZ_SRC) $(PKG_LIBS) -lm
-fuzz: fuzz-serve
-.PHONY: fuzz-serve
-fuzz-serve: $(B)/fuzz/fuzz_ingest
-	@mkdir -p $(B)/fuzz/corpus-ingest
-	cp fuzz/corpus/ingest/* $(B)/fuzz/corpus-ingest/
-	$(B)/fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-dict=fuzz/ingest.dict $(B)/fuzz/corpus-ingest
-
 # Benchmark programs (bench/serve/): built by bench/serve/run.sh.
 $(B)/bench/serve/%: bench/serve/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
