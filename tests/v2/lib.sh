@@ -53,3 +53,6 @@ is()
 		fail "$4" "got '$1' $2 '$3'${5:+; $5}"
 	fi
 }
+
+# is_null VALUE NAME: ok when VALUE is empty (a null figure, a missing value).
+is_null() { [ -z "$1" ] && ok "$2" || fail "$2" "got '$1'"; }
