@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
+#include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "serve/htmlreport.h"
@@ -230,46 +231,13 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
 }
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
 {
-	json_t *root = json_object(), *fig = json_object(), *run = json_object();
+	json_t *root = json_pack("{s:o?, s:o?, s:O}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	                         "figures", tm_summary_json(s), "heap_profiles", profiles);
 
-	json_object_set_new(run, "id", json_integer(ri->id));
-	json_object_set_new(run, "uuid", str_or_null(ri->uuid));
-	json_object_set_new(run, "machine", str_or_null(ri->machine));
-	json_object_set_new(run, "kernel", str_or_null(ri->kernel));
-	json_object_set_new(run, "cgroup_mode", str_or_null(ri->cgroup_mode));
-	json_object_set_new(run, "allocator", str_or_null(ri->allocator));
-	json_object_set_new(run, "outcome", str_or_null(ri->outcome));
-	json_object_set_new(run, "reason", str_or_null(ri->reason));
-	json_object_set_new(run, "exit_code", json_integer(ri->exit_code));
-	json_object_set_new(run, "term_signal", json_integer(ri->term_signal));
-	json_object_set_new(run, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(run, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(run, "command",
-	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
-	json_object_set_new(run, "limits",
-	                    ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : json_null());
-	json_object_set_new(run, "env",
-	                    ri->env_json ? json_loads(ri->env_json, 0, NULL) : json_null());
-	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
-		json_object_set_new(fig, tm_summary_fields[i].name,
-		                    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
-	json_object_set_new(fig, "samples", json_integer(s->samples));
-	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
-	json_object_set_new(root, "run", run);
-	json_object_set_new(root, "figures", fig);
-	json_object_set(root, "heap_profiles", profiles ? profiles : json_array());
+	if (!root)
+		return tm_error("out of memory");
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	putchar('\n');
 	json_decref(root);

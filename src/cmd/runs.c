@@ -7,7 +7,9 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "cmd/cmds.h"
+#include "report/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -73,21 +75,11 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 
 static int print_json(void *ctx, const struct tm_run_info *ri)
 {
-	json_t *o = json_pack("{sI ss* ss* sI sI ss* sI si si}", "id", (json_int_t)ri->id, "uuid",
-	                      ri->uuid, "machine", ri->machine, "started_wall_usec",
-	                      (json_int_t)ri->started_wall_usec, "ended_wall_usec",
-	                      (json_int_t)ri->ended_wall_usec, "outcome", ri->outcome, "samples",
-	                      (json_int_t)ri->sample_count, "exit_code", ri->exit_code,
-	                      "term_signal", ri->term_signal);
+	json_t *o = tm_run_json(ri, TM_RUN_JSON_FULL);
+
 	(void)ctx;
 	if (!o)
-		return -1;
-	json_object_set_new(o, "command",
-	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
-	if (ri->bench_id) {
-		json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
-		json_object_set_new(o, "arm", ri->arm ? json_string(ri->arm) : json_null());
-	}
+		return tm_error("out of memory");
 	json_dumpf(o, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(o);
