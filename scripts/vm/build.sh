@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the cgroup v2 guest from the kernel package that fetch-kernel.sh
 # downloaded: build/vm/vmlinuz (the package's kernel) and
-# build/vm/initramfs.cpio.gz (busybox-static, the virtio and 9p modules of
-# the same package in dependency order, scripts/vm/init).  Cached: nothing
+# build/vm/initramfs.cpio.gz (busybox-static, the virtio, 9p and virtio_blk
+# modules of the same package in dependency order, scripts/vm/init).  Cached: nothing
 # is rebuilt unless the .deb, busybox or the init script changed.
 #
 #   sh scripts/vm/build.sh [DIR]     DIR defaults to build/vm
@@ -41,7 +41,7 @@ add() {
 	cp "$(find "$kdir" -name "$1.ko" | head -1)" "$tmp/root/modules/"
 	echo "$1" >>"$tmp/root/modules.list"
 }
-for m in virtio_pci 9pnet_virtio 9p; do
+for m in virtio_pci 9pnet_virtio 9p virtio_blk; do
 	add "$m"
 done
 (cd "$tmp/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$tmp/initramfs.cpio.gz"

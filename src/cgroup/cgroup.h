@@ -1,7 +1,8 @@
 /*
  * cgroup v1 and v2 behind one interface.  Nothing outside src/cgroup/ asks
- * which version a host runs (inside, v1.c and v2.c hold the differences): callers create, open, attach, read and destroy
- * a struct tm_cgroup, and read its numbers as v2-named metrics (metrics.h).
+ * which version a host runs (inside, v1.c and v2.c hold the differences):
+ * callers create, open, attach, read and destroy a struct tm_cgroup, and
+ * read its numbers as v2-named metrics (metrics.h).
  *
  * Conventions:
  *  - a limit metric (CG_MAX_BYTES, CG_HIGH_BYTES, CG_SWAP_MAX_BYTES) of -1

@@ -3,8 +3,11 @@
 # script again inside a fresh guest (scripts/vm/run-in-guest) and exits
 # with its status; in the guest it sources tests/lib.sh and checks that
 # the guest is what the tests assume (cgroup2 alone, memory controller).
+# A script sets, before sourcing it: V2_TIMEOUT (seconds, default 240),
+# V2_SWAP_MIB (a swap disk; default none).
 if [ -z "${TM_IN_GUEST:-}" ]; then
-	exec sh "$(dirname "$0")/../../scripts/vm/run-in-guest" -t "${V2_TIMEOUT:-240}" "$0" "$@"
+	exec sh "$(dirname "$0")/../../scripts/vm/run-in-guest" -t "${V2_TIMEOUT:-240}" \
+		-s "${V2_SWAP_MIB:-0}" "$0" "$@"
 fi
 . "$(dirname "$0")/../lib.sh"
 CG=/sys/fs/cgroup
