@@ -37,6 +37,8 @@ static const struct command commands[] = {
      "compare arms (allocator, env, limits) over repeated runs"},
     {"heap", NULL, cmd_heap, TM_CMD_NO_STORE, DB_LOCAL,
      "heap profiles from processes running with the heap shim"},
+    {"doctor", NULL, cmd_doctor, TM_CMD_NO_STORE, DB_LOCAL,
+     "is this host ready (cgroups, PSI, swap, allocators, shim), and what to change"},
     {"serve", "push", cmd_serve, TM_CMD_READ, DB_LOCAL, NULL},
     {"serve", NULL, cmd_serve, TM_CMD_WRITE, DB_SERVER,
      "collect pushes from machines; live panel and /metrics"},

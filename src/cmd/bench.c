@@ -16,6 +16,8 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "bench/bench.h"
 #include "bench/persist.h"
 #include "bench/restore.h"
@@ -23,6 +25,7 @@
 #include "record/launch.h"
 #include "record/recorder.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -224,11 +227,11 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 	case OPT_MAX:
 		return tm_parse_size(arg, &sp->memory_max_bytes)
 		           ? bad_arg("--memory-max", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-max", sp->memory_max_bytes);
 	case OPT_HIGH:
 		return tm_parse_size(arg, &sp->memory_high_bytes)
 		           ? bad_arg("--memory-high", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-high", sp->memory_high_bytes);
 	case OPT_SWAP:
 		return tm_parse_size(arg, &sp->swap_max_bytes)
 		           ? bad_arg("--swap-max", arg, "a size like 0 or 1G")
@@ -526,6 +529,22 @@ static void print_command(FILE *f, char *const *argv)
 		fprintf(f, a == argv ? "%s" : " %s", *a);
 }
 
+/* On cgroup v1, MemoryHigh does not throttle: say so before the runs. */
+static void high_note(const struct tm_bench_spec *sp, FILE *f)
+{
+	struct tm_cg_host host;
+	bool any = false;
+
+	for (int i = 0; i < sp->n_arms; i++) {
+		int64_t h = sp->arms[i].memory_high_bytes != TM_LIMIT_UNSET
+		                ? sp->arms[i].memory_high_bytes
+		                : sp->memory_high_bytes;
+		any |= h != TM_LIMIT_UNSET && h != INT64_MAX;
+	}
+	if (any && tm_cg_host_detect(&host) == 0 && tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		fprintf(f, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
+}
+
 static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *plans,
                        char *const *shared, FILE *f)
 {
@@ -546,6 +565,7 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 			fputc('\n', f);
 		}
 	}
+	high_note(sp, f);
 }
 
 /* ---- hooks and per-run preparation ---- */
@@ -826,7 +846,7 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
 	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+		rc = tm_error("no bench %lld in %s", (long long)bench_id, tm_cmd_db_path(cli->ctx));
 	if (rc == 0 && cli->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)
@@ -987,6 +1007,7 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 			goto out;
 		}
 	print_plan(sp, plans, cli->argv ? cli->argv : plans[0].argv, stderr);
+	tm_cmd_host_notice();
 	rc = cli->dry_run ? 0 : bench_run(cli, sp, plans);
 out:
 	for (int i = 0; i < n_plans; i++)

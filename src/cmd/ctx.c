@@ -1,6 +1,5 @@
 /* The store of a command: its path (--db, the environment, the default),
  * opened once in the way the command table allows (cmds.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -10,8 +10,11 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "cmd/cmds.h"
 #include "record/recorder.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -138,9 +141,13 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, struct tm
 			return bad("interval", arg);
 		return 0;
 	case OPT_MEMORY_MAX:
-		return tm_parse_size(arg, &o->limits.memory_max_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_max_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-max", o->limits.memory_max_bytes) ? 2 : 0;
 	case OPT_MEMORY_HIGH:
-		return tm_parse_size(arg, &o->limits.memory_high_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_high_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-high", o->limits.memory_high_bytes) ? 2 : 0;
 	case OPT_SWAP_MAX:
 		return tm_parse_size(arg, &o->limits.swap_max_bytes) ? bad("size", arg) : 0;
 	case OPT_NO_CGROUP:
@@ -251,6 +258,21 @@ static int exit_status(const struct tm_record_result *res)
 	return 1;
 }
 
+/* What a run is started with that the user may not expect: on cgroup v1,
+ * --memory-high does not throttle. */
+static void start_line(const struct tm_record_opts *o)
+{
+	struct tm_cg_host host;
+	char high[32];
+	int64_t h = o->limits.memory_high_bytes;
+
+	if (!o->new_cgroup || h == TM_LIMIT_UNSET || h == INT64_MAX || tm_cg_host_detect(&host) ||
+	    !tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		return;
+	tm_fmt_mib(high, sizeof(high), h);
+	fprintf(stderr, "tidemark: recording with --memory-high %s; %s\n", high, TM_V1_HIGH_NOTE);
+}
+
 int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct tm_record_opts o;
@@ -282,7 +304,9 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	}
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
+	tm_cmd_host_notice();
 	o.store = st;
+	start_line(&o);
 	rc = tm_record_run(&o, &res);
 	if (rc == 0)
 		print_result(st, &res, ctx);

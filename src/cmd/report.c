@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
@@ -190,6 +191,9 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
 	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	if (isfinite(s->limit_high_bytes) && s->limit_high_bytes >= 0 &&
+	    tm_mode_memory_v1(ri->cgroup_mode))
+		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
@@ -370,6 +374,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
+		if (rc == 1)
+			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
 	rc = 0;

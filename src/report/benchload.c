@@ -141,6 +141,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	}
 	struct tm_bench_run_row *row = &t->runs[t->n_runs];
 	memset(row, 0, sizeof(*row));
+	if (!t->n_runs)
+		copy(t->cgroup_mode, sizeof(t->cgroup_mode), ri->cgroup_mode);
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
@@ -355,8 +357,6 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
 	if (rc == 0)
 		tm_bench_table_write_text(&t, out);
 	tm_bench_table_release(&t);

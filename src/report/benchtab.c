@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "report/benchtab.h"
 #include "report/benchtab_int.h"
+#include "report/limitnote.h"
 #include "report/stats.h"
 #include "base/banned.h"
 
@@ -568,6 +569,7 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 {
 	int measured = 0, warm = 0;
+	bool soft = false;
 
 	for (int i = 0; i < t->n_runs; i++)
 		t->runs[i].warmup ? warm++ : measured++;
@@ -594,7 +596,11 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 		if (a->limits_text && *a->limits_text)
 			fprintf(out, "  %s", a->limits_text);
 		fputc('\n', out);
+		const char *h = a->limits_text ? strstr(a->limits_text, "MemoryHigh=") : NULL;
+		soft |= h && strncmp(h, "MemoryHigh=max", 14) && tm_mode_memory_v1(t->cgroup_mode);
 	}
+	if (soft)
+		fprintf(out, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
 	fputc('\n', out);
 }
 

@@ -19,8 +19,9 @@ struct tm_store;
 /* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in
  * docs/bench.md. 0 or -1. */
 int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out);
-/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print).
- */
+/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print):
+ * 0, 1 when the store has no bench BENCH_ID (nothing printed: the caller
+ * names the store), -1 after tm_error. */
 int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out);
 
 /* ---- the model behind both (pure; the store only fills it) ---- */
@@ -136,7 +137,8 @@ struct tm_bench_arm_row {
 struct tm_bench_table {
 	int64_t bench_id;
 	char name[128], host[128], order[16], window[128];
-	char *command; /* the shared command line, malloc'd or NULL */
+	char cgroup_mode[16]; /* of the first run: "v1", "hybrid", "v2", or "" */
+	char *command;        /* the shared command line, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;

@@ -46,8 +46,8 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 
 	if (tm_st_begin_batch(st))
 		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return tm_st_error(st, "prepare run");
+	if (tm_st_prepare(st, sql, &s, "prepare run"))
+		return -1;
 	if (!m->uuid)
 		make_uuid(uuid);
 	sqlite3_bind_text(s, 1, m->uuid ? m->uuid : uuid, -1, SQLITE_TRANSIENT);
@@ -68,8 +68,7 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 		tm_st_bind_text(s, 15, m->arm);
 		sqlite3_bind_int64(s, 16, m->bench_seq);
 	}
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_st_error(st, "add run");
-	sqlite3_finalize(s);
+	rc = tm_st_step_done(st, s, true, "add run");
 	if (!rc)
 		*run_id = sqlite3_last_insert_rowid(st->db);
 	return rc;
@@ -84,16 +83,15 @@ int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_en
 
 	if (tm_st_begin_batch(st))
 		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return tm_st_error(st, "prepare run end");
+	if (tm_st_prepare(st, sql, &s, "prepare run end"))
+		return -1;
 	sqlite3_bind_int64(s, 1, e->ended_wall_usec);
 	tm_st_bind_text(s, 2, e->outcome);
 	sqlite3_bind_int(s, 3, e->exit_code);
 	sqlite3_bind_int(s, 4, e->term_signal);
 	tm_st_bind_text(s, 5, e->reason);
 	sqlite3_bind_int64(s, 6, run_id);
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_st_error(st, "end run");
-	sqlite3_finalize(s);
+	rc = tm_st_step_done(st, s, true, "end run");
 	return rc;
 }
 
@@ -114,12 +112,11 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 	if (tm_st_begin_batch(st))
 		return -1;
 	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = ? WHERE id = ?", column);
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return tm_st_error(st, "prepare run update");
+	if (tm_st_prepare(st, sql, &s, "prepare run update"))
+		return -1;
 	tm_st_bind_text(s, 1, value);
 	sqlite3_bind_int64(s, 2, run_id);
-	rc = sqlite3_step(s) == SQLITE_DONE ? 0 : tm_st_error(st, "update run");
-	sqlite3_finalize(s);
+	rc = tm_st_step_done(st, s, true, "update run");
 	return rc;
 }
 
@@ -174,9 +171,9 @@ int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *ou
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?", -1, &s,
-	                       NULL) != SQLITE_OK)
-		return tm_st_error(st, "prepare run");
+	if (tm_st_prepare(st, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?", &s,
+	                  "prepare run"))
+		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
 	rc = tm_st_step_row(st, s, "read run");
 	if (rc == 0)
@@ -200,13 +197,12 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 	sqlite3_stmt *s;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(st->db,
-	                       bench_id > 0
-	                           ? "SELECT " RUN_COLUMNS
-	                             " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
-	                           : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return tm_st_error(st, "prepare runs");
+	if (tm_st_prepare(st,
+	                  bench_id > 0 ? "SELECT " RUN_COLUMNS
+	                                 " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
+	                               : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
+	                  &s, "prepare runs"))
+		return -1;
 	if (bench_id > 0)
 		sqlite3_bind_int64(s, 1, bench_id);
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {

@@ -145,4 +145,18 @@ if [ $rc -eq 0 ] && echo "$rep" | grep -q '"outcome": "completed"' &&
 else
 	fail aarch64_record_store_portable "exit $rc: $out / $(echo "$rep" | head -20)"
 fi
+
+# --- tidemark doctor, aarch64: the bench's library search finds the arm64
+# allocators, and the aarch64 shim loads into an aarch64 program
+arm "$A/tidemark" doctor --json >"$T/doc.json" 2>"$T/doc.err"
+if python3 -c 'import json, sys
+v = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+assert v["heap_shim"]["status"] == "ok", v["heap_shim"]
+for a in ("jemalloc", "mimalloc", "tcmalloc"):
+    c = v["allocator_" + a]
+    assert c["status"] == "ok" and "/aarch64-linux-gnu/" in c["value"], c' "$T/doc.json" 2>"$T/doc.py"; then
+	ok aarch64_doctor_allocators_and_shim
+else
+	fail aarch64_doctor_allocators_and_shim "$(cat "$T/doc.py" "$T/doc.err")"
+fi
 finish

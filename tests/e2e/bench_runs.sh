@@ -69,7 +69,7 @@ cmp -s "$T/two.txt" "$T/again.txt" && ok "--table reprints the same table from t
 	fail "--table reprints the same table" "$(diff "$T/two.txt" "$T/again.txt" | head)"
 
 # ---- an arm OOM-killed under a low limit ----
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm roomy --arm tight:MemoryMax=40M \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm roomy: --arm tight:MemoryMax=40M \
 	--progress 'progress=([0-9]+)' --export "json:$T/oom.json" \
 	-- "$P" --mib 96 --steps 8 --step-ms 60 >"$T/oom.txt" 2>"$T/oom.err"
 if grep -qE '^survived +2/2 +0/2 \(2 oom-killed\)' "$T/oom.txt"; then
@@ -117,7 +117,7 @@ mkdir -p "$T/snap/sub" "$T/work"
 echo "block 1" >"$T/snap/data"
 echo "block 2" >"$T/snap/sub/more"
 script='find "$1" -type f | sort | xargs cat | md5sum >>"$2"; echo garbage >>"$1/data"; echo x >"$1/new"'
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm a --arm b --restore "$T/snap:$T/work" \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm a: --arm b: --restore "$T/snap:$T/work" \
 	--prepare "echo \"\$TIDEMARK_ARM \$TIDEMARK_SEQ\" >>$T/hooks" --cleanup "echo done >>$T/hooks" \
 	-- sh -c "$script" sh "$T/work" "$T/sums" >"$T/restore.txt" 2>&1
 want=$(find "$T/snap" -type f | sort | xargs cat | md5sum)
@@ -132,7 +132,7 @@ fi
 	ok "--prepare and --cleanup run around every run" || fail "--prepare and --cleanup" "$(cat "$T/hooks")"
 
 # ---- --until-progress ends the work; --window picks the stretch; shuffle prints its seed ----
-"$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a --arm arena1 \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a: --arm arena1 \
 	--progress 'progress=([0-9]+)' --until-progress 6 --window 2:6 --settle 300ms --grace 1s \
 	--export "json:$T/until.json" -- "$P" --mib 80 --steps 40 --step-ms 150 >"$T/until.txt" 2>"$T/until.err"
 grep -qE 'order shuffle \(seed [0-9]+; repeat with --seed [0-9]+\)' "$T/until.err" &&
@@ -144,10 +144,10 @@ r=$(json "$T/until.json" "all(0.3e6 < r['figures']['wall_usec'] < 0.9e6 for r in
 [ "$r" = True ] && ok "the window's wall time covers the stretch only" || fail "window wall time" "$r"
 
 # ---- warmup rounds are recorded but not counted; --drop-caches; --timeout ----
-"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a --arm b \
+"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a: --arm b: \
 	-- sh -c 'sleep 0.2' >"$T/warm.txt" 2>&1
 # the slow arm is the same command with a variable that makes it sleep past --timeout
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick: --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
 	-- sh -c 'if [ "$TIDEMARK_SLOW" = 1 ]; then sleep 5; fi; sleep 0.2' >"$T/slow.txt" 2>&1
 r=$(sql "$DB" "select count(*) || ' ' || sum(warmup) from bench_runs where bench_id = 7")
 if [ "$r" = "4 2" ] && grep -qE ': 2 arms, 2 runs \(1 per arm\) \(\+2 warmup\)' "$T/warm.txt"; then
@@ -162,7 +162,7 @@ else
 fi
 
 # ---- a signal ends the current run as interrupted and prints the table so far ----
-"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a --arm b -- sleep 2 >"$T/int.txt" 2>&1 &
+"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a: --arm b: -- sleep 2 >"$T/int.txt" 2>&1 &
 pid=$!
 sleep 3
 kill -TERM $pid
@@ -184,7 +184,7 @@ else
 fi
 
 # ---- --heap: the live heap and what the allocator retains, per arm ----
-"$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy --arm tight:MemoryMax=24M \
+"$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy: --arm tight:MemoryMax=24M \
 	--export "json:$T/heap.json" -- "$P" --mib 32 --steps 4 --step-ms 150 --hold-ms 600 \
 	>"$T/heap.txt" 2>"$T/heap.err"
 # 32 MiB in 64 KiB blocks: glibc's usable size is the block + 8 bytes
