@@ -3,12 +3,13 @@
 #   kern    every kernel-file parser in src/kern (the first byte picks one)
 #   ini     the bench experiment-file reader (src/bench)
 #   pprof   the heap-profile reader behind `heap top` (src/heap/heaptop.c)
+#   hprof   the HPROF heap-dump reader behind `hprof top` (src/hprof)
 # They link the library built once more by clang with the fuzzer's
 # instrumentation (build/fuzz/).  `make fuzz` runs each for FUZZ_SECONDS;
 # scripts/fuzz.sh NAME SECONDS runs one (the smoke test in make check runs
 # each over its seeds and a few seconds more: tests/e2e/fuzz_smoke.sh).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := ingest kern ini pprof
+FUZZ_TARGETS := ingest kern ini pprof hprof
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined \

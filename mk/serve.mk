@@ -1,10 +1,14 @@
 # The server, the panel and the exports (src/serve, web/).
 #
-# The panel's files under web/ (plain HTML/JS/CSS and the committed uPlot
+# The panel's files under web/ (plain HTML, CSS and JavaScript modules and the committed uPlot
 # build in web/vendor/) are embedded into the binary as C arrays generated
 # into build/gen/serve_assets.c, so nothing from npm is needed to build or run.
 
-SERVE_ASSETS := web/index.html web/app.js web/app.css \
+# The panel's ES modules, in dependency order (a module only imports ones
+# before it): web/embed.sh also joins them into /report.js for HTML reports.
+PANEL_JS := web/js/fmt.js web/js/dom.js web/js/api.js web/js/series.js web/js/charts.js \
+	web/js/view_run.js web/js/view_home.js web/js/view_bench.js web/js/router.js web/js/main.js
+SERVE_ASSETS := web/index.html $(PANEL_JS) web/app.css \
 	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
 
 $(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)

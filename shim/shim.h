@@ -50,6 +50,7 @@ struct tmh_options {
 	int keep;                  /* leave the region in /dev/shm at exit */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
 	int quiet;
+	int bad_sample; /* TIDEMARK_HEAP_SAMPLE was not a size: warned at start-up */
 };
 
 /* shim.c */
@@ -117,6 +118,5 @@ static inline int tmh_class(uint64_t req)
 
 /* Small helpers without libc formatting. */
 size_t tmh_fmt_u64(char *buf, uint64_t v);
-int tmh_parse_size(const char *s, int64_t *out);
 
 #endif

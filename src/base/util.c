@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "tidemark-size.h"
 #include "base/banned.h"
 
 int tm_parse_int64(const char *s, int64_t *out)
@@ -65,33 +66,7 @@ static int apply_unit(double num, const char *suffix, const struct unit *units, 
 
 int tm_parse_size(const char *s, int64_t *out_bytes)
 {
-	static const struct unit units[] = {
-	    {"", 1},
-	    {"B", 1},
-	    {"K", 1024.0},
-	    {"KB", 1024.0},
-	    {"KiB", 1024.0},
-	    {"k", 1024.0},
-	    {"M", 1048576.0},
-	    {"MB", 1048576.0},
-	    {"MiB", 1048576.0},
-	    {"G", 1073741824.0},
-	    {"GB", 1073741824.0},
-	    {"GiB", 1073741824.0},
-	    {"T", 1099511627776.0},
-	    {"TB", 1099511627776.0},
-	    {"TiB", 1099511627776.0},
-	};
-	const char *suffix;
-	double num;
-
-	if (s && (!strcmp(s, "max") || !strcmp(s, "infinity"))) {
-		*out_bytes = INT64_MAX;
-		return 0;
-	}
-	if (parse_scaled(s, &num, &suffix))
-		return -1;
-	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_bytes);
+	return tm_size_parse(s, out_bytes);
 }
 
 int tm_parse_duration(const char *s, int64_t *out_usec)

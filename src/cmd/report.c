@@ -172,6 +172,25 @@ static void print_heap_profiles(const json_t *profiles)
 	printf("\n");
 }
 
+/* The work a batch job did (--units, --units-from) and its cost per unit;
+ * true when that is all there is to say about progress. */
+static bool print_units(const struct tm_summary *s)
+{
+	if (!isfinite(s->units))
+		return false;
+	printf("  work        %g units (%s)", s->units, s->units_source);
+	if (isfinite(s->units_per_min))
+		printf(", %.1f units/min", s->units_per_min);
+	putchar('\n');
+	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
+		return false; /* a progress line too: its per-unit fit follows */
+	printf("  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	if (isfinite(s->wall_usec_per_unit))
+		printf(", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+	printf(" (totals over %g units)\n", s->units);
+	return true;
+}
+
 static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
@@ -223,8 +242,12 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
 	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
 	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	if (print_units(s))
+		return;
 	if (!isfinite(s->progress_first)) {
-		printf("  progress    none recorded (use --progress REGEX)\n");
+		printf(
+		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
+		    "job)\n");
 		return;
 	}
 	printf("  progress    %g -> %g, %.1f units/min\n", s->progress_first, s->progress_last,
@@ -352,7 +375,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 			break;
 		case 'b':
 			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
-				fprintf(stderr, "tidemark report: '%s' is not a bench id\n",
+				fprintf(stderr,
+				        "tidemark report: --bench '%s': expected a bench id\n",
 				        optarg);
 				return 2;
 			}

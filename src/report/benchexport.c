@@ -94,6 +94,61 @@ static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
 	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
 }
 
+/* What WRITE prints, one JSON string per non-empty line (newline cut off);
+ * NULL when out of memory. */
+static json_t *lines_json(const struct tm_bench_table *t,
+                          void (*write)(const struct tm_bench_table *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *arr;
+
+	if (!f)
+		return NULL;
+	write(t, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	arr = json_array();
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		if (n)
+			json_array_append_new(arr, json_stringn(line, n));
+	}
+	free(buf);
+	return arr;
+}
+
+/* The text table's own pieces, so every reader shows the same table: the
+ * header lines and each row's label and cells as the terminal prints them
+ * (markers such as n.s. and * included).  The notes under it are "notes". */
+static json_t *text_json(const struct tm_bench_table *t)
+{
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
+	json_t *o = json_object(), *jrows = json_array();
+	char cell[128];
+
+	for (int r = 0; r < n_rows; r++) {
+		json_t *cells = json_array();
+		for (int ai = 0; ai < t->n_arms; ai++) {
+			tm_bench_table_cell(t, rows[r], ai, cell, sizeof(cell));
+			json_array_append_new(cells, json_string(cell));
+		}
+		const struct tm_bench_fig_info *fi =
+		    rows[r] >= 0 ? tm_bench_fig_info((enum tm_bench_fig)rows[r]) : NULL;
+		json_array_append_new(jrows,
+		                      json_pack("{s:i, s:o, s:s, s:o}", "row", rows[r], "figure",
+		                                fi ? json_string(fi->key) : json_null(), "label",
+		                                tm_bench_table_row_label(rows[r]), "cells", cells));
+	}
+	json_object_set_new(o, "header", lines_json(t, tm_bench_table_write_header));
+	json_object_set_new(o, "rows", jrows);
+	return o;
+}
+
 /* The test the verdicts come from, for readers of the JSON. */
 static json_t *test_json(void)
 {
@@ -131,6 +186,7 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "arms", arms);
 	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "text", text_json(t));
 	text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	json_decref(o);
 	return text;

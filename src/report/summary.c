@@ -276,6 +276,9 @@ static void init_nan(struct tm_summary *s)
 	    &s->anon_per_unit_r2,
 	    &s->cpu_usec_per_unit,
 	    &s->cpu_per_unit_r2,
+	    &s->units,
+	    &s->units_per_min,
+	    &s->wall_usec_per_unit,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -525,6 +528,8 @@ int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
 	cost_figures(se.p + a, b - a, out);
 	count_from_start(se.p, se.n, se.p + a, out, &ri);
 	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);
+	if (!w || w->kind == TM_WIN_ALL)
+		rc = tm_summary_units(st, run_id, out);
 out:
 	tm_run_info_release(&ri);
 	free(se.p);
