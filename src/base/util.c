@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "tidemark-size.h"
+#include "tm_paths.h" /* build/gen: TM_LIBDIR_REL */
 #include "base/banned.h"
 
 int tm_parse_int64(const char *s, int64_t *out)
@@ -222,10 +223,19 @@ int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)
 	return 0;
 }
 
+/* DIR + NAME into BUF when that file is readable; 0, 1 when not, -1 if too long. */
+static int lib_at(const char *dir, const char *name, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s%s", dir, name);
+	if (n < 0 || (size_t)n >= size)
+		return tm_error("the path of '%s' is too long", name);
+	return access(buf, R_OK) == 0 ? 0 : 1;
+}
+
 int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 {
 	const char *env = getenv(env_var);
-	char exe[4096], *slash;
+	char exe[4096], dir[4200], *slash;
 	ssize_t n;
 
 	if (env && *env) {
@@ -243,13 +253,18 @@ int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 	slash = strrchr(exe, '/');
 	if (slash)
 		slash[1] = '\0';
-	if (strlen(exe) + strlen(name) + 1 > size)
-		return tm_error("the path of '%s' is too long", name);
-	snprintf(buf, size, "%s%s", exe, name);
-	if (access(buf, R_OK) < 0)
-		return tm_error("cannot find '%s': %s (build it with make, or set %s)", buf,
-		                strerror(errno), env_var);
-	return 0;
+	/* an installed binary: the library folder make install chose, relative
+	 * to the binary's (mk/install.mk); a checkout: next to it, in build/ */
+	snprintf(dir, sizeof(dir), "%s%s/", exe, TM_LIBDIR_REL);
+	int rc = lib_at(dir, name, buf, size);
+	if (rc == 1)
+		rc = lib_at(exe, name, buf, size);
+	if (rc == 1)
+		return tm_error(
+		    "cannot find '%s' in '%s' or next to the binary (build it with make, "
+		    "or set %s)",
+		    name, dir, env_var);
+	return rc;
 }
 
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)

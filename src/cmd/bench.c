@@ -34,8 +34,9 @@ static const char usage_head[] =
     "is the control.  Arm names jemalloc, mimalloc, tcmalloc (LD_PRELOAD of the\n"
     "library on this host), arena1 (MALLOC_ARENA_MAX=1) and glibc are shortcuts;\n"
     "KEY is an environment variable or Allocator, MemoryMax, MemoryHigh, MemorySwapMax.\n"
-    "Every option below but -f, --arm and the table's is also a key of the file's\n"
-    "[bench] section (docs/bench.md); the command line wins over the file.\n";
+    "The options of the runs are also keys of an experiment file's [bench] section\n"
+    "(--runs is Runs=, --memory-max MemoryMax=; docs/bench.md lists them), read\n"
+    "alike; the command line wins over the file.\n";
 
 static const char usage_tail[] =
     "\n"
@@ -137,7 +138,7 @@ static void usage(void)
 	tm_opts_help(stdout, &sets[1], 1, TM_OPT_BENCH);
 	fputs("each run (as in tidemark record):\n", stdout);
 	tm_opts_help(stdout, &sets[0], 1, TM_OPT_BENCH);
-	fputs("the table and the store:\n", stdout);
+	fputs("the file, the table and the store:\n", stdout);
 	tm_opts_help(stdout, &sets[2], 2, TM_OPT_BENCH);
 	fputs("  -h, --help              this help\n", stdout);
 	fputs(usage_tail, stdout);

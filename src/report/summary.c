@@ -378,17 +378,29 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	}
 }
 
-/* The value of series field OFF at time T: the last sample at or before it. */
-static double value_at(const struct pt *p, size_t n, int64_t t, size_t off)
+/*
+ * The last finite anon and CPU values at or before a time, for progress
+ * points taken in time order: the cursor only moves forward, so a run's
+ * points cost one pass over its samples, not one pass each.  A point
+ * earlier than the last one starts the walk again.
+ */
+struct at_cursor {
+	size_t i;
+	int64_t t;
+	double anon, cpu;
+};
+
+static void value_at(const struct pt *p, size_t n, int64_t t, struct at_cursor *c)
 {
-	double v = NAN;
-	for (size_t i = 0; i < n && p[i].t <= t; i++) {
-		double x;
-		memcpy(&x, (const char *)&p[i] + off, sizeof(x));
-		if (isfinite(x))
-			v = x;
+	if (t < c->t)
+		*c = (struct at_cursor){0, INT64_MIN, NAN, NAN};
+	c->t = t;
+	for (; c->i < n && p[c->i].t <= t; c->i++) {
+		if (isfinite(p[c->i].anon))
+			c->anon = p[c->i].anon;
+		if (isfinite(p[c->i].cpu))
+			c->cpu = p[c->i].cpu;
 	}
-	return v;
 }
 
 static void progress_figures(const struct pt *p, size_t n, const struct progs *pr, int64_t from,
@@ -398,6 +410,7 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 	double *ya = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	double *yc = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	int64_t t_first = 0, t_last = 0;
+	struct at_cursor at = {0, INT64_MIN, NAN, NAN};
 	size_t k = 0;
 
 	if (!x || !ya || !yc)
@@ -412,8 +425,9 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 		s->progress_last = pr->p[i].v;
 		t_last = pr->p[i].t;
 		x[k] = pr->p[i].v;
-		ya[k] = value_at(p, n, pr->p[i].t, offsetof(struct pt, anon));
-		yc[k] = value_at(p, n, pr->p[i].t, offsetof(struct pt, cpu));
+		value_at(p, n, pr->p[i].t, &at);
+		ya[k] = at.anon;
+		yc[k] = at.cpu;
 		k++;
 	}
 	if (k >= 2 && t_last > t_first)
