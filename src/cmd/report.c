@@ -20,6 +20,7 @@
 #include "report/runtext.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
+#include "report/throttle.h"
 #include "serve/htmlreport.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -164,8 +165,28 @@ static bool print_units(const struct tm_summary *s)
 	return true;
 }
 
+/* "  throttle    throttled by memory.high from ...", one line a stretch. */
+static void print_throttle(const struct tm_throttle *th)
+{
+	char line[256];
+
+	if (!th->known) {
+		printf("  throttle    n/a: %s\n", th->why);
+		return;
+	}
+	if (th->n == 0)
+		printf("  throttle    none (no sustained memory.high throttling with memory full "
+		       "stall and a falling rate)\n");
+	for (int i = 0; i < th->n && i < TM_THROTTLE_MAX_SPANS; i++) {
+		tm_throttle_span_text(&th->spans[i], line, sizeof(line));
+		printf("  throttle    %s\n", line);
+	}
+	if (th->n > TM_THROTTLE_MAX_SPANS)
+		printf("              and %d more stretches\n", th->n - TM_THROTTLE_MAX_SPANS);
+}
+
 static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
-                       const json_t *profiles)
+                       const json_t *profiles, const struct tm_throttle *th)
 {
 	char a[32], b[32], c[32], d[32];
 
@@ -213,6 +234,7 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
 	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
 	       count(c, sizeof(c), s->max_events));
+	print_throttle(th);
 	printf("  cpu         %s   io read %s, written %s\n", secs(a, sizeof(a), s->cpu_usec),
 	       mib(b, sizeof(b), s->io_read_bytes), mib(c, sizeof(c), s->io_write_bytes));
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
@@ -234,10 +256,12 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
 }
 
-static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
+static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles,
+                      const struct tm_throttle *th)
 {
-	json_t *root = json_pack("{s:o?, s:o?, s:O}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
-	                         "figures", tm_summary_json(s), "heap_profiles", profiles);
+	json_t *root = json_pack("{s:o?, s:o?, s:O, s:o?}", "run",
+	                         tm_run_json(ri, TM_RUN_JSON_FULL), "figures", tm_summary_json(s),
+	                         "heap_profiles", profiles, "throttle", tm_throttle_json(th));
 
 	if (!root)
 		return tm_error("out of memory");
@@ -306,10 +330,14 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	json_t *profiles = rc || fmt == FMT_CSV ? NULL : heap_profiles(st, run);
 	if (!rc && fmt != FMT_CSV && !profiles)
 		rc = -1;
+	struct tm_throttle th;
+	if (!rc && fmt != FMT_CSV)
+		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
+		                      &th);
 	if (!rc && fmt == FMT_TEXT)
-		print_text(&ri, &s, profiles);
+		print_text(&ri, &s, profiles, &th);
 	else if (!rc && fmt == FMT_JSON)
-		rc = print_json(&ri, &s, profiles);
+		rc = print_json(&ri, &s, profiles, &th);
 	else if (!rc)
 		print_csv(&ri, &s);
 	json_decref(profiles);
