@@ -17,6 +17,7 @@
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/runjson.h"
+#include "report/runtext.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/throttle.h"
@@ -76,20 +77,6 @@ static const char *limit(char *buf, size_t size, double bytes)
 	return mib(buf, size, bytes);
 }
 
-static void print_command(const struct tm_run_info *ri)
-{
-	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	if (!json_is_array(arr)) {
-		printf("%s %s", ri->target ? ri->target : "?",
-		       ri->cgroup_path ? ri->cgroup_path : "");
-		json_decref(arr);
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(arr); i++)
-		printf("%s%s", i ? " " : "", json_string_value(json_array_get(arr, i)));
-	json_decref(arr);
-}
-
 static void print_outcome(const struct tm_run_info *ri)
 {
 	enum tm_outcome o = tm_outcome_of(ri->outcome);
@@ -105,8 +92,10 @@ static void print_outcome(const struct tm_run_info *ri)
 		printf(" (signal %d)", ri->term_signal);
 	else if (ri->exit_code > 0)
 		printf(" (exit status %d)", ri->exit_code);
-	if (ri->reason)
-		printf(" — %s", ri->reason);
+	if (ri->reason) {
+		char why[1024];
+		printf(" — %s", tm_text_safe(why, sizeof(why), ri->reason));
+	}
 	printf("\n");
 }
 
@@ -239,11 +228,14 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 {
 	char a[32], b[32], c[32], d[32];
 
-	printf("run %" PRId64 "  ", ri->id);
-	print_command(ri);
-	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n", ri->machine ? ri->machine : "?",
-	       ri->kernel ? ri->kernel : "?", ri->cgroup_mode ? ri->cgroup_mode : "none",
-	       ri->allocator ? ", allocator " : "", ri->allocator ? ri->allocator : "");
+	char cmd[4096], mach[256], kern[256], alloc[512];
+
+	printf("run %" PRId64 "  %s", ri->id, tm_run_command_text(ri, cmd, sizeof(cmd)));
+	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n",
+	       tm_text_safe(mach, sizeof(mach), ri->machine ? ri->machine : "?"),
+	       tm_text_safe(kern, sizeof(kern), ri->kernel ? ri->kernel : "?"),
+	       ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
+	       tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
 	print_outcome(ri);
 	print_lifetimes(st, ri->id);
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",

@@ -88,6 +88,7 @@ int tm_rec_sample_events(struct rec *r)
 		const char *kind;
 	} counters[] = {
 	    {TM_M_CG_EVENTS_OOM_KILL, "oom_kill"},
+	    {TM_M_CG_EVENTS_OOM, "oom"},
 	    {TM_M_CG_EVENTS_HIGH, "high_throttle"},
 	    {TM_M_CG_EVENTS_MAX, "max_hit"},
 	};
