@@ -85,6 +85,8 @@ void tmh_env_options(struct tmh_options *o)
 		o->sample_mean_bytes = 512 * 1024;
 	v = env_get("TIDEMARK_HEAP_KEEP");
 	o->keep = v && *v && strcmp(v, "0");
+	int64_t tag = 0;
+	o->keep_tag = o->keep && tmh_parse_size(v, &tag) == 0 ? (uint64_t)tag : 0;
 	v = env_get("TIDEMARK_HEAP_UNWIND");
 	o->unwinder = v && !strcmp(v, "libunwind");
 	v = env_get("TIDEMARK_HEAP_QUIET");
@@ -134,6 +136,7 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->sample_mean_bytes = tmh_opt.sample_mean_bytes;
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
 	r->sites_only = !TMH_COUNTING;
+	r->keep_tag = tmh_opt.keep_tag;
 }
 
 /* Unlinks NAME (in /dev/shm) when its process died without running its
@@ -237,6 +240,7 @@ void tmh_region_fork_child(void)
 		for (int c = 0; c < TMH_CLASSES; c++)
 			t->hist[c] += TMH_LD(s->hist[c]);
 	}
+	r->own_bytes = old->own_bytes; /* the records of the parent's threads stay allocated */
 	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
 	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;

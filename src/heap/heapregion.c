@@ -24,9 +24,19 @@ static int region_valid(const struct tmh_region *r, pid_t pid)
 
 const struct tmh_region *tm_heap_region_map(pid_t pid)
 {
+	int writable = -1;
+	return tm_heap_region_map_rw(pid, &writable);
+}
+
+/* *WRITABLE -1 on entry: read-only wanted. */
+const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
+{
 	char path[64];
 	tm_heap_region_path(path, sizeof(path), pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = *writable < 0 ? -1 : open(path, O_RDWR | O_CLOEXEC);
+	*writable = fd >= 0;
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -35,7 +45,8 @@ const struct tmh_region *tm_heap_region_map(pid_t pid)
 		errno = EPROTO;
 		return NULL;
 	}
-	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ, MAP_SHARED, fd, 0);
+	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ | (*writable ? PROT_WRITE : 0),
+	               MAP_SHARED, fd, 0);
 	int saved = errno;
 	close(fd);
 	if (m == MAP_FAILED) {
@@ -102,6 +113,15 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		return 0;
 	}
 	return -1;
+}
+
+void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes)
+{
+	int64_t *peak = (int64_t *)&r->peak_bytes;
+	int64_t cur = __atomic_load_n(peak, __ATOMIC_RELAXED);
+	while (live_bytes > cur && !__atomic_compare_exchange_n(peak, &cur, live_bytes, 1,
+	                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)

@@ -26,6 +26,10 @@ struct tm_heap_counters {
  * not a region of this version (EPROTO) or cannot be mapped.
  */
 const struct tmh_region *tm_heap_region_map(pid_t pid);
+/* The same, read-write when this process may write the file (*WRITABLE
+ * says which): a reader that writes publishes the live bytes it saw into
+ * the peak and asks for the allocator's statistics. */
+const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable);
 void tm_heap_region_unmap(const struct tmh_region *r);
 
 /* Path of PID's region in /dev/shm into BUF. */
@@ -34,6 +38,10 @@ void tm_heap_region_path(char *buf, size_t size, pid_t pid);
 /* Sums the slots under the fold seqlock.  0, or -1 if it never got a
  * consistent pass (a writer stuck mid-fold). */
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c);
+
+/* With a writable mapping: raises R's peak to LIVE_BYTES if it is lower (a
+ * live value a reader has shown is never above a peak shown later). */
+void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes);
 
 /* Copies the sampled stack table (TMH_STACKS entries) into OUT under the
  * sample seqlock.  0 or -1 (never consistent). */

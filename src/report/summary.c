@@ -363,12 +363,17 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 		if (isfinite(p[peak_i].heap_live))
 			s->retention_at_peak_bytes = p[peak_i].anon - p[peak_i].heap_live;
 	}
+	/* live at the end: the final counters of a tree whose processes all
+	 * exited are in the last sample (read from the regions they kept) */
+	if (n && !alive(&p[n - 1]) && isfinite(p[n - 1].heap_live))
+		s->heap_live_end_bytes = p[n - 1].heap_live;
 	/* held: the last sample while the target was still alive */
 	for (size_t i = n; i-- > 0;) {
 		if (!alive(&p[i]) || !isfinite(p[i].anon))
 			continue;
 		s->held_anon_bytes = p[i].anon;
-		s->heap_live_end_bytes = p[i].heap_live;
+		if (!isfinite(s->heap_live_end_bytes))
+			s->heap_live_end_bytes = p[i].heap_live;
 		if (isfinite(p[i].heap_live))
 			s->retention_end_bytes = p[i].anon - p[i].heap_live;
 		break;
