@@ -31,7 +31,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
 # The parts, from the bottom up (src/LAYERS says who may include whom).
-LIB_DIRS := base kern cgroup sample heap store record report bench serve
+LIB_DIRS := base kern cgroup sample heap store hprof record report bench serve doctor
 NET_SRC := src/serve/server.c src/serve/push.c src/serve/promexport.c src/serve/sha256.c \
 	src/serve/auth.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
@@ -76,7 +76,7 @@ $(B)/asan/obj/%.o: %.c $(GEN_HDR)
 
 $(B)/libtidemark.a: $(LIB_OBJ)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/pic/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
@@ -85,12 +85,12 @@ $(B)/pic/obj/%.o: %.c $(GEN_HDR)
 
 $(B)/libtidemark-net.a: $(NET_OBJ)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/asan/libtidemark-net.a: $(ANET_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/libtidemark-net.so: $(PNET_OBJ)
 	$(Q)$(CC) $(CFLAGS) -shared -o $@ $(PNET_OBJ) $(NET_LIBS)
@@ -98,7 +98,7 @@ $(B)/libtidemark-net.so: $(PNET_OBJ)
 $(B)/asan/libtidemark.a: $(ALIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(Q)ar rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 # -rdynamic and the whole archive: libtidemark-net.so uses the store and the
 # rest from the executable.
@@ -108,11 +108,11 @@ $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
 
 $(B)/tests/%: tests/unit/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
 
 $(B)/asan/tests/%: tests/unit/%.c $(ATEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN) $(AUNIT_BIN)
 

@@ -1,10 +1,14 @@
 # The server, the panel and the exports (src/serve, web/).
 #
-# The panel's files under web/ (plain HTML/JS/CSS and the committed uPlot
+# The panel's files under web/ (plain HTML, CSS and JavaScript modules and the committed uPlot
 # build in web/vendor/) are embedded into the binary as C arrays generated
 # into build/gen/serve_assets.c, so nothing from npm is needed to build or run.
 
-SERVE_ASSETS := web/index.html web/app.js web/app.css \
+# The panel's ES modules, in dependency order (a module only imports ones
+# before it): web/embed.sh also joins them into /report.js for HTML reports.
+PANEL_JS := web/js/fmt.js web/js/dom.js web/js/api.js web/js/series.js web/js/charts.js \
+	web/js/view_run.js web/js/view_home.js web/js/view_bench.js web/js/router.js web/js/main.js
+SERVE_ASSETS := web/index.html $(PANEL_JS) web/app.css \
 	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
 
 $(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)
@@ -25,22 +29,6 @@ CHECK_EXTRA += $(SERVE_PROGS)
 .PHONY: serve-browser-deps
 serve-browser-deps:
 	cd tests/browser && npm install --no-audit --no-fund --silent
-
-# libFuzzer target for the push decoder; `make fuzz` runs it for FUZZ_SECONDS.
-FUZZ_SECONDS ?= 60
-FUZZ_SRC := fuzz/fuzz_ingest.c src/serve/ingest.c src/serve/names.c \
-	src/base/metrics.c src/base/error.c src/base/util.c
-$(B)/fuzz/fuzz_ingest: $(FUZZ_SRC)
-	@mkdir -p $(dir $@)
-	clang -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Isrc -Iinclude $(PKG_CFLAGS) -o $@ $(FUZZ_SRC) $(PKG_LIBS) -lm
-fuzz: fuzz-serve
-.PHONY: fuzz-serve
-fuzz-serve: $(B)/fuzz/fuzz_ingest
-	@mkdir -p $(B)/fuzz/corpus-ingest
-	cp fuzz/corpus/ingest/* $(B)/fuzz/corpus-ingest/
-	$(B)/fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-dict=fuzz/ingest.dict $(B)/fuzz/corpus-ingest
 
 # Benchmark programs (bench/serve/): built by bench/serve/run.sh.
 $(B)/bench/serve/%: bench/serve/%.c $(TEST_LIBS)

@@ -12,10 +12,40 @@ DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
-clang-format cppcheck"
+clang-format cppcheck openjdk-17-jdk-headless"
+
+# aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
+# multiarch arm64 libraries it links, and qemu-user to run what it builds
+# (binfmt-support registers qemu for aarch64 binaries started by a test).
+ARM64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static binfmt-support
+libc6-dev:arm64 libstdc++6:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64 libdw-dev:arm64
+libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libinih-dev:arm64
+libmicrohttpd-dev:arm64 libcurl4-openssl-dev:arm64 libgnutls28-dev:arm64 libcmocka-dev:arm64
+libjemalloc2:arm64 libmimalloc2.0:arm64 libtcmalloc-minimal4:arm64"
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+
+# binfmt_misc entry for aarch64: qemu-user-static's, made by binfmt-support
+# at install on a machine with systemd; a container without it needs the
+# filesystem mounted and the entry enabled (again after each boot).
+arm64_binfmt()
+{
+	[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && return 0
+	command -v update-binfmts >/dev/null 2>&1 || return 0
+	[ -e /proc/sys/fs/binfmt_misc/register ] ||
+		$SUDO mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || return 0
+	$SUDO update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+}
 
 want="$BUILD $DEMO"
-[ "${1:-}" = "--test" ] && want="$BUILD $TEST"
+if [ "${1:-}" = "--test" ]; then
+	want="$BUILD $TEST $ARM64"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		echo "deps: adding the arm64 architecture (multiarch, for the aarch64 tests)" >&2
+		$SUDO dpkg --add-architecture arm64
+	fi
+fi
 
 missing=""
 for p in $want; do
@@ -28,10 +58,11 @@ done
 if [ "${1:-}" = "--test" ] && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing nodejs npm"
 fi
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	[ "${1:-}" = "--test" ] && arm64_binfmt
+	exit 0
+fi
 
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO=sudo
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
@@ -46,3 +77,5 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	trap '$SUDO rm -f "$policy"' EXIT
 fi
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ "${1:-}" = "--test" ] && arm64_binfmt
+exit 0

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include "arch.h"
 #include "shim.h"
 
 extern void *__libc_stack_end;
@@ -204,11 +205,12 @@ static int unwind_fp(uint64_t *pc, int max, void *frame)
 		 * alternate stack): only the entry point's own frame is safe */
 		if (!frame)
 			return 0;
-		pc[0] = ((uintptr_t *)frame)[1];
+		pc[0] = tmh_arch_strip_pc(((uintptr_t *)frame)[1]);
 		return 1;
 	}
 	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7)) {
-		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
+		uintptr_t next = ((uintptr_t *)fp)[0],
+		          ret = tmh_arch_strip_pc(((uintptr_t *)fp)[1]);
 		if (ret < 4096)
 			break;
 		pc[n++] = ret;

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "shim.h"
 
 int tmh_glibc_usable;
@@ -124,6 +125,8 @@ static void check_nallocx(void)
 
 static void check_glibc_usable(void)
 {
+	if (!tmh_arch_header_readable())
+		return;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (!libc)
 		return;

@@ -31,7 +31,7 @@ for rep in 1 2; do
 		i=$((i + 1))
 	done
 	t1=$(now)
-	"$TM" bench -o "$W/o.db" -i 100ms --runs "$RUNS" --arm plain -- $SHORT >/dev/null 2>&1
+	"$TM" bench -o "$W/o.db" -i 100ms --runs "$RUNS" --arm plain: -- $SHORT >/dev/null 2>&1
 	t2=$(now)
 	plain=$(echo "$plain + $t1 - $t0" | bc -l)
 	bench=$(echo "$bench + $t2 - $t1" | bc -l)
@@ -45,7 +45,7 @@ printf '  added       %.1f ms per run, x%.2f\n' "$(echo "($bench - $plain) * 100
 	"$(echo "$bench / $plain" | bc -l)"
 
 # 2. resolution: identical arms a and b
-"$TM" bench -o "$W/r.db" -i 100ms --runs "$RUNS" --arm a --arm b \
+"$TM" bench -o "$W/r.db" -i 100ms --runs "$RUNS" --arm a: --arm b: \
 	--export "json:$W/r.json" -- $WORK >"$W/r.txt" 2>/dev/null
 echo
 printf 'resolution: arms a and b identical, %d runs each of `%s`\n' "$RUNS" "$WORK"

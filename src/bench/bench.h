@@ -35,6 +35,8 @@ const char *tm_bench_alloc_name(enum tm_bench_alloc a);
 const char *tm_bench_alloc_expect(enum tm_bench_alloc a);
 /* -1 when NAME is not a known allocator shortcut. */
 int tm_bench_alloc_by_name(const char *name);
+/* The shortcut NAME is a typo of (a few edits away), or NULL. */
+const char *tm_bench_alloc_nearest(const char *name);
 
 struct tm_bench_env {
 	char *name, *value; /* malloc'd */
@@ -77,7 +79,9 @@ void tm_bench_spec_release(struct tm_bench_spec *sp);
  * KEY is an environment variable, or one of Allocator, MemoryMax,
  * MemoryHigh, MemorySwapMax.  A comma only separates when what follows is
  * KEY=, so MALLOC_CONF=a:1,b:2 keeps its commas.  An arm named like an
- * allocator shortcut (jemalloc, arena1, ...) uses it.
+ * allocator shortcut (jemalloc, arena1, ...) uses it.  A bare NAME that is
+ * no shortcut sets nothing and is refused (a typo: "tcmaloc" suggests
+ * tcmalloc); "NAME:" is an arm with no settings, on purpose.
  * 0, or -1 after tm_error naming the problem.
  */
 int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text);
@@ -106,6 +110,14 @@ const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name
  * declares LD_PRELOAD itself is classified by the library it names.
  */
 int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dirs);
+
+/* The library of allocator A (the first of its sonames found in DIRS, a
+ * NULL-terminated list) as a malloc'd path, or NULL when none is there or A
+ * needs no library (glibc, arena1).  The search arms use. */
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs);
+
+/* The Debian package that installs allocator A's library; NULL for glibc. */
+const char *tm_bench_alloc_package(enum tm_bench_alloc a);
 
 /* The default library directories of this host (NULL-terminated). */
 const char *const *tm_bench_lib_dirs(void);

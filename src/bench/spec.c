@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/limits.h"
 #include "bench/bench.h"
 #include "record/launch.h"
 #include "record/recorder.h"
@@ -56,6 +57,58 @@ int tm_bench_alloc_by_name(const char *name)
 		if (!strcmp(name, alloc_table[i].name))
 			return i;
 	return -1;
+}
+
+/* Edit distance between A and B (both shorter than TM_BENCH_NAME_MAX). */
+static int distance(const char *a, const char *b)
+{
+	int prev[TM_BENCH_NAME_MAX + 1], cur[TM_BENCH_NAME_MAX + 1];
+	int la = (int)strnlen(a, TM_BENCH_NAME_MAX), lb = (int)strnlen(b, TM_BENCH_NAME_MAX);
+
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			int del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+	}
+	return prev[lb];
+}
+
+const char *tm_bench_alloc_nearest(const char *name)
+{
+	int best = -1, best_d = 0;
+
+	for (int i = 0; i < TM_ALLOC_COUNT; i++) {
+		int d = distance(name, alloc_table[i].name);
+		if (best < 0 || d < best_d) {
+			best = i;
+			best_d = d;
+		}
+	}
+	/* a typo, not another word: at most 3 edits, and fewer than half the name */
+	return best >= 0 && best_d <= 3 && 2 * best_d < (int)strlen(alloc_table[best].name)
+	           ? alloc_table[best].name
+	           : NULL;
+}
+
+/* The error for an arm NAME that is no shortcut and sets nothing, after
+ * WHERE ("" or "FILE:LINE: "); HOW says how to write such an arm on purpose. */
+static int nothing_set(const char *where, const char *name, const char *how)
+{
+	const char *near = tm_bench_alloc_nearest(name);
+
+	if (near)
+		return tm_error("%sarm '%s' is not a shortcut and sets nothing: did you mean '%s'? "
+		                "(an arm with no settings on purpose: %s)",
+		                where, name, near, how);
+	return tm_error("%sarm '%s' is not a shortcut (glibc, arena1, jemalloc, mimalloc, "
+	                "tcmalloc) and sets nothing (an arm with no settings on purpose: %s)",
+	                where, name, how);
 }
 
 /* ---- spec and arms ---- */
@@ -185,7 +238,7 @@ static int parse_limit(const char *key, const char *value, int64_t *out)
 {
 	if (tm_parse_size(value, out))
 		return tm_error("%s: bad size '%s' (e.g. 400M, 1.5G, max)", key, value);
-	return 0;
+	return strcmp(key, "MemorySwapMax") ? tm_limit_check(key, *out) : 0;
 }
 
 /* One arm setting (the keys arms share between --arm and the file).
@@ -258,11 +311,16 @@ int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text)
 
 	if (!arm)
 		return -1;
+	if (!colon && !arm->alloc_set) {
+		char how[TM_BENCH_NAME_MAX + 16];
+		snprintf(how, sizeof(how), "--arm %s:", arm->name);
+		return nothing_set("", arm->name, how);
+	}
 	if (!colon)
 		return 0;
 	start = p = colon + 1;
 	if (!*p)
-		return tm_error("--arm %s: nothing after ':'", arm->name);
+		return 0; /* NAME: an arm that changes nothing, said on purpose */
 	for (;; p++) {
 		if (*p && !(*p == ',' && comma_starts_key(p + 1)))
 			continue;
@@ -406,6 +464,7 @@ struct ini_ctx {
 	char err[512]; /* the first error */
 	int err_line;  /* and its line */
 	bool failed;
+	int arm_line[TM_BENCH_MAX_ARMS]; /* where each arm's section starts */
 };
 
 static bool ini_error(struct ini_ctx *c, const char *fmt, ...)
@@ -450,6 +509,8 @@ static void ini_see_line(struct ini_ctx *c, const char *line, size_t len)
 	}
 	if (!new_arm(c->sp, name, nlen))
 		ini_error(c, "bad section [%.*s]", (int)nlen, name);
+	else
+		c->arm_line[c->sp->n_arms - 1] = c->line;
 }
 
 /* inih's line reader over a string, counting lines as it goes. */
@@ -525,6 +586,15 @@ static bool set_size(struct ini_ctx *c, int64_t *dst, const char *key, const cha
 	return true;
 }
 
+/* A memory limit no program can start in is an error at its line. */
+static bool set_floor(struct ini_ctx *c, int64_t bytes, const char *key)
+{
+	if (bytes == TM_LIMIT_UNSET || bytes >= TM_LIMIT_FLOOR_BYTES)
+		return true;
+	return ini_error(c, "%s=%lld bytes is below %d KiB, the least any program can start in",
+	                 key, (long long)bytes, TM_LIMIT_FLOOR_BYTES / 1024);
+}
+
 static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 {
 	struct tm_bench_spec *sp = c->sp;
@@ -555,9 +625,11 @@ static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 	if (!strcmp(key, "Seed"))
 		return set_count(c, &sp->seed, key, value);
 	if (!strcmp(key, "MemoryMax"))
-		return set_size(c, &sp->memory_max_bytes, key, value);
+		return set_size(c, &sp->memory_max_bytes, key, value) &&
+		       set_floor(c, sp->memory_max_bytes, key);
 	if (!strcmp(key, "MemoryHigh"))
-		return set_size(c, &sp->memory_high_bytes, key, value);
+		return set_size(c, &sp->memory_high_bytes, key, value) &&
+		       set_floor(c, sp->memory_high_bytes, key);
 	if (!strcmp(key, "MemorySwapMax"))
 		return set_size(c, &sp->swap_max_bytes, key, value);
 	if (!strcmp(key, "Timeout"))
@@ -622,10 +694,18 @@ static int on_ini_key(void *user, const char *section, const char *key, const ch
 	return 1;
 }
 
+/* An arm that is no shortcut and changes nothing at all. */
+static bool sets_nothing(const struct tm_bench_arm *arm)
+{
+	return !arm->alloc_set && !arm->n_env && !arm->exec_start &&
+	       arm->memory_max_bytes == TM_LIMIT_UNSET &&
+	       arm->memory_high_bytes == TM_LIMIT_UNSET && arm->swap_max_bytes == TM_LIMIT_UNSET;
+}
+
 int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin)
 {
 	struct ini_ctx c = {.sp = sp, .text = text, .pos = text};
-	int r;
+	int r, first = sp->n_arms;
 
 	/* Errors in keys are kept in c.err; inih's own (syntax) come back as
 	 * a line number, whichever comes first in the file wins. */
@@ -639,6 +719,13 @@ int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *o
 		return tm_error("%s: cannot parse (out of memory)", origin);
 	if (sp->n_arms == 0)
 		return tm_error("%s: no arms (each section other than [bench] is an arm)", origin);
+	for (int i = first; i < sp->n_arms; i++)
+		if (sets_nothing(&sp->arms[i])) {
+			char where[512], how[TM_BENCH_NAME_MAX + 32];
+			snprintf(where, sizeof(where), "%s:%d: ", origin, c.arm_line[i]);
+			snprintf(how, sizeof(how), "Allocator=glibc in [%s]", sp->arms[i].name);
+			return nothing_set(where, sp->arms[i].name, how);
+		}
 	return 0;
 }
 
@@ -677,6 +764,20 @@ static char *find_lib(const char *const *dirs, const char *soname)
 	return NULL;
 }
 
+char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs)
+{
+	char *path = NULL;
+
+	for (int i = 0; a < TM_ALLOC_COUNT && i < 3 && alloc_table[a].lib[i] && !path; i++)
+		path = find_lib(dirs, alloc_table[a].lib[i]);
+	return path;
+}
+
+const char *tm_bench_alloc_package(enum tm_bench_alloc a)
+{
+	return a < TM_ALLOC_COUNT ? alloc_table[a].pkg[0] : NULL;
+}
+
 /* The allocator a preloaded library stands for, or -1 for none of ours. */
 static int classify_preload(const char *value)
 {
@@ -705,9 +806,8 @@ static int resolve_arm(struct tm_bench_arm *arm, const char *const *dirs)
 	}
 	if (!alloc_table[arm->alloc].lib[0])
 		return 0;
-	for (int i = 0; i < 3 && alloc_table[arm->alloc].lib[i]; i++)
-		if ((arm->preload = find_lib(dirs, alloc_table[arm->alloc].lib[i])))
-			return 0;
+	if ((arm->preload = tm_bench_alloc_find(arm->alloc, dirs)))
+		return 0;
 	char where[1024] = "";
 	size_t n = 0;
 	for (const char *const *d = dirs; *d && n < sizeof(where); d++)

@@ -16,6 +16,8 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "bench/bench.h"
 #include "bench/persist.h"
 #include "bench/restore.h"
@@ -23,6 +25,7 @@
 #include "record/launch.h"
 #include "record/recorder.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -33,8 +36,9 @@ extern char **environ;
 
 struct bench_cli {
 	struct tm_bench_spec sp;
-	const char *file, *store_path;
-	char *const *argv; /* after -- */
+	const char *file;
+	struct tm_cmd_ctx *ctx; /* the store (-o/--db) */
+	char *const *argv;      /* after -- */
 	const char *exports[MAX_EXPORTS];
 	int n_exports;
 	int64_t grace_usec, table_id;
@@ -99,7 +103,7 @@ static const char usage_text[] =
     "      --json              print the table as JSON instead of text\n"
     "      --table ID          print the table of an earlier bench and exit\n"
     "      --dry-run           print the arms and their environments, run nothing\n"
-    "  -o, --db PATH           the store (default ./tidemark.db)\n"
+    "  -o, --db PATH           the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "  -h, --help              this help\n"
     "\n"
     "TIDEMARK_LIB_PATH=DIR:DIR... replaces the directories searched for allocator libraries.\n"
@@ -223,11 +227,11 @@ static int spec_option(struct tm_bench_spec *sp, int c, const char *arg)
 	case OPT_MAX:
 		return tm_parse_size(arg, &sp->memory_max_bytes)
 		           ? bad_arg("--memory-max", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-max", sp->memory_max_bytes);
 	case OPT_HIGH:
 		return tm_parse_size(arg, &sp->memory_high_bytes)
 		           ? bad_arg("--memory-high", arg, "a size like 400M")
-		           : 0;
+		           : tm_limit_check("--memory-high", sp->memory_high_bytes);
 	case OPT_SWAP:
 		return tm_parse_size(arg, &sp->swap_max_bytes)
 		           ? bad_arg("--swap-max", arg, "a size like 0 or 1G")
@@ -289,7 +293,7 @@ static int cli_option(struct bench_cli *cli, int c, const char *arg)
 		cli->file = arg;
 		return 0;
 	case 'o':
-		cli->store_path = arg;
+		tm_cmd_set_db(cli->ctx, arg);
 		return 0;
 	case OPT_GRACE:
 		return tm_parse_duration(arg, &cli->grace_usec)
@@ -525,6 +529,22 @@ static void print_command(FILE *f, char *const *argv)
 		fprintf(f, a == argv ? "%s" : " %s", *a);
 }
 
+/* On cgroup v1, MemoryHigh does not throttle: say so before the runs. */
+static void high_note(const struct tm_bench_spec *sp, FILE *f)
+{
+	struct tm_cg_host host;
+	bool any = false;
+
+	for (int i = 0; i < sp->n_arms; i++) {
+		int64_t h = sp->arms[i].memory_high_bytes != TM_LIMIT_UNSET
+		                ? sp->arms[i].memory_high_bytes
+		                : sp->memory_high_bytes;
+		any |= h != TM_LIMIT_UNSET && h != INT64_MAX;
+	}
+	if (any && tm_cg_host_detect(&host) == 0 && tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		fprintf(f, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
+}
+
 static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *plans,
                        char *const *shared, FILE *f)
 {
@@ -545,6 +565,7 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 			fputc('\n', f);
 		}
 	}
+	high_note(sp, f);
 }
 
 /* ---- hooks and per-run preparation ---- */
@@ -825,7 +846,7 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
 	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
+		rc = tm_error("no bench %lld in %s", (long long)bench_id, tm_cmd_db_path(cli->ctx));
 	if (rc == 0 && cli->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)
@@ -838,11 +859,6 @@ static int show_table(struct tm_store *st, int64_t bench_id, const struct bench_
 		rc = export_one(&t, cli->exports[i]);
 	tm_bench_table_release(&t);
 	return rc;
-}
-
-static const char *store_path(const struct bench_cli *cli)
-{
-	return cli->store_path ? cli->store_path : "tidemark.db";
 }
 
 /* ---- the command ---- */
@@ -944,14 +960,12 @@ static int bench_run(struct bench_cli *cli, struct tm_bench_spec *sp, struct arm
 	if (sp->restore &&
 	    tm_bench_restore_parse(sp->restore, b.snapshot, b.restore_dir, sizeof(b.snapshot)))
 		return 2;
-	if (tm_store_open(store_path(cli), &b.st) || tm_bench_store_init(b.st))
+	if (!(b.st = tm_cmd_store(cli->ctx, TM_CMD_WRITE)) || tm_bench_store_init(b.st))
 		return 1;
 	if (!shared && sp->exec_start)
 		shared = plans[0].argv;
-	if (start_bench(&b, shared)) {
-		tm_store_close(b.st);
+	if (start_bench(&b, shared))
 		return 1;
-	}
 	fprintf(stderr, "bench %lld: %d arms x %lld runs", (long long)b.bench_id, sp->n_arms,
 	        (long long)sp->runs);
 	if (sp->warmup)
@@ -960,14 +974,13 @@ static int bench_run(struct bench_cli *cli, struct tm_bench_spec *sp, struct arm
 	if (!strcmp(sp->order, "shuffle"))
 		fprintf(stderr, " (seed %lld; repeat with --seed %lld)", (long long)sp->seed,
 		        (long long)sp->seed);
-	fprintf(stderr, ", store %s\n", store_path(cli));
+	fprintf(stderr, ", store %s\n", tm_cmd_db_path(cli->ctx));
 	rc = run_all(&b);
 	tm_bench_store_end(b.st, b.bench_id, tm_now_wall_usec());
 	if (rc == 0)
 		fputc('\n', stderr);
 	if (show_table(b.st, b.bench_id, cli))
 		rc = -1;
-	tm_store_close(b.st);
 	return rc ? 1 : 0;
 }
 
@@ -981,12 +994,10 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (cli->table_id) {
-		struct tm_store *st;
-		if (tm_store_open_readonly(store_path(cli), &st))
+		struct tm_store *st = tm_cmd_store(cli->ctx, TM_CMD_READ);
+		if (!st)
 			return 1;
-		rc = show_table(st, cli->table_id, cli);
-		tm_store_close(st);
-		return rc ? 1 : 0;
+		return show_table(st, cli->table_id, cli) ? 1 : 0;
 	}
 	if (bench_prepare(cli, sp, cl))
 		return 2;
@@ -996,6 +1007,7 @@ static int bench_main(struct bench_cli *cli, struct tm_bench_spec *sp, struct tm
 			goto out;
 		}
 	print_plan(sp, plans, cli->argv ? cli->argv : plans[0].argv, stderr);
+	tm_cmd_host_notice();
 	rc = cli->dry_run ? 0 : bench_run(cli, sp, plans);
 out:
 	for (int i = 0; i < n_plans; i++)
@@ -1003,9 +1015,9 @@ out:
 	return rc;
 }
 
-int cmd_bench(int argc, char **argv)
+int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	struct bench_cli cli = {.grace_usec = 5000000};
+	struct bench_cli cli = {.grace_usec = 5000000, .ctx = ctx};
 	struct tm_bench_spec sp, cl;
 	int rc;
 

@@ -283,7 +283,7 @@ static int heap_top(int argc, char **argv)
 	return tm_heap_top(file, stdout, n) < 0 ? 1 : 0;
 }
 
-int cmd_heap(int argc, char **argv)
+int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx __attribute__((unused)))
 {
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},

@@ -22,7 +22,7 @@ static const char usage_text[] =
     "  tidemark mark --to 4242 \"compaction begins\"\n"
     "  echo busy-end > \"$TIDEMARK_MARK\"     # from inside the recorded command\n";
 
-int cmd_mark(int argc, char **argv)
+int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option long_opts[] = {
 	    {"to", required_argument, NULL, 't'},
@@ -34,6 +34,7 @@ int cmd_mark(int argc, char **argv)
 	int64_t pid = 0;
 	int c;
 
+	(void)ctx;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+t:h", long_opts, NULL)) != -1) {
 		if (c == 't') {

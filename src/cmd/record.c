@@ -10,8 +10,11 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "cmd/cmds.h"
 #include "record/recorder.h"
+#include "report/limitnote.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -30,7 +33,7 @@ static const char usage_text[] =
     "  -p, --pid PID         a running process and all its descendants\n"
     "      --cgroup PATH     a cgroup directory (v1 memory or v2)\n"
     "options:\n"
-    "  -o, --db PATH         the store (default ./tidemark.db)\n"
+    "  -o, --db PATH         the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "  -i, --interval DUR    sampling interval, >= 50ms (default 1s)\n"
     "      --memory-max SIZE   hard limit (v2 memory.max, v1 memory.limit_in_bytes)\n"
     "      --memory-high SIZE  throttling limit (v2 memory.high, v1 soft_limit_in_bytes)\n"
@@ -117,7 +120,7 @@ static int bad(const char *what, const char *value)
 }
 
 /* Parses one option into O; 0, or the exit status for a bad one. */
-static int parse_opt(int c, const char *arg, struct tm_record_opts *o, const char **db)
+static int parse_opt(int c, const char *arg, struct tm_record_opts *o, struct tm_cmd_ctx *ctx)
 {
 	int64_t v;
 
@@ -131,16 +134,20 @@ static int parse_opt(int c, const char *arg, struct tm_record_opts *o, const cha
 		o->cgroup_path = arg;
 		return 0;
 	case 'o':
-		*db = arg;
+		tm_cmd_set_db(ctx, arg);
 		return 0;
 	case 'i':
 		if (tm_parse_duration(arg, &o->interval_usec))
 			return bad("interval", arg);
 		return 0;
 	case OPT_MEMORY_MAX:
-		return tm_parse_size(arg, &o->limits.memory_max_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_max_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-max", o->limits.memory_max_bytes) ? 2 : 0;
 	case OPT_MEMORY_HIGH:
-		return tm_parse_size(arg, &o->limits.memory_high_bytes) ? bad("size", arg) : 0;
+		if (tm_parse_size(arg, &o->limits.memory_high_bytes))
+			return bad("size", arg);
+		return tm_limit_check("--memory-high", o->limits.memory_high_bytes) ? 2 : 0;
 	case OPT_SWAP_MAX:
 		return tm_parse_size(arg, &o->limits.swap_max_bytes) ? bad("size", arg) : 0;
 	case OPT_NO_CGROUP:
@@ -217,9 +224,11 @@ static int check_opts(const struct tm_record_opts *o)
 }
 
 /* One line on stderr: what happened, and how to see more. */
-static void print_result(struct tm_store *st, const struct tm_record_result *res, const char *db)
+static void print_result(struct tm_store *st, const struct tm_record_result *res,
+                         const struct tm_cmd_ctx *ctx)
 {
 	struct tm_summary s;
+	const char *db = tm_cmd_db_nondefault(ctx);
 	char peak[32] = "n/a";
 
 	if (tm_summarize(st, res->run_id, NULL, &s) == 0 && isfinite(s.peak_anon_bytes))
@@ -228,7 +237,7 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 	        "tidemark: run %" PRId64 " %s after %.1f s, peak anon %s (tidemark report %" PRId64
 	        "%s%s)\n",
 	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, res->run_id,
-	        strcmp(db, "tidemark.db") ? " --db " : "", strcmp(db, "tidemark.db") ? db : "");
+	        db ? " --db " : "", db ? db : "");
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
 }
@@ -249,12 +258,26 @@ static int exit_status(const struct tm_record_result *res)
 	return 1;
 }
 
-int cmd_record(int argc, char **argv)
+/* What a run is started with that the user may not expect: on cgroup v1,
+ * --memory-high does not throttle. */
+static void start_line(const struct tm_record_opts *o)
+{
+	struct tm_cg_host host;
+	char high[32];
+	int64_t h = o->limits.memory_high_bytes;
+
+	if (!o->new_cgroup || h == TM_LIMIT_UNSET || h == INT64_MAX || tm_cg_host_detect(&host) ||
+	    !tm_mode_memory_v1(tm_cg_mode_name(host.mode)))
+		return;
+	tm_fmt_mib(high, sizeof(high), h);
+	fprintf(stderr, "tidemark: recording with --memory-high %s; %s\n", high, TM_V1_HIGH_NOTE);
+}
+
+int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct tm_record_opts o;
 	struct tm_record_result res;
 	struct tm_store *st;
-	const char *db = "tidemark.db";
 	int c, rc;
 
 	tm_record_opts_init(&o);
@@ -265,7 +288,7 @@ int cmd_record(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
-		if ((rc = parse_opt(c, optarg, &o, &db)))
+		if ((rc = parse_opt(c, optarg, &o, ctx)))
 			return rc;
 	}
 	if (optind < argc)
@@ -279,12 +302,13 @@ int cmd_record(int argc, char **argv)
 		        usage_text);
 		return 2;
 	}
-	if (tm_store_open(db, &st))
+	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
+	tm_cmd_host_notice();
 	o.store = st;
+	start_line(&o);
 	rc = tm_record_run(&o, &res);
 	if (rc == 0)
-		print_result(st, &res, db);
-	tm_store_close(st);
+		print_result(st, &res, ctx);
 	return rc ? 1 : exit_status(&res);
 }

@@ -13,6 +13,8 @@
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
+#include "report/limitnote.h"
+#include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "serve/htmlreport.h"
@@ -25,7 +27,7 @@ static const char usage_text[] =
     "Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
     "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
     "\n"
-    "  -o, --db PATH       the store (default ./tidemark.db)\n"
+    "  -o, --db PATH       the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
     "                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
     "      --json          the figures as JSON (raw bytes and usec)\n"
@@ -189,6 +191,9 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	       mib(a, sizeof(a), s->peak_current_bytes), mib(b, sizeof(b), s->cg_peak_bytes),
 	       limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	if (isfinite(s->limit_high_bytes) && s->limit_high_bytes >= 0 &&
+	    tm_mode_memory_v1(ri->cgroup_mode))
+		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
@@ -230,46 +235,13 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
 }
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
 {
-	json_t *root = json_object(), *fig = json_object(), *run = json_object();
+	json_t *root = json_pack("{s:o?, s:o?, s:O}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	                         "figures", tm_summary_json(s), "heap_profiles", profiles);
 
-	json_object_set_new(run, "id", json_integer(ri->id));
-	json_object_set_new(run, "uuid", str_or_null(ri->uuid));
-	json_object_set_new(run, "machine", str_or_null(ri->machine));
-	json_object_set_new(run, "kernel", str_or_null(ri->kernel));
-	json_object_set_new(run, "cgroup_mode", str_or_null(ri->cgroup_mode));
-	json_object_set_new(run, "allocator", str_or_null(ri->allocator));
-	json_object_set_new(run, "outcome", str_or_null(ri->outcome));
-	json_object_set_new(run, "reason", str_or_null(ri->reason));
-	json_object_set_new(run, "exit_code", json_integer(ri->exit_code));
-	json_object_set_new(run, "term_signal", json_integer(ri->term_signal));
-	json_object_set_new(run, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(run, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(run, "command",
-	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
-	json_object_set_new(run, "limits",
-	                    ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : json_null());
-	json_object_set_new(run, "env",
-	                    ri->env_json ? json_loads(ri->env_json, 0, NULL) : json_null());
-	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
-		json_object_set_new(fig, tm_summary_fields[i].name,
-		                    num_or_null(tm_summary_get(s, &tm_summary_fields[i])));
-	json_object_set_new(fig, "samples", json_integer(s->samples));
-	json_object_set_new(fig, "late_samples", json_integer(s->late_samples));
-	json_object_set_new(root, "run", run);
-	json_object_set_new(root, "figures", fig);
-	json_object_set(root, "heap_profiles", profiles ? profiles : json_array());
+	if (!root)
+		return tm_error("out of memory");
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	putchar('\n');
 	json_decref(root);
@@ -346,9 +318,8 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	return rc;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	const char *db = "tidemark.db";
 	struct tm_window win, *w = NULL;
 	enum fmt fmt = FMT_TEXT;
 	struct tm_store *st;
@@ -360,7 +331,7 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 			break;
 		case 'w':
 			if (tm_window_parse(optarg, &win))
@@ -398,22 +369,21 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "tidemark report: '%s' is not a run id\n", argv[optind]);
 		return 2;
 	}
-	if (tm_store_open_readonly(db, &st))
+	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (bench) {
 		rc = html ? tm_html_report_bench(st, bench, html)
 		          : tm_bench_table_print(st, bench, stdout);
-		tm_store_close(st);
+		if (rc == 1)
+			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
 	rc = 0;
 	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
 		if (rc > 0)
-			tm_error("the store '%s' has no runs yet", db);
-		tm_store_close(st);
+			tm_error("the store '%s' has no runs yet", tm_cmd_db_path(ctx));
 		return 1;
 	}
 	rc = html ? tm_html_report_run(st, run, html) : report_run(st, run, w, fmt);
-	tm_store_close(st);
 	return rc ? 1 : 0;
 }

@@ -7,20 +7,23 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "cmd/cmds.h"
+#include "report/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
 
-static const char usage_text[] = "usage: tidemark runs [-o DB] [--json]\n"
-                                 "\n"
-                                 "Lists the runs in the store, oldest first.\n"
-                                 "\n"
-                                 "  -o, --db PATH   the store (default ./tidemark.db)\n"
-                                 "      --json      one JSON object per run\n"
-                                 "\n"
-                                 "examples:\n"
-                                 "  tidemark runs\n"
-                                 "  tidemark runs -o /var/lib/tidemark/pi.db --json\n";
+static const char usage_text[] =
+    "usage: tidemark runs [-o DB] [--json]\n"
+    "\n"
+    "Lists the runs in the store, oldest first.\n"
+    "\n"
+    "  -o, --db PATH   the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
+    "      --json      one JSON object per run\n"
+    "\n"
+    "examples:\n"
+    "  tidemark runs\n"
+    "  tidemark runs -o /var/lib/tidemark/pi.db --json\n";
 
 static void when(char *buf, size_t size, int64_t wall_usec)
 {
@@ -72,28 +75,18 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 
 static int print_json(void *ctx, const struct tm_run_info *ri)
 {
-	json_t *o = json_pack("{sI ss* ss* sI sI ss* sI si si}", "id", (json_int_t)ri->id, "uuid",
-	                      ri->uuid, "machine", ri->machine, "started_wall_usec",
-	                      (json_int_t)ri->started_wall_usec, "ended_wall_usec",
-	                      (json_int_t)ri->ended_wall_usec, "outcome", ri->outcome, "samples",
-	                      (json_int_t)ri->sample_count, "exit_code", ri->exit_code,
-	                      "term_signal", ri->term_signal);
+	json_t *o = tm_run_json(ri, TM_RUN_JSON_FULL);
+
 	(void)ctx;
 	if (!o)
-		return -1;
-	json_object_set_new(o, "command",
-	                    ri->command_json ? json_loads(ri->command_json, 0, NULL) : json_null());
-	if (ri->bench_id) {
-		json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
-		json_object_set_new(o, "arm", ri->arm ? json_string(ri->arm) : json_null());
-	}
+		return tm_error("out of memory");
 	json_dumpf(o, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(o);
 	return 0;
 }
 
-int cmd_runs(int argc, char **argv)
+int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option long_opts[] = {
 	    {"db", required_argument, NULL, 'o'},
@@ -101,14 +94,13 @@ int cmd_runs(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *db = "tidemark.db";
 	struct tm_store *st;
 	int c, rc, json = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
 		if (c == 'o') {
-			db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 		} else if (c == 'j') {
 			json = 1;
 		} else if (c == 'h') {
@@ -123,12 +115,11 @@ int cmd_runs(int argc, char **argv)
 		fprintf(stderr, "tidemark runs: unexpected '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (tm_store_open_readonly(db, &st))
+	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (!json)
 		printf("%5s  %-19s  %8s  %-12s %7s  %s\n", "run", "started", "wall s", "outcome",
 		       "samples", "command");
 	rc = tm_store_each_run(st, 0, json ? print_json : print_line, NULL);
-	tm_store_close(st);
 	return rc ? 1 : 0;
 }

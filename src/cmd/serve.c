@@ -15,8 +15,6 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-#define DEFAULT_DB "tidemark-server.db"
-
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
@@ -38,7 +36,8 @@ static void usage(FILE *f)
 	      "and Prometheus metrics at /metrics.\n"
 	      "\n"
 	      "  --listen HOST:PORT   address (default 127.0.0.1:7070; port 0 picks one)\n"
-	      "  --db PATH            store file (default " DEFAULT_DB ", or $TIDEMARK_SERVER_DB)\n"
+	      "  --db PATH            store file (default $" TM_SERVER_DB_ENV
+	      " or " TM_SERVER_DB_DEFAULT ")\n"
 	      "  --public-read        panel, API and /metrics readable without a read token\n"
 	      "  --max-body SIZE      largest request body accepted (default 8M)\n"
 	      "  --max-rate N         samples/s accepted per machine, averaged (default 1000)\n"
@@ -47,6 +46,7 @@ static void usage(FILE *f)
 	      "the token's name.  Tokens are printed once and stored hashed.\n"
 	      "`serve push` sends runs of a local store (all, or the RUN ids given), e.g.\n"
 	      "ones recorded while the server was unreachable; what it has is skipped.\n"
+	      "Its --db is the local store (default $" TM_DB_ENV " or " TM_DB_DEFAULT ").\n"
 	      "\n"
 	      "examples:\n"
 	      "  tidemark serve token add pi-home          # prints the pi's write token\n"
@@ -58,13 +58,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static const char *db_path(const char *opt)
-{
-	const char *env = getenv("TIDEMARK_SERVER_DB");
-
-	return opt ? opt : env && *env ? env : DEFAULT_DB;
-}
-
 static int print_token(void *ctx, const char *name, const char *kind, int64_t created)
 {
 	(void)ctx;
@@ -72,13 +65,13 @@ static int print_token(void *ctx, const char *name, const char *kind, int64_t cr
 	return 0;
 }
 
-static int token_cmd(int argc, char **argv)
+static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option opts[] = {{"read", no_argument, NULL, 'r'},
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
-	const char *db = NULL, *kind = "write", *verb;
+	const char *kind = "write", *verb;
 	struct tm_store *st;
 	int c, rc = 0;
 
@@ -87,7 +80,7 @@ static int token_cmd(int argc, char **argv)
 		if (c == 'r')
 			kind = "read";
 		else if (c == 'd')
-			db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 		else if (c == 'h')
 			return usage(stdout), 0;
 		else
@@ -106,12 +99,8 @@ static int token_cmd(int argc, char **argv)
 		        argv[optind + 1]);
 		return 2;
 	}
-	if (tm_store_open(db_path(db), &st) < 0)
+	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)) || tm_auth_init(st) < 0)
 		return 1;
-	if (tm_auth_init(st) < 0) {
-		tm_store_close(st);
-		return 1;
-	}
 	if (list) {
 		rc = tm_token_each(st, print_token, NULL) < 0;
 	} else if (!strcmp(verb, "add")) {
@@ -126,7 +115,6 @@ static int token_cmd(int argc, char **argv)
 			        argv[optind + 1]);
 		rc = r != 0;
 	}
-	tm_store_close(st);
 	return rc;
 }
 
@@ -160,14 +148,13 @@ static int push_run_cb(void *ctx, const struct tm_run_info *ri)
 	return push_one(ctx, ri->id) < 0 ? -1 : 0;
 }
 
-static int push_cmd(int argc, char **argv)
+static int push_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option opts[] = {{"token-file", required_argument, NULL, 't'},
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
 	struct push_ctx c = {0};
-	const char *db = "tidemark.db";
 	int ch, rc = 0;
 
 	optind = 1;
@@ -175,7 +162,7 @@ static int push_cmd(int argc, char **argv)
 		if (ch == 't')
 			c.token_file = optarg;
 		else if (ch == 'd')
-			db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 		else if (ch == 'h')
 			return usage(stdout), 0;
 		else
@@ -193,7 +180,7 @@ static int push_cmd(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (tm_store_open(db, &c.st) < 0)
+	if (!(c.st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (optind == argc) {
 		rc = tm_store_each_run(c.st, 0, push_run_cb, &c) < 0;
@@ -204,13 +191,12 @@ static int push_cmd(int argc, char **argv)
 			rc = push_one(&c, id) < 0;
 		}
 	}
-	tm_store_close(c.st);
 	if (!rc)
 		printf("%d run(s) sent, %d incomplete\n", c.sent, c.failed);
 	return rc || c.failed ? 1 : 0;
 }
 
-static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const char **db)
+static int parse_opts(int argc, char **argv, struct tm_server_opts *o, struct tm_cmd_ctx *ctx)
 {
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
 	                                     {"db", required_argument, NULL, 'd'},
@@ -228,7 +214,7 @@ static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const cha
 			o->listen = optarg;
 			break;
 		case 'd':
-			*db = optarg;
+			tm_cmd_set_db(ctx, optarg);
 			break;
 		case 'p':
 			o->public_read = true;
@@ -262,30 +248,29 @@ static int parse_opts(int argc, char **argv, struct tm_server_opts *o, const cha
 	return -1;
 }
 
-int tm_net_cmd_serve(int argc, char **argv)
+/* The command table (main.c) gives "serve push" the recorder's store to
+ * read, and "serve" and "serve token" the server's store to write. */
+int tm_net_cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct tm_server_opts o;
 	struct sockaddr_in addr;
-	const char *db = NULL;
 	struct tm_store *st;
 	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "token"))
-		return token_cmd(argc - 1, argv + 1);
+		return token_cmd(argc - 1, argv + 1, ctx);
 	if (argc > 1 && !strcmp(argv[1], "push"))
-		return push_cmd(argc - 1, argv + 1);
+		return push_cmd(argc - 1, argv + 1, ctx);
 	tm_server_opts_init(&o);
-	rc = parse_opts(argc, argv, &o, &db);
+	rc = parse_opts(argc, argv, &o, ctx);
 	if (rc >= 0)
 		return rc;
 	if (tm_parse_listen(o.listen, &addr) < 0)
 		return 2;
-	if (tm_store_open(db_path(db), &st) < 0)
+	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
 		return 1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	rc = tm_server_run(st, &o, &stop_flag) < 0 ? 1 : 0;
-	tm_store_close(st);
-	return rc;
+	return tm_server_run(st, &o, &stop_flag) < 0 ? 1 : 0;
 }

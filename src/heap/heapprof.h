@@ -6,6 +6,7 @@
 #ifndef TM_HEAPPROF_H
 #define TM_HEAPPROF_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -54,7 +55,12 @@ int tm_heap_write_collapsed(const struct tm_heap_snapshot *s, FILE *out, int all
 /* Snapshot of PID written as pprof to PATH (the recorder's one call). */
 int tm_heap_profile_write(pid_t pid, const char *path);
 
-/* Reads a pprof heap profile and prints its top N sites by in-use bytes. */
+/* Reads a pprof heap profile (gzip'd, as written) and prints its top N
+ * sites by in-use bytes to OUT.  0, or -1 after tm_error naming PATH. */
 int tm_heap_top(const char *path, FILE *out, int n);
+
+/* The same over an uncompressed profile in BUF (LEN bytes; not kept);
+ * PATH only names it in errors.  The fuzz target's entry point. */
+int tm_heap_top_buf(const uint8_t *buf, size_t len, const char *path, FILE *out, int n);
 
 #endif

@@ -158,8 +158,14 @@ int tm_heap_top(const char *path, FILE *out, int top)
 	uint8_t *buf = gunzip_file(path, &len);
 	if (!buf)
 		return -1;
-	Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
+	int rc = tm_heap_top_buf(buf, len, path, out, top);
 	free(buf);
+	return rc;
+}
+
+int tm_heap_top_buf(const uint8_t *buf, size_t len, const char *path, FILE *out, int top)
+{
+	Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
 	if (!p)
 		return tm_error("'%s' is not a pprof profile", path);
 	int iu = value_index(p, "inuse_space"), io = value_index(p, "inuse_objects");

@@ -33,10 +33,18 @@ int tm_parse_proc_statm(const char *buf, size_t len, long page_size, struct tm_s
 	return 0;
 }
 
-/* Ticks to usec without overflow for any realistic tick count. */
+/* Ticks to usec; a count too large for int64 usec (no real kernel's)
+ * saturates instead of overflowing. */
 static int64_t ticks_usec(int64_t ticks, long clk_tck)
 {
-	return ticks / clk_tck * 1000000 + ticks % clk_tck * 1000000 / clk_tck;
+	int64_t whole;
+	if (__builtin_mul_overflow(ticks / clk_tck, (int64_t)1000000, &whole))
+		return ticks < 0 ? INT64_MIN : INT64_MAX;
+	int64_t frac = ticks % clk_tck * 1000000 / clk_tck;
+	int64_t sum;
+	if (__builtin_add_overflow(whole, frac, &sum))
+		return ticks < 0 ? INT64_MIN : INT64_MAX;
+	return sum;
 }
 
 /* A possibly negative decimal token at *P; advances past it and one blank. */
@@ -312,7 +320,7 @@ static int mountinfo_line(const char *p, const char *eol, struct tm_cg_mounts *o
 			dash = i;
 			break;
 		}
-	if (n < 6 || dash < 0 || dash + 3 > n)
+	if (n < 6 || dash < 0 || dash + 3 >= n) /* FSTYPE SOURCE SUPER after the dash */
 		return -1;
 	const char *fs = f[dash + 1], *fs_e = fe[dash + 1];
 	const char *super = f[dash + 3], *super_e = fe[dash + 3];

@@ -18,6 +18,7 @@
 struct tm_store;
 struct tm_pusher;
 struct tm_prom_server;
+struct tm_cmd_ctx;
 
 struct tm_net {
 	void *handle;
@@ -30,7 +31,7 @@ struct tm_net {
 	                  struct tm_prom_server **out);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_stop)(struct tm_prom_server *srv);
-	int (*cmd_serve)(int argc, char **argv);
+	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
 };
 
 /* Loads libtidemark-net.so (next to the binary, or $TIDEMARK_NET_LIB) and

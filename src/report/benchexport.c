@@ -12,6 +12,7 @@
 
 #include "base/util.h"
 #include "report/benchtab.h"
+#include "report/stats.h"
 #include "base/banned.h"
 
 static json_t *num(double v)
@@ -34,6 +35,9 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 		json_t *s = stat_json(&a->stat[f]);
 		json_object_set_new(s, "ratio", num(a->ratio[f]));
 		json_object_set_new(s, "overlaps_control", json_boolean(a->overlap[f]));
+		json_object_set_new(s, "p_value", num(a->p[f]));
+		const char *v = tm_bench_verdict_name(a->verdict[f]);
+		json_object_set_new(s, "verdict", v ? json_string(v) : json_null());
 		json_object_set_new(figures, tm_bench_fig_info(f)->key, s);
 	}
 	o = json_pack("{s:s, s:b, s:s, s:s, s:s, s:i, s:i}", "name", a->name, "control", control,
@@ -49,6 +53,8 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "killed_peak_anon_bytes", stat_json(&a->killed_peak));
 	json_object_set_new(o, "killed_heap_live_bytes", stat_json(&a->killed_heap));
+	json_object_set_new(o, "killed_progress", stat_json(&a->killed_progress));
+	json_object_set_new(o, "killed_wall_usec", stat_json(&a->killed_wall));
 	return o;
 }
 
@@ -67,9 +73,87 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	                      r->outcome, "reason", r->reason);
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "outliers", outliers);
+	json_object_set_new(o, "work_wall_usec", num(r->work_wall_usec));
 	json_object_set_new(o, "steal_share", num(r->steal_share));
 	json_object_set_new(o, "other_load_share", num(r->other_share));
 	return o;
+}
+
+static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
+{
+	static const char *const kinds[] = {
+	    [TM_BN_LEGEND] = "legend",
+	    [TM_BN_FLOOR] = "noise-floor",
+	    [TM_BN_ZERO] = "zero",
+	    [TM_BN_REF] = "reference",
+	    [TM_BN_TOO_FEW] = "too-few-runs",
+	    [TM_BN_OUTLIER] = "outlier",
+	    [TM_BN_RUN] = "run",
+	    [TM_BN_NOISY] = "noisy",
+	};
+	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
+}
+
+/* What WRITE prints, one JSON string per non-empty line (newline cut off);
+ * NULL when out of memory. */
+static json_t *lines_json(const struct tm_bench_table *t,
+                          void (*write)(const struct tm_bench_table *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *arr;
+
+	if (!f)
+		return NULL;
+	write(t, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	arr = json_array();
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		if (n)
+			json_array_append_new(arr, json_stringn(line, n));
+	}
+	free(buf);
+	return arr;
+}
+
+/* The text table's own pieces, so every reader shows the same table: the
+ * header lines and each row's label and cells as the terminal prints them
+ * (markers such as n.s. and * included).  The notes under it are "notes". */
+static json_t *text_json(const struct tm_bench_table *t)
+{
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
+	json_t *o = json_object(), *jrows = json_array();
+	char cell[128];
+
+	for (int r = 0; r < n_rows; r++) {
+		json_t *cells = json_array();
+		for (int ai = 0; ai < t->n_arms; ai++) {
+			tm_bench_table_cell(t, rows[r], ai, cell, sizeof(cell));
+			json_array_append_new(cells, json_string(cell));
+		}
+		const struct tm_bench_fig_info *fi =
+		    rows[r] >= 0 ? tm_bench_fig_info((enum tm_bench_fig)rows[r]) : NULL;
+		json_array_append_new(jrows,
+		                      json_pack("{s:i, s:o, s:s, s:o}", "row", rows[r], "figure",
+		                                fi ? json_string(fi->key) : json_null(), "label",
+		                                tm_bench_table_row_label(rows[r]), "cells", cells));
+	}
+	json_object_set_new(o, "header", lines_json(t, tm_bench_table_write_header));
+	json_object_set_new(o, "rows", jrows);
+	return o;
+}
+
+/* The test the verdicts come from, for readers of the JSON. */
+static json_t *test_json(void)
+{
+	return json_pack("{s:s, s:b, s:f, s:i}", "name", "mann-whitney-u", "two_sided", 1, "alpha",
+	                 TM_BENCH_ALPHA, "exact_max_runs", TM_MW_EXACT_MAX);
 }
 
 char *tm_bench_table_to_json(const struct tm_bench_table *t)
@@ -96,8 +180,13 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
 	json_object_set_new(o, "reference",
 	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
+	json_t *notes = json_array();
+	tm_bench_table_each_note(t, note_json, notes);
+	json_object_set_new(o, "test", test_json());
+	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "arms", arms);
 	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "text", text_json(t));
 	text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	json_decref(o);
 	return text;
@@ -129,13 +218,13 @@ static void csv_str(FILE *out, const char *s)
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 {
 	fputs("kind,bench_id,arm,run_id,outcome,figure,n,median,min,max,ratio,overlaps_control,"
-	      "value\n",
+	      "p_value,verdict,value\n",
 	      out);
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_arm_row *a = &t->arms[ai];
 		fprintf(out, "arm,%lld,", (long long)t->bench_id);
 		csv_str(out, a->name);
-		fprintf(out, ",,,survived,%d,,,,,,%d\n", a->runs, a->survived);
+		fprintf(out, ",,,survived,%d,,,,,,,,%d\n", a->runs, a->survived);
 		for (int f = 0; f < TM_BF_COUNT; f++) {
 			fprintf(out, "arm,%lld,", (long long)t->bench_id);
 			csv_str(out, a->name);
@@ -147,7 +236,10 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 			csv_num(out, a->stat[f].max);
 			fputc(',', out);
 			csv_num(out, a->ratio[f]);
-			fprintf(out, ",%d,\n", a->overlap[f]);
+			fprintf(out, ",%d,", a->overlap[f]);
+			csv_num(out, a->p[f]);
+			const char *v = tm_bench_verdict_name(a->verdict[f]);
+			fprintf(out, ",%s,\n", v ? v : "");
 		}
 	}
 	for (int i = 0; i < t->n_runs; i++) {
@@ -157,7 +249,7 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
 			        (long long)t->bench_id);
 			csv_str(out, arm);
-			fprintf(out, ",%lld,%s,%s,,,,,,,", (long long)r->run_id, r->outcome,
+			fprintf(out, ",%lld,%s,%s,,,,,,,,,", (long long)r->run_id, r->outcome,
 			        tm_bench_fig_info(f)->key);
 			csv_num(out, r->fig[f]);
 			fputc('\n', out);

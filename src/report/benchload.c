@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "base/error.h"
 #include "base/sample.h"
@@ -90,32 +89,19 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 /* 0, 1 when there is no such bench, -1. */
 static int load_bench_row(struct tm_store *st, struct tm_bench_table *t)
 {
-	sqlite3_stmt *s;
-	int rc;
+	struct tm_bench_info b;
+	int rc = tm_bench_store_get(st, t->bench_id, &b);
 
-	if (tm_bench_store_init(st))
-		return -1;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
-	                       " ended_wall_usec FROM benches WHERE id = ?",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	sqlite3_bind_int64(s, 1, t->bench_id);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return rc == SQLITE_DONE
-		           ? 1
-		           : tm_error("store: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	}
-	copy(t->name, sizeof(t->name), (const char *)sqlite3_column_text(s, 0));
-	t->seed = sqlite3_column_int64(s, 2);
-	copy(t->order, sizeof(t->order), (const char *)sqlite3_column_text(s, 3));
-	copy(t->host, sizeof(t->host), (const char *)sqlite3_column_text(s, 4));
-	t->started_wall_usec = sqlite3_column_int64(s, 5);
-	t->ended_wall_usec = sqlite3_column_int64(s, 6);
-	rc = load_spec(t, (const char *)sqlite3_column_text(s, 1));
-	sqlite3_finalize(s);
+	if (rc)
+		return rc;
+	copy(t->name, sizeof(t->name), b.name);
+	t->seed = b.seed;
+	copy(t->order, sizeof(t->order), b.order);
+	copy(t->host, sizeof(t->host), b.host);
+	t->started_wall_usec = b.started_wall_usec;
+	t->ended_wall_usec = b.ended_wall_usec;
+	rc = load_spec(t, b.spec_json ? b.spec_json : "");
+	tm_bench_info_release(&b);
 	return rc;
 }
 
@@ -155,6 +141,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	}
 	struct tm_bench_run_row *row = &t->runs[t->n_runs];
 	memset(row, 0, sizeof(*row));
+	if (!t->n_runs)
+		copy(t->cgroup_mode, sizeof(t->cgroup_mode), ri->cgroup_mode);
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
@@ -163,7 +151,7 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	copy(row->reason, sizeof(row->reason), ri->reason);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		row->fig[f] = NAN;
-	row->steal_share = row->other_share = NAN;
+	row->steal_share = row->other_share = row->work_wall_usec = NAN;
 	l->started[t->n_runs] = ri->started_wall_usec;
 	l->ended[t->n_runs] = ri->ended_wall_usec;
 	t->n_runs++;
@@ -171,28 +159,17 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 }
 
 /* warmup, the work's wall time and the rig's own CPU from bench_runs;
- * WALL stays 0 and RIG_CPU -1 when unknown. */
-static void load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
-                      int64_t *rig_cpu)
+ * WALL stays 0 and RIG_CPU -1 when unknown.  0, or -1 after tm_error. */
+static int load_note(struct tm_store *st, int64_t run_id, bool *warmup, int64_t *wall,
+                     int64_t *rig_cpu)
 {
-	sqlite3_stmt *s;
+	struct tm_bench_run_note n;
+	int rc = tm_bench_store_note(st, run_id, &n);
 
-	*warmup = false;
-	*wall = 0;
-	*rig_cpu = -1;
-	if (sqlite3_prepare_v2(
-	        tm_store_sqlite(st),
-	        "SELECT warmup, wall_usec, rig_cpu_usec FROM bench_runs WHERE run_id = ?", -1, &s,
-	        NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(s, 1, run_id);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		*warmup = sqlite3_column_int(s, 0) != 0;
-		*wall = sqlite3_column_int64(s, 1);
-		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-			*rig_cpu = sqlite3_column_int64(s, 2);
-	}
-	sqlite3_finalize(s);
+	*warmup = n.warmup;
+	*wall = n.wall_usec;
+	*rig_cpu = n.rig_cpu_usec;
+	return rc < 0 ? -1 : 0;
 }
 
 /* How busy the machine was around a run: the first and last samples that carry the host's CPU. */
@@ -319,9 +296,14 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		struct tm_bench_run_row *row = &t->runs[i];
 		struct tm_summary s;
 		int64_t wall, rig_cpu;
-		load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu);
+		if (load_note(st, row->run_id, &row->warmup, &wall, &rig_cpu)) {
+			rc = -1;
+			goto out;
+		}
 		if (wall <= 0 && l.ended[i] > l.started[i])
 			wall = l.ended[i] - l.started[i];
+		if (wall > 0)
+			row->work_wall_usec = (double)wall;
 		int r = tm_summarize(st, row->run_id, &w, &s);
 		if (r < 0) {
 			rc = -1;
@@ -375,8 +357,6 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 1)
-		rc = tm_error("no bench %lld in the store", (long long)bench_id);
 	if (rc == 0)
 		tm_bench_table_write_text(&t, out);
 	tm_bench_table_release(&t);

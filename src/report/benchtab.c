@@ -10,6 +10,9 @@
 
 #include "base/util.h"
 #include "report/benchtab.h"
+#include "report/benchtab_int.h"
+#include "report/limitnote.h"
+#include "report/stats.h"
 #include "base/banned.h"
 
 static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
@@ -85,10 +88,28 @@ bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat 
 
 bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw)
 {
-	if (s->n < 3 || !isfinite(x))
+	if (s->n < TM_BENCH_OUTLIER_MIN_N || !isfinite(x))
 		return false;
-	double limit = fmax(fmax(3 * 1.4826 * s->mad, 0.02 * fabs(s->median)), floor_raw);
-	return fabs(x - s->median) > limit;
+	if (fabs(x - s->median) <= fmax(floor_raw, 0.02 * fabs(s->median)))
+		return false;
+	return fabs(tm_modified_z(x, s->median, s->mad)) > TM_BENCH_OUTLIER_Z;
+}
+
+const char *tm_bench_verdict_name(enum tm_bench_verdict v)
+{
+	switch (v) {
+	case TM_BV_BELOW_FLOOR:
+		return "below-noise-floor";
+	case TM_BV_TOO_FEW:
+		return "too-few-runs";
+	case TM_BV_NOT_SIGNIFICANT:
+		return "not-significant";
+	case TM_BV_SIGNIFICANT:
+		return "significant";
+	case TM_BV_NONE:
+		break;
+	}
+	return NULL;
 }
 
 /* ---- per arm ---- */
@@ -124,17 +145,33 @@ static void count_outcome(struct tm_bench_arm_row *a, const struct tm_bench_run_
 		a->failed++;
 }
 
-/* Figure F over arm AI's runs that were killed, into OUT (BUF: scratch). */
-static void killed_stat(const struct tm_bench_table *t, int ai, enum tm_bench_fig f, double *buf,
+bool tm_bench_run_killed(const struct tm_bench_run_row *r)
+{
+	return run_counts(r) &&
+	       (!strcmp(r->outcome, "oom-killed") || !strcmp(r->outcome, "killed"));
+}
+
+/* Figure F (or, with F < 0, the whole work's wall time) over arm AI's runs
+ * that were killed, into OUT (BUF: scratch). */
+static void killed_stat(const struct tm_bench_table *t, int ai, int f, double *buf,
                         struct tm_bench_stat *out)
 {
 	int n = 0;
 	for (int i = 0; i < t->n_runs; i++)
-		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-		    (!strcmp(t->runs[i].outcome, "oom-killed") ||
-		     !strcmp(t->runs[i].outcome, "killed")))
-			buf[n++] = t->runs[i].fig[f];
+		if (t->runs[i].arm == ai && tm_bench_run_killed(&t->runs[i]))
+			buf[n++] = f < 0 ? t->runs[i].work_wall_usec : t->runs[i].fig[f];
 	tm_bench_stat_of(buf, n, out);
+}
+
+/* The values of figure F over arm AI's survivors into BUF; their count. */
+static int survivor_values(const struct tm_bench_table *t, int ai, int f, double *buf)
+{
+	int n = 0;
+	for (int i = 0; i < t->n_runs; i++)
+		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
+		    !strcmp(t->runs[i].outcome, "completed"))
+			buf[n++] = t->runs[i].fig[f];
+	return n;
 }
 
 static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
@@ -148,15 +185,13 @@ static void compute_arm(struct tm_bench_table *t, int ai, double *buf)
 		if (t->runs[i].arm == ai)
 			count_outcome(a, &t->runs[i]);
 	for (int f = 0; f < TM_BF_COUNT; f++) {
-		n = 0;
-		for (int i = 0; i < t->n_runs; i++)
-			if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-			    !strcmp(t->runs[i].outcome, "completed"))
-				buf[n++] = t->runs[i].fig[f];
+		n = survivor_values(t, ai, f, buf);
 		tm_bench_stat_of(buf, n, &a->stat[f]);
 	}
 	killed_stat(t, ai, TM_BF_PEAK_ANON, buf, &a->killed_peak);
 	killed_stat(t, ai, TM_BF_HEAP_END, buf, &a->killed_heap);
+	killed_stat(t, ai, TM_BF_PROGRESS, buf, &a->killed_progress);
+	killed_stat(t, ai, -1, buf, &a->killed_wall);
 }
 
 /* The arm ratios are taken to: the control, or when none of its runs
@@ -169,28 +204,52 @@ static int reference_arm(const struct tm_bench_table *t)
 	return 0;
 }
 
-static void compare_to_control(struct tm_bench_table *t, int ai)
+bool tm_bench_above_floor(const struct tm_bench_stat *s, int f)
+{
+	return s->n > 0 && s->median != 0 && fabs(s->median) >= figs[f].noise_raw;
+}
+
+/* Arm AI's figure F against the reference: ratio, test, verdict.  BUF holds
+ * twice the runs. */
+static void compare_fig(struct tm_bench_table *t, int ai, int f, double *buf)
 {
 	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[t->reference];
+	struct tm_mann_whitney mw;
 
-	for (int f = 0; f < TM_BF_COUNT; f++) {
-		a->ratio[f] = NAN;
-		a->overlap[f] = false;
-		if (ai == t->reference || !a->stat[f].n || !c->stat[f].n)
-			continue;
-		if (c->stat[f].median != 0)
-			a->ratio[f] = a->stat[f].median / c->stat[f].median;
-		a->overlap[f] = tm_bench_overlap(&a->stat[f], &c->stat[f]);
+	a->ratio[f] = a->p[f] = NAN;
+	a->overlap[f] = false;
+	a->verdict[f] = TM_BV_NONE;
+	if (ai == t->reference || !a->stat[f].n || !c->stat[f].n)
+		return;
+	a->overlap[f] = tm_bench_overlap(&a->stat[f], &c->stat[f]);
+	if (!tm_bench_above_floor(&a->stat[f], f) || !tm_bench_above_floor(&c->stat[f], f)) {
+		a->verdict[f] = TM_BV_BELOW_FLOOR;
+		return;
 	}
+	a->ratio[f] = a->stat[f].median / c->stat[f].median;
+	if (tm_mann_whitney_min_p(a->stat[f].n, c->stat[f].n) > TM_BENCH_ALPHA) {
+		a->verdict[f] = TM_BV_TOO_FEW;
+		return;
+	}
+	int na = survivor_values(t, ai, f, buf);
+	int nc = survivor_values(t, t->reference, f, buf + na);
+	if (tm_mann_whitney(buf, (size_t)na, buf + na, (size_t)nc, &mw) || !isfinite(mw.p))
+		return;
+	a->p[f] = mw.p;
+	a->verdict[f] = mw.p <= TM_BENCH_ALPHA ? TM_BV_SIGNIFICANT : TM_BV_NOT_SIGNIFICANT;
 }
 
 /* Runs whose machine was busy with something else, or stolen from. */
-#define NOISY_STEAL 0.05
-#define NOISY_OTHER 0.25
+bool tm_bench_run_noisy(const struct tm_bench_run_row *r, bool *steal, bool *other)
+{
+	*steal = isfinite(r->steal_share) && r->steal_share > TM_BENCH_NOISY_STEAL;
+	*other = isfinite(r->other_share) && r->other_share > TM_BENCH_NOISY_OTHER;
+	return *steal || *other;
+}
 
 void tm_bench_table_compute(struct tm_bench_table *t)
 {
-	double *buf = malloc(sizeof(double) * (size_t)(t->n_runs > 0 ? t->n_runs : 1));
+	double *buf = malloc(2 * sizeof(double) * (size_t)(t->n_runs > 0 ? t->n_runs : 1));
 
 	if (!buf)
 		return;
@@ -198,7 +257,8 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		compute_arm(t, ai, buf);
 	t->reference = reference_arm(t);
 	for (int ai = 0; ai < t->n_arms; ai++)
-		compare_to_control(t, ai);
+		for (int f = 0; f < TM_BF_COUNT; f++)
+			compare_fig(t, ai, f, buf);
 	t->noisy = false;
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *r = &t->runs[i];
@@ -210,8 +270,8 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
 				                     figs[f].noise_raw))
 					r->outlier_mask |= 1u << f;
-		if ((isfinite(r->steal_share) && r->steal_share > NOISY_STEAL) ||
-		    (isfinite(r->other_share) && r->other_share > NOISY_OTHER))
+		bool steal, other;
+		if (tm_bench_run_noisy(r, &steal, &other))
 			t->noisy = true;
 	}
 	free(buf);
@@ -231,9 +291,7 @@ void tm_bench_table_release(struct tm_bench_table *t)
 /* ---- text ---- */
 
 /* snprintf that may truncate (cells are bounded on purpose); returns what it wrote. */
-static size_t cellf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static size_t cellf(char *buf, size_t size, const char *fmt, ...)
+size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -275,12 +333,12 @@ static int decimals_for(double v, bool integral)
 	return a >= 10 ? 1 : 2;
 }
 
-static void fmt_num(char *buf, size_t size, double v)
+void tm_bench_fmt_num(char *buf, size_t size, double v)
 {
 	if (!isfinite(v))
-		cellf(buf, size, "—");
+		tm_bench_cellf(buf, size, "—");
 	else
-		cellf(buf, size, "%.*f", decimals_for(v, v == floor(v)), v);
+		tm_bench_cellf(buf, size, "%.*f", decimals_for(v, v == floor(v)), v);
 }
 
 /* median [min–max], all three with the median's precision. */
@@ -290,14 +348,14 @@ static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, doub
 	int d;
 
 	if (!s->n) {
-		cellf(buf, size, "—");
+		tm_bench_cellf(buf, size, "—");
 		return;
 	}
 	d = decimals_for(med, med == floor(med) && lo == floor(lo) && hi == floor(hi));
 	if (s->n == 1)
-		cellf(buf, size, "%.*f", d, med);
+		tm_bench_cellf(buf, size, "%.*f", d, med);
 	else
-		cellf(buf, size, "%.*f [%.*f–%.*f]", d, med, d, lo, d, hi);
+		tm_bench_cellf(buf, size, "%.*f [%.*f–%.*f]", d, med, d, lo, d, hi);
 }
 
 static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
@@ -308,7 +366,9 @@ static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
 	return false;
 }
 
-/* One cell: median [min–max] ×ratio, n.s. when the ranges overlap, * for an outlier. */
+/* One cell: median [min–max], * for an outlier, ×ratio to the reference,
+ * then p=P when the test finds a difference, n.s. when it does not (nothing
+ * when the runs are too few for any verdict). */
 static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int ai, int f)
 {
 	const struct tm_bench_arm_row *a = &t->arms[ai];
@@ -317,16 +377,20 @@ static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int
 	fmt_stat(buf, size, &a->stat[f], figs[f].scale);
 	n = strlen(buf);
 	if (arm_has_outlier(t, ai, f))
-		n += cellf(buf + n, size - n, "*");
+		n += tm_bench_cellf(buf + n, size - n, "*");
 	if (isfinite(a->ratio[f]))
-		n += cellf(buf + n, size - n, " ×%.2f", a->ratio[f]);
-	if (ai > 0 && a->overlap[f])
-		cellf(buf + n, size - n, " n.s.");
+		n += tm_bench_cellf(buf + n, size - n, " ×%.2f", a->ratio[f]);
+	if (a->verdict[f] == TM_BV_NOT_SIGNIFICANT)
+		tm_bench_cellf(buf + n, size - n, " n.s.");
+	else if (a->verdict[f] == TM_BV_SIGNIFICANT && a->p[f] < 0.001)
+		tm_bench_cellf(buf + n, size - n, " p<0.001");
+	else if (a->verdict[f] == TM_BV_SIGNIFICANT)
+		tm_bench_cellf(buf + n, size - n, " p=%.3f", a->p[f]);
 }
 
 static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row *a)
 {
-	size_t n = cellf(buf, size, "%d/%d", a->survived, a->runs);
+	size_t n = tm_bench_cellf(buf, size, "%d/%d", a->survived, a->runs);
 	const struct {
 		int count;
 		const char *what;
@@ -339,18 +403,18 @@ static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(parts) && n < size; i++) {
 		if (!parts[i].count)
 			continue;
-		n += cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (", parts[i].count,
-		           parts[i].what);
+		n += tm_bench_cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (",
+		                    parts[i].count, parts[i].what);
 		open = true;
 	}
 	if (open && n < size)
-		cellf(buf + n, size - n, ")");
+		tm_bench_cellf(buf + n, size - n, ")");
 }
 
 #define CELL    96
 #define LABEL_W 18
 
-static bool row_has_data(const struct tm_bench_table *t, int f)
+bool tm_bench_row_has_data(const struct tm_bench_table *t, int f)
 {
 	for (int ai = 0; ai < t->n_arms; ai++)
 		if (t->arms[ai].stat[f].n)
@@ -359,7 +423,7 @@ static bool row_has_data(const struct tm_bench_table *t, int f)
 }
 
 /* Every run of every arm measured exactly 0: the row says nothing. */
-static bool row_all_zero(const struct tm_bench_table *t, int f)
+bool tm_bench_row_all_zero(const struct tm_bench_table *t, int f)
 {
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_stat *s = &t->arms[ai].stat[f];
@@ -369,26 +433,50 @@ static bool row_all_zero(const struct tm_bench_table *t, int f)
 	return true;
 }
 
-static bool row_shown(const struct tm_bench_table *t, int f)
+bool tm_bench_row_shown(const struct tm_bench_table *t, int f)
 {
 	if (f == TM_BF_HELD_ANON && t->settle_usec <= 0)
 		return false;
-	return row_has_data(t, f) && !row_all_zero(t, f);
+	return tm_bench_row_has_data(t, f) && !tm_bench_row_all_zero(t, f);
+}
+
+/* The killed runs' statistic a row shows, and its scale. */
+static const struct tm_bench_stat *killed_row(const struct tm_bench_arm_row *a, int row,
+                                              double *scale)
+{
+	*scale = 1.0 / TM_MIB;
+	switch (row) {
+	case TM_BR_KILLED_ANON:
+		return &a->killed_peak;
+	case TM_BR_KILLED_HEAP:
+		return &a->killed_heap;
+	case TM_BR_KILLED_PROGRESS:
+		*scale = 1;
+		return &a->killed_progress;
+	case TM_BR_KILLED_WALL:
+		*scale = 1e-6;
+		return &a->killed_wall;
+	default:
+		return NULL;
+	}
 }
 
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *c, size_t size)
 {
-	if (row == -1)
-		cellf(c, size, "%s%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "",
-		      ai != 0 && ai == t->reference ? " (ref)" : "");
-	else if (row == -2)
+	const struct tm_bench_stat *k;
+	double scale;
+
+	if (row == TM_BR_HEADER)
+		tm_bench_cellf(c, size, "%s%s%s", t->arms[ai].name, ai == 0 ? " (control)" : "",
+		               ai != 0 && ai == t->reference ? " (ref)" : "");
+	else if (row == TM_BR_SURVIVED)
 		survived_cell(c, size, &t->arms[ai]);
-	else if (row == -3)
-		fmt_stat(c, size, &t->arms[ai].killed_peak, 1.0 / TM_MIB);
-	else if (row == -4)
-		fmt_stat(c, size, &t->arms[ai].killed_heap, 1.0 / TM_MIB);
-	else
+	else if ((k = killed_row(&t->arms[ai], row, &scale)))
+		fmt_stat(c, size, k, scale);
+	else if (row >= 0 && row < TM_BF_COUNT)
 		fig_cell(c, size, t, ai, row);
+	else
+		tm_bench_cellf(c, size, "—");
 }
 
 /* The cells of one row for arms [FROM, TO) into CELLS. */
@@ -411,34 +499,44 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	    TM_BF_CPU_PER_UNIT,
 	};
 
-	rows[n++] = -1;
-	rows[n++] = -2;
+	/* how far killed runs got, next to the anon they were killed at */
+	static const enum tm_bench_tab_row killed[] = {TM_BR_KILLED_ANON, TM_BR_KILLED_PROGRESS,
+	                                               TM_BR_KILLED_WALL, TM_BR_KILLED_HEAP};
+
+	rows[n++] = TM_BR_HEADER;
+	rows[n++] = TM_BR_SURVIVED;
 	for (int i = 0; i < TM_BF_COUNT; i++)
-		if (row_shown(t, order[i]))
+		if (tm_bench_row_shown(t, order[i]))
 			rows[n++] = order[i];
-	bool killed_peak = false, killed_heap = false;
-	for (int ai = 0; ai < t->n_arms; ai++) {
-		killed_peak |= t->arms[ai].killed_peak.n > 0;
-		killed_heap |= t->arms[ai].killed_heap.n > 0;
+	for (size_t i = 0; i < TM_ARRAY_SIZE(killed); i++) {
+		bool any = false;
+		double scale;
+		for (int ai = 0; ai < t->n_arms; ai++)
+			any |= killed_row(&t->arms[ai], killed[i], &scale)->n > 0;
+		if (any)
+			rows[n++] = killed[i];
 	}
-	if (killed_peak)
-		rows[n++] = -3;
-	if (killed_heap)
-		rows[n++] = -4;
 	return n;
 }
 
 const char *tm_bench_table_row_label(int row)
 {
-	if (row == -1)
+	switch (row) {
+	case TM_BR_HEADER:
 		return "";
-	if (row == -2)
+	case TM_BR_SURVIVED:
 		return "survived";
-	if (row == -3)
+	case TM_BR_KILLED_ANON:
 		return "killed at anon MiB";
-	if (row == -4)
+	case TM_BR_KILLED_HEAP:
 		return "heap at kill MiB";
-	return figs[row].label;
+	case TM_BR_KILLED_PROGRESS:
+		return "killed at progress";
+	case TM_BR_KILLED_WALL:
+		return "killed after s";
+	default:
+		return row >= 0 && row < TM_BF_COUNT ? figs[row].label : "?";
+	}
 }
 
 #define ARMS_PER_BLOCK 4
@@ -471,6 +569,7 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 {
 	int measured = 0, warm = 0;
+	bool soft = false;
 
 	for (int i = 0; i < t->n_runs; i++)
 		t->runs[i].warmup ? warm++ : measured++;
@@ -497,96 +596,12 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 		if (a->limits_text && *a->limits_text)
 			fprintf(out, "  %s", a->limits_text);
 		fputc('\n', out);
+		const char *h = a->limits_text ? strstr(a->limits_text, "MemoryHigh=") : NULL;
+		soft |= h && strncmp(h, "MemoryHigh=max", 14) && tm_mode_memory_v1(t->cgroup_mode);
 	}
+	if (soft)
+		fprintf(out, "  MemoryHigh: %s\n", TM_V1_HIGH_NOTE);
 	fputc('\n', out);
-}
-
-/* "outlier: run 9 (jemalloc): wall s 3.94 (median 2.34), cpu s ..." */
-static void outlier_note(const struct tm_bench_table *t, const struct tm_bench_run_row *r,
-                         FILE *out)
-{
-	char v[32], m[32];
-	bool first = true;
-
-	for (int f = 0; f < TM_BF_COUNT; f++) {
-		if (!(r->outlier_mask >> f & 1))
-			continue;
-		fmt_num(v, sizeof(v), r->fig[f] * figs[f].scale);
-		fmt_num(m, sizeof(m), t->arms[r->arm].stat[f].median * figs[f].scale);
-		if (first)
-			fprintf(out, "outlier: run %lld (%s): ", (long long)r->run_id,
-			        t->arms[r->arm].name);
-		fprintf(out, "%s%s %s (median %s)", first ? "" : ", ", figs[f].label, v, m);
-		first = false;
-	}
-	if (!first)
-		fputc('\n', out);
-}
-
-/* One line for all the runs that shared the machine (or lost CPU to steal). */
-static void noise_note(const struct tm_bench_table *t, FILE *out)
-{
-	double lo = INFINITY, hi = 0, steal = 0;
-	bool first = true;
-
-	for (int i = 0; i < t->n_runs; i++) {
-		const struct tm_bench_run_row *r = &t->runs[i];
-		bool st = isfinite(r->steal_share) && r->steal_share > NOISY_STEAL;
-		bool other = isfinite(r->other_share) && r->other_share > NOISY_OTHER;
-		if (!st && !other)
-			continue;
-		fprintf(out, "%s%lld", first ? "noisy machine: runs " : ", ", (long long)r->run_id);
-		first = false;
-		if (other) {
-			lo = fmin(lo, r->other_share);
-			hi = fmax(hi, r->other_share);
-		}
-		if (st)
-			steal = fmax(steal, r->steal_share);
-	}
-	if (first)
-		return;
-	if (hi > 0)
-		fprintf(out, " ran beside other load (%.0f–%.0f%% of the CPUs)", lo * 100,
-		        hi * 100);
-	if (steal > 0)
-		fprintf(out, "%s up to %.0f%% CPU steal", hi > 0 ? "; " : " saw", steal * 100);
-	fputs(": their times are less trustworthy\n", out);
-}
-
-void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
-{
-	bool first = true;
-
-	fputs("\nmedian [min–max] over the runs that survived; ×ratio to the control's median; "
-	      "n.s.: range overlaps the control's (not significant); *: outlier (> 3 MAD)\n",
-	      out);
-	for (int f = 0; f < TM_BF_COUNT; f++) {
-		if (!row_has_data(t, f) || !row_all_zero(t, f))
-			continue;
-		fprintf(out, "%s%s", first ? "0 in every run: " : ", ", figs[f].label);
-		first = false;
-	}
-	if (!first)
-		fputc('\n', out);
-	if (t->reference != 0)
-		fprintf(out,
-		        "no run of the control '%s' survived: ×ratios and n.s. are to '%s' (marked "
-		        "ref)\n",
-		        t->arms[0].name, t->arms[t->reference].name);
-	else if (t->n_arms > 1 && t->arms[0].survived == 0)
-		fprintf(out, "no ratios: no arm has a run that survived\n");
-	for (int i = 0; i < t->n_runs; i++) {
-		const struct tm_bench_run_row *r = &t->runs[i];
-		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
-			continue;
-		outlier_note(t, r, out);
-		if (strcmp(r->outcome, "completed") && strcmp(r->outcome, "oom-killed") &&
-		    r->reason[0])
-			fprintf(out, "run %lld (%s) %s: %s\n", (long long)r->run_id,
-			        t->arms[r->arm].name, r->outcome, r->reason);
-	}
-	noise_note(t, out);
 }
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)

@@ -1,8 +1,10 @@
 /*
  * The bench comparison table: per arm, survival and the median [min–max]
  * of each figure over the runs that survived, the ratio to the control arm
- * (the first), and flags (ranges that overlap the control's, outliers by
- * median absolute deviation, a noisy machine).  Schema: docs/bench.md.
+ * (the first) and an exact Mann–Whitney U test against it where both
+ * medians are above the figure's noise floor, outliers by modified Z-score
+ * where an arm has enough runs, how far killed runs got, and a noisy
+ * machine.  Schema: docs/bench.md.
  */
 #ifndef TM_BENCHTAB_H
 #define TM_BENCHTAB_H
@@ -17,8 +19,9 @@ struct tm_store;
 /* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in
  * docs/bench.md. 0 or -1. */
 int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out);
-/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print).
- */
+/* The table as text for a terminal (what `tidemark bench` and `tidemark report --bench ID` print):
+ * 0, 1 when the store has no bench BENCH_ID (nothing printed: the caller
+ * names the store), -1 after tm_error. */
 int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out);
 
 /* ---- the model behind both (pure; the store only fills it) ---- */
@@ -49,8 +52,9 @@ struct tm_bench_fig_info {
 	const char *key;   /* JSON/CSV name, with its unit */
 	const char *label; /* text table row */
 	double scale;      /* raw * scale = what the text table shows */
-	double noise_raw;  /* differences below this (raw units) are never outliers:
-	                      a run 40 KiB off a median of 0 is not news */
+	double noise_raw;  /* the noise floor (raw units): a median below it gets no
+	                      ratio and no test, a difference below it is never an
+	                      outlier (a run 40 KiB off a median of 0 is not news) */
 };
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f);
 
@@ -63,13 +67,42 @@ struct tm_bench_stat {
 void tm_bench_stat_of(const double *v, int n, struct tm_bench_stat *out);
 /* Whether [min, max] of A and B overlap (both must have values). */
 bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat *b);
-/* X lies further than 3 scaled MADs (at least 2 % of the median, and at
- * least FLOOR_RAW) from the median. */
+
+/* Outliers are judged only in arms with at least this many survivors: the
+ * MAD of fewer runs says too little about their spread. */
+#define TM_BENCH_OUTLIER_MIN_N 5
+/* |modified Z-score| above this is an outlier (Iglewicz and Hoaglin). */
+#define TM_BENCH_OUTLIER_Z 3.5
+/* X is an outlier of S: S has TM_BENCH_OUTLIER_MIN_N values or more, X's
+ * modified Z-score on S's MAD is beyond TM_BENCH_OUTLIER_Z, and X lies more
+ * than FLOOR_RAW and 2 % of the median from the median. */
 bool tm_bench_outlier(const struct tm_bench_stat *s, double x, double floor_raw);
 
+/* The significance level of the tests against the control. */
+#define TM_BENCH_ALPHA 0.05
+
+/* What the table can say about an arm's figure against the reference arm. */
+enum tm_bench_verdict {
+	TM_BV_NONE,            /* the reference itself, or an arm with no value */
+	TM_BV_BELOW_FLOOR,     /* a median below the noise floor: no ratio, no test */
+	TM_BV_TOO_FEW,         /* so few runs that no p can reach TM_BENCH_ALPHA */
+	TM_BV_NOT_SIGNIFICANT, /* p > TM_BENCH_ALPHA */
+	TM_BV_SIGNIFICANT,     /* p <= TM_BENCH_ALPHA */
+};
+/* "below-noise-floor", "too-few-runs", ... (JSON); NULL for TM_BV_NONE. */
+const char *tm_bench_verdict_name(enum tm_bench_verdict v);
+
 #define TM_BENCH_TAB_MAX_ARMS 16
-/* rows of a table: the header, survival, the figures, the killed runs' two */
-#define TM_BENCH_TAB_MAX_ROWS (TM_BF_COUNT + 4)
+/* Rows other than figures (figures are rows 0..TM_BF_COUNT-1). */
+enum tm_bench_tab_row {
+	TM_BR_HEADER = -1,          /* the arms' names */
+	TM_BR_SURVIVED = -2,        /* survived k/n (outcomes) */
+	TM_BR_KILLED_ANON = -3,     /* peak anon of the killed runs */
+	TM_BR_KILLED_HEAP = -4,     /* their live heap when last seen (--heap) */
+	TM_BR_KILLED_PROGRESS = -5, /* their progress when killed */
+	TM_BR_KILLED_WALL = -6,     /* their wall time when killed */
+};
+#define TM_BENCH_TAB_MAX_ROWS (TM_BF_COUNT + 6)
 
 struct tm_bench_run_row {
 	int64_t run_id, seq;
@@ -77,6 +110,7 @@ struct tm_bench_run_row {
 	bool warmup;
 	char outcome[32], reason[256];
 	double fig[TM_BF_COUNT]; /* NAN when not measured */
+	double work_wall_usec;   /* the whole work's wall time, whatever the window, or NAN */
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
 	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
@@ -92,14 +126,19 @@ struct tm_bench_arm_row {
 	struct tm_bench_stat stat[TM_BF_COUNT]; /* over the survivors */
 	double ratio[TM_BF_COUNT];              /* median / control's median, or NAN */
 	bool overlap[TM_BF_COUNT];              /* range overlaps the control's */
-	struct tm_bench_stat killed_peak;       /* peak anon of the killed runs */
-	struct tm_bench_stat killed_heap;       /* their live heap when last seen (--heap) */
+	double p[TM_BF_COUNT];                  /* Mann–Whitney two-sided p, or NAN */
+	enum tm_bench_verdict verdict[TM_BF_COUNT];
+	struct tm_bench_stat killed_peak;     /* peak anon of the killed runs */
+	struct tm_bench_stat killed_heap;     /* their live heap when last seen (--heap) */
+	struct tm_bench_stat killed_progress; /* their last progress value */
+	struct tm_bench_stat killed_wall;     /* usec: their work's wall time until the kill */
 };
 
 struct tm_bench_table {
 	int64_t bench_id;
 	char name[128], host[128], order[16], window[128];
-	char *command; /* the shared command line, malloc'd or NULL */
+	char cgroup_mode[16]; /* of the first run: "v1", "hybrid", "v2", or "" */
+	char *command;        /* the shared command line, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;
@@ -121,14 +160,30 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out);
-/* For exporters: the rows shown (-1 header, -2 survived, -3 peak of killed
- * runs, -4 their live heap, else an enum tm_bench_fig; ROWS holds
- * TM_BENCH_TAB_MAX_ROWS), their
- * labels and cells, the header lines and the notes under the table. */
+/* For exporters: the rows shown (an enum tm_bench_tab_row, or an enum
+ * tm_bench_fig; ROWS holds TM_BENCH_TAB_MAX_ROWS), their labels and cells,
+ * the header lines and the notes under the table. */
 int tm_bench_table_rows(const struct tm_bench_table *t, int *rows);
 const char *tm_bench_table_row_label(int row);
 void tm_bench_table_cell(const struct tm_bench_table *t, int row, int arm, char *buf, size_t size);
 void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out);
+
+/* Kinds of note under the table, in the order they come. */
+enum tm_bench_note {
+	TM_BN_LEGEND,  /* what the cells mean, which test, its alpha */
+	TM_BN_FLOOR,   /* the noise floors below which no ratio is given */
+	TM_BN_ZERO,    /* rows left out because they are 0 in every run */
+	TM_BN_REF,     /* ratios are to another arm than the control */
+	TM_BN_TOO_FEW, /* arms with too few runs for any verdict, and how many it takes */
+	TM_BN_OUTLIER, /* one run's outlying figures (rows of the table only) */
+	TM_BN_RUN,     /* a run that did not complete, and why */
+	TM_BN_NOISY,   /* runs that shared the machine */
+};
+/* Calls FN once per note: one line of text without its newline, valid
+ * during the call only. */
+typedef void (*tm_bench_note_fn)(void *ctx, enum tm_bench_note kind, const char *text);
+void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn fn, void *ctx);
+/* The notes as text, a blank line first, each line ended by a newline. */
 void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out);
 
 /* malloc'd JSON text, or NULL when out of memory. */

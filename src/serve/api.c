@@ -1,62 +1,21 @@
 /* Read documents: machines, runs, one run, a bench. */
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "report/benchtab.h"
+#include "report/runjson.h"
 #include "report/summary.h"
 #include "serve/api.h"
+#include "store/server_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
 
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
-}
-
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A JSON text column parsed back into JSON (null when absent or broken). */
-static json_t *embedded(const char *text)
-{
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-
-	return j ? j : json_null();
-}
-
-static json_t *run_json(const struct tm_run_info *ri)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "id", json_integer(ri->id));
-	json_object_set_new(o, "uuid", str_or_null(ri->uuid));
-	json_object_set_new(o, "machine", str_or_null(ri->machine));
-	json_object_set_new(o, "kernel", str_or_null(ri->kernel));
-	json_object_set_new(o, "cgroup_mode", str_or_null(ri->cgroup_mode));
-	json_object_set_new(o, "target", str_or_null(ri->target));
-	json_object_set_new(o, "cgroup_path", str_or_null(ri->cgroup_path));
-	json_object_set_new(o, "command", embedded(ri->command_json));
-	json_object_set_new(o, "env", embedded(ri->env_json));
-	json_object_set_new(o, "limits", embedded(ri->limits_json));
-	json_object_set_new(o, "allocator", str_or_null(ri->allocator));
-	json_object_set_new(o, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(o, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(o, "ended_wall_usec", json_integer(ri->ended_wall_usec));
-	json_object_set_new(o, "outcome", str_or_null(ri->outcome));
-	json_object_set_new(o, "reason", str_or_null(ri->reason));
-	json_object_set_new(o, "exit_code", json_integer(ri->exit_code));
-	json_object_set_new(o, "term_signal", json_integer(ri->term_signal));
-	json_object_set_new(o, "bench_id", json_integer(ri->bench_id));
-	json_object_set_new(o, "arm", str_or_null(ri->arm));
-	json_object_set_new(o, "bench_seq", json_integer(ri->bench_seq));
-	json_object_set_new(o, "sample_count", json_integer(ri->sample_count));
-	return o;
 }
 
 struct runs_ctx {
@@ -70,7 +29,7 @@ static int add_run(void *ctx, const struct tm_run_info *ri)
 
 	if (c->machine && (!ri->machine || strcmp(c->machine, ri->machine)))
 		return 0;
-	json_array_insert_new(c->arr, 0, run_json(ri)); /* newest first */
+	json_array_insert_new(c->arr, 0, tm_run_json(ri, TM_RUN_JSON_FULL)); /* newest first */
 	return 0;
 }
 
@@ -106,36 +65,30 @@ static int add_machine(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-/* Adds last push times from the server's machines table, when there is one. */
-static void add_push_times(struct tm_store *st, json_t *by_name)
+/* Adds a machine's last push time, from the server's machines table. */
+static int add_push_time(void *ctx, const struct tm_machine_row *row)
 {
-	sqlite3_stmt *q;
+	json_t *m = json_object_get(ctx, row->name);
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT name, last_push_wall_usec, samples FROM machines", -1, &q,
-	                       NULL) != SQLITE_OK)
-		return; /* a collector's own store has no machines table */
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		json_t *m = json_object_get(by_name, (const char *)sqlite3_column_text(q, 0));
-		if (!m)
-			continue;
+	if (m) {
 		json_object_set_new(m, "last_push_wall_usec",
-		                    json_integer(sqlite3_column_int64(q, 1)));
-		json_object_set_new(m, "pushed_samples", json_integer(sqlite3_column_int64(q, 2)));
+		                    json_integer(row->last_push_wall_usec));
+		json_object_set_new(m, "pushed_samples", json_integer(row->samples));
 	}
-	sqlite3_finalize(q);
+	return 0;
 }
 
 json_t *tm_api_machines(struct tm_store *st)
 {
 	json_t *by_name = json_object(), *arr = json_array();
 
-	if (tm_store_each_run(st, 0, add_machine, by_name) < 0) {
+	/* a collector's own store has no machines table: no push times */
+	if (tm_store_each_run(st, 0, add_machine, by_name) < 0 ||
+	    tm_store_each_machine(st, add_push_time, by_name) < 0) {
 		json_decref(by_name);
 		json_decref(arr);
 		return NULL;
 	}
-	add_push_times(st, by_name);
 	for (void *it = json_object_iter(by_name); it; it = json_object_iter_next(by_name, it))
 		json_array_append(arr, json_object_iter_value(it));
 	json_decref(by_name);
@@ -169,34 +122,14 @@ static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const c
 	return 0;
 }
 
-/* clang-format off */
-#define SUMMARY_FIELDS(X)                                                                    \
-	X(duration_usec) X(peak_anon_bytes) X(final_anon_bytes) X(held_anon_bytes)           \
-	X(peak_current_bytes) X(cg_peak_bytes) X(median_file_bytes) X(peak_file_bytes)       \
-	X(peak_rss_bytes) X(heap_live_peak_bytes) X(heap_live_end_bytes)                     \
-	X(retention_end_bytes) X(heap_alloc_bytes) X(heap_allocs) X(heap_alloc_bytes_per_sec) \
-	X(heap_peak_bytes)                                                                   \
-	X(limit_max_bytes) X(limit_high_bytes) X(high_events)                                \
-	X(max_events) X(oom_kills) X(cpu_usec) X(io_read_bytes) X(io_write_bytes)            \
-	X(psi_mem_some_usec) X(psi_mem_full_usec) X(progress_last) X(progress_rate_per_min)  \
-	X(anon_bytes_per_unit)
-/* clang-format on */
-
 static json_t *summary_json(struct tm_store *st, int64_t run_id)
 {
 	struct tm_window w = {.kind = TM_WIN_ALL};
 	struct tm_summary s;
-	json_t *o;
 
 	if (tm_summarize(st, run_id, &w, &s) != 0)
 		return json_null();
-	o = json_object();
-	json_object_set_new(o, "samples", json_integer(s.samples));
-	json_object_set_new(o, "late_samples", json_integer(s.late_samples));
-#define X(f) json_object_set_new(o, #f, num_or_null(s.f));
-	SUMMARY_FIELDS(X)
-#undef X
-	return o;
+	return tm_summary_json(&s);
 }
 
 json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing)
@@ -214,7 +147,7 @@ json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing)
 		json_decref(marks);
 		return NULL;
 	}
-	o = run_json(&ri);
+	o = tm_run_json(&ri, TM_RUN_JSON_FULL);
 	tm_run_info_release(&ri);
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "marks", marks);

@@ -1,6 +1,5 @@
 /* Tokens: creation, hashing at rest, constant-time checks. */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -8,17 +7,9 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/auth.h"
+#include "store/server_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
-
-static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS tokens ("
-    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,"
-    " hash TEXT NOT NULL, created_wall_usec INTEGER NOT NULL, UNIQUE(name, kind));"
-    "CREATE TABLE IF NOT EXISTS machines ("
-    " name TEXT PRIMARY KEY, first_push_wall_usec INTEGER NOT NULL,"
-    " last_push_wall_usec INTEGER NOT NULL, last_addr TEXT,"
-    " batches INTEGER NOT NULL DEFAULT 0, samples INTEGER NOT NULL DEFAULT 0);";
 
 static bool kind_valid(const char *kind)
 {
@@ -27,7 +18,7 @@ static bool kind_valid(const char *kind)
 
 int tm_auth_init(struct tm_store *st)
 {
-	return tm_store_exec(st, schema);
+	return tm_server_tables_init(st);
 }
 
 static void hex(const uint8_t *in, size_t n, char *out)
@@ -54,8 +45,6 @@ int tm_token_add(struct tm_store *st, const char *name, const char *kind,
 {
 	uint8_t raw[32];
 	char hash[65];
-	sqlite3_stmt *q;
-	int rc;
 
 	if (!tm_name_valid(name))
 		return tm_error("invalid token name '%s' (1-64 of A-Z a-z 0-9 . _ -)", name);
@@ -66,89 +55,71 @@ int tm_token_add(struct tm_store *st, const char *name, const char *kind,
 	memcpy(out, "tm_", 3);
 	hex(raw, 32, out + 3);
 	token_hash(out, hash);
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "INSERT OR REPLACE INTO tokens(name, kind, hash, created_wall_usec)"
-	                       " VALUES (?, ?, ?, ?)",
-	                       -1, &q, NULL) != SQLITE_OK)
-		return tm_error("cannot store token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 4, tm_now_wall_usec());
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return tm_error("cannot store token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
+	if (tm_store_token_put(st, name, kind, hash, tm_now_wall_usec()) < 0)
+		return -1;
 	return tm_store_commit(st);
 }
 
 int tm_token_remove(struct tm_store *st, const char *name, const char *kind)
 {
-	sqlite3_stmt *q;
-	int rc;
+	int rc = tm_store_token_delete(st, name, kind);
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "DELETE FROM tokens WHERE name = ? AND kind = ?", -1, &q,
-	                       NULL) != SQLITE_OK)
-		return tm_error("cannot remove token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return tm_error("cannot remove token: %s", sqlite3_errmsg(tm_store_sqlite(st)));
 	if (tm_store_commit(st) < 0)
 		return -1;
-	return sqlite3_changes(tm_store_sqlite(st)) > 0 ? 0 : 1;
+	return rc;
+}
+
+/* Every token is compared, so the time taken does not say which matched. */
+struct check {
+	char want[65];
+	const char *kind;
+	char *name_out;
+	int found;
+};
+
+static int check_one(void *ctx, const char *name, const char *kind, const char *hash,
+                     int64_t created_wall_usec)
+{
+	struct check *c = ctx;
+	bool kind_ok = kind && (!strcmp(kind, c->kind) || !strcmp(kind, "write"));
+
+	(void)created_wall_usec;
+	if (hash && strlen(hash) == 64 && tm_ct_equal(hash, c->want, 64) && kind_ok && !c->found) {
+		snprintf(c->name_out, TM_NAME_MAX + 1, "%s", name ? name : "");
+		c->found = 1;
+	}
+	return 0;
 }
 
 int tm_token_check(struct tm_store *st, const char *token, const char *kind, char *name_out)
 {
-	char want[65];
-	sqlite3_stmt *q;
-	int found = 0, rc;
+	struct check c = {.kind = kind, .name_out = name_out};
 
 	if (!token || strlen(token) != TM_TOKEN_LEN)
 		return 1;
-	token_hash(token, want);
-	if (sqlite3_prepare_v2(tm_store_sqlite(st), "SELECT name, kind, hash FROM tokens", -1, &q,
-	                       NULL) != SQLITE_OK)
-		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	/* Every row is compared so the time taken does not say which matched. */
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(q, 0);
-		const char *k = (const char *)sqlite3_column_text(q, 1);
-		const char *h = (const char *)sqlite3_column_text(q, 2);
-		bool kind_ok = !strcmp(k, kind) || !strcmp(k, "write");
-		if (h && strlen(h) == 64 && tm_ct_equal(h, want, 64) && kind_ok && !found) {
-			snprintf(name_out, TM_NAME_MAX + 1, "%s", name);
-			found = 1;
-		}
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	return found ? 0 : 1;
+	token_hash(token, c.want);
+	if (tm_store_each_token(st, check_one, &c) < 0)
+		return -1;
+	return c.found ? 0 : 1;
+}
+
+struct each {
+	tm_token_cb cb;
+	void *ctx;
+};
+
+static int each_one(void *ctx, const char *name, const char *kind, const char *hash,
+                    int64_t created_wall_usec)
+{
+	struct each *e = ctx;
+
+	(void)hash;
+	return e->cb(e->ctx, name, kind, created_wall_usec);
 }
 
 int tm_token_each(struct tm_store *st, tm_token_cb cb, void *ctx)
 {
-	sqlite3_stmt *q;
-	int rc, ret = 0;
+	struct each e = {cb, ctx};
 
-	if (sqlite3_prepare_v2(
-	        tm_store_sqlite(st),
-	        "SELECT name, kind, created_wall_usec FROM tokens ORDER BY name, kind", -1, &q,
-	        NULL) != SQLITE_OK)
-		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		ret = cb(ctx, (const char *)sqlite3_column_text(q, 0),
-		         (const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 2));
-		if (ret)
-			break;
-	}
-	sqlite3_finalize(q);
-	if (!ret && rc != SQLITE_DONE)
-		return tm_error("cannot read tokens: %s", sqlite3_errmsg(tm_store_sqlite(st)));
-	return ret;
+	return tm_store_each_token(st, each_one, &e);
 }

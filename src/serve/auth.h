@@ -5,9 +5,7 @@
  * stored (tokens are 256 random bits, so a fast hash is enough); a presented
  * token is hashed and compared against every stored hash in constant time.
  *
- * Table (created by tm_auth_init):
- *   tokens(id INTEGER PRIMARY KEY, name TEXT, kind TEXT 'write'|'read',
- *          hash TEXT (64 hex), created_wall_usec INTEGER, UNIQUE(name, kind))
+ * The hashes live in the store's tokens table (store/server_tables.h).
  */
 #ifndef TM_SERVE_AUTH_H
 #define TM_SERVE_AUTH_H

@@ -13,8 +13,12 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-#define RUN_POINTS   "1500"
-#define BENCH_SERIES "?points=600&metrics=cg_anon_bytes,proc_rss_anon_bytes,cg_file_bytes"
+/* The series queries the panel's modules ask for (web/js/view_run.js runQuery,
+ * view_bench.js BENCH_QUERY): a report embeds each document under the API
+ * path that would have served it.  A bench report's run pages use the
+ * bench's series, so each run is embedded once. */
+#define RUN_QUERY   "?points=1500"
+#define BENCH_QUERY "?points=600"
 
 /* The JSON with <, > and & written as \u escapes: they only occur inside
  * strings, so the text stays the same JSON and cannot end the script block. */
@@ -76,7 +80,7 @@ static int write_page(const char *path, const char *title, const json_t *data)
 	fputs("</script>\n<script>\n", f);
 	rc |= put_asset(f, "/vendor/uPlot.iife.min.js");
 	fputs("\n</script>\n<script>\n", f);
-	rc |= put_asset(f, "/app.js");
+	rc |= put_asset(f, "/report.js"); /* the panel's modules, joined */
 	fputs("\n</script>\n<!-- uPlot (MIT licence):\n", f);
 	rc |= put_asset(f, "/vendor/uPlot.LICENSE");
 	fputs("-->\n</body>\n</html>\n", f);
@@ -133,7 +137,8 @@ int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path)
 	json_object_set_new(data, "docs", docs);
 	snprintf(route, sizeof(route), "/run/%lld", (long long)run_id);
 	json_object_set_new(data, "route", json_string(route));
-	rc = add_run_docs(st, docs, run_id, "?points=" RUN_POINTS);
+	json_object_set_new(data, "run_query", json_string(RUN_QUERY));
+	rc = add_run_docs(st, docs, run_id, RUN_QUERY);
 	snprintf(title, sizeof(title), "run %lld", (long long)run_id);
 	if (rc == 0)
 		rc = write_page(path, title, data);
@@ -160,10 +165,11 @@ int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path
 	}
 	snprintf(key, sizeof(key), "/api/v1/bench/%lld", (long long)bench_id);
 	json_object_set_new(docs, key, bench);
+	json_object_set_new(data, "run_query", json_string(BENCH_QUERY));
 	json_array_foreach(runs, i, r)
 	{
 		int64_t id = json_integer_value(json_object_get(r, "id"));
-		if (add_run_docs(st, docs, id, BENCH_SERIES) < 0) {
+		if (add_run_docs(st, docs, id, BENCH_QUERY) < 0) {
 			rc = -1;
 			break;
 		}

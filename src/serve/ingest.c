@@ -1,7 +1,6 @@
 /* Decoding, validating and filing pushed batches. */
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* Filing a decoded batch: exactly once per item, one transaction per batch. */
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/ingest.h"
+#include "store/server_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -36,25 +36,6 @@ void tm_ingest_free(struct tm_ingest *ing)
 	free(ing);
 }
 
-static int count_event(void *ctx, const struct tm_event *ev)
-{
-	(void)ev;
-	++*(int64_t *)ctx;
-	return 0;
-}
-static int count_progress(void *ctx, int64_t w, int64_t m, double v)
-{
-	(void)w, (void)m, (void)v;
-	++*(int64_t *)ctx;
-	return 0;
-}
-static int count_mark(void *ctx, int64_t w, int64_t m, const char *text)
-{
-	(void)w, (void)m, (void)text;
-	++*(int64_t *)ctx;
-	return 0;
-}
-
 static void cursor_drop(struct tm_ingest *ing, int64_t run_id)
 {
 	for (size_t i = 0; i < ing->n; i++)
@@ -67,14 +48,16 @@ static void cursor_drop(struct tm_ingest *ing, int64_t run_id)
 static struct cursor *cursor_get(struct tm_ingest *ing, struct tm_store *st, int64_t run_id)
 {
 	struct cursor c = {.run_id = run_id};
+	struct tm_item_counts n;
 
 	for (size_t i = 0; i < ing->n; i++)
 		if (ing->c[i].run_id == run_id)
 			return &ing->c[i];
-	if (tm_store_each_event(st, run_id, count_event, &c.next_event) < 0 ||
-	    tm_store_each_progress(st, run_id, count_progress, &c.next_progress) < 0 ||
-	    tm_store_each_mark(st, run_id, count_mark, &c.next_mark) < 0)
+	if (tm_store_count_items(st, run_id, &n) < 0)
 		return NULL;
+	c.next_event = n.events;
+	c.next_progress = n.progress;
+	c.next_mark = n.marks;
 	if (ing->n == CURSOR_CAP)
 		ing->n--; /* forget one; it is recounted when it comes back */
 	ing->c[ing->n] = c;
@@ -134,30 +117,6 @@ static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, cha
 	if (b->n_marks && b->marks[0].i > a->next_mark)
 		return fail(409, err, errlen, "marks start past the server's position");
 	return 0;
-}
-
-static int touch_machine(struct tm_store *st, const char *machine, const char *peer,
-                         int64_t samples)
-{
-	sqlite3_stmt *q;
-	int64_t now = tm_now_wall_usec();
-	int rc;
-
-	if (sqlite3_prepare_v2(
-	        tm_store_sqlite(st),
-	        "INSERT INTO machines(name, first_push_wall_usec, last_push_wall_usec,"
-	        " last_addr, batches, samples) VALUES (?1, ?2, ?2, ?3, 1, ?4)"
-	        " ON CONFLICT(name) DO UPDATE SET last_push_wall_usec = ?2,"
-	        " last_addr = ?3, batches = batches + 1, samples = samples + ?4",
-	        -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(q, 1, machine, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, now);
-	sqlite3_bind_text(q, 3, peer, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 4, samples);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Adds the items the server does not have yet; the new positions go to A. */
@@ -226,7 +185,9 @@ int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *mach
 			goto store_error;
 		ack->ended = true;
 	}
-	if (touch_machine(st, machine, peer, ack->next_seq - before) < 0 || tm_store_commit(st) < 0)
+	if (tm_store_machine_pushed(st, machine, peer, ack->next_seq - before, tm_now_wall_usec()) <
+	        0 ||
+	    tm_store_commit(st) < 0)
 		goto store_error;
 	c->next_event = ack->next_event;
 	c->next_progress = ack->next_progress;

@@ -1,7 +1,6 @@
 /* The collector side of the push protocol (docs/push-protocol.md). */
 #include <curl/curl.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "report/runjson.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
@@ -132,31 +132,16 @@ void tm_pusher_free(struct tm_pusher *p)
 
 /* ---- building a batch from the local store ---- */
 
-static void set_str(json_t *o, const char *key, const char *v)
-{
-	if (v)
-		json_object_set_new(o, key, json_string(v));
-}
-
+/* The run as the protocol sends it; a machine or arm name the server would
+ * refuse is left out (the server files the run under the token's name). */
 static json_t *run_meta(const struct tm_run_info *ri)
 {
-	json_t *o = json_object();
+	json_t *o = tm_run_json(ri, TM_RUN_JSON_PUSH);
 
-	set_str(o, "uuid", ri->uuid);
-	set_str(o, "machine", ri->machine && tm_name_valid(ri->machine) ? ri->machine : NULL);
-	set_str(o, "kernel", ri->kernel);
-	set_str(o, "cgroup_mode", ri->cgroup_mode);
-	set_str(o, "target", ri->target);
-	set_str(o, "cgroup_path", ri->cgroup_path);
-	set_str(o, "command_json", ri->command_json);
-	set_str(o, "env_json", ri->env_json);
-	set_str(o, "limits_json", ri->limits_json);
-	set_str(o, "allocator", ri->allocator);
-	set_str(o, "arm", ri->arm && tm_name_valid(ri->arm) ? ri->arm : NULL);
-	json_object_set_new(o, "interval_usec", json_integer(ri->interval_usec));
-	json_object_set_new(o, "started_wall_usec", json_integer(ri->started_wall_usec));
-	json_object_set_new(o, "started_mono_usec", json_integer(ri->started_mono_usec));
-	json_object_set_new(o, "bench_seq", json_integer(ri->bench_seq));
+	if (o && ri->machine && !tm_name_valid(ri->machine))
+		json_object_del(o, "machine");
+	if (o && ri->arm && !tm_name_valid(ri->arm))
+		json_object_del(o, "arm");
 	return o;
 }
 
@@ -175,55 +160,72 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 	return 0;
 }
 
-/* Rows of a local table in insertion order from position FROM: the server
- * numbers them the same way, since it stores them in the order they come. */
-static json_t *local_items(struct tm_store *st, const char *sql, int64_t run_id, int64_t from,
-                           int kind)
-{
-	json_t *arr = json_array();
-	sqlite3_stmt *q;
-	int64_t i = from;
+/* Items of the local store in the order they were stored, from position
+ * FROM: the server numbers them the same way, since it stores them in the
+ * order they come.  Each becomes {"i": position, ...} as the protocol says. */
+struct items {
+	json_t *arr;
+	int64_t i;
+};
 
-	if (sqlite3_prepare_v2(tm_store_sqlite(st), sql, -1, &q, NULL) != SQLITE_OK)
-		return arr;
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, PUSH_ITEMS);
-	sqlite3_bind_int64(q, 3, from);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		json_t *o = json_pack("{s:I, s:I, s:I}", "i", (json_int_t)i++, "t_wall_usec",
-		                      (json_int_t)sqlite3_column_int64(q, 0), "t_mono_usec",
-		                      (json_int_t)sqlite3_column_int64(q, 1));
-		if (kind == 0) {
-			json_object_set_new(o, "kind",
-			                    json_string((const char *)sqlite3_column_text(q, 2)));
-			json_object_set_new(o, "pid", json_integer(sqlite3_column_int64(q, 3)));
-			json_object_set_new(o, "value", json_integer(sqlite3_column_int64(q, 4)));
-			if (sqlite3_column_type(q, 5) != SQLITE_NULL)
-				json_object_set_new(
-				    o, "detail",
-				    json_string((const char *)sqlite3_column_text(q, 5)));
-		} else if (kind == 1) {
-			json_object_set_new(o, "value", json_real(sqlite3_column_double(q, 2)));
-		} else {
-			json_object_set_new(o, "text",
-			                    json_string((const char *)sqlite3_column_text(q, 2)));
-		}
-		json_array_append_new(arr, o);
-	}
-	sqlite3_finalize(q);
-	return arr;
+static json_t *item(struct items *it, int64_t t_wall_usec, int64_t t_mono_usec)
+{
+	json_t *o = json_pack("{s:I, s:I, s:I}", "i", (json_int_t)it->i++, "t_wall_usec",
+	                      (json_int_t)t_wall_usec, "t_mono_usec", (json_int_t)t_mono_usec);
+
+	if (!o || json_array_append_new(it->arr, o))
+		return NULL;
+	return o;
 }
 
-static json_t *end_json(const struct tm_run_info *ri)
+static int add_event(void *ctx, const struct tm_event *ev)
 {
-	json_t *o =
-	    json_pack("{s:I, s:s, s:i, s:i}", "ended_wall_usec", (json_int_t)ri->ended_wall_usec,
-	              "outcome", ri->outcome ? ri->outcome : "completed", "exit_code",
-	              ri->exit_code, "term_signal", ri->term_signal);
+	json_t *o = item(ctx, ev->t_wall_usec, ev->t_mono_usec);
 
-	if (o && ri->reason)
-		json_object_set_new(o, "reason", json_string(ri->reason));
-	return o;
+	if (!o)
+		return -1;
+	json_object_set_new(o, "kind", json_string(ev->kind));
+	json_object_set_new(o, "pid", json_integer(ev->pid));
+	json_object_set_new(o, "value", json_integer(ev->value));
+	if (ev->detail)
+		json_object_set_new(o, "detail", json_string(ev->detail));
+	return 0;
+}
+
+static int add_progress(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, double value)
+{
+	json_t *o = item(ctx, t_wall_usec, t_mono_usec);
+
+	return o ? json_object_set_new(o, "value", json_real(value)) : -1;
+}
+
+static int add_mark(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const char *text)
+{
+	json_t *o = item(ctx, t_wall_usec, t_mono_usec);
+
+	return o ? json_object_set_new(o, "text", json_string(text ? text : "")) : -1;
+}
+
+enum item_kind { ITEM_EVENTS, ITEM_PROGRESS, ITEM_MARKS };
+
+/* Up to PUSH_ITEMS of KIND past position FROM, as a JSON array (empty when
+ * the store cannot be read: the next tick tries again). */
+static json_t *local_items(struct tm_store *st, enum item_kind kind, int64_t run_id, int64_t from)
+{
+	struct items it = {json_array(), from};
+	int rc = -1;
+
+	if (!it.arr)
+		return NULL;
+	if (kind == ITEM_EVENTS)
+		rc = tm_store_each_event_from(st, run_id, from, PUSH_ITEMS, add_event, &it);
+	else if (kind == ITEM_PROGRESS)
+		rc = tm_store_each_progress_from(st, run_id, from, PUSH_ITEMS, add_progress, &it);
+	else
+		rc = tm_store_each_mark_from(st, run_id, from, PUSH_ITEMS, add_mark, &it);
+	if (rc)
+		json_array_clear(it.arr);
+	return it.arr;
 }
 
 /* The next batch: everything past the acknowledged positions, up to the
@@ -245,18 +247,9 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 		                     add_sample, samples);
 		*all = to >= last;
 	}
-	ev = local_items(p->st,
-	                 "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail FROM events"
-	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                 p->run_id, p->at.next_event, 0);
-	pr = local_items(p->st,
-	                 "SELECT t_wall_usec, t_mono_usec, value FROM progress"
-	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                 p->run_id, p->at.next_progress, 1);
-	mk = local_items(p->st,
-	                 "SELECT t_wall_usec, t_mono_usec, text FROM marks"
-	                 " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                 p->run_id, p->at.next_mark, 2);
+	ev = local_items(p->st, ITEM_EVENTS, p->run_id, p->at.next_event);
+	pr = local_items(p->st, ITEM_PROGRESS, p->run_id, p->at.next_progress);
+	mk = local_items(p->st, ITEM_MARKS, p->run_id, p->at.next_mark);
 	*all = *all && json_array_size(ev) < PUSH_ITEMS && json_array_size(pr) < PUSH_ITEMS &&
 	       json_array_size(mk) < PUSH_ITEMS;
 	json_object_set_new(b, "samples", samples);
@@ -264,7 +257,7 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 	json_object_set_new(b, "progress", pr);
 	json_object_set_new(b, "marks", mk);
 	if (*all && ri->ended_wall_usec && !p->at.ended)
-		json_object_set_new(b, "end", end_json(ri));
+		json_object_set_new(b, "end", tm_run_json(ri, TM_RUN_JSON_PUSH_END));
 	return b;
 }
 
@@ -403,23 +396,11 @@ static bool all_sent(struct tm_pusher *p)
 	if (p->at.next_seq <= last || (ended && !p->at.ended))
 		return false;
 	/* events, progress and marks: nothing past the acknowledged positions */
-	json_t *e = local_items(p->st,
-	                        "SELECT t_wall_usec, t_mono_usec, kind, pid, value, detail"
-	                        " FROM events WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                        p->run_id, p->at.next_event, 0);
-	json_t *g = local_items(p->st,
-	                        "SELECT t_wall_usec, t_mono_usec, value FROM progress"
-	                        " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                        p->run_id, p->at.next_progress, 1);
-	json_t *m = local_items(p->st,
-	                        "SELECT t_wall_usec, t_mono_usec, text FROM marks"
-	                        " WHERE run_id = ? ORDER BY id LIMIT ? OFFSET ?",
-	                        p->run_id, p->at.next_mark, 2);
-	bool done = !json_array_size(e) && !json_array_size(g) && !json_array_size(m);
-	json_decref(e);
-	json_decref(g);
-	json_decref(m);
-	return done;
+	struct tm_item_counts n;
+	if (tm_store_count_items(p->st, p->run_id, &n) < 0)
+		return false;
+	return n.events <= p->at.next_event && n.progress <= p->at.next_progress &&
+	       n.marks <= p->at.next_mark;
 }
 
 int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec)

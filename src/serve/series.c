@@ -1,6 +1,5 @@
 /* Downsampled series for the panel: min and max per time bucket. */
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,30 +227,23 @@ static int take_progress(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, do
 /* Where to start decoding: the first sample at or after FROM (the samples
  * table keeps each sample's time beside its encoded values, docs/store.md),
  * so an hour at the end of a week does not decode the week. */
-static int64_t first_seq(struct tm_store *st, int64_t run_id, const struct tm_series_query *q)
+static int first_seq(struct tm_store *st, int64_t run_id, const struct tm_series_query *q,
+                     int64_t *seq)
 {
-	sqlite3_stmt *s;
-	int64_t seq = q->from_seq;
+	int64_t at;
+	int rc = q->from_wall_usec ? tm_store_seq_at(st, run_id, q->from_wall_usec, &at) : 1;
 
-	if (!q->from_wall_usec ||
-	    sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "SELECT min(seq) FROM samples WHERE run_id = ? AND t_wall_usec >= ?",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return seq;
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int64(s, 2, q->from_wall_usec);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL &&
-	    sqlite3_column_int64(s, 0) > seq)
-		seq = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return seq;
+	*seq = q->from_seq;
+	if (rc == 0 && at > *seq)
+		*seq = at;
+	return rc < 0 ? -1 : 0;
 }
 
 json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_series_query *q)
 {
 	struct bucket_acc a = {.q = q, .last_seq = -1};
 	size_t cells = (size_t)q->points * (size_t)q->nmetrics;
-	int64_t last_seq;
+	int64_t last_seq, from;
 	json_t *doc = NULL;
 
 	if (grid(st, run_id, q, &a, &last_seq) < 0)
@@ -265,7 +257,8 @@ json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_serie
 		goto out;
 	}
 	if (q->from_seq <= last_seq &&
-	    tm_store_each_sample(st, run_id, first_seq(st, run_id, q), -1, take_sample, &a) < 0)
+	    (first_seq(st, run_id, q, &from) < 0 ||
+	     tm_store_each_sample(st, run_id, from, -1, take_sample, &a) < 0))
 		goto out;
 	if (a.last_seq < 0)
 		a.last_seq = q->from_seq > 0 ? q->from_seq - 1 : -1;

@@ -1,10 +1,9 @@
 /* bench's tables in the store; see store/bench_tables.h. */
-#include <stddef.h>
-
-#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "store/bench_tables.h"
-#include "store/store.h"
+#include "store/store_impl.h"
 #include "base/banned.h"
 
 static const char bench_schema[] =
@@ -18,40 +17,40 @@ static const char bench_schema[] =
 
 int tm_bench_store_init(struct tm_store *st)
 {
-	return tm_store_exec(st, bench_schema);
+	return tm_st_exec(st, bench_schema);
 }
 
-/* Runs one prepared write.  0 or -1. */
-static int step_done(struct tm_store *st, sqlite3_stmt *s, const char *what)
+/* Whether TABLE exists (a store no bench wrote has no bench tables, and a
+ * read-only one cannot create them).  1, 0, or -1. */
+static int has_table(struct tm_store *st, const char *table)
 {
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return tm_store_db_error(st, what);
-	return 0;
+	int64_t n = 0;
+	int rc = tm_st_query_int64(st,
+	                           "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	                           " AND name = ?",
+	                           table, 0, &n);
+	return rc < 0 ? -1 : n > 0;
 }
 
 int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int64_t *bench_id)
 {
-	sqlite3 *db = tm_store_sqlite(st);
 	sqlite3_stmt *s;
 
-	if (tm_bench_store_init(st) || tm_store_commit(st))
+	if (tm_bench_store_init(st) || tm_store_commit(st) ||
+	    tm_st_prepare(st,
+	                  "INSERT INTO benches(started_wall_usec, name, spec_json, seed,"
+	                  " run_order, host) VALUES(?,?,?,?,?,?)",
+	                  &s, "prepare bench"))
 		return -1;
-	if (sqlite3_prepare_v2(db,
-	                       "INSERT INTO benches(started_wall_usec, name, spec_json, seed,"
-	                       " run_order, host) VALUES(?,?,?,?,?,?)",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, b->started_wall_usec);
-	tm_store_bind_text(s, 2, b->name);
-	tm_store_bind_text(s, 3, b->spec_json);
+	tm_st_bind_text(s, 2, b->name);
+	tm_st_bind_text(s, 3, b->spec_json);
 	sqlite3_bind_int64(s, 4, b->seed);
-	tm_store_bind_text(s, 5, b->order);
-	tm_store_bind_text(s, 6, b->host);
-	if (step_done(st, s, "insert bench"))
+	tm_st_bind_text(s, 5, b->order);
+	tm_st_bind_text(s, 6, b->host);
+	if (tm_st_step_done(st, s, true, "insert bench"))
 		return -1;
-	*bench_id = sqlite3_last_insert_rowid(db);
+	*bench_id = sqlite3_last_insert_rowid(st->db);
 	return 0;
 }
 
@@ -59,60 +58,105 @@ int tm_bench_store_end(struct tm_store *st, int64_t bench_id, int64_t ended_wall
 {
 	sqlite3_stmt *s;
 
-	if (tm_store_commit(st))
+	if (tm_store_commit(st) ||
+	    tm_st_prepare(st, "UPDATE benches SET ended_wall_usec = ? WHERE id = ?", &s,
+	                  "prepare bench end"))
 		return -1;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "UPDATE benches SET ended_wall_usec = ? WHERE id = ?", -1, &s,
-	                       NULL) != SQLITE_OK)
-		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, ended_wall_usec);
 	sqlite3_bind_int64(s, 2, bench_id);
-	return step_done(st, s, "end bench");
+	return tm_st_step_done(st, s, true, "end bench");
 }
 
 int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n)
 {
 	sqlite3_stmt *s;
 
-	if (tm_store_commit(st))
+	if (tm_store_commit(st) ||
+	    tm_st_prepare(st,
+	                  "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
+	                  " warmup, wall_usec, rig_cpu_usec) VALUES(?,?,?,?,?,?,?)",
+	                  &s, "prepare bench run"))
 		return -1;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st),
-	                       "INSERT OR REPLACE INTO bench_runs(run_id, bench_id, seq, arm_index,"
-	                       " warmup, wall_usec, rig_cpu_usec) VALUES(?,?,?,?,?,?,?)",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return tm_store_db_error(st, "prepare");
 	sqlite3_bind_int64(s, 1, n->run_id);
 	sqlite3_bind_int64(s, 2, n->bench_id);
 	sqlite3_bind_int64(s, 3, n->seq);
 	sqlite3_bind_int(s, 4, n->arm_index);
 	sqlite3_bind_int(s, 5, n->warmup);
-	if (n->wall_usec > 0)
-		sqlite3_bind_int64(s, 6, n->wall_usec);
-	else
-		sqlite3_bind_null(s, 6);
-	if (n->rig_cpu_usec >= 0)
-		sqlite3_bind_int64(s, 7, n->rig_cpu_usec);
-	else
-		sqlite3_bind_null(s, 7);
-	return step_done(st, s, "insert bench run");
+	tm_st_bind_int64_min(s, 6, n->wall_usec, 1);
+	tm_st_bind_int64_min(s, 7, n->rig_cpu_usec, 0);
+	return tm_st_step_done(st, s, true, "insert bench run");
 }
 
 int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id)
 {
-	sqlite3_stmt *s;
-	int rc;
-
 	if (tm_bench_store_init(st))
 		return -1;
-	if (sqlite3_prepare_v2(tm_store_sqlite(st), "SELECT max(id) FROM benches", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return tm_store_db_error(st, "prepare");
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		*bench_id = sqlite3_column_int64(s, 0);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_ROW ? 1 : tm_store_db_error(st, "latest bench");
+	return tm_st_query_int64(st, "SELECT max(id) FROM benches", NULL, 0, bench_id);
+}
+
+int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_info *out)
+{
+	sqlite3_stmt *s;
+	int rc = has_table(st, "benches");
+
+	memset(out, 0, sizeof(*out));
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	if (tm_st_prepare(st,
+	                  "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
+	                  " ended_wall_usec FROM benches WHERE id = ?",
+	                  &s, "prepare bench"))
+		return -1;
+	sqlite3_bind_int64(s, 1, bench_id);
+	rc = tm_st_step_row(st, s, "read bench");
+	if (rc == 0) {
+		out->id = bench_id;
+		out->name = tm_st_dup_text(s, 0);
+		out->spec_json = tm_st_dup_text(s, 1);
+		out->seed = sqlite3_column_int64(s, 2);
+		out->order = tm_st_dup_text(s, 3);
+		out->host = tm_st_dup_text(s, 4);
+		out->started_wall_usec = sqlite3_column_int64(s, 5);
+		out->ended_wall_usec = sqlite3_column_int64(s, 6);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+void tm_bench_info_release(struct tm_bench_info *b)
+{
+	free(b->name);
+	free(b->spec_json);
+	free(b->order);
+	free(b->host);
+	memset(b, 0, sizeof(*b));
+}
+
+int tm_bench_store_note(struct tm_store *st, int64_t run_id, struct tm_bench_run_note *out)
+{
+	sqlite3_stmt *s;
+	int rc = has_table(st, "bench_runs");
+
+	memset(out, 0, sizeof(*out));
+	out->run_id = run_id;
+	out->rig_cpu_usec = -1;
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	if (tm_st_prepare(st,
+	                  "SELECT bench_id, seq, arm_index, warmup, wall_usec, rig_cpu_usec"
+	                  " FROM bench_runs WHERE run_id = ?",
+	                  &s, "prepare bench run"))
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	rc = tm_st_step_row(st, s, "read bench run");
+	if (rc == 0) {
+		out->bench_id = sqlite3_column_int64(s, 0);
+		out->seq = sqlite3_column_int64(s, 1);
+		out->arm_index = sqlite3_column_int(s, 2);
+		out->warmup = sqlite3_column_int(s, 3) != 0;
+		out->wall_usec = sqlite3_column_int64(s, 4);
+		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
+			out->rig_cpu_usec = sqlite3_column_int64(s, 5);
 	}
 	sqlite3_finalize(s);
 	return rc;

@@ -37,4 +37,20 @@ int tm_bench_store_run(struct tm_store *st, const struct tm_bench_run_note *n);
 /* The newest bench: 0, 1 when there is none, -1. */
 int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id);
 
+/* A bench as stored; strings malloc'd (NULL when not stored), freed by
+ * tm_bench_info_release(). */
+struct tm_bench_info {
+	int64_t id;
+	char *name, *spec_json, *order, *host;
+	int64_t seed;
+	int64_t started_wall_usec, ended_wall_usec; /* ended: 0 while running */
+};
+/* Fills *OUT: 0, 1 when there is no such bench (or no benches table), -1. */
+int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_info *out);
+void tm_bench_info_release(struct tm_bench_info *b);
+
+/* What tm_bench_store_run() recorded of RUN_ID into *OUT (wall_usec 0 and
+ * rig_cpu_usec -1 when unknown): 0, 1 when nothing was, -1. */
+int tm_bench_store_note(struct tm_store *st, int64_t run_id, struct tm_bench_run_note *out);
+
 #endif

@@ -20,9 +20,16 @@
 
 struct tm_store;
 
-/* Opens (creating if needed) the store at PATH.  0, or -1 after tm_error. */
+/* Opens (creating if needed, and setting up the schema of the tables in
+ * docs/store.md) the store at PATH for reading and writing.  0 with *OUT
+ * set, or -1 after tm_error (not a tidemark store, written by an
+ * incompatible tidemark, cannot be created). */
 int tm_store_open(const char *path, struct tm_store **out);
+/* Opens an existing store for reading only; never creates or changes the
+ * file.  0, or -1 after tm_error. */
 int tm_store_open_readonly(const char *path, struct tm_store **out);
+/* Commits what is pending (a failed commit is reported, not returned:
+ * callers that care commit first) and frees ST.  NULL is a no-op. */
 void tm_store_close(struct tm_store *st);
 
 /* ---- runs ---- */
@@ -70,14 +77,20 @@ struct tm_run_info {
 	int64_t sample_count;
 };
 
+/* Adds a run (in the current batch); its id in *RUN_ID.  0 or -1. */
 int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t *run_id);
+/* Records how the run ended; a NULL reason keeps the one stored.  0 or -1. */
 int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_end *e);
-/* Sets one text column of runs (allocator, limits_json, env_json, reason). */
+/* Sets one text column of runs (allocator, limits_json, env_json, reason,
+ * cgroup_path, cgroup_mode, outcome; any other is a programmer error).
+ * 0 or -1. */
 int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *column,
                           const char *value);
 
-/* 0 found, 1 no such run, -1 error. */
+/* Fills *OUT (release with tm_run_info_release): 0 found, 1 no such run,
+ * -1 error. */
 int tm_store_run_get(struct tm_store *st, int64_t run_id, struct tm_run_info *out);
+/* The run with that uuid, or the newest run: 0 found, 1 none, -1 error. */
 int tm_store_run_by_uuid(struct tm_store *st, const char *uuid, int64_t *run_id);
 int tm_store_latest_run(struct tm_store *st, int64_t *run_id);
 void tm_run_info_release(struct tm_run_info *ri);
@@ -89,8 +102,9 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 
 /* ---- what a run records ---- */
 
-/* Samples must arrive in seq order 0, 1, 2 ... per run (the encoding is a
- * delta against the previous sample).  Returns -1 on a gap. */
+/* Adds a sample (in the current batch).  Samples must arrive in seq order
+ * 0, 1, 2 ... per run (the encoding is a delta against the previous
+ * sample).  0, or -1 after tm_error (a gap, a store error). */
 int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sample *s);
 
 struct tm_event {
@@ -101,13 +115,16 @@ struct tm_event {
 	int64_t value;      /* kind-specific: exit code, signal, count, new limit */
 	const char *detail; /* free text or NULL */
 };
+/* Add an event, a progress point, a mark (in the current batch; strings
+ * copied).  0 or -1 after tm_error. */
 int tm_store_add_event(struct tm_store *st, int64_t run_id, const struct tm_event *ev);
 int tm_store_add_progress(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
                           int64_t t_mono_usec, double value);
 int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t t_mono_usec,
                       const char *text);
 
-/* Makes everything added since the last commit durable, in one transaction. */
+/* Makes everything added since the last commit durable, in one
+ * transaction.  0, or -1 after tm_error (the batch is then rolled back). */
 int tm_store_commit(struct tm_store *st);
 
 /* ---- reading ---- */
@@ -117,28 +134,56 @@ typedef int (*tm_event_cb)(void *ctx, const struct tm_event *ev);
 typedef int (*tm_progress_cb)(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, double value);
 typedef int (*tm_mark_cb)(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, const char *text);
 
-/* Samples with FROM_SEQ <= seq <= TO_SEQ (TO_SEQ < 0: to the end), in order. */
+/*
+ * The iterators below call CB once per row, in order, with pointers that are
+ * valid only during the call.  A callback returning non-zero stops the walk
+ * and that value is returned; otherwise they return 0, or -1 after tm_error
+ * (an unreadable or undecodable row).  A run with no rows (or no such run)
+ * is a walk of nothing: 0.
+ */
+
+/* Samples with FROM_SEQ <= seq <= TO_SEQ (TO_SEQ < 0: to the end), in seq
+ * order, decoded (absent metrics stay absent). */
 int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, int64_t to_seq,
                          tm_sample_cb cb, void *ctx);
+
+/* A run's events, progress points and marks in time order (t_mono_usec,
+ * then the order they were stored). */
 int tm_store_each_event(struct tm_store *st, int64_t run_id, tm_event_cb cb, void *ctx);
 int tm_store_each_progress(struct tm_store *st, int64_t run_id, tm_progress_cb cb, void *ctx);
 int tm_store_each_mark(struct tm_store *st, int64_t run_id, tm_mark_cb cb, void *ctx);
 
-/* The last stored sample seq of a run, or -1 when it has none. */
+/* The same in the order they were stored, skipping the first FROM and
+ * passing at most LIMIT (LIMIT <= 0: all the rest).  An item's position in
+ * this order (0, 1, 2 ...) is the one the push protocol counts in. */
+int tm_store_each_event_from(struct tm_store *st, int64_t run_id, int64_t from, int64_t limit,
+                             tm_event_cb cb, void *ctx);
+int tm_store_each_progress_from(struct tm_store *st, int64_t run_id, int64_t from, int64_t limit,
+                                tm_progress_cb cb, void *ctx);
+int tm_store_each_mark_from(struct tm_store *st, int64_t run_id, int64_t from, int64_t limit,
+                            tm_mark_cb cb, void *ctx);
+
+/* How many events, progress points and marks a run has stored. */
+struct tm_item_counts {
+	int64_t events, progress, marks;
+};
+/* 0 with *OUT filled (zeros for a run without any), or -1 after tm_error. */
+int tm_store_count_items(struct tm_store *st, int64_t run_id, struct tm_item_counts *out);
+
+/* The last stored sample seq of a run in *SEQ, or -1 when it has none.
+ * 0, or -1 after tm_error. */
 int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq);
 
-/* ---- extensions ----
- * Other parts keep their own tables in the same file (benches, machines and
- * tokens for the server).  They create them with tm_store_exec() at open time
- * and query through tm_store_sqlite(); docs/store.md lists every table.
+/* The first sample taken at or after T_WALL_USEC (wall clock, usec since the
+ * epoch), without decoding any: 0 with *SEQ set, 1 when every sample is
+ * older (or there is none), -1 after tm_error. */
+int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t *seq);
+
+/*
+ * Other parts keep their own tables in the same file, behind functions of
+ * their own in src/store/: bench_tables.h (benches, bench_runs) and
+ * server_tables.h (the server's tokens and machines).  docs/store.md lists
+ * every table.
  */
-struct sqlite3;
-struct sqlite3_stmt;
-struct sqlite3 *tm_store_sqlite(struct tm_store *st);
-int tm_store_exec(struct tm_store *st, const char *sql);
-/* Reports the database's last error, saying WHAT failed; returns -1. */
-int tm_store_db_error(struct tm_store *st, const char *what);
-/* Binds TEXT to parameter I, or NULL when TEXT is NULL (copied). */
-void tm_store_bind_text(struct sqlite3_stmt *s, int i, const char *text);
 
 #endif

@@ -50,13 +50,28 @@ n=$(sql "$DB" "select count(*) from samples where run_id in (select id from runs
 [ "${n:-0}" -gt 8 ] && ok "their series stay in the store ($n samples)" || fail "series in the store" "$n samples"
 grep -q '^arm,1,double,,,peak_anon_bytes,2,' "$T/two.csv" && ok "--export csv" || fail "--export csv" "$(head -5 "$T/two.csv")"
 grep -q '^| survived | 2/2 | 2/2 |' "$T/two.md" && ok "--export md" || fail "--export md" "$(cat "$T/two.md")"
+# 2 vs 2 runs: the table gives the ratio but no verdict, and says why
+if grep -q 'no verdict with 2 vs 2 runs (double against small): the smallest p Mann–Whitney can give them is 0.333, over α 0.05; it takes 4 runs per arm' "$T/two.txt" &&
+	! sed -n '/^survived/,/^$/p' "$T/two.txt" | grep -qE 'n\.s\.|p='; then
+	ok "2 vs 2 runs: no verdict in the cells, a note says how many runs it takes"
+else
+	fail "2 vs 2 runs: no verdict, and a note" "$(cat "$T/two.txt")"
+fi
+grep -q 'two-sided Mann–Whitney U test against the control' "$T/two.txt" &&
+	ok "the legend names the test" || fail "the legend names the test" "$(cat "$T/two.txt")"
+if sed -n '/^survived/,/^$/p' "$T/two.txt" | grep -qE '(^| )0\.00 \[[0-9.–]*\]\*? ×'; then
+	fail "no ratio for a figure under its noise floor" "$(cat "$T/two.txt")"
+else
+	ok "no ratio for a figure under its noise floor"
+fi
 "$TM" bench -o "$DB" --table 1 >"$T/again.txt" 2>&1
 cmp -s "$T/two.txt" "$T/again.txt" && ok "--table reprints the same table from the store" ||
 	fail "--table reprints the same table" "$(diff "$T/two.txt" "$T/again.txt" | head)"
 
 # ---- an arm OOM-killed under a low limit ----
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm roomy --arm tight:MemoryMax=40M \
-	--export "json:$T/oom.json" -- "$P" --mib 96 --steps 4 --step-ms 30 >"$T/oom.txt" 2>"$T/oom.err"
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm roomy: --arm tight:MemoryMax=40M \
+	--progress 'progress=([0-9]+)' --export "json:$T/oom.json" \
+	-- "$P" --mib 96 --steps 8 --step-ms 60 >"$T/oom.txt" 2>"$T/oom.err"
 if grep -qE '^survived +2/2 +0/2 \(2 oom-killed\)' "$T/oom.txt"; then
 	ok "an arm killed under its limit is reported oom-killed and counted in survival"
 else
@@ -68,6 +83,14 @@ r=$(json "$T/oom.json" "$(arm tight)['figures']['wall_usec']['n'], $(arm tight)[
 [ "$r" = "0 2 2" ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
 	fail "killed runs stay out of the time medians" "$r"
 grep -q '^killed at anon MiB' "$T/oom.txt" && ok "the killed runs' peak has its row" || fail "killed peak row" "$(cat "$T/oom.txt")"
+# 40 MiB holds 3 steps of 12 MiB: the kill comes after progress 1..3, well before 8
+if grep -qE '^killed at progress +— +[1-3]( |$)' "$T/oom.txt" &&
+	grep -qE '^killed after s +— +0\.[0-9]+' "$T/oom.txt" &&
+	sed -n '/^killed at anon/{n;p}' "$T/oom.txt" | grep -q '^killed at progress'; then
+	ok "a killed arm shows its progress and time at the kill, next to its anon"
+else
+	fail "a killed arm shows its progress and time at the kill" "$(cat "$T/oom.txt")"
+fi
 
 # ---- a mislabeled arm is caught through /proc/PID/maps ----
 LIBC=$(ldd "$P" | awk '/libc\.so/ {print $3}')
@@ -94,7 +117,7 @@ mkdir -p "$T/snap/sub" "$T/work"
 echo "block 1" >"$T/snap/data"
 echo "block 2" >"$T/snap/sub/more"
 script='find "$1" -type f | sort | xargs cat | md5sum >>"$2"; echo garbage >>"$1/data"; echo x >"$1/new"'
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm a --arm b --restore "$T/snap:$T/work" \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm a: --arm b: --restore "$T/snap:$T/work" \
 	--prepare "echo \"\$TIDEMARK_ARM \$TIDEMARK_SEQ\" >>$T/hooks" --cleanup "echo done >>$T/hooks" \
 	-- sh -c "$script" sh "$T/work" "$T/sums" >"$T/restore.txt" 2>&1
 want=$(find "$T/snap" -type f | sort | xargs cat | md5sum)
@@ -109,7 +132,7 @@ fi
 	ok "--prepare and --cleanup run around every run" || fail "--prepare and --cleanup" "$(cat "$T/hooks")"
 
 # ---- --until-progress ends the work; --window picks the stretch; shuffle prints its seed ----
-"$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a --arm arena1 \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --order shuffle --arm a: --arm arena1 \
 	--progress 'progress=([0-9]+)' --until-progress 6 --window 2:6 --settle 300ms --grace 1s \
 	--export "json:$T/until.json" -- "$P" --mib 80 --steps 40 --step-ms 150 >"$T/until.txt" 2>"$T/until.err"
 grep -qE 'order shuffle \(seed [0-9]+; repeat with --seed [0-9]+\)' "$T/until.err" &&
@@ -121,10 +144,10 @@ r=$(json "$T/until.json" "all(0.3e6 < r['figures']['wall_usec'] < 0.9e6 for r in
 [ "$r" = True ] && ok "the window's wall time covers the stretch only" || fail "window wall time" "$r"
 
 # ---- warmup rounds are recorded but not counted; --drop-caches; --timeout ----
-"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a --arm b \
+"$TM" bench -o "$DB" --runs 1 --warmup 1 --drop-caches -i 100ms --arm a: --arm b: \
 	-- sh -c 'sleep 0.2' >"$T/warm.txt" 2>&1
 # the slow arm is the same command with a variable that makes it sleep past --timeout
-"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
+"$TM" bench -o "$DB" --runs 2 -i 100ms --arm quick: --arm slow:TIDEMARK_SLOW=1 --timeout 700ms \
 	-- sh -c 'if [ "$TIDEMARK_SLOW" = 1 ]; then sleep 5; fi; sleep 0.2' >"$T/slow.txt" 2>&1
 r=$(sql "$DB" "select count(*) || ' ' || sum(warmup) from bench_runs where bench_id = 7")
 if [ "$r" = "4 2" ] && grep -qE ': 2 arms, 2 runs \(1 per arm\) \(\+2 warmup\)' "$T/warm.txt"; then
@@ -139,7 +162,7 @@ else
 fi
 
 # ---- a signal ends the current run as interrupted and prints the table so far ----
-"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a --arm b -- sleep 2 >"$T/int.txt" 2>&1 &
+"$TM" bench -o "$DB" --runs 3 -i 100ms --arm a: --arm b: -- sleep 2 >"$T/int.txt" 2>&1 &
 pid=$!
 sleep 3
 kill -TERM $pid
@@ -161,7 +184,7 @@ else
 fi
 
 # ---- --heap: the live heap and what the allocator retains, per arm ----
-"$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy --arm tight:MemoryMax=24M \
+"$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy: --arm tight:MemoryMax=24M \
 	--export "json:$T/heap.json" -- "$P" --mib 32 --steps 4 --step-ms 150 --hold-ms 600 \
 	>"$T/heap.txt" 2>"$T/heap.err"
 # 32 MiB in 64 KiB blocks: glibc's usable size is the block + 8 bytes

@@ -49,6 +49,12 @@ check kern_fixture_count test "$(value proc_count "$T/fx.out")" = 3
 check kern_fixture_rss test "$(value proc_rss_bytes "$T/fx.out")" = $(((1716 + 1796 + 32816) * 1024))
 if grep -q '^host_' "$T/fx.out"; then fail kern_fixture_no_host "host metrics with --no-host"; else ok kern_fixture_no_host; fi
 
+# --- bad arguments: a message and exit 2 (no root needed) --------------------------------------
+check_fails kern_bad_pid "bad pid" "$S" pid abc
+check_fails kern_bad_size "bad size" "$S" run --max 12Q -- true
+"$S" --help >"$T/help.out" 2>&1
+check kern_help_examples grep -q 'examples:' "$T/help.out"
+
 # --- fresh cgroups (root and a cgroup memory controller) ---------------------
 if [ "$(id -u)" != 0 ] || ! grep -qE ' - cgroup2? ' /proc/self/mountinfo; then
 	skip kern_cgroup_limit "needs root and cgroups"
@@ -71,9 +77,4 @@ else
 	skip kern_oom_kill_counted "no python3"
 fi
 
-# --- bad arguments: a message and exit 2 --------------------------------------
-check_fails kern_bad_pid "bad pid" "$S" pid abc
-check_fails kern_bad_size "bad size" "$S" run --max 12Q -- true
-"$S" --help >"$T/help.out" 2>&1
-check kern_help_examples grep -q 'examples:' "$T/help.out"
 finish

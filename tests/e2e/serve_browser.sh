@@ -56,8 +56,22 @@ cat "$T/panel.tap"
 grep -qE '^(not )?ok' "$T/panel.tap" || fail "panel test ran" "$(tail -5 "$T/panel.tap")"
 [ -s "$ART/panel.png" ] && ok "screenshot kept: build/test-artifacts/serve/panel.png" || fail "screenshot kept"
 
-# a live recording: its page gets new samples without a reload
-"$TM" record -q --db "$T/c.db" -i 100ms --push "$URL" --token-file "$T/a.tok" -- sleep 7 >"$T/c.out" 2>&1 &
+# the panel's modules are served as JavaScript (a browser refuses a module
+# of any other type), without a read token like the rest of the panel
+mods=0
+for m in $(cd "$TM_ROOT/web" && ls js/*.js); do
+	ct=$(curl -s -o /dev/null -w '%{http_code} %{content_type}' "$URL/$m")
+	case $ct in
+	"200 text/javascript"*) ;;
+	*) fail "panel module /$m served as JavaScript" "$ct"; continue ;;
+	esac
+	mods=$((mods + 1))
+done
+[ "$mods" -ge 5 ] && ok "the panel's $mods modules are served as text/javascript" || fail "panel modules served" "$mods modules"
+
+# a live recording: its page follows it without a reload and stops when left
+# (live.mjs needs the run live for about 25 s)
+"$TM" record -q --db "$T/c.db" -i 100ms --push "$URL" --token-file "$T/a.tok" -- sleep 30 >"$T/c.out" 2>&1 &
 C=$!
 sleep 1.5
 node "$BROWSER_DIR/live.mjs" "$URL/#token=$(cat "$T/read.tok")&/machine/pi-home" 2>&1

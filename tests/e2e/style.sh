@@ -21,4 +21,9 @@ fi
 
 # The parts include each other only as src/LAYERS allows.
 check style_layers sh scripts/layers.sh "$TM_ROOT"
+
+# Only the store talks to SQLite: no other file under src/ names it.
+outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
+[ -z "$outside" ] && ok "style_sql_only_in_store" ||
+	fail "style_sql_only_in_store" "SQLite outside src/store/: $outside"
 finish

@@ -35,7 +35,7 @@ static void test_arm_shortcuts(void **state)
 	assert_int_equal(tm_bench_add_arm(&sp, "glibc"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "jemalloc"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "arena1"), 0);
-	assert_int_equal(tm_bench_add_arm(&sp, "other"), 0);
+	assert_int_equal(tm_bench_add_arm(&sp, "other:"), 0); /* no settings, on purpose */
 	assert_int_equal(sp.arms[0].alloc, TM_ALLOC_GLIBC);
 	assert_int_equal(sp.arms[1].alloc, TM_ALLOC_JEMALLOC);
 	assert_int_equal(sp.arms[2].alloc, TM_ALLOC_ARENA1);
@@ -70,8 +70,12 @@ static void test_arm_settings(void **state)
 static void test_arm_errors(void **state)
 {
 	static const char *bad[] = {
-	    "",         "x:", "x:foo", "x:=1", "bad name", "x:Allocator=nope", "x:MemoryMax=lots",
-	    "x:1BAD=2", "a/b"};
+	    "", "x:foo", "x:=1", "bad name", "x:Allocator=nope", "x:MemoryMax=lots", "x:1BAD=2",
+	    "a/b",
+	    /* a name that is no shortcut and sets nothing: a typo, not glibc */
+	    "tcmaloc", "other",
+	    /* limits no program can start in */
+	    "x:MemoryMax=0", "x:MemoryMax=1K", "x:MemoryHigh=64K"};
 	struct tm_bench_spec sp;
 	(void)state;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
@@ -80,8 +84,31 @@ static void test_arm_errors(void **state)
 		tm_bench_spec_release(&sp);
 	}
 	tm_bench_spec_init(&sp);
-	assert_int_equal(tm_bench_add_arm(&sp, "a"), 0);
+	assert_int_equal(tm_bench_add_arm(&sp, "a:"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "a:X=1"), -1); /* twice */
+	/* the floor is a floor: 128 KiB and no swap at all are fine */
+	assert_int_equal(tm_bench_add_arm(&sp, "b:MemoryMax=128K,MemorySwapMax=0"), 0);
+	tm_bench_spec_release(&sp);
+	assert_string_equal(tm_bench_alloc_nearest("tcmaloc"), "tcmalloc");
+	assert_string_equal(tm_bench_alloc_nearest("jemmaloc"), "jemalloc");
+	assert_string_equal(tm_bench_alloc_nearest("arena"), "arena1");
+	assert_null(tm_bench_alloc_nearest("roomy"));
+}
+
+/* An empty section that is no shortcut is a typo until it says otherwise. */
+static void test_ini_nothing_set(void **state)
+{
+	struct tm_bench_spec sp;
+	(void)state;
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[glibc]\n[tcmaloc]\n", "t.ini"), -1);
+	tm_bench_spec_release(&sp);
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[glibc]\n[plain]\nAllocator=glibc\n", "t.ini"),
+	                 0);
+	tm_bench_spec_release(&sp);
+	tm_bench_spec_init(&sp);
+	assert_int_equal(tm_bench_parse_ini(&sp, "[bench]\nMemoryMax=1K\n[glibc]\n", "t.ini"), -1);
 	tm_bench_spec_release(&sp);
 }
 
@@ -425,13 +452,13 @@ static void test_path_parent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_arm_shortcuts), cmocka_unit_test(test_arm_settings),
-	    cmocka_unit_test(test_arm_errors),    cmocka_unit_test(test_ini_good),
-	    cmocka_unit_test(test_ini_errors),    cmocka_unit_test(test_environment_value),
-	    cmocka_unit_test(test_split_command), cmocka_unit_test(test_alloc_vars),
-	    cmocka_unit_test(test_guard),         cmocka_unit_test(test_envp_and_resolve),
-	    cmocka_unit_test(test_order),         cmocka_unit_test(test_restore),
-	    cmocka_unit_test(test_path_parent),
+	    cmocka_unit_test(test_arm_shortcuts),     cmocka_unit_test(test_arm_settings),
+	    cmocka_unit_test(test_arm_errors),        cmocka_unit_test(test_ini_nothing_set),
+	    cmocka_unit_test(test_ini_good),          cmocka_unit_test(test_ini_errors),
+	    cmocka_unit_test(test_environment_value), cmocka_unit_test(test_split_command),
+	    cmocka_unit_test(test_alloc_vars),        cmocka_unit_test(test_guard),
+	    cmocka_unit_test(test_envp_and_resolve),  cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_restore),           cmocka_unit_test(test_path_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

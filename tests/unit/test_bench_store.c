@@ -94,7 +94,7 @@ static void test_store_and_table(void **state)
 	assert_int_equal(tm_bench_store_latest(st, &latest), 1);
 
 	tm_bench_spec_init(&sp);
-	assert_int_equal(tm_bench_add_arm(&sp, "a"), 0);
+	assert_int_equal(tm_bench_add_arm(&sp, "a:"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "b:MALLOC_ARENA_MAX=1,MemoryMax=64M"), 0);
 	sp.runs = 2;
 	sp.settle_usec = 0;

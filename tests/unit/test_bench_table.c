@@ -25,8 +25,15 @@ static void test_stat(void **state)
 	assert_true(s.median == 4); /* (3 + 5) / 2 */
 	assert_true(s.min == 1 && s.max == 100);
 	assert_true(s.mad == 2); /* |1-4|,|3-4|,|5-4|,|100-4| -> 1,1,3,96 -> 2 */
+	/* four runs are too few to tell an outlier from the spread */
+	assert_false(tm_bench_outlier(&s, 100, 0));
+	double six[] = {5, 1, 3, 100, 4, 6};
+	tm_bench_stat_of(six, 6, &s);
+	/* median 4.5, MAD 1.5: 100 is 0.6745 * 95.5 / 1.5 = 42.9 MADs out, 6 only 0.67 */
+	assert_true(s.median == 4.5 && s.mad == 1.5);
 	assert_true(tm_bench_outlier(&s, 100, 0));
-	assert_false(tm_bench_outlier(&s, 5, 0));
+	assert_false(tm_bench_outlier(&s, 6, 0));
+	assert_false(tm_bench_outlier(&s, 100, 200)); /* under the noise floor */
 	tm_bench_stat_of(v, 0, &s);
 	assert_int_equal(s.n, 0);
 	assert_true(isnan(s.median));
@@ -38,8 +45,8 @@ static void test_stat(void **state)
 	assert_false(tm_bench_overlap(&a, &none));
 
 	/* identical values: nothing is an outlier unless it is 2 % off */
-	double same[] = {10, 10, 10, 10.1};
-	tm_bench_stat_of(same, 4, &s);
+	double same[] = {10, 10, 10, 10, 10.1};
+	tm_bench_stat_of(same, 5, &s);
 	assert_false(tm_bench_outlier(&s, 10.1, 0));
 	assert_true(tm_bench_outlier(&s, 11, 0));
 }
@@ -57,6 +64,7 @@ static void add_run(struct tm_bench_table *t, int arm, const char *outcome, doub
 		r->fig[f] = NAN;
 	r->fig[TM_BF_PEAK_ANON] = anon_mib * TM_MIB;
 	r->fig[TM_BF_WALL] = wall_s * 1e6;
+	r->work_wall_usec = wall_s * 1e6;
 	r->steal_share = 0;
 	r->other_share = 0.05;
 	t->n_runs++;
@@ -127,7 +135,11 @@ static void test_compute(void **state)
 	assert_true(fabs(a->ratio[TM_BF_PEAK_ANON] - 102.0 / 600) < 1e-9);
 	assert_false(a->overlap[TM_BF_PEAK_ANON]);
 	assert_true(j->overlap[TM_BF_PEAK_ANON]); /* 350..600 vs 600 */
-	assert_true(t.runs[8].outlier_mask & (1u << TM_BF_WALL));
+	/* 3 runs: no outlier, however far off (30 s against 8.0 and 8.2) */
+	assert_int_equal(t.runs[8].outlier_mask, 0);
+	/* 1 vs 3 and 3 vs 3 runs: a ratio, but no verdict */
+	assert_int_equal(a->verdict[TM_BF_PEAK_ANON], TM_BV_TOO_FEW);
+	assert_true(isnan(a->p[TM_BF_PEAK_ANON]));
 	assert_true(t.noisy);
 	assert_int_equal(t.reference, 0);
 	tm_bench_table_release(&t);
@@ -143,9 +155,21 @@ static void test_compute(void **state)
 	assert_true(fabs(t.arms[2].ratio[TM_BF_PEAK_ANON] - 355.0 / 102) < 1e-9);
 	char *text = text_of(&t, tm_bench_table_write_text);
 	expect(text, "arena1 (ref)");
-	expect(text, "ratios and n.s. are to 'arena1'");
+	expect(text, "ratios and tests are to 'arena1'");
+	expect(text, "no verdict with 3 vs 3 runs (jemalloc against arena1): the smallest p "
+	             "Mann–Whitney can give them is 0.100, over α 0.05; it takes 4 runs per arm, "
+	             "or 5 against 3");
 	free(text);
 	tm_bench_table_release(&t);
+}
+
+/* The table without the notes under it (malloc'd). */
+static __attribute__((noinline)) char *table_part(const char *text)
+{
+	size_t n = 0;
+	while (text[n] && strncmp(text + n, "\nmedian [", 9))
+		n++;
+	return strndup(text, n);
 }
 
 static void test_text(void **state)
@@ -157,10 +181,19 @@ static void test_text(void **state)
 	expect(text, "glibc (control)");
 	expect(text, "1/3 (2 oom-killed)");
 	expect(text, "3/3 (1 invalid)");
-	expect(text, "102 [100–104] ×0.17");
-	expect(text, "n.s.");
-	expect(text, "killed at anon MiB");
-	expect(text, "outlier: run 9 (jemalloc): wall s 30 (median 8.20)");
+	expect(text, "102 [100–104] ×0.17   ");
+	/* no verdict in any cell (the notes below the table explain them) */
+	char *cells = table_part(text);
+	assert_null(strstr(cells, "n.s."));
+	assert_null(strstr(cells, "p="));
+	assert_null(strstr(cells, "*"));
+	free(cells);
+	assert_null(strstr(text, "outlier:"));
+	expect(text, "killed at anon MiB  400 [399–400]");
+	expect(text, "killed after s      3.50 [3.00–4.00]");
+	expect(text, "two-sided Mann–Whitney U test");
+	expect(text, "no verdict with 3 vs 1 runs (arena1, jemalloc against glibc): the smallest "
+	             "p Mann–Whitney can give them is 0.500");
 	expect(text, "noisy machine: runs 9 ran beside other load (60–60% of the CPUs)");
 	expect(text, "run 10 (jemalloc) invalid: libjemalloc not mapped");
 	/* no row for figures no arm has */
@@ -171,8 +204,10 @@ static void test_text(void **state)
 	expect(md, "| survived | 1/3 (2 oom-killed) | 3/3 | 3/3 (1 invalid) |");
 	free(md);
 	char *csv = text_of(&t, tm_bench_table_write_csv);
-	expect(csv, "arm,7,glibc,,,survived,3,,,,,,1\n");
-	expect(csv, "run,7,glibc,4,oom-killed,peak_anon_bytes,,,,,,,419430400\n");
+	expect(csv, "arm,7,glibc,,,survived,3,,,,,,,,1\n");
+	expect(csv, "run,7,glibc,4,oom-killed,peak_anon_bytes,,,,,,,,,419430400\n");
+	expect(csv, "arm,7,arena1,,,peak_anon_bytes,3,106954752,104857600,109051904,0.17,0,,"
+	            "too-few-runs,\n");
 	free(csv);
 	tm_bench_table_release(&t);
 }
@@ -206,13 +241,118 @@ static void test_json(void **state)
 	tm_bench_table_release(&t);
 }
 
+/* Five runs an arm: the exact test gives verdicts; figures under their
+ * noise floor get neither ratio nor test; an outlier can be judged. */
+static void make_five(struct tm_bench_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->bench_id = 3;
+	t->n_arms = 2;
+	snprintf(t->arms[0].name, 64, "glibc");
+	snprintf(t->arms[1].name, 64, "jemalloc");
+	t->runs = calloc(16, sizeof(*t->runs));
+	for (int i = 0; i < 5; i++) {
+		/* peak anon: 100..104 against 200..204, no overlap: p = 2 / 252 */
+		add_run(t, 0, "completed", 100 + i, 10 + 0.1 * i);
+		add_run(t, 1, "completed", 200 + i, 10.05 + 0.1 * i); /* wall interleaved */
+		struct tm_bench_run_row *g = &t->runs[t->n_runs - 2], *j = &t->runs[t->n_runs - 1];
+		/* psi stall 0 against a few ms: under the 50 ms floor, no ×73 */
+		g->fig[TM_BF_PSI_MEM] = i == 0 ? 100 : 0;
+		j->fig[TM_BF_PSI_MEM] = 4000 + 100 * i;
+		/* held anon (no --settle: not a row of the table) with an outlier */
+		g->fig[TM_BF_HELD_ANON] = (50 + 0.1 * i) * TM_MIB;
+	}
+	t->runs[8].fig[TM_BF_HELD_ANON] = 500 * TM_MIB;
+	t->runs[9].fig[TM_BF_WALL] = 60e6; /* jemalloc's last run: an outlier of wall */
+	tm_bench_table_compute(t);
+}
+
+static void test_verdicts(void **state)
+{
+	struct tm_bench_table t;
+	(void)state;
+	make_five(&t);
+	const struct tm_bench_arm_row *j = &t.arms[1];
+	assert_int_equal(j->verdict[TM_BF_PEAK_ANON], TM_BV_SIGNIFICANT);
+	assert_true(fabs(j->p[TM_BF_PEAK_ANON] - 2.0 / 252) < 1e-12);
+	assert_int_equal(j->verdict[TM_BF_WALL], TM_BV_NOT_SIGNIFICANT);
+	assert_int_equal(j->verdict[TM_BF_PSI_MEM], TM_BV_BELOW_FLOOR);
+	assert_true(isnan(j->ratio[TM_BF_PSI_MEM]));
+	assert_true(isnan(j->p[TM_BF_PSI_MEM]));
+	assert_true(t.runs[9].outlier_mask & (1u << TM_BF_WALL));
+	assert_true(t.runs[8].outlier_mask & (1u << TM_BF_HELD_ANON));
+
+	char *text = text_of(&t, tm_bench_table_write_text);
+	expect(text, "202 [200–204] ×1.98 p=0.008");
+	expect(text, "10.2 [10.0–60.0]* ×1.00 n.s.");
+	expect(text, "psi mem stall s     0.00 [0.00–0.00]   0.00 [0.00–0.00]\n");
+	expect(text, "no ratio or test where a median is under the noise floor: psi mem stall s "
+	             "under 0.05");
+	expect(text, "outlier: run 10 (jemalloc): wall s 60 (median 10.2)\n");
+	/* the held-after row is not in the table, so no note names it */
+	assert_null(strstr(text, "held after"));
+	assert_null(strstr(text, "no verdict"));
+	free(text);
+
+	json_error_t err;
+	char *js = tm_bench_table_to_json(&t);
+	json_t *o = json_loads(js, 0, &err);
+	assert_non_null(o);
+	json_t *figs = json_object_get(json_array_get(json_object_get(o, "arms"), 1), "figures");
+	json_t *pa = json_object_get(figs, "peak_anon_bytes");
+	assert_true(fabs(json_real_value(json_object_get(pa, "p_value")) - 2.0 / 252) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(pa, "verdict")), "significant");
+	json_t *psi = json_object_get(figs, "psi_mem_some_usec");
+	assert_true(json_is_null(json_object_get(psi, "ratio")));
+	assert_string_equal(json_string_value(json_object_get(psi, "verdict")),
+	                    "below-noise-floor");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "test"), "name")),
+	                    "mann-whitney-u");
+	json_t *notes = json_object_get(o, "notes");
+	assert_true(json_array_size(notes) >= 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(notes, 0), "kind")),
+	                    "legend");
+	json_decref(o);
+	free(js);
+	tm_bench_table_release(&t);
+}
+
+/* A killed arm shows how far it got: progress and time at the kill. */
+static void test_killed_progress(void **state)
+{
+	struct tm_bench_table t;
+	(void)state;
+	make_table(&t);
+	t.runs[3].fig[TM_BF_PROGRESS] = 12;
+	t.runs[6].fig[TM_BF_PROGRESS] = 14;
+	tm_bench_table_compute(&t);
+	assert_int_equal(t.arms[0].killed_progress.n, 2);
+	assert_true(t.arms[0].killed_progress.median == 13);
+	assert_true(t.arms[0].killed_wall.median == 3.5e6);
+	char *text = text_of(&t, tm_bench_table_write_text);
+	expect(text, "killed at anon MiB  400 [399–400]        —");
+	expect(text, "\nkilled at progress  13 [12–14]");
+	expect(text, "\nkilled after s      3.50 [3.00–4.00]");
+	free(text);
+	char *js = tm_bench_table_to_json(&t);
+	json_error_t err;
+	json_t *o = json_loads(js, 0, &err);
+	json_t *g = json_array_get(json_object_get(o, "arms"), 0);
+	assert_true(json_real_value(
+	                json_object_get(json_object_get(g, "killed_progress"), "median")) == 13);
+	assert_true(json_real_value(json_object_get(json_object_get(g, "killed_wall_usec"),
+	                                            "median")) == 3.5e6);
+	json_decref(o);
+	free(js);
+	tm_bench_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stat),
-	    cmocka_unit_test(test_compute),
-	    cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_stat),     cmocka_unit_test(test_compute),
+	    cmocka_unit_test(test_text),     cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_verdicts), cmocka_unit_test(test_killed_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,68 +24,43 @@
 
 #include "base/util.h"
 #include "cgroup/cgroup.h"
+#include "child.h"
 
 #define MIB (1024 * 1024)
 
-struct child {
-	pid_t pid;
-	int go;    /* write a byte: start */
-	int ready; /* read a byte: done allocating */
-};
-
-/* Forks a child that waits for "go", touches ALLOC bytes, says "ready",
+/* The child: waits for "go", touches *(size_t *)ARG bytes, says "ready",
  * then sleeps until killed. */
-static void spawn(struct child *c, size_t alloc)
+static void toucher(void *arg, int go_fd, int ready_fd)
 {
-	int go[2], ready[2];
-	char b = 0;
+	size_t alloc = *(size_t *)arg;
+	char b = 'r';
 
-	assert_int_equal(pipe(go), 0);
-	assert_int_equal(pipe(ready), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		close(go[1]);
-		close(ready[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(3);
-		if (alloc) {
-			char *p = mmap(NULL, alloc, PROT_READ | PROT_WRITE,
-			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				_exit(4);
-			for (size_t i = 0; i < alloc; i += 4096)
-				p[i] = 1;
-		}
-		if (write(ready[1], &b, 1) != 1)
-			_exit(5);
-		for (;;)
-			pause();
+	if (!child_await_go(go_fd))
+		_exit(3);
+	if (alloc) {
+		char *p =
+		    mmap(NULL, alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(4);
+		for (size_t i = 0; i < alloc; i += 4096)
+			p[i] = 1;
 	}
-	close(go[0]);
-	close(ready[1]);
-	c->go = go[1];
-	c->ready = ready[0];
+	if (write(ready_fd, &b, 1) != 1)
+		_exit(5);
+	for (;;)
+		pause();
 }
 
-static void start(struct child *c)
+static void spawn(struct child *c, size_t alloc)
 {
-	char b = 0;
-	assert_int_equal(write(c->go, &b, 1), 1);
+	child_spawn(c, toucher, &alloc);
 }
 
 /* True when the child reported ready (false: it died first). */
 static bool wait_ready(struct child *c)
 {
 	char b;
-	return read(c->ready, &b, 1) == 1;
-}
-
-static void reap(struct child *c, int *status)
-{
-	close(c->go);
-	close(c->ready);
-	assert_int_equal(waitpid(c->pid, status, 0), c->pid);
+	return child_ready(c, &b, 1);
 }
 
 static int setup(void **state)
@@ -160,7 +135,7 @@ static void test_create_attach_read_destroy(void **state)
 
 	spawn(&c, 16 * MIB);
 	assert_int_equal(tm_cgroup_attach(cg, c.pid), 0);
-	start(&c);
+	child_go(&c);
 	assert_true(wait_ready(&c));
 
 	tm_sample_clear(&s);
@@ -192,7 +167,7 @@ static void test_create_attach_read_destroy(void **state)
 	assert_int_equal(s.v[TM_M_CG_MAX_BYTES], 64 * MIB);
 
 	kill(c.pid, SIGKILL);
-	reap(&c, &status);
+	child_reap(&c, &status);
 	assert_int_equal(tm_cgroup_destroy(cg), 0);
 	struct stat st;
 	assert_int_equal(stat(dir, &st), -1);
@@ -222,9 +197,9 @@ static void test_oom_kill_counted(void **state)
 	assert_int_equal(tm_cgroup_create(host, name, &lim, &cg), 0);
 	spawn(&c, 200 * MIB);
 	assert_int_equal(tm_cgroup_attach(cg, c.pid), 0);
-	start(&c);
+	child_go(&c);
 	assert_false(wait_ready(&c)); /* it dies before finishing */
-	reap(&c, &status);
+	child_reap(&c, &status);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGKILL);
 	assert_int_equal(tm_cgroup_oom_kills(cg, &kills), 0);
@@ -255,10 +230,10 @@ static void test_destroy_kills_leftovers(void **state)
 	snprintf(dir, sizeof(dir), "%s", tm_cgroup_path(cg));
 	spawn(&c, 0);
 	assert_int_equal(tm_cgroup_attach(cg, c.pid), 0);
-	start(&c);
+	child_go(&c);
 	assert_true(wait_ready(&c));
 	assert_int_equal(tm_cgroup_destroy(cg), 0);
-	reap(&c, &status);
+	child_reap(&c, &status);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	assert_int_equal(stat(dir, &st), -1);
 }

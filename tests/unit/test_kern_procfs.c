@@ -140,6 +140,13 @@ static void test_stat_times(void **state)
 	assert_int_equal(tm_parse_proc_stat(buf, len, 1000, &st), 0);
 	assert_int_equal(st.stime_usec, 1000);
 	free(buf);
+	/* a tick count past what int64 usec can hold saturates (found by
+	 * fuzz/fuzz_kern.c: the conversion overflowed, undefined behaviour) */
+	const char huge[] = "7 (x) S 1 7 7 0 -1 4194304 5 0 0 0 98440337094060000 2 0 0 20 0 1 0 "
+	                    "100 1000 10 18446744073709551615";
+	assert_int_equal(tm_parse_proc_stat(huge, sizeof(huge) - 1, 100, &st), 0);
+	assert_true(st.utime_usec == INT64_MAX);
+	assert_int_equal(st.stime_usec, 20000);
 }
 
 static void test_stat_malformed(void **state)
@@ -298,6 +305,10 @@ static void test_mountinfo(void **state)
 	assert_string_equal(m.memory.dir, "/mnt/my cg");
 	assert_string_equal(m.memory.root, "/ns");
 	assert_int_equal(tm_parse_mountinfo("35 31 0:32 / /x rw cgroup", 25, &m), -1);
+	/* a line that ends after FSTYPE SOURCE, without the super options
+	 * (found by fuzz/fuzz_kern.c: the parser read a field that was not there) */
+	const char nosuper[] = "35 31 0:32 / /x rw - cgroup cgroup";
+	assert_int_equal(tm_parse_mountinfo(nosuper, sizeof(nosuper) - 1, &m), -1);
 }
 
 static void test_pid_list(void **state)

@@ -19,78 +19,62 @@
 
 #include "base/util.h"
 #include "cgroup/cgroup.h"
+#include "child.h"
 #include "kern_fixture.h"
 #include "sample/proctree.h"
 #include "sample/sampler.h"
 
 #define MIB (1024 * 1024)
 
-struct child {
-	pid_t pid;
-	int go, ready;
+struct shape {
+	size_t alloc;
+	int kids;
 };
 
-/* A child that waits for "go", touches ALLOC bytes and forks KIDS sleeping
- * children, says "ready" (with their pids), then sleeps. */
+/* The child: waits for "go", touches ARG's alloc bytes and forks its kids
+ * sleeping children, says "ready" (their pids, then 'r'), then sleeps. */
+static void grower(void *arg, int go_fd, int ready_fd)
+{
+	const struct shape *sh = arg;
+	pid_t k[8];
+
+	signal(SIGCHLD, SIG_IGN); /* reap grandchildren at once */
+	if (!child_await_go(go_fd))
+		_exit(3);
+	if (sh->alloc) {
+		char *p = mmap(NULL, sh->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		               -1, 0);
+		if (p == MAP_FAILED)
+			_exit(4);
+		memset(p, 1, sh->alloc);
+	}
+	for (int i = 0; i < sh->kids; i++) {
+		k[i] = fork();
+		if (k[i] == 0) {
+			for (;;)
+				pause();
+		}
+	}
+	if (write(ready_fd, k, sizeof(pid_t) * (size_t)sh->kids) < 0 ||
+	    write(ready_fd, "r", 1) != 1)
+		_exit(5);
+	for (;;)
+		pause();
+}
+
 static void spawn(struct child *c, size_t alloc, int kids)
 {
-	int go[2], ready[2];
-	char b;
-
-	assert_int_equal(pipe(go), 0);
-	assert_int_equal(pipe(ready), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		pid_t k[8];
-		close(go[1]);
-		close(ready[0]);
-		signal(SIGCHLD, SIG_IGN); /* reap grandchildren at once */
-		if (read(go[0], &b, 1) != 1)
-			_exit(3);
-		if (alloc) {
-			char *p = mmap(NULL, alloc, PROT_READ | PROT_WRITE,
-			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				_exit(4);
-			memset(p, 1, alloc);
-		}
-		for (int i = 0; i < kids; i++) {
-			k[i] = fork();
-			if (k[i] == 0) {
-				for (;;)
-					pause();
-			}
-		}
-		if (write(ready[1], k, sizeof(pid_t) * (size_t)kids) < 0 ||
-		    write(ready[1], "r", 1) != 1)
-			_exit(5);
-		for (;;)
-			pause();
-	}
-	close(go[0]);
-	close(ready[1]);
-	c->go = go[1];
-	c->ready = ready[0];
+	struct shape sh = {alloc, kids};
+	child_spawn(c, grower, &sh);
 }
 
 static void go(struct child *c, pid_t *kids, int nkids)
 {
-	char b = 'g';
-	assert_int_equal(write(c->go, &b, 1), 1);
+	char b;
+	child_go(c);
 	if (nkids)
-		assert_int_equal(read(c->ready, kids, sizeof(pid_t) * (size_t)nkids),
-		                 (ssize_t)(sizeof(pid_t) * (size_t)nkids));
-	assert_int_equal(read(c->ready, &b, 1), 1);
-}
-
-static void finish(struct child *c)
-{
-	int status;
-	kill(c->pid, SIGKILL);
-	close(c->go);
-	close(c->ready);
-	waitpid(c->pid, &status, 0);
+		assert_true(child_ready(c, kids, sizeof(pid_t) * (size_t)nkids));
+	assert_true(child_ready(c, &b, 1));
 }
 
 static struct tm_sampler *open_for(pid_t root, struct tm_cgroup *cg)
@@ -136,7 +120,7 @@ static void test_rss_anon_64mib(void **state)
 	assert_true(after.v[TM_M_PROC_MINFLT] - before.v[TM_M_PROC_MINFLT] >= 64 * MIB / 4096 / 2);
 	assert_true(tm_sample_has(&after, TM_M_HOST_MEM_TOTAL_BYTES));
 	tm_sampler_close(s);
-	finish(&c);
+	child_kill(&c, NULL);
 }
 
 static int64_t count(struct tm_sampler *s)
@@ -176,7 +160,7 @@ static void test_tree_follows(void **state)
 	kill(kids[0], SIGKILL);
 	assert_int_equal(count_becomes(s, 2), 2);
 	/* the parent dies: its orphan (reparented) is still followed */
-	finish(&c);
+	child_kill(&c, NULL);
 	assert_int_equal(count_becomes(s, 1), 1);
 	pids = tm_sampler_pids(s, &n);
 	assert_int_equal(pids[0], kids[1]);
@@ -215,7 +199,7 @@ static void test_cgroup_processes(void **state)
 	assert_true(out.v[TM_M_CG_CURRENT_BYTES] >= 64 * MIB);
 	assert_int_equal(out.v[TM_M_CG_MAX_BYTES], 256 * MIB);
 	assert_true(out.v[TM_M_PROC_RSS_ANON_BYTES] >= 64 * MIB);
-	finish(&c);
+	child_kill(&c, NULL);
 	assert_int_equal(tm_sampler_read(s, tm_now_mono_usec(), &out), 0);
 	assert_int_equal(out.v[TM_M_PROC_COUNT], 0);
 	tm_sampler_close(s);

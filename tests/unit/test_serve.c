@@ -299,14 +299,20 @@ static void test_tokens(void **state)
 	assert_int_equal(tm_token_check(f->st, "", "write", name), 1);
 	assert_int_equal(tm_token_check(f->st, NULL, "write", name), 1);
 	/* stored hashed: the clear token is not in the file */
+	sqlite3 *db;
 	sqlite3_stmt *q;
-	assert_int_equal(sqlite3_prepare_v2(tm_store_sqlite(f->st),
-	                                    "SELECT count(*) FROM tokens WHERE hash LIKE '%tm_%'",
+	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT count(*), sum(hash LIKE '%tm_%'),"
+	                                    " sum(length(hash) = 64) FROM tokens",
 	                                    -1, &q, NULL),
-	                 0);
+	                 SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(q, 0), 0);
+	assert_int_equal(sqlite3_column_int(q, 0), 2);
+	assert_int_equal(sqlite3_column_int(q, 1), 0);
+	assert_int_equal(sqlite3_column_int(q, 2), 2);
 	sqlite3_finalize(q);
+	sqlite3_close(db);
 	assert_int_equal(tm_token_remove(f->st, "pi", "write"), 0);
 	assert_int_equal(tm_token_check(f->st, w, "write", name), 1);
 	assert_int_equal(tm_token_remove(f->st, "pi", "write"), 1);

@@ -1,0 +1,57 @@
+/*
+ * What the shim does differently by machine (x86_64, aarch64); docs/heap.md
+ * "Machines" says why.  Everything else in the shim is the same on both:
+ * glibc's chunk header (one 8-byte size word before the block, checked
+ * against malloc_usable_size at start-up), the frame record a frame pointer
+ * points to ([previous frame, return address] on both), initial-exec TLS,
+ * and the size classes, which come from the allocator itself (nallocx).
+ */
+#ifndef TMH_ARCH_H
+#define TMH_ARCH_H
+
+#include <stdint.h>
+
+#if defined(__aarch64__)
+#include <sys/prctl.h>
+
+/*
+ * 1 when glibc's chunk header may be read through a block's pointer.  Not
+ * under memory tagging (MTE: GLIBC_TUNABLES=glibc.mem.tagging on hardware
+ * that has it): the header's granule has another tag than the block, and
+ * reading it through the block's pointer faults.  The shim then asks
+ * malloc_usable_size, which knows the tags.
+ */
+static inline int tmh_arch_header_readable(void)
+{
+#if defined(PR_GET_TAGGED_ADDR_CTRL) && defined(PR_MTE_TCF_MASK)
+	int ctrl = prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0);
+	if (ctrl > 0 && (ctrl & PR_MTE_TCF_MASK))
+		return 0;
+#endif
+	return 1;
+}
+
+/*
+ * A return address as saved in a frame record, without its pointer
+ * authentication code (code built with -mbranch-protection, as Ubuntu's
+ * arm64 packages are, signs it on CPUs with PAC, ARMv8.3 on).  XPACLRI is
+ * in the hint space: a no-op on CPUs without PAC, such as the Raspberry Pi's.
+ */
+static inline uintptr_t tmh_arch_strip_pc(uintptr_t pc)
+{
+	register uintptr_t lr __asm__("x30") = pc;
+	__asm__("hint 7" : "+r"(lr)); /* xpaclri */
+	return lr;
+}
+#else
+static inline int tmh_arch_header_readable(void)
+{
+	return 1;
+}
+static inline uintptr_t tmh_arch_strip_pc(uintptr_t pc)
+{
+	return pc;
+}
+#endif
+
+#endif

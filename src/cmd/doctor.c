@@ -1,0 +1,139 @@
+/* tidemark doctor: is this host ready, and what to change. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "doctor/doctor.h"
+#include "base/banned.h"
+
+static const char usage_text[] =
+    "usage: tidemark doctor [--json] [--root DIR]\n"
+    "\n"
+    "Checks whether this host can record and bench, and says what to change:\n"
+    "cgroup mode (v1, hybrid, v2) and the memory controller, pressure (PSI), swap\n"
+    "and swap accounting, the files that depend on the kernel's version\n"
+    "(memory.peak ...), whether this user may create cgroups, what --memory-high\n"
+    "means here, the allocators bench arms preload (and the Debian package of\n"
+    "each missing one), and whether the heap shim loads.  Raspberry Pi kernels\n"
+    "need `cgroup_enable=memory` and `psi=1` on their command line\n"
+    "(/boot/firmware/cmdline.txt; /boot/cmdline.txt before bookworm).\n"
+    "\n"
+    "  --json       the checks as JSON (name, status, summary, fix, value)\n"
+    "  --root DIR   check the files of a host mounted at DIR (a Pi's SD card, a\n"
+    "               fixture tree) instead of this one; the checks that need the\n"
+    "               running system are skipped\n"
+    "\n"
+    "Exits 1 when a check finds a problem, 0 otherwise.  record and bench say once\n"
+    "when this host has no memory controller or PSI off (TIDEMARK_HOST_ROOT points\n"
+    "them at another root, for tests).\n"
+    "\n"
+    "examples:\n"
+    "  tidemark doctor\n"
+    "  tidemark doctor --json | jq '.checks[] | select(.status == \"problem\")'\n"
+    "  sudo tidemark doctor --root /media/$USER/rootfs\n";
+
+/* Prints TEXT wrapped at 100 columns, each line after the first indented
+ * by INDENT columns. */
+static void print_wrapped(const char *text, int indent)
+{
+	int col = indent, width = 100;
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)w > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		p += strspn(p, " ");
+	}
+	putchar('\n');
+}
+
+static void print_text(const char *root, const struct tm_doc_result *res, int n)
+{
+	int counts[TM_DOC_SKIPPED + 1] = {0};
+
+	printf("tidemark doctor: %s\n\n", strcmp(root, "/") ? root : "this host");
+	for (int i = 0; i < n; i++) {
+		const struct tm_doc_result *r = &res[i];
+		const char *st =
+		    r->status == TM_DOC_PROBLEM ? "PROBLEM" : tm_doc_status_name(r->status);
+		printf("  %-8s %-18s ", st, tm_doc_check_title(r->check));
+		print_wrapped(r->summary, 30);
+		if (r->fix[0]) {
+			printf("%30sfix: ", "");
+			print_wrapped(r->fix, 35);
+		}
+		counts[r->status]++;
+	}
+	printf("\n%d problem%s, %d warning%s, %d note%s, %d ok, %d skipped\n",
+	       counts[TM_DOC_PROBLEM], counts[TM_DOC_PROBLEM] == 1 ? "" : "s", counts[TM_DOC_WARN],
+	       counts[TM_DOC_WARN] == 1 ? "" : "s", counts[TM_DOC_NOTE],
+	       counts[TM_DOC_NOTE] == 1 ? "" : "s", counts[TM_DOC_OK], counts[TM_DOC_SKIPPED]);
+}
+
+int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx)
+{
+	static const struct option long_opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct tm_doc_host host = {.root = "/", .live = true, .uid = geteuid()};
+	struct tm_doc_result res[TM_DOC_COUNT];
+	int json = 0, c, problems;
+
+	(void)ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", long_opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = 1;
+		} else if (c == 'r') {
+			if (access(optarg, R_OK | X_OK)) {
+				fprintf(stderr, "tidemark doctor: cannot read the root '%s'\n",
+				        optarg);
+				return 2;
+			}
+			host.root = optarg;
+			host.live = !strcmp(optarg, "/");
+		} else if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		} else {
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tidemark doctor: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	problems = tm_doctor_run(&host, res);
+	if (json) {
+		char *text = tm_doctor_json(host.root, res, TM_DOC_COUNT);
+		if (!text) {
+			fprintf(stderr, "tidemark doctor: out of memory\n");
+			return 1;
+		}
+		puts(text);
+		free(text);
+	} else {
+		print_text(host.root, res, TM_DOC_COUNT);
+	}
+	return problems ? 1 : 0;
+}
+
+void tm_cmd_host_notice(void)
+{
+	const char *root = getenv("TIDEMARK_HOST_ROOT");
+	tm_doctor_notice(root && *root ? root : "/", stderr);
+}

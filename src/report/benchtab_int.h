@@ -1,0 +1,35 @@
+/*
+ * What benchtab.c (statistics, cells) shares with benchnotes.c (the notes
+ * under the table) and benchexport.c.  Not for use outside src/report/.
+ */
+#ifndef TM_BENCHTAB_INT_H
+#define TM_BENCHTAB_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/benchtab.h"
+
+/* Runs whose machine was busy with something else, or stolen from. */
+#define TM_BENCH_NOISY_STEAL 0.05
+#define TM_BENCH_NOISY_OTHER 0.25
+
+/* snprintf into a bounded cell that may truncate; returns what it wrote. */
+size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A number with 3 significant digits (whole numbers as such), "—" for NAN. */
+void tm_bench_fmt_num(char *buf, size_t size, double v);
+
+/* Whether any arm has a value of figure F; whether every value is 0; whether
+ * the table shows its row. */
+bool tm_bench_row_has_data(const struct tm_bench_table *t, int f);
+bool tm_bench_row_all_zero(const struct tm_bench_table *t, int f);
+bool tm_bench_row_shown(const struct tm_bench_table *t, int f);
+/* S's median is at or above figure F's noise floor (and not 0). */
+bool tm_bench_above_floor(const struct tm_bench_stat *s, int f);
+/* A counted run that was killed (oom-killed or by another signal). */
+bool tm_bench_run_killed(const struct tm_bench_run_row *r);
+/* Whether run R shared the machine: CPU steal (*STEAL) or others' load (*OTHER). */
+bool tm_bench_run_noisy(const struct tm_bench_run_row *r, bool *steal, bool *other);
+
+#endif

@@ -1,0 +1,107 @@
+/* A run, and its summary, as JSON; see report/runjson.h. */
+#include <math.h>
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "base/util.h"
+#include "report/runjson.h"
+#include "report/summary.h"
+#include "report/summary_fields.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+/* Text as a string; absent text as null, or left out for the wire. */
+static void text(json_t *o, bool wire, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(o, key, json_string(v));
+	else if (!wire)
+		json_object_set_new(o, key, json_null());
+}
+
+/* A JSON text column: parsed under KEY, or (the wire) as text under COLUMN. */
+static void embedded(json_t *o, bool wire, const char *key, const char *column, const char *v)
+{
+	json_t *j;
+
+	if (wire) {
+		text(o, true, column, v);
+		return;
+	}
+	j = v ? json_loads(v, 0, NULL) : NULL;
+	json_object_set_new(o, key, j ? j : json_null());
+}
+
+static void integer(json_t *o, const char *key, int64_t v)
+{
+	json_object_set_new(o, key, json_integer(v));
+}
+
+static json_t *end_json(const struct tm_run_info *ri)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	integer(o, "ended_wall_usec", ri->ended_wall_usec);
+	text(o, true, "outcome", ri->outcome ? ri->outcome : "completed");
+	integer(o, "exit_code", ri->exit_code);
+	integer(o, "term_signal", ri->term_signal);
+	text(o, true, "reason", ri->reason);
+	return o;
+}
+
+json_t *tm_run_json(const struct tm_run_info *ri, enum tm_run_json_form form)
+{
+	bool wire = form == TM_RUN_JSON_PUSH;
+	json_t *o;
+
+	if (form == TM_RUN_JSON_PUSH_END)
+		return end_json(ri);
+	if (!(o = json_object()))
+		return NULL;
+	if (!wire)
+		integer(o, "id", ri->id);
+	text(o, wire, "uuid", ri->uuid);
+	text(o, wire, "machine", ri->machine);
+	text(o, wire, "kernel", ri->kernel);
+	text(o, wire, "cgroup_mode", ri->cgroup_mode);
+	text(o, wire, "target", ri->target);
+	text(o, wire, "cgroup_path", ri->cgroup_path);
+	embedded(o, wire, "command", "command_json", ri->command_json);
+	embedded(o, wire, "env", "env_json", ri->env_json);
+	embedded(o, wire, "limits", "limits_json", ri->limits_json);
+	text(o, wire, "allocator", ri->allocator);
+	integer(o, "interval_usec", ri->interval_usec);
+	integer(o, "started_wall_usec", ri->started_wall_usec);
+	integer(o, "started_mono_usec", ri->started_mono_usec);
+	text(o, wire, "arm", ri->arm);
+	integer(o, "bench_seq", ri->bench_seq);
+	if (wire)
+		return o;
+	integer(o, "ended_wall_usec", ri->ended_wall_usec);
+	text(o, false, "outcome", ri->outcome);
+	text(o, false, "reason", ri->reason);
+	integer(o, "exit_code", ri->exit_code);
+	integer(o, "term_signal", ri->term_signal);
+	integer(o, "bench_id", ri->bench_id);
+	integer(o, "sample_count", ri->sample_count);
+	return o;
+}
+
+json_t *tm_summary_json(const struct tm_summary *s)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++) {
+		double v = tm_summary_get(s, &tm_summary_fields[i]);
+		json_object_set_new(o, tm_summary_fields[i].name,
+		                    isfinite(v) ? json_real(v) : json_null());
+	}
+	integer(o, "samples", s->samples);
+	integer(o, "late_samples", s->late_samples);
+	return o;
+}

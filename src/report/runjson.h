@@ -1,0 +1,41 @@
+/*
+ * A run as JSON, written in one place for every output that shows one:
+ * `report --json`, `runs --json`, the server's API and the push protocol.
+ * A new column of struct tm_run_info is added here once.
+ */
+#ifndef TM_REPORT_RUNJSON_H
+#define TM_REPORT_RUNJSON_H
+
+#include <jansson.h>
+
+struct tm_run_info;
+struct tm_summary;
+
+enum tm_run_json_form {
+	/* Every column under its own name (id, uuid, machine, kernel, cgroup_mode,
+	 * target, cgroup_path, command, env, limits, allocator, interval_usec,
+	 * started_wall_usec, started_mono_usec, ended_wall_usec, outcome, reason,
+	 * exit_code, term_signal, bench_id, arm, bench_seq, sample_count); the
+	 * JSON text columns (command, env, limits) parsed back into JSON; absent
+	 * text, or a JSON column that does not parse, as null. */
+	TM_RUN_JSON_FULL,
+	/* The push protocol's "run" (docs/push-protocol.md): what is known when
+	 * a run starts; JSON columns as text (command_json, env_json,
+	 * limits_json); absent text left out.  No id, no end. */
+	TM_RUN_JSON_PUSH,
+	/* The push protocol's "end": ended_wall_usec, outcome ("completed" when
+	 * none is stored), exit_code, term_signal, and reason when there is one. */
+	TM_RUN_JSON_PUSH_END,
+};
+
+/* RI in FORM: a new object (the caller decrefs it), or NULL when out of
+ * memory. */
+json_t *tm_run_json(const struct tm_run_info *ri, enum tm_run_json_form form);
+
+/* A summary's figures under the names of report/summary_fields.h (a
+ * figure that was not measured as null), with samples and late_samples:
+ * `report --json`'s "figures" and the API's "summary".  NULL when out of
+ * memory. */
+json_t *tm_summary_json(const struct tm_summary *s);
+
+#endif

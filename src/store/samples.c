@@ -1,0 +1,182 @@
+/* Samples: writing them in seq order (a delta against the run's last one,
+ * remembered per run) and reading them back decoded. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/store_impl.h"
+#include "base/banned.h"
+
+static struct tm_writer_state *writer_for(struct tm_store *st, int64_t run_id, bool create)
+{
+	struct tm_writer_state *victim = &st->writers[0];
+
+	for (int i = 0; i < TM_WRITER_CACHE; i++) {
+		struct tm_writer_state *w = &st->writers[i];
+		if (w->run_id == run_id) {
+			w->lru = ++st->lru_clock;
+			return w;
+		}
+		if (w->lru < victim->lru)
+			victim = w;
+	}
+	if (!create)
+		return NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->run_id = run_id;
+	victim->last.seq = -1;
+	victim->lru = ++st->lru_clock;
+	return victim;
+}
+
+static int load_last_cb(void *ctx, const struct tm_sample *s)
+{
+	*(struct tm_sample *)ctx = *s;
+	return 0;
+}
+
+/* Makes W hold the run's last stored sample (after a restart, or for a
+ * run this process did not start, as the server does). */
+static int writer_load(struct tm_store *st, struct tm_writer_state *w)
+{
+	int64_t last;
+	int rc = tm_store_last_seq(st, w->run_id, &last);
+
+	w->last.seq = -1;
+	if (rc || last < 0)
+		return rc;
+	rc = tm_store_each_sample(st, w->run_id, last, last, load_last_cb, &w->last);
+	if (!rc && w->last.seq != last)
+		return tm_error("store '%s': cannot decode the last sample of run %" PRId64,
+		                st->path, w->run_id);
+	return rc;
+}
+
+int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sample *s)
+{
+	unsigned char data[TM_SAMPLE_ENC_MAX];
+	size_t len;
+	struct tm_writer_state *w = writer_for(st, run_id, false);
+	const struct tm_sample *prev;
+	sqlite3_stmt *ins;
+
+	if (!w) {
+		w = writer_for(st, run_id, true);
+		if (writer_load(st, w)) {
+			w->run_id = 0;
+			return -1;
+		}
+	}
+	if (s->seq != w->last.seq + 1)
+		return tm_error("store '%s': run %" PRId64 " expects sample %" PRId64
+		                ", got %" PRId64,
+		                st->path, run_id, w->last.seq + 1, s->seq);
+	prev = s->seq % TM_KEYFRAME_EVERY ? &w->last : NULL;
+	len = tm_sample_encode(s, prev, data);
+	if (tm_st_begin_batch(st) || !(ins = tm_st_cached(st, TM_ST_ADD_SAMPLE)))
+		return -1;
+	sqlite3_bind_int64(ins, 1, run_id);
+	sqlite3_bind_int64(ins, 2, s->seq);
+	sqlite3_bind_int64(ins, 3, s->t_wall_usec);
+	sqlite3_bind_int64(ins, 4, s->t_mono_usec);
+	sqlite3_bind_int64(ins, 5, s->late_usec);
+	sqlite3_bind_blob(ins, 6, data, (int)len, SQLITE_STATIC);
+	if (tm_st_step_done(st, ins, false, "add sample"))
+		return -1;
+	w->last = *s;
+	return 0;
+}
+
+int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq)
+{
+	int rc = tm_st_query_int64(st, "SELECT max(seq) FROM samples WHERE run_id = ?", NULL,
+	                           run_id, seq);
+	if (rc == 1)
+		*seq = -1;
+	return rc < 0 ? -1 : 0;
+}
+
+int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, int64_t to_seq,
+                         tm_sample_cb cb, void *ctx)
+{
+	/* decoding starts at the keyframe at or before FROM_SEQ */
+	int64_t start = from_seq < 0 ? 0 : from_seq - from_seq % TM_KEYFRAME_EVERY;
+	struct tm_sample *cur = malloc(sizeof(*cur)), *prev = malloc(sizeof(*prev));
+	int64_t expect = start;
+	sqlite3_stmt *s;
+	int rc = 0, step;
+
+	if (!cur || !prev) {
+		free(cur);
+		free(prev);
+		return tm_error("out of memory");
+	}
+	if (sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT seq, t_wall_usec, t_mono_usec, late_usec, data FROM samples"
+	        " WHERE run_id = ? AND seq >= ? AND (? < 0 OR seq <= ?) ORDER BY seq",
+	        -1, &s, NULL) != SQLITE_OK) {
+		free(cur);
+		free(prev);
+		return tm_st_error(st, "prepare samples");
+	}
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, start);
+	sqlite3_bind_int64(s, 3, to_seq);
+	sqlite3_bind_int64(s, 4, to_seq);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(s, 0);
+		const void *data = sqlite3_column_blob(s, 4);
+		int len = sqlite3_column_bytes(s, 4);
+		struct tm_sample *tmp;
+
+		if (seq != expect && seq % TM_KEYFRAME_EVERY) {
+			rc = tm_error("store '%s': run %" PRId64 " lacks sample %" PRId64, st->path,
+			              run_id, expect);
+			break;
+		}
+		if (tm_sample_decode(data, (size_t)len, seq % TM_KEYFRAME_EVERY ? prev : NULL,
+		                     cur)) {
+			rc = tm_error("store '%s': run %" PRId64 " sample %" PRId64
+			              " cannot be decoded",
+			              st->path, run_id, seq);
+			break;
+		}
+		cur->seq = seq;
+		cur->t_wall_usec = sqlite3_column_int64(s, 1);
+		cur->t_mono_usec = sqlite3_column_int64(s, 2);
+		cur->late_usec = sqlite3_column_int64(s, 3);
+		if (seq >= from_seq)
+			rc = cb(ctx, cur);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+		expect = seq + 1;
+	}
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+		rc = tm_st_error(st, "read samples");
+	sqlite3_finalize(s);
+	free(cur);
+	free(prev);
+	return rc;
+}
+
+int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t *seq)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (tm_st_prepare(st,
+	                  "SELECT seq FROM samples WHERE run_id = ? AND t_wall_usec >= ?"
+	                  " ORDER BY seq LIMIT 1",
+	                  &s, "prepare seq by time"))
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, t_wall_usec);
+	rc = tm_st_step_row(st, s, "seq by time");
+	if (rc == 0)
+		*seq = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# One bench table everywhere: the terminal's table (`report --bench N`), the
+# table's JSON `text` (what the API serves), the HTML bench report opened
+# offline in chromium and the panel's bench page show the same rows, cells,
+# header lines, legend and notes.  The bench has a killed arm (so the kill
+# rows, "(N oom-killed)" and the reference note appear) and runs under the
+# heap shim.  Screenshots: build/test-artifacts/bench/.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/serve.d/lib.sh"
+trap 'stop_server; rm -rf "$T"' EXIT
+P=$TM_BUILD/progs/bench_alloc
+BROWSER_DIR=$TM_ROOT/tests/browser
+ART=$TM_BUILD/test-artifacts/bench
+if [ ! -x "$P" ] || ! command -v python3 >/dev/null 2>&1; then
+	skip "one bench table everywhere" "needs build/progs/bench_alloc (make check builds it) and python3"
+	finish
+fi
+
+DB=$T/b.db
+"$TM" bench -o "$DB" --name "three arms" --runs 3 -i 100ms --heap --settle 300ms \
+	--arm tight:MemoryMax=48M --arm roomy:MemoryMax=256M --arm arena1:MemoryMax=256M \
+	-- "$P" --mib 80 --steps 4 --step-ms 60 --hold-ms 200 >"$T/bench.out" 2>&1
+rc=$?
+"$TM" report --db "$DB" --bench 1 >"$T/term.txt" 2>"$T/term.err"
+if [ $rc -eq 0 ] && grep -qE '^survived +0/3 \(3 oom-killed\)' "$T/term.txt"; then
+	ok "bench with a killed control arm"
+else
+	fail "bench with a killed control arm" "exit $rc: $(tail -30 "$T/bench.out" "$T/term.txt" "$T/term.err")"
+fi
+
+# The JSON's text and notes put back together are the terminal's table (whitespace aside).
+"$TM" bench -o "$DB" --table 1 --json >"$T/table.json"
+r=$(python3 - "$T/table.json" "$T/term.txt" <<'EOF'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+t = j["text"]
+norm = lambda s: re.sub(r"\s+", " ", s).strip()
+term = [norm(l) for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
+mine = [norm(l) for l in t["header"]] + [norm(" ".join([r["label"]] + r["cells"])) for r in t["rows"]] \
+	+ [norm(n["text"]) for n in j["notes"]]
+print("same" if mine == term else "differs:\n" + "\n".join(
+	("  " if a == b else "≠ ") + a + ("" if a == b else " | " + b) for a, b in zip(term + [""] * 9, mine + [""] * 9)))
+EOF
+)
+[ "$r" = same ] && ok "the table's JSON text is the terminal's table" || fail "the table's JSON text is the terminal's table" "$r"
+
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
+	skip "bench table in headless chromium" "needs /usr/bin/chromium and node"
+	finish
+fi
+if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	(cd "$BROWSER_DIR" && npm install --no-audit --no-fund --silent) >"$T/npm.log" 2>&1 ||
+		{ skip "bench table in headless chromium" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; finish; }
+fi
+mkdir -p "$ART"
+
+# the HTML bench report, opened from disk with the network off
+if "$TM" report --db "$DB" --bench 1 --html "$T/bench.html" >"$T/html.out" 2>&1; then
+	node "$BROWSER_DIR/bench.mjs" report "$T/bench.html" "$T/term.txt" "$ART" 2>&1
+else
+	fail "report --bench --html" "$(tail -3 "$T/html.out")"
+fi
+
+# the panel's bench page, from a server reading the same store
+start_server "$DB" --public-read || { fail "server starts" "$(cat "$T/srv.err")"; finish; }
+node "$BROWSER_DIR/bench.mjs" panel "$URL/#/bench/1" "$T/term.txt" "$ART" 2>&1
+finish

@@ -1,0 +1,105 @@
+#!/bin/sh
+# tidemark doctor: this host, the fixture hosts of tests/fixtures/doctor
+# (v1, hybrid, v2, Raspberry Pi), --json, a shim that does not load, a user
+# who is not root, and the one-line notice of record and bench.
+. "$(dirname "$0")/../lib.sh"
+
+FX=$TM_ROOT/tests/fixtures/doctor
+jq_py() { python3 -c "import json, sys; d = json.load(sys.stdin); $1"; }
+
+out=$("$TM" doctor --help)
+echo "$out" | grep -q "examples:" && echo "$out" | grep -q "cmdline.txt" && ok doctor_help ||
+	fail doctor_help "$out"
+check_fails doctor_bad_option "unknown|usage" "$TM" doctor --bogus
+check_fails doctor_bad_root "cannot read the root" "$TM" doctor --root "$T/nothing"
+check_fails doctor_extra_argument "unexpected argument" "$TM" doctor now
+
+# --- this host ----------------------------------------------------------------
+"$TM" doctor >"$T/text" 2>&1
+rc=$?
+n=$(grep -cE '^  (ok|note|warn|PROBLEM|skipped) ' "$T/text")
+if [ $rc -le 1 ] && [ "$n" -eq 12 ] && tail -1 "$T/text" | grep -q "problem"; then
+	ok "doctor_this_host (exit $rc, 12 checks)"
+else
+	fail doctor_this_host "exit $rc, $n checks: $(cat "$T/text")"
+fi
+"$TM" doctor --json >"$T/json"
+if jq_py 'assert len(d["checks"]) == 12; assert d["root"] == "/"
+assert d["problems"] == sum(c["status"] == "problem" for c in d["checks"])
+assert all(c["fix"] is None or c["fix"] for c in d["checks"])' <"$T/json" 2>"$T/err"; then
+	ok doctor_json_valid
+else
+	fail doctor_json_valid "$(cat "$T/err") $(head -c 600 "$T/json")"
+fi
+# the doctor's cgroup mode is the one a recording stores
+mode=$(jq_py 'print([c["value"] for c in d["checks"] if c["name"] == "cgroup_mode"][0])' <"$T/json")
+"$TM" record -q -o "$T/r.db" -- true 2>/dev/null
+rmode=$("$TM" report 1 --db "$T/r.db" --json | sed -n 's/.*"cgroup_mode": *"\([a-z0-9]*\)".*/\1/p')
+[ -n "$mode" ] && [ "$mode" = "$rmode" ] && ok "doctor_mode_matches_record ($mode)" ||
+	fail doctor_mode_matches_record "doctor '$mode', record '$rmode'"
+status() { jq_py "print([c['status'] for c in d['checks'] if c['name'] == '$1'][0])"; }
+[ "$(status heap_shim <"$T/json")" = ok ] && ok doctor_shim_loads ||
+	fail doctor_shim_loads "$(grep 'heap shim' -A2 "$T/text")"
+# a shim that is not a library for this machine
+printf 'not an ELF file\n' >"$T/bad.so"
+TIDEMARK_HEAP_LIB=$T/bad.so "$TM" doctor --json >"$T/bad.json"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(status heap_shim <"$T/bad.json")" = problem ] &&
+	grep -q 'does not load' "$T/bad.json"; then
+	ok doctor_shim_does_not_load
+else
+	fail doctor_shim_does_not_load "exit $rc: $(grep -A3 heap_shim "$T/bad.json")"
+fi
+# a user who is not root cannot create tidemark's cgroups
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ] &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TM" --version >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TM" doctor --json >"$T/nobody.json" 2>/dev/null
+	if [ "$(status create_cgroups <"$T/nobody.json")" = problem ] &&
+		grep -q "sudo tidemark record" "$T/nobody.json"; then
+		ok doctor_not_root
+	else
+		fail doctor_not_root "$(grep -A3 create_cgroups "$T/nobody.json")"
+	fi
+else
+	skip doctor_not_root "cannot run tidemark as nobody here (setpriv, or the build is not readable)"
+fi
+
+# --- fixture hosts -------------------------------------------------------------
+out=$("$TM" doctor --root "$FX/pi-bookworm")
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "PROBLEM  memory controller" &&
+	echo "$out" | grep -q "/boot/firmware/cmdline.txt" && echo "$out" | grep -q 'psi=1' &&
+	echo "$out" | grep -q "^2 problems"; then
+	ok doctor_pi_bookworm
+else
+	fail doctor_pi_bookworm "exit $rc: $out"
+fi
+out=$("$TM" doctor --root "$FX/pi-bullseye")
+echo "$out" | grep -q "/boot/cmdline.txt" && ok doctor_pi_bullseye_cmdline_txt ||
+	fail doctor_pi_bullseye_cmdline_txt "$out"
+for h in v2 hybrid; do
+	"$TM" doctor --root "$FX/$h" >"$T/$h" 2>&1
+	check "doctor_root_${h}_no_problem" sh -c "grep -q '^0 problems' '$T/$h' || { cat '$T/$h'; exit 1; }"
+done
+out=$("$TM" doctor --root "$FX/v1" --json)
+if echo "$out" | jq_py 'v = {c["name"]: c for c in d["checks"]}
+assert v["cgroup_mode"]["value"] == "v1" and v["memory_high"]["status"] == "warn"
+assert "soft" in v["memory_high"]["summary"] and "swapaccount=1" in v["swap_accounting"]["fix"]' 2>"$T/err"; then
+	ok doctor_root_v1_json
+else
+	fail doctor_root_v1_json "$(cat "$T/err")"
+fi
+
+# --- the notice of the other commands: once, only when there is a problem -------
+TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TM" record -q -o "$T/n.db" -- true 2>"$T/rec.err"
+n=$(grep -c 'tidemark doctor' "$T/rec.err")
+[ "$n" -eq 1 ] && grep -q 'PSI is off' "$T/rec.err" && ok doctor_notice_record_once ||
+	fail doctor_notice_record_once "$n lines: $(cat "$T/rec.err")"
+TIDEMARK_HOST_ROOT=$FX/pi-bullseye "$TM" bench --dry-run --arm glibc --arm arena1 -- true 2>"$T/b.err" >/dev/null
+n=$(grep -c 'tidemark doctor' "$T/b.err")
+[ "$n" -eq 1 ] && ! grep -q 'memory controller' "$T/b.err" && ok doctor_notice_bench_once ||
+	fail doctor_notice_bench_once "$n lines: $(cat "$T/b.err")"
+TIDEMARK_HOST_ROOT=$FX/v2 "$TM" record -q -o "$T/n.db" -- true 2>"$T/rec2.err"
+grep -q 'tidemark doctor' "$T/rec2.err" && fail doctor_notice_quiet_when_fine "$(cat "$T/rec2.err")" ||
+	ok doctor_notice_quiet_when_fine
+finish

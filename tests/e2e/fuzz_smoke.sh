@@ -1,0 +1,20 @@
+#!/bin/sh
+# Each libFuzzer target (mk/fuzz.mk) over its seeds and for a few seconds
+# more: the parsers survive their corpus, including the inputs that once
+# crashed them (fuzz/corpus/NAME/).  `make fuzz` runs them for longer.
+. "$(dirname "$0")/../lib.sh"
+cd "$TM_ROOT" || exit 1
+SECS=${TM_FUZZ_SMOKE_SECONDS:-5}
+for name in ingest kern ini pprof hprof; do
+	bin=$TM_BUILD/fuzz/fuzz_$name
+	if [ ! -x "$bin" ]; then
+		fail "fuzz_$name survives its corpus" "no $bin (make fuzz-build)"
+		continue
+	fi
+	if B=$TM_BUILD sh scripts/fuzz.sh "$name" "$SECS" >"$T/$name.log" 2>&1; then
+		ok "fuzz_$name survives its corpus and ${SECS}s more ($(grep -o 'Done [0-9]* runs' "$T/$name.log"))"
+	else
+		fail "fuzz_$name survives its corpus" "$(grep -A8 'ERROR\|runtime error' "$T/$name.log" | head -12)"
+	fi
+done
+finish

@@ -1,0 +1,126 @@
+/* base/util: the checked parsers every option goes through, and the small
+ * helpers (growing arrays, parent paths, MiB text). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/util.h"
+
+static void test_int64(void **state)
+{
+	(void)state;
+	int64_t v = 7;
+	assert_int_equal(tm_parse_int64("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(tm_parse_int64("-42", &v), 0);
+	assert_int_equal(v, -42);
+	assert_int_equal(tm_parse_int64("9223372036854775807", &v), 0);
+	assert_true(v == INT64_MAX);
+	v = 7;
+	assert_int_equal(tm_parse_int64("9223372036854775808", &v), -1); /* overflow */
+	assert_int_equal(tm_parse_int64("", &v), -1);
+	assert_int_equal(tm_parse_int64("12x", &v), -1); /* the whole string */
+	assert_int_equal(tm_parse_int64("1.5", &v), -1);
+	assert_int_equal(tm_parse_int64("abc", &v), -1);
+	assert_int_equal(v, 7); /* a refusal leaves the output alone */
+}
+
+static void test_size(void **state)
+{
+	(void)state;
+	struct {
+		const char *s;
+		int64_t bytes;
+	} good[] = {
+	    {"4096", 4096},          {"1K", 1024},       {"400M", 400LL << 20}, {"1.5G", 3LL << 29},
+	    {"512KiB", 512LL << 10}, {"2MB", 2LL << 20}, {"1T", 1LL << 40},     {"max", INT64_MAX},
+	    {"infinity", INT64_MAX},
+	};
+	for (size_t i = 0; i < TM_ARRAY_SIZE(good); i++) {
+		int64_t v = -1;
+		assert_int_equal(tm_parse_size(good[i].s, &v), 0);
+		assert_true(v == good[i].bytes);
+	}
+	const char *bad[] = {"", "M", "12Q", "-5M", "1.5.5M", "99999999999T", "1 M x"};
+	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
+		int64_t v = 0;
+		assert_int_equal(tm_parse_size(bad[i], &v), -1);
+	}
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	struct {
+		const char *s;
+		int64_t usec;
+	} good[] = {
+	    {"250ms", 250000},  {"2s", 2000000},  {"1.5m", 90000000},
+	    {"1h", 3600000000}, {"30", 30000000},
+	};
+	for (size_t i = 0; i < TM_ARRAY_SIZE(good); i++) {
+		int64_t v = -1;
+		assert_int_equal(tm_parse_duration(good[i].s, &v), 0);
+		assert_true(v == good[i].usec);
+	}
+	const char *bad[] = {"", "s", "10parsecs", "-1s", "abc"};
+	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
+		int64_t v = 0;
+		assert_int_equal(tm_parse_duration(bad[i], &v), -1);
+	}
+}
+
+static void test_grow(void **state)
+{
+	(void)state;
+	int *a = NULL;
+	size_t cap = 0, n = 0;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(tm_grow(&a, &cap, n, sizeof(*a), 4), 0);
+		assert_true(cap > n);
+		a[n++] = i;
+	}
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(a[i], i);
+	assert_true(cap >= 1000 && cap < 2048); /* doubling, not one at a time */
+	free(a);
+}
+
+static void test_path_parent(void **state)
+{
+	(void)state;
+	char b[64];
+	tm_path_parent("/x", b, sizeof(b));
+	assert_string_equal(b, "/");
+	tm_path_parent("x", b, sizeof(b));
+	assert_string_equal(b, ".");
+	tm_path_parent("/a/b/c.db", b, sizeof(b));
+	assert_string_equal(b, "/a/b");
+	tm_path_parent("rel/dir/f", b, sizeof(b));
+	assert_string_equal(b, "rel/dir");
+}
+
+static void test_fmt_mib(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_non_null(strstr(tm_fmt_mib(b, sizeof(b), 1LL << 20), "1"));
+	assert_non_null(strstr(b, "MiB"));
+	tm_fmt_mib(b, sizeof(b), 3LL << 29); /* 1536 MiB */
+	assert_non_null(strstr(b, "1536"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_int64),       cmocka_unit_test(test_size),
+	    cmocka_unit_test(test_duration),    cmocka_unit_test(test_grow),
+	    cmocka_unit_test(test_path_parent), cmocka_unit_test(test_fmt_mib),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+/* report/summary: a run's figures from a real store holding a run whose
+ * every figure is known, windows, and missing-is-not-zero. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/sample.h"
+#include "report/summary.h"
+#include "store/store.h"
+
+#define MIB       (1024.0 * 1024.0)
+#define T0_MONO   5000000
+#define T0_WALL   1700000000000000
+#define STEP_USEC 1000000
+
+struct fixture {
+	char path[64];
+	struct tm_store *st;
+	int64_t run;
+};
+
+/*
+ * Eleven samples a second apart.  Samples 0..9: one process, anon
+ * 100 MiB + 2 MiB per second, CPU 1 ms per second, progress 10 per second
+ * (at each sample); sample 10: the process has gone and the cgroup's anon
+ * is 10 MiB (teardown).  No PSI, no heap.
+ */
+static void fill(struct fixture *f)
+{
+	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = STEP_USEC};
+	assert_int_equal(tm_store_run_begin(f->st, &m, &f->run), 0);
+	for (int i = 0; i <= 10; i++) {
+		struct tm_sample s;
+		tm_sample_clear(&s);
+		s.seq = i;
+		s.t_mono_usec = T0_MONO + (int64_t)i * STEP_USEC;
+		s.t_wall_usec = T0_WALL + (int64_t)i * STEP_USEC;
+		tm_sample_set(&s, TM_M_PROC_COUNT, i < 10 ? 1 : 0);
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES,
+		              i < 10 ? (int64_t)(100 * MIB + 2 * MIB * i) : (int64_t)(10 * MIB));
+		tm_sample_set(&s, TM_M_CG_FILE_BYTES, (int64_t)(4 * MIB));
+		tm_sample_set(&s, TM_M_CG_CPU_USAGE_USEC, 1000 * i);
+		assert_int_equal(tm_store_add_sample(f->st, f->run, &s), 0);
+		if (i < 10)
+			assert_int_equal(tm_store_add_progress(f->st, f->run, s.t_wall_usec,
+			                                       s.t_mono_usec, 10.0 * i),
+			                 0);
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "/tmp/tm-summary-test-%d.db", getpid());
+	unlink(f->path);
+	assert_int_equal(tm_store_open(f->path, &f->st), 0);
+	fill(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char p[80];
+	tm_store_close(f->st);
+	unlink(f->path);
+	snprintf(p, sizeof(p), "%s-wal", f->path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", f->path);
+	unlink(p);
+	free(f);
+	return 0;
+}
+
+static void test_whole_run(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	assert_int_equal(tm_summarize(f->st, f->run, &w, &s), 0);
+	assert_int_equal(s.samples, 11);
+	assert_float_equal(s.peak_anon_bytes, 118 * MIB, 1);
+	/* held after the work: the last sample while the process was alive,
+	 * not the teardown sample */
+	assert_float_equal(s.held_anon_bytes, 118 * MIB, 1);
+	assert_float_equal(s.final_anon_bytes, 10 * MIB, 1);
+	assert_float_equal(s.median_file_bytes, 4 * MIB, 1);
+	assert_float_equal(s.file_at_peak_bytes, 4 * MIB, 1);
+	assert_float_equal(s.cpu_usec, 10000, 0.5);
+	assert_float_equal(s.progress_first, 0, 0);
+	assert_float_equal(s.progress_last, 90, 0);
+	assert_float_equal(s.progress_rate_per_min, 600, 1e-6); /* 90 units in 9 s */
+	assert_float_equal(s.anon_bytes_per_unit, 2 * MIB / 10, 1e-3);
+	assert_float_equal(s.anon_per_unit_r2, 1, 1e-9);
+	assert_float_equal(s.cpu_usec_per_unit, 100, 1e-6);
+}
+
+static void test_missing_is_not_zero(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	assert_int_equal(tm_summarize(f->st, f->run, &w, &s), 0);
+	/* the run has no PSI, no heap, no kernel peak: NAN, never 0 */
+	assert_true(isnan(s.psi_mem_some_usec));
+	assert_true(isnan(s.psi_io_full_usec));
+	assert_true(isnan(s.heap_live_peak_bytes));
+	assert_true(isnan(s.retention_end_bytes));
+	assert_true(isnan(s.cg_peak_bytes));
+}
+
+static void test_progress_window(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w;
+	struct tm_summary s;
+	assert_int_equal(tm_window_parse("20:50", &w), 0);
+	assert_int_equal(w.kind, TM_WIN_PROGRESS);
+	assert_int_equal(tm_summarize(f->st, f->run, &w, &s), 0);
+	assert_float_equal(s.progress_first, 20, 0);
+	assert_float_equal(s.progress_last, 50, 0);
+	assert_float_equal(s.peak_anon_bytes, 110 * MIB, 1); /* at progress 50 */
+	assert_float_equal(s.anon_bytes_per_unit, 2 * MIB / 10, 1e-3);
+}
+
+static void test_window_parse(void **state)
+{
+	(void)state;
+	struct tm_window w;
+	assert_int_equal(tm_window_parse("100:", &w), 0);
+	assert_int_equal(w.kind, TM_WIN_PROGRESS);
+	assert_true(w.has_a && !w.has_b);
+	assert_int_equal(tm_window_parse("10s:2m", &w), 0);
+	assert_int_equal(w.kind, TM_WIN_TIME);
+	assert_float_equal(w.a, 10e6, 0);
+	assert_float_equal(w.b, 120e6, 0);
+	assert_int_equal(tm_window_parse("@tip-start:@tip-end", &w), 0);
+	assert_int_equal(w.kind, TM_WIN_MARKS);
+	assert_string_equal(w.mark_a, "tip-start");
+	assert_string_equal(w.mark_b, "tip-end");
+	assert_int_equal(tm_window_parse("nonsense", &w), -1);
+	assert_int_equal(tm_window_parse("5:x", &w), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_whole_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_is_not_zero, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_progress_window, setup, teardown),
+	    cmocka_unit_test(test_window_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

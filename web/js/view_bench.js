@@ -1,0 +1,143 @@
+/*
+ * A bench's page: the comparison table exactly as the terminal prints it
+ * (the header lines, cells and notes come from the C table,
+ * src/report/benchtab.c, through the table's "text" and "notes" in
+ * /api/v1/bench/ID; nothing is recomputed here), the
+ * anon of every run by arm with the limits and each kill, and the runs.
+ *
+ * The page is a list of sections, each a function of the bench document
+ * and the runs' series.  The survival curve of `bench --sweep` and the
+ * advice of `advise` are meant to be sections of their own in SECTIONS.
+ */
+import {api} from "./api.js";
+import {armColor, benchMarks, byteValue, makeChart, secondsAxis, yAxis, yScale} from "./charts.js";
+import {el, table} from "./dom.js";
+import {mib} from "./fmt.js";
+import {col, maskExited, nulls, usable} from "./series.js";
+
+/* The series each run of a bench is drawn from (the HTML report embeds these). */
+export const BENCH_QUERY = "?points=600";
+
+/* (a style property, not a style attribute: the server's CSP forbids those) */
+function swatch(name) {
+	const s = el("span", {class: "swatch"});
+	s.style.backgroundColor = armColor(name);
+	return s;
+}
+
+/* The header lines, the table's rows (arm names first), the legend and the notes. */
+function tableSection(page, root, b) {
+	const text = b.table && b.table.text;
+	if (!text) {
+		root.appendChild(el("p", {class: "note"}, "no comparison table for this bench"));
+		return;
+	}
+	const head = el("div", {class: "benchhead"});
+	text.header.forEach((line, i) => head.appendChild(el(i ? "pre" : "p", {class: i ? "" : "lead"}, line)));
+	root.appendChild(head);
+	const t = el("table", {class: "bench"});
+	text.rows.forEach((row, ri) => {
+		const tr = el("tr", {"data-row": String(row.row)});
+		tr.appendChild(el("th", {class: "label"}, row.label));
+		row.cells.forEach((c, ai) => {
+			if (ri === 0) {
+				const arm = b.table.arms[ai];
+				tr.appendChild(el("th", {}, arm ? swatch(arm.name) : null, c));
+			} else {
+				const cls = [c === "—" ? "dash" : "", /n\.s\.$/.test(c) ? "ns" : "", /\*( |$)/.test(c) ? "outlier" : ""];
+				tr.appendChild(el("td", {class: cls.filter(Boolean).join(" ")}, c));
+			}
+		});
+		t.appendChild(tr);
+	});
+	root.appendChild(t);
+	/* the lines under the text table, each with its kind: the legend apart */
+	const notes = b.table.notes || [];
+	for (const n of notes.filter(n => n.kind === "legend")) root.appendChild(el("p", {class: "note legend"}, n.text));
+	const rest = notes.filter(n => n.kind !== "legend");
+	if (rest.length) root.appendChild(el("ul", {class: "notes"}, ...rest.map(n => el("li", {class: "note-" + n.kind}, n.text))));
+}
+
+/* The last value of V that is not missing, or null. */
+function lastOf(v) {
+	for (let i = v.length - 1; i >= 0; i--) if (v[i] !== null && v[i] !== undefined) return i;
+	return -1;
+}
+
+/* Where a killed run died: its OOM kill event (or the signal, or its end). */
+function killOf(run) {
+	if (run.outcome !== "oom-killed" && run.outcome !== "killed") return null;
+	const ev = run.events.find(e => e.kind === "oom_kill") || run.events.find(e => e.kind === "signal");
+	return {t: ((ev ? ev.t_wall_usec : run.ended_wall_usec) - run.started_wall_usec) / 1e6,
+		label: (run.outcome === "oom-killed" ? "OOM kill" : "killed") + " #" + run.id};
+}
+
+/* One line per distinct limit; labelled with the arms it holds for, when not all. */
+function limitLines(runs, docs, metric, name, color) {
+	const byValue = new Map();
+	runs.forEach((r, i) => {
+		const v = usable(col(docs[i], metric));
+		const x = v ? v[lastOf(v)] : null;
+		if (x === null || x === undefined) return;
+		if (!byValue.has(x)) byValue.set(x, new Set());
+		byValue.get(x).add(r.arm || "?");
+	});
+	const arms = new Set(runs.map(r => r.arm || "?"));
+	return [...byValue].map(([y, set]) => {
+		const all = set.size === arms.size;
+		return {y, color: all ? color : armColor([...set][0]),
+			label: name + " " + mib(y) + (all ? "" : " (" + [...set].join(", ") + ")")};
+	});
+}
+
+function anonSection(page, root, b, runs, docs) {
+	if (!runs.length) return;
+	const tables = runs.map((r, i) => {
+		const d = docs[i], anon = maskExited(d, r, col(d, "cg_anon_bytes") || col(d, "proc_rss_anon_bytes")) || nulls(d.t.length);
+		return [d.t.map(t => t - r.started_wall_usec / 1e6), anon];
+	});
+	const kills = [];
+	runs.forEach((r, i) => {
+		const k = killOf(r), v = tables[i][1], last = lastOf(v);
+		if (k && last >= 0) kills.push({x: Math.max(k.t, tables[i][0][last]), y: v[last], color: armColor(r.arm || "?"), label: k.label});
+	});
+	const limits = limitLines(runs, docs, "cg_max_bytes", "memory.max", "#d62728")
+		.concat(limitLines(runs, docs, "cg_high_bytes", "memory.high", "#ff7f0e"));
+	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
+	/* the limits must be inside the y range even above every run */
+	const top = Math.max(0, ...limits.map(l => l.y));
+	const h = makeChart(page, root, "anon by arm", runs.map(r => ({
+		label: (r.arm || "?") + " #" + r.id, stroke: armColor(r.arm || "?"), width: 1.5, value: byteValue,
+	})), joined, {
+		key: "bench", height: 320, axes: [secondsAxis("seconds since the run's start"), yAxis("MiB", true)],
+		scales: {x: {time: false}, y: {range: (u, min, max) => yScale(true).range(u, min, Math.max(max, top))}},
+		plugins: [benchMarks(limits, kills)],
+	});
+	h.entry.kills = kills.length;
+	h.entry.limits = limits.map(l => l.label);
+}
+
+function runsSection(page, root, b) {
+	const figs = new Map(((b.table && b.table.runs) || []).map(r => [r.run_id, r]));
+	root.appendChild(el("h2", {}, "runs"));
+	root.appendChild(table(["run", "arm", "outcome", "peak anon", "samples", "reason"],
+		b.runs.slice().reverse().map(r => {
+			const f = figs.get(r.id);
+			return [el("a", {href: "#/run/" + r.id}, "run " + r.id), el("span", {}, swatch(r.arm || "?"), r.arm || ""),
+				r.outcome || "", f ? mib(f.figures.peak_anon_bytes) : "—", r.sample_count, r.reason || ""];
+		})));
+}
+
+const SECTIONS = [tableSection, anonSection, runsSection];
+
+export async function showBench(page, id) {
+	const b = await api("/api/v1/bench/" + id, page.signal);
+	const runs = b.runs.slice().sort((x, y) => x.id - y.id);
+	const [full, docs] = await Promise.all([
+		Promise.all(runs.map(r => api("/api/v1/runs/" + r.id, page.signal))),
+		Promise.all(runs.map(r => api("/api/v1/runs/" + r.id + "/series" + BENCH_QUERY, page.signal)))]);
+	const root = el("div");
+	root.appendChild(el("h1", {}, "bench " + id + (b.table && b.table.name ? " — " + b.table.name : "")));
+	if (!page.paint(root)) return;
+	for (const s of SECTIONS) s(page, root, b, full, docs);
+}

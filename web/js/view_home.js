@@ -1,0 +1,98 @@
+/*
+ * The home page (machines, their latest runs side by side and overlaid,
+ * the runs table), a machine's live view and runs compared on one axis.
+ */
+import {api} from "./api.js";
+import {byteScales, byteValue, chartWidth, COLORS, makeChart, timeAxis, yAxis} from "./charts.js";
+import {el, table} from "./dom.js";
+import {dur, when} from "./fmt.js";
+import {col, maskExited, nulls} from "./series.js";
+import {memoryChart, showRun} from "./view_run.js";
+
+const RANGES = {"1h": 3600e6, "24h": 86400e6, "all": 0};
+
+/* Fetches each run's last RANGE usec (0: all of it); returns the function
+ * that draws them, overlaid and side by side, into a node of the page. */
+async function machinesCharts(page, ids, names, range) {
+	const runs = await Promise.all(ids.map(id => api("/api/v1/runs/" + id, page.signal)));
+	const docs = await Promise.all(runs.map(r => {
+		const end = r.ended_wall_usec || Date.now() * 1000;
+		const from = range && end - range > r.started_wall_usec ? "&from=" + Math.round(end - range) : "";
+		return api("/api/v1/runs/" + r.id + "/series?points=800" + from, page.signal);
+	}));
+	return root => {
+		/* overlaid: anon of every machine on one wall-time axis */
+		const tables = docs.map((d, i) => [d.t, maskExited(d, runs[i], col(d, "cg_anon_bytes") || col(d, "proc_rss_anon_bytes")) || nulls(d.t.length)]);
+		const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
+		makeChart(page, root, "anon memory, all machines",
+			names.map((n, i) => ({label: n, stroke: COLORS[i % COLORS.length], value: byteValue})), joined,
+			{key: "overlay", height: 240, axes: [timeAxis(), yAxis("MiB", true)], scales: byteScales()});
+		/* side by side: each machine's memory chart, same x range */
+		const lo = Math.min(...docs.map(d => d.t.length ? d.t[0] : Infinity));
+		const hi = Math.max(...docs.map(d => d.t.length ? d.t[d.t.length - 1] : -Infinity));
+		const grid = el("div", {class: "grid"});
+		root.appendChild(grid);
+		docs.forEach((d, i) => {
+			const h = memoryChart(page, grid, d, runs[i], names[i], {
+				width: Math.max(420, chartWidth() / Math.min(2, docs.length) - 20), height: 200});
+			if (isFinite(lo) && isFinite(hi) && hi > lo) h.u.setScale("x", {min: lo, max: hi});
+		});
+	};
+}
+
+export async function showHome(page, range) {
+	range = range in RANGES ? range : "24h";
+	const [machines, runs] = await Promise.all([api("/api/v1/machines", page.signal), api("/api/v1/runs", page.signal)]);
+	const drawCharts = machines.length ?
+		await machinesCharts(page, machines.map(m => m.latest_run_id), machines.map(m => m.name), RANGES[range]) : null;
+	const root = el("div");
+	root.appendChild(el("h1", {}, "machines"));
+	root.appendChild(table(["machine", "runs", "latest run", "last push", ""],
+		machines.map(m => [m.name, m.runs, el("a", {href: "#/run/" + m.latest_run_id}, "run " + m.latest_run_id),
+			when(m.last_push_wall_usec), el("a", {href: "#/machine/" + encodeURIComponent(m.name)}, "live view")])));
+	const chartBox = el("div");
+	if (machines.length) {
+		const pick = el("p", {class: "note"}, "range: ");
+		for (const r of Object.keys(RANGES))
+			pick.appendChild(r === range ? el("b", {}, r + " ") : el("a", {href: "#/?range=" + r}, r + " "));
+		root.appendChild(el("h2", {}, "latest run of each machine, one time axis"));
+		root.appendChild(pick);
+		root.appendChild(chartBox);
+	}
+	root.appendChild(el("h1", {}, "runs"));
+	const boxes = [];
+	const go = el("button", {type: "button"}, "compare selected runs on one time axis");
+	go.addEventListener("click", () => {
+		const ids = boxes.filter(b => b.checked).map(b => b.value);
+		if (ids.length) location.hash = "#/compare/" + ids.join(",");
+	});
+	root.appendChild(go);
+	root.appendChild(table(["", "run", "machine", "started", "duration", "outcome", "samples", "bench/arm"],
+		runs.slice(0, 500).map(r => {
+			const box = el("input", {type: "checkbox", value: String(r.id)});
+			boxes.push(box);
+			return [box, el("a", {href: "#/run/" + r.id}, String(r.id)), r.machine || "", when(r.started_wall_usec),
+				r.ended_wall_usec ? dur(r.ended_wall_usec - r.started_wall_usec) : el("span", {class: "live"}, "live"),
+				r.outcome || "", r.sample_count,
+				r.bench_id ? el("a", {href: "#/bench/" + r.bench_id}, r.bench_id + "/" + (r.arm || "")) : ""];
+		})));
+	if (!page.paint(root)) return;
+	if (drawCharts) drawCharts(chartBox);
+}
+
+export async function showMachine(page, name) {
+	const machines = await api("/api/v1/machines", page.signal);
+	const m = machines.find(x => x.name === name);
+	if (!m) throw new Error("no machine " + name);
+	if (page.stale) return;
+	return showRun(page, m.latest_run_id);
+}
+
+export async function showCompare(page, list) {
+	const ids = list.split(",").map(Number).filter(n => n > 0).slice(0, 10);
+	const runs = await Promise.all(ids.map(id => api("/api/v1/runs/" + id, page.signal)));
+	const root = el("div", {}, el("h1", {}, "runs " + ids.join(", ") + " on one time axis"));
+	const draw = await machinesCharts(page, ids, runs.map(r => (r.machine || "?") + " #" + r.id), 0);
+	if (!page.paint(root)) return;
+	draw(root);
+}
