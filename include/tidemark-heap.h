@@ -149,8 +149,9 @@ struct tmh_region {
 	int64_t stats_live_bytes;
 	int64_t stats_total_bytes;
 	int64_t stats_inuse_bytes;
-	uint64_t keep_tag; /* TIDEMARK_HEAP_KEEP's number: which recorder keeps the region */
-	int64_t reserved[4];
+	uint64_t keep_tag;  /* TIDEMARK_HEAP_KEEP's number: which recorder keeps the region */
+	int64_t stats_nsec; /* what the last answer took inside the process */
+	int64_t reserved[3];
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

@@ -87,6 +87,8 @@ void tmh_env_options(struct tmh_options *o)
 	o->keep = v && *v && strcmp(v, "0");
 	int64_t tag = 0;
 	o->keep_tag = o->keep && tmh_parse_size(v, &tag) == 0 ? (uint64_t)tag : 0;
+	v = env_get("TIDEMARK_HEAP_THREAD");
+	o->stats_thread = !(v && !strcmp(v, "0"));
 	v = env_get("TIDEMARK_HEAP_UNWIND");
 	o->unwinder = v && !strcmp(v, "libunwind");
 	v = env_get("TIDEMARK_HEAP_QUIET");

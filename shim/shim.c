@@ -49,12 +49,13 @@ static int own_add(void *p, int64_t u)
 	return 0;
 }
 
-static int own_remove(void *p)
+/* P (U usable bytes) leaves: 1 when it was one of the shim's own. */
+static int own_remove(const void *p, int64_t u)
 {
 	for (int i = 0; i < TMH_OWN_BLOCKS; i++)
 		if (tls_own_blocks[i] == p) {
 			tls_own_blocks[i] = NULL;
-			TMH_ADD(tmh_region->own_bytes, -tmh_usable_of(p));
+			TMH_ADD(tmh_region->own_bytes, -u);
 			return 1;
 		}
 	return 0;
@@ -120,6 +121,7 @@ static __attribute__((noinline)) void peak_slow(struct tmh_slot *s)
 	}
 	tmh_peak_update(g, d);
 	set_limits(s, g);
+	tmh_stats_poll();
 }
 
 static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
@@ -128,6 +130,7 @@ static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 	int64_t g = TMH_ADD(tmh_region->flushed_bytes, live - s->mark_bytes);
 	s->mark_bytes = live;
 	set_limits(s, g);
+	tmh_stats_poll();
 }
 
 /* U usable bytes for a request of N bytes.  The histogram is by requested
@@ -294,7 +297,9 @@ static struct tmh_slot *slow_slot(int *boot)
 		    __cxa_thread_atexit_impl(fold_at_thread_exit, NULL, &__dso_handle) == 0)
 			tls_fold_registered = 1;
 		tmh_tls_je_freed = TMH_COUNTING ? tmh_je_thread_freed_counter() : NULL;
-		tmh_tls_left = s->sample_left_bytes;
+		/* without sampling the countdown only brings the thread to
+		 * sample_slow now and then, to answer a statistics request */
+		tmh_tls_left = sampling || !TMH_COUNTING ? s->sample_left_bytes : TMH_POLL_BYTES;
 		tmh_tls_slot = s;
 	} else {
 		tls_dead = 1; /* no slot: count this thread in `shared`, unsampled */
@@ -315,6 +320,7 @@ static void atfork_child(void)
 	tls_dead = 0;
 	pthread_setspecific(slot_key, NULL);
 	tmh_tls_busy = 0;
+	tmh_stats_answer(1); /* the child's own first answer */
 }
 
 static void resolve(void)
@@ -354,6 +360,7 @@ static void init_once(void)
 	}
 	tmh_usable_init();
 	tmh_region = tmh_region_create(1);
+	tmh_stats_init();
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
 	pthread_key_create(&slot_key, key_destructor);
@@ -367,6 +374,16 @@ __attribute__((constructor)) static void tmh_ctor(void)
 	int boot;
 	slow_slot(&boot);
 	tmh_usable_retry();
+	tmh_stats_answer(1); /* the first answer: still current while nothing moves */
+	if (tmh_opt.keep_tag > 1 && tmh_opt.stats_thread && TMH_COUNTING) {
+		/* the thread's start-up blocks (its TLS) are glibc's for the shim */
+		struct tmh_slot *s = tmh_tls_slot;
+		tmh_tls_slot = NULL;
+		tmh_tls_busy = tls_own = 1;
+		tmh_stats_thread_start();
+		tmh_tls_busy = tls_own = 0;
+		tmh_tls_slot = s;
+	}
 }
 
 __attribute__((destructor)) static void tmh_dtor(void)
@@ -375,6 +392,7 @@ __attribute__((destructor)) static void tmh_dtor(void)
 		return;
 	tmh_tls_busy = 1;
 	tmh_usable_retry();
+	tmh_stats_answer(1); /* what the allocator holds at exit */
 	tmh_region_exit();
 	tmh_tls_busy = 0;
 }
@@ -385,7 +403,9 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
                                                         void *frame)
 {
 	if (!sampling) {
-		tmh_tls_left = s->sample_left_bytes = INT64_MAX;
+		s->sample_left_bytes = INT64_MAX;
+		tmh_tls_left = TMH_COUNTING ? TMH_POLL_BYTES : INT64_MAX;
+		tmh_stats_poll();
 		return;
 	}
 	tmh_tls_busy = 1;
@@ -394,6 +414,7 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 	tmh_tls_left = s->sample_left_bytes; /* the next draw */
 	tmh_tls_slot = s;
 	tmh_tls_busy = 0;
+	tmh_stats_poll();
 }
 
 static __attribute__((noinline, cold)) void sample_free_slow(void *p)
@@ -494,7 +515,7 @@ static __attribute__((noinline, cold)) void free_slow(void *p)
 {
 	if (!p || tmh_is_boot(p))
 		return;
-	if (TMH_UNLIKELY(own_remove(p))) {
+	if (TMH_UNLIKELY(own_remove(p, tmh_usable_of(p)))) {
 		tmh_real.free(p);
 		return;
 	}
@@ -607,7 +628,7 @@ static inline void *realloc_impl(void *p, size_t n, void *frame)
 		return NULL; /* failed: P is untouched (its sample, if any, is lost) */
 	if (s)
 		count_free(s, old);
-	else
+	else if (!own_remove(p, old)) /* P is not read: only compared */
 		tmh_count_shared_free(old);
 	if (q)
 		after_alloc(s, q, n, frame);

@@ -49,6 +49,7 @@ struct tmh_options {
 	int64_t sample_mean_bytes; /* 0: off */
 	int keep;                  /* leave the region in /dev/shm at exit */
 	uint64_t keep_tag;         /* TIDEMARK_HEAP_KEEP=N: N (the recorder's tag), else 0 */
+	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
 	int quiet;
 };
@@ -70,6 +71,19 @@ void tmh_count_shared_bytes(int64_t usable);
  * malloc's path, else memalign's) sampled at FRAME, and the free path. */
 void *tmh_alloc_at(size_t n, size_t align, void *frame);
 void tmh_free(void *p);
+
+/* stats.c: the allocator's own statistics, on a reader's request */
+void tmh_stats_init(void);
+void tmh_stats_answer(int force);
+/* Starts the thread that answers requests at once (under the recorder). */
+void tmh_stats_thread_start(void);
+/* On a slow path: answers when a reader asked since the last answer. */
+static inline void tmh_stats_poll(void)
+{
+	const struct tmh_region *r = tmh_region;
+	if (TMH_COUNTING && TMH_UNLIKELY(r && TMH_LD(r->stats_req) != TMH_LD(r->stats_ans)))
+		tmh_stats_answer(0);
+}
 
 /* region.c */
 struct tmh_region *tmh_region_create(int gc);

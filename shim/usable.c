@@ -82,7 +82,7 @@ static void check_je_counter(void)
 {
 	tmh_je_mallctl = found_mallctl;
 	const uint64_t *ctr = tmh_je_thread_freed_counter();
-	for (size_t n = 1; ctr && n < (64u << 20); n = n * 3 + 5) {
+	for (size_t n = 1; ctr && n < (4u << 20); n = n * 3 + 5) {
 		void *x = tmh_real.malloc(n);
 		if (!x)
 			break;
@@ -110,7 +110,7 @@ static void check_nallocx(void)
 		if (!same)
 			return;
 	}
-	static const size_t big[] = {100000, 1u << 20, (1u << 20) + 1, 5000000, 40u << 20};
+	static const size_t big[] = {100000, 1u << 20, (1u << 20) + 1, 3000000};
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
 		void *x = tmh_real.malloc(big[i]);
 		int same = x && fn(big[i], 0) == tmh_real.usable_size(x);

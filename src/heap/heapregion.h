@@ -43,6 +43,21 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
  * live value a reader has shown is never above a peak shown later). */
 void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes);
 
+/*
+ * What R's allocator holds beyond the live heap, from its last answer to a
+ * statistics request: its total from the system minus the shim's live
+ * bytes at the same moment, never below 0.  The answer is current when the
+ * process has not called the allocator since (C's allocations + frees
+ * match) or when it answers request ASKED (0: none asked).  0 and *HELD,
+ * or -1: no current answer, or the allocator gives no figure.
+ */
+int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
+                        uint64_t asked, int64_t *held);
+
+/* With a writable mapping: asks R's process for its allocator's
+ * statistics (answered on its next slow path); returns the request. */
+uint64_t tm_heap_region_ask_stats(const struct tmh_region *r);
+
 /* Copies the sampled stack table (TMH_STACKS entries) into OUT under the
  * sample seqlock.  0 or -1 (never consistent). */
 int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out);

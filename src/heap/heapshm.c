@@ -20,7 +20,8 @@ struct mapped {
 	pid_t pid;
 	const struct tmh_region *r;
 	int seen;
-	int writable; /* may publish peaks */
+	int writable;   /* may publish peaks and ask for the allocator's statistics */
+	uint64_t asked; /* the statistics request posted at the previous sample */
 	/* with profiles: the next one, how many so far, the last look at the
 	 * process's memory map (for the final profile of one that gets killed) */
 	int64_t next_usec;
@@ -161,8 +162,19 @@ static void mark_done(struct tm_heap_reader *rd, pid_t pid, int64_t start)
 	rd->done[rd->ndone++] = (struct finished){pid, start};
 }
 
-/* Adds the counters of R to S: 0, or -1 when they could not be read. */
-static int add_counters(const struct tmh_region *r, int writable, struct tm_sample *s)
+/* What the allocators of one sample's processes hold, summed; known only
+ * when every counting process had a current answer. */
+struct held_sum {
+	int64_t bytes;
+	int missing;
+};
+
+/* Adds the counters of R to S and its allocator-held bytes to H: 0, or -1
+ * when they could not be read.  ASKED (NULL: a final reading) is the
+ * request posted at the previous sample; a writable mapping posts the
+ * next one. */
+static int add_counters(const struct tmh_region *r, int writable, uint64_t *asked,
+                        struct tm_sample *s, struct held_sum *h)
 {
 	struct tm_heap_counters c;
 	if (tm_heap_region_counters(r, &c) < 0)
@@ -170,8 +182,16 @@ static int add_counters(const struct tmh_region *r, int writable, struct tm_samp
 	tm_sample_add(s, TM_M_HEAP_PROCS, 1);
 	if (c.sites_only)
 		return 0; /* no exact counters: the series stay absent */
-	if (writable)
+	int64_t held;
+	if (tm_heap_region_held(r, &c, asked ? *asked : 0, &held) == 0)
+		h->bytes += held;
+	else
+		h->missing++;
+	if (writable) {
 		tm_heap_region_publish_peak(r, c.live_bytes);
+		if (asked)
+			*asked = tm_heap_region_ask_stats(r);
+	}
 	tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
 	tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
 	tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
@@ -182,10 +202,10 @@ static int add_counters(const struct tmh_region *r, int writable, struct tm_samp
 
 /* Drops entry I; unlinks the region when its process is gone.  With S,
  * its final counters go into S first (what it did since the last sample). */
-static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s)
+static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struct held_sum *h)
 {
 	struct mapped *e = &rd->m[i];
-	if (s && add_counters(e->r, 0, s) == 0)
+	if (s && add_counters(e->r, 0, NULL, s, h) == 0)
 		mark_done(rd, e->pid, e->r->start_wall_usec);
 	if (rd->prof.prefix)
 		write_profile(rd, e, 0);
@@ -205,7 +225,7 @@ void tm_heap_reader_free(struct tm_heap_reader *rd)
 	if (!rd)
 		return;
 	while (rd->n)
-		drop(rd, rd->n - 1, NULL);
+		drop(rd, rd->n - 1, NULL, NULL);
 	free(rd->m);
 	free(rd->done);
 	free(rd);
@@ -244,7 +264,7 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 /* Regions our children kept (TIDEMARK_HEAP_KEEP=tag) of processes that
  * exited or died without ever being listed (lived between two samples):
  * their final counters into S, once. */
-static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s)
+static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
 {
 	static const char pre[] = "tidemark-heap.";
 	DIR *d = opendir("/dev/shm");
@@ -267,7 +287,8 @@ static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s)
 		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		int gone = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone) &&
-		    !is_done(rd, (pid_t)pid, r->start_wall_usec) && add_counters(r, 0, s) == 0) {
+		    !is_done(rd, (pid_t)pid, r->start_wall_usec) &&
+		    add_counters(r, 0, NULL, s, h) == 0) {
 			mark_done(rd, (pid_t)pid, r->start_wall_usec);
 			if (gone && state == TMH_EXITED) {
 				char path[64];
@@ -284,6 +305,7 @@ static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s)
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
                           struct tm_sample *s)
 {
+	struct held_sum h = {0, 0};
 	for (size_t i = 0; i < rd->n; i++)
 		rd->m[i].seen = 0;
 	for (size_t i = 0; i < npids; i++) {
@@ -293,12 +315,14 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		e->seen = 1;
 		if (rd->prof.prefix)
 			profile_tick(rd, e);
-		add_counters(e->r, e->writable, s);
+		add_counters(e->r, e->writable, &e->asked, s, &h);
 	}
 	for (size_t i = rd->n; i-- > 0;)
 		if (!rd->m[i].seen)
-			drop(rd, i, s); /* gone from the list: its last counters, once */
-	scan_unlisted(rd, s);
+			drop(rd, i, s, &h); /* gone from the list: its last counters, once */
+	scan_unlisted(rd, s, &h);
+	if (tm_sample_has(s, TM_M_HEAP_LIVE_BYTES) && !h.missing)
+		tm_sample_add(s, TM_M_HEAP_HELD_BYTES, h.bytes);
 	return 0;
 }
 
