@@ -32,9 +32,8 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3, 0},
     [TM_BF_HEAP_PEAK] = {"heap_peak_bytes", "heap peak MiB", 1.0 / TM_MIB, TM_MIB},
     [TM_BF_HEAP_END] = {"heap_live_end_bytes", "heap live after MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_ALLOC_HELD] = {"allocator_held_end_bytes", "allocator held after MiB", 1.0 / TM_MIB,
-                          TM_MIB},
-    [TM_BF_OTHER_ANON] = {"other_anon_end_bytes", "other anon after MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_ALLOC_HELD] = {"allocator_held_end_bytes", "allocator held MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_OTHER_ANON] = {"other_anon_end_bytes", "other anon MiB", 1.0 / TM_MIB, TM_MIB},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)

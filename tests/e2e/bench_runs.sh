@@ -203,8 +203,8 @@ r=$(json "$T/heap.json" "int(32 * 2**20 <= $(arm roomy)['figures']['heap_live_en
 int(0 <= $(arm roomy)['figures']['allocator_held_end_bytes']['median'] < 2 * 2**20), \
 int($(arm roomy)['figures']['heap_peak_bytes']['median'] >= $(arm roomy)['figures']['heap_live_end_bytes']['median']), \
 int(0 < $(arm tight)['killed_heap_live_bytes']['median'] < 24 * 2**20)" 2>&1)
-if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep -q '^allocator held after MiB' "$T/heap.txt" &&
-	grep -q '^other anon after MiB' "$T/heap.txt" &&
+if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep -q '^allocator held MiB' "$T/heap.txt" &&
+	grep -q '^other anon MiB' "$T/heap.txt" &&
 	grep -q '^heap at kill MiB' "$T/heap.txt"; then
 	ok "bench --heap: live heap, allocator-held and other anon, and the live heap at the kill, per arm"
 else

@@ -60,8 +60,9 @@ int main()
 		pthread_create(&t, nullptr, thread_main, &fa);
 		pthread_join(t, nullptr);
 		if (fa.delta != fa.usable) {
-			std::printf("thread %d: first malloc(100) counted %lld bytes, usable %lld\n", i,
-			            fa.delta, fa.usable);
+			std::printf(
+			    "thread %d: first malloc(100) counted %lld bytes, usable %lld\n", i,
+			    fa.delta, fa.usable);
 			bad = 1;
 		}
 	}
