@@ -26,7 +26,8 @@ cross:
 # Second expansion: this file is read before heap.mk and the Makefile's
 # UNIT_BIN.
 .SECONDEXPANSION:
-heap-progs-cross: $$(filter-out $$(B)/progs/heap_bench,$$(HEAP_PROGS)) $(B)/progs/heap_sites_pac
+heap-progs-cross: $$(filter-out $$(B)/progs/heap_bench,$$(HEAP_PROGS)) $(B)/progs/heap_sites_pac \
+	$$(PROG_BIN)
 unit-plain: $$(UNIT_BIN)
 
 CHECK_EXTRA += cross

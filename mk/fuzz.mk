@@ -16,14 +16,14 @@ FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,
 	-Isrc -Iinclude -I$(B)/gen $(PKG_CFLAGS)
 FUZZ_OBJ = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 
-$(B)/fuzz/obj/%.o: %.c $(GEN_HDR)
+# Prerequisites are expanded late: mk/heap.mk, mk/install.mk and mk/serve.mk,
+# read after this file, add their generated files to GEN_SRC and GEN_HDR.
+.SECONDEXPANSION:
+$(B)/fuzz/obj/%.o: %.c $$(GEN_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC/FUZZ $<')
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 
-# The object list is expanded late: mk/heap.mk and mk/serve.mk, read after
-# this file, add their generated sources to GEN_SRC.
-.SECONDEXPANSION:
 $(B)/fuzz/libtidemark.a: $$(FUZZ_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^

@@ -7,12 +7,12 @@ SHIM_CFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibili
 	-ftls-model=initial-exec -fno-omit-frame-pointer -fno-builtin -fno-stack-protector \
 	-fno-semantic-interposition -fexceptions
 
-$(B)/libtidemark-heap.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h
+$(B)/libtidemark-heap.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h include/tidemark-size.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
 
 # The same sources without the exact counters: sampled sites only.
-$(B)/libtidemark-heap-sites.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h
+$(B)/libtidemark-heap-sites.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemark-heap.h include/tidemark-size.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -DTMH_SITES_ONLY -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
 

@@ -12,12 +12,15 @@ DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
-clang-format cppcheck openjdk-17-jdk-headless"
+clang-format cppcheck openjdk-17-jdk-headless dpkg-dev groff-base bash-completion"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
 # multiarch arm64 libraries it links, and qemu-user to run what it builds
 # (binfmt-support registers qemu for aarch64 binaries started by a test).
+# qemu-system-arm and cpio: the arm64 guest (scripts/arm64-guest.sh), whose
+# kernel and busybox packages are downloaded, not installed.
 ARM64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static binfmt-support
+qemu-system-arm cpio
 libc6-dev:arm64 libstdc++6:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64 libdw-dev:arm64
 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libinih-dev:arm64
 libmicrohttpd-dev:arm64 libcurl4-openssl-dev:arm64 libgnutls28-dev:arm64 libcmocka-dev:arm64
@@ -59,7 +62,10 @@ if [ "${1:-}" = "--test" ] && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing nodejs npm"
 fi
 if [ -z "$missing" ]; then
-	[ "${1:-}" = "--test" ] && arm64_binfmt
+	if [ "${1:-}" = "--test" ]; then
+		arm64_binfmt
+		SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
+	fi
 	exit 0
 fi
 
@@ -77,5 +83,8 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	trap '$SUDO rm -f "$policy"' EXIT
 fi
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-[ "${1:-}" = "--test" ] && arm64_binfmt
+if [ "${1:-}" = "--test" ]; then
+	arm64_binfmt
+	SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
+fi
 exit 0

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "tidemark-size.h"
 
 extern char **environ;
 
@@ -29,42 +30,20 @@ size_t tmh_fmt_u64(char *buf, uint64_t v)
 	return n;
 }
 
-/* "524288", "512K", "512KiB", "1M", "0". */
-int tmh_parse_size(const char *s, int64_t *out)
+/* A process id in a region's name: decimal digits only. */
+static int parse_pid(const char *s, int64_t *out)
 {
 	int64_t v = 0;
 	if (*s < '0' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (INT64_MAX - 9) / 10)
+		if (v > 4194304)
 			return -1;
 		v = v * 10 + (*s - '0');
 	}
-	int shift = 0;
-	switch (*s) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		s++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		s++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		s++;
-		break;
-	default:
-		break;
-	}
-	if (shift && (!strcmp(s, "iB") || !strcmp(s, "B")))
-		s += strlen(s);
-	if (*s || v > (INT64_MAX >> shift))
+	if (*s)
 		return -1;
-	*out = v << shift;
+	*out = v;
 	return 0;
 }
 
@@ -81,8 +60,11 @@ void tmh_env_options(struct tmh_options *o)
 {
 	const char *v;
 	o->sample_mean_bytes = 512 * 1024;
-	if ((v = env_get("TIDEMARK_HEAP_SAMPLE")) && tmh_parse_size(v, &o->sample_mean_bytes))
+	if ((v = env_get("TIDEMARK_HEAP_SAMPLE")) && tm_size_parse(v, &o->sample_mean_bytes)) {
+		/* said, not guessed: the program keeps running with the default */
 		o->sample_mean_bytes = 512 * 1024;
+		o->bad_sample = 1;
+	}
 	v = env_get("TIDEMARK_HEAP_KEEP");
 	o->keep = v && *v && strcmp(v, "0");
 	int64_t tag = 0;
@@ -148,7 +130,7 @@ static void gc_one(const char *name)
 	static const char pre[] = "tidemark-heap.";
 	const char *d = name + sizeof(pre) - 1;
 	int64_t pid = 0;
-	if (strncmp(name, pre, sizeof(pre) - 1) || tmh_parse_size(d, &pid) || pid <= 0 ||
+	if (strncmp(name, pre, sizeof(pre) - 1) || parse_pid(d, &pid) || pid <= 0 ||
 	    pid > INT32_MAX || (d[strlen(d) - 1] < '0' || d[strlen(d) - 1] > '9'))
 		return;
 	if (kill((int)pid, 0) == 0 || errno != ESRCH)

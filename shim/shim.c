@@ -350,6 +350,9 @@ static void init_once(void)
 	}
 	tmh_tls_busy = 1;
 	tmh_env_options(&tmh_opt);
+	if (tmh_opt.bad_sample)
+		tmh_warn("TIDEMARK_HEAP_SAMPLE is not a size (e.g. 512K, 1.5M, 0); sampling every "
+		         "512K on average");
 	resolve();
 	if (!tmh_real.malloc || !tmh_real.free || !tmh_real.realloc || !tmh_real.usable_size ||
 	    !tmh_real.calloc || !tmh_real.memalign) {

@@ -52,6 +52,7 @@ struct tmh_options {
 	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
 	int quiet;
+	int bad_sample; /* TIDEMARK_HEAP_SAMPLE was not a size: warned at start-up */
 };
 
 /* shim.c */
@@ -202,6 +203,5 @@ static inline int64_t tmh_usable_new(void *p, size_t n)
 
 /* Small helpers without libc formatting. */
 size_t tmh_fmt_u64(char *buf, uint64_t v);
-int tmh_parse_size(const char *s, int64_t *out);
 
 #endif

@@ -35,6 +35,8 @@ static const struct command commands[] = {
      "record a named phase boundary in a running recording"},
     {"bench", NULL, cmd_bench, TM_CMD_WRITE, DB_LOCAL,
      "compare arms (allocator, env, limits) over repeated runs"},
+    {"advise", NULL, cmd_advise, TM_CMD_WRITE, DB_LOCAL,
+     "limits and allocator settings from measured runs, with their reasons"},
     {"heap", NULL, cmd_heap, TM_CMD_NO_STORE, DB_LOCAL,
      "heap profiles from processes running with the heap shim"},
     {"hprof", NULL, cmd_hprof, TM_CMD_NO_STORE, DB_LOCAL,

@@ -10,6 +10,8 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "tidemark-size.h"
+#include "tm_paths.h" /* build/gen: TM_LIBDIR_REL */
 #include "base/banned.h"
 
 int tm_parse_int64(const char *s, int64_t *out)
@@ -65,33 +67,7 @@ static int apply_unit(double num, const char *suffix, const struct unit *units, 
 
 int tm_parse_size(const char *s, int64_t *out_bytes)
 {
-	static const struct unit units[] = {
-	    {"", 1},
-	    {"B", 1},
-	    {"K", 1024.0},
-	    {"KB", 1024.0},
-	    {"KiB", 1024.0},
-	    {"k", 1024.0},
-	    {"M", 1048576.0},
-	    {"MB", 1048576.0},
-	    {"MiB", 1048576.0},
-	    {"G", 1073741824.0},
-	    {"GB", 1073741824.0},
-	    {"GiB", 1073741824.0},
-	    {"T", 1099511627776.0},
-	    {"TB", 1099511627776.0},
-	    {"TiB", 1099511627776.0},
-	};
-	const char *suffix;
-	double num;
-
-	if (s && (!strcmp(s, "max") || !strcmp(s, "infinity"))) {
-		*out_bytes = INT64_MAX;
-		return 0;
-	}
-	if (parse_scaled(s, &num, &suffix))
-		return -1;
-	return apply_unit(num, suffix, units, TM_ARRAY_SIZE(units), out_bytes);
+	return tm_size_parse(s, out_bytes);
 }
 
 int tm_parse_duration(const char *s, int64_t *out_usec)
@@ -247,10 +223,19 @@ int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)
 	return 0;
 }
 
+/* DIR + NAME into BUF when that file is readable; 0, 1 when not, -1 if too long. */
+static int lib_at(const char *dir, const char *name, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s%s", dir, name);
+	if (n < 0 || (size_t)n >= size)
+		return tm_error("the path of '%s' is too long", name);
+	return access(buf, R_OK) == 0 ? 0 : 1;
+}
+
 int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 {
 	const char *env = getenv(env_var);
-	char exe[4096], *slash;
+	char exe[4096], dir[4200], *slash;
 	ssize_t n;
 
 	if (env && *env) {
@@ -268,13 +253,18 @@ int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size)
 	slash = strrchr(exe, '/');
 	if (slash)
 		slash[1] = '\0';
-	if (strlen(exe) + strlen(name) + 1 > size)
-		return tm_error("the path of '%s' is too long", name);
-	snprintf(buf, size, "%s%s", exe, name);
-	if (access(buf, R_OK) < 0)
-		return tm_error("cannot find '%s': %s (build it with make, or set %s)", buf,
-		                strerror(errno), env_var);
-	return 0;
+	/* an installed binary: the library folder make install chose, relative
+	 * to the binary's (mk/install.mk); a checkout: next to it, in build/ */
+	snprintf(dir, sizeof(dir), "%s%s/", exe, TM_LIBDIR_REL);
+	int rc = lib_at(dir, name, buf, size);
+	if (rc == 1)
+		rc = lib_at(exe, name, buf, size);
+	if (rc == 1)
+		return tm_error(
+		    "cannot find '%s' in '%s' or next to the binary (build it with make, "
+		    "or set %s)",
+		    name, dir, env_var);
+	return rc;
 }
 
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)

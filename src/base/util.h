@@ -14,8 +14,8 @@
 int tm_parse_int64(const char *s, int64_t *out);
 
 /*
- * A size: "400M", "1.5G", "512KiB", "4096" (bytes).  K/M/G/T are powers of
- * 1024, with or without "iB"/"B".  "max" and "infinity" give INT64_MAX.
+ * A size: "400M", "1.5G", "512KiB", "4096" (bytes), "max": the one grammar
+ * of include/tidemark-size.h, which the heap shim reads too.  0 or -1.
  */
 int tm_parse_size(const char *s, int64_t *out_bytes);
 

@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opt.h"
+#include "record/recorder.h"
+
 #define TM_BENCH_MAX_ARMS 16
 #define TM_BENCH_MAX_ENV  32
 #define TM_BENCH_NAME_MAX 64
@@ -53,23 +56,40 @@ struct tm_bench_arm {
 	char *exec_start; /* ExecStart= (a shell-like command line), malloc'd, or NULL */
 };
 
+/* The order of the runs (Order=, --order). */
+enum tm_bench_order_kind {
+	TM_ORDER_INTERLEAVE, /* A B C A B C ... */
+	TM_ORDER_SHUFFLE,    /* each round shuffled (seeded) */
+};
+
+/* "interleave" or "shuffle". */
+const char *tm_bench_order_name(int order);
+
 /*
- * The options an experiment file can set (section [bench]); the command
- * line overrides them.  Unset numbers are -1, unset strings NULL.
+ * A bench: its arms and its options.  tm_bench_spec_init() sets the
+ * defaults; an experiment file, then the command line, set what they say
+ * (both through the option tables, tm_bench_optsets()).
  */
 struct tm_bench_spec {
 	struct tm_bench_arm arms[TM_BENCH_MAX_ARMS];
 	int n_arms;
-	char *name, *exec_start, *order, *restore, *prepare, *cleanup, *window;
-	char *progress_regex, *progress_file;
-	int64_t runs, warmup, seed;
-	int64_t memory_max_bytes, memory_high_bytes, swap_max_bytes;
-	int64_t timeout_usec, settle_usec, interval_usec;
-	double until_progress;
-	bool has_until_progress;
-	int drop_caches, inherit_env; /* -1 unset, 0, 1 */
-	int heap;                     /* -1 unset, 0, 1: every run under the heap shim */
+	/* What every run records with (record/options.h): interval, progress,
+	 * timeout, settle, grace, heap, and the limits arms do not set
+	 * themselves.  The runner fills in the target and bookkeeping. */
+	struct tm_record_opts rec;
+	char *name, *exec_start, *restore, *prepare, *cleanup, *window; /* malloc'd or NULL */
+	int order;                  /* enum tm_bench_order_kind */
+	int64_t runs, warmup, seed; /* seed -1: a fresh one is drawn for shuffle */
+	bool drop_caches, inherit_env;
 };
+
+/* The bench's own options (--runs, Runs=, ...); they store into a struct tm_bench_spec. */
+extern const struct tm_opt tm_bench_options[];
+
+/* The tables an experiment file and `tidemark bench` read SP's options
+ * from: the recorder's (into SP->rec) and the bench's (into SP). */
+#define TM_BENCH_OPTSETS 2
+void tm_bench_optsets(struct tm_bench_spec *sp, struct tm_optset sets[TM_BENCH_OPTSETS]);
 
 void tm_bench_spec_init(struct tm_bench_spec *sp);
 void tm_bench_spec_release(struct tm_bench_spec *sp);
@@ -87,9 +107,11 @@ void tm_bench_spec_release(struct tm_bench_spec *sp);
 int tm_bench_add_arm(struct tm_bench_spec *sp, const char *text);
 
 /*
- * Parses an experiment file held in TEXT (NUL-terminated).  Section
- * [bench] holds the options; every other section is an arm, in order (the
- * first is the control).  Errors name ORIGIN and the line.  0 or -1.
+ * Parses an experiment file held in TEXT (NUL-terminated) into SP.  Section
+ * [bench] holds the options (the keys of tm_bench_optsets()); every other
+ * section is an arm, in order (the first is the control).  Errors name
+ * ORIGIN and the line, with the same reason as the command line gives.
+ * 0 or -1.
  */
 int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin);
 

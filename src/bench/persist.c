@@ -33,12 +33,12 @@ static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)
 void tm_bench_limits_text(const struct tm_bench_spec *sp, const struct tm_bench_arm *arm, char *buf,
                           size_t size)
 {
-	int64_t max =
-	    arm->memory_max_bytes != TM_LIMIT_UNSET ? arm->memory_max_bytes : sp->memory_max_bytes;
+	int64_t max = arm->memory_max_bytes != TM_LIMIT_UNSET ? arm->memory_max_bytes
+	                                                      : sp->rec.limits.memory_max_bytes;
 	int64_t high = arm->memory_high_bytes != TM_LIMIT_UNSET ? arm->memory_high_bytes
-	                                                        : sp->memory_high_bytes;
-	int64_t swap =
-	    arm->swap_max_bytes != TM_LIMIT_UNSET ? arm->swap_max_bytes : sp->swap_max_bytes;
+	                                                        : sp->rec.limits.memory_high_bytes;
+	int64_t swap = arm->swap_max_bytes != TM_LIMIT_UNSET ? arm->swap_max_bytes
+	                                                     : sp->rec.limits.swap_max_bytes;
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -95,21 +95,24 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "arms", arms);
 	json_object_set_new(o, "runs", json_integer(sp->runs));
 	json_object_set_new(o, "warmup", json_integer(sp->warmup));
-	json_object_set_new(o, "order", str_or_null(sp->order));
+	json_object_set_new(o, "order", json_string(tm_bench_order_name(sp->order)));
 	json_object_set_new(o, "seed", json_integer(sp->seed));
 	json_object_set_new(o, "window", str_or_null(sp->window));
 	json_object_set_new(o, "restore", str_or_null(sp->restore));
 	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
 	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
-	json_object_set_new(o, "progress_regex", str_or_null(sp->progress_regex));
+	json_object_set_new(o, "progress_regex", str_or_null(sp->rec.progress_regex));
+	json_object_set_new(o, "units", sp->rec.has_units ? json_real(sp->rec.units) : json_null());
+	json_object_set_new(o, "units_from", str_or_null(sp->rec.units_from));
 	json_object_set_new(o, "until_progress",
-	                    sp->has_until_progress ? json_real(sp->until_progress) : json_null());
-	json_object_set_new(o, "timeout_usec", json_integer(sp->timeout_usec));
-	json_object_set_new(o, "settle_usec", json_integer(sp->settle_usec));
-	json_object_set_new(o, "interval_usec", json_integer(sp->interval_usec));
-	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches > 0));
-	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env > 0));
-	json_object_set_new(o, "heap", json_boolean(sp->heap > 0));
+	                    sp->rec.stop_at_progress ? json_real(sp->rec.until_progress)
+	                                             : json_null());
+	json_object_set_new(o, "timeout_usec", json_integer(sp->rec.timeout_usec));
+	json_object_set_new(o, "settle_usec", json_integer(sp->rec.settle_usec));
+	json_object_set_new(o, "interval_usec", json_integer(sp->rec.interval_usec));
+	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches));
+	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env));
+	json_object_set_new(o, "heap", json_boolean(sp->rec.heap));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;

@@ -10,6 +10,7 @@
 #ifndef TM_CG_LIMITS_H
 #define TM_CG_LIMITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TM_LIMIT_FLOOR_BYTES (128 * 1024)
@@ -18,5 +19,10 @@
  * TM_LIMIT_FLOOR_BYTES; otherwise -1 after tm_error naming WHAT (the option
  * or key, e.g. "--memory-max"), the value and the reason. */
 int tm_limit_check(const char *what, int64_t bytes);
+
+/* The same check for an option table (base/opt.h, the `check` of an
+ * entry): 0, or -1 with WHY ("1024 bytes is below 128 KiB, the least any
+ * program can start in (...)"). */
+int tm_limit_floor_why(int64_t bytes, char *why, size_t why_size);
 
 #endif

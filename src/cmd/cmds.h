@@ -13,6 +13,8 @@
 #ifndef TM_CMDS_H
 #define TM_CMDS_H
 
+#include "base/opt.h"
+
 struct tm_store;
 
 /* The recorder's store: its default name and the variable that overrides it. */
@@ -62,12 +64,17 @@ struct tm_store *tm_cmd_store(struct tm_cmd_ctx *ctx, enum tm_cmd_store access);
 /* Closes the store if one was opened; safe to call twice. */
 void tm_cmd_close(struct tm_cmd_ctx *ctx);
 
+/* -o/--db PATH as an option table (base/opt.h) whose set's base is the
+ * command's struct tm_cmd_ctx: tm_optset {tm_cmd_db_options, ctx}. */
+extern const struct tm_opt tm_cmd_db_options[];
+
 int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx);

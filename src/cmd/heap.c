@@ -3,7 +3,8 @@
  * libtidemark-heap.so (see docs/heap.md).
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,14 @@
 #include <sys/wait.h>
 
 #include "base/error.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
+#include "tidemark-size.h"
 #include "base/banned.h"
 
 static const char usage_text[] =
@@ -283,85 +286,99 @@ static int heap_top(int argc, char **argv)
 	return tm_heap_top(file, stdout, n) < 0 ? 1 : 0;
 }
 
+struct heap_cli {
+	char *out;
+	const char *sample; /* as given: the shim reads the same grammar */
+	bool collapsed, alloc, json, sites;
+	int64_t every_usec;
+};
+
+/* --sample SIZE: checked with the shim's own grammar, passed on as text. */
+static int parse_sample(void *field, const char *value, char *why, size_t why_size)
+{
+	int64_t v;
+
+	if (tm_size_parse(value, &v) || v == INT64_MAX) {
+		snprintf(why, why_size, "'%s': expected %s (but not max; 0: no sampling)", value,
+		         TM_SIZE_EXPECT);
+		return -1;
+	}
+	*(const char **)field = value;
+	return 0;
+}
+
+#define HOFF(f) offsetof(struct heap_cli, f)
+#define H       TM_OPT_OTHER
+
+static const struct tm_opt heap_options[] = {
+    {.flag = "output",
+     .short_name = 'o',
+     .scopes = H,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = HOFF(out)},
+    {.flag = "collapsed", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(collapsed)},
+    {.flag = "alloc", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(alloc)},
+    {.flag = "json", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(json)},
+    {.flag = "sample",
+     .scopes = H,
+     .type = TM_OPT_CUSTOM,
+     .off = HOFF(sample),
+     .parse = parse_sample},
+    {.flag = "every",
+     .scopes = H,
+     .type = TM_OPT_DURATION,
+     .off = HOFF(every_usec),
+     .min = 100000,
+     .max = TM_OPT_NO_MAX},
+    {.flag = "sites", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(sites)},
+    {.type = TM_OPT_END},
+};
+
+/* What the operands left after the options ask for. */
+static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
+{
+	pid_t pid;
+
+	if (nrest < 1)
+		return usage_error("%s", "needs a PID, 'stats PID', 'top FILE' or 'run -- CMD'");
+	if (!strcmp(rest[0], "run")) {
+		if (nrest < 2)
+			return usage_error("%s", "run needs a command after --");
+		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), o->out, o->sample,
+		                o->sites);
+	}
+	if (!strcmp(rest[0], "stats")) {
+		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
+			return usage_error("stats needs one PID, not '%s'",
+			                   nrest > 1 ? rest[1] : "");
+		return heap_stats(pid, o->json);
+	}
+	if (nrest != 1 || parse_pid(rest[0], &pid) < 0)
+		return usage_error("'%s' is not a PID", rest[0]);
+	if (o->every_usec)
+		return heap_every(pid, o->out, o->every_usec);
+	return heap_profile(pid, o->out, o->collapsed, o->alloc);
+}
+
 int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx __attribute__((unused)))
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"collapsed", no_argument, NULL, 'c'},
-	    {"alloc", no_argument, NULL, 'a'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"sample", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"every", required_argument, NULL, 'e'},
-	    {"sites", no_argument, NULL, 'S'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct heap_cli o = {0};
+	const struct tm_optset set = {heap_options, &o};
+	int next, rc;
+
 	if (argc > 1 && !strcmp(argv[1], "top")) {
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 				return fputs(usage_text, stdout), 0;
 		return heap_top(argc - 1, argv + 1);
 	}
-	const char *out = NULL, *sample = NULL;
-	int collapsed = 0, alloc = 0, json = 0, sites = 0, c;
-	int64_t every_usec = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:hn:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'c':
-			collapsed = 1;
-			break;
-		case 'a':
-			alloc = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'S':
-			sites = 1;
-			break;
-		case 's': {
-			int64_t v;
-			if (tm_parse_size(optarg, &v) < 0 || v < 0)
-				return usage_error("bad --sample '%s'", optarg);
-			sample = optarg;
-			break;
-		}
-		case 'e':
-			if (tm_parse_duration(optarg, &every_usec) < 0 || every_usec < 100000)
-				return usage_error("bad --every '%s' (at least 100ms)", optarg);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	char **rest = argv + optind;
-	int nrest = argc - optind;
-	if (nrest < 1)
-		return usage_error("%s", "needs a PID, 'stats PID', 'top FILE' or 'run -- CMD'");
-	pid_t pid;
-	if (!strcmp(rest[0], "run")) {
-		if (nrest < 2)
-			return usage_error("%s", "run needs a command after --");
-		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), out, sample,
-		                sites);
-	}
-	if (!strcmp(rest[0], "stats")) {
-		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
-			return usage_error("stats needs one PID, not '%s'",
-			                   nrest > 1 ? rest[1] : "");
-		return heap_stats(pid, json);
-	}
-	if (nrest != 1 || parse_pid(rest[0], &pid) < 0)
-		return usage_error("'%s' is not a PID", rest[0]);
-	if (every_usec)
-		return heap_every(pid, out, every_usec);
-	return heap_profile(pid, out, collapsed, alloc);
+	/* options may follow the PID (tidemark heap PID -o FILE); -- ends them */
+	rc = tm_opts_parse(&set, 1, H | TM_OPT_PERMUTE, "heap", argc, argv, &next);
+	if (rc == 0)
+		rc = heap_dispatch(&o, argv + next, argc - next);
+	else
+		rc = rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+	tm_opts_release(&set, 1);
+	return rc;
 }

@@ -39,7 +39,8 @@ int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	while ((c = getopt_long(argc, argv, "+t:h", long_opts, NULL)) != -1) {
 		if (c == 't') {
 			if (tm_parse_int64(optarg, &pid) || pid <= 0 || pid > INT_MAX) {
-				fprintf(stderr, "tidemark mark: bad pid '%s'\n", optarg);
+				fprintf(stderr, "tidemark mark: --to '%s': expected a process id\n",
+				        optarg);
 				return 2;
 			}
 		} else if (c == 'h') {

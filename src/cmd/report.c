@@ -1,5 +1,6 @@
 /* tidemark report: a run's figures, readable in ten seconds; --json/--csv for machines. */
-#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
@@ -21,42 +23,24 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: tidemark report [options] [RUN]\n"
     "\n"
     "Summarises a run (default: the latest): outcome, peak and held anon, page cache,\n"
     "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
-    "\n"
-    "  -o, --db PATH       the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
-    "  -w, --window A:B    only a stretch: progress values (100:500), times since the\n"
-    "                      start (10s:2m) or marks (@busy-start:@busy-end)\n"
-    "      --json          the figures as JSON (raw bytes and usec)\n"
-    "      --csv           the figures as one CSV row with a header\n"
-    "      --series        every sample of the run as CSV, one column per metric\n"
-    "      --bench ID      the comparison table of a bench instead of a run\n"
-    "      --html FILE     one self-contained HTML file with the plots and tables\n"
-    "\n"
-    "examples:\n"
-    "  tidemark report\n"
-    "  tidemark report 3 --window 100:500\n"
-    "  tidemark report --json | jq .figures.peak_anon_bytes\n"
-    "  tidemark report --series > run.csv\n"
-    "  tidemark report --bench 2\n"
-    "  tidemark report --html run.html 3\n";
+    "\n";
+
+static const char usage_tail[] = "  -h, --help            this help\n"
+                                 "\n"
+                                 "examples:\n"
+                                 "  tidemark report\n"
+                                 "  tidemark report 3 --window 100:500\n"
+                                 "  tidemark report --json | jq .figures.peak_anon_bytes\n"
+                                 "  tidemark report --series > run.csv\n"
+                                 "  tidemark report --bench 2\n"
+                                 "  tidemark report --html run.html 3\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
-
-static const struct option long_opts[] = {
-    {"db", required_argument, NULL, 'o'},
-    {"window", required_argument, NULL, 'w'},
-    {"json", no_argument, NULL, 'j'},
-    {"csv", no_argument, NULL, 'c'},
-    {"series", no_argument, NULL, 's'},
-    {"help", no_argument, NULL, 'h'},
-    {"bench", required_argument, NULL, 'b'},
-    {"html", required_argument, NULL, 'H'},
-    {NULL, 0, NULL, 0},
-};
 
 static const char *mib(char *buf, size_t size, double bytes)
 {
@@ -172,6 +156,25 @@ static void print_heap_profiles(const json_t *profiles)
 	printf("\n");
 }
 
+/* The work a batch job did (--units, --units-from) and its cost per unit;
+ * true when that is all there is to say about progress. */
+static bool print_units(const struct tm_summary *s)
+{
+	if (!isfinite(s->units))
+		return false;
+	printf("  work        %g units (%s)", s->units, s->units_source);
+	if (isfinite(s->units_per_min))
+		printf(", %.1f units/min", s->units_per_min);
+	putchar('\n');
+	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
+		return false; /* a progress line too: its per-unit fit follows */
+	printf("  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	if (isfinite(s->wall_usec_per_unit))
+		printf(", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+	printf(" (totals over %g units)\n", s->units);
+	return true;
+}
+
 static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
@@ -226,8 +229,12 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
 	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
 	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	if (print_units(s))
+		return;
 	if (!isfinite(s->progress_first)) {
-		printf("  progress    none recorded (use --progress REGEX)\n");
+		printf(
+		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
+		    "job)\n");
 		return;
 	}
 	printf("  progress    %g -> %g, %.1f units/min\n", s->progress_first, s->progress_last,
@@ -321,72 +328,128 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	return rc;
 }
 
-int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
-{
-	struct tm_window win, *w = NULL;
-	enum fmt fmt = FMT_TEXT;
-	struct tm_store *st;
-	int64_t run = 0, bench = 0;
-	const char *html = NULL;
-	int c, rc;
+struct report_cli {
+	struct tm_window win;
+	bool has_window, json, csv, series;
+	char *html;
+	int64_t bench;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			tm_cmd_set_db(ctx, optarg);
-			break;
-		case 'w':
-			if (tm_window_parse(optarg, &win))
-				return 2;
-			w = &win;
-			break;
-		case 'j':
-			fmt = FMT_JSON;
-			break;
-		case 'c':
-			fmt = FMT_CSV;
-			break;
-		case 's':
-			fmt = FMT_SERIES;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'b':
-			if (tm_parse_int64(optarg, &bench) || bench <= 0) {
-				fprintf(stderr, "tidemark report: '%s' is not a bench id\n",
-				        optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc && (tm_parse_int64(argv[optind], &run) || run <= 0)) {
-		fprintf(stderr, "tidemark report: '%s' is not a run id\n", argv[optind]);
-		return 2;
-	}
+/* --window A:B: checked now (tm_window_parse says why). */
+static int parse_window(void *field, const char *value, char *why, size_t why_size)
+{
+	struct report_cli *cli = field;
+
+	(void)why_size;
+	why[0] = '\0';
+	if (tm_window_parse(value, &cli->win))
+		return -1;
+	cli->has_window = true;
+	return 0;
+}
+
+#define ROFF(f) offsetof(struct report_cli, f)
+#define O       TM_OPT_OTHER
+
+static const struct tm_opt report_options[] = {
+    {.flag = "window",
+     .short_name = 'w',
+     .scopes = O,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_window,
+     .metavar = "A:B",
+     .help = "only a stretch: progress values (100:500), times since the",
+     .more = "start (10s:2m) or marks (@busy-start:@busy-end)"},
+    {.flag = "json",
+     .scopes = O,
+     .type = TM_OPT_BOOL,
+     .off = ROFF(json),
+     .help = "the figures as JSON (raw bytes and usec)"},
+    {.flag = "csv",
+     .scopes = O,
+     .type = TM_OPT_BOOL,
+     .off = ROFF(csv),
+     .help = "the figures as one CSV row with a header"},
+    {.flag = "series",
+     .scopes = O,
+     .type = TM_OPT_BOOL,
+     .off = ROFF(series),
+     .help = "every sample of the run as CSV, one column per metric"},
+    {.flag = "bench",
+     .scopes = O,
+     .type = TM_OPT_COUNT,
+     .off = ROFF(bench),
+     .min = 1,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "ID",
+     .help = "the comparison table of a bench instead of a run"},
+    {.flag = "html",
+     .scopes = O,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = ROFF(html),
+     .metavar = "FILE",
+     .help = "one self-contained HTML file with the plots and tables"},
+    {.type = TM_OPT_END},
+};
+
+static void usage(void)
+{
+	const struct tm_optset sets[] = {{tm_cmd_db_options, NULL}, {report_options, NULL}};
+
+	fputs(usage_head, stdout);
+	tm_opts_help(stdout, sets, 2, O);
+	fputs(usage_tail, stdout);
+}
+
+/* The run (RUN, or the latest) or the bench the options ask for. */
+static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_ctx *ctx)
+{
+	enum fmt fmt = cli->json     ? FMT_JSON
+	               : cli->csv    ? FMT_CSV
+	               : cli->series ? FMT_SERIES
+	                             : FMT_TEXT;
+	struct tm_store *st;
+	int rc;
+
 	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
-	if (bench) {
-		rc = html ? tm_html_report_bench(st, bench, html)
-		          : tm_bench_table_print(st, bench, stdout);
+	if (cli->bench) {
+		rc = cli->html ? tm_html_report_bench(st, cli->bench, cli->html)
+		               : tm_bench_table_print(st, cli->bench, stdout);
 		if (rc == 1)
-			tm_error("no bench %lld in %s", (long long)bench, tm_cmd_db_path(ctx));
+			tm_error("no bench %lld in %s", (long long)cli->bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
 	}
-	rc = 0;
 	if (!run && (rc = tm_store_latest_run(st, &run)) != 0) {
 		if (rc > 0)
 			tm_error("the store '%s' has no runs yet", tm_cmd_db_path(ctx));
 		return 1;
 	}
-	rc = html ? tm_html_report_run(st, run, html) : report_run(st, run, w, fmt);
+	rc = cli->html ? tm_html_report_run(st, run, cli->html)
+	               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt);
 	return rc ? 1 : 0;
+}
+
+int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
+{
+	struct report_cli cli = {0};
+	const struct tm_optset sets[] = {{tm_cmd_db_options, ctx}, {report_options, &cli}};
+	int64_t run = 0;
+	int next, rc;
+
+	/* options may follow the run id (tidemark report 3 --json) */
+	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
+	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
+		rc = tm_error("--json, --csv and --series: give one of them");
+	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
+		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
+	if (rc == 0 && next + 1 < argc)
+		rc = tm_error("one run at a time: '%s' after run %s", argv[next + 1], argv[next]);
+	if (rc == 0)
+		rc = report_main(&cli, run, ctx);
+	else
+		rc = rc > 0 ? (usage(), 0) : 2;
+	tm_opts_release(&sets[1], 1);
+	return rc;
 }

@@ -35,7 +35,9 @@
 #include "record/marks.h"
 #include "record/netlib.h"
 #include "record/progress.h"
+#include "record/options.h"
 #include "record/recorder.h"
+#include "record/units.h"
 #include "sample/allocators.h"
 #include "sample/sampler.h"
 #include "store/store.h"
@@ -667,27 +669,15 @@ static int heap_profile_dir_check(const char *prefix)
 
 static int validate(const struct tm_record_opts *o)
 {
-	int targets = !!o->argv + !!o->pid + !!o->cgroup_path;
-
-	if (targets != 1)
-		return tm_error("record one target: a command, -p PID or --cgroup PATH");
-	if (o->interval_usec < 50000)
-		return tm_error("the interval must be at least 50ms");
+	if (tm_record_opts_check(o, true))
+		return -1;
 	if (o->pid && (kill(o->pid, 0) && errno == ESRCH))
 		return tm_error("no process with pid %d", (int)o->pid);
-	if (o->heap && !o->argv)
-		return tm_error("--heap needs a command to launch (it preloads the shim)");
-	if (o->heap_profile && !o->heap)
-		return tm_error("--heap-profile needs --heap");
-	if (o->heap_every_usec && !o->heap_profile)
-		return tm_error("--heap-every needs --heap-profile PREFIX");
 	if (o->heap_profile && heap_profile_dir_check(o->heap_profile))
 		return -1;
 	const char *mean = getenv("TIDEMARK_HEAP_SAMPLE");
 	if (o->heap_profile && mean && !strcmp(mean, "0"))
 		return tm_error("--heap-profile needs sampling, but TIDEMARK_HEAP_SAMPLE is 0");
-	if (o->progress_regex && !o->argv && !o->progress_file)
-		return tm_error("--progress on an attached target needs --progress-file");
 	return 0;
 }
 
@@ -944,6 +934,8 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	    .reason = res->reason[0] ? res->reason : NULL,
 	};
 	rc = tm_store_run_end(r->st, r->run_id, &end) || tm_store_commit(r->st) ? -1 : 0;
+	if (rc == 0 && tm_record_units_after(r->st, r->run_id, o))
+		rc = -1;
 	if (r->pusher)
 		r->net.pusher_tick(r->pusher); /* the run's end, too */
 out:

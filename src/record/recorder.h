@@ -41,6 +41,12 @@ struct tm_record_opts {
 	const char *progress_file;  /* match there instead of the child's output */
 	bool stop_at_progress;      /* stop the command once progress >= until_progress */
 	double until_progress;
+	/* The work done, for a command with no progress line (record/units.h):
+	 * UNITS when has_units, or the last value UNITS_FROM matched in its
+	 * output (the command sets progress_regex to it). */
+	bool has_units;
+	double units;
+	const char *units_from;
 	int64_t timeout_usec;     /* 0: none */
 	int64_t settle_usec;      /* keep sampling this long after the work ends */
 	int64_t term_grace_usec;  /* SIGTERM, then SIGKILL after this */

@@ -82,6 +82,9 @@ static int load_spec(struct tm_bench_table *t, const char *spec_text)
 	copy(t->window, sizeof(t->window), json_string_value(json_object_get(spec, "window")));
 	t->settle_usec = json_integer_value(json_object_get(spec, "settle_usec"));
 	t->command = command_text(json_object_get(spec, "command"));
+	json_t *u = json_object_get(spec, "units");
+	t->units = json_is_number(u) ? json_number_value(u) : NAN;
+	t->units_from = dup_or_null(json_string_value(json_object_get(spec, "units_from")));
 	json_decref(spec);
 	return 0;
 }
@@ -119,6 +122,30 @@ static int arm_index(const struct tm_bench_table *t, const char *name)
 	return -1;
 }
 
+/* A table of loose runs (tm_bench_table_of_runs): the arm is the run's arm
+ * name, else its allocator, else "run ID"; a new name adds an arm. */
+static int add_loose_arm(struct tm_bench_table *t, const struct tm_run_info *ri, int *arm)
+{
+	char name[64];
+
+	if (ri->arm && *ri->arm)
+		copy(name, sizeof(name), ri->arm);
+	else if (ri->allocator && *ri->allocator)
+		copy(name, sizeof(name), ri->allocator);
+	else
+		snprintf(name, sizeof(name), "run %lld", (long long)ri->id);
+	*arm = arm_index(t, name);
+	if (*arm >= 0)
+		return 0;
+	if (t->n_arms == TM_BENCH_TAB_MAX_ARMS)
+		return tm_error("more than %d arms", TM_BENCH_TAB_MAX_ARMS);
+	struct tm_bench_arm_row *r = &t->arms[t->n_arms];
+	copy(r->name, sizeof(r->name), name);
+	copy(r->allocator, sizeof(r->allocator), ri->allocator);
+	*arm = t->n_arms++;
+	return 0;
+}
+
 static int collect_run(void *ctx, const struct tm_run_info *ri)
 {
 	struct run_list *l = ctx;
@@ -146,6 +173,8 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	row->run_id = ri->id;
 	row->seq = ri->bench_seq;
 	row->arm = arm_index(t, ri->arm);
+	if (t->bench_id == 0 && add_loose_arm(t, ri, &row->arm))
+		return -1;
 	copy(row->outcome, sizeof(row->outcome),
 	     ri->outcome && *ri->outcome ? ri->outcome : "interrupted");
 	copy(row->reason, sizeof(row->reason), ri->reason);
@@ -239,9 +268,15 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_
 	free(n);
 }
 
+/* The work done: --units / --units-from when given, else the progress made. */
+static double work_units(const struct tm_summary *s)
+{
+	return isfinite(s->units) ? s->units : s->progress_last - s->progress_first;
+}
+
 static double per_unit(double usec, const struct tm_summary *s)
 {
-	double units = s->progress_last - s->progress_first;
+	double units = work_units(s);
 	return isfinite(units) && units > 0 ? usec / units : NAN;
 }
 
@@ -269,8 +304,10 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
 	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
 	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
-	f[TM_BF_PROGRESS] = s->progress_last;
+	f[TM_BF_PROGRESS] = isfinite(s->progress_last) ? s->progress_last : s->units;
 	f[TM_BF_RATE] = s->progress_rate_per_min;
+	if (isfinite(s->units) && !(f[TM_BF_RATE] > 0) && f[TM_BF_WALL] > 0)
+		f[TM_BF_RATE] = s->units / (f[TM_BF_WALL] / 60e6);
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
@@ -278,22 +315,20 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_HEAP_END] = s->anon_heap_live_end_bytes;
 	f[TM_BF_ALLOC_HELD] = s->anon_allocator_held_end_bytes;
 	f[TM_BF_OTHER_ANON] = s->anon_other_end_bytes;
-	f[TM_BF_CPU_PER_UNIT] =
-	    isfinite(s->cpu_usec_per_unit) ? s->cpu_usec_per_unit : per_unit(s->cpu_usec, s);
+	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
+	                            ? s->cpu_usec_per_unit
+	                            : per_unit(s->cpu_usec, s);
 }
 
-static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+/* Each collected run's figures over the table's window. */
+static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_list *lp)
 {
-	struct run_list l = {.t = t};
+	struct run_list l = *lp;
 	struct tm_window w = {.kind = TM_WIN_ALL}, all = {.kind = TM_WIN_ALL};
 	int rc = 0;
 
 	if (t->window[0] && tm_window_parse(t->window, &w))
 		return -1;
-	if (tm_store_each_run(st, t->bench_id, collect_run, &l)) {
-		rc = -1;
-		goto out;
-	}
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *row = &t->runs[i];
 		struct tm_summary s;
@@ -321,6 +356,43 @@ static int load_runs(struct tm_store *st, struct tm_bench_table *t)
 		load_noise(st, row, rig_cpu);
 	}
 out:
+	return rc;
+}
+
+static int load_runs(struct tm_store *st, struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = tm_store_each_run(st, t->bench_id, collect_run, &l) ? -1 : 0;
+
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	free(l.started);
+	free(l.ended);
+	return rc;
+}
+
+int tm_bench_table_of_runs(struct tm_store *st, const int64_t *run_ids, int n,
+                           struct tm_bench_table *t)
+{
+	struct run_list l = {.t = t};
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct tm_run_info ri;
+		int r = tm_store_run_get(st, run_ids[i], &ri);
+		if (r)
+			rc = r < 0 ? -1
+			           : tm_error("no run %lld in the store", (long long)run_ids[i]);
+		else {
+			rc = collect_run(&l, &ri);
+			tm_run_info_release(&ri);
+		}
+	}
+	if (rc == 0)
+		rc = fill_runs(st, t, &l);
+	if (rc == 0)
+		tm_bench_table_compute(t);
 	free(l.started);
 	free(l.ended);
 	return rc;
@@ -332,6 +404,7 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 
 	memset(t, 0, sizeof(*t));
 	t->bench_id = bench_id;
+	t->units = NAN;
 	rc = load_bench_row(st, t);
 	if (rc == 0)
 		rc = load_runs(st, t);

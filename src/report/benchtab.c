@@ -286,6 +286,7 @@ void tm_bench_table_release(struct tm_bench_table *t)
 	}
 	free(t->runs);
 	free(t->command);
+	free(t->units_from);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -590,6 +591,12 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	fprintf(out, ", window %s\n", t->window[0] ? t->window : "whole run");
 	if (t->command)
 		fprintf(out, "command: %s\n", t->command);
+	if (t->units > 0)
+		fprintf(out, "work: %g units a run (--units), no progress line\n", t->units);
+	else if (t->units_from)
+		fprintf(out,
+		        "work: the last number '%s' matched in each run's output (--units-from)\n",
+		        t->units_from);
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_arm_row *a = &t->arms[ai];
 		fprintf(out, "  %-*s %s", LABEL_W, a->name,

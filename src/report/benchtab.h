@@ -140,6 +140,8 @@ struct tm_bench_table {
 	char name[128], host[128], order[16], window[128];
 	char cgroup_mode[16]; /* of the first run: "v1", "hybrid", "v2", or "" */
 	char *command;        /* the shared command line, malloc'd or NULL */
+	double units;         /* --units: the work of each run, or NAN */
+	char *units_from;     /* --units-from REGEX, malloc'd or NULL */
 	int64_t seed, started_wall_usec, ended_wall_usec;
 	int64_t settle_usec; /* --settle: the "held after" row is shown only with it */
 	int n_arms;
@@ -157,6 +159,14 @@ void tm_bench_table_release(struct tm_bench_table *t);
 /* Reads bench BENCH_ID and the summaries of its runs.  0, 1 when there is
  * no such bench, -1 after tm_error. */
 int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_table *t);
+
+/* The same table over runs RUN_IDS[0..N) of any benches or none (bench_id
+ * 0, no spec): an arm per run's arm name, else allocator, else "run ID", in
+ * the order they first come; the first is the control.  Figures over whole
+ * runs.  0, or -1 after tm_error (a missing run is an error).  Release T
+ * with tm_bench_table_release in either case. */
+int tm_bench_table_of_runs(struct tm_store *st, const int64_t *run_ids, int n,
+                           struct tm_bench_table *t);
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out);
 void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out);

@@ -281,6 +281,9 @@ static void init_nan(struct tm_summary *s)
 	    &s->anon_per_unit_r2,
 	    &s->cpu_usec_per_unit,
 	    &s->cpu_per_unit_r2,
+	    &s->units,
+	    &s->units_per_min,
+	    &s->wall_usec_per_unit,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -400,17 +403,29 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	}
 }
 
-/* The value of series field OFF at time T: the last sample at or before it. */
-static double value_at(const struct pt *p, size_t n, int64_t t, size_t off)
+/*
+ * The last finite anon and CPU values at or before a time, for progress
+ * points taken in time order: the cursor only moves forward, so a run's
+ * points cost one pass over its samples, not one pass each.  A point
+ * earlier than the last one starts the walk again.
+ */
+struct at_cursor {
+	size_t i;
+	int64_t t;
+	double anon, cpu;
+};
+
+static void value_at(const struct pt *p, size_t n, int64_t t, struct at_cursor *c)
 {
-	double v = NAN;
-	for (size_t i = 0; i < n && p[i].t <= t; i++) {
-		double x;
-		memcpy(&x, (const char *)&p[i] + off, sizeof(x));
-		if (isfinite(x))
-			v = x;
+	if (t < c->t)
+		*c = (struct at_cursor){0, INT64_MIN, NAN, NAN};
+	c->t = t;
+	for (; c->i < n && p[c->i].t <= t; c->i++) {
+		if (isfinite(p[c->i].anon))
+			c->anon = p[c->i].anon;
+		if (isfinite(p[c->i].cpu))
+			c->cpu = p[c->i].cpu;
 	}
-	return v;
 }
 
 static void progress_figures(const struct pt *p, size_t n, const struct progs *pr, int64_t from,
@@ -420,6 +435,7 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 	double *ya = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	double *yc = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	int64_t t_first = 0, t_last = 0;
+	struct at_cursor at = {0, INT64_MIN, NAN, NAN};
 	size_t k = 0;
 
 	if (!x || !ya || !yc)
@@ -434,8 +450,9 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 		s->progress_last = pr->p[i].v;
 		t_last = pr->p[i].t;
 		x[k] = pr->p[i].v;
-		ya[k] = value_at(p, n, pr->p[i].t, offsetof(struct pt, anon));
-		yc[k] = value_at(p, n, pr->p[i].t, offsetof(struct pt, cpu));
+		value_at(p, n, pr->p[i].t, &at);
+		ya[k] = at.anon;
+		yc[k] = at.cpu;
 		k++;
 	}
 	if (k >= 2 && t_last > t_first)
@@ -550,6 +567,8 @@ int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
 	cost_figures(se.p + a, b - a, out);
 	count_from_start(se.p, se.n, se.p + a, out, &ri);
 	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);
+	if (!w || w->kind == TM_WIN_ALL)
+		rc = tm_summary_units(st, run_id, out);
 out:
 	tm_run_info_release(&ri);
 	free(se.p);

@@ -75,9 +75,22 @@ struct tm_summary {
 	double progress_rate_per_min;
 	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
 	double cpu_usec_per_unit, cpu_per_unit_r2;
+
+	/* work done as the run was told it (--units N) or read it from its
+	 * output (--units-from REGEX): whole-run summaries only, else NAN.  With
+	 * units and no progress line, cpu_usec_per_unit is cpu_usec / units
+	 * (cpu_per_unit_r2 stays NAN: no fit). */
+	double units;
+	double units_per_min;      /* units over the duration */
+	double wall_usec_per_unit; /* duration / units */
+	char units_source[16];     /* "--units", "--units-from", or "" */
 };
 
 /* 0, 1 when the run has no samples in the window, -1 after tm_error. */
+/* Fills S's units figures from run RUN_ID's "units" event (record/units.h)
+ * and S's duration and cpu (tm_summarize calls it for whole runs).  0 or -1. */
+int tm_summary_units(struct tm_store *st, int64_t run_id, struct tm_summary *s);
+
 int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
                  struct tm_summary *out);
 

@@ -59,6 +59,9 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(anon_per_unit_r2),
     TM_SF(cpu_usec_per_unit),
     TM_SF(cpu_per_unit_r2),
+    TM_SF(units),
+    TM_SF(units_per_min),
+    TM_SF(wall_usec_per_unit),
 };
 #undef TM_SF
 

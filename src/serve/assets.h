@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 struct tm_asset {
-	const char *path; /* "/app.js" */
+	const char *path; /* "/js/main.js" */
 	const unsigned char *data;
 	size_t len;
 	const char *type; /* Content-Type */

@@ -95,7 +95,7 @@ static int write_page(const char *path, const char *title, const json_t *data)
 	return 0;
 }
 
-/* Adds the run document and its series under the paths app.js asks for. */
+/* Adds the run document and its series under the paths the panel asks for. */
 static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const char *query)
 {
 	struct tm_series_query q;
@@ -110,7 +110,7 @@ static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const
 	json_object_set_new(docs, key, run);
 	snprintf(key, sizeof(key), "/api/v1/runs/%lld/summary", (long long)run_id);
 	json_object_set_new(docs, key, tm_api_summary(st, run_id, &missing));
-	/* the query string app.js uses, parsed the way the server parses it */
+	/* the query string the panel uses, parsed the way the server parses it */
 	char metrics[256] = "", points[16] = "";
 	const char *m = strstr(p, "metrics="), *n = strstr(p, "points=");
 	if (m)

@@ -14,7 +14,7 @@ check_fails "unknown option exits 2" "bad option '--bogus'" "$TM" bench --bogus
 check_fails "no arms" "no arms" "$TM" bench -o "$DB" -- true
 check_fails "no command" "no command for arm 'glibc'" "$TM" bench -o "$DB" --arm glibc
 check_fails "bad arm setting" "'oops' is not KEY=VALUE" "$TM" bench --arm x:oops -- true
-check_fails "unknown allocator" "unknown allocator 'ptmalloc9'" "$TM" bench --arm x:Allocator=ptmalloc9 -- true
+check_fails "unknown allocator" "Allocator 'ptmalloc9': expected an allocator" "$TM" bench --arm x:Allocator=ptmalloc9 -- true
 check_fails "bad runs" "runs '0': expected a count" "$TM" bench --arm glibc --runs 0 -- true
 check_fails "bad order" "interleave or shuffle" "$TM" bench --arm glibc --order random -- true
 check_fails "until-progress needs a regex" "needs --progress" "$TM" bench --arm glibc --until-progress 5 -- true
@@ -25,7 +25,7 @@ check_fails "table of a store that is not there" "cannot open store" "$TM" bench
 # INI errors name the file and the line
 check_fails "INI: unknown key names the line" "bad_key.ini:6: unknown key 'Colour'" "$TM" bench -f "$FIX/bad_key.ini" -- true
 check_fails "INI: syntax error names the line" "bad_syntax.ini:4: syntax error" "$TM" bench -f "$FIX/bad_syntax.ini" -- true
-check_fails "INI: bad size names the line" "bad_size.ini:4: .arena1. bad MemoryMax= value 'lots'" "$TM" bench -f "$FIX/bad_size.ini" -- true
+check_fails "INI: bad size names the line" "bad_size.ini:4: .arena1. MemoryMax 'lots': expected a size like" "$TM" bench -f "$FIX/bad_size.ini" -- true
 check_fails "INI: missing file" "cannot read" "$TM" bench -f "$T/none.ini" -- true
 
 # the experiment file: arms in order, per-arm commands and limits

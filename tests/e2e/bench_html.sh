@@ -61,6 +61,23 @@ else
 	fail "report --bench --html" "$(tail -3 "$T/html.out")"
 fi
 
+# a killed run's page in the bench report: binary ticks, axis titles, the
+# all-zero charts said, the OOM kill labelled as such, its last sample not a
+# drop to 0; a finished one's too
+oom=$(sql "$DB" "select min(id) from runs where bench_id = 1 and outcome = 'oom-killed'")
+done_run=$(sql "$DB" "select max(id) from runs where bench_id = 1 and outcome = 'completed'")
+node "$BROWSER_DIR/charts.mjs" "$T/bench.html#/run/$oom" "$ART/run-oom.png" oom exited 2>&1 | sed 's/^ok - /ok - killed run: /'
+node "$BROWSER_DIR/charts.mjs" "$T/bench.html#/run/$done_run" "$ART/run-completed.png" exited 2>&1 | sed 's/^ok - /ok - completed run: /'
+
+# a run with many marks: all listed, labelled where they fit, none covering another
+"$TM" record -q --db "$T/m.db" -i 50ms -- sh -c 'i=1; while [ $i -le 40 ]; do
+	echo "phase $i of the work" >"$TIDEMARK_MARK"; i=$((i + 1)); sleep 0.05; done' >"$T/m.out" 2>&1
+if "$TM" report --db "$T/m.db" --html "$T/marks.html" >"$T/mh.out" 2>&1; then
+	node "$BROWSER_DIR/charts.mjs" "$T/marks.html" "$ART/run-marks.png" marks=40 zero 2>&1 | sed 's/^ok - /ok - 40 marks: /'
+else
+	fail "report --html of a run with marks" "$(tail -3 "$T/m.out" "$T/mh.out")"
+fi
+
 # the panel's bench page, from a server reading the same store
 start_server "$DB" --public-read || { fail "server starts" "$(cat "$T/srv.err")"; finish; }
 node "$BROWSER_DIR/bench.mjs" panel "$URL/#/bench/1" "$T/term.txt" "$ART" 2>&1

@@ -24,7 +24,7 @@ else
 fi
 check_fails heap_bad_pid "not a PID" "$TM" heap notapid
 check_fails heap_no_args "needs a PID" "$TM" heap
-check_fails heap_bad_option "unknown option" "$TM" heap --bogus 1
+check_fails heap_bad_option "bad option" "$TM" heap --bogus 1
 check_fails heap_top_bad_n "bad -n" "$TM" heap top x -n zero
 check_fails heap_no_region "no heap region" "$TM" heap $$
 check_fails heap_top_not_profile "not a pprof profile|cannot open" "$TM" heap top /etc/passwd
@@ -343,7 +343,7 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	fi
 done
 
-check_fails heap_record_bad_value "bad --heap value" "$TM" record -o "$T/x.db" --heap=all -- true
+check_fails heap_record_bad_value "heap .all.: expected" "$TM" record -o "$T/x.db" --heap=all -- true
 check_fails heap_record_profile_needs_heap "needs --heap" "$TM" record -o "$T/x.db" --heap-profile "$T/p" -- true
 check_fails heap_record_every_needs_profile "needs --heap-profile" "$TM" record -o "$T/x.db" --heap --heap-every 5s -- true
 check_fails heap_record_profile_dir_missing "cannot write in" "$TM" record -o "$T/x.db" --heap --heap-profile "$T/nodir/p" -- true

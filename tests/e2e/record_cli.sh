@@ -11,9 +11,9 @@ for c in record report runs mark bench heap serve; do
 	fi
 done
 
-check_fails "unknown option exits 2" "usage" "$TM" record --bogus -- true
+check_fails "unknown option exits 2" "bad option '--bogus'" "$TM" record --bogus -- true
 check_fails "interval below 50ms is refused" "at least 50ms" "$TM" record -o "$DB" -i 10ms -- true
-check_fails "bad size is refused" "bad size" "$TM" record -o "$DB" --memory-max 12Q -- true
+check_fails "bad size is refused" "memory-max '12Q': expected a size like" "$TM" record -o "$DB" --memory-max 12Q -- true
 check_fails "missing command is a clear error" "cannot run 'no-such-command-x'" \
 	"$TM" record -o "$DB" -- no-such-command-x
 check_fails "a pid that does not exist" "no process with pid" "$TM" record -o "$DB" -p 999999

@@ -123,9 +123,9 @@ static void test_ini_good(void **state)
 	assert_string_equal(sp.exec_start, "build/churn --threads 6 --rounds 6");
 	assert_int_equal(sp.runs, 3);
 	assert_int_equal(sp.seed, 42);
-	assert_string_equal(sp.order, "shuffle");
-	assert_int_equal(sp.memory_max_bytes, 400 * 1024 * 1024);
-	assert_string_equal(sp.progress_regex, "height=([0-9]+)");
+	assert_int_equal(sp.order, TM_ORDER_SHUFFLE);
+	assert_int_equal(sp.rec.limits.memory_max_bytes, 400 * 1024 * 1024);
+	assert_string_equal(sp.rec.progress_regex, "height=([0-9]+)");
 	assert_string_equal(sp.window, "1:5");
 	assert_int_equal(sp.drop_caches, 0);
 	assert_int_equal(sp.n_arms, 3);
@@ -144,10 +144,18 @@ static void test_ini_good(void **state)
 }
 
 /* Every error names the file and the line; checked through stderr. */
+static void expect_text_error(const char *text, const char *file, const char *want);
+
 static void expect_ini_error(const char *file, const char *want)
 {
-	struct tm_bench_spec sp;
 	char *text = fixture(file);
+	expect_text_error(text, file, want);
+	free(text);
+}
+
+static void expect_text_error(const char *text, const char *file, const char *want)
+{
+	struct tm_bench_spec sp;
 	char errpath[] = "/tmp/tm-test-bench-XXXXXX";
 	int fd = mkstemp(errpath);
 	int saved = dup(2);
@@ -169,7 +177,6 @@ static void expect_ini_error(const char *file, const char *want)
 		fail_msg("error '%s' does not contain '%s'", err, want);
 	free(err);
 	tm_bench_spec_release(&sp);
-	free(text);
 }
 
 static void test_ini_errors(void **state)
@@ -177,7 +184,22 @@ static void test_ini_errors(void **state)
 	(void)state;
 	expect_ini_error("bad_key.ini", "bad_key.ini:6: unknown key 'Colour' in [glibc]");
 	expect_ini_error("bad_syntax.ini", "bad_syntax.ini:4: syntax error");
-	expect_ini_error("bad_size.ini", "bad_size.ini:4: [arena1] bad MemoryMax= value 'lots'");
+	expect_ini_error("bad_size.ini", "bad_size.ini:4: [arena1] MemoryMax 'lots': expected a "
+	                                 "size like 400M, 1.5G, 512KiB or max");
+	/* the file refuses what the command line refuses, with the same reason */
+	expect_text_error("[bench]\nOrder=random\n[a]\n", "x.ini",
+	                  "x.ini:2: Order 'random': expected interleave or shuffle");
+	expect_text_error("[bench]\nRuns=0\n[a]\n", "x.ini",
+	                  "x.ini:2: Runs '0': expected a count from 1 to 1000");
+	expect_text_error("[bench]\nRuns=5000\n[a]\n", "x.ini",
+	                  "x.ini:2: Runs '5000': expected a count from 1 to 1000");
+	expect_text_error("[bench]\nInterval=10ms\n[a]\n", "x.ini",
+	                  "x.ini:2: Interval '10ms': expected a duration of at least 50ms");
+	expect_text_error(
+	    "[bench]\nMemoryMax=lots\n[a]\n", "x.ini",
+	    "x.ini:2: MemoryMax 'lots': expected a size like 400M, 1.5G, 512KiB or max");
+	expect_text_error("[bench]\nHeap=maybe\n[a]\n", "x.ini",
+	                  "x.ini:2: Heap 'maybe': expected yes or no");
 }
 
 static void test_environment_value(void **state)

@@ -97,7 +97,7 @@ static void test_store_and_table(void **state)
 	assert_int_equal(tm_bench_add_arm(&sp, "a:"), 0);
 	assert_int_equal(tm_bench_add_arm(&sp, "b:MALLOC_ARENA_MAX=1,MemoryMax=64M"), 0);
 	sp.runs = 2;
-	sp.settle_usec = 0;
+	sp.rec.settle_usec = 0;
 	char *spec = tm_bench_spec_json(&sp, argv, env_text);
 	assert_non_null(spec);
 	struct tm_bench_row row = {.name = "unit",

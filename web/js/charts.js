@@ -78,8 +78,12 @@ export function yAxis(label, binary, key, side) {
 	return {
 		scale: key || "y", label, side: side || 3, size: 60, labelSize: 20,
 		grid: {show: side !== 1},
-		splits: (u, ai, min, max) => zeroOnScale(u, key || "y") ? [0] :
-			stepsOf(min, max, binary ? binaryStep(max - min, 5) : niceStep(max - min, 5)),
+		splits: (u, ai, min, max) => {
+			const ticks = zeroOnScale(u, key || "y") ? [0] :
+				stepsOf(min, max, binary ? binaryStep(max - min, 5) : niceStep(max - min, 5));
+			(u.tmTicks = u.tmTicks || {})[key || "y"] = ticks; /* for tests */
+			return ticks;
+		},
 		values: (u, vals) => vals.map(v => binary ? mibTick(v) : String(+v.toPrecision(6))),
 	};
 }
@@ -140,8 +144,11 @@ function describe(ev, events) {
 	}
 }
 
-function drawLabel(ctx, text, x, y, color) {
-	const w = ctx.measureText(text).width;
+/* Draws TEXT with its baseline at X, Y on a light box; U.tmLabels keeps
+ * what was drawn since the last redraw (for tests: nothing may overlap). */
+function drawLabel(u, text, x, y, color) {
+	const ctx = u.ctx, w = ctx.measureText(text).width;
+	(u.tmLabels = u.tmLabels || []).push({text, x, y, w, h: 12 * devicePixelRatio});
 	ctx.fillStyle = "rgba(255,255,255,0.85)";
 	ctx.fillRect(x - 1, y - 10 * devicePixelRatio, w + 2, 12 * devicePixelRatio);
 	ctx.fillStyle = color;
@@ -160,6 +167,7 @@ export function overlays(run) {
 			drawClear: [u => {
 				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
 				const place = placer();
+				u.tmLabels = [];
 				ctx.save();
 				ctx.font = Math.round(10 * dpr) + "px sans-serif";
 				for (let i = 0; i < marks.length; i++) {
@@ -169,7 +177,7 @@ export function overlays(run) {
 					ctx.fillStyle = i % 2 ? "rgba(120,140,200,0.08)" : "rgba(120,140,200,0.16)";
 					ctx.fillRect(a, top, Math.max(1, b - a), h);
 					const at = place(rows(a + 3, ctx.measureText(marks[i].text).width, top + 12 * dpr, 12 * dpr, 2));
-					if (at) drawLabel(ctx, marks[i].text, at.x, at.y, "#334");
+					if (at) drawLabel(u, marks[i].text, at.x, at.y, "#334");
 				}
 				ctx.restore();
 			}],
@@ -200,7 +208,7 @@ export function overlays(run) {
 					const w = ctx.measureText(d.text).width;
 					const lx = x + 3 + w > right ? x - 3 - w : x + 3;
 					const box = place(rows(lx, w, top + h - 4 * dpr, -12 * dpr, 3));
-					if (box) drawLabel(ctx, d.text, box.x, box.y, d.bad ? "#a00" : "#444");
+					if (box) drawLabel(u, d.text, box.x, box.y, d.bad ? "#a00" : "#444");
 				}
 				ctx.restore();
 			}],
@@ -216,6 +224,7 @@ export function benchMarks(limits, kills) {
 			draw: [u => {
 				const ctx = u.ctx, dpr = devicePixelRatio, left = u.bbox.left, right = left + u.bbox.width;
 				const place = placer();
+				u.tmLabels = [];
 				ctx.save();
 				ctx.font = Math.round(10 * dpr) + "px sans-serif";
 				for (const l of limits) {
@@ -228,7 +237,10 @@ export function benchMarks(limits, kills) {
 					ctx.lineTo(right, y);
 					ctx.stroke();
 					ctx.setLineDash([]);
-					drawLabel(ctx, l.label, right - ctx.measureText(l.label).width - 4 * dpr, y - 3 * dpr, l.color);
+					const w = ctx.measureText(l.label).width, lh = 12 * dpr;
+					const at = place([{x: right - w - 4 * dpr, y: y - 3 * dpr, w, h: lh}, {x: right - w - 4 * dpr, y: y + lh, w, h: lh},
+						{x: left + 4 * dpr, y: y - 3 * dpr, w, h: lh}, {x: left + 4 * dpr, y: y + lh, w, h: lh}]);
+					if (at) drawLabel(u, l.label, at.x, at.y, l.color);
 				}
 				const r = 5 * dpr;
 				for (const k of kills) {
@@ -249,7 +261,7 @@ export function benchMarks(limits, kills) {
 					const w = ctx.measureText(k.label).width, l = 12 * dpr;
 					const at = place([].concat(rows(x + r + 2, w, y + 4 * dpr, l, 3), rows(x + r + 2, w, y - l, -l, 3),
 						rows(x - r - 2 - w, w, y + 4 * dpr, l, 3), rows(x - r - 2 - w, w, y - l, -l, 3)));
-					if (at) drawLabel(ctx, k.label, at.x, at.y, "#a00");
+					if (at) drawLabel(u, k.label, at.x, at.y, "#a00");
 				}
 				ctx.restore();
 			}],

@@ -18,8 +18,8 @@ export function dur(usec) {
 	return s < 120 ? s.toFixed(1) + " s" : s < 7200 ? (s / 60).toFixed(1) + " min" : (s / 3600).toFixed(1) + " h";
 }
 
-/* A tick value in MiB: whole numbers as such, else up to 3 decimals. */
+/* A tick value in MiB: whole numbers as such, else up to 4 decimals (binary steps: 0.0625). */
 export function mibTick(b) {
 	const v = b / MiB;
-	return Number.isInteger(v) ? String(v) : String(+v.toFixed(3));
+	return Number.isInteger(v) ? String(v) : String(+v.toFixed(4));
 }

@@ -1,0 +1,357 @@
+/*
+ * The advice's numbers: each run's figures in each regime's window, the
+ * per-arm profile from its survivors, the rules of docs/advise.md, and the
+ * order of the arms.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "advise/advise.h"
+#include "advise/advise_int.h"
+#include "base/error.h"
+#include "base/sample.h"
+#include "base/util.h"
+#include "report/stats.h"
+#include "report/summary.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+const char *tm_advise_refusal_name(enum tm_advise_refusal r)
+{
+	switch (r) {
+	case TM_AR_NONE:
+		return NULL;
+	case TM_AR_NO_RUNS:
+		return "no-runs";
+	case TM_AR_NONE_SURVIVED:
+		return "none-survived";
+	case TM_AR_FEW_SAMPLES:
+		return "too-few-samples";
+	case TM_AR_SWAP:
+		return "swap-on";
+	case TM_AR_NO_ANON:
+		return "anon-not-measured";
+	}
+	return "?";
+}
+
+/* One run in one window: what the profile needs from it. */
+struct win_figs {
+	bool have; /* the window holds samples */
+	int64_t samples;
+	double peak_anon, file_at_peak, duration_usec, psi_io_some_usec;
+	double anon_median, refaults;
+	double swap_used_max;   /* the most swap the run or its cgroup had, NAN: unknown */
+	double host_swap_total; /* NAN: unknown */
+	double cg_swap_max;     /* the cgroup's swap limit, -1 none, NAN unknown */
+};
+
+struct walk {
+	int64_t from, to; /* mono usec */
+	double *anon;
+	size_t n, cap;
+	double refault_first, refault_last;
+	struct win_figs *f;
+};
+
+static double max_nan(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a > b ? a : b;
+}
+
+static double get(const struct tm_sample *s, enum tm_metric m)
+{
+	return tm_sample_has(s, m) ? (double)s->v[m] : NAN;
+}
+
+static int walk_sample(void *ctx, const struct tm_sample *s)
+{
+	struct walk *w = ctx;
+	struct win_figs *f = w->f;
+	double anon = tm_sample_has(s, TM_M_CG_ANON_BYTES) ? get(s, TM_M_CG_ANON_BYTES)
+	                                                   : get(s, TM_M_PROC_RSS_ANON_BYTES);
+
+	if (s->t_mono_usec < w->from || s->t_mono_usec > w->to)
+		return 0;
+	if (isfinite(anon)) {
+		if (tm_grow(&w->anon, &w->cap, w->n, sizeof(double), 256))
+			return -1;
+		w->anon[w->n++] = anon;
+	}
+	double rf = get(s, TM_M_CG_WORKINGSET_REFAULT_FILE);
+	if (isfinite(rf)) {
+		if (isnan(w->refault_first))
+			w->refault_first = rf;
+		w->refault_last = rf;
+	}
+	f->swap_used_max = max_nan(f->swap_used_max, get(s, TM_M_PROC_SWAP_BYTES));
+	f->swap_used_max = max_nan(f->swap_used_max, get(s, TM_M_CG_SWAP_CURRENT_BYTES));
+	f->host_swap_total = max_nan(f->host_swap_total, get(s, TM_M_HOST_SWAP_TOTAL_BYTES));
+	if (tm_sample_has(s, TM_M_CG_SWAP_MAX_BYTES))
+		f->cg_swap_max = get(s, TM_M_CG_SWAP_MAX_BYTES);
+	return 0;
+}
+
+/* Fills F for RUN in window W.  0, or -1 after tm_error. */
+static int window_figs(struct tm_store *st, int64_t run, const struct tm_window *w,
+                       struct win_figs *f)
+{
+	struct tm_summary s;
+	struct walk wk = {.refault_first = NAN, .refault_last = NAN, .f = f};
+	int rc = tm_summarize(st, run, w, &s);
+
+	memset(f, 0, sizeof(*f));
+	f->swap_used_max = f->host_swap_total = f->cg_swap_max = NAN;
+	f->anon_median = f->refaults = NAN;
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	f->have = true;
+	f->samples = s.samples;
+	f->peak_anon = s.peak_anon_bytes;
+	f->file_at_peak = s.file_at_peak_bytes;
+	f->duration_usec = s.duration_usec;
+	f->psi_io_some_usec = s.psi_io_some_usec;
+	wk.from = s.window_start_mono_usec;
+	wk.to = s.window_end_mono_usec;
+	if (tm_store_each_sample(st, run, 0, -1, walk_sample, &wk)) {
+		free(wk.anon);
+		return -1;
+	}
+	f->anon_median = tm_median(wk.anon, wk.n);
+	if (isfinite(wk.refault_first))
+		f->refaults = wk.refault_last - wk.refault_first;
+	free(wk.anon);
+	return 0;
+}
+
+/* Swap was on while measuring run RUN: it used swap, or the host had swap
+ * and the cgroup's swap was not limited to 0.  Fills WHY. */
+static bool swap_was_on(const struct win_figs *f, int64_t run, char *why, size_t size)
+{
+	if (isfinite(f->swap_used_max) && f->swap_used_max > 0) {
+		snprintf(why, size,
+		         "swap was on while measuring: run %lld had %.1f MiB in swap, so anon "
+		         "figures are too low by what went there",
+		         (long long)run, f->swap_used_max / TM_MIB);
+		return true;
+	}
+	if (isfinite(f->host_swap_total) && f->host_swap_total > 0 && !(f->cg_swap_max == 0)) {
+		snprintf(
+		    why, size,
+		    "swap was on while measuring: the host had %.0f MiB of swap and run %lld's "
+		    "cgroup was not limited to none (MemorySwapMax=0), so retained pages could "
+		    "hide there",
+		    f->host_swap_total / TM_MIB, (long long)run);
+		return true;
+	}
+	return false;
+}
+
+/* The survivors' and killed runs' values for one arm and regime. */
+struct arm_vals {
+	double held[32], cache[32], refaults[32], psi_io[32], killed_cache[32];
+	int n, n_killed;
+};
+
+static void refuse(struct tm_advise_profile *p, enum tm_advise_refusal r, const char *why)
+{
+	if (p->refusal != TM_AR_NONE)
+		return;
+	p->refusal = r;
+	snprintf(p->why, sizeof(p->why), "%s", why);
+}
+
+/* Folds one run's window figures into the profile P and the values V. */
+static void add_run(struct tm_advise_profile *p, struct arm_vals *v, const struct win_figs *f,
+                    int64_t run, bool survived, int min_samples)
+{
+	char why[256];
+
+	if (!survived) {
+		if (f->have && v->n_killed < 32)
+			v->killed_cache[v->n_killed++] = f->file_at_peak;
+		return;
+	}
+	if (!f->have || f->samples < min_samples) {
+		snprintf(why, sizeof(why),
+		         "too few samples in the window: run %lld has %lld, the rule needs %d",
+		         (long long)run, (long long)(f->have ? f->samples : 0), min_samples);
+		refuse(p, TM_AR_FEW_SAMPLES, why);
+		return;
+	}
+	if (swap_was_on(f, run, why, sizeof(why)))
+		refuse(p, TM_AR_SWAP, why);
+	if (!isfinite(f->peak_anon)) {
+		snprintf(why, sizeof(why), "anon was not measured in run %lld", (long long)run);
+		refuse(p, TM_AR_NO_ANON, why);
+		return;
+	}
+	if (p->survivors == 0 || f->samples < p->min_samples)
+		p->min_samples = f->samples;
+	if (isnan(p->anon_peak_bytes) || f->peak_anon > p->anon_peak_bytes) {
+		p->anon_peak_bytes = f->peak_anon;
+		p->anon_peak_run = run;
+	}
+	p->survivors++;
+	if (v->n < 32) {
+		v->held[v->n] = f->anon_median;
+		v->cache[v->n] = f->file_at_peak;
+		v->refaults[v->n] = f->refaults;
+		v->psi_io[v->n] =
+		    f->duration_usec > 0 ? f->psi_io_some_usec / f->duration_usec : NAN;
+		v->n++;
+	}
+}
+
+/* The rules of docs/advise.md, from the measured figures of P. */
+static void apply_rules(struct tm_advise_profile *p, const struct tm_advise *a)
+{
+	double cache = isfinite(p->cache_bytes) ? p->cache_bytes : 0;
+	double with_cache = p->anon_peak_bytes + cache, base = with_cache;
+
+	if (isfinite(p->sweep_min_bytes) && p->sweep_min_bytes > base)
+		base = p->sweep_min_bytes;
+	p->margin_bytes =
+	    fmax(a->opts.margin_frac * p->anon_peak_bytes, TM_ADVISE_MARGIN_MIN_BYTES);
+	p->memory_high_bytes = tm_advise_round_up(with_cache);
+	p->memory_max_bytes = tm_advise_round_up(base + p->margin_bytes);
+	p->swap_max_bytes = 0;
+	p->sum_bytes = p->memory_max_bytes + a->reserve_bytes;
+	p->leaves_bytes = a->opts.ram_bytes - p->sum_bytes;
+}
+
+/* Arm AI's profile in regime RI.  0 or -1. */
+static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
+{
+	struct tm_advise_profile *p = &a->arms[ai].prof[ri];
+	const struct tm_bench_table *t = &a->table;
+	struct arm_vals *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return tm_error("out of memory");
+	p->anon_peak_bytes = p->sweep_min_bytes = NAN;
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		struct win_figs f;
+		if (r->arm != ai || r->warmup || !strcmp(r->outcome, "invalid") ||
+		    !strcmp(r->outcome, "interrupted"))
+			continue;
+		if (window_figs(st, r->run_id, &a->opts.regimes[ri].w, &f)) {
+			free(v);
+			return -1;
+		}
+		add_run(p, v, &f, r->run_id, !strcmp(r->outcome, "completed"), a->opts.min_samples);
+	}
+	if (p->survivors == 0)
+		refuse(p, TM_AR_NONE_SURVIVED,
+		       "no run of this arm survived: no limit it can live under is known");
+	p->anon_held_bytes = tm_median(v->held, (size_t)v->n);
+	p->cache_bytes = tm_median(v->cache, (size_t)v->n);
+	p->refaults = tm_median(v->refaults, (size_t)v->n);
+	p->psi_io_share = tm_median(v->psi_io, (size_t)v->n);
+	p->killed_cache_bytes = tm_median(v->killed_cache, (size_t)v->n_killed);
+	free(v);
+	if (p->refusal == TM_AR_NONE)
+		apply_rules(p, a);
+	return 0;
+}
+
+/* Arm AI's allocator settings, from its first run's environment. */
+static int arm_env(struct tm_store *st, struct tm_advise_arm *arm)
+{
+	struct tm_run_info ri;
+	int rc;
+
+	if (arm->n_run_ids == 0)
+		return 0;
+	rc = tm_store_run_get(st, arm->run_ids[0], &ri);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	json_t *env = ri.env_json ? json_loads(ri.env_json, 0, NULL) : NULL;
+	const char *k;
+	json_t *val;
+	json_object_foreach(env, k, val)
+	{
+		if (arm->n_env == TM_ADVISE_MAX_ENV || !json_is_string(val))
+			continue;
+		snprintf(arm->env[arm->n_env++], sizeof(arm->env[0]), "%s=%s", k,
+		         json_string_value(val));
+	}
+	json_decref(env);
+	tm_run_info_release(&ri);
+	return 0;
+}
+
+/* Fills the arms from the table: names, counts, run ids, settings. */
+static int fill_arms(struct tm_store *st, struct tm_advise *a)
+{
+	const struct tm_bench_table *t = &a->table;
+
+	a->n_arms = t->n_arms;
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		struct tm_advise_arm *arm = &a->arms[ai];
+		const struct tm_bench_arm_row *r = &t->arms[ai];
+		snprintf(arm->name, sizeof(arm->name), "%s", r->name);
+		snprintf(arm->allocator, sizeof(arm->allocator), "%s", r->allocator);
+		arm->runs = r->runs;
+		arm->survived = r->survived;
+		arm->killed = r->oom_killed + r->killed;
+		for (int i = 0; i < t->n_runs; i++)
+			if (t->runs[i].arm == ai && !t->runs[i].warmup && arm->n_run_ids < 32)
+				arm->run_ids[arm->n_run_ids++] = t->runs[i].run_id;
+		if (arm_env(st, arm))
+			return -1;
+	}
+	return 0;
+}
+
+static void fill_defaults(struct tm_advise *a, const struct tm_advise_opts *opts)
+{
+	a->opts = *opts;
+	if (a->opts.margin_frac <= 0)
+		a->opts.margin_frac = TM_ADVISE_MARGIN_FRAC;
+	if (a->opts.min_samples <= 0)
+		a->opts.min_samples = TM_ADVISE_MIN_SAMPLES;
+	if (a->opts.n_regimes == 0) {
+		a->opts.n_regimes = 1;
+		memset(&a->opts.regimes[0], 0, sizeof(a->opts.regimes[0]));
+		snprintf(a->opts.regimes[0].name, sizeof(a->opts.regimes[0].name), "whole run");
+		a->opts.regimes[0].w.kind = TM_WIN_ALL;
+	}
+	for (int i = 0; i < a->opts.n_reserves; i++)
+		a->reserve_bytes += a->opts.reserves[i].bytes;
+	a->recommended = -1;
+	a->made_wall_usec = tm_now_wall_usec();
+}
+
+int tm_advise_compute(struct tm_store *st, const struct tm_advise_opts *opts, struct tm_advise *a)
+{
+	memset(a, 0, sizeof(*a));
+	fill_defaults(a, opts);
+	if (opts->n_runs == 0) {
+		a->refusal = TM_AR_NO_RUNS;
+		snprintf(a->why, sizeof(a->why), "no runs to advise from");
+		return 0;
+	}
+	if (tm_bench_table_of_runs(st, opts->runs, opts->n_runs, &a->table) || fill_arms(st, a))
+		return -1;
+	for (int ai = 0; ai < a->n_arms; ai++)
+		for (int ri = 0; ri < a->opts.n_regimes; ri++)
+			if (arm_profile(st, a, ai, ri))
+				return -1;
+	tm_advise_rank(a);
+	return 0;
+}
+
+void tm_advise_release(struct tm_advise *a)
+{
+	tm_bench_table_release(&a->table);
+}

@@ -1,0 +1,400 @@
+/*
+ * The advice written out: a short table per arm and regime (text), JSON,
+ * and a systemd drop-in.  Every number's row says where it came from, in
+ * the same words in all three (profile_rows).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "advise/advise.h"
+#include "advise/advise_int.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "base/banned.h"
+
+enum row_kind { ROW_MEASURED, ROW_SETTING };
+
+struct row {
+	const char *key, *label;
+	enum row_kind kind;
+	double bytes; /* NAN: not measured */
+	char value[32], from[256];
+};
+
+#define N_ROWS 9
+
+static void mib(char *buf, size_t size, double bytes)
+{
+	if (!isfinite(bytes))
+		snprintf(buf, size, "n/a");
+	else if (fabs(bytes) >= 1024.0 * 1048576)
+		snprintf(buf, size, "%.2f GiB", bytes / (1024.0 * 1048576));
+	else
+		snprintf(buf, size, "%.1f MiB", bytes / 1048576.0);
+}
+
+/* A unit file's spelling: whole MiB as NNNM. */
+static void unit_size(char *buf, size_t size, double bytes)
+{
+	if (bytes == 0)
+		snprintf(buf, size, "0");
+	else
+		snprintf(buf, size, "%.0fM", bytes / 1048576.0);
+}
+
+/* snprintf at BUF + N (bounded); what it added. */
+__attribute__((format(printf, 4, 5))) static size_t appendf(char *buf, size_t size, size_t n,
+                                                            const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (n >= size)
+		return 0;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		return 0;
+	return (size_t)w < size - n ? (size_t)w : size - n - 1;
+}
+
+static void cache_evidence(const struct tm_advise_profile *p, char *buf, size_t size)
+{
+	char k[32];
+	size_t n = 0;
+
+	n += appendf(buf, size, n, "survivors' page cache at the anon peak (median of %d)",
+	             p->survivors);
+	if (isfinite(p->refaults))
+		n += appendf(buf, size, n, "; %.0f file refaults in the window", p->refaults);
+	else
+		n += appendf(buf, size, n, "; refaults not measured");
+	if (isfinite(p->psi_io_share))
+		n += appendf(buf, size, n, "; io pressure %.1f %%", 100 * p->psi_io_share);
+	if (isfinite(p->killed_cache_bytes)) {
+		mib(k, sizeof(k), p->killed_cache_bytes);
+		n += appendf(buf, size, n, "; killed runs had %s%s", k,
+		             p->killed_cache_bytes <
+		                     TM_ADVISE_DYING_CACHE_FRAC * fmax(p->cache_bytes, 1048576)
+		                 ? " (near zero: the sign of too little)"
+		                 : "");
+	}
+}
+
+static void setting_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
+                         struct row *r);
+
+/* The rows of profile P in A, in the order they are shown. */
+static void profile_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
+                         struct row *r)
+{
+	r[0] = (struct row){.key = "anon_peak_bytes",
+	                    .label = "anon peak",
+	                    .kind = ROW_MEASURED,
+	                    .bytes = p->anon_peak_bytes};
+	snprintf(r[0].from, sizeof(r[0].from),
+	         "the worst of %d survivor%s in the window (run %" PRId64 ")", p->survivors,
+	         p->survivors == 1 ? "" : "s", p->anon_peak_run);
+	r[1] = (struct row){.key = "anon_held_bytes",
+	                    .label = "anon held",
+	                    .kind = ROW_MEASURED,
+	                    .bytes = p->anon_held_bytes};
+	snprintf(r[1].from, sizeof(r[1].from),
+	         "median over survivors of their median anon in the window");
+	r[2] = (struct row){.key = "cache_bytes",
+	                    .label = "page cache needed",
+	                    .kind = ROW_MEASURED,
+	                    .bytes = p->cache_bytes};
+	cache_evidence(p, r[2].from, sizeof(r[2].from));
+	r[3] = (struct row){.key = "margin_bytes",
+	                    .label = "margin",
+	                    .kind = ROW_MEASURED,
+	                    .bytes = p->margin_bytes};
+	snprintf(r[3].from, sizeof(r[3].from), "%.0f %% of the anon peak, at least %.0f MiB",
+	         100 * a->opts.margin_frac, TM_ADVISE_MARGIN_MIN_BYTES / 1048576);
+	setting_rows(a, p, r);
+	for (int i = 0; i < N_ROWS; i++) {
+		if (r[i].kind == ROW_SETTING)
+			unit_size(r[i].value, sizeof(r[i].value), r[i].bytes);
+		else
+			mib(r[i].value, sizeof(r[i].value), r[i].bytes);
+	}
+}
+
+/* Rows 4.. of profile_rows: the settings and what they leave of the machine. */
+static void setting_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
+                         struct row *r)
+{
+	char x[32], y[32], z[32];
+
+	r[4] = (struct row){.key = "memory_max_bytes",
+	                    .label = "MemoryMax",
+	                    .kind = ROW_SETTING,
+	                    .bytes = p->memory_max_bytes};
+	mib(x, sizeof(x), p->sweep_min_bytes);
+	if (isfinite(p->sweep_min_bytes) &&
+	    p->sweep_min_bytes >
+	        p->anon_peak_bytes + (isfinite(p->cache_bytes) ? p->cache_bytes : 0))
+		snprintf(
+		    r[4].from, sizeof(r[4].from),
+		    "the sweep's smallest surviving MemoryMax %s + margin (max kills; the margin "
+		    "is for a burst)",
+		    x);
+	else
+		snprintf(
+		    r[4].from, sizeof(r[4].from),
+		    "anon peak + page cache needed + margin (max kills, and reclaims the cache "
+		    "below it; the margin is for a burst)%s%s%s",
+		    isfinite(p->sweep_min_bytes) ? "; above the sweep's smallest surviving " : "",
+		    isfinite(p->sweep_min_bytes) ? x : "", "");
+	r[5] = (struct row){.key = "memory_high_bytes",
+	                    .label = "MemoryHigh",
+	                    .kind = ROW_SETTING,
+	                    .bytes = p->memory_high_bytes};
+	snprintf(r[5].from, sizeof(r[5].from),
+	         "anon peak + page cache needed (high above anon plus a healthy cache, or the "
+	         "cgroup lives in reclaim)");
+	r[6] = (struct row){.key = "memory_swap_max_bytes",
+	                    .label = "MemorySwapMax",
+	                    .kind = ROW_SETTING,
+	                    .bytes = 0};
+	snprintf(r[6].from, sizeof(r[6].from),
+	         "measured without swap; swap would hide retained anon");
+	r[7] = (struct row){
+	    .key = "sum_bytes", .label = "sum", .kind = ROW_MEASURED, .bytes = p->sum_bytes};
+	mib(x, sizeof(x), p->memory_max_bytes);
+	mib(y, sizeof(y), a->reserve_bytes);
+	mib(z, sizeof(z), a->opts.ram_bytes);
+	snprintf(r[7].from, sizeof(r[7].from), "MemoryMax %s + reserved %s, of RAM %s (%s)", x, y,
+	         z, a->opts.ram_from);
+	r[8] = (struct row){.key = "leaves_bytes",
+	                    .label = "leaves",
+	                    .kind = ROW_MEASURED,
+	                    .bytes = p->leaves_bytes};
+	snprintf(r[8].from, sizeof(r[8].from), "%s",
+	         p->leaves_bytes < 0 ? "does not fit: the sum is more than the machine's RAM"
+	                             : "of the machine's RAM when every ceiling is reached");
+}
+
+static void arm_reasoning(const struct tm_advise *a, int ai, char *buf, size_t size)
+{
+	const struct tm_advise_arm *arm = &a->arms[ai];
+	char p[64], h[64], t[64];
+
+	tm_advise_ratio_text(a, ai, TM_BF_PEAK_ANON, p, sizeof(p));
+	tm_advise_ratio_text(a, ai, TM_BF_HELD_ANON, h, sizeof(h));
+	tm_advise_ratio_text(a, ai, TM_BF_WALL, t, sizeof(t));
+	snprintf(buf, size, "%s: %d/%d survived, peak %s, held after %s, time %s", arm->name,
+	         arm->survived, arm->runs, p, h, t);
+}
+
+static void write_settings_line(const struct tm_advise_arm *arm, FILE *out)
+{
+	if (arm->n_env == 0)
+		fprintf(out, "  allocator   %s as shipped (no environment setting)\n",
+		        arm->allocator[0] ? arm->allocator : "the program's own");
+	for (int i = 0; i < arm->n_env; i++)
+		fprintf(out, "  allocator   Environment=%s\n", arm->env[i]);
+}
+
+static void write_arm_text(const struct tm_advise *a, int ai, FILE *out)
+{
+	const struct tm_advise_arm *arm = &a->arms[ai];
+	char buf[320];
+	struct row r[N_ROWS];
+
+	arm_reasoning(a, ai, buf, sizeof(buf));
+	fprintf(out, "\n%s%s\n", buf, ai == a->recommended ? "   <- recommended" : "");
+	fprintf(out, "  runs       ");
+	for (int i = 0; i < arm->n_run_ids; i++)
+		fprintf(out, " %" PRId64, arm->run_ids[i]);
+	fprintf(out, "\n");
+	write_settings_line(arm, out);
+	for (int ri = 0; ri < a->opts.n_regimes; ri++) {
+		const struct tm_advise_profile *p = &arm->prof[ri];
+		const struct tm_advise_regime *rg = &a->opts.regimes[ri];
+		fprintf(out, "  profile %s%s%s%s\n", rg->name, rg->spec[0] ? " (window " : "",
+		        rg->spec, rg->spec[0] ? ")" : "");
+		if (p->refusal != TM_AR_NONE) {
+			fprintf(out, "    refused: %s\n", p->why);
+			continue;
+		}
+		profile_rows(a, p, r);
+		for (int i = 0; i < N_ROWS; i++)
+			fprintf(out, "    %-18s %10s  %s\n", r[i].label, r[i].value, r[i].from);
+	}
+}
+
+void tm_advise_write_text(const struct tm_advise *a, FILE *out)
+{
+	char ram[32], res[32];
+
+	if (a->refusal == TM_AR_NO_RUNS) {
+		fprintf(out, "no advice: %s\n", a->why);
+		return;
+	}
+	mib(ram, sizeof(ram), a->opts.ram_bytes);
+	fprintf(out, "advice from %d run%s in %d arm%s; RAM %s (%s)", a->table.n_runs,
+	        a->table.n_runs == 1 ? "" : "s", a->n_arms, a->n_arms == 1 ? "" : "s", ram,
+	        a->opts.ram_from);
+	for (int i = 0; i < a->opts.n_reserves; i++) {
+		mib(res, sizeof(res), a->opts.reserves[i].bytes);
+		fprintf(out, "%s%s %s", i ? ", " : "; reserved for ", a->opts.reserves[i].name,
+		        res);
+	}
+	fprintf(out, "\n");
+	if (a->refusal != TM_AR_NONE) {
+		fprintf(out, "no advice: %s\n", a->why);
+		return;
+	}
+	if (a->recommended >= 0)
+		fprintf(out,
+		        "recommended: %s (survival first, then anon peak and held after, then "
+		        "time; ratios of medians to %s, Mann–Whitney U test)\n",
+		        a->arms[a->recommended].name, a->arms[a->table.reference].name);
+	else
+		fprintf(out, "none recommended: %s\n", a->why);
+	for (int i = 0; i < a->n_arms; i++)
+		if (a->arms[a->order[i]].survived > 0)
+			write_arm_text(a, a->order[i], out);
+	for (int i = 0; i < a->n_arms; i++)
+		if (a->arms[i].survived == 0)
+			fprintf(out, "\n%s: 0/%d survived: no profile\n", a->arms[i].name,
+			        a->arms[i].runs);
+}
+
+/* ---- JSON ---- */
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
+{
+	const struct tm_advise_profile *p = &a->arms[ai].prof[ri];
+	json_t *o = json_object(), *figs;
+	struct row r[N_ROWS];
+
+	json_object_set_new(o, "regime", json_string(a->opts.regimes[ri].name));
+	json_object_set_new(o, "window", json_string(a->opts.regimes[ri].spec));
+	if (p->refusal != TM_AR_NONE) {
+		json_object_set_new(o, "refused", json_string(tm_advise_refusal_name(p->refusal)));
+		json_object_set_new(o, "reason", json_string(p->why));
+		return o;
+	}
+	json_object_set_new(o, "refused", json_null());
+	json_object_set_new(o, "survivors", json_integer(p->survivors));
+	json_object_set_new(o, "min_samples", json_integer(p->min_samples));
+	json_object_set_new(o, "refaults", num_or_null(p->refaults));
+	json_object_set_new(o, "psi_io_share", num_or_null(p->psi_io_share));
+	json_object_set_new(o, "killed_cache_bytes", num_or_null(p->killed_cache_bytes));
+	json_object_set_new(o, "sweep_min_bytes", num_or_null(p->sweep_min_bytes));
+	profile_rows(a, p, r);
+	figs = json_object();
+	for (int i = 0; i < N_ROWS; i++) {
+		json_t *f = json_object();
+		json_object_set_new(f, "value", num_or_null(r[i].bytes));
+		json_object_set_new(f, "from", json_string(r[i].from));
+		json_object_set_new(figs, r[i].key, f);
+	}
+	json_object_set_new(o, "figures", figs);
+	return o;
+}
+
+static json_t *arm_json(const struct tm_advise *a, int ai)
+{
+	const struct tm_advise_arm *arm = &a->arms[ai];
+	json_t *o = json_object(), *env = json_array(), *runs = json_array(), *profs = json_array();
+	char buf[320];
+
+	json_object_set_new(o, "name", json_string(arm->name));
+	json_object_set_new(o, "allocator", json_string(arm->allocator));
+	json_object_set_new(o, "rank", json_integer(arm->rank));
+	json_object_set_new(o, "recommended", json_boolean(ai == a->recommended));
+	json_object_set_new(o, "runs", json_integer(arm->runs));
+	json_object_set_new(o, "survived", json_integer(arm->survived));
+	json_object_set_new(o, "killed", json_integer(arm->killed));
+	arm_reasoning(a, ai, buf, sizeof(buf));
+	json_object_set_new(o, "reasoning", json_string(buf));
+	for (int i = 0; i < arm->n_env; i++)
+		json_array_append_new(env, json_string(arm->env[i]));
+	json_object_set_new(o, "environment", env);
+	for (int i = 0; i < arm->n_run_ids; i++)
+		json_array_append_new(runs, json_integer(arm->run_ids[i]));
+	json_object_set_new(o, "run_ids", runs);
+	for (int ri = 0; arm->survived > 0 && ri < a->opts.n_regimes; ri++)
+		json_array_append_new(profs, profile_json(a, ai, ri));
+	json_object_set_new(o, "profiles", profs);
+	return o;
+}
+
+char *tm_advise_to_json(const struct tm_advise *a)
+{
+	json_t *o = json_object(), *arms = json_array(), *res = json_object();
+	char *text;
+
+	json_object_set_new(o, "made_wall_usec", json_integer(a->made_wall_usec));
+	json_object_set_new(o, "ram_bytes", num_or_null(a->opts.ram_bytes));
+	json_object_set_new(o, "ram_from", json_string(a->opts.ram_from));
+	for (int i = 0; i < a->opts.n_reserves; i++)
+		json_object_set_new(res, a->opts.reserves[i].name,
+		                    json_real(a->opts.reserves[i].bytes));
+	json_object_set_new(o, "reserved", res);
+	json_object_set_new(o, "refused",
+	                    a->refusal != TM_AR_NONE
+	                        ? json_string(tm_advise_refusal_name(a->refusal))
+	                        : json_null());
+	json_object_set_new(o, "reason", a->why[0] ? json_string(a->why) : json_null());
+	json_object_set_new(o, "recommended",
+	                    a->recommended >= 0 ? json_string(a->arms[a->recommended].name)
+	                                        : json_null());
+	for (int i = 0; i < a->n_arms; i++)
+		json_array_append_new(arms, arm_json(a, a->order[i]));
+	json_object_set_new(o, "arms", arms);
+	text = json_dumps(o, JSON_INDENT(2));
+	json_decref(o);
+	return text;
+}
+
+/* ---- the drop-in ---- */
+
+int tm_advise_write_dropin(const struct tm_advise *a, int regime, const char *verified, FILE *out)
+{
+	struct row r[N_ROWS];
+	char when[64];
+	time_t t = (time_t)(a->made_wall_usec / 1000000);
+	struct tm tm;
+
+	if (a->recommended < 0)
+		return tm_error("no drop-in: %s", a->why[0] ? a->why : "no arm is recommended");
+	const struct tm_advise_arm *arm = &a->arms[a->recommended];
+	const struct tm_advise_profile *p = &arm->prof[regime];
+	const struct tm_advise_regime *rg = &a->opts.regimes[regime];
+	if (p->refusal != TM_AR_NONE)
+		return tm_error("no drop-in for regime %s: %s", rg->name, p->why);
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+	profile_rows(a, p, r);
+	fprintf(out, "# written by tidemark advise on %s\n# arm %s, profile %s%s%s\n# runs", when,
+	        arm->name, rg->name, rg->spec[0] ? ", window " : "", rg->spec);
+	for (int i = 0; i < arm->n_run_ids; i++)
+		fprintf(out, " %" PRId64, arm->run_ids[i]);
+	fprintf(out, "\n");
+	for (int i = 0; i < N_ROWS; i++)
+		fprintf(out, "# %s %s: %s\n", r[i].label, r[i].value, r[i].from);
+	fprintf(out, "# verified: %s\n[Service]\n",
+	        verified ? verified : "no (tidemark advise --verify)");
+	fprintf(out, "MemoryHigh=%s\nMemoryMax=%s\nMemorySwapMax=0\n", r[5].value, r[4].value);
+	for (int i = 0; i < arm->n_env; i++)
+		fprintf(out, "Environment=\"%s\"\n", arm->env[i]);
+	return ferror(out) ? tm_error("cannot write the drop-in") : 0;
+}

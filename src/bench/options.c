@@ -1,0 +1,156 @@
+/* The bench's own options: one table for `tidemark bench` and experiment files. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "bench/bench.h"
+#include "record/options.h"
+#include "report/summary.h"
+#include "base/banned.h"
+
+#define OFF(f) offsetof(struct tm_bench_spec, f)
+#define B      TM_OPT_BENCH
+#define F      TM_OPT_FILE
+
+static const char *const order_names[] = {"interleave", "shuffle", NULL};
+
+const char *tm_bench_order_name(int order)
+{
+	return order >= 0 && order <= TM_ORDER_SHUFFLE ? order_names[order] : "?";
+}
+
+/* --arm SPEC: the whole spec (it adds an arm); tm_bench_add_arm says why. */
+static int parse_arm(void *field, const char *value, char *why, size_t why_size)
+{
+	(void)why_size;
+	why[0] = '\0';
+	return tm_bench_add_arm(field, value);
+}
+
+/* --window A:B, Window=A:B: checked now (tm_window_parse says why), kept as text. */
+static int parse_window(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_window w;
+	char *dup;
+
+	(void)why_size;
+	why[0] = '\0';
+	if (tm_window_parse(value, &w))
+		return -1;
+	if (!(dup = strdup(value)))
+		return tm_error("out of memory");
+	free(*(char **)field);
+	*(char **)field = dup;
+	return 0;
+}
+
+const struct tm_opt tm_bench_options[] = {
+    {.flag = "arm",
+     .short_name = 'a',
+     .scopes = B,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_arm,
+     .metavar = "SPEC",
+     .help = "add an arm (repeat; the first is the control)"},
+    {.flag = "runs",
+     .short_name = 'n',
+     .key = "Runs",
+     .scopes = B | F,
+     .type = TM_OPT_COUNT,
+     .off = OFF(runs),
+     .min = 1,
+     .max = 1000,
+     .metavar = "N",
+     .help = "measured runs per arm"},
+    {.flag = "warmup",
+     .key = "Warmup",
+     .scopes = B | F,
+     .type = TM_OPT_COUNT,
+     .off = OFF(warmup),
+     .min = 0,
+     .max = 100,
+     .metavar = "N",
+     .help = "warmup rounds before them, not counted"},
+    {.flag = "name",
+     .key = "Name",
+     .scopes = B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(name),
+     .metavar = "NAME",
+     .help = "a name for the bench, shown with its table"},
+    {.key = "ExecStart", .scopes = F, .type = TM_OPT_STRING, .min = 1, .off = OFF(exec_start)},
+    {.flag = "order",
+     .key = "Order",
+     .scopes = B | F,
+     .type = TM_OPT_CHOICE,
+     .off = OFF(order),
+     .choices = order_names,
+     .metavar = "ORDER",
+     .help = "interleave (A B C A B C ...) or shuffle"},
+    {.flag = "seed",
+     .key = "Seed",
+     .scopes = B | F,
+     .type = TM_OPT_COUNT,
+     .off = OFF(seed),
+     .min = 0,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "N",
+     .help = "seed for --order shuffle (printed when not given)"},
+    {.flag = "inherit-env",
+     .key = "InheritEnvironment",
+     .scopes = B | F,
+     .type = TM_OPT_BOOL,
+     .off = OFF(inherit_env),
+     .help = "keep allocation variables (LD_PRELOAD, MALLOC_*, ...)",
+     .more = "from our environment instead of refusing to start"},
+    {.flag = "restore",
+     .key = "Restore",
+     .scopes = B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(restore),
+     .metavar = "SNAP:DIR",
+     .help = "replace DIR by a copy of SNAP before every run (reflink",
+     .more = "where the filesystem allows)"},
+    {.flag = "drop-caches",
+     .key = "DropCaches",
+     .scopes = B | F,
+     .type = TM_OPT_BOOL,
+     .off = OFF(drop_caches),
+     .help = "sync and drop the page cache before every run"},
+    {.flag = "prepare",
+     .key = "Prepare",
+     .scopes = B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(prepare),
+     .metavar = "CMD",
+     .help = "run `sh -c CMD` before every run (TIDEMARK_ARM, TIDEMARK_SEQ)"},
+    {.flag = "cleanup",
+     .key = "Cleanup",
+     .scopes = B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(cleanup),
+     .metavar = "CMD",
+     .help = "run `sh -c CMD` after every run"},
+    {.flag = "window",
+     .short_name = 'w',
+     .key = "Window",
+     .scopes = B | F,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(window),
+     .parse = parse_window,
+     .metavar = "A:B",
+     .help = "compare this stretch: progress A:B, times 10s:2m, @MARK:@MARK"},
+    {.type = TM_OPT_END},
+};
+
+void tm_bench_optsets(struct tm_bench_spec *sp, struct tm_optset sets[TM_BENCH_OPTSETS])
+{
+	sets[0] = (struct tm_optset){tm_record_options, &sp->rec};
+	sets[1] = (struct tm_optset){tm_bench_options, sp};
+}

@@ -1,0 +1,65 @@
+/*
+ * The experiment runner: every run of every arm, interleaved, each in a
+ * fresh memory-limited cgroup from the same restored state, with the
+ * hooks, the live progress line, the rows a bench writes about itself, and
+ * the table at the end.  `tidemark bench` parses options into a
+ * struct tm_bench_spec, plans it (tm_bench_plan_new), opens the store and
+ * runs it (tm_bench_execute), or shows an earlier table (tm_bench_show_table).
+ */
+#ifndef TM_BENCH_RUNNER_H
+#define TM_BENCH_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/bench.h"
+
+#define TM_BENCH_MAX_EXPORTS 3
+
+/* How a bench's table is shown. */
+struct tm_bench_output {
+	bool json;                                 /* the table as JSON on stdout */
+	const char *exports[TM_BENCH_MAX_EXPORTS]; /* "FMT[:PATH]": json, csv, md */
+	int n_exports;
+};
+
+enum tm_bench_status {
+	TM_BENCH_OK,     /* every run was recorded, whatever its outcome */
+	TM_BENCH_FAILED, /* a runtime failure, or interrupted (the table of the runs so far follows)
+	                  */
+	TM_BENCH_BAD_INPUT, /* the spec, the command or --restore is wrong, or the guard refused */
+};
+
+struct tm_store;
+struct tm_bench_plan;
+
+/*
+ * Checks and completes SP (a seed for shuffle, the allocator libraries,
+ * the guard against our environment, --restore), plans each arm's command,
+ * environment and limits, and prints the plan on stderr.  ARGV is the
+ * shared command (after --) or NULL; it and SP must outlive the plan.
+ * TM_BENCH_OK with *OUT (free with tm_bench_plan_free), or the status
+ * after tm_error.
+ */
+enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *argv,
+                                       struct tm_bench_plan **out);
+void tm_bench_plan_free(struct tm_bench_plan *plan);
+
+/*
+ * Runs every run of PLAN into the open store ST (STORE_NAME for
+ * messages), each written as it ends, then prints the table as OUT says.
+ * TM_BENCH_OK, or TM_BENCH_FAILED after tm_error (interrupted: the table
+ * of the runs so far is still printed).
+ */
+enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_store *st,
+                                      const char *store_name, const struct tm_bench_output *out);
+
+/* The table of BENCH_ID in the open store ST (STORE_NAME for messages),
+ * shown as OUT says: 0, or -1 after tm_error ("no bench 3 in x.db" too). */
+int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t bench_id,
+                        const struct tm_bench_output *out);
+
+/* Reads the experiment file at PATH into SP (tm_bench_parse_ini).  0 or -1. */
+int tm_bench_load_file(struct tm_bench_spec *sp, const char *path);
+
+#endif

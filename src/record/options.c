@@ -1,0 +1,279 @@
+/* The recorder's options: one table for record, bench and experiment files. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "cgroup/limits.h"
+#include "record/options.h"
+#include "record/units.h"
+#include "base/banned.h"
+
+#define OFF(f) offsetof(struct tm_record_opts, f)
+#define R      TM_OPT_RECORD
+#define B      TM_OPT_BENCH
+#define F      TM_OPT_FILE
+#define NOMAX  TM_OPT_NO_MAX
+
+/* The smallest interval the sampler keeps up with. */
+#define MIN_INTERVAL_USEC 50000
+
+static int parse_pid(void *field, const char *value, char *why, size_t why_size)
+{
+	int64_t v;
+
+	if (tm_parse_int64(value, &v) || v <= 0 || v > INT_MAX) {
+		snprintf(why, why_size, "'%s': expected a process id", value);
+		return -1;
+	}
+	*(pid_t *)field = (pid_t)v;
+	return 0;
+}
+
+/* --heap or --heap=sites: the whole struct (two fields). */
+static int parse_heap(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+
+	if (value && strcmp(value, "sites")) {
+		snprintf(why, why_size, "'%s': expected nothing or =sites", value);
+		return -1;
+	}
+	o->heap = true;
+	o->heap_sites = value != NULL;
+	return 0;
+}
+
+/* --units N, Units=N: the count and that it was given (the whole struct). */
+static int parse_units(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+
+	if (tm_parse_units(value, &o->units)) {
+		snprintf(why, why_size, "'%s': expected a count above 0", value);
+		return -1;
+	}
+	o->has_units = true;
+	return 0;
+}
+
+const struct tm_opt tm_record_options[] = {
+    {.flag = "pid",
+     .short_name = 'p',
+     .scopes = R,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(pid),
+     .parse = parse_pid,
+     .metavar = "PID",
+     .help = "a running process and all its descendants"},
+    {.flag = "cgroup",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(cgroup_path),
+     .metavar = "PATH",
+     .help = "a cgroup directory (v1 memory or v2)"},
+    {.flag = "interval",
+     .short_name = 'i',
+     .key = "Interval",
+     .scopes = R | B | F,
+     .type = TM_OPT_DURATION,
+     .off = OFF(interval_usec),
+     .min = MIN_INTERVAL_USEC,
+     .max = NOMAX,
+     .metavar = "DUR",
+     .help = "sampling interval, at least 50ms"},
+    {.flag = "memory-max",
+     .key = "MemoryMax",
+     .scopes = R | B | F,
+     .type = TM_OPT_SIZE,
+     .off = OFF(limits.memory_max_bytes),
+     .check = tm_limit_floor_why,
+     .max = NOMAX,
+     .metavar = "SIZE",
+     .help = "hard limit (v2 memory.max, v1 memory.limit_in_bytes)"},
+    {.flag = "memory-high",
+     .key = "MemoryHigh",
+     .scopes = R | B | F,
+     .type = TM_OPT_SIZE,
+     .off = OFF(limits.memory_high_bytes),
+     .check = tm_limit_floor_why,
+     .max = NOMAX,
+     .metavar = "SIZE",
+     .help = "throttling limit (v2 memory.high, v1 soft_limit_in_bytes)"},
+    {.flag = "swap-max",
+     .key = "MemorySwapMax",
+     .scopes = R | B | F,
+     .type = TM_OPT_SIZE,
+     .off = OFF(limits.swap_max_bytes),
+     .max = NOMAX,
+     .metavar = "SIZE",
+     .help = "swap limit (v2 memory.swap.max, v1 memsw; 0: no swap)"},
+    {.flag = "no-cgroup",
+     .scopes = R,
+     .type = TM_OPT_BOOL,
+     .invert = true,
+     .off = OFF(new_cgroup),
+     .help = "launch without a cgroup of its own"},
+    {.flag = "progress",
+     .key = "Progress",
+     .scopes = R | B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(progress_regex),
+     .metavar = "REGEX",
+     .help = "a number in the program's output, e.g. 'height=([0-9]+)'"},
+    {.flag = "progress-file",
+     .key = "ProgressFile",
+     .scopes = R | B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(progress_file),
+     .metavar = "PATH",
+     .help = "match REGEX on this file (followed like tail -F)"},
+    {.flag = "until-progress",
+     .key = "UntilProgress",
+     .scopes = R | B | F,
+     .type = TM_OPT_NUMBER,
+     .off = OFF(until_progress),
+     .set_off = OFF(stop_at_progress),
+     .metavar = "N",
+     .help = "stop the command (SIGTERM, then SIGKILL) once progress >= N"},
+    {.flag = "units",
+     .key = "Units",
+     .scopes = R | B | F,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_units,
+     .metavar = "N",
+     .help = "the work the command does, for one with no progress line",
+     .more = "(a batch job): cost per unit in the report and the bench table"},
+    {.flag = "units-from",
+     .key = "UnitsFrom",
+     .scopes = R | B | F,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(units_from),
+     .metavar = "REGEX",
+     .help = "the work done: the number REGEX's group finds in the last",
+     .more = "line of the output it matches (e.g. 'rows=([0-9]+)')"},
+    {.flag = "settle",
+     .key = "Settle",
+     .scopes = R | B | F,
+     .type = TM_OPT_DURATION,
+     .off = OFF(settle_usec),
+     .max = NOMAX,
+     .metavar = "DUR",
+     .help = "keep sampling this long after the work ends (held memory)"},
+    {.flag = "timeout",
+     .key = "Timeout",
+     .scopes = R | B | F,
+     .type = TM_OPT_DURATION,
+     .off = OFF(timeout_usec),
+     .max = NOMAX,
+     .metavar = "DUR",
+     .help = "stop the command after this long (0: never)"},
+    {.flag = "grace",
+     .key = "Grace",
+     .scopes = R | B | F,
+     .type = TM_OPT_DURATION,
+     .off = OFF(term_grace_usec),
+     .max = NOMAX,
+     .metavar = "DUR",
+     .help = "SIGTERM, then SIGKILL after this"},
+    {.flag = "heap",
+     .scopes = R,
+     .type = TM_OPT_CUSTOM,
+     .optional_arg = true,
+     .parse = parse_heap,
+     .metavar = "sites",
+     .help = "preload the heap shim: live heap and what the allocator holds",
+     .more = "(=sites: allocation sites only, no exact counters)"},
+    {.flag = "heap",
+     .key = "Heap",
+     .scopes = B | F,
+     .type = TM_OPT_BOOL,
+     .off = OFF(heap),
+     .help = "every run under the heap shim: the table adds heap peak,",
+     .more = "live heap and retained memory (time figures include its cost)"},
+    {.flag = "heap-profile",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(heap_profile),
+     .metavar = "P",
+     .help = "pprof profiles P.PID.final.pb.gz as each process exits",
+     .more = "or is killed (and P.PID.N.pb.gz with --heap-every)"},
+    {.flag = "heap-every",
+     .scopes = R,
+     .type = TM_OPT_DURATION,
+     .off = OFF(heap_every_usec),
+     .min = 1000000,
+     .max = NOMAX,
+     .metavar = "DUR",
+     .help = "also a profile of each process this often"},
+    {.flag = "quiet",
+     .short_name = 'q',
+     .scopes = R,
+     .type = TM_OPT_BOOL,
+     .off = OFF(quiet_child),
+     .help = "don't show the command's output"},
+    {.flag = "show-output",
+     .scopes = B,
+     .type = TM_OPT_BOOL,
+     .invert = true,
+     .off = OFF(quiet_child),
+     .help = "pass the command's output through (default: hidden)"},
+    {.flag = "push",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(push_url),
+     .metavar = "URL",
+     .help = "also push to a tidemark server (needs --token-file)"},
+    {.flag = "token-file",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(token_file),
+     .metavar = "F",
+     .help = "the machine's write token for --push"},
+    {.flag = "metrics-listen",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(metrics_listen),
+     .metavar = "ADDR",
+     .help = "serve Prometheus /metrics, e.g. 127.0.0.1:9464"},
+    {.type = TM_OPT_END},
+};
+
+int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
+{
+	int targets = !!o->argv + !!o->pid + !!o->cgroup_path;
+
+	if (need_target && targets != 1)
+		return tm_error("record one target: a command, -p PID or --cgroup PATH");
+	if (o->interval_usec < MIN_INTERVAL_USEC)
+		return tm_error("the interval must be at least 50ms");
+	if (o->push_url && !o->token_file)
+		return tm_error("--push needs --token-file");
+	if (o->progress_file && !o->progress_regex)
+		return tm_error("--progress-file needs --progress REGEX");
+	if (o->stop_at_progress && !o->progress_regex)
+		return tm_error("--until-progress needs --progress REGEX");
+	if (need_target && o->heap && !o->argv)
+		return tm_error("--heap needs a command to launch (it preloads the shim)");
+	if (o->units_from &&
+	    ((o->progress_regex && o->progress_regex != o->units_from) || o->has_units))
+		return tm_error("--units-from reads the output with the progress matcher: give it "
+		                "alone, not with --progress or --units");
+	if (o->heap_profile && !o->heap)
+		return tm_error("--heap-profile needs --heap");
+	if (o->heap_every_usec && !o->heap_profile)
+		return tm_error("--heap-every needs --heap-profile PREFIX");
+	if (need_target && o->progress_regex && !o->argv && !o->progress_file)
+		return tm_error("--progress on an attached target needs --progress-file");
+	return 0;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# make install into a DESTDIR: the installed binary finds its libraries
+# (--heap, --metrics-listen) from where it is, man pages render without
+# warnings, bash completion completes, the systemd units verify, make
+# uninstall leaves nothing; make deb builds a package whose contents run.
+. "$(dirname "$0")/../lib.sh"
+cd "$TM_ROOT" || exit 1
+D=$T/dest
+PREFIX=/opt/tidemark-test
+
+if ! make --no-print-directory -s install DESTDIR="$D" PREFIX=$PREFIX B="$TM_BUILD" >"$T/inst.log" 2>&1; then
+	fail "make install" "$(tail -5 "$T/inst.log")"
+	exit 1
+fi
+BIN=$D$PREFIX/bin/tidemark
+check install_files test -x "$BIN" -a -r "$D$PREFIX/lib/tidemark/libtidemark-heap.so" \
+	-a -r "$D$PREFIX/lib/tidemark/libtidemark-net.so" -a -r "$D$PREFIX/lib/tidemark/libtidemark-heap-sites.so"
+check install_not_next_to_libs test ! -e "$D$PREFIX/bin/libtidemark-heap.so"
+
+# the installed binary, run from its own place, with no variable pointing at the build
+(
+	unset TIDEMARK_HEAP_LIB TIDEMARK_NET_LIB TIDEMARK_HEAP_SITES_LIB
+	cd "$T" && "$BIN" record -q -o "$T/i.db" -i 50ms --heap -- \
+		python3 -c 'import time; x = [bytes(1000) for i in range(20000)]; time.sleep(0.5)'
+) >"$T/heap.out" 2>&1
+check install_heap_finds_shim sh -c "! grep -q 'cannot find' '$T/heap.out' &&
+	[ \"\$(sqlite3 '$T/i.db' 'select outcome from runs')\" = completed ]"
+"$BIN" report --db "$T/i.db" >"$T/rep.txt" 2>&1
+check install_heap_measured grep -qE '^  heap +live peak [0-9.]+ MiB' "$T/rep.txt"
+(
+	unset TIDEMARK_NET_LIB
+	"$BIN" record -q -o "$T/m.db" -i 50ms --metrics-listen 127.0.0.1:0 -- sleep 0.3
+) >"$T/metrics.out" 2>&1
+check install_metrics_finds_net_lib sh -c "! grep -q 'cannot find' '$T/metrics.out' &&
+	[ \"\$(sqlite3 '$T/m.db' 'select outcome from runs')\" = completed ]"
+
+# man pages: one per command in the table, each rendering without warnings
+n=$("$BIN" --help | grep -c '^  [a-z]')
+check install_man_pages test "$(ls "$D$PREFIX/share/man/man1/" | grep -c '^tidemark-.*\.1$')" = "$n"
+bad=
+for p in "$D$PREFIX"/share/man/man1/*.1; do
+	w=$(groff -man -Tutf8 -ww -z "$p" 2>&1)
+	[ -n "$w" ] && bad="$bad $(basename "$p"): $w"
+done
+[ -z "$bad" ] && ok "install_man_render" || fail "install_man_render" "$bad"
+check install_man_has_options grep -q 'hprof top DUMP' "$D$PREFIX/share/man/man1/tidemark-hprof.1"
+
+# bash completion, from the binary's own --help
+comp=$D$PREFIX/share/bash-completion/completions/tidemark
+if command -v bash >/dev/null; then
+	out=$(PATH="$D$PREFIX/bin:$PATH" bash -c ". '$comp'; COMP_WORDS=(tidemark re); COMP_CWORD=1; _tidemark;
+		echo \"\${COMPREPLY[*]}\"; COMP_WORDS=(tidemark hprof --cl); COMP_CWORD=2; _tidemark; echo \"\${COMPREPLY[*]}\"")
+	[ "$out" = "record report
+--class-pointers" ] && ok "install_completion" || fail "install_completion" "got: $out"
+else
+	skip install_completion "no bash"
+fi
+
+# the units, with their paths, as systemd reads them
+units=$D/lib-systemd
+for u in "$D$PREFIX"/lib/systemd/system/*.service; do
+	sed "s|$PREFIX/bin/tidemark|$BIN|g" "$u" >"$T/$(basename "$u")"
+done
+check install_units_have_bindir grep -q "ExecStart=$PREFIX/bin/tidemark serve" "$D$PREFIX/lib/systemd/system/tidemark-serve.service"
+if command -v systemd-analyze >/dev/null; then
+	cp "$T/tidemark-record@.service" "$T/tidemark-record@node.service"
+	out=$(cd "$T" && systemd-analyze verify --man=no ./tidemark-serve.service ./tidemark-record@node.service 2>&1)
+	[ -z "$out" ] && ok "install_units_verify" || fail "install_units_verify" "$out"
+else
+	skip install_units_verify "no systemd-analyze"
+fi
+
+make --no-print-directory -s uninstall DESTDIR="$D" PREFIX=$PREFIX B="$TM_BUILD" >"$T/un.log" 2>&1
+left=$(find "$D" -type f | sed "s|$D||")
+[ -z "$left" ] && ok "uninstall_leaves_nothing" || fail "uninstall_leaves_nothing" "$left"
+
+# the Debian package
+if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
+	deb=$(B="$TM_BUILD" sh scripts/deb.sh 2>"$T/deb.err") || true
+	if [ -n "$deb" ] && [ -r "$deb" ]; then
+		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3-0"
+		dpkg-deb -x "$deb" "$T/x"
+		"$T/x/usr/bin/tidemark" hprof --help >/dev/null 2>&1 && [ -r "$T/x/usr/lib/tidemark/libtidemark-heap.so" ] &&
+			[ -r "$T/x/lib/systemd/system/tidemark-serve.service" ] && [ -r "$T/x/usr/share/man/man1/tidemark.1" ] &&
+			ok "deb_contents_run" || fail "deb_contents_run" "$(dpkg-deb -c "$deb" | head)"
+	else
+		fail "make deb" "$(cat "$T/deb.err")"
+	fi
+else
+	skip deb_depends "no dpkg-dev (scripts/deps.sh --test installs it)"
+fi
+finish

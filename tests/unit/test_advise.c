@@ -1,0 +1,305 @@
+/* advise: profiles whose numbers follow from their windows, the rules, the refusals, JSON and the
+ * drop-in. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "advise/advise.h"
+#include "base/sample.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+#define MIB (1024.0 * 1024)
+
+struct shape {
+	const char *arm, *outcome, *env_json;
+	int samples;  /* one a second */
+	int steady_s; /* anon STEADY_MIB with FILE_MIB of cache until then */
+	double steady_mib, steady_file_mib;
+	double burst_mib, burst_file_mib;                     /* after it */
+	double host_swap_mib, cg_swap_max_mib, proc_swap_mib; /* < 0: absent */
+};
+
+static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
+{
+	struct tm_run_meta m = {
+	    .target = "command",
+	    .interval_usec = 1000000,
+	    .started_wall_usec = 1000000000 + n * 100000000,
+	    .started_mono_usec = 5000000 + n * 100000000,
+	    .allocator = sh->arm, /* loose runs are grouped by allocator */
+	    .env_json = sh->env_json,
+	};
+	int64_t id;
+	struct tm_sample s;
+
+	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
+	for (int i = 0; i < sh->samples; i++) {
+		bool steady = i < sh->steady_s;
+		tm_sample_clear(&s);
+		s.seq = i;
+		s.t_wall_usec = m.started_wall_usec + i * 1000000;
+		s.t_mono_usec = m.started_mono_usec + i * 1000000;
+		s.late_usec = 0;
+		double anon = steady ? sh->steady_mib : sh->burst_mib;
+		double file = steady ? sh->steady_file_mib : sh->burst_file_mib;
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES, (int64_t)(anon * MIB));
+		tm_sample_set(&s, TM_M_CG_FILE_BYTES, (int64_t)(file * MIB));
+		tm_sample_set(&s, TM_M_CG_CURRENT_BYTES, (int64_t)((anon + file) * MIB));
+		tm_sample_set(&s, TM_M_CG_WORKINGSET_REFAULT_FILE, i * 10);
+		if (sh->host_swap_mib >= 0)
+			tm_sample_set(&s, TM_M_HOST_SWAP_TOTAL_BYTES,
+			              (int64_t)(sh->host_swap_mib * MIB));
+		if (sh->cg_swap_max_mib >= 0)
+			tm_sample_set(&s, TM_M_CG_SWAP_MAX_BYTES,
+			              (int64_t)(sh->cg_swap_max_mib * MIB));
+		if (sh->proc_swap_mib >= 0)
+			tm_sample_set(&s, TM_M_PROC_SWAP_BYTES, (int64_t)(sh->proc_swap_mib * MIB));
+		assert_int_equal(tm_store_add_sample(st, id, &s), 0);
+	}
+	struct tm_run_end e = {
+	    .ended_wall_usec = m.started_wall_usec + sh->samples * 1000000,
+	    .outcome = sh->outcome,
+	    .term_signal = strcmp(sh->outcome, "completed") ? 9 : 0,
+	};
+	assert_int_equal(tm_store_run_end(st, id, &e), 0);
+	assert_int_equal(tm_store_commit(st), 0);
+	return id;
+}
+
+static struct tm_store *fresh(char *path, size_t size)
+{
+	struct tm_store *st;
+	snprintf(path, size, "/tmp/test_advise_%d.db", (int)getpid());
+	unlink(path);
+	assert_int_equal(tm_store_open(path, &st), 0);
+	return st;
+}
+
+static const struct shape base_shape = {
+    .arm = "jemalloc",
+    .outcome = "completed",
+    .env_json = "{\"LD_PRELOAD\":\"/usr/lib/libjemalloc.so.2\"}",
+    .samples = 20,
+    .steady_s = 10,
+    .steady_mib = 100,
+    .steady_file_mib = 50,
+    .burst_mib = 300,
+    .burst_file_mib = 20,
+    .host_swap_mib = 0,
+    .cg_swap_max_mib = -1,
+    .proc_swap_mib = 0,
+};
+
+static void opts_two_regimes(struct tm_advise_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->ram_bytes = 8192 * MIB;
+	snprintf(o->ram_from, sizeof(o->ram_from), "--ram");
+	o->reserves[0].bytes = 2560 * MIB;
+	snprintf(o->reserves[0].name, sizeof(o->reserves[0].name), "miner");
+	o->n_reserves = 1;
+	snprintf(o->regimes[0].name, sizeof(o->regimes[0].name), "steady");
+	assert_int_equal(tm_window_parse("0s:9s", &o->regimes[0].w), 0);
+	snprintf(o->regimes[1].name, sizeof(o->regimes[1].name), "catch-up");
+	assert_int_equal(tm_window_parse("10s:19s", &o->regimes[1].w), 0);
+	o->n_regimes = 2;
+}
+
+/* The steady stretch and the burst give two profiles, each from its own window. */
+static void test_two_profiles(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	(void)state;
+
+	opts_two_regimes(&o);
+	for (int i = 0; i < 3; i++)
+		o.runs[o.n_runs++] = add_run(st, &base_shape, i);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	assert_int_equal(a->refusal, TM_AR_NONE);
+	assert_int_equal(a->recommended, 0);
+	const struct tm_advise_profile *steady = &a->arms[0].prof[0], *burst = &a->arms[0].prof[1];
+	assert_int_equal(steady->refusal, TM_AR_NONE);
+	assert_int_equal(burst->refusal, TM_AR_NONE);
+	/* steady: anon 100, cache 50: high 150, margin max(25 %, 16) = 25, max 175 */
+	assert_true(fabs(steady->anon_peak_bytes - 100 * MIB) < 1);
+	assert_true(fabs(steady->anon_held_bytes - 100 * MIB) < 1);
+	assert_true(fabs(steady->cache_bytes - 50 * MIB) < 1);
+	assert_true(fabs(steady->memory_high_bytes - 150 * MIB) < 1);
+	assert_true(fabs(steady->memory_max_bytes - 175 * MIB) < 1);
+	assert_true(fabs(steady->refaults - 90) < 1e-9);
+	/* catch-up: anon 300, cache 20: high 320, margin 75, max 395 */
+	assert_true(fabs(burst->anon_peak_bytes - 300 * MIB) < 1);
+	assert_true(fabs(burst->memory_high_bytes - 320 * MIB) < 1);
+	assert_true(fabs(burst->memory_max_bytes - 395 * MIB) < 1);
+	assert_true(fabs(burst->leaves_bytes - (8192 - 2560 - 395) * MIB) < 1);
+	assert_int_equal(a->arms[0].n_env, 1);
+	assert_string_equal(a->arms[0].env[0], "LD_PRELOAD=/usr/lib/libjemalloc.so.2");
+
+	char *j = tm_advise_to_json(a);
+	json_t *doc = json_loads(j, 0, NULL);
+	json_t *prof = json_array_get(
+	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
+	assert_string_equal(json_string_value(json_object_get(prof, "regime")), "catch-up");
+	json_t *mm = json_object_get(json_object_get(prof, "figures"), "memory_max_bytes");
+	assert_true(fabs(json_real_value(json_object_get(mm, "value")) - 395 * MIB) < 1);
+	assert_non_null(strstr(json_string_value(json_object_get(mm, "from")), "margin"));
+	json_decref(doc);
+	free(j);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tm_advise_write_dropin(a, 1, NULL, f), 0);
+	fclose(f);
+	assert_non_null(
+	    strstr(buf, "[Service]\nMemoryHigh=320M\nMemoryMax=395M\nMemorySwapMax=0\n"));
+	assert_non_null(strstr(buf, "Environment=\"LD_PRELOAD=/usr/lib/libjemalloc.so.2\"\n"));
+	assert_non_null(strstr(buf, "# runs 1 2 3\n"));
+	assert_non_null(strstr(buf, "window"));
+	free(buf);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
+/* Nothing survived: no advice at all, and no drop-in. */
+static void test_none_survived(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	struct shape sh = base_shape;
+	(void)state;
+
+	opts_two_regimes(&o);
+	sh.outcome = "oom-killed";
+	for (int i = 0; i < 2; i++)
+		o.runs[o.n_runs++] = add_run(st, &sh, i);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	assert_int_equal(a->refusal, TM_AR_NONE_SURVIVED);
+	assert_int_equal(a->recommended, -1);
+	assert_non_null(strstr(a->why, "no run survived"));
+	FILE *f = fopen("/dev/null", "w");
+	assert_int_equal(tm_advise_write_dropin(a, 0, NULL, f), -1);
+	fclose(f);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
+static enum tm_advise_refusal refusal_of(const struct shape *sh, char *why, size_t size)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+
+	opts_two_regimes(&o);
+	o.runs[o.n_runs++] = add_run(st, sh, 0);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	enum tm_advise_refusal r = a->arms[0].prof[0].refusal;
+	snprintf(why, size, "%s", a->arms[0].prof[0].why);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+	return r;
+}
+
+/* Swap on while measuring: refused; the same host with the cgroup's swap at 0 is fine. */
+static void test_swap_refused(void **state)
+{
+	struct shape sh = base_shape;
+	char why[256];
+	(void)state;
+
+	sh.host_swap_mib = 1024;
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_SWAP);
+	assert_non_null(strstr(why, "swap was on while measuring"));
+	sh.cg_swap_max_mib = 0;
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_NONE);
+	sh.proc_swap_mib = 12;
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_SWAP);
+	assert_non_null(strstr(why, "12.0 MiB in swap"));
+}
+
+/* A window with fewer samples than the rule needs is refused. */
+static void test_few_samples(void **state)
+{
+	struct shape sh = base_shape;
+	char why[256];
+	(void)state;
+
+	sh.samples = 13; /* the steady window 0s:9s holds 10; the burst's 10s:19s only 3 */
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_NONE);
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	opts_two_regimes(&o);
+	o.runs[o.n_runs++] = add_run(st, &sh, 0);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	assert_int_equal(a->arms[0].prof[1].refusal, TM_AR_FEW_SAMPLES);
+	assert_non_null(strstr(a->arms[0].prof[1].why, "has 3, the rule needs 5"));
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
+/* Survival ranks first: an arm that lost a run is not recommended over one that did not. */
+static void test_survival_first(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	struct shape glibc = base_shape, dead = base_shape;
+	(void)state;
+
+	opts_two_regimes(&o);
+	glibc.arm = "glibc";
+	glibc.env_json = NULL;
+	glibc.burst_mib = 200; /* a smaller peak, but one run of two dies */
+	dead = glibc;
+	dead.outcome = "oom-killed";
+	dead.burst_file_mib = 0;
+	o.runs[o.n_runs++] = add_run(st, &glibc, 0);
+	o.runs[o.n_runs++] = add_run(st, &dead, 1);
+	o.runs[o.n_runs++] = add_run(st, &base_shape, 2);
+	o.runs[o.n_runs++] = add_run(st, &base_shape, 3);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	assert_string_equal(a->arms[a->recommended].name, "jemalloc");
+	assert_int_equal(a->arms[0].survived, 1);
+	assert_true(a->arms[0].prof[1].killed_cache_bytes == 0);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_two_profiles),   cmocka_unit_test(test_none_survived),
+	    cmocka_unit_test(test_swap_refused),   cmocka_unit_test(test_few_samples),
+	    cmocka_unit_test(test_survival_first),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
