@@ -68,7 +68,7 @@ void tmh_env_options(struct tmh_options *o)
 	v = env_get("TIDEMARK_HEAP_KEEP");
 	o->keep = v && *v && strcmp(v, "0");
 	int64_t tag = 0;
-	o->keep_tag = o->keep && tmh_parse_size(v, &tag) == 0 ? (uint64_t)tag : 0;
+	o->keep_tag = o->keep && tm_size_parse(v, &tag) == 0 ? (uint64_t)tag : 0;
 	v = env_get("TIDEMARK_HEAP_THREAD");
 	o->stats_thread = !(v && !strcmp(v, "0"));
 	v = env_get("TIDEMARK_HEAP_UNWIND");
