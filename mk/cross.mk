@@ -16,6 +16,8 @@ CROSS_GOALS = all heap-progs-cross unit-plain
 
 .PHONY: cross heap-progs-cross unit-plain
 cross:
+	$(Q)if [ "$(ARCH)" != aarch64 ]; then \
+		echo "cross: ARCH=$(ARCH): only aarch64 is set up (mk/cross.mk)" >&2; exit 1; fi
 	$(Q)if ! command -v $(CROSS_TRIPLET)-gcc >/dev/null; then \
 		echo "cross: $(CROSS_TRIPLET)-gcc missing: run sh scripts/deps.sh --test" >&2; exit 1; fi
 	$(Q)PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS_TRIPLET)/pkgconfig:/usr/share/pkgconfig \

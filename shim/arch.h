@@ -43,7 +43,25 @@ static inline uintptr_t tmh_arch_strip_pc(uintptr_t pc)
 	__asm__("hint 7" : "+r"(lr)); /* xpaclri */
 	return lr;
 }
+
+/*
+ * Whether TIDEMARK_HEAP_UNWIND=libunwind gives right stacks: not on aarch64.
+ * Through code built with -mbranch-protection (all of Ubuntu's arm64
+ * packages, and Debian's glibc), Debian 12's libunwind (1.6) returns wrong
+ * stacks whether the CPU signs return addresses or not (tested on qemu's
+ * Cortex-A72, the Raspberry Pi 4's CPU, and its "max": "keep_known_site;
+ * keep_known_site" where the frame walk gives "_start;__libc_start_main;
+ * ...;main;keep_known_site").  The frame-pointer walk is used instead.
+ */
+static inline int tmh_arch_libunwind_ok(void)
+{
+	return 0;
+}
 #else
+static inline int tmh_arch_libunwind_ok(void)
+{
+	return 1;
+}
 static inline int tmh_arch_header_readable(void)
 {
 	return 1;

@@ -127,7 +127,11 @@ void tmh_sample_init(void)
 	if (tmh_opt.sample_mean_bytes <= 0)
 		return;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&tmh_sample_init);
-	if (tmh_opt.unwinder) {
+	if (tmh_opt.unwinder && !tmh_arch_libunwind_ok()) {
+		tmh_warn("libunwind gives wrong stacks on aarch64 (code built with "
+		         "-mbranch-protection); using frame pointers");
+		tmh_region->unwinder = 0;
+	} else if (tmh_opt.unwinder) {
 		void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 		if (h)
 			unw_backtrace_fn = (int (*)(void **, int))dlsym(h, "unw_backtrace");

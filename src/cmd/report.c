@@ -17,8 +17,10 @@
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/runjson.h"
+#include "report/runtext.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
+#include "report/throttle.h"
 #include "serve/htmlreport.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -75,20 +77,6 @@ static const char *limit(char *buf, size_t size, double bytes)
 	return mib(buf, size, bytes);
 }
 
-static void print_command(const struct tm_run_info *ri)
-{
-	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	if (!json_is_array(arr)) {
-		printf("%s %s", ri->target ? ri->target : "?",
-		       ri->cgroup_path ? ri->cgroup_path : "");
-		json_decref(arr);
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(arr); i++)
-		printf("%s%s", i ? " " : "", json_string_value(json_array_get(arr, i)));
-	json_decref(arr);
-}
-
 static void print_outcome(const struct tm_run_info *ri)
 {
 	const char *o = ri->outcome ? ri->outcome : "running (or the recorder died)";
@@ -102,8 +90,10 @@ static void print_outcome(const struct tm_run_info *ri)
 		printf(" (signal %d)", ri->term_signal);
 	else if (ri->exit_code > 0)
 		printf(" (exit status %d)", ri->exit_code);
-	if (ri->reason)
-		printf(" — %s", ri->reason);
+	if (ri->reason) {
+		char why[1024];
+		printf(" — %s", tm_text_safe(why, sizeof(why), ri->reason));
+	}
 	printf("\n");
 }
 
@@ -175,16 +165,39 @@ static bool print_units(const struct tm_summary *s)
 	return true;
 }
 
+/* "  throttle    throttled by memory.high from ...", one line a stretch. */
+static void print_throttle(const struct tm_throttle *th)
+{
+	char line[256];
+
+	if (!th->known) {
+		printf("  throttle    n/a: %s\n", th->why);
+		return;
+	}
+	if (th->n == 0)
+		printf("  throttle    none (no sustained memory.high throttling with memory full "
+		       "stall and a falling rate)\n");
+	for (int i = 0; i < th->n && i < TM_THROTTLE_MAX_SPANS; i++) {
+		tm_throttle_span_text(&th->spans[i], line, sizeof(line));
+		printf("  throttle    %s\n", line);
+	}
+	if (th->n > TM_THROTTLE_MAX_SPANS)
+		printf("              and %d more stretches\n", th->n - TM_THROTTLE_MAX_SPANS);
+}
+
 static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
-                       const json_t *profiles)
+                       const json_t *profiles, const struct tm_throttle *th)
 {
 	char a[32], b[32], c[32], d[32];
 
-	printf("run %" PRId64 "  ", ri->id);
-	print_command(ri);
-	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n", ri->machine ? ri->machine : "?",
-	       ri->kernel ? ri->kernel : "?", ri->cgroup_mode ? ri->cgroup_mode : "none",
-	       ri->allocator ? ", allocator " : "", ri->allocator ? ri->allocator : "");
+	char cmd[4096], mach[256], kern[256], alloc[512];
+
+	printf("run %" PRId64 "  %s", ri->id, tm_run_command_text(ri, cmd, sizeof(cmd)));
+	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n",
+	       tm_text_safe(mach, sizeof(mach), ri->machine ? ri->machine : "?"),
+	       tm_text_safe(kern, sizeof(kern), ri->kernel ? ri->kernel : "?"),
+	       ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
+	       tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
 	print_outcome(ri);
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
@@ -224,6 +237,7 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
 	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
 	       count(c, sizeof(c), s->max_events));
+	print_throttle(th);
 	printf("  cpu         %s   io read %s, written %s\n", secs(a, sizeof(a), s->cpu_usec),
 	       mib(b, sizeof(b), s->io_read_bytes), mib(c, sizeof(c), s->io_write_bytes));
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
@@ -245,10 +259,12 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
 }
 
-static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles)
+static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles,
+                      const struct tm_throttle *th)
 {
-	json_t *root = json_pack("{s:o?, s:o?, s:O}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
-	                         "figures", tm_summary_json(s), "heap_profiles", profiles);
+	json_t *root = json_pack("{s:o?, s:o?, s:O, s:o?}", "run",
+	                         tm_run_json(ri, TM_RUN_JSON_FULL), "figures", tm_summary_json(s),
+	                         "heap_profiles", profiles, "throttle", tm_throttle_json(th));
 
 	if (!root)
 		return tm_error("out of memory");
@@ -317,10 +333,14 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	json_t *profiles = rc || fmt == FMT_CSV ? NULL : heap_profiles(st, run);
 	if (!rc && fmt != FMT_CSV && !profiles)
 		rc = -1;
+	struct tm_throttle th;
+	if (!rc && fmt != FMT_CSV)
+		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
+		                      &th);
 	if (!rc && fmt == FMT_TEXT)
-		print_text(&ri, &s, profiles);
+		print_text(&ri, &s, profiles, &th);
 	else if (!rc && fmt == FMT_JSON)
-		rc = print_json(&ri, &s, profiles);
+		rc = print_json(&ri, &s, profiles, &th);
 	else if (!rc)
 		print_csv(&ri, &s);
 	json_decref(profiles);

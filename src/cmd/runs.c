@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "cmd/cmds.h"
+#include "report/runtext.h"
 #include "report/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -33,28 +34,6 @@ static void when(char *buf, size_t size, int64_t wall_usec)
 	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* The command as one short line. */
-static void command_line(const struct tm_run_info *ri, char *buf, size_t size)
-{
-	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	if (!json_is_array(arr)) {
-		snprintf(buf, size, "%s %s", ri->target ? ri->target : "",
-		         ri->cgroup_path ? ri->cgroup_path : "");
-	} else {
-		for (size_t i = 0; i < json_array_size(arr); i++) {
-			int n = snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-			                 json_string_value(json_array_get(arr, i)));
-			if (n < 0 || (size_t)n >= size - len)
-				break;
-			len += (size_t)n;
-		}
-	}
-	json_decref(arr);
-}
-
 static int print_line(void *ctx, const struct tm_run_info *ri)
 {
 	char started[32], cmd[61], dur[16] = "-", arm[48] = "";
@@ -67,7 +46,7 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 	if (ri->bench_id)
 		snprintf(arm, sizeof(arm), " [bench %" PRId64 " %s]", ri->bench_id,
 		         ri->arm ? ri->arm : "");
-	command_line(ri, cmd, sizeof(cmd));
+	tm_run_command_text(ri, cmd, sizeof(cmd));
 	printf("%5" PRId64 "  %s  %8s  %-12s %7" PRId64 "  %s%s\n", ri->id, started, dur,
 	       ri->outcome ? ri->outcome : "running?", ri->sample_count, cmd, arm);
 	return 0;

@@ -90,6 +90,7 @@ static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
 	    [TM_BN_OUTLIER] = "outlier",
 	    [TM_BN_RUN] = "run",
 	    [TM_BN_NOISY] = "noisy",
+	    [TM_BN_THROTTLE] = "throttle",
 	};
 	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
 }

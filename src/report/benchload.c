@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "report/benchtab.h"
 #include "report/summary.h"
+#include "report/throttle.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -274,6 +275,19 @@ static double work_units(const struct tm_summary *s)
 	return isfinite(s->units) ? s->units : s->progress_last - s->progress_first;
 }
 
+/* The run's throttle limbo, for the notes.  0 or -1. */
+static int load_throttle(struct tm_store *st, struct tm_bench_run_row *row)
+{
+	struct tm_throttle th;
+
+	if (tm_throttle_find(st, row->run_id, 0, -1, &th))
+		return -1;
+	row->throttle_spans = th.known ? th.n : 0;
+	if (row->throttle_spans > 0)
+		tm_throttle_span_text(&th.spans[0], row->throttle, sizeof(row->throttle));
+	return 0;
+}
+
 static double per_unit(double usec, const struct tm_summary *s)
 {
 	double units = work_units(s);
@@ -354,6 +368,10 @@ static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_l
 		else if (w.kind == TM_WIN_ALL && wall > 0)
 			row->fig[TM_BF_WALL] = (double)wall;
 		load_noise(st, row, rig_cpu);
+		if (load_throttle(st, row)) {
+			rc = -1;
+			goto out;
+		}
 	}
 out:
 	return rc;

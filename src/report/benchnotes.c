@@ -242,6 +242,17 @@ void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn f
 		flush(&e, TM_BN_RUN, &l);
 	}
 	noise_note(t, &e);
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		struct line l = {.n = 0};
+		if (r->throttle_spans == 0 || r->arm < 0 || r->arm >= t->n_arms)
+			continue;
+		addf(&l, "run %lld (%s) %s", (long long)r->run_id, t->arms[r->arm].name,
+		     r->throttle);
+		if (r->throttle_spans > 1)
+			addf(&l, " (and %d more stretches)", r->throttle_spans - 1);
+		flush(&e, TM_BN_THROTTLE, &l);
+	}
 }
 
 static void print_note(void *ctx, enum tm_bench_note kind, const char *text)

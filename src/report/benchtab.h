@@ -115,6 +115,8 @@ struct tm_bench_run_row {
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
 	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
+	int throttle_spans; /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
+	char throttle[224]; /* the first one as text, "" when none */
 };
 
 struct tm_bench_arm_row {
@@ -181,14 +183,15 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out);
 
 /* Kinds of note under the table, in the order they come. */
 enum tm_bench_note {
-	TM_BN_LEGEND,  /* what the cells mean, which test, its alpha */
-	TM_BN_FLOOR,   /* the noise floors below which no ratio is given */
-	TM_BN_ZERO,    /* rows left out because they are 0 in every run */
-	TM_BN_REF,     /* ratios are to another arm than the control */
-	TM_BN_TOO_FEW, /* arms with too few runs for any verdict, and how many it takes */
-	TM_BN_OUTLIER, /* one run's outlying figures (rows of the table only) */
-	TM_BN_RUN,     /* a run that did not complete, and why */
-	TM_BN_NOISY,   /* runs that shared the machine */
+	TM_BN_LEGEND,   /* what the cells mean, which test, its alpha */
+	TM_BN_FLOOR,    /* the noise floors below which no ratio is given */
+	TM_BN_ZERO,     /* rows left out because they are 0 in every run */
+	TM_BN_REF,      /* ratios are to another arm than the control */
+	TM_BN_TOO_FEW,  /* arms with too few runs for any verdict, and how many it takes */
+	TM_BN_OUTLIER,  /* one run's outlying figures (rows of the table only) */
+	TM_BN_RUN,      /* a run that did not complete, and why */
+	TM_BN_NOISY,    /* runs that shared the machine */
+	TM_BN_THROTTLE, /* a run held in throttle limbo by memory.high */
 };
 /* Calls FN once per note: one line of text without its newline, valid
  * during the call only. */

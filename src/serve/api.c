@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "report/benchtab.h"
+#include "report/throttle.h"
 #include "report/runjson.h"
 #include "report/summary.h"
 #include "serve/api.h"
@@ -132,6 +133,18 @@ static json_t *summary_json(struct tm_store *st, int64_t run_id)
 	return tm_summary_json(&s);
 }
 
+/* The run's throttle limbo (report/throttle.h) for the panel; null on a store error. */
+static json_t *throttle_json(struct tm_store *st, int64_t run_id)
+{
+	struct tm_throttle th;
+	json_t *j;
+
+	if (tm_throttle_find(st, run_id, 0, -1, &th) != 0)
+		return json_null();
+	j = tm_throttle_json(&th);
+	return j ? j : json_null();
+}
+
 json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing)
 {
 	struct tm_run_info ri;
@@ -163,8 +176,8 @@ json_t *tm_api_summary(struct tm_store *st, int64_t run_id, int *missing)
 	if (rc != 0)
 		return NULL;
 	tm_run_info_release(&ri);
-	return json_pack("{s:I, s:o}", "run_id", (json_int_t)run_id, "summary",
-	                 summary_json(st, run_id));
+	return json_pack("{s:I, s:o, s:o}", "run_id", (json_int_t)run_id, "summary",
+	                 summary_json(st, run_id), "throttle", throttle_json(st, run_id));
 }
 
 json_t *tm_api_bench(struct tm_store *st, int64_t bench_id)

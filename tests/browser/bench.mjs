@@ -118,6 +118,20 @@ async function staleCheck(page, benchUrl) {
 	await page.unroute(new RegExp(`/api/v1/runs/${runId}(/series.*)?$`));
 }
 
+// A proxy's error page is reported as its HTTP status, not as broken JSON.
+async function statusCheck(page, benchUrl) {
+	const api = new URL(benchUrl).hash.replace("#", "/api/v1");
+	await page.route((u) => u.pathname === api, (r) => r.fulfill({ status: 502, contentType: "text/html", body: "<html><h1>502 Bad Gateway</h1></html>" }));
+	await page.evaluate(() => { document.body.removeAttribute("data-ready"); location.hash = "#/"; });
+	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
+	await page.evaluate((h) => { document.body.removeAttribute("data-ready"); location.hash = h; }, new URL(benchUrl).hash);
+	await page.waitForSelector("body[data-ready]", { timeout: 20000 });
+	const res = await page.evaluate(() => ({ ready: document.body.getAttribute("data-ready"), text: document.querySelector("main").textContent }));
+	check(res.ready === "error" && /HTTP 502/.test(res.text) && !/JSON/.test(res.text), "panel: an HTTP error is reported as its status, before any JSON parsing",
+		JSON.stringify(res));
+	await page.unroute((u) => u.pathname === api);
+}
+
 try {
 	const page = await browser.newPage();
 	const errors = [], requests = [];
@@ -138,6 +152,7 @@ try {
 	if (mode === "report") check(requests.length === 0, "report: loads nothing from the network", requests.join(" "));
 	else await staleCheck(page, url);
 	check(errors.length === 0, `${mode}: no page errors`, errors.join(" | "));
+	if (mode === "panel") await statusCheck(page, url); /* (the browser logs the 502 it answers) */
 } finally {
 	await browser.close();
 	fs.rmSync(profile, { recursive: true, force: true });

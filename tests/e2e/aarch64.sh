@@ -102,13 +102,16 @@ else
 fi
 
 # --- sampled stacks by frame pointers, read by the aarch64 tidemark -----------
-# sites PROG NAME: heap_sites under the shim; its stacks and the estimate
+# sites PROG NAME [CPU]: heap_sites under the shim (with TIDEMARK_HEAP_UNWIND
+# set to $UNW when set) on qemu's CPU model CPU (max); its stacks and the
+# estimate.  Its stderr (the shim's warnings) is left in $T/prog.err.
 sites()
 {
-	prog=$1 name=$2
+	prog=$1 name=$2 cpu=${3:-max}
 	rm -f "$T/in" "$T/out"
 	mkfifo "$T/in"
-	TIDEMARK_HEAP_SAMPLE=32K LD_PRELOAD="$S" $QEMU -cpu max "$prog" 40 <"$T/in" >"$T/out" &
+	env ${UNW:+TIDEMARK_HEAP_UNWIND=$UNW} TIDEMARK_HEAP_SAMPLE=32K LD_PRELOAD="$S" \
+		$QEMU -cpu "$cpu" "$prog" 40 <"$T/in" >"$T/out" 2>"$T/prog.err" &
 	pid=$!
 	exec 3>"$T/in"
 	n=0
@@ -133,6 +136,15 @@ sites "$P/heap_sites" aarch64_heap_frame_pointer_stacks
 echo "$stats" | grep -q '"state":"running"' && ok aarch64_heap_stats_json || fail aarch64_heap_stats_json "$stats"
 # return addresses signed with pointer authentication (Ubuntu's arm64 builds)
 sites "$P/heap_sites_pac" aarch64_heap_stacks_pointer_authentication
+# libunwind is refused on aarch64 (Debian 12's gets code built with
+# -mbranch-protection wrong, on the Raspberry Pi 4's Cortex-A72 as on a CPU
+# with pointer authentication): the frame walk's stacks, and a warning
+for cpu in cortex-a72 max; do
+	UNW=libunwind sites "$P/heap_sites_pac" "aarch64_heap_libunwind_refused_$cpu" $cpu
+	grep -q 'libunwind gives wrong stacks on aarch64' "$T/prog.err" &&
+		ok "aarch64_heap_libunwind_says_why_$cpu" ||
+		fail "aarch64_heap_libunwind_says_why_$cpu" "$(cat "$T/prog.err")"
+done
 
 # --- the recorder: a run recorded on aarch64, read back by this host's build --
 # (under qemu-user the figures are qemu's process, so only the run is checked)

@@ -103,4 +103,21 @@ if [ $rc -eq 3 ] && grep -q 'no run survived' "$T/a3.err" && grep -q 'no run sur
 else
 	fail "advise refuses when no run survived, and writes no drop-in" "exit $rc: $(cat "$T/a3.txt" "$T/a3.err" | head; tail -3 "$T/b2.txt")"
 fi
+
+# ---- throttle limbo: a run that cannot tell says so, in text and JSON ----
+"$TM" report -o "$DB" 1 >"$T/r.txt" 2>&1
+"$TM" report -o "$DB" 1 --json >"$T/r.json" 2>&1
+mode=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['run']['cgroup_mode'])" "$T/r.json" 2>/dev/null)
+known=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['throttle']['known'])" "$T/r.json" 2>&1)
+if [ "$mode" = hybrid ] || [ "$mode" = v1 ]; then
+	if grep -q '^  throttle    n/a: memory.high events were not measured' "$T/r.txt" && [ "$known" = False ]; then
+		ok "on cgroup v1 the report says throttle limbo cannot be told (n/a, null)"
+	else
+		fail "on cgroup v1 the report says throttle limbo cannot be told (n/a, null)" "$known $(grep throttle "$T/r.txt")"
+	fi
+elif grep -q '^  throttle    none' "$T/r.txt" && [ "$known" = True ]; then
+	ok "an unthrottled run reports no throttle limbo"
+else
+	fail "an unthrottled run reports no throttle limbo" "$mode $known $(grep throttle "$T/r.txt")"
+fi
 finish

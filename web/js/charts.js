@@ -100,13 +100,14 @@ export function secondsAxis(label) {
 
 /* Places labels without covering each other: given candidate boxes
  * {x, y (baseline), w, h} in order of preference, returns the first that
- * overlaps no label placed before, or null (then only the line or marker
+ * lies inside U's plot and overlaps no label placed before, or null (then only the line or marker
  * is drawn, and the label is left out). */
-function placer() {
-	const placed = [];
-	return cands => {
+function placer(u) {
+	const placed = [], b = u.bbox;
+	const place = cands => {
 		for (const c of cands) {
 			const top = c.y - c.h;
+			if (top < b.top || c.y > b.top + b.height || c.x < b.left || c.x + c.w > b.left + b.width) continue;
 			if (!placed.some(p => c.x < p.x + p.w + 4 && p.x < c.x + c.w + 4 && top < p.y && p.y - p.h < c.y)) {
 				placed.push(c);
 				return c;
@@ -114,6 +115,8 @@ function placer() {
 		}
 		return null;
 	};
+	place.occupy = box => placed.push(box); /* a marker labels must not cover */
+	return place;
 }
 
 /* ROWS candidate boxes for a label of width W at X, the first baseline at Y0, each next STEP further. */
@@ -166,7 +169,7 @@ export function overlays(run) {
 		hooks: {
 			drawClear: [u => {
 				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
-				const place = placer();
+				const place = placer(u);
 				u.tmLabels = [];
 				ctx.save();
 				ctx.font = Math.round(10 * dpr) + "px sans-serif";
@@ -183,7 +186,7 @@ export function overlays(run) {
 			}],
 			draw: [u => {
 				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
-				const left = u.bbox.left, right = left + u.bbox.width, place = placer();
+				const left = u.bbox.left, right = left + u.bbox.width, place = placer(u);
 				ctx.save();
 				ctx.font = Math.round(10 * dpr) + "px sans-serif";
 				/* an event just past the last sample (the kill that ended the
@@ -217,13 +220,13 @@ export function overlays(run) {
 }
 
 /* Horizontal limit lines and kill markers for the bench chart:
- * LIMITS [{y, color, label}], KILLS [{x, y, color, label}]. */
+ * LIMITS [{y, color, label}], KILLS [{x, y, color, kind ("OOM kill"), id (the run)}]. */
 export function benchMarks(limits, kills) {
 	return {
 		hooks: {
 			draw: [u => {
 				const ctx = u.ctx, dpr = devicePixelRatio, left = u.bbox.left, right = left + u.bbox.width;
-				const place = placer();
+				const place = placer(u);
 				u.tmLabels = [];
 				ctx.save();
 				ctx.font = Math.round(10 * dpr) + "px sans-serif";
@@ -255,13 +258,25 @@ export function benchMarks(limits, kills) {
 					ctx.lineWidth = 1.5 * dpr;
 					ctx.stroke();
 				}
-				/* each label beside its marker, below or above it, else left out */
 				for (const k of kills) {
 					const x = u.valToPos(k.x, "x", true), y = u.valToPos(k.y, "y", true);
-					const w = ctx.measureText(k.label).width, l = 12 * dpr;
+					place.occupy({x: x - r, y: y + r, w: 2 * r, h: 2 * r});
+				}
+				/* kills whose markers coincide share one label ("OOM kill #1, #7");
+				 * each label goes beside its marker, below or above it, else is left out */
+				const groups = [];
+				for (const k of kills) {
+					const x = u.valToPos(k.x, "x", true), y = u.valToPos(k.y, "y", true);
+					const g = groups.find(o => Math.abs(o.x - x) < 2 * r && Math.abs(o.y - y) < 2 * r && o.kind === k.kind);
+					if (g) g.ids.push(k.id);
+					else groups.push({x, y, kind: k.kind, ids: [k.id]});
+				}
+				for (const g of groups) {
+					const x = g.x, y = g.y, label = g.kind + " " + g.ids.map(id => "#" + id).join(", ");
+					const w = ctx.measureText(label).width, l = 12 * dpr;
 					const at = place([].concat(rows(x + r + 2, w, y + 4 * dpr, l, 3), rows(x + r + 2, w, y - l, -l, 3),
 						rows(x - r - 2 - w, w, y + 4 * dpr, l, 3), rows(x - r - 2 - w, w, y - l, -l, 3)));
-					if (at) drawLabel(u, k.label, at.x, at.y, "#a00");
+					if (at) drawLabel(u, label, at.x, at.y, "#a00");
 				}
 				ctx.restore();
 			}],

@@ -69,7 +69,7 @@ function killOf(run) {
 	if (run.outcome !== "oom-killed" && run.outcome !== "killed") return null;
 	const ev = run.events.find(e => e.kind === "oom_kill") || run.events.find(e => e.kind === "signal");
 	return {t: ((ev ? ev.t_wall_usec : run.ended_wall_usec) - run.started_wall_usec) / 1e6,
-		label: (run.outcome === "oom-killed" ? "OOM kill" : "killed") + " #" + run.id};
+		kind: run.outcome === "oom-killed" ? "OOM kill" : "killed"};
 }
 
 /* One line per distinct limit; labelled with the arms it holds for, when not all. */
@@ -99,7 +99,7 @@ function anonSection(page, root, b, runs, docs) {
 	const kills = [];
 	runs.forEach((r, i) => {
 		const k = killOf(r), v = tables[i][1], last = lastOf(v);
-		if (k && last >= 0) kills.push({x: Math.max(k.t, tables[i][0][last]), y: v[last], color: armColor(r.arm || "?"), label: k.label});
+		if (k && last >= 0) kills.push({x: Math.max(k.t, tables[i][0][last]), y: v[last], color: armColor(r.arm || "?"), kind: k.kind, id: r.id});
 	});
 	const limits = limitLines(runs, docs, "cg_max_bytes", "memory.max", "#d62728")
 		.concat(limitLines(runs, docs, "cg_high_bytes", "memory.high", "#ff7f0e"));

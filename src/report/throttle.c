@@ -1,0 +1,260 @@
+/*
+ * Throttle limbo from a run's series: per sampling interval, whether
+ * memory.high events rose while memory PSI full stayed above the
+ * threshold; runs of such intervals long enough to be sustained become
+ * stretches, kept when the progress rate in them fell (or when the run
+ * records no progress, which the text then says).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "base/sample.h"
+#include "base/util.h"
+#include "report/throttle.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+struct tpt {
+	int64_t mono, wall;
+	double high, full; /* counters; NAN when absent */
+};
+
+struct tseries {
+	struct tpt *p;
+	size_t n, cap;
+	struct {
+		int64_t mono;
+		double v;
+	} * g;
+	size_t ng, gcap;
+	int64_t from, to;
+};
+
+static int take_sample(void *ctx, const struct tm_sample *s)
+{
+	struct tseries *ts = ctx;
+
+	if (s->t_mono_usec < ts->from || (ts->to >= 0 && s->t_mono_usec > ts->to))
+		return 0;
+	if (tm_grow(&ts->p, &ts->cap, ts->n, sizeof(*ts->p), 256))
+		return -1;
+	ts->p[ts->n++] = (struct tpt){
+	    .mono = s->t_mono_usec,
+	    .wall = s->t_wall_usec,
+	    .high = tm_sample_has(s, TM_M_CG_EVENTS_HIGH) ? (double)s->v[TM_M_CG_EVENTS_HIGH] : NAN,
+	    .full = tm_sample_has(s, TM_M_CG_PSI_MEM_FULL_USEC)
+	                ? (double)s->v[TM_M_CG_PSI_MEM_FULL_USEC]
+	                : NAN,
+	};
+	return 0;
+}
+
+static int take_progress(void *ctx, int64_t wall, int64_t mono, double v)
+{
+	struct tseries *ts = ctx;
+	(void)wall;
+	if (tm_grow(&ts->g, &ts->gcap, ts->ng, sizeof(*ts->g), 256))
+		return -1;
+	ts->g[ts->ng].mono = mono;
+	ts->g[ts->ng].v = v;
+	ts->ng++;
+	return 0;
+}
+
+/* The last progress value at or before MONO, NAN when none yet. */
+static double progress_at(const struct tseries *ts, int64_t mono)
+{
+	double v = NAN;
+	for (size_t i = 0; i < ts->ng && ts->g[i].mono <= mono; i++)
+		v = ts->g[i].v;
+	return v;
+}
+
+/* Units per minute between mono times A and B, NAN when unknown. */
+static double rate(const struct tseries *ts, int64_t a, int64_t b)
+{
+	double pa = progress_at(ts, a), pb = progress_at(ts, b);
+	if (b <= a || isnan(pa) || isnan(pb))
+		return NAN;
+	return (pb - pa) * 60e6 / (double)(b - a);
+}
+
+static bool interval_throttled(const struct tpt *a, const struct tpt *b)
+{
+	double dt = (double)(b->mono - a->mono);
+	return dt > 0 && b->high > a->high && (b->full - a->full) / dt >= TM_THROTTLE_FULL_SHARE;
+}
+
+/* Samples I..J (J > I) were throttled in every interval: keep the stretch
+ * when it is long enough and the rate fell (or is not known). */
+static void consider(const struct tseries *ts, size_t i, size_t j, struct tm_throttle *out)
+{
+	const struct tpt *a = &ts->p[i], *b = &ts->p[j];
+	struct tm_throttle_span s = {
+	    .start_wall_usec = a->wall,
+	    .end_wall_usec = b->wall,
+	    .start_mono_usec = a->mono,
+	    .end_mono_usec = b->mono,
+	    .high_events = b->high - a->high,
+	    .mem_full_share = (b->full - a->full) / (double)(b->mono - a->mono),
+	};
+	int64_t len = b->mono - a->mono, before = a->mono - len;
+
+	if (j - i < TM_THROTTLE_MIN_INTERVALS)
+		return;
+	if (before < ts->p[0].mono)
+		before = ts->p[0].mono;
+	s.rate_during_per_min = rate(ts, a->mono, b->mono);
+	s.rate_before_per_min = before < a->mono ? rate(ts, before, a->mono) : NAN;
+	if (isfinite(s.rate_during_per_min) && isfinite(s.rate_before_per_min) &&
+	    s.rate_during_per_min >= TM_THROTTLE_RATE_FALL * s.rate_before_per_min)
+		return; /* held at high, but the work went on: not limbo */
+	if (out->n < TM_THROTTLE_MAX_SPANS)
+		out->spans[out->n] = s;
+	out->n++;
+	out->throttled_usec += (double)len;
+}
+
+static void find_spans(const struct tseries *ts, struct tm_throttle *out)
+{
+	size_t start = 0;
+	bool in = false;
+
+	for (size_t k = 1; k < ts->n; k++) {
+		bool th = interval_throttled(&ts->p[k - 1], &ts->p[k]);
+		if (th && !in) {
+			start = k - 1;
+			in = true;
+		} else if (!th && in) {
+			consider(ts, start, k - 1, out);
+			in = false;
+		}
+	}
+	if (in)
+		consider(ts, start, ts->n - 1, out);
+}
+
+/* Whether the series can tell: both counters measured throughout. */
+static bool can_tell(const struct tseries *ts, struct tm_throttle *out)
+{
+	bool high = ts->n > 1, full = ts->n > 1;
+	for (size_t k = 0; k < ts->n; k++) {
+		high &= isfinite(ts->p[k].high);
+		full &= isfinite(ts->p[k].full);
+	}
+	if (ts->n < 2)
+		snprintf(out->why, sizeof(out->why), "fewer than two samples");
+	else if (!high)
+		snprintf(
+		    out->why, sizeof(out->why),
+		    "memory.high events were not measured (cgroup v1 has no memory.high, or no "
+		    "cgroup)");
+	else if (!full)
+		snprintf(out->why, sizeof(out->why),
+		         "the cgroup's memory pressure (PSI) was not measured");
+	return high && full;
+}
+
+int tm_throttle_find(struct tm_store *st, int64_t run_id, int64_t from_mono_usec,
+                     int64_t to_mono_usec, struct tm_throttle *out)
+{
+	struct tseries ts = {.from = from_mono_usec, .to = to_mono_usec};
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (tm_store_each_sample(st, run_id, 0, -1, take_sample, &ts) ||
+	    tm_store_each_progress(st, run_id, take_progress, &ts))
+		rc = -1;
+	else if ((out->known = can_tell(&ts, out)))
+		find_spans(&ts, out);
+	free(ts.p);
+	free(ts.g);
+	return rc;
+}
+
+/* 926000 as "926,000". */
+static void thousands(char *buf, size_t size, double v)
+{
+	char raw[32];
+	size_t len, o = 0;
+
+	snprintf(raw, sizeof(raw), "%.0f", v);
+	len = strlen(raw);
+	for (size_t i = 0; i < len && o + 2 < size; i++) {
+		if (i > 0 && raw[i - 1] != '-' && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	buf[o] = 0;
+}
+
+static void clock_text(char *buf, size_t size, int64_t wall_usec)
+{
+	time_t t = (time_t)(wall_usec / 1000000);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(buf, size, "%H:%M:%S", &tm);
+}
+
+void tm_throttle_span_text(const struct tm_throttle_span *s, char *buf, size_t size)
+{
+	char a[16], b[16], h[32], r[96];
+
+	clock_text(a, sizeof(a), s->start_wall_usec);
+	clock_text(b, sizeof(b), s->end_wall_usec);
+	thousands(h, sizeof(h), s->high_events);
+	if (isnan(s->rate_during_per_min))
+		snprintf(r, sizeof(r), "rate not known (no progress recorded)");
+	else if (isnan(s->rate_before_per_min))
+		snprintf(r, sizeof(r), "rate %.3g units/min (none before to compare)",
+		         s->rate_during_per_min);
+	else
+		snprintf(r, sizeof(r), "rate %.0f → %.0f units/min", s->rate_before_per_min,
+		         s->rate_during_per_min);
+	snprintf(buf, size,
+	         "throttled by memory.high from %s to %s: %s high events, memory full %.0f %%, %s",
+	         a, b, h, 100 * s->mem_full_share, r);
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *tm_throttle_json(const struct tm_throttle *t)
+{
+	json_t *o = json_object(), *spans = json_array();
+	char text[256];
+
+	if (!o || !spans) {
+		json_decref(o);
+		json_decref(spans);
+		return NULL;
+	}
+	json_object_set_new(o, "known", json_boolean(t->known));
+	if (!t->known) {
+		json_object_set_new(o, "why", json_string(t->why));
+		json_decref(spans);
+		return o;
+	}
+	for (int i = 0; i < t->n && i < TM_THROTTLE_MAX_SPANS; i++) {
+		const struct tm_throttle_span *s = &t->spans[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "start_wall_usec", json_integer(s->start_wall_usec));
+		json_object_set_new(j, "end_wall_usec", json_integer(s->end_wall_usec));
+		json_object_set_new(j, "high_events", json_real(s->high_events));
+		json_object_set_new(j, "mem_full_share", json_real(s->mem_full_share));
+		json_object_set_new(j, "rate_before_per_min", num(s->rate_before_per_min));
+		json_object_set_new(j, "rate_during_per_min", num(s->rate_during_per_min));
+		tm_throttle_span_text(s, text, sizeof(text));
+		json_object_set_new(j, "text", json_string(text));
+		json_array_append_new(spans, j);
+	}
+	json_object_set_new(o, "spans", spans);
+	json_object_set_new(o, "throttled_usec", json_real(t->throttled_usec));
+	return o;
+}
