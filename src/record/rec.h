@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -76,17 +77,17 @@ struct rec {
 	int64_t work_end_mono, term_at_mono, kill_at_mono;
 	bool reached_progress, ended_by_mark, timed_out, interrupted, invalid;
 	int64_t oom_kills, vmstat_oom_start;
-	char allocator[32];
+	char allocator[256]; /* "glibc (sh), jemalloc (redis-server)" */
+	struct tm_allocators *allocs;
 	char reason[256];
 	char machine[256]; /* our host name: the run's metadata and /metrics' label */
-	int samples_for_alloc;
 };
 
 /* runevents.c */
 int tm_rec_event(struct rec *r, const char *kind, int64_t pid, int64_t value, const char *detail);
 int tm_rec_store(struct rec *r, int rc, const char *what);
 int tm_rec_sample_events(struct rec *r);
-int tm_rec_check_allocator(struct rec *r);
+int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids);
 void tm_rec_work_done(struct rec *r, int64_t now);
 void tm_rec_drain_forwarded(struct rec *r, int i);
 void tm_rec_drain_marks(struct rec *r);

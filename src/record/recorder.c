@@ -33,7 +33,7 @@
 
 /* The store's part of a sample: the sample, its events, the allocator, one
  * commit.  Any failure ends the recording (tm_rec_store), not the run. */
-static void store_sample(struct rec *r, const struct tm_sample *s)
+static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *pids, size_t npids)
 {
 	if (r->store_failed)
 		return;
@@ -42,7 +42,7 @@ static void store_sample(struct rec *r, const struct tm_sample *s)
 		return;
 	}
 	if (tm_rec_store(r, tm_store_add_sample(r->st, r->run_id, s), "sample") ||
-	    tm_rec_sample_events(r) || tm_rec_check_allocator(r))
+	    tm_rec_sample_events(r) || tm_rec_check_allocator(r, pids, npids))
 		return;
 	tm_rec_store(r, tm_store_commit(r->st), "commit");
 }
@@ -79,7 +79,7 @@ static void take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
-	store_sample(r, s);
+	store_sample(r, s, pids, npids);
 	end_failed_run(r);
 	if (r->o->watch.on_sample)
 		r->o->watch.on_sample(r->o->watch.ctx, s, r->has_progress, r->progress);

@@ -19,6 +19,7 @@
 #include "base/util.h"
 #include "kern/procfs.h"
 #include "record/rec.h"
+#include "sample/allocators.h"
 #include "sample/sampler.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -123,40 +124,34 @@ int tm_rec_sample_events(struct rec *r)
 
 /* ---- allocator check ---- */
 
-/* Looks at the launched child's maps until the dynamic loader is done (libc
- * mapped) or a few samples have passed (a static binary). */
-int tm_rec_check_allocator(struct rec *r)
+/* Every process of the target: its allocator from its maps (once its
+ * dynamic loader is done, or after a few samples: a static binary); the run
+ * says which ran where, and an arm is invalid as soon as a process holding a
+ * real share of the anon runs another allocator than the arm claims. */
+int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids)
 {
-	pid_t pid = r->launched ? r->child.pid : r->o->pid;
-	char path[64], *maps;
-	size_t len;
-	bool loaded;
+	const struct tm_sample *s = &r->cur;
+	int64_t anon = tm_sample_has(s, TM_M_CG_ANON_BYTES)         ? s->v[TM_M_CG_ANON_BYTES]
+	               : tm_sample_has(s, TM_M_PROC_RSS_ANON_BYTES) ? s->v[TM_M_PROC_RSS_ANON_BYTES]
+	                                                            : -1;
 
-	if (r->allocator[0] || !pid || (r->launched && r->child_gone))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(maps = tm_read_file(path, &len)))
-		return 0;
-	loaded = strstr(maps, "/libc.so") || strstr(maps, "/libc-") || ++r->samples_for_alloc > 3;
-	if (loaded)
-		snprintf(r->allocator, sizeof(r->allocator), "%s",
-		         tm_parse_maps_allocator(maps, len));
-	free(maps);
-	if (!loaded)
-		return 0;
-	if (tm_rec_store(r, tm_store_run_set_text(r->st, r->run_id, "allocator", r->allocator),
-	                 "allocator"))
-		return -1;
-	if (r->o->expect_allocator && strcmp(r->o->expect_allocator, r->allocator)) {
-		snprintf(r->reason, sizeof(r->reason),
-		         "arm expects %s but the process has %s mapped (/proc/%d/maps)",
-		         r->o->expect_allocator, r->allocator, (int)r->child.pid);
-		r->invalid = true;
-		r->phase = PH_TERM;
-		r->term_at_mono = tm_now_mono_usec();
-		return tm_rec_event(r, "invalid", r->child.pid, 0, r->reason);
+	if (!r->allocs && !(r->allocs = tm_allocators_new()))
+		return tm_error("out of memory");
+	if (tm_allocators_update(r->allocs, pids, npids, r->o->expect_allocator, anon)) {
+		tm_allocators_describe(r->allocs, r->allocator, sizeof(r->allocator));
+		if (tm_rec_store(r,
+		                 tm_store_run_set_text(r->st, r->run_id, "allocator", r->allocator),
+		                 "allocator"))
+			return -1;
 	}
-	return 0;
+	if (r->invalid || !r->o->expect_allocator ||
+	    !tm_allocators_mismatch(r->allocs, r->o->expect_allocator, r->reason,
+	                            sizeof(r->reason)))
+		return 0;
+	r->invalid = true;
+	r->phase = PH_TERM;
+	r->term_at_mono = tm_now_mono_usec();
+	return tm_rec_event(r, "invalid", r->child.pid, 0, r->reason);
 }
 
 /* ---- progress and marks ---- */

@@ -26,6 +26,7 @@
 #include "heap/heapshm.h"
 #include "record/options.h"
 #include "record/rec.h"
+#include "sample/allocators.h"
 #include "sample/sampler.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -301,11 +302,14 @@ char **tm_rec_child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[] = "TIDEMARK_HEAP_KEEP=1";
+	char mark_var[300], keep[64];
 	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
+	/* our tag: the reader finds the regions of processes that lived
+	 * between two samples */
+	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
@@ -341,6 +345,7 @@ void tm_rec_close_all(struct rec *r)
 	tm_progress_free(&r->re);
 	tm_sampler_close(r->sampler);
 	tm_heap_reader_free(r->heap);
+	tm_allocators_free(r->allocs);
 	/* removes it only when we made it, and never kills what is left in it */
 	if (r->cg && r->own_cg && tm_cgroup_release(r->cg) == 1)
 		fprintf(stderr,
