@@ -308,6 +308,9 @@ static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 		json_t *f = json_object();
 		json_object_set_new(f, "value", num_or_null(r[i].bytes));
 		json_object_set_new(f, "from", json_string(r[i].from));
+		/* the terminal's label and value, for the HTML report */
+		json_object_set_new(f, "label", json_string(r[i].label));
+		json_object_set_new(f, "text", json_string(r[i].value));
 		json_object_set_new(figs, r[i].key, f);
 	}
 	json_object_set_new(o, "figures", figs);

@@ -488,3 +488,146 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 		    "sweep interrupted: the curve covers the limits so far; every run is stored");
 	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
 }
+
+/* ---- the curve of a stored bench (report --bench N --html) ---- */
+
+struct stored_arm {
+	char *arm, *command_json, *env_json;
+	int64_t high, swap;
+	struct arm_sweep as;
+};
+
+struct stored {
+	struct stored_arm arms[TM_BENCH_TAB_MAX_ARMS];
+	int n;
+	int64_t bench_id;
+	struct tm_store *st;
+};
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The bench's arms: name, command, environment and the other limits. */
+static int stored_arm_of(void *ctx, const struct tm_run_info *ri)
+{
+	struct stored *s = ctx;
+	json_t *l;
+
+	if (!ri->arm || s->n == TM_BENCH_TAB_MAX_ARMS)
+		return 0;
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->arms[i].arm, ri->arm) == 0)
+			return 0;
+	struct stored_arm *a = &s->arms[s->n++];
+	l = ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : NULL;
+	a->high = requested(l, "memory_high");
+	a->swap = requested(l, "swap_max");
+	json_decref(l);
+	a->arm = strdup(ri->arm);
+	a->command_json = ri->command_json ? strdup(ri->command_json) : NULL;
+	a->env_json = ri->env_json ? strdup(ri->env_json) : NULL;
+	a->as.name = a->arm;
+	a->as.smallest = a->as.largest_failed = -1;
+	return a->arm ? 0 : tm_error("out of memory");
+}
+
+/* Every stored run of the same arm, command, environment and other limits,
+ * counted at its MemoryMax (the sweep's probes, made at any time). */
+static int stored_probe_of(void *ctx, const struct tm_run_info *ri)
+{
+	struct stored *s = ctx;
+	struct tm_bench_run_note note;
+
+	if (!ri->arm || ri->bench_id <= 0 || !ri->outcome ||
+	    !tm_outcome_counts(tm_outcome_of(ri->outcome)))
+		return 0;
+	for (int i = 0; i < s->n; i++) {
+		struct stored_arm *a = &s->arms[i];
+		if (strcmp(a->arm, ri->arm) || !same_text(a->command_json, ri->command_json) ||
+		    !same_text(a->env_json, ri->env_json))
+			continue;
+		json_t *l = ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : NULL;
+		int64_t max = requested(l, "memory_max"), high = requested(l, "memory_high"),
+		        swap = requested(l, "swap_max");
+		json_decref(l);
+		if (max == TM_LIMIT_UNSET || high != a->high || swap != a->swap)
+			return 0;
+		if (tm_bench_store_note(s->st, ri->id, &note) < 0)
+			return -1;
+		if (note.warmup)
+			return 0;
+		int k = 0;
+		while (k < a->as.n && a->as.probes[k].limit != max)
+			k++;
+		if (k == MAX_PROBES)
+			return 0;
+		if (k == a->as.n)
+			a->as.probes[a->as.n++] = (struct probe){.limit = max};
+		struct probe *p = &a->as.probes[k];
+		if (p->n_runs < MAX_PROBE_RUNS)
+			p->runs[p->n_runs++] = ri->id;
+		return 0;
+	}
+	return 0;
+}
+
+/* Judges the arm's probes; the smallest limit passing with every larger one. */
+static int stored_curve(struct tm_store *st, struct arm_sweep *as)
+{
+	for (int i = 0; i < as->n; i++)
+		if (judge(st, &as->probes[i]))
+			return -1;
+	qsort(as->probes, (size_t)as->n, sizeof(struct probe), cmp_probe);
+	for (int i = as->n - 1; i >= 0; i--) {
+		if (!passed(&as->probes[i], TM_SWEEP_MEMORY_MAX)) {
+			as->largest_failed = as->probes[i].limit;
+			break;
+		}
+		as->smallest = as->probes[i].limit;
+	}
+	return 0;
+}
+
+json_t *tm_bench_stored_curve(struct tm_store *st, int64_t bench_id, int64_t *runs, int *n_runs,
+                              int max_runs)
+{
+	struct stored *s = calloc(1, sizeof(*s));
+	json_t *o = NULL, *arms = json_array();
+	int rc;
+
+	if (!s)
+		return tm_error("out of memory"), NULL;
+	s->st = st;
+	s->bench_id = bench_id;
+	*n_runs = 0;
+	rc = tm_store_each_run(st, bench_id, stored_arm_of, s);
+	if (rc == 0)
+		rc = tm_store_each_run(st, 0, stored_probe_of, s);
+	for (int i = 0; rc == 0 && i < s->n; i++) {
+		struct arm_sweep *as = &s->arms[i].as;
+		if (as->n < 2 || (rc = stored_curve(st, as)))
+			continue;
+		json_array_append_new(arms, curve_json(NULL, as));
+		for (int k = 0; k < as->n; k++)
+			for (int r = 0; r < as->probes[k].n_runs && *n_runs < max_runs; r++)
+				runs[(*n_runs)++] = as->probes[k].runs[r];
+	}
+	if (rc == 0 && json_array_size(arms)) {
+		o = json_object();
+		json_object_set_new(o, "limit", json_string("MemoryMax"));
+		json_object_set_new(o, "arms", arms);
+	} else if (rc == 0) {
+		json_decref(arms);
+		o = json_null();
+	} else
+		json_decref(arms);
+	for (int i = 0; i < s->n; i++) {
+		free(s->arms[i].arm);
+		free(s->arms[i].command_json);
+		free(s->arms[i].env_json);
+	}
+	free(s);
+	return o;
+}

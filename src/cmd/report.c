@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "base/error.h"
 #include "base/opt.h"
+#include "advise/advise.h"
 #include "base/util.h"
+#include "bench/runner.h"
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
 #include "report/limitnote.h"
@@ -469,6 +472,106 @@ static void usage(void)
 	fputs(usage_tail, stdout);
 }
 
+static int add_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct tm_advise_opts *o = ctx;
+
+	for (int i = 0; i < o->n_runs; i++)
+		if (o->runs[i] == ri->id)
+			return 0;
+	if (o->n_runs < TM_ADVISE_MAX_RUNS)
+		o->runs[o->n_runs++] = ri->id;
+	return 0;
+}
+
+/* The advice document: its JSON TEXT with "header", the lines the
+ * terminal prints above the arms. */
+static int add_advice_doc(const struct tm_advise *a, const char *text, int64_t bench, json_t *docs)
+{
+	json_t *doc = json_loads(text, 0, NULL), *head = json_array();
+	char key[64], *out = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!doc || !f) {
+		if (f)
+			fclose(f);
+		free(out);
+		json_decref(doc);
+		json_decref(head);
+		return tm_error("out of memory");
+	}
+	tm_advise_write_text(a, f);
+	fclose(f);
+	/* the lines before the first arm's (which follows a blank line) */
+	for (char *l = out; l && *l != '\n'; l = save) {
+		save = strchr(l, '\n');
+		if (save)
+			*save++ = '\0';
+		json_array_append_new(head, json_string(l));
+	}
+	free(out);
+	json_object_set_new(doc, "header", head);
+	snprintf(key, sizeof(key), "/api/v1/bench/%lld/advice", (long long)bench);
+	json_object_set_new(docs, key, doc);
+	return 0;
+}
+
+/* The advice (as `advise --bench ID --json`, with the sweep's runs) under
+ * PATH in DOCS.  0, or -1 after tm_error. */
+static int add_advice(struct tm_store *st, int64_t bench, const int64_t *runs, int n, json_t *docs)
+{
+	struct tm_advise_opts *o = calloc(1, sizeof(*o));
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	char *text = NULL;
+	int rc = o && a ? 0 : tm_error("out of memory");
+
+	if (rc == 0)
+		rc = tm_store_each_run(st, bench, add_run, o);
+	for (int i = 0; rc == 0 && i < n; i++)
+		add_run(o, &(struct tm_run_info){.id = runs[i]});
+	if (rc == 0) {
+		o->ram_bytes = pages > 0 && size > 0 ? (double)pages * (double)size : NAN;
+		snprintf(o->ram_from, sizeof(o->ram_from), "this host");
+		rc = tm_advise_compute(st, o, a);
+		text = rc == 0 ? tm_advise_to_json(a, NULL) : NULL;
+		if (rc == 0 && !text)
+			rc = tm_error("out of memory");
+		if (rc == 0)
+			rc = add_advice_doc(a, text, bench, docs);
+		tm_advise_release(a);
+	}
+	free(text);
+	free(a);
+	free(o);
+	return rc;
+}
+
+/* The HTML bench report, with the survival curve of the sweep its arms were
+ * part of (none: no section) and the advice. */
+static int bench_html(struct tm_store *st, int64_t bench, const char *path)
+{
+	int64_t *runs = calloc(TM_ADVISE_MAX_RUNS, sizeof(*runs));
+	json_t *docs = json_object(), *curve = NULL;
+	char key[64];
+	int n = 0, rc = runs ? 0 : tm_error("out of memory");
+
+	if (rc == 0 && !(curve = tm_bench_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
+		rc = -1;
+	snprintf(key, sizeof(key), "/api/v1/bench/%lld/sweep", (long long)bench);
+	if (curve && !json_is_null(curve))
+		json_object_set(docs, key, curve);
+	json_decref(curve);
+	if (rc == 0)
+		rc = add_advice(st, bench, runs, n, docs);
+	if (rc == 0)
+		rc = tm_html_report_bench(st, bench, path, docs);
+	json_decref(docs);
+	free(runs);
+	return rc;
+}
+
 /* The run (RUN, or the latest) or the bench the options ask for. */
 static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_ctx *ctx)
 {
@@ -482,7 +585,7 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (cli->bench) {
-		rc = cli->html ? tm_html_report_bench(st, cli->bench, cli->html)
+		rc = cli->html ? bench_html(st, cli->bench, cli->html)
 		               : tm_bench_table_print(st, cli->bench, stdout);
 		if (rc == 1)
 			tm_error("no bench %lld in %s", (long long)cli->bench, tm_cmd_db_path(ctx));

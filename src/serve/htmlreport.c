@@ -146,7 +146,8 @@ int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path)
 	return rc;
 }
 
-int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path)
+int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path,
+                         const json_t *extra)
 {
 	json_t *data = json_object(), *docs = json_object(), *bench, *runs, *r;
 	char route[64], key[64], title[64];
@@ -174,6 +175,8 @@ int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path
 			break;
 		}
 	}
+	if (extra)
+		json_object_update(docs, (json_t *)extra);
 	snprintf(title, sizeof(title), "bench %lld", (long long)bench_id);
 	if (rc == 0)
 		rc = write_page(path, title, data);

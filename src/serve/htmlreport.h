@@ -8,12 +8,16 @@
 #ifndef TM_SERVE_HTMLREPORT_H
 #define TM_SERVE_HTMLREPORT_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 struct tm_store;
 
 /* 0, or -1 after tm_error (no such run, cannot write PATH). */
 int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path);
-int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path);
+/* EXTRA (borrowed, may be NULL): more documents to embed, keyed by path
+ * (the sweep's curve and the advice, computed by the caller). */
+int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path,
+                         const json_t *extra);
 
 #endif

@@ -3,16 +3,18 @@
  * (the header lines, cells and notes come from the C table,
  * src/report/benchtab.c, through the table's "text" and "notes" in
  * /api/v1/bench/ID; nothing is recomputed here), the
- * anon of every run by arm with the limits and each kill, and the runs.
+ * anon of every run by arm with the limits and each kill, the survival
+ * curve of the sweep the bench's arms were part of, the advice, and the runs.
  *
  * The page is a list of sections, each a function of the bench document
- * and the runs' series.  The survival curve of `bench --sweep` and the
- * advice of `advise` are meant to be sections of their own in SECTIONS.
+ * and the runs' series.  The sweep's curve (as `bench --sweep --json`) and
+ * the advice (as `advise --json`) are documents the HTML report embeds
+ * (src/cmd/report.c computes them); absent, their section is not shown.
  */
-import {api} from "./api.js";
+import {api, reportData} from "./api.js";
 import {armColor, benchMarks, byteValue, makeChart, secondsAxis, yAxis, yScale} from "./charts.js";
 import {el, table} from "./dom.js";
-import {mib} from "./fmt.js";
+import {MiB, mib} from "./fmt.js";
 import {col, maskExited, nulls, usable} from "./series.js";
 
 /* The series each run of a bench is drawn from (the HTML report embeds these). */
@@ -128,7 +130,95 @@ function runsSection(page, root, b) {
 		})));
 }
 
-const SECTIONS = [tableSection, anonSection, runsSection];
+/* A number as the terminal prints it, or n/a (missing is not zero). */
+function fixed(v, digits, scale) {
+	return v === null || v === undefined ? "n/a" : (v / scale).toFixed(digits);
+}
+
+/* One arm's curve as the terminal's `bench --sweep` prints it: the verdict,
+ * then limit, survived k/n, peak anon MiB, wall s. */
+function curveVerdict(limit, a) {
+	if (a.smallest_passing_bytes === null) return a.arm + ": no " + limit + " measured passes every run";
+	if (a.largest_failing_bytes === null) return a.arm + ": passes every run already at the smallest " + limit + " measured, " + mib(a.smallest_passing_bytes);
+	return a.arm + ": smallest " + limit + " passing every run " + mib(a.smallest_passing_bytes) +
+		" (" + mib(a.largest_failing_bytes) + " did not)" + (a.interrupted ? " — interrupted" : "");
+}
+
+function sweepSection(page, root, b, runs, docs, extra) {
+	const sw = extra.sweep;
+	if (!sw || !sw.arms || !sw.arms.length) return; /* no sweep: no section */
+	const sec = el("section", {class: "sweep"});
+	sec.appendChild(el("h2", {}, "survival curve (" + sw.limit + " sweep)"));
+	root.appendChild(sec);
+	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.runs ? p.survived / p.runs : null)]);
+	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
+	const top = Math.max(...sw.arms.flatMap(a => a.curve.map(p => p.limit_bytes)));
+	makeChart(page, sec, "survived k/n by " + sw.limit, sw.arms.map(a => ({
+		label: a.arm, stroke: armColor(a.arm), width: 1.5, spanGaps: true, points: {show: true, size: 7},
+		value: (u, v) => v === null || v === undefined ? "—" : v.toFixed(2),
+	})), joined, {
+		key: "sweep", height: 260,
+		axes: [yAxis(sw.limit + " (MiB)", true, "x", 2), yAxis("survived (k/n)", false)],
+		scales: {x: {time: false, range: () => yScale(true).range(null, 0, top)}, y: {range: () => [0, 1]}},
+	});
+	for (const a of sw.arms) {
+		sec.appendChild(el("p", {class: "lead"}, swatch(a.arm), curveVerdict(sw.limit, a)));
+		const t = table([sw.limit, "survived", "peak anon MiB", "wall s"], a.curve.map(p => [
+			mib(p.limit_bytes), p.survived + "/" + p.runs,
+			fixed(p.peak_anon_bytes, 1, MiB) + (p.survived === 0 && p.peak_anon_bytes !== null ? " (killed)" : ""),
+			fixed(p.wall_usec, 2, 1e6)]));
+		t.setAttribute("data-arm", a.arm);
+		t.classList.add("curve");
+		sec.appendChild(t);
+	}
+}
+
+/* The advice as `tidemark advise` prints it: the header, then per arm its
+ * reasoning and, per regime, the figures with the rule each came from, or
+ * the refusal and its reason. */
+function adviceSection(page, root, b, runs, docs, extra) {
+	const adv = extra.advice;
+	if (!adv) return;
+	const sec = el("section", {class: "advice"});
+	sec.appendChild(el("h2", {}, "advice"));
+	root.appendChild(sec);
+	for (const line of adv.header || []) sec.appendChild(el("p", {class: "lead"}, line));
+	if (adv.refused) {
+		sec.appendChild(el("p", {class: "refused"}, "no advice: " + adv.reason));
+		return;
+	}
+	for (const a of adv.arms) {
+		const box = el("div", {class: "advice-arm", "data-arm": a.name});
+		sec.appendChild(box);
+		if (!a.survived) {
+			box.appendChild(el("p", {class: "refused"}, swatch(a.name), a.name + ": 0/" + a.runs + " survived: no profile"));
+			continue;
+		}
+		box.appendChild(el("h3", {}, swatch(a.name), a.reasoning + (a.recommended ? "   <- recommended" : "")));
+		const env = (a.environment || []).length ? a.environment.map(e => "Environment=" + e).join(" ") :
+			(a.allocator || "the program's own") + " as shipped (no environment setting)";
+		box.appendChild(el("p", {}, "allocator " + env));
+		for (const p of a.profiles) {
+			box.appendChild(el("h4", {}, "profile " + p.regime + (p.window ? " (window " + p.window + ")" : "")));
+			if (p.refused) {
+				box.appendChild(el("p", {class: "refused", "data-refused": p.refused}, "refused: " + p.reason));
+				continue;
+			}
+			const t = table(["", "", "from"], Object.entries(p.figures).map(([k, f]) => [f.label || k, f.text || "n/a", f.from]));
+			t.classList.add("advice");
+			t.setAttribute("data-regime", p.regime);
+			box.appendChild(t);
+		}
+	}
+}
+
+const SECTIONS = [tableSection, anonSection, sweepSection, adviceSection, runsSection];
+
+/* An embedded document of the report (the sweep, the advice), or null:
+ * the server does not serve them. */
+function embedded(path) {
+	return reportData && path in reportData.docs ? reportData.docs[path] : null;
+}
 
 export async function showBench(page, id) {
 	const b = await api("/api/v1/bench/" + id, page.signal);
@@ -139,5 +229,6 @@ export async function showBench(page, id) {
 	const root = el("div");
 	root.appendChild(el("h1", {}, "bench " + id + (b.table && b.table.name ? " — " + b.table.name : "")));
 	if (!page.paint(root)) return;
-	for (const s of SECTIONS) s(page, root, b, full, docs);
+	const extra = {sweep: embedded("/api/v1/bench/" + id + "/sweep"), advice: embedded("/api/v1/bench/" + id + "/advice")};
+	for (const s of SECTIONS) s(page, root, b, full, docs, extra);
 }

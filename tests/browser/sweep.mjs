@@ -1,0 +1,98 @@
+// The survival curve and the advice in a `report --bench N --html` file,
+// opened offline: each arm's curve table has the rows `bench --sweep`
+// printed for it (limit, survived k/n, peak anon MiB, wall s), the curve is
+// plotted per arm (limit on x in MiB on binary steps, k/n on y), and the
+// advice shows the recommended arm's MemoryMax as `advise` printed it.
+//
+//   node sweep.mjs FILE SWEEP_TXT ADVISE_TXT OUT_PNG   (the sweep and the
+//       advice as the terminal printed them)
+//   node sweep.mjs --no-sweep FILE [ADVISE_TXT]        (a bench without a
+//       sweep: no curve section at all; with ADVISE_TXT, every refusal
+//       line `advise` printed is in the advice section)
+// Prints TAP lines; exits 1 on failure.
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const args = process.argv.slice(2);
+const noSweep = args[0] === "--no-sweep";
+const [file, sweepFile, adviseFile, png] = noSweep ? [args[1], null, args[2]] : args;
+let failed = 0;
+const ok = (n) => console.log(`ok - ${n}`);
+const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${String(why).replace(/\n/g, "\n# ")}`); };
+const check = (cond, n, why) => (cond ? ok(n) : notOk(n, why));
+const norm = (s) => s.replace(/\s+/g, " ").trim();
+
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
+const browser = await chromium.launchPersistentContext(profile, {
+	executablePath: "/usr/bin/chromium", headless: true, offline: true,
+	viewport: { width: 1300, height: 1000 },
+	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+	const page = await browser.newPage();
+	const errors = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	await page.goto("file://" + path.resolve(file));
+	await page.waitForSelector("h2", { timeout: 15000 });
+	await page.waitForTimeout(300);
+	const shown = await page.evaluate(() => ({
+		sweep: !!document.querySelector("section.sweep"),
+		curves: Object.fromEntries([...document.querySelectorAll("table.curve")].map((t) => [t.dataset.arm,
+			[...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.children].map((c) => c.textContent).join(" "))])),
+		advice: [...document.querySelectorAll(".advice-arm")].map((a) => ({ arm: a.dataset.arm, text: a.textContent,
+			rows: [...a.querySelectorAll("table.advice tr")].map((tr) => [...tr.children].map((c) => c.textContent)) })),
+		chart: (window.tmCharts || []).find((c) => c.key === "sweep") || null,
+		ticks: (() => { const c = (window.tmCharts || []).find((c) => c.key === "sweep"); return c && c.u.tmTicks ? c.u.tmTicks.x : null; })(),
+	}));
+	check(!errors.length, "no script errors", errors.join("\n"));
+	if (noSweep) {
+		check(!shown.sweep, "a bench without a sweep has no curve section", "a section.sweep is shown");
+		if (adviseFile) {
+			const refusals = fs.readFileSync(adviseFile, "utf8").split("\n").map(norm)
+				.filter((l) => /^(no advice: |refused: )|: 0\/\d+ survived: no profile$/.test(l));
+			const text = norm(await page.evaluate(() => document.querySelector("section.advice").textContent));
+			check(refusals.length && refusals.every((l) => text.includes(l)), `the advice section shows the refusal: ${refusals.join("; ")}`, text);
+		}
+	} else {
+		// the terminal's curve rows, per arm: "ARM: smallest ..." then a header, then rows
+		const want = {};
+		let arm = null;
+		for (const l of fs.readFileSync(sweepFile, "utf8").split("\n")) {
+			const m = /^(\S+): /.exec(l);
+			if (m) { arm = m[1]; want[arm] = []; continue; }
+			if (arm && /^  \d/.test(l)) want[arm].push(norm(l));
+			if (!l.trim()) arm = null;
+		}
+		for (const a of Object.keys(want)) {
+			const got = (shown.curves[a] || []).map(norm);
+			const same = got.length === want[a].length && got.every((r, i) => r === want[a][i]);
+			check(same, `${a}: the curve table has the terminal's ${want[a].length} rows`,
+				want[a].map((t, i) => (t === got[i] ? "  " : "≠ ") + t + (t === got[i] ? "" : "\n  shown: " + got[i])).join("\n"));
+		}
+		check(Object.keys(want).length > 0 && Object.keys(shown.curves).length === Object.keys(want).length,
+			"one curve table per swept arm", JSON.stringify(Object.keys(shown.curves)));
+		const MiB = 1048576;
+		check(shown.chart && shown.ticks && shown.ticks.length > 1 &&
+			shown.ticks.every((t) => t % MiB === 0 && Number.isInteger(Math.log2(shown.ticks[1] - shown.ticks[0]))),
+			"the curve is plotted with the limit on binary MiB steps", JSON.stringify(shown.ticks));
+		// the advice: the recommended arm's MemoryMax, as `advise` printed it
+		const adv = fs.readFileSync(adviseFile, "utf8").split("\n");
+		const rec = adv.find((l) => /<- recommended$/.test(l));
+		const recArm = rec && rec.split(":")[0];
+		const from = adv.indexOf(rec);
+		const mm = adv.slice(from).find((l) => /^ +MemoryMax +/.test(l));
+		const value = mm && mm.trim().split(/\s+/)[1];
+		const a = shown.advice.find((x) => x.arm === recArm);
+		const row = a && a.rows.find((r) => r[0] === "MemoryMax");
+		check(a && /<- recommended/.test(a.text) && row && row[1] === value && norm(row[2]) === norm(mm.trim().split(/\s+/).slice(2).join(" ")),
+			`the advice shows ${recArm}'s recommended MemoryMax ${value} with its rule`, JSON.stringify(row) + " want " + mm);
+		if (png) await page.locator("section.sweep").screenshot({ path: png });
+	}
+} finally {
+	await browser.close();
+	fs.rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
