@@ -59,6 +59,19 @@ static int parse_units(void *field, const char *value, char *why, size_t why_siz
 	return 0;
 }
 
+/* --machine NAME: a name the server and Prometheus labels accept. */
+static int parse_machine(void *field, const char *value, char *why, size_t why_size)
+{
+	if (!tm_name_valid(value)) {
+		snprintf(why, why_size,
+		         "'%s': expected 1-%d of A-Z a-z 0-9 . _ - (not starting with . or -)",
+		         value, TM_NAME_MAX);
+		return -1;
+	}
+	*(const char **)field = value;
+	return 0;
+}
+
 const struct tm_opt tm_record_options[] = {
     {.flag = "pid",
      .short_name = 'p',
@@ -239,6 +252,13 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(token_file),
      .metavar = "F",
      .help = "the machine's write token for --push"},
+    {.flag = "machine",
+     .scopes = R,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(machine),
+     .parse = parse_machine,
+     .metavar = "NAME",
+     .help = "the machine name stored with the run (default: the host name)"},
     {.flag = "metrics-listen",
      .scopes = R,
      .type = TM_OPT_STRING,

@@ -635,7 +635,9 @@ static int begin_run(struct rec *r, char *const *child_env, const char *limits_j
 	struct tm_run_meta m = {0};
 	int rc;
 
-	if (gethostname(r->machine, sizeof(r->machine) - 1))
+	if (o->machine)
+		snprintf(r->machine, sizeof(r->machine), "%s", o->machine);
+	else if (gethostname(r->machine, sizeof(r->machine) - 1))
 		snprintf(r->machine, sizeof(r->machine), "unknown");
 	uname(&un);
 	cmd = argv_json(o->argv);
@@ -909,18 +911,21 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	if (begin_run(r, env, limits_json) || tm_store_commit(r->st))
 		goto out;
 	res->run_id = r->run_id;
-	if (o->argv && launch(r, env)) {
+	/* outputs first: a token the server refuses fails before the command runs */
+	bool outputs_ok = open_outputs(r) == 0;
+	if (!outputs_ok || (o->argv && launch(r, env))) {
 		end = (struct tm_run_end){.ended_wall_usec = tm_now_wall_usec(),
 		                          .outcome = "failed",
 		                          .exit_code = -1,
-		                          .reason = "the command could not be started"};
+		                          .reason = outputs_ok ? "the command could not be started"
+		                                               : "its outputs could not be opened"};
 		tm_store_run_end(r->st, r->run_id, &end);
 		tm_store_commit(r->st);
 		goto out;
 	}
 	if (o->argv)
 		add_event(r, "start", r->child.pid, 0, NULL);
-	if (open_outputs(r) || open_sampler(r) || sample_loop(r))
+	if (open_sampler(r) || sample_loop(r))
 		goto out;
 	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
 	r->heap = NULL;

@@ -65,6 +65,7 @@ struct tm_record_opts {
 	/* Optional outputs. */
 	const char *push_url; /* push to a tidemark server */
 	const char *token_file;
+	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
 	struct tm_record_watch watch;
 };

@@ -117,6 +117,22 @@ grep -q 'killed <b>worker' "$T/body" && ok "collector text passed as JSON text" 
 http GET / -D "$T/headers" >/dev/null
 grep -qi "content-security-policy: default-src 'none'; script-src 'self'" "$T/headers" && ok "panel sent with a strict CSP" || fail "panel sent with a strict CSP"
 
+# record with a read token: fails at once with the reason, before the command runs
+t0=$(date +%s)
+"$TM" record -q --db "$T/ro.db" -i 100ms --push "$URL" --token-file "$T/read.tok" -- touch "$T/ro.ran" >"$T/ro.out" 2>&1
+rc=$? t1=$(date +%s)
+if [ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 5 ] && grep -q "refused the token (HTTP 401" "$T/ro.out" && [ ! -e "$T/ro.ran" ]; then
+	ok "record with a read token fails at once, saying why"
+else
+	fail "record with a read token fails at once, saying why" "rc=$rc $((t1 - t0))s $(cat "$T/ro.out")"
+fi
+[ "$(q "$T/ro.db" "select outcome from runs")" = failed ] && ok "... and its local run is ended as failed" ||
+	fail "... and its local run is ended as failed" "$(q "$T/ro.db" "select outcome, reason from runs")"
+# record --machine NAME names the run; a bad name is refused
+check "record --machine" "$TM" record -q --db "$T/m.db" -i 100ms --machine node-7.lab -- true
+[ "$(q "$T/m.db" "select machine from runs")" = node-7.lab ] && ok "--machine is the run's machine" ||
+	fail "--machine is the run's machine" "$(q "$T/m.db" "select machine from runs")"
+check_fails "record refuses a bad --machine" "expected 1-64" "$TM" record -q --db "$T/m2.db" --machine 'a b' -- true
 # /metrics
 expect_status "/metrics with a read token" 200 GET /metrics -H "$R"
 cp "$T/body" "$T/metrics.txt"
