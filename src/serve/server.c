@@ -362,16 +362,32 @@ static enum MHD_Result handle_summary(struct server *sv, struct MHD_Connection *
 	return send_json(c, 200, doc);
 }
 
+/* A whole number >= MIN from query argument KEY, or DEF when absent.
+ * 0, or -1 when it is there but not such a number. */
+static int arg_int(struct MHD_Connection *c, const char *key, int64_t min, int64_t def,
+                   int64_t *out)
+{
+	const char *v = arg(c, key);
+
+	*out = def;
+	return v && (tm_parse_int64(v, out) < 0 || *out < min) ? -1 : 0;
+}
+
+/* /api/v1/runs[?machine=M][&bench=N][&before=ID][&limit=N]: a page, newest first. */
 static enum MHD_Result handle_runs(struct server *sv, struct MHD_Connection *c)
 {
-	const char *machine = arg(c, "machine"), *bench = arg(c, "bench");
-	int64_t bench_id = 0;
+	struct tm_run_page pg = {.machine = arg(c, "machine")};
 
-	if (machine && !tm_name_valid(machine))
+	if (pg.machine && !tm_name_valid(pg.machine))
 		return send_error(c, 400, "bad machine name");
-	if (bench && (tm_parse_int64(bench, &bench_id) < 0 || bench_id < 0))
+	if (arg_int(c, "bench", 0, 0, &pg.bench_id) < 0)
 		return send_error(c, 400, "bad bench id");
-	return send_json(c, 200, tm_api_runs(sv->st, machine, bench_id));
+	if (arg_int(c, "before", 1, 0, &pg.before_id) < 0)
+		return send_error(c, 400, "bad before: expected a run id");
+	if (arg_int(c, "limit", 1, TM_API_RUNS_DEFAULT, &pg.limit) < 0 ||
+	    pg.limit > TM_API_RUNS_MAX)
+		return send_error(c, 400, "bad limit: expected 1 to 1000");
+	return send_json(c, 200, tm_api_runs_page(sv->st, &pg));
 }
 
 static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *c)
