@@ -1,5 +1,5 @@
 /* tidemark runs: the runs in a store, one line each. */
-#include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/runtext.h"
@@ -68,33 +69,27 @@ static int print_json(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
+static const struct tm_opt runs_options[] = {
+    {.flag = "json",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_BOOL,
+     .off = 0,
+     .help = "one JSON object per run"},
+    {.type = TM_OPT_END},
+};
+
 int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	static const struct option long_opts[] = {
-	    {"db", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	bool json = false;
+	const struct tm_optset sets[] = {{tm_cmd_db_options, ctx}, {runs_options, &json}};
 	struct tm_store *st;
-	int c, rc, json = 0;
+	int next, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-		if (c == 'o') {
-			tm_cmd_set_db(ctx, optarg);
-		} else if (c == 'j') {
-			json = 1;
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else {
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tidemark runs: unexpected '%s'\n", argv[optind]);
+	rc = tm_opts_parse(sets, 2, TM_OPT_OTHER | TM_OPT_PERMUTE, "runs", argc, argv, &next);
+	if (rc)
+		return rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+	if (next < argc) {
+		tm_error("runs takes no operand: '%s' (see 'tidemark runs --help')", argv[next]);
 		return 2;
 	}
 	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))

@@ -135,6 +135,7 @@ static int sample_events(struct rec *r)
 		const char *kind;
 	} counters[] = {
 	    {TM_M_CG_EVENTS_OOM_KILL, "oom_kill"},
+	    {TM_M_CG_EVENTS_OOM, "oom"},
 	    {TM_M_CG_EVENTS_HIGH, "high_throttle"},
 	    {TM_M_CG_EVENTS_MAX, "max_hit"},
 	};
@@ -594,6 +595,21 @@ static char *argv_json(char *const *argv)
 	return out;
 }
 
+/* -p PID: its cgroup's figures are the run's only when the cgroup holds
+ * nothing but PID's tree (a service's); otherwise the run has none (they
+ * would be other processes' too) and says so. */
+static int open_pid_cgroup(struct rec *r)
+{
+	char why[PATH_MAX + 128];
+	int rc = tm_cgroup_of_pid_tree(&r->host, "/proc", r->o->pid, &r->cg, why, sizeof(why));
+
+	if (rc > 0)
+		tm_warn("no cgroup figures: %s (record --cgroup PATH for the whole cgroup)", why);
+	else if (rc < 0)
+		tm_warn("no cgroup figures for process %d", (int)r->o->pid);
+	return 0;
+}
+
 /* Opens the cgroup the run samples: a fresh one for a launched command (if
  * the host lets us), the one named by --cgroup, or none. */
 static int open_cgroup(struct rec *r, const char **limits_json)
@@ -604,6 +620,8 @@ static int open_cgroup(struct rec *r, const char **limits_json)
 	*limits_json = NULL;
 	if (o->cgroup_path)
 		return tm_cgroup_open_path(&r->host, o->cgroup_path, &r->cg);
+	if (o->pid)
+		return open_pid_cgroup(r);
 	if (!o->argv || !o->new_cgroup) {
 		if (wants_limits(&o->limits))
 			return tm_error("memory limits need a fresh cgroup (drop --no-cgroup)");

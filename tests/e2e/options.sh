@@ -141,6 +141,8 @@ usage_error "report: an unknown option" "--bogus" "$TM" report --bogus
 usage_error "report --json --csv" "--json, --csv" "$TM" report -o "$DB" --json --csv
 usage_error "runs: an unknown option" "--bogus" "$TM" runs --bogus
 usage_error "mark --to x" "--to" "$TM" mark --to x hello
+usage_error "mark without TEXT" "TEXT" "$TM" mark
+usage_error "runs with an operand" "'extra'" "$TM" runs -o "$DB" extra
 usage_error "heap --every x" "--every" "$TM" heap 1 --every x
 usage_error "heap run --sample x" "--sample" "$TM" heap run --sample x -- true
 usage_error "serve --max-body x" "--max-body" "$TM" serve --max-body x
