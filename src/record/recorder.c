@@ -806,7 +806,8 @@ static void close_all(struct rec *r)
 static int open_outputs(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
-	char run_label[32];
+	struct tm_run_info ri;
+	int rc;
 
 	if (!o->push_url && !o->metrics_listen)
 		return 0;
@@ -817,12 +818,21 @@ static int open_outputs(struct rec *r)
 		return -1;
 	if (!o->metrics_listen)
 		return 0;
-	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
-	return r->net.prom_start(o->metrics_listen, r->machine, run_label, &r->prom);
+	/* the run as the server names it: its uuid, not the local id */
+	if (tm_store_run_get(r->st, r->run_id, &ri) != 0)
+		return tm_error("cannot read run %" PRId64 " back from the store", r->run_id);
+	rc = r->net.prom_start(o->metrics_listen, r->machine, ri.uuid,
+	                       r->cg ? tm_cgroup_path(r->cg) : NULL, &r->prom);
+	tm_run_info_release(&ri);
+	return rc;
 }
 
 static void close_outputs(struct rec *r)
 {
+	/* first: the run is over, its last values are no longer current */
+	if (r->prom)
+		r->net.prom_stop(r->prom);
+	r->prom = NULL;
 	if (r->pusher) {
 		/* the local store has everything, whatever the server got */
 		if (r->net.pusher_finish(r->pusher, 10000000))
@@ -830,9 +840,6 @@ static void close_outputs(struct rec *r)
 		r->net.pusher_free(r->pusher);
 		r->pusher = NULL;
 	}
-	if (r->prom)
-		r->net.prom_stop(r->prom);
-	r->prom = NULL;
 	tm_net_unload(&r->net);
 }
 

@@ -15,6 +15,7 @@
 #include "serve/assets.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
+#include "report/runjson.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
 #include "store/store.h"
@@ -31,6 +32,8 @@ struct bucket {
 struct latest {
 	char machine[TM_NAME_MAX + 1], run[65], cgroup[256];
 	struct tm_sample s;
+	bool ended;            /* the run has its end: its values are history */
+	int64_t interval_usec; /* for telling a stale run */
 };
 
 /* Summaries of ended runs (they no longer change; a week takes seconds). */
@@ -212,6 +215,17 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 	snprintf(l->cgroup, sizeof(l->cgroup), "%s",
 	         b->meta.cgroup_path ? b->meta.cgroup_path : "");
 	l->s = *s;
+	l->ended = b->has_end;
+	l->interval_usec = b->meta.interval_usec;
+}
+
+/* An end that came without samples: the machine's latest run, if it is
+ * that one, is no longer current. */
+static void remember_end(struct server *sv, const char *machine, const char *uuid)
+{
+	for (int i = 0; i < sv->nlatest; i++)
+		if (!strcmp(sv->latest[i].machine, machine) && !strcmp(sv->latest[i].run, uuid))
+			sv->latest[i].ended = true;
 }
 
 static void peer_addr(struct MHD_Connection *c, char *out, size_t size)
@@ -255,6 +269,8 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 	rc = tm_ingest_apply(sv->ing, sv->st, r->machine, peer, &b, &ack, err, sizeof(err));
 	if (rc == 0 && b.n_samples)
 		remember_latest(sv, r->machine, &b);
+	else if (rc == 0 && b.has_end)
+		remember_end(sv, r->machine, b.meta.uuid);
 	if (rc == 0 || rc == 409) {
 		char *s = tm_push_ack_json(&ack, b.meta.uuid);
 		json_t *doc = s ? json_loads(s, 0, NULL) : NULL;
@@ -395,9 +411,21 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 	struct tm_prom_target t[MAX_MACHINES];
 	char *text;
 
-	for (int i = 0; i < sv->nlatest; i++)
-		t[i] = (struct tm_prom_target){sv->latest[i].machine, sv->latest[i].run,
-		                               sv->latest[i].cgroup, &sv->latest[i].s};
+	for (int i = 0; i < sv->nlatest; i++) {
+		const struct latest *l = &sv->latest[i];
+		/* the same rule as the run list's state (report/runjson.h) */
+		struct tm_run_info ri = {.interval_usec = l->interval_usec,
+		                         .started_wall_usec = l->s.t_wall_usec,
+		                         .last_sample_wall_usec = l->s.t_wall_usec,
+		                         .ended_wall_usec = l->ended};
+		enum tm_run_state state = tm_run_state(&ri, tm_now_wall_usec());
+		t[i] = (struct tm_prom_target){l->machine,
+		                               l->run,
+		                               l->cgroup,
+		                               &l->s,
+		                               state == TM_RUN_LIVE,
+		                               tm_run_state_name(state)};
+	}
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)
 		return send_error(c, 500, "out of memory");
@@ -573,6 +601,8 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 	}
 	snprintf(l->run, sizeof(l->run), "%s", ri->uuid ? ri->uuid : "");
 	snprintf(l->cgroup, sizeof(l->cgroup), "%s", ri->cgroup_path ? ri->cgroup_path : "");
+	l->ended = ri->ended_wall_usec != 0;
+	l->interval_usec = ri->interval_usec;
 	tm_sample_clear(&l->s);
 	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &l->s) < 0)
 		return -1;
