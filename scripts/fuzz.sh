@@ -31,6 +31,15 @@ kern)
 	done
 	;;
 ini) cp tests/fixtures/bench/*.ini "$corpus/" ;;
+runtime)
+	# the first byte picks the parser (fuzz/fuzz_runtime.c): 0 hsperfdata
+	i=0
+	for f in tests/fixtures/hsperf/*.hsperf; do
+		{ printf '\000'; cat "$f"; } >"$corpus/seed-hsperf-$i"
+		i=$((i + 1))
+	done
+	printf '\001%s\n' '7f00-7f08 rw-s 00000000 fd:01 4 /tmp/hsperfdata_u/7' >"$corpus/seed-maps"
+	;;
 esac
 # committed seeds (inputs that once crashed a parser among them)
 [ -d "fuzz/corpus/$name" ] && cp "fuzz/corpus/$name"/* "$corpus/"

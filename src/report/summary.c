@@ -23,6 +23,7 @@ struct pt {
 	double heap_alloc, heap_allocs, heap_peak;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
+	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
 	int64_t late;
 };
 
@@ -103,6 +104,12 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->ev_oom_kill = get(s, TM_M_CG_EVENTS_OOM_KILL);
 	p->lim_max = get(s, TM_M_CG_MAX_BYTES);
 	p->lim_high = get(s, TM_M_CG_HIGH_BYTES);
+	p->jvm_used = get(s, TM_M_JVM_HEAP_USED_BYTES);
+	p->jvm_cap = get(s, TM_M_JVM_HEAP_COMMITTED_BYTES);
+	p->jvm_old = get(s, TM_M_JVM_OLD_USED_BYTES);
+	p->jvm_meta = get(s, TM_M_JVM_METASPACE_USED_BYTES);
+	p->jvm_gcs = sum2(s, TM_M_JVM_YOUNG_GCS, TM_M_JVM_FULL_GCS);
+	p->jvm_gc_usec = sum2(s, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
 	return 0;
 }
 
@@ -279,6 +286,14 @@ static void init_nan(struct tm_summary *s)
 	    &s->units,
 	    &s->units_per_min,
 	    &s->wall_usec_per_unit,
+	    &s->jvm_heap_used_peak_bytes,
+	    &s->jvm_heap_used_end_bytes,
+	    &s->jvm_heap_committed_end_bytes,
+	    &s->jvm_old_used_end_bytes,
+	    &s->jvm_metaspace_used_end_bytes,
+	    &s->jvm_gcs,
+	    &s->jvm_gc_usec,
+	    &s->anon_minus_jvm_heap_used_end_bytes,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -376,6 +391,27 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 			s->retention_end_bytes = p[i].anon - p[i].heap_live;
 		break;
 	}
+}
+
+/* The JVMs' heap (hsperfdata): the peak of used, and the figures of the last
+ * sample that has them while the target lived (the "held" sample). */
+static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
+{
+	for (size_t i = 0; i < n; i++)
+		max_into(&s->jvm_heap_used_peak_bytes, p[i].jvm_used);
+	for (size_t i = n; i-- > 0;) {
+		if (!alive(&p[i]) || !isfinite(p[i].jvm_used))
+			continue;
+		s->jvm_heap_used_end_bytes = p[i].jvm_used;
+		s->jvm_heap_committed_end_bytes = p[i].jvm_cap;
+		s->jvm_old_used_end_bytes = p[i].jvm_old;
+		s->jvm_metaspace_used_end_bytes = p[i].jvm_meta;
+		if (isfinite(p[i].anon))
+			s->anon_minus_jvm_heap_used_end_bytes = p[i].anon - p[i].jvm_used;
+		break;
+	}
+	s->jvm_gcs = RISES(p, n, jvm_gcs);
+	s->jvm_gc_usec = RISES(p, n, jvm_gc_usec);
 }
 
 /*
@@ -539,6 +575,7 @@ int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
 	out->window_end_mono_usec = se.p[b - 1].t;
 	out->duration_usec = (double)(se.p[b - 1].t - se.p[a].t);
 	memory_figures(se.p + a, b - a, out);
+	jvm_figures(se.p + a, b - a, out);
 	cost_figures(se.p + a, b - a, out);
 	count_from_start(se.p, se.n, se.p + a, out, &ri);
 	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);
