@@ -3,6 +3,7 @@
 #   make            build build/tidemark and build/libtidemark-heap.so
 #   make demo       install what is missing, build, run the demo and print its result
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
+#   make check-v2   only the tests in the cgroup v2 guest (tests/v2/, scripts/vm/)
 #   make bench      run the benchmarks in bench/ (see bench/README.md)
 #   make fuzz       build and run the libFuzzer targets for a bounded time
 #
@@ -56,7 +57,7 @@ ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 AUNIT_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test demo check unit e2e bench fuzz format cppcheck clean
+.PHONY: all deps deps-test demo check check-v2 unit e2e bench fuzz format cppcheck clean
 all: $(ALL_TARGETS)
 
 deps:
@@ -126,6 +127,11 @@ check:
 	@sh scripts/deps.sh --test
 	@$(MAKE) --no-print-directory all unit $(CHECK_EXTRA)
 	@sh tests/run.sh
+
+check-v2:
+	@sh scripts/deps.sh --test
+	@$(MAKE) --no-print-directory all $(CHECK_EXTRA)
+	@sh tests/run.sh v2
 
 bench: all
 	@sh bench/run.sh

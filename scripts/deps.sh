@@ -12,7 +12,8 @@ DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
-clang-format cppcheck openjdk-17-jdk-headless dpkg-dev groff-base bash-completion"
+clang-format cppcheck openjdk-17-jdk-headless dpkg-dev groff-base bash-completion
+qemu-system-x86 busybox-static"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
 # multiarch arm64 libraries it links, and qemu-user to run what it builds
@@ -61,11 +62,19 @@ done
 if [ "${1:-}" = "--test" ] && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing nodejs npm"
 fi
+# The cgroup v2 guest's kernel (tests/v2, scripts/vm/): Debian's
+# linux-image-amd64, downloaded (not installed) into build/vm/.
+kernel()
+{
+	[ "${1:-}" = "--test" ] || return 0
+	SUDO="$SUDO" sh "$(dirname "$0")/vm/fetch-kernel.sh"
+}
 if [ -z "$missing" ]; then
 	if [ "${1:-}" = "--test" ]; then
 		arm64_binfmt
 		SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
 	fi
+	kernel "${1:-}"
 	exit 0
 fi
 
@@ -87,4 +96,5 @@ if [ "${1:-}" = "--test" ]; then
 	arm64_binfmt
 	SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
 fi
+kernel "${1:-}"
 exit 0

@@ -4,6 +4,8 @@
 #   tests/run.sh            everything: unit (plain, then ASan+UBSan), end-to-end
 #   tests/run.sh unit       only the unit tests
 #   tests/run.sh e2e [PAT]  only end-to-end tests whose file name matches PAT
+#   tests/run.sh v2 [PAT]   only the tests in the cgroup v2 guest (tests/v2/,
+#                           each in its own guest: scripts/vm/run-in-guest)
 #
 # Every test speaks TAP ("ok - name", "not ok - name", "ok - name # SKIP why");
 # cmocka is told to do so too.  A test binary or script that dies without
@@ -54,6 +56,22 @@ if [ "$what" = all ] || [ "$what" = e2e ]; then
 		run_tap "e2e/$(basename "$t" .sh)" 1200 sh "$t"
 		if ! grep -qx '# tidemark-test-finished' "$out"; then
 			echo "not ok - e2e/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
+				tee -a "$results"
+		fi
+	done
+fi
+
+# tests/v2: each script boots a real cgroup v2 kernel (scripts/vm/) and runs
+# inside it; it prints the guest's console when it fails.
+if [ "$what" = all ] || [ "$what" = v2 ]; then
+	export TM="$ROOT/$B/tidemark" TM_ROOT="$ROOT" TM_BUILD="$ROOT/$B"
+	for t in tests/v2/*.sh; do
+		[ "$(basename "$t")" = lib.sh ] && continue
+		case "$t" in *"$pat"*) ;; *) continue ;; esac
+		# the script boots its own guest (tests/v2/lib.sh)
+		run_tap "v2/$(basename "$t" .sh)" 600 env -u TM_IN_GUEST sh "$t"
+		if ! grep -qx '# tidemark-test-finished' "$out"; then
+			echo "not ok - v2/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
 				tee -a "$results"
 		fi
 	done

@@ -237,7 +237,8 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 
 	if (!v)
 		return tm_error("out of memory");
-	p->anon_peak_bytes = p->sweep_min_bytes = NAN;
+	p->anon_peak_bytes = NAN;
+	p->sweep_min_bytes = a->arms[ai].sweep_min_bytes;
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		struct win_figs f;
@@ -290,6 +291,86 @@ static int arm_env(struct tm_store *st, struct tm_advise_arm *arm)
 	return 0;
 }
 
+/* The MemoryMax run RUN asked for (limits_json), NAN when none or unknown. */
+static int requested_max(struct tm_store *st, int64_t run, double *out)
+{
+	struct tm_run_info ri;
+	int rc = tm_store_run_get(st, run, &ri);
+
+	*out = NAN;
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	json_t *l = ri.limits_json ? json_loads(ri.limits_json, 0, NULL) : NULL;
+	json_t *r = json_object_get(json_object_get(l, "memory_max"), "requested");
+	if (json_is_integer(r) && json_integer_value(r) > 0)
+		*out = (double)json_integer_value(r);
+	json_decref(l);
+	tm_run_info_release(&ri);
+	return 0;
+}
+
+/* A sweep among arm AI's runs (two MemoryMax limits or more): the smallest
+ * limit at which it and every larger limit survived every run. */
+static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai)
+{
+	struct {
+		double limit;
+		bool all_survived;
+		int runs, survived;
+	} g[64];
+	int n = 0;
+	const struct tm_bench_table *t = &a->table;
+
+	a->arms[ai].sweep_min_bytes = NAN;
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		double lim;
+		int k = 0;
+		if (r->arm != ai || r->warmup || !strcmp(r->outcome, "invalid") ||
+		    !strcmp(r->outcome, "interrupted"))
+			continue;
+		if (requested_max(st, r->run_id, &lim))
+			return -1;
+		if (isnan(lim))
+			continue;
+		while (k < n && g[k].limit != lim)
+			k++;
+		if (k == n && n == 64)
+			continue;
+		if (k == n)
+			g[n++] = (typeof(g[0])){lim, true, 0, 0};
+		g[k].all_survived &= !strcmp(r->outcome, "completed");
+		g[k].runs++;
+		g[k].survived += !strcmp(r->outcome, "completed");
+	}
+	if (n < 2)
+		return 0;
+	for (double above = INFINITY;;) {
+		int best = -1;
+		for (int k = 0; k < n; k++)
+			if (g[k].limit < above && (best < 0 || g[k].limit > g[best].limit))
+				best = k;
+		if (best < 0 || !g[best].all_survived)
+			break;
+		a->arms[ai].sweep_min_bytes = g[best].limit;
+		above = g[best].limit;
+	}
+	/* survival is judged where the arm can live: the sweep's deliberate
+	 * kills below its smallest surviving limit are not held against it */
+	if (isfinite(a->arms[ai].sweep_min_bytes)) {
+		struct tm_advise_arm *arm = &a->arms[ai];
+		arm->swept_below = arm->runs;
+		arm->runs = arm->survived = 0;
+		for (int k = 0; k < n; k++)
+			if (g[k].limit >= arm->sweep_min_bytes) {
+				arm->runs += g[k].runs;
+				arm->survived += g[k].survived;
+			}
+		arm->swept_below -= arm->runs;
+	}
+	return 0;
+}
+
 /* Fills the arms from the table: names, counts, run ids, settings. */
 static int fill_arms(struct tm_store *st, struct tm_advise *a)
 {
@@ -307,7 +388,7 @@ static int fill_arms(struct tm_store *st, struct tm_advise *a)
 		for (int i = 0; i < t->n_runs; i++)
 			if (t->runs[i].arm == ai && !t->runs[i].warmup && arm->n_run_ids < 32)
 				arm->run_ids[arm->n_run_ids++] = t->runs[i].run_id;
-		if (arm_env(st, arm))
+		if (arm_env(st, arm) || arm_sweep_min(st, a, ai))
 			return -1;
 	}
 	return 0;

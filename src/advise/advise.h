@@ -94,7 +94,10 @@ struct tm_advise_arm {
 	int64_t run_ids[32];
 	int n_run_ids;
 	struct tm_advise_profile prof[TM_ADVISE_MAX_REGIMES];
-	int rank; /* 0: recommended */
+	int rank;               /* 0: recommended */
+	double sweep_min_bytes; /* the smallest MemoryMax its runs survived at, above every one
+	                           they did not (a sweep: two limits or more), NAN: none */
+	int swept_below;        /* runs of the sweep below it (not counted in runs and survived) */
 };
 
 struct tm_advise {
@@ -119,13 +122,33 @@ void tm_advise_release(struct tm_advise *a);
 /* "no-runs", "none-survived", ... (JSON); NULL for TM_AR_NONE. */
 const char *tm_advise_refusal_name(enum tm_advise_refusal r);
 
+/* What advise --verify ran and found. */
+struct tm_advise_verify {
+	struct tm_store *st; /* for the walk over its runs */
+	int64_t bench_id;
+	int tried, survived, throttled, throttle_unknown;
+	bool verified;  /* every run survived and none was held in throttle limbo */
+	char why[160];  /* why throttling could not be measured */
+	char text[512]; /* "yes: bench 9, 3/3 runs survived under ..., none throttled" */
+};
+
+/* Runs the recommended arm RUNS times under REGIME's proposed limits, as
+ * a bench of its own with the command, hooks and restored state of the
+ * bench its runs came from (the bench's table goes nowhere; the runs are
+ * stored as usual).  0 with V filled, or -1 after tm_error (no
+ * recommendation, runs not from a bench, a runtime failure, interrupted). */
+int tm_advise_verify(struct tm_store *st, const struct tm_advise *a, int regime, int runs,
+                     struct tm_advise_verify *v);
+
 /* The advice as a short table per arm and regime, with the rules. */
 void tm_advise_write_text(const struct tm_advise *a, FILE *out);
-/* As JSON text (malloc'd), or NULL when out of memory. */
-char *tm_advise_to_json(const struct tm_advise *a);
+/* As JSON text (malloc'd), with the verification V when not NULL, or NULL
+ * when out of memory. */
+char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify *v);
 /* A systemd drop-in for the recommended arm and regime REGIME (index):
  * [Service] with the settings and a comment block saying where each number
- * came from.  VERIFIED marks it as proven by a bench.  0, or -1 after
+ * came from.  VERIFIED (NULL: not verified) says whether a bench proved it
+ * (struct tm_advise_verify's text).  0, or -1 after
  * tm_error (no recommendation, a refused profile). */
 int tm_advise_write_dropin(const struct tm_advise *a, int regime, const char *verified, FILE *out);
 

@@ -81,11 +81,11 @@ static void cache_evidence(const struct tm_advise_profile *p, char *buf, size_t 
 		n += appendf(buf, size, n, "; io pressure %.1f %%", 100 * p->psi_io_share);
 	if (isfinite(p->killed_cache_bytes)) {
 		mib(k, sizeof(k), p->killed_cache_bytes);
+		/* too little cache shows only against survivors that had some */
+		bool dying = isfinite(p->cache_bytes) && p->cache_bytes >= 8 * 1048576.0 &&
+		             p->killed_cache_bytes < TM_ADVISE_DYING_CACHE_FRAC * p->cache_bytes;
 		n += appendf(buf, size, n, "; killed runs had %s%s", k,
-		             p->killed_cache_bytes <
-		                     TM_ADVISE_DYING_CACHE_FRAC * fmax(p->cache_bytes, 1048576)
-		                 ? " (near zero: the sign of too little)"
-		                 : "");
+		             dying ? " (near zero: the sign of too little)" : "");
 	}
 }
 
@@ -192,8 +192,12 @@ static void arm_reasoning(const struct tm_advise *a, int ai, char *buf, size_t s
 	tm_advise_ratio_text(a, ai, TM_BF_PEAK_ANON, p, sizeof(p));
 	tm_advise_ratio_text(a, ai, TM_BF_HELD_ANON, h, sizeof(h));
 	tm_advise_ratio_text(a, ai, TM_BF_WALL, t, sizeof(t));
-	snprintf(buf, size, "%s: %d/%d survived, peak %s, held after %s, time %s", arm->name,
-	         arm->survived, arm->runs, p, h, t);
+	char sw[96] = "";
+	if (isfinite(arm->sweep_min_bytes))
+		snprintf(sw, sizeof(sw), " at MemoryMax >= %.0f MiB (a sweep; %d runs below it)",
+		         arm->sweep_min_bytes / 1048576, arm->swept_below);
+	snprintf(buf, size, "%s: %d/%d survived%s, peak %s, held after %s, time %s", arm->name,
+	         arm->survived, arm->runs, sw, p, h, t);
 }
 
 static void write_settings_line(const struct tm_advise_arm *arm, FILE *out)
@@ -337,7 +341,7 @@ static json_t *arm_json(const struct tm_advise *a, int ai)
 	return o;
 }
 
-char *tm_advise_to_json(const struct tm_advise *a)
+char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify *v)
 {
 	json_t *o = json_object(), *arms = json_array(), *res = json_object();
 	char *text;
@@ -360,6 +364,12 @@ char *tm_advise_to_json(const struct tm_advise *a)
 	for (int i = 0; i < a->n_arms; i++)
 		json_array_append_new(arms, arm_json(a, a->order[i]));
 	json_object_set_new(o, "arms", arms);
+	if (v)
+		json_object_set_new(o, "verify",
+		                    json_pack("{s:I, s:i, s:i, s:i, s:b, s:s}", "bench_id",
+		                              (json_int_t)v->bench_id, "runs", v->tried, "survived",
+		                              v->survived, "throttled", v->throttled, "verified",
+		                              v->verified, "text", v->text));
 	text = json_dumps(o, JSON_INDENT(2));
 	json_decref(o);
 	return text;

@@ -35,3 +35,11 @@ const char *tm_unit_name(enum tm_unit u)
 	}
 	return "?";
 }
+
+bool tm_metric_value_ok(enum tm_metric m, int64_t v)
+{
+	if (v >= 0)
+		return true;
+	return v == -1 &&
+	       (m == TM_M_CG_MAX_BYTES || m == TM_M_CG_HIGH_BYTES || m == TM_M_CG_SWAP_MAX_BYTES);
+}

@@ -10,6 +10,9 @@
 #ifndef TM_METRICS_H
 #define TM_METRICS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum tm_unit { TM_UNIT_BYTES, TM_UNIT_USEC, TM_UNIT_COUNT };
 enum tm_kind { TM_GAUGE, TM_COUNTER };
 
@@ -93,6 +96,7 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(HEAP_ALLOC_BYTES, "heap_alloc_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
 	X(HEAP_ALLOCS, "heap_allocs", TM_UNIT_COUNT, TM_COUNTER)                                   \
 	X(HEAP_FREES, "heap_frees", TM_UNIT_COUNT, TM_COUNTER)                                     \
+	X(HEAP_HELD_BYTES, "heap_held_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
 	/* JVMs of the tree, from HotSpot's hsperfdata counters (src/runtime/hsperf.h) */          \
 	X(JVM_PROCS, "jvm_procs", TM_UNIT_COUNT, TM_GAUGE)                                         \
 	X(JVM_HEAP_USED_BYTES, "jvm_heap_used_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
@@ -125,6 +129,11 @@ struct tm_metric_info {
 
 /* The registry, indexed by enum tm_metric. */
 const struct tm_metric_info *tm_metric_info(enum tm_metric m);
+
+/* True when V can be a value of M: every metric counts or measures
+ * something, so is at least 0; a limit (cg_max_bytes, cg_high_bytes,
+ * cg_swap_max_bytes) may also be -1, "no limit". */
+bool tm_metric_value_ok(enum tm_metric m, int64_t v);
 
 /* Id of the metric called NAME, or -1. */
 int tm_metric_by_name(const char *name);

@@ -283,3 +283,60 @@ void tm_path_parent(const char *path, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
+
+bool tm_text_is_hidden_control(const unsigned char *s, size_t n, size_t *len)
+{
+	/* C1: U+0080..U+009F is C2 80..C2 9F */
+	if (n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return *len = 2, true;
+	/* U+061C arabic letter mark: D8 9C */
+	if (n >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
+		return *len = 2, true;
+	if (n < 3 || s[0] != 0xe2)
+		return false;
+	/* U+200E..U+200F (LRM, RLM), U+202A..U+202E (embeddings, overrides) */
+	if (s[1] == 0x80 && ((s[2] >= 0x8e && s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
+		return *len = 3, true;
+	/* U+2066..U+2069 (isolates) */
+	if (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
+		return *len = 3, true;
+	return false;
+}
+
+/* The code point of the 2- or 3-byte UTF-8 sequence at S. */
+static unsigned utf8_code(const unsigned char *s, size_t len)
+{
+	if (len == 2)
+		return (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+	return (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+}
+
+const char *tm_text_safe(char *buf, size_t size, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)(src ? src : "");
+	size_t n = strlen((const char *)p), used = 0, clen;
+
+	if (!size)
+		return buf;
+	for (size_t i = 0; i < n;) {
+		char esc[16];
+		size_t add;
+		if (p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\') {
+			add = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
+			clen = 1;
+		} else if (tm_text_is_hidden_control(p + i, n - i, &clen)) {
+			add =
+			    (size_t)snprintf(esc, sizeof(esc), "\\u{%04x}", utf8_code(p + i, clen));
+		} else {
+			add = clen = 1;
+			esc[0] = (char)p[i];
+		}
+		if (used + add >= size)
+			break;
+		memcpy(buf + used, esc, add);
+		used += add;
+		i += clen;
+	}
+	buf[used] = '\0';
+	return buf;
+}

@@ -62,6 +62,20 @@ int tm_lib_path(const char *name, const char *env_var, char *buf, size_t size);
 /* The directory PATH names a file in, into BUF: "/" for "/x", "." for "x". */
 void tm_path_parent(const char *path, char *buf, size_t size);
 
+/*
+ * SRC made safe to print on a terminal or in one line of a table, into BUF
+ * (cut to SIZE - 1 bytes, never mid-escape): C0 controls, DEL and a
+ * backslash become \xNN, and the Unicode controls that can reorder or hide
+ * text (C1 U+0080..U+009F, the bidi marks, embeddings, overrides and
+ * isolates) become \u{NNNN}.  Other UTF-8 passes through.  Returns BUF.
+ * For strings that came from elsewhere: argv, pushed marks, machine names.
+ */
+const char *tm_text_safe(char *buf, size_t size, const char *src);
+
+/* True when the UTF-8 character at S (N bytes left) is one that
+ * tm_text_safe escapes as \u{...}; *LEN is then its length in bytes. */
+bool tm_text_is_hidden_control(const unsigned char *s, size_t n, size_t *len);
+
 /* "1234.5 MiB" into BUF. */
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 

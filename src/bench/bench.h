@@ -65,6 +65,19 @@ enum tm_bench_order_kind {
 /* "interleave" or "shuffle". */
 const char *tm_bench_order_name(int order);
 
+/* Which limit a sweep (bench --sweep) bisects. */
+enum tm_bench_sweep_limit {
+	TM_SWEEP_NONE,
+	TM_SWEEP_MEMORY_MAX,  /* the smallest MemoryMax every run survives */
+	TM_SWEEP_MEMORY_HIGH, /* the smallest MemoryHigh no run is held in throttle limbo at */
+};
+
+struct tm_bench_sweep {
+	int limit;          /* enum tm_bench_sweep_limit */
+	int64_t lo, hi;     /* bytes: the range searched (--sweep MemoryMax=LO..HI) */
+	int64_t resolution; /* bytes: bisection stops when the bracket is this narrow */
+};
+
 /*
  * A bench: its arms and its options.  tm_bench_spec_init() sets the
  * defaults; an experiment file, then the command line, set what they say
@@ -81,6 +94,7 @@ struct tm_bench_spec {
 	int order;                  /* enum tm_bench_order_kind */
 	int64_t runs, warmup, seed; /* seed -1: a fresh one is drawn for shuffle */
 	bool drop_caches, inherit_env;
+	struct tm_bench_sweep sweep; /* --sweep, --resolution */
 };
 
 /* The bench's own options (--runs, Runs=, ...); they store into a struct tm_bench_spec. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "bench/bench.h"
 #include "record/options.h"
 #include "report/summary.h"
@@ -43,6 +44,37 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 		return tm_error("out of memory");
 	free(*(char **)field);
 	*(char **)field = dup;
+	return 0;
+}
+
+/* --sweep MemoryMax=LO..HI (or MemoryHigh=LO..HI), Sweep= */
+static int parse_sweep(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_bench_sweep *sw = field;
+	const char *eq = strchr(value, '='), *dots = eq ? strstr(eq, "..") : NULL;
+	char lo[64];
+
+	why[0] = '\0';
+	if (!eq || !dots || (size_t)(dots - eq - 1) >= sizeof(lo)) {
+		snprintf(why, why_size, "'%s': expected MemoryMax=LO..HI or MemoryHigh=LO..HI",
+		         value);
+		return -1;
+	}
+	if (!strncmp(value, "MemoryMax=", 10))
+		sw->limit = TM_SWEEP_MEMORY_MAX;
+	else if (!strncmp(value, "MemoryHigh=", 11))
+		sw->limit = TM_SWEEP_MEMORY_HIGH;
+	else {
+		snprintf(why, why_size, "'%s': only MemoryMax or MemoryHigh can be swept", value);
+		return -1;
+	}
+	snprintf(lo, sizeof(lo), "%.*s", (int)(dots - eq - 1), eq + 1);
+	if (tm_parse_size(lo, &sw->lo) || tm_parse_size(dots + 2, &sw->hi) || sw->lo <= 0 ||
+	    sw->hi <= sw->lo) {
+		snprintf(why, why_size, "'%s': expected sizes LO < HI, e.g. MemoryMax=256M..1G",
+		         value);
+		return -1;
+	}
 	return 0;
 }
 
@@ -146,6 +178,24 @@ const struct tm_opt tm_bench_options[] = {
      .parse = parse_window,
      .metavar = "A:B",
      .help = "compare this stretch: progress A:B, times 10s:2m, @MARK:@MARK"},
+    {.flag = "sweep",
+     .key = "Sweep",
+     .scopes = B | F,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(sweep),
+     .parse = parse_sweep,
+     .metavar = "LIMIT=LO..HI",
+     .help = "per arm, bisect MemoryMax (or MemoryHigh) between LO and HI for",
+     .more = "the smallest that survives every run; prints the survival curve"},
+    {.flag = "resolution",
+     .key = "Resolution",
+     .scopes = B | F,
+     .type = TM_OPT_SIZE,
+     .off = OFF(sweep.resolution),
+     .min = 1048576,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "SIZE",
+     .help = "the sweep stops when its bracket is this narrow"},
     {.type = TM_OPT_END},
 };
 

@@ -543,3 +543,63 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *
 		rc = -1;
 	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
 }
+
+int tm_bench_run_probe(struct tm_bench_plan *b, struct tm_store *st, int ai,
+                       const struct tm_limits *limits, int n, const char *name,
+                       struct tm_bench_probe *out)
+{
+	struct tm_bench_spec *sub = malloc(sizeof(*sub));
+	struct tm_bench_plan *pb = malloc(sizeof(*pb));
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!sub || !pb) {
+		free(sub);
+		free(pb);
+		return tm_error("out of memory");
+	}
+	/* shallow copies: the probe borrows the arm's strings and plan */
+	*sub = *b->sp;
+	*pb = *b;
+	sub->arms[0] = b->sp->arms[ai];
+	sub->arms[0].memory_max_bytes = limits->memory_max_bytes;
+	sub->arms[0].memory_high_bytes = limits->memory_high_bytes;
+	sub->arms[0].swap_max_bytes = limits->swap_max_bytes;
+	sub->n_arms = 1;
+	sub->runs = n;
+	sub->warmup = 0;
+	sub->name = (char *)name;
+	pb->sp = sub;
+	pb->plans[0] = b->plans[ai];
+	pb->plans[0].limits = *limits;
+	pb->plans[0].tried = pb->plans[0].survived = 0;
+	pb->n_plans = 1;
+	pb->st = st;
+	if (tm_bench_store_init(st) == 0 && start_bench(pb, pb->shared) == 0) {
+		rc = run_all(pb);
+		if (tm_bench_store_end(st, pb->bench_id, tm_now_wall_usec()))
+			rc = -1;
+	}
+	out->bench_id = pb->bench_id;
+	out->tried = pb->plans[0].tried;
+	out->survived = pb->plans[0].survived;
+	free(sub);
+	free(pb);
+	return rc;
+}
+
+int tm_bench_plan_arm(const struct tm_bench_plan *b, int ai, char *const **argv,
+                      const char **env_text, struct tm_limits *limits)
+{
+	if (ai < 0 || ai >= b->n_plans)
+		return -1;
+	*argv = b->plans[ai].argv;
+	*env_text = b->plans[ai].env_text ? b->plans[ai].env_text : "";
+	*limits = b->plans[ai].limits;
+	return 0;
+}
+
+const struct tm_bench_spec *tm_bench_plan_spec(const struct tm_bench_plan *b)
+{
+	return b->sp;
+}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
+#include "cgroup/cgroup.h"
 
 #define TM_BENCH_MAX_EXPORTS 3
 
@@ -58,6 +59,40 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_stor
  * shown as OUT says: 0, or -1 after tm_error ("no bench 3 in x.db" too). */
 int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t bench_id,
                         const struct tm_bench_output *out);
+
+/* What one probe of a sweep (or a verification) ran. */
+struct tm_bench_probe {
+	int64_t bench_id;
+	int tried, survived; /* counted runs, and those that completed */
+};
+
+/*
+ * Runs arm AI of PLAN N times under LIMITS, as a bench of its own named
+ * NAME, into the open store ST (every run stored as it ends).  Fills OUT.
+ * 0, 1 when interrupted (the runs so far are stored), or -1 after tm_error.
+ */
+int tm_bench_run_probe(struct tm_bench_plan *plan, struct tm_store *st, int ai,
+                       const struct tm_limits *limits, int n, const char *name,
+                       struct tm_bench_probe *out);
+
+/* Arm AI's planned command, allocation environment ("VAR=VAL ...") and
+ * limits, borrowed from PLAN.  0, or -1 when there is no such arm. */
+int tm_bench_plan_arm(const struct tm_bench_plan *plan, int ai, char *const **argv,
+                      const char **env_text, struct tm_limits *limits);
+/* The spec PLAN was made from (borrowed). */
+const struct tm_bench_spec *tm_bench_plan_spec(const struct tm_bench_plan *plan);
+
+/*
+ * bench --sweep: per arm of PLAN, bisects SP->sweep's limit between LO and
+ * HI to its resolution for the smallest at which every run survives (for
+ * MemoryHigh: completes without throttle limbo), reusing runs of the same
+ * command, environment and limits already in ST, each probe a bench of
+ * its own; prints the survival curve (text, or JSON with OUT->json).
+ * TM_BENCH_OK, or TM_BENCH_FAILED after tm_error (interrupted: the curve
+ * so far is still printed and every run made is stored).
+ */
+enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store *st,
+                                    const char *store_name, const struct tm_bench_output *out);
 
 /* Reads the experiment file at PATH into SP (tm_bench_parse_ini).  0 or -1. */
 int tm_bench_load_file(struct tm_bench_spec *sp, const char *path);

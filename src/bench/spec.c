@@ -120,6 +120,7 @@ void tm_bench_spec_init(struct tm_bench_spec *sp)
 	sp->runs = 3;
 	sp->seed = -1;
 	sp->order = TM_ORDER_INTERLEAVE;
+	sp->sweep.resolution = 32 * 1048576;
 }
 
 static void arm_release(struct tm_bench_arm *arm)

@@ -1,7 +1,8 @@
 /*
- * cgroup v1 and v2 behind one interface.  Nothing outside cgroup.c asks
- * which version a host runs: callers create, open, attach, read and destroy
- * a struct tm_cgroup, and read its numbers as v2-named metrics (metrics.h).
+ * cgroup v1 and v2 behind one interface.  Nothing outside src/cgroup/ asks
+ * which version a host runs (inside, v1.c and v2.c hold the differences):
+ * callers create, open, attach, read and destroy a struct tm_cgroup, and
+ * read its numbers as v2-named metrics (metrics.h).
  *
  * Conventions:
  *  - a limit metric (CG_MAX_BYTES, CG_HIGH_BYTES, CG_SWAP_MAX_BYTES) of -1
@@ -85,6 +86,16 @@ int tm_cgroup_open_path(const struct tm_cg_host *host, const char *path, struct 
  * tm_error) when it cannot be found. */
 int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
                      struct tm_cgroup **out);
+
+/*
+ * The cgroup of PID (as tm_cgroup_of_pid) when it is PID's own: every
+ * process in it is PID or one of PID's descendants (a service's cgroup, a
+ * container's), so its figures are the process tree's.  0 with *OUT set;
+ * 1 with *OUT NULL and WHY (WHY_SIZE bytes) saying why not (other processes
+ * share it; no memory cgroup); -1 (after tm_error) when it cannot be read.
+ */
+int tm_cgroup_of_pid_tree(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
+                          struct tm_cgroup **out, char *why, size_t why_size);
 
 /*
  * Removes fresh cgroups that recorders killed before they could clean up

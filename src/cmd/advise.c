@@ -14,6 +14,8 @@
 #include "store/store.h"
 #include "base/banned.h"
 
+#define TM_ADVISE_MAX_BENCHES 128
+
 static const char usage_text[] =
     "usage: tidemark advise [options] [RUN...] [--bench ID...]\n"
     "\n"
@@ -25,7 +27,7 @@ static const char usage_text[] =
     "\n"
     "input:\n"
     "  RUN...                 runs by id (loose runs are grouped by arm, else allocator)\n"
-    "  -b, --bench ID         every run of a bench (repeatable)\n"
+    "  -b, --bench IDS        every run of these benches: 3, or 3,5-9 (repeatable)\n"
     "  -o, --db PATH          the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "regimes (each a profile; default one, the whole run):\n"
     "      --steady A:B       the service's steady state: progress A:B, times 10s:2m or\n"
@@ -42,9 +44,15 @@ static const char usage_text[] =
     "      --json             the advice as JSON (raw bytes)\n"
     "      --drop-in [REGIME=]FILE  a systemd drop-in for the recommended arm (the first\n"
     "                         regime, or REGIME's)\n"
+    "prove it:\n"
+    "      --verify           run the recommended arm again under the proposed limits (the\n"
+    "                         same command, hooks and restored state as its bench); the\n"
+    "                         drop-in says verified only when every run survived unthrottled\n"
+    "      --verify-runs N    how many runs (default 3)\n"
     "\n"
-    "Exit status: 0 with advice, 3 when it refuses (the reason on stderr and in the\n"
-    "output), 1 on a runtime failure, 2 on bad arguments.\n"
+    "Exit status: 0 with advice (and, with --verify, verified), 3 when it refuses or the\n"
+    "verification fails (the reason on stderr and in the output), 1 on a runtime failure,\n"
+    "2 on bad arguments.\n"
     "\n"
     "examples:\n"
     "  tidemark advise --bench 3\n"
@@ -62,7 +70,9 @@ enum {
 	OPT_MARGIN,
 	OPT_MIN_SAMPLES,
 	OPT_JSON,
-	OPT_DROPIN
+	OPT_DROPIN,
+	OPT_VERIFY,
+	OPT_VERIFY_RUNS
 };
 
 static const struct option long_opts[] = {
@@ -78,15 +88,18 @@ static const struct option long_opts[] = {
     {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
     {"json", no_argument, NULL, OPT_JSON},
     {"drop-in", required_argument, NULL, OPT_DROPIN},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"verify-runs", required_argument, NULL, OPT_VERIFY_RUNS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct args {
 	struct tm_advise_opts o;
-	int64_t benches[16];
+	int64_t benches[TM_ADVISE_MAX_BENCHES];
 	int n_benches;
-	bool json;
+	bool json, verify;
+	int verify_runs;
 	const char *dropin;
 	char dropin_regime[32]; /* "" for the first regime */
 };
@@ -178,15 +191,31 @@ static int parse_dropin(struct args *a, const char *s)
 	return 0;
 }
 
+/* --bench ID, or a list of IDs and ranges: 3,5-9. */
 static int add_bench(struct args *a, const char *s)
 {
-	int64_t id;
+	char buf[256], *save = NULL;
 
-	if (a->n_benches == 16)
-		return tm_error("at most 16 benches");
-	if (tm_parse_int64(s, &id) || id <= 0)
-		return tm_error("--bench: expected a bench id, not '%s'", s);
-	a->benches[a->n_benches++] = id;
+	if (strlen(s) >= sizeof(buf))
+		return tm_error("--bench: '%s' is too long", s);
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		int64_t lo, hi;
+		if (dash)
+			*dash = '\0';
+		if (tm_parse_int64(tok, &lo) || lo <= 0 ||
+		    (dash && (tm_parse_int64(dash + 1, &hi) || hi < lo)))
+			return tm_error("--bench: expected IDs and ranges (3,5-9), not '%s'", s);
+		if (!dash)
+			hi = lo;
+		for (int64_t id = lo; id <= hi; id++) {
+			if (a->n_benches == TM_ADVISE_MAX_BENCHES)
+				return tm_error("--bench: at most %d benches",
+				                TM_ADVISE_MAX_BENCHES);
+			a->benches[a->n_benches++] = id;
+		}
+	}
 	return 0;
 }
 
@@ -228,6 +257,18 @@ static int parse_opt(struct args *a, int c, struct tm_cmd_ctx *ctx)
 		return 0;
 	case OPT_DROPIN:
 		return parse_dropin(a, optarg);
+	case OPT_VERIFY:
+		a->verify = true;
+		return 0;
+	case OPT_VERIFY_RUNS: {
+		int64_t n;
+		if (tm_parse_int64(optarg, &n) || n < 1 || n > 100)
+			return tm_error("--verify-runs: expected a count from 1 to 100, not '%s'",
+			                optarg);
+		a->verify_runs = (int)n;
+		a->verify = true;
+		return 0;
+	}
 	}
 	return tm_error("unknown option");
 }
@@ -305,16 +346,14 @@ static int regime_index(const struct tm_advise *adv, const char *name)
 	return tm_error("--drop-in: no regime '%s'", name);
 }
 
-static int write_dropin(const struct tm_advise *adv, const struct args *a)
+static int write_dropin(const struct tm_advise *adv, const struct args *a, int ri,
+                        const struct tm_advise_verify *v)
 {
-	int ri = regime_index(adv, a->dropin_regime);
 	FILE *f;
 
-	if (ri < 0)
-		return -1;
 	if (!(f = fopen(a->dropin, "w")))
 		return tm_error("cannot write '%s': %s", a->dropin, strerror(errno));
-	int rc = tm_advise_write_dropin(adv, ri, NULL, f);
+	int rc = tm_advise_write_dropin(adv, ri, v ? v->text : NULL, f);
 	if (fclose(f) && rc == 0)
 		rc = tm_error("cannot write '%s': %s", a->dropin, strerror(errno));
 	if (rc)
@@ -322,26 +361,49 @@ static int write_dropin(const struct tm_advise *adv, const struct args *a)
 	return rc;
 }
 
-/* 0 advice, 3 refused. */
-static int output(const struct tm_advise *adv, const struct args *a)
+/* 0 advice, 3 refused or not verified, 1 a failure. */
+static int output(const struct tm_advise *adv, const struct args *a, int ri,
+                  const struct tm_advise_verify *v)
 {
 	bool refused = adv->refusal != TM_AR_NONE || adv->recommended < 0;
 
 	if (a->json) {
-		char *j = tm_advise_to_json(adv);
+		char *j = tm_advise_to_json(adv, v);
 		if (!j)
 			return tm_error("out of memory"), 1;
 		puts(j);
 		free(j);
-	} else
+	} else {
 		tm_advise_write_text(adv, stdout);
+		if (v)
+			printf("\nverified: %s\n", v->text);
+	}
 	if (refused) {
 		tm_error("no advice: %s", adv->why);
 		return 3;
 	}
-	if (a->dropin && write_dropin(adv, a))
+	if (a->dropin && write_dropin(adv, a, ri, v))
 		return 3;
+	if (v && !v->verified)
+		return tm_error("not verified: %s", v->text), 3;
 	return 0;
+}
+
+/* The advice, verified when asked: 0, 3 or 1. */
+static int advise(struct tm_store *st, struct args *a, struct tm_advise *adv)
+{
+	struct tm_advise_verify v;
+	int ri;
+
+	if (tm_advise_compute(st, &a->o, adv))
+		return 1;
+	if ((ri = regime_index(adv, a->dropin_regime)) < 0)
+		return 2;
+	if (a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0 &&
+	    tm_advise_verify(st, adv, ri, a->verify_runs ? a->verify_runs : 3, &v))
+		return 1;
+	return output(adv, a, ri,
+	              a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0 ? &v : NULL);
 }
 
 int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx)
@@ -363,12 +425,10 @@ int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	}
 	host_ram(a);
 	rc = 1;
-	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)) || expand_benches(st, a))
+	if (!(st = tm_cmd_store(ctx, a->verify ? TM_CMD_WRITE : TM_CMD_READ)) ||
+	    expand_benches(st, a))
 		goto out;
-	if (tm_advise_compute(st, &a->o, adv) == 0)
-		rc = output(adv, a);
-	else
-		rc = 1;
+	rc = advise(st, a, adv);
 	tm_advise_release(adv);
 out:
 	free(a);

@@ -55,7 +55,10 @@ static const char usage_tail[] =
     "      --restore /srv/snap:/srv/node/db --window 64400:64800 --settle 30s -- ./node\n"
     "  # the same from a file, exporting the table\n"
     "  tidemark bench -f exp.ini --export md:table.md --export json\n"
-    "  tidemark report --bench 3    # reprint a bench's table from the store\n";
+    "  tidemark report --bench 3    # reprint a bench's table from the store\n"
+    "  # the smallest MemoryMax each arm survives, to 16 MiB, and its survival curve\n"
+    "  tidemark bench --arm glibc --arm jemalloc --sweep MemoryMax=256M..1G --resolution 16M \\\n"
+    "      --runs 3 -- ./node\n";
 
 /* --export FMT[:PATH], up to TM_BENCH_MAX_EXPORTS times. */
 static int parse_export(void *field, const char *value, char *why, size_t why_size)
@@ -181,7 +184,9 @@ static int run(struct tm_bench_spec *sp, const struct bench_cli *cli, struct tm_
 		tm_cmd_host_notice();
 	if (rc == TM_BENCH_OK && !cli->dry_run) {
 		if ((st = tm_cmd_store(ctx, TM_CMD_WRITE)))
-			rc = tm_bench_execute(plan, st, tm_cmd_db_path(ctx), &cli->out);
+			rc = sp->sweep.limit != TM_SWEEP_NONE
+			         ? tm_bench_sweep(plan, st, tm_cmd_db_path(ctx), &cli->out)
+			         : tm_bench_execute(plan, st, tm_cmd_db_path(ctx), &cli->out);
 		else
 			rc = TM_BENCH_FAILED;
 	}

@@ -1,10 +1,12 @@
 /* tidemark mark: a named phase boundary in a running recording. */
-#include <getopt.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "record/marks.h"
@@ -22,42 +24,49 @@ static const char usage_text[] =
     "  tidemark mark --to 4242 \"compaction begins\"\n"
     "  echo busy-end > \"$TIDEMARK_MARK\"     # from inside the recorded command\n";
 
+/* --to PID */
+static int parse_to(void *field, const char *value, char *why, size_t why_size)
+{
+	int64_t pid;
+
+	if (tm_parse_int64(value, &pid) || pid <= 0 || pid > INT_MAX) {
+		snprintf(why, why_size, "'%s': expected a process id", value);
+		return -1;
+	}
+	*(pid_t *)field = (pid_t)pid;
+	return 0;
+}
+
+static const struct tm_opt mark_options[] = {
+    {.flag = "to",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_to,
+     .metavar = "PID",
+     .help = "the recorder with this pid"},
+    {.type = TM_OPT_END},
+};
+
 int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	static const struct option long_opts[] = {
-	    {"to", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *env = getenv("TIDEMARK_MARK");
+	pid_t pid = 0;
+	const struct tm_optset set = {mark_options, &pid};
 	char path[512];
-	int64_t pid = 0;
-	int c;
+	int next, rc;
 
 	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:h", long_opts, NULL)) != -1) {
-		if (c == 't') {
-			if (tm_parse_int64(optarg, &pid) || pid <= 0 || pid > INT_MAX) {
-				fprintf(stderr, "tidemark mark: --to '%s': expected a process id\n",
-				        optarg);
-				return 2;
-			}
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else {
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
+	rc = tm_opts_parse(&set, 1, TM_OPT_OTHER, "mark", argc, argv, &next);
+	if (rc)
+		return rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+	if (next != argc - 1) {
+		tm_error(
+		    "mark takes one TEXT (quote it if it has spaces; see 'tidemark mark --help')");
 		return 2;
 	}
 	if (!pid && env && *env)
 		snprintf(path, sizeof(path), "%s", env);
-	else if (tm_mark_find((pid_t)pid, path, sizeof(path)))
+	else if (tm_mark_find(pid, path, sizeof(path)))
 		return 1;
-	return tm_mark_send(path, argv[optind]) ? 1 : 0;
+	return tm_mark_send(path, argv[next]) ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/runjson.h"
+#include "report/runtext.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/throttle.h"
@@ -76,20 +77,6 @@ static const char *limit(char *buf, size_t size, double bytes)
 	return mib(buf, size, bytes);
 }
 
-static void print_command(const struct tm_run_info *ri)
-{
-	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	if (!json_is_array(arr)) {
-		printf("%s %s", ri->target ? ri->target : "?",
-		       ri->cgroup_path ? ri->cgroup_path : "");
-		json_decref(arr);
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(arr); i++)
-		printf("%s%s", i ? " " : "", json_string_value(json_array_get(arr, i)));
-	json_decref(arr);
-}
-
 static void print_outcome(const struct tm_run_info *ri)
 {
 	const char *o = ri->outcome ? ri->outcome : "running (or the recorder died)";
@@ -103,8 +90,10 @@ static void print_outcome(const struct tm_run_info *ri)
 		printf(" (signal %d)", ri->term_signal);
 	else if (ri->exit_code > 0)
 		printf(" (exit status %d)", ri->exit_code);
-	if (ri->reason)
-		printf(" — %s", ri->reason);
+	if (ri->reason) {
+		char why[1024];
+		printf(" — %s", tm_text_safe(why, sizeof(why), ri->reason));
+	}
 	printf("\n");
 }
 
@@ -226,11 +215,14 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 {
 	char a[32], b[32], c[32], d[32];
 
-	printf("run %" PRId64 "  ", ri->id);
-	print_command(ri);
-	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n", ri->machine ? ri->machine : "?",
-	       ri->kernel ? ri->kernel : "?", ri->cgroup_mode ? ri->cgroup_mode : "none",
-	       ri->allocator ? ", allocator " : "", ri->allocator ? ri->allocator : "");
+	char cmd[4096], mach[256], kern[256], alloc[512];
+
+	printf("run %" PRId64 "  %s", ri->id, tm_run_command_text(ri, cmd, sizeof(cmd)));
+	printf("\n  machine     %s, kernel %s, cgroup %s%s%s\n",
+	       tm_text_safe(mach, sizeof(mach), ri->machine ? ri->machine : "?"),
+	       tm_text_safe(kern, sizeof(kern), ri->kernel ? ri->kernel : "?"),
+	       ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
+	       tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
 	print_outcome(ri);
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
@@ -247,18 +239,21 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
-		printf("  heap        live peak %s (exact; %s in the samples), live at the end %s, "
-		       "retention at the end %s (anon - live)\n",
-		       mib(a, sizeof(a), s->heap_peak_bytes),
-		       mib(d, sizeof(d), s->heap_live_peak_bytes),
-		       mib(b, sizeof(b), s->heap_live_end_bytes),
-		       mib(c, sizeof(c), s->retention_end_bytes));
+		printf(
+		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",
+		    mib(a, sizeof(a), s->heap_peak_bytes),
+		    mib(d, sizeof(d), s->heap_live_peak_bytes),
+		    mib(b, sizeof(b), s->heap_live_end_bytes));
 	else if (isfinite(s->heap_live_peak_bytes))
-		printf("  heap        live peak %s, live at the end %s, retention at the end %s "
-		       "(anon - live)\n",
+		printf("  heap        live peak %s, live at the end %s\n",
 		       mib(a, sizeof(a), s->heap_live_peak_bytes),
-		       mib(b, sizeof(b), s->heap_live_end_bytes),
-		       mib(c, sizeof(c), s->retention_end_bytes));
+		       mib(b, sizeof(b), s->heap_live_end_bytes));
+	if (isfinite(s->heap_live_peak_bytes))
+		printf("  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
+		       mib(a, sizeof(a), s->held_anon_bytes),
+		       mib(b, sizeof(b), s->anon_heap_live_end_bytes),
+		       mib(c, sizeof(c), s->anon_allocator_held_end_bytes),
+		       mib(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(s);
 	if (isfinite(s->heap_alloc_bytes))
 		printf("  allocated   %s in %.0f allocations, %s/s\n",

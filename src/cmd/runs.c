@@ -1,5 +1,5 @@
 /* tidemark runs: the runs in a store, one line each. */
-#include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +8,9 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/opt.h"
 #include "cmd/cmds.h"
+#include "report/runtext.h"
 #include "report/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -33,28 +35,6 @@ static void when(char *buf, size_t size, int64_t wall_usec)
 	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* The command as one short line. */
-static void command_line(const struct tm_run_info *ri, char *buf, size_t size)
-{
-	json_t *arr = ri->command_json ? json_loads(ri->command_json, 0, NULL) : NULL;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	if (!json_is_array(arr)) {
-		snprintf(buf, size, "%s %s", ri->target ? ri->target : "",
-		         ri->cgroup_path ? ri->cgroup_path : "");
-	} else {
-		for (size_t i = 0; i < json_array_size(arr); i++) {
-			int n = snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-			                 json_string_value(json_array_get(arr, i)));
-			if (n < 0 || (size_t)n >= size - len)
-				break;
-			len += (size_t)n;
-		}
-	}
-	json_decref(arr);
-}
-
 static int print_line(void *ctx, const struct tm_run_info *ri)
 {
 	char started[32], cmd[61], dur[16] = "-", arm[48] = "";
@@ -67,7 +47,7 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 	if (ri->bench_id)
 		snprintf(arm, sizeof(arm), " [bench %" PRId64 " %s]", ri->bench_id,
 		         ri->arm ? ri->arm : "");
-	command_line(ri, cmd, sizeof(cmd));
+	tm_run_command_text(ri, cmd, sizeof(cmd));
 	printf("%5" PRId64 "  %s  %8s  %-12s %7" PRId64 "  %s%s\n", ri->id, started, dur,
 	       ri->outcome ? ri->outcome : "running?", ri->sample_count, cmd, arm);
 	return 0;
@@ -86,33 +66,27 @@ static int print_json(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
+static const struct tm_opt runs_options[] = {
+    {.flag = "json",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_BOOL,
+     .off = 0,
+     .help = "one JSON object per run"},
+    {.type = TM_OPT_END},
+};
+
 int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	static const struct option long_opts[] = {
-	    {"db", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	bool json = false;
+	const struct tm_optset sets[] = {{tm_cmd_db_options, ctx}, {runs_options, &json}};
 	struct tm_store *st;
-	int c, rc, json = 0;
+	int next, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-		if (c == 'o') {
-			tm_cmd_set_db(ctx, optarg);
-		} else if (c == 'j') {
-			json = 1;
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else {
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tidemark runs: unexpected '%s'\n", argv[optind]);
+	rc = tm_opts_parse(sets, 2, TM_OPT_OTHER | TM_OPT_PERMUTE, "runs", argc, argv, &next);
+	if (rc)
+		return rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+	if (next < argc) {
+		tm_error("runs takes no operand: '%s' (see 'tidemark runs --help')", argv[next]);
 		return 2;
 	}
 	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))

@@ -56,11 +56,17 @@ static int get_int(json_t *obj, const char *where, const char *key, bool require
 	return 0;
 }
 
+/* No C0 control (but newline and tab when ALLOW_WS), no DEL, and none of
+ * the Unicode controls that hide or reorder text (C1, bidi marks,
+ * embeddings, overrides, isolates: tm_text_is_hidden_control). */
 static bool no_controls(const char *s, size_t n, bool allow_ws)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t len;
 		if (c == 0 || c == 0x7f || (c < 0x20 && !(allow_ws && (c == '\n' || c == '\t'))))
+			return false;
+		if (tm_text_is_hidden_control((const unsigned char *)s + i, n - i, &len))
 			return false;
 	}
 	return true;
@@ -183,7 +189,8 @@ static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t err
 	    get_json_text(run, "env_json", JSON_OBJECT, 16384, &m->env_json, err, errlen) < 0 ||
 	    get_json_text(run, "limits_json", JSON_OBJECT, 4096, &m->limits_json, err, errlen) <
 	        0 ||
-	    get_str(run, "run", "allocator", false, 32, STR_TEXT, &m->allocator, err, errlen) < 0 ||
+	    get_str(run, "run", "allocator", false, 256, STR_TEXT, &m->allocator, err, errlen) <
+	        0 ||
 	    get_str(run, "run", "arm", false, TM_NAME_MAX, STR_NAME, &m->arm, err, errlen) < 0 ||
 	    get_int(run, "run", "interval_usec", true, 1000, 3600000000LL, &m->interval_usec, err,
 	            errlen) < 0 ||
@@ -244,6 +251,12 @@ static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t er
 		if (!json_is_integer(v))
 			return tm_error_buf(err, errlen, "sample %lld: '%s' must be an integer",
 			                    (long long)s->seq, key);
+		if (!tm_metric_value_ok((enum tm_metric)m, json_integer_value(v)))
+			return tm_error_buf(
+			    err, errlen,
+			    "sample %lld: '%s' is %lld: no metric is negative but a "
+			    "limit's -1 (none)",
+			    (long long)s->seq, key, (long long)json_integer_value(v));
 		tm_sample_set(s, (enum tm_metric)m, json_integer_value(v));
 	}
 	return 0;

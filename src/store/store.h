@@ -109,7 +109,7 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 
 struct tm_event {
 	int64_t t_wall_usec, t_mono_usec;
-	const char *kind;   /* exit, signal, oom_kill, high_throttle, max_hit, limit_change,
+	const char *kind;   /* exit, signal, oom_kill, oom, high_throttle, max_hit, limit_change,
 	                       late, start, progress_stop, timeout, ... */
 	int64_t pid;        /* 0 when not about one process */
 	int64_t value;      /* kind-specific: exit code, signal, count, new limit */

@@ -146,6 +146,13 @@ for cpu in cortex-a72 max; do
 		fail "aarch64_heap_libunwind_says_why_$cpu" "$(cat "$T/prog.err")"
 done
 
+# The rest starts aarch64 programs from aarch64 programs: binfmt_misc only.
+if [ $binfmt = 0 ]; then
+	skip aarch64_record_store_portable "no binfmt_misc entry for qemu-aarch64 (scripts/deps.sh --test)"
+	skip aarch64_doctor_allocators_and_shim "no binfmt_misc entry for qemu-aarch64"
+	finish
+fi
+
 # --- the recorder: a run recorded on aarch64, read back by this host's build --
 # (under qemu-user the figures are qemu's process, so only the run is checked)
 out=$(arm "$A/tidemark" record -q -o "$T/a.db" -i 50ms -- "$A/churn" -t 2 -n 3 2>&1)

@@ -61,6 +61,16 @@ else
 	fail "report --bench --html" "$(tail -3 "$T/html.out")"
 fi
 
+# arm colours follow the name: a second bench with two of the same arms, in
+# another order, beside a new one
+if "$TM" bench -o "$DB" --runs 1 -i 100ms --arm arena1:MemoryMax=256M --arm other:MemoryMax=256M \
+	--arm roomy:MemoryMax=256M -- "$P" --mib 8 --steps 2 --step-ms 30 >"$T/bench2.out" 2>&1 &&
+	"$TM" report --db "$DB" --bench 2 --html "$T/bench2.html" >>"$T/bench2.out" 2>&1; then
+	node "$BROWSER_DIR/colors.mjs" "$T/bench.html" "$T/bench2.html" 2>&1
+else
+	fail "a second bench for the colours" "$(tail -5 "$T/bench2.out")"
+fi
+
 # a killed run's page in the bench report: binary ticks, axis titles, the
 # all-zero charts said, the OOM kill labelled as such, its last sample not a
 # drop to 0; a finished one's too

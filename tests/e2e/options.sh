@@ -54,6 +54,22 @@ out=$("$TM" bench -o "$DB" -f "$T/r.ini" --runs 2 --dry-run -- true 2>&1)
 echo "$out" | grep -q "Runs '0'" && ok "a bad value in the file is refused even when the command line sets it" ||
 	fail "a bad value in the file is refused even when the command line sets it" "$out"
 
+# the file's values hold unless the command line says otherwise: Runs=3 in
+# the file, --runs 1 on the command line; Interval=100ms from the file
+printf '[bench]\nRuns=3\nInterval=100ms\nGrace=2s\n[glibc]\n' >"$T/o.ini"
+if "$TM" bench -o "$T/over.db" -f "$T/o.ini" --runs 1 -- true >/dev/null 2>"$T/err"; then
+	n=$(sql "$T/over.db" "select count(*) from runs")
+	spec=$(sql "$T/over.db" "select spec_json from benches")
+	if [ "$n" = 1 ] && echo "$spec" | grep -q '"interval_usec":100000' &&
+		echo "$spec" | grep -q '"runs":1'; then
+		ok "the command line wins over the file, the file's other keys hold"
+	else
+		fail "the command line wins over the file, the file's other keys hold" "$n runs; $spec"
+	fi
+else
+	fail "the command line wins over the file, the file's other keys hold" "$(cat "$T/err")"
+fi
+
 # one size grammar, one message: record, bench, [bench], an arm's section, --arm, heap run
 want="'1.5x': expected a size like 400M, 1.5G, 512KiB or max"
 printf '[bench]\nMemoryHigh=1.5x\n[glibc]\n' >"$T/b.ini"
@@ -122,8 +138,11 @@ usage_error "bench --runs x" "--runs" "$TM" bench -o "$DB" --arm glibc --runs x 
 usage_error "bench: an unknown option" "--bogus" "$TM" bench --bogus
 usage_error "report --bench x" "--bench" "$TM" report -o "$DB" --bench x
 usage_error "report: an unknown option" "--bogus" "$TM" report --bogus
+usage_error "report --json --csv" "--json, --csv" "$TM" report -o "$DB" --json --csv
 usage_error "runs: an unknown option" "--bogus" "$TM" runs --bogus
 usage_error "mark --to x" "--to" "$TM" mark --to x hello
+usage_error "mark without TEXT" "TEXT" "$TM" mark
+usage_error "runs with an operand" "'extra'" "$TM" runs -o "$DB" extra
 usage_error "heap --every x" "--every" "$TM" heap 1 --every x
 usage_error "heap run --sample x" "--sample" "$TM" heap run --sample x -- true
 usage_error "serve --max-body x" "--max-body" "$TM" serve --max-body x

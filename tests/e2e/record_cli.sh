@@ -99,7 +99,7 @@ if [ -f "$JE" ]; then
 	LD_PRELOAD=$JE MALLOC_CONF=narenas:2 "$TM" record -q -o "$DB" -i 50ms -- sleep 0.4 2>/dev/null
 	m=$(sql "$DB" "select allocator || ' ' || env_json from runs order by id desc limit 1")
 	case "$m" in
-	"jemalloc "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
+	"jemalloc (sleep) "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
 	*) fail "the run names the allocator mapped and the variables that chose it" "$m" ;;
 	esac
 else
@@ -114,4 +114,13 @@ k=$(sql "$DB" "select kernel = '$(uname -r)' and machine = '$(hostname)' and cgr
 sleep 1
 p=$(sql "$T/pipe.db" "select outcome || ' ' || (select count(*) from progress) from runs")
 [ "$p" = "completed 20" ] && ok "record ... | head: the run goes on to the end" || fail "record ... | head: the run goes on to the end" "$p"
+# argv from elsewhere cannot forge a line or reorder text in runs and report
+"$TM" record -q -o "$T/esc.db" -i 50ms -- sh -c 'exit 0' "$(printf 'x\n    9  2026-01-01 00:00:00       0.0  completed          1  forged')" \
+	"$(printf 'a\342\200\256b')" 2>/dev/null
+"$TM" runs --db "$T/esc.db" >"$T/esc.runs"
+[ "$(wc -l <"$T/esc.runs")" = 2 ] && ! grep -q '^    9 ' "$T/esc.runs" && grep -qF 'x\x0a' "$T/esc.runs" &&
+	ok "runs: a newline in argv is shown escaped, one line per run" || fail "runs: a newline in argv is shown escaped" "$(cat "$T/esc.runs")"
+"$TM" report --db "$T/esc.db" >"$T/esc.rep"
+grep -qF 'a\u{202e}b' "$T/esc.rep" && [ "$(grep -c forged "$T/esc.rep")" = 1 ] &&
+	ok "report: argv escaped (newline, bidi override)" || fail "report: argv escaped" "$(head -3 "$T/esc.rep")"
 finish

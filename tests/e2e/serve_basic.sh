@@ -86,6 +86,16 @@ printf '{"v":1,"run":{"uuid":"x6","kernel":"\377\376","interval_usec":1000000,"s
 expect_status "invalid UTF-8 is refused" 400 POST /api/v1/push -H "$W" --data-binary @"$T/utf8.json"
 expect_status "a NUL inside a string is refused" 400 POST /api/v1/push -H "$W" \
 	-d '{"v":1,"run":{"uuid":"x7","kernel":"a\u0000b","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
+expect_status "a negative memory value is refused" 400 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x8","interval_usec":1000000,"started_wall_usec":1790000000000000},"samples":[{"seq":0,"t_wall_usec":1790000000000000,"values":{"cg_anon_bytes":-5}}]}'
+grep -q "cg_anon_bytes' is -5" "$T/body" && ok "the negative value is named" || fail "the negative value is named" "$(cat "$T/body")"
+expect_status "a limit of -1 (none) is accepted" 200 POST /api/v1/push -H "$W" \
+	-d '{"v":1,"run":{"uuid":"x9","interval_usec":1000000,"started_wall_usec":1790000000000000},"samples":[{"seq":0,"t_wall_usec":1790000000000000,"values":{"cg_max_bytes":-1}}]}'
+before=$(q "$S" "select count(*) from runs")
+printf '{"v":1,"run":{"uuid":"x10","interval_usec":1000000,"started_wall_usec":1790000000000000},"marks":[{"i":0,"t_wall_usec":1790000000000000,"text":"tip \342\200\256gnp.exe"}]}' >"$T/bidi.json"
+expect_status "a bidi override in a mark is refused" 400 POST /api/v1/push -H "$W" --data-binary @"$T/bidi.json"
+printf '{"v":1,"run":{"uuid":"x11","interval_usec":1000000,"started_wall_usec":1790000000000000},"marks":[{"i":0,"t_wall_usec":1790000000000000,"text":"a\302\233[2Jb"}]}' >"$T/c1.json"
+expect_status "a C1 control in a mark is refused" 400 POST /api/v1/push -H "$W" --data-binary @"$T/c1.json"
 # a client trickling a body does not hold up anyone else
 awk 'BEGIN { printf "{\"v\":1,"; for (i = 0; i < 60000; i++) printf " "; printf "\"run\":{\"uuid\":\"slow\",\"interval_usec\":1000000,\"started_wall_usec\":1790000000000000}}" }' >"$T/slow.json"
 curl -s -o /dev/null --limit-rate 2k -H "$W" --data-binary @"$T/slow.json" "$URL/api/v1/push" &

@@ -148,7 +148,7 @@ static void test_two_profiles(void **state)
 	assert_int_equal(a->arms[0].n_env, 1);
 	assert_string_equal(a->arms[0].env[0], "LD_PRELOAD=/usr/lib/libjemalloc.so.2");
 
-	char *j = tm_advise_to_json(a);
+	char *j = tm_advise_to_json(a, NULL);
 	json_t *doc = json_loads(j, 0, NULL);
 	json_t *prof = json_array_get(
 	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
@@ -288,6 +288,10 @@ static void test_survival_first(void **state)
 	assert_string_equal(a->arms[a->recommended].name, "jemalloc");
 	assert_int_equal(a->arms[0].survived, 1);
 	assert_true(a->arms[0].prof[1].killed_cache_bytes == 0);
+	/* the dying run's cache near zero against the survivors' 20 MiB is said */
+	char *j = tm_advise_to_json(a, NULL);
+	assert_non_null(strstr(j, "killed runs had 0.0 MiB (near zero: the sign of too little)"));
+	free(j);
 	tm_advise_release(a);
 	free(a);
 	tm_store_close(st);

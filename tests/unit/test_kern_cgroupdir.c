@@ -7,6 +7,10 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cgroup/cgroup.h"
 #include "kern_fixture.h"
@@ -212,13 +216,96 @@ static void test_open_errors(void **state)
 	assert_int_equal(tm_cgroup_of_pid(&h, "/nonexistent", 1, &cg), -1);
 }
 
+/* put(DIR, FILE, TEXT): writes a file of a scratch tree. */
+static void put(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A scratch /proc with processes 100 (in /svc), 101 (its child) and 200
+ * (init's child), and a cgroup2 mount whose /svc holds PROCS. */
+static void pid_tree(char *root, size_t size, const char *procs, struct tm_cg_host *h)
+{
+	static const struct {
+		const char *dir, *stat;
+	} p[] = {{"proc/100", "100 (svc) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n"},
+	         {"proc/101", "101 (worker) S 100 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 6\n"},
+	         {"proc/200", "200 (other) S 1 200 200 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7\n"}};
+	char dir[PATH_MAX];
+
+	snprintf(root, size, "/tmp/tm-unit-pidtree.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, p[i].dir);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		put(dir, "stat", p[i].stat);
+		put(dir, "cgroup", "0::/svc\n");
+	}
+	snprintf(dir, sizeof(dir), "%s/cg", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/cg/svc", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	put(dir, "cgroup.procs", procs);
+	put(dir, "cgroup.controllers", "memory\n");
+	put(dir, "memory.max", "max\n");
+	memset(h, 0, sizeof(*h));
+	h->mode = TM_CG_MODE_V2;
+	h->mounts.unified.found = true;
+	snprintf(h->mounts.unified.dir, sizeof(h->mounts.unified.dir), "%s/cg", root);
+	snprintf(h->mounts.unified.root, sizeof(h->mounts.unified.root), "/");
+}
+
+static void rm_tree(const char *root)
+{
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* -p PID: its cgroup only when everything in it descends from PID. */
+static void test_of_pid_tree(void **state)
+{
+	(void)state;
+	char root[PATH_MAX], proc[PATH_MAX + 8], why[256] = "";
+	struct tm_cg_host h;
+	struct tm_cgroup *cg;
+
+	pid_tree(root, sizeof(root), "100\n101\n", &h);
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, why, sizeof(why)), 0);
+	assert_non_null(cg);
+	assert_non_null(strstr(tm_cgroup_path(cg), "/cg/svc"));
+	tm_cgroup_destroy(cg);
+	/* the child alone does not own a cgroup its parent is in */
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 101, &cg, why, sizeof(why)), 1);
+	assert_null(cg);
+	assert_non_null(strstr(why, "with process 100"));
+	rm_tree(root);
+
+	pid_tree(root, sizeof(root), "100\n101\n200\n", &h);
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, why, sizeof(why)), 1);
+	assert_null(cg);
+	assert_non_null(strstr(why, "with process 200"));
+	rm_tree(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_host_from_mountinfo), cmocka_unit_test(test_v1_limited),
 	    cmocka_unit_test(test_v1_unlimited),        cmocka_unit_test(test_v2_limited),
 	    cmocka_unit_test(test_v2_unlimited),        cmocka_unit_test(test_v2_malformed),
-	    cmocka_unit_test(test_open_errors),
+	    cmocka_unit_test(test_open_errors),         cmocka_unit_test(test_of_pid_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 
 #include "base/opt.h"
 #include "base/util.h"
+#include "record/options.h"
 #include "tidemark-size.h"
 
 static void test_size_good(void **state)
@@ -237,12 +238,50 @@ static void test_fmt_duration(void **state)
 	assert_string_equal(tm_fmt_duration(b, sizeof(b), 1500), "1500us");
 }
 
+/* The recorder's table: what record, bench and the file share. */
+static void test_record_table(void **state)
+{
+	struct tm_record_opts o;
+	const struct tm_optset set = {tm_record_options, &o};
+	char why[512];
+	(void)state;
+
+	tm_record_opts_init(&o);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Interval", "250ms", why, sizeof(why)), 0);
+	assert_int_equal(o.interval_usec, 250000);
+	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryMax", "1.5G", why, sizeof(why)), 0);
+	assert_int_equal(o.limits.memory_max_bytes, 1610612736);
+	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryHigh", "1K", why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "MemoryHigh 1024 bytes is below 128 KiB"));
+	assert_int_equal(tm_opts_set_key(&set, 1, "UntilProgress", "7", why, sizeof(why)), 0);
+	assert_true(o.stop_at_progress);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Units", "0", why, sizeof(why)), -1);
+	assert_string_equal(why, "Units '0': expected a count above 0");
+	/* record-only options are no file keys */
+	assert_int_equal(tm_opts_set_key(&set, 1, "Pid", "1", why, sizeof(why)), 1);
+
+	/* the checks that need only the options */
+	char *argv[] = {"true", NULL};
+	o.argv = argv;
+	assert_int_equal(tm_record_opts_check(&o, true), -1); /* --until-progress, no regex */
+	assert_int_equal(tm_opts_set_key(&set, 1, "Progress", "h=([0-9]+)", why, sizeof(why)), 0);
+	assert_int_equal(tm_record_opts_check(&o, true), 0);
+	o.heap_every_usec = 5000000;
+	assert_int_equal(tm_record_opts_check(&o, true), -1); /* --heap-every, no profile */
+	o.heap_every_usec = 0;
+	o.argv = NULL;
+	assert_int_equal(tm_record_opts_check(&o, true), -1); /* no target */
+	assert_int_equal(tm_record_opts_check(&o, false), 0); /* bench: the runner gives one */
+	tm_opts_release(&set, 1);
+	assert_null(o.progress_regex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_size_good),    cmocka_unit_test(test_size_bad),
 	    cmocka_unit_test(test_opts_file),    cmocka_unit_test(test_opts_argv),
-	    cmocka_unit_test(test_fmt_duration),
+	    cmocka_unit_test(test_fmt_duration), cmocka_unit_test(test_record_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

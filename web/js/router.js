@@ -94,7 +94,6 @@ export async function route() {
 	if (current) current.close();
 	const page = current = new Page();
 	window.tmCharts = [];
-	window.tmGeneration = page.gen;
 	document.body.removeAttribute("data-ready");
 	/* #token=TOKEN or #token=TOKEN&/run/12: kept for this tab, taken off the address */
 	const tok = /^#token=([A-Za-z0-9_]+)(?:&(\/.*))?$/.exec(location.hash);

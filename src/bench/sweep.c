@@ -1,0 +1,492 @@
+/*
+ * bench --sweep: per arm, the smallest MemoryMax (or MemoryHigh) at which
+ * every run survives, by bisection between LO and HI to a resolution, and
+ * the survival curve it walked.  Each probe (one limit, --runs runs) is a
+ * bench of its own; runs of the same arm, command, environment and limits
+ * already in the store count towards a probe, so a sweep run again, or
+ * resumed after an interruption, makes only the runs it lacks.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "bench/bench.h"
+#include "bench/runner.h"
+#include "report/benchtab.h"
+#include "report/throttle.h"
+#include "store/bench_tables.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+#define MAX_PROBES     64
+#define MAX_PROBE_RUNS 256
+
+struct probe {
+	int64_t limit;
+	int64_t runs[MAX_PROBE_RUNS];
+	int n_runs, reused;
+	int tried, survived, throttled, throttle_unknown;
+	double peak_anon, wall_usec, rate_per_min, psi_mem_share; /* medians, NAN: none */
+	int64_t benches[8];
+	int n_benches;
+};
+
+struct arm_sweep {
+	const char *name;
+	struct probe probes[MAX_PROBES];
+	int n;
+	int64_t smallest;       /* the smallest limit that passed, -1 none */
+	int64_t largest_failed; /* the largest that did not, -1 none */
+	bool interrupted;
+};
+
+/* What a stored run must match to count for a probe. */
+struct match {
+	const char *arm, *env_text;
+	char *const *argv;
+	struct tm_limits limits;
+	int which; /* enum tm_bench_sweep_limit */
+	struct tm_store *st;
+	struct probe *p;
+	int rc;
+};
+
+static bool argv_equal(const char *command_json, char *const *argv)
+{
+	json_t *a = command_json ? json_loads(command_json, 0, NULL) : NULL;
+	size_t i = 0;
+	bool eq = json_is_array(a);
+
+	for (; eq && argv[i]; i++)
+		eq = i < json_array_size(a) &&
+		     !strcmp(json_string_value(json_array_get(a, i)) ?: "", argv[i]);
+	eq = eq && i == json_array_size(a);
+	json_decref(a);
+	return eq;
+}
+
+/* ENV_JSON's pairs are exactly the words of ENV_TEXT ("VAR=VAL ..."). */
+static bool env_equal(const char *env_json, const char *env_text)
+{
+	json_t *e = env_json ? json_loads(env_json, 0, NULL) : json_object();
+	const char *k;
+	json_t *v;
+	size_t words = 0;
+	bool eq = json_is_object(e);
+
+	for (const char *p = env_text; *p; p++)
+		words += (p == env_text || p[-1] == ' ') && *p != ' ';
+	eq = eq && json_object_size(e) == words;
+	json_object_foreach(e, k, v)
+	{
+		char pair[512];
+		snprintf(pair, sizeof(pair), "%s=%s", k, json_string_value(v) ?: "");
+		const char *at = strstr(env_text, pair);
+		size_t len = strlen(pair);
+		eq = eq && at && (at == env_text || at[-1] == ' ') && (at[len] == ' ' || !at[len]);
+	}
+	json_decref(e);
+	return eq;
+}
+
+/* The requested value of limit KEY in LIMITS_JSON, or TM_LIMIT_UNSET. */
+static int64_t requested(json_t *limits, const char *key)
+{
+	json_t *r = json_object_get(json_object_get(limits, key), "requested");
+	return json_is_integer(r) ? (int64_t)json_integer_value(r) : TM_LIMIT_UNSET;
+}
+
+static bool limits_equal(const char *limits_json, const struct tm_limits *want)
+{
+	json_t *l = limits_json ? json_loads(limits_json, 0, NULL) : NULL;
+	bool eq = requested(l, "memory_max") == want->memory_max_bytes &&
+	          requested(l, "memory_high") == want->memory_high_bytes &&
+	          requested(l, "swap_max") == want->swap_max_bytes;
+	json_decref(l);
+	return eq;
+}
+
+static int match_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct match *m = ctx;
+	struct tm_bench_run_note note;
+
+	if (!ri->arm || strcmp(ri->arm, m->arm) || ri->bench_id <= 0 || !ri->outcome ||
+	    !strcmp(ri->outcome, "invalid") || !strcmp(ri->outcome, "interrupted") ||
+	    m->p->n_runs == MAX_PROBE_RUNS)
+		return 0;
+	if (!limits_equal(ri->limits_json, &m->limits) || !argv_equal(ri->command_json, m->argv) ||
+	    !env_equal(ri->env_json, m->env_text))
+		return 0;
+	if (tm_bench_store_note(m->st, ri->id, &note) < 0)
+		return -1;
+	if (note.warmup)
+		return 0;
+	m->p->runs[m->p->n_runs++] = ri->id;
+	bool seen = false;
+	for (int i = 0; i < m->p->n_benches; i++)
+		seen |= m->p->benches[i] == ri->bench_id;
+	if (!seen && m->p->n_benches < 8)
+		m->p->benches[m->p->n_benches++] = ri->bench_id;
+	return 0;
+}
+
+/* Survival (and, for MemoryHigh, throttle limbo) of the probe's runs, and the curve's figures. */
+static int judge(struct tm_store *st, struct probe *p)
+{
+	struct tm_bench_table *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return tm_error("out of memory");
+	rc = tm_bench_table_of_runs(st, p->runs, p->n_runs, t);
+	p->peak_anon = p->wall_usec = p->rate_per_min = p->psi_mem_share = NAN;
+	p->tried = p->survived = p->throttled = p->throttle_unknown = 0;
+	for (int i = 0; rc == 0 && i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		struct tm_throttle th;
+		if (r->warmup || !strcmp(r->outcome, "invalid") ||
+		    !strcmp(r->outcome, "interrupted"))
+			continue;
+		p->tried++;
+		p->survived += !strcmp(r->outcome, "completed");
+		if ((rc = tm_throttle_find(st, r->run_id, 0, -1, &th)))
+			break;
+		p->throttled += th.known && th.n > 0;
+		p->throttle_unknown += !th.known;
+	}
+	if (rc == 0 && t->n_arms > 0) {
+		const struct tm_bench_arm_row *a = &t->arms[0];
+		p->peak_anon =
+		    a->survived ? a->stat[TM_BF_PEAK_ANON].median : a->killed_peak.median;
+		p->wall_usec = a->survived ? a->stat[TM_BF_WALL].median : a->killed_wall.median;
+		p->rate_per_min = a->stat[TM_BF_RATE].median;
+		p->psi_mem_share = a->stat[TM_BF_PSI_MEM].median / a->stat[TM_BF_WALL].median;
+	}
+	tm_bench_table_release(t);
+	free(t);
+	return rc;
+}
+
+static bool passed(const struct probe *p, int which)
+{
+	if (p->tried == 0 || p->survived < p->tried)
+		return false;
+	return which != TM_SWEEP_MEMORY_HIGH || (p->throttled == 0 && p->throttle_unknown == 0);
+}
+
+struct sweep {
+	struct tm_bench_plan *plan;
+	const struct tm_bench_spec *sp;
+	struct tm_store *st;
+	int ai;
+	struct arm_sweep *as;
+};
+
+static void set_limit(struct tm_limits *l, int which, int64_t v)
+{
+	if (which == TM_SWEEP_MEMORY_MAX)
+		l->memory_max_bytes = v;
+	else
+		l->memory_high_bytes = v;
+}
+
+/* One probe at LIMIT: the runs in the store first, then the missing ones.
+ * 0, 1 interrupted, -1. */
+static int probe(struct sweep *sw, int64_t limit, struct probe **out)
+{
+	struct probe *p = &sw->as->probes[sw->as->n];
+	struct match m = {.arm = sw->as->name, .st = sw->st, .p = p, .which = sw->sp->sweep.limit};
+	char name[160], mib[32];
+	int rc = 0;
+
+	if (sw->as->n == MAX_PROBES)
+		return tm_error("sweep: more than %d probes", MAX_PROBES);
+	memset(p, 0, sizeof(*p));
+	p->limit = limit;
+	if (tm_bench_plan_arm(sw->plan, sw->ai, &m.argv, &m.env_text, &m.limits))
+		return -1;
+	set_limit(&m.limits, sw->sp->sweep.limit, limit);
+	if (tm_store_each_run(sw->st, 0, match_run, &m))
+		return -1;
+	p->reused = p->n_runs;
+	int missing = (int)sw->sp->runs - p->n_runs;
+	tm_fmt_mib(mib, sizeof(mib), limit);
+	if (missing > 0) {
+		struct tm_bench_probe pr;
+		snprintf(name, sizeof(name), "sweep %s %s=%s", sw->as->name,
+		         sw->sp->sweep.limit == TM_SWEEP_MEMORY_MAX ? "MemoryMax" : "MemoryHigh",
+		         mib);
+		rc = tm_bench_run_probe(sw->plan, sw->st, sw->ai, &m.limits, missing, name, &pr);
+		if (rc < 0)
+			return -1;
+		p->n_runs = p->n_benches = 0;
+		if (tm_store_each_run(sw->st, 0, match_run, &m))
+			return -1;
+	}
+	if (judge(sw->st, p))
+		return -1;
+	fprintf(stderr, "sweep %s at %s: survived %d/%d%s%s\n", sw->as->name, mib, p->survived,
+	        p->tried, p->throttled ? ", throttled" : "",
+	        p->reused ? " (runs reused from the store)" : "");
+	sw->as->n++;
+	*out = p;
+	return rc;
+}
+
+static int64_t mid_of(int64_t lo, int64_t hi)
+{
+	int64_t mid = lo + (hi - lo) / 2;
+	return mid / 1048576 * 1048576 > lo ? mid / 1048576 * 1048576 : mid;
+}
+
+/* Bisection for one arm.  0, 1 interrupted, -1. */
+static int sweep_arm(struct sweep *sw)
+{
+	const struct tm_bench_sweep *cfg = &sw->sp->sweep;
+	struct probe *p;
+	int64_t ok, bad;
+	int rc;
+
+	sw->as->smallest = sw->as->largest_failed = -1;
+	if ((rc = probe(sw, cfg->hi, &p)))
+		return rc;
+	if (!passed(p, cfg->limit)) {
+		sw->as->largest_failed = cfg->hi;
+		return 0;
+	}
+	ok = cfg->hi;
+	if ((rc = probe(sw, cfg->lo, &p)))
+		return rc;
+	if (passed(p, cfg->limit)) {
+		sw->as->smallest = cfg->lo;
+		return 0;
+	}
+	bad = cfg->lo;
+	while (ok - bad > cfg->resolution) {
+		int64_t mid = mid_of(bad, ok);
+		if ((rc = probe(sw, mid, &p)))
+			break;
+		if (passed(p, cfg->limit))
+			ok = mid;
+		else
+			bad = mid;
+	}
+	sw->as->smallest = ok;
+	sw->as->largest_failed = bad;
+	return rc;
+}
+
+static int cmp_probe(const void *a, const void *b)
+{
+	int64_t x = ((const struct probe *)a)->limit, y = ((const struct probe *)b)->limit;
+	return x < y ? -1 : x > y;
+}
+
+static const char *limit_name(int which)
+{
+	return which == TM_SWEEP_MEMORY_MAX ? "MemoryMax" : "MemoryHigh";
+}
+
+static void fmt_or_na(char *buf, size_t size, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, fmt, v);
+	else
+		snprintf(buf, size, "n/a");
+}
+
+static void print_verdict(const struct tm_bench_spec *sp, const struct arm_sweep *as, FILE *f)
+{
+	char a[32], b[32], r[32];
+
+	tm_fmt_mib(r, sizeof(r), sp->sweep.resolution);
+	if (as->smallest < 0) {
+		tm_fmt_mib(a, sizeof(a), sp->sweep.hi);
+		fprintf(f, "%s: no %s up to %s passes every run: raise HI\n", as->name,
+		        limit_name(sp->sweep.limit), a);
+		return;
+	}
+	tm_fmt_mib(a, sizeof(a), as->smallest);
+	if (as->largest_failed < 0) {
+		fprintf(f, "%s: passes every run already at LO, %s=%s: lower LO\n", as->name,
+		        limit_name(sp->sweep.limit), a);
+		return;
+	}
+	tm_fmt_mib(b, sizeof(b), as->largest_failed);
+	fprintf(f, "%s: smallest %s passing every run %s (%s did not; resolution %s)%s\n", as->name,
+	        limit_name(sp->sweep.limit), a, b, r, as->interrupted ? " — interrupted" : "");
+}
+
+static void print_curve(const struct tm_bench_spec *sp, const struct arm_sweep *as, FILE *f)
+{
+	bool high = sp->sweep.limit == TM_SWEEP_MEMORY_HIGH;
+
+	print_verdict(sp, as, f);
+	fprintf(f, "  %-11s %-9s %-15s %-8s%s\n", limit_name(sp->sweep.limit), "survived",
+	        "peak anon MiB", "wall s", high ? " rate /min  psi mem  throttled" : "");
+	for (int i = 0; i < as->n; i++) {
+		const struct probe *p = &as->probes[i];
+		char lim[32], k[16], peak[32], wall[32], rate[32], psi[32];
+		tm_fmt_mib(lim, sizeof(lim), p->limit);
+		snprintf(k, sizeof(k), "%d/%d", p->survived, p->tried);
+		fmt_or_na(peak, sizeof(peak), p->survived == 0 ? "%.1f (killed)" : "%.1f",
+		          p->peak_anon / 1048576);
+		fmt_or_na(wall, sizeof(wall), "%.2f", p->wall_usec / 1e6);
+		fprintf(f, "  %-11s %-9s %-15s %-8s", lim, k, peak, wall);
+		if (high) {
+			fmt_or_na(rate, sizeof(rate), "%.0f", p->rate_per_min);
+			fmt_or_na(psi, sizeof(psi), "%.0f %%", 100 * p->psi_mem_share);
+			fprintf(f, " %-10s %-8s %d/%d", rate, psi, p->throttled, p->tried);
+		}
+		fputc('\n', f);
+	}
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *curve_json(const struct tm_bench_spec *sp, const struct arm_sweep *as)
+{
+	json_t *o = json_object(), *pts = json_array();
+
+	json_object_set_new(o, "arm", json_string(as->name));
+	json_object_set_new(o, "smallest_passing_bytes",
+	                    as->smallest >= 0 ? json_integer(as->smallest) : json_null());
+	json_object_set_new(o, "largest_failing_bytes",
+	                    as->largest_failed >= 0 ? json_integer(as->largest_failed)
+	                                            : json_null());
+	json_object_set_new(o, "interrupted", json_boolean(as->interrupted));
+	for (int i = 0; i < as->n; i++) {
+		const struct probe *p = &as->probes[i];
+		json_t *runs = json_array();
+		for (int r = 0; r < p->n_runs; r++)
+			json_array_append_new(runs, json_integer(p->runs[r]));
+		json_array_append_new(
+		    pts,
+		    json_pack("{s:I, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i}", "limit_bytes",
+		              (json_int_t)p->limit, "runs", p->tried, "survived", p->survived,
+		              "throttled", p->throttled, "peak_anon_bytes", num(p->peak_anon),
+		              "wall_usec", num(p->wall_usec), "rate_per_min", num(p->rate_per_min),
+		              "psi_mem_share", num(p->psi_mem_share), "run_ids", runs, "reused",
+		              p->reused));
+	}
+	json_object_set_new(o, "curve", pts);
+	(void)sp;
+	return o;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "the runs are in benches 3-8,11: tidemark advise --bench 3-8,11" */
+static void print_benches(const struct arm_sweep *arms, int n, FILE *f)
+{
+	int64_t ids[MAX_PROBES * 8 * 4];
+	size_t k = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < arms[i].n; j++)
+			for (int b = 0; b < arms[i].probes[j].n_benches && k < TM_ARRAY_SIZE(ids);
+			     b++)
+				ids[k++] = arms[i].probes[j].benches[b];
+	if (k == 0)
+		return;
+	qsort(ids, k, sizeof(ids[0]), cmp_id);
+	fprintf(f, "\nthe runs are in benches ");
+	char list[512];
+	size_t len = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		while (j + 1 < k && ids[j + 1] <= ids[j] + 1)
+			j++;
+		int w = ids[j] > ids[i]
+		            ? snprintf(list + len, sizeof(list) - len, "%s%lld-%lld",
+		                       len ? "," : "", (long long)ids[i], (long long)ids[j])
+		            : snprintf(list + len, sizeof(list) - len, "%s%lld", len ? "," : "",
+		                       (long long)ids[i]);
+		if (w < 0 || (size_t)w >= sizeof(list) - len)
+			break;
+		len += (size_t)w;
+		i = j + 1;
+	}
+	fprintf(f, "%s: tidemark advise --bench %s\n", list, list);
+}
+
+static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, int n, bool json,
+                      FILE *f)
+{
+	char lo[32], hi[32], res[32];
+
+	for (int i = 0; i < n; i++)
+		qsort(arms[i].probes, (size_t)arms[i].n, sizeof(struct probe), cmp_probe);
+	if (json) {
+		json_t *o = json_object(), *a = json_array();
+		json_object_set_new(o, "limit", json_string(limit_name(sp->sweep.limit)));
+		json_object_set_new(o, "lo_bytes", json_integer(sp->sweep.lo));
+		json_object_set_new(o, "hi_bytes", json_integer(sp->sweep.hi));
+		json_object_set_new(o, "resolution_bytes", json_integer(sp->sweep.resolution));
+		json_object_set_new(o, "runs_per_limit", json_integer(sp->runs));
+		for (int i = 0; i < n; i++)
+			json_array_append_new(a, curve_json(sp, &arms[i]));
+		json_object_set_new(o, "arms", a);
+		json_dumpf(o, f, JSON_INDENT(2));
+		fputc('\n', f);
+		json_decref(o);
+		return;
+	}
+	tm_fmt_mib(lo, sizeof(lo), sp->sweep.lo);
+	tm_fmt_mib(hi, sizeof(hi), sp->sweep.hi);
+	tm_fmt_mib(res, sizeof(res), sp->sweep.resolution);
+	fprintf(f, "\nsweep %s %s..%s, resolution %s, %lld runs a limit\n",
+	        limit_name(sp->sweep.limit), lo, hi, res, (long long)sp->runs);
+	for (int i = 0; i < n; i++) {
+		fputc('\n', f);
+		print_curve(sp, &arms[i], f);
+	}
+	print_benches(arms, n, f);
+}
+
+enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store *st,
+                                    const char *store_name, const struct tm_bench_output *out)
+{
+	const struct tm_bench_spec *sp = tm_bench_plan_spec(plan);
+	struct arm_sweep *arms = calloc((size_t)sp->n_arms, sizeof(*arms));
+	int rc = 0, done = 0;
+
+	if (!arms)
+		return tm_error("out of memory"), TM_BENCH_FAILED;
+	fprintf(stderr, "sweep into %s\n", store_name);
+	for (; done < sp->n_arms && rc == 0; done++) {
+		struct sweep sw = {.plan = plan, .sp = sp, .st = st, .ai = done, .as = &arms[done]};
+		arms[done].name = sp->arms[done].name;
+		rc = sweep_arm(&sw);
+		arms[done].interrupted = rc == 1;
+		if (rc == 0 && sp->sweep.limit == TM_SWEEP_MEMORY_HIGH &&
+		    arms[done].probes[0].throttle_unknown) {
+			rc = tm_error(
+			    "--sweep MemoryHigh needs memory.high events and memory pressure, "
+			    "which this host's runs do not have (cgroup v1 cannot throttle; "
+			    "run it on cgroup v2)");
+			done++;
+			break;
+		}
+	}
+	print_all(sp, arms, done, out->json, stdout);
+	free(arms);
+	if (rc == 1)
+		tm_error(
+		    "sweep interrupted: the curve covers the limits so far; every run is stored");
+	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
+}

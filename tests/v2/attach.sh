@@ -1,0 +1,98 @@
+#!/bin/sh
+# -p and --cgroup on existing cgroups of a real v2 host, the way a service
+# runs under systemd (app.slice/svc.service): the figures are the kernel's
+# own (memory.max, memory.peak, memory.events, memory.pressure, read back
+# from the cgroup after the run), and tidemark leaves what it only watched
+# in place.  A cgroup without the memory controller has no memory figures:
+# they are missing, not zero.
+. "$(dirname "$0")/lib.sh"
+DB=$T/a.db
+S=$CG/app.slice SVC=$CG/app.slice/svc.service
+mkdir -p $SVC
+echo +memory >$S/cgroup.subtree_control
+echo 128M >$SVC/memory.max
+
+# start_in CGROUP CMD...: runs CMD in CGROUP in the background ($! its pid).
+start_in()
+{
+	dir=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@" >"$T/svc.out" 2>&1 &
+	svc=$!
+	for _ in $(seq 100); do
+		grep -qx "$svc" "$dir/cgroup.procs" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# 1. -p PID: a service that touches 48 MiB and holds it
+start_in $SVC "$P" 48 2500
+for _ in $(seq 100); do grep -q ready "$T/svc.out" && break; sleep 0.1; done
+"$TM" record -q -o "$DB" -i 100ms -p $svc 2>"$T/err"
+rc=$?
+wait $svc
+run=$(last_run "$DB")
+is "$rc" -eq 0 "record -p follows the service to its end" "$(cat "$T/err")"
+is "$(sql "$DB" "select cgroup_path from runs where id=$run")" = $SVC "the run is of the service's cgroup"
+is "$(fig "$DB" "$run" limit_max_bytes)" = "$(cat $SVC/memory.max)" "its memory.max is the cgroup's"
+kpeak=$(cat $SVC/memory.peak)
+cgpeak=$(fig "$DB" "$run" cg_peak_bytes)
+is "$cgpeak" -le "$kpeak" "the recorded memory.peak is no more than the kernel's"
+is "$cgpeak" -ge $((kpeak - 262144)) "and within 256 KiB of it" "kernel $kpeak"
+anon=$(fig "$DB" "$run" peak_anon_bytes)
+is "$anon" -ge $((48 * 1048576)) "peak anon holds the 48 MiB touched"
+is "$anon" -le "$kpeak" "peak anon is under memory.peak"
+[ -d $SVC ] && [ "$(cat $SVC/memory.max)" = 134217728 ] && ok "-p leaves the service's cgroup and its limit alone" ||
+	fail "-p leaves the service's cgroup and its limit alone"
+
+# 1b. -p of a process whose cgroup it shares with others (this shell's
+#     init.scope): no cgroup figures, they would be the others' too
+sh -c "exec $P 8 1500" >/dev/null &
+pid=$!
+"$TM" record -q -o "$DB" -i 100ms -p $pid 2>"$T/err"
+wait $pid
+run=$(last_run "$DB")
+is_null "$(sql "$DB" "select cgroup_path from runs where id=$run")" "-p in a shared cgroup records no cgroup"
+is_null "$(fig "$DB" "$run" peak_current_bytes)" "and no cgroup figures (null, not the others' or 0)"
+grep -q "with process" "$T/err" && ok "and says why" || fail "and says why" "$(cat "$T/err")"
+
+# 2. --cgroup PATH: the service now grows past a memory.high set by its
+#    operator; watched for 6 s, then compared with the cgroup's own files
+echo 32M >$SVC/memory.high
+h0=$(kv $SVC/memory.events high) s0=$(psi_total $SVC/memory.pressure some)
+start_in $SVC "$P" 64 0 256 10
+"$TM" record -q -o "$DB" -i 200ms --cgroup $SVC --timeout 6s 2>"$T/err"
+kh=$(kv $SVC/memory.events high) ks=$(psi_total $SVC/memory.pressure some)
+kill -9 $svc
+wait $svc 2>/dev/null
+run=$(last_run "$DB")
+is "$(sql "$DB" "select target || ' ' || cgroup_path from runs where id=$run")" = "cgroup $SVC" \
+	"record --cgroup records the cgroup" "$(cat "$T/err")"
+is "$(sql "$DB" "select count(*) from events where run_id=$run and kind='timeout'")" = 1 \
+	"and watches it until --timeout"
+last_high=$(series "$DB" "$run" cg_events_high | tail -1)
+is "$last_high" -le "$kh" "the last sampled high count is no more than memory.events says after"
+is $(((last_high - h0) * 10)) -ge $(((kh - h0) * 7)) "and most of its rise over the run" "$last_high vs $kh, from $h0"
+is "$(fig "$DB" "$run" high_events)" -gt 10 "the throttling is recorded as high events"
+last_some=$(series "$DB" "$run" cg_psi_mem_some_usec | tail -1)
+is "$last_some" -le "$ks" "the last sampled memory stall is no more than memory.pressure says after"
+is $((last_some - s0)) -ge 1000000 "and the stall grew by over 1 s" "from $s0 to $last_some"
+is "$(fig "$DB" "$run" limit_high_bytes)" = 33554432 "the run shows the operator's memory.high"
+[ -d $SVC ] && ok "--cgroup leaves the cgroup in place" || fail "--cgroup leaves the cgroup in place"
+
+# 3. a process in a cgroup whose parent does not hand it the memory controller
+mkdir -p $CG/nomem.slice/x.service
+start_in $CG/nomem.slice/x.service "$P" 16 1500
+"$TM" record -q -o "$DB" -i 100ms -p $svc 2>"$T/err"
+wait $svc
+run=$(last_run "$DB")
+is_null "$(fig "$DB" "$run" peak_current_bytes)" "without the memory controller, memory.current is missing (null), not 0"
+is_null "$(fig "$DB" "$run" cg_peak_bytes)" "and so is memory.peak"
+is "$(sql "$DB" "select cgroup_path from runs where id=$run")" = $CG/nomem.slice/x.service \
+	"the run still names the process's cgroup"
+anon=$(fig "$DB" "$run" peak_anon_bytes)
+is "${anon:-0}" -ge $((16 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
+"$TM" report -o "$DB" "$run" >"$T/rep"
+grep -q 'n/a' "$T/rep" && ok "the report says n/a for them" || fail "the report says n/a for them" "$(cat "$T/rep")"
+finish

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The heap shim's series on a real v2 kernel: live heap against what the
+# program allocated, and against the cgroup's anon and memory.peak.
+. "$(dirname "$0")/lib.sh"
+DB=$T/h.db
+cat >"$T/self.sh" <<'SH'
+d=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)
+"$@" >/dev/null
+cat "$d/memory.peak" >"$OUT/peak"
+SH
+OUT=$T "$TM" record -q -o "$DB" -i 100ms --heap -- sh "$T/self.sh" "$P" 40 600 2>"$T/err"
+rc=$?
+run=$(last_run "$DB")
+is "$rc" -eq 0 "a 40 MiB run under the shim completes" "$(cat "$T/err")"
+want=$((40 * 1048576))
+live=$(series "$DB" "$run" heap_live_bytes | sort -n | tail -1)
+is "$live" -ge "$want" "the live heap series reaches the 40 MiB allocated"
+is "$live" -le $((want + 1048576)) "and not over it by more than 1 MiB"
+n=$(series "$DB" "$run" heap_live_bytes | grep -c .)
+is "$n" -ge 3 "the live heap is in several samples ($n)"
+hp=$(fig "$DB" "$run" heap_peak_bytes)
+is "$hp" -ge "$want" "the shim's exact heap peak is at least 40 MiB"
+anon=$(fig "$DB" "$run" peak_anon_bytes)
+kpeak=$(cat "$T/peak")
+is "$hp" -le "$anon" "the heap peak is within the cgroup's peak anon" "anon $anon"
+is "$anon" -le "$kpeak" "peak anon is under the kernel's memory.peak" "memory.peak $kpeak"
+ret=$(fig "$DB" "$run" retention_at_peak_bytes)
+is "$ret" -ge 0 "retention at the peak (anon - live) is a figure"
+is "$ret" -le 8388608 "and small for a program that holds what it allocated (<= 8 MiB)"
+finish

@@ -1,0 +1,61 @@
+# Helpers for the tests that run in the cgroup v2 guest (scripts/vm/).
+# Source it instead of tests/lib.sh: on the host, it runs the calling
+# script again inside a fresh guest (scripts/vm/run-in-guest) and exits
+# with its status; in the guest it sources tests/lib.sh and checks that
+# the guest is what the tests assume (cgroup2 alone, memory controller).
+# A script sets, before sourcing it: V2_TIMEOUT (seconds, default 240),
+# V2_SWAP_MIB (a swap disk; default none).
+if [ -z "${TM_IN_GUEST:-}" ]; then
+	exec sh "$(dirname "$0")/../../scripts/vm/run-in-guest" -t "${V2_TIMEOUT:-240}" \
+		-s "${V2_SWAP_MIB:-0}" "$0" "$@"
+fi
+. "$(dirname "$0")/../lib.sh"
+CG=/sys/fs/cgroup
+P=$TM_BUILD/progs/alloc_touch
+cd "$T" || exit 1
+if ! grep -qw memory $CG/cgroup.controllers 2>/dev/null || grep -q ' cgroup ' /proc/mounts; then
+	fail "the guest runs cgroup v2 alone with the memory controller" \
+		"controllers: $(cat $CG/cgroup.controllers 2>&1); $(grep cgroup /proc/mounts)"
+	finish
+fi
+
+# last_run DB: the id of the newest run.
+last_run() { sql "$1" "select max(id) from runs"; }
+
+# fig DB RUN NAME: one figure of `tidemark report --json` (empty when null).
+fig()
+{
+	"$TM" report -o "$1" --json "$2" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["figures"][sys.argv[1]]
+print("" if v is None else int(v))' "$3"
+}
+
+# series DB RUN COLUMN: that column of the run's samples, one a line
+# (empty lines where the metric is absent).
+series()
+{
+	"$TM" report -o "$1" --series "$2" | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    print(r[sys.argv[1]])' "$3"
+}
+
+# kv FILE KEY: the value of KEY in a flat-keyed cgroup file (memory.events).
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+# psi_total FILE some|full: the total= of a pressure file, in microseconds.
+psi_total() { awk -v k="$2" '$1 == k { sub("total=", "", $5); print $5 }' "$1"; }
+
+# is N OP M NAME [DETAIL]: ok when the integer test holds.
+is()
+{
+	if [ -n "$1" ] && [ -n "$3" ] && [ "$1" "$2" "$3" ]; then
+		ok "$4"
+	else
+		fail "$4" "got '$1' $2 '$3'${5:+; $5}"
+	fi
+}
+
+# is_null VALUE NAME: ok when VALUE is empty (a null figure, a missing value).
+is_null() { [ -z "$1" ] && ok "$2" || fail "$2" "got '$1'"; }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Fresh cgroups on a real cgroup v2 kernel: each limit written and what the
+# kernel made of it, memory.peak against the recorded figures, an OOM kill
+# and memory.events as events, all checked against the kernel's own files.
+. "$(dirname "$0")/lib.sh"
+DB=$T/l.db
+PARENT=$CG/tidemark
+
+# What the run's own cgroup says, read from inside it: its limits before the
+# work, memory.peak and memory.events after.
+cat >"$T/self.sh" <<'SH'
+d=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)
+cat "$d/memory.max" "$d/memory.high" "$d/memory.swap.max" >"$OUT/limits"
+"$@" >/dev/null
+cat "$d/memory.peak" >"$OUT/peak"
+echo "$d" >"$OUT/dir"
+SH
+
+# 1. limits: an unaligned memory.max is rounded down to pages by the kernel
+OUT=$T "$TM" record -q -o "$DB" -i 100ms --memory-max 100000000 --memory-high 80M --swap-max 0 \
+	-- sh "$T/self.sh" "$P" 64 400
+rc=$?
+run=$(last_run "$DB")
+is "$rc" -eq 0 "a 64 MiB run under 95 MiB completes"
+mode=$(sql "$DB" "select cgroup_mode from runs where id=$run")
+is "$mode" = v2 "the run says cgroup v2"
+set -- $(cat "$T/limits")
+is "$1" = 99999744 "memory.max holds the request rounded down to pages"
+is "$2" = 83886080 "memory.high holds 80 MiB"
+is "$3" = 0 "memory.swap.max holds 0"
+lim=$(sql "$DB" "select limits_json from runs where id=$run")
+got=$(echo "$lim" | python3 -c '
+import json, sys
+l = json.load(sys.stdin)
+print(" ".join(str(l[k]["requested"]) + ":" + l[k]["file"] + ":" + str(l[k]["value"])
+               for k in ("memory_max", "memory_high", "swap_max")))')
+is "$got" = "100000000:memory.max:99999744 83886080:memory.high:83886080 0:memory.swap.max:0" \
+	"the run says what each limit became (requested, file, value)" "$lim"
+is "$(series "$DB" "$run" cg_max_bytes | sort -u | tr '\n' ' ')" = "99999744 " \
+	"every sample's cg_max_bytes is the kernel's memory.max"
+is "$(series "$DB" "$run" cg_swap_max_bytes | sort -u | tr '\n' ' ')" = "0 " \
+	"every sample's cg_swap_max_bytes is 0"
+[ -d "$(cat "$T/dir")" ] && fail "the run's cgroup is removed after it" "$(cat "$T/dir")" ||
+	ok "the run's cgroup is removed after it"
+
+# 2. memory.peak: the recorded kernel peak is memory.peak as the run's
+#    cgroup last showed it; peak anon is under it and close (anon is most of
+#    a malloc-and-touch program's charge)
+kpeak=$(cat "$T/peak")
+cgpeak=$(fig "$DB" "$run" cg_peak_bytes)
+anon=$(fig "$DB" "$run" peak_anon_bytes)
+is "$cgpeak" -ge "$kpeak" "the recorded memory.peak is at least the kernel's at the work's end" "kernel $kpeak"
+is "$cgpeak" -le $((kpeak + 1048576)) "the recorded memory.peak is the kernel's (+1 MiB of sh)" "kernel $kpeak"
+is "$anon" -le "$kpeak" "peak anon is under memory.peak" "memory.peak $kpeak"
+is "$anon" -ge $((kpeak - 4194304)) "peak anon is within 4 MiB of memory.peak" "memory.peak $kpeak"
+is "$anon" -ge $((64 * 1048576)) "peak anon holds the 64 MiB touched"
+
+# 3. OOM: 200 MiB under a 64 MiB memory.max without swap. The parent's
+#    memory.events is hierarchical: its change over the run is the run's.
+ev() { kv "$PARENT/memory.events" "$1"; }
+b_max=$(ev max) b_oom=$(ev oom) b_kill=$(ev oom_kill)
+start=$(date +%s%6N)
+"$TM" record -q -o "$DB" -i 100ms --memory-max 64M --swap-max 0 -- "$P" 200 2000 2>"$T/err"
+rc=$?
+end=$(date +%s%6N)
+run=$(last_run "$DB")
+is "$rc" -eq 137 "record exits 128+9 for the OOM-killed child" "$(cat "$T/err")"
+is "$(sql "$DB" "select outcome from runs where id=$run")" = oom-killed "the run is recorded as oom-killed"
+"$TM" report -o "$DB" "$run" >"$T/rep"
+grep -q 'oom-killed (confirmed by the oom_kill counter)' "$T/rep" &&
+	ok "the report says the kill is confirmed by the oom_kill counter" ||
+	fail "the report says the kill is confirmed by the oom_kill counter" "$(cat "$T/rep")"
+d_kill=$(($(ev oom_kill) - b_kill)) d_oom=$(($(ev oom) - b_oom)) d_max=$(($(ev max) - b_max))
+is "$d_kill" -ge 1 "the kernel counted the OOM kill"
+is "$(fig "$DB" "$run" oom_kills)" = "$d_kill" "oom kills recorded = memory.events oom_kill"
+is "$(fig "$DB" "$run" oom_events)" = "$d_oom" "oom events recorded = memory.events oom"
+rmax=$(fig "$DB" "$run" max_events)
+is "$rmax" -ge 1 "max events are recorded"
+is "$rmax" -le "$d_max" "max events recorded are no more than memory.events max" "kernel $d_max"
+for k in oom_kill oom max_hit; do
+	n=$(sql "$DB" "select count(*) from events where run_id=$run and kind='$k'
+		and t_wall_usec between $start and $end")
+	all=$(sql "$DB" "select count(*) from events where run_id=$run and kind='$k'")
+	if [ "$n" -ge 1 ] && [ "$n" = "$all" ]; then
+		ok "memory.events '$k' is recorded as events timed within the run ($n)"
+	else
+		fail "memory.events '$k' is recorded as events timed within the run" "$n of $all in [$start, $end]"
+	fi
+done
+sum=$(sql "$DB" "select sum(value) from events where run_id=$run and kind='oom_kill'")
+is "$sum" = "$d_kill" "the oom_kill events add up to the kernel's count"
+peak_cur=$(fig "$DB" "$run" peak_current_bytes)
+is "$peak_cur" -le 67108864 "memory.current never exceeds memory.max"
+finish
