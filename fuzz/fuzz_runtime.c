@@ -1,12 +1,15 @@
 /* libFuzzer target: the runtime parsers (src/runtime) and the maps search
- * that finds a JVM's hsperfdata file, on arbitrary bytes.  The first byte
+ * that finds a JVM's hsperfdata file (0 hsperfdata, 1 maps, 2 Prometheus
+ * text, 3 Go and GHC GC log lines), on arbitrary bytes.  The first byte
  * picks the parser (modulo their count); the rest is its input.  They must
  * never crash, read out of bounds or leak; what they accept is consistent. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/gclog.h"
 #include "runtime/hsperf.h"
+#include "runtime/promtext.h"
 #include "sample/jvm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,9 +41,36 @@ static void maps(const uint8_t *d, size_t n)
 		abort();
 }
 
+static int each(void *ctx, const struct tm_prom_sample *s)
+{
+	char v[64];
+	(*(int *)ctx)++;
+	if (s->name_len == 0)
+		abort();
+	(void)tm_prom_label(s->labels, s->labels_len, "le", v, sizeof(v));
+	return 0;
+}
+
+static void prom(const uint8_t *d, size_t n)
+{
+	char err[128];
+	int count = 0;
+	(void)tm_prom_parse((const char *)d, n, each, &count, err, sizeof(err));
+}
+
+static void gclog(const uint8_t *d, size_t n)
+{
+	struct tm_gc_event e;
+	if (tm_gclog_go((const char *)d, n, &e) == 0 &&
+	    (e.live_bytes < 0 || e.live_resolution != 1 << 20))
+		abort();
+	if (tm_gclog_ghc((const char *)d, n, &e) == 0 && e.live_bytes < 0)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps};
+	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog};
 	if (size == 0)
 		return 0;
 	uint8_t *copy = malloc(size - 1 ? size - 1 : 1); /* exact size: ASan sees overreads */

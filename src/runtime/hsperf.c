@@ -152,6 +152,8 @@ static void pick(const struct hs_buf *b, const struct hs_entry *e, void *arg)
 		return;
 	for (int f = 0; f < TM_HS_FIELD_COUNT; f++)
 		if (!strcmp(e->name, field_names[f])) {
+			if (tm_hsperf_has(h, (enum tm_hs_field)f))
+				return; /* a repeated name: the first counts, as in lookup */
 			h->v[f] = get_i64(b, e->data);
 			h->present |= 1u << f;
 			return;

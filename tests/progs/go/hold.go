@@ -1,0 +1,21 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+)
+
+var keep [][]byte
+
+func main() {
+	mib, _ := strconv.Atoi(os.Args[1])
+	for i := 0; i < mib*4; i++ {
+		keep = append(keep, make([]byte, 256<<10))
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Printf("heap_alloc %d num_gc %d\n", m.HeapAlloc, m.NumGC)
+}
