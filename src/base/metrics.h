@@ -112,7 +112,10 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(JVM_YOUNG_GCS, "jvm_young_gcs", TM_UNIT_COUNT, TM_COUNTER)                               \
 	X(JVM_YOUNG_GC_USEC, "jvm_young_gc_usec", TM_UNIT_USEC, TM_COUNTER)                        \
 	X(JVM_FULL_GCS, "jvm_full_gcs", TM_UNIT_COUNT, TM_COUNTER)                                 \
-	X(JVM_FULL_GC_USEC, "jvm_full_gc_usec", TM_UNIT_USEC, TM_COUNTER)
+	X(JVM_FULL_GC_USEC, "jvm_full_gc_usec", TM_UNIT_USEC, TM_COUNTER)                          \
+	/* a GC runtime's own report of each collection (record --runtime go|ghc) */               \
+	X(GC_HEAP_LIVE_BYTES, "gc_heap_live_bytes", TM_UNIT_BYTES, TM_GAUGE)                       \
+	X(GC_CYCLES, "gc_cycles", TM_UNIT_COUNT, TM_COUNTER)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

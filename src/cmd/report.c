@@ -255,6 +255,13 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		       mib(c, sizeof(c), s->anon_allocator_held_end_bytes),
 		       mib(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(s);
+	if (isfinite(s->gc_heap_live_end_bytes))
+		printf(
+		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		    "GC lines; Go prints whole MiB)\n",
+		    mib(a, sizeof(a), s->gc_heap_live_end_bytes),
+		    mib(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		    count(c, sizeof(c), s->gc_cycles));
 	if (isfinite(s->heap_alloc_bytes))
 		printf("  allocated   %s in %.0f allocations, %s/s\n",
 		       mib(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,

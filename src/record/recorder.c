@@ -31,6 +31,7 @@
 #include "cgroup/cgroup.h"
 #include "heap/heapshm.h"
 #include "kern/procfs.h"
+#include "record/gcwatch.h"
 #include "record/launch.h"
 #include "record/marks.h"
 #include "record/netlib.h"
@@ -72,6 +73,7 @@ struct rec {
 	int sigfd;
 	sigset_t oldmask;
 	struct tm_lines out_lines, err_lines;
+	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
 	struct tm_progress_re re;
 	struct follow follow;
 	struct tm_mark_listener marks;
@@ -264,9 +266,13 @@ static void drain_output(struct rec *r, int *fd, int to_fd, struct tm_lines *lin
 		}
 		if (r->re.compiled)
 			tm_lines_feed(lines, buf, (size_t)n, on_line, r);
+		if (to_fd == 2)
+			tm_gcwatch_feed(&r->gc, buf, (size_t)n);
 	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		tm_lines_flush(lines, on_line, r);
+		if (to_fd == 2)
+			tm_gcwatch_flush(&r->gc);
 		close(*fd);
 		*fd = -1;
 	}
@@ -398,6 +404,7 @@ static int take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
+	tm_gcwatch_sample(&r->gc, s);
 	if (tm_store_add_sample(r->st, r->run_id, s) || sample_events(r) ||
 	    check_allocator(r, pids, npids))
 		return -1;
@@ -570,7 +577,8 @@ static char *env_json(char *const *env)
 		memcpy(name, *env, (size_t)(eq - *env));
 		name[eq - *env] = '\0';
 		/* what chose the allocator, and the heap shim's own settings */
-		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14))
+		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14) ||
+		    !strcmp(name, "GODEBUG") || !strcmp(name, "GHCRTS"))
 			json_object_set_new(obj, name, json_string(eq + 1));
 	}
 	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
@@ -724,7 +732,7 @@ static int setup_signals(struct rec *r)
 static int launch(struct rec *r, char **env)
 {
 	const struct tm_record_opts *o = r->o;
-	bool capture = o->progress_regex && !o->progress_file;
+	bool capture = (o->progress_regex && !o->progress_file) || o->runtime != TM_RUNTIME_NONE;
 
 	if (tm_launch_start(o->argv, env, capture, &r->oldmask, &r->child))
 		return -1;
@@ -746,14 +754,22 @@ static char **child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[64];
-	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
+	char mark_var[300], keep[64], gc_var[512];
+	char *set[4] = {mark_var, r->o->heap ? keep : NULL, NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
 	/* our tag: the reader finds the regions of processes that lived
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	r->gc.rt = (enum tm_runtime)r->o->runtime;
+	if (r->gc.rt != TM_RUNTIME_NONE) {
+		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
+			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
+			return NULL;
+		}
+		set[set[1] ? 2 : 1] = gc_var;
+	}
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);

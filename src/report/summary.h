@@ -70,6 +70,10 @@ struct tm_summary {
 	 * malloc, code cache, thread stacks, GC data */
 	double anon_minus_jvm_heap_used_end_bytes;
 
+	/* a GC runtime's own report (record --runtime go|ghc): the live heap after
+	 * its collections, the peak and the last in the window, and how many */
+	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
+
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
 	double high_events, max_events, oom_events, oom_kills;

@@ -1,3 +1,5 @@
+// Keeps N MiB live, collects, prints what runtime.ReadMemStats says, and
+// idles a second so a sampler sees the state (tests/e2e/runtime_go.sh).
 package main
 
 import (
@@ -5,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 )
 
 var keep [][]byte
@@ -18,4 +21,6 @@ func main() {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	fmt.Printf("heap_alloc %d num_gc %d\n", m.HeapAlloc, m.NumGC)
+	time.Sleep(time.Second)
+	runtime.KeepAlive(keep)
 }
