@@ -20,7 +20,7 @@ for lib in "" libjemalloc.so.2 libtcmalloc_minimal.so.4 libmimalloc.so.2; do
 		# 200 000 blocks: 100 000 free chunks, slow for glibc's mallinfo2,
 		# whose 1 % rule then spaces the readings: fewer of them
 		n=$N
-		[ -z "$lib" ] && [ "$blocks" -gt 2000 ] && n=5
+		[ -z "$lib" ] && [ "$blocks" -gt 2000 ] && n=3
 		out=$(TIDEMARK_HEAP_KEEP=2 LD_PRELOAD="$SHIM${lib:+ $LIB/$lib}" "$BIN" "$blocks" "$n")
 		med=$(echo "$out" | sed -n 's/.*median_ns=\([0-9]*\).*/\1/p')
 		p90=$(echo "$out" | sed -n 's/.*p90_ns=\([0-9]*\).*/\1/p')
