@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/limits.h"
+#include "record/gcwatch.h"
 #include "record/options.h"
 #include "record/units.h"
 #include "base/banned.h"
@@ -171,6 +172,15 @@ const struct tm_opt tm_record_options[] = {
      .metavar = "REGEX",
      .help = "the work done: the number REGEX's group finds in the last",
      .more = "line of the output it matches (e.g. 'rows=([0-9]+)')"},
+    {.flag = "runtime",
+     .key = "Runtime",
+     .scopes = R | B | F,
+     .type = TM_OPT_CHOICE,
+     .off = OFF(runtime),
+     .choices = tm_runtime_names,
+     .metavar = "NAME",
+     .help = "go: set GODEBUG=gctrace=1, ghc: GHCRTS=-S (needs -rtsopts), and",
+     .more = "store the live heap after each GC from the lines on stderr"},
     {.flag = "settle",
      .key = "Settle",
      .scopes = R | B | F,
@@ -231,7 +241,22 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R,
      .type = TM_OPT_BOOL,
      .off = OFF(quiet_child),
-     .help = "don't show the command's output"},
+     .help = "don't pass the command's output on"},
+    {.flag = "no-pty",
+     .scopes = R | B,
+     .type = TM_OPT_BOOL,
+     .off = OFF(no_pty),
+     .help = "--progress: stdout through a pipe, not a pty"},
+    {.flag = "until-first-exit",
+     .scopes = R | B,
+     .type = TM_OPT_BOOL,
+     .off = OFF(until_first_exit),
+     .help = "end at the first process's exit, leave the rest"},
+    {.flag = "stay-when-empty",
+     .scopes = R,
+     .type = TM_OPT_BOOL,
+     .off = OFF(stay_when_empty),
+     .help = "--cgroup: go on when it has no process"},
     {.flag = "show-output",
      .scopes = B,
      .type = TM_OPT_BOOL,

@@ -55,6 +55,8 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(progress_first),
     TM_SF(progress_last),
     TM_SF(progress_rate_per_min),
+    TM_SF(progress_points),
+    TM_SF(progress_points_bunched),
     TM_SF(anon_bytes_per_unit),
     TM_SF(anon_per_unit_r2),
     TM_SF(cpu_usec_per_unit),
@@ -62,6 +64,17 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(units),
     TM_SF(units_per_min),
     TM_SF(wall_usec_per_unit),
+    TM_SF(jvm_heap_used_peak_bytes),
+    TM_SF(jvm_heap_used_end_bytes),
+    TM_SF(jvm_heap_committed_end_bytes),
+    TM_SF(jvm_old_used_end_bytes),
+    TM_SF(jvm_metaspace_used_end_bytes),
+    TM_SF(jvm_gcs),
+    TM_SF(jvm_gc_usec),
+    TM_SF(anon_minus_jvm_heap_used_end_bytes),
+    TM_SF(gc_heap_live_peak_bytes),
+    TM_SF(gc_heap_live_end_bytes),
+    TM_SF(gc_cycles),
 };
 #undef TM_SF
 

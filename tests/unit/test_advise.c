@@ -68,7 +68,7 @@ static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
 	}
 	struct tm_run_end e = {
 	    .ended_wall_usec = m.started_wall_usec + sh->samples * 1000000,
-	    .outcome = sh->outcome,
+	    .outcome = tm_outcome_of(sh->outcome),
 	    .term_signal = strcmp(sh->outcome, "completed") ? 9 : 0,
 	};
 	assert_int_equal(tm_store_run_end(st, id, &e), 0);
@@ -237,6 +237,9 @@ static void test_swap_refused(void **state)
 	sh.proc_swap_mib = 12;
 	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_SWAP);
 	assert_non_null(strstr(why, "12.0 MiB in swap"));
+	/* a host without swap: a swap figure is v1's memsw - usage noise */
+	sh.host_swap_mib = 0;
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_NONE);
 }
 
 /* A window with fewer samples than the rule needs is refused. */

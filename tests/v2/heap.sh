@@ -24,7 +24,7 @@ anon=$(fig "$DB" "$run" peak_anon_bytes)
 kpeak=$(cat "$T/peak")
 is "$hp" -le "$anon" "the heap peak is within the cgroup's peak anon" "anon $anon"
 is "$anon" -le "$kpeak" "peak anon is under the kernel's memory.peak" "memory.peak $kpeak"
-ret=$(fig "$DB" "$run" retention_at_peak_bytes)
-is "$ret" -ge 0 "retention at the peak (anon - live) is a figure"
+ret=$(fig "$DB" "$run" anon_allocator_held_at_peak_bytes)
+is "$ret" -ge 0 "what the allocator holds at the peak is a figure"
 is "$ret" -le 8388608 "and small for a program that holds what it allocated (<= 8 MiB)"
 finish
