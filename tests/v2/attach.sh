@@ -41,7 +41,8 @@ cgpeak=$(fig "$DB" "$run" cg_peak_bytes)
 is "$cgpeak" -le "$kpeak" "the recorded memory.peak is no more than the kernel's"
 is "$cgpeak" -ge $((kpeak - 262144)) "and within 256 KiB of it" "kernel $kpeak"
 anon=$(fig "$DB" "$run" peak_anon_bytes)
-is "$anon" -ge $((48 * 1048576)) "peak anon holds the 48 MiB touched"
+# (the kernel flushes memory.stat in batches of up to 64 pages a CPU)
+is "$anon" -ge $((47 * 1048576)) "peak anon holds the 48 MiB touched (-1 MiB)"
 is "$anon" -le "$kpeak" "peak anon is under memory.peak"
 [ -d $SVC ] && [ "$(cat $SVC/memory.max)" = 134217728 ] && ok "-p leaves the service's cgroup and its limit alone" ||
 	fail "-p leaves the service's cgroup and its limit alone"
@@ -92,7 +93,9 @@ is_null "$(fig "$DB" "$run" cg_peak_bytes)" "and so is memory.peak"
 is "$(sql "$DB" "select cgroup_path from runs where id=$run")" = $CG/nomem.slice/x.service \
 	"the run still names the process's cgroup"
 anon=$(fig "$DB" "$run" peak_anon_bytes)
-is "${anon:-0}" -ge $((16 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
+# (RssAnon from /proc/PID/status: the kernel batches a task's RSS counts,
+# so it may lag the pages touched by a few dozen)
+is "${anon:-0}" -ge $((15 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
 "$TM" report -o "$DB" "$run" >"$T/rep"
 grep -q 'n/a' "$T/rep" && ok "the report says n/a for them" || fail "the report says n/a for them" "$(cat "$T/rep")"
 finish

@@ -22,7 +22,8 @@ hp=$(fig "$DB" "$run" heap_peak_bytes)
 is "$hp" -ge "$want" "the shim's exact heap peak is at least 40 MiB"
 anon=$(fig "$DB" "$run" peak_anon_bytes)
 kpeak=$(cat "$T/peak")
-is "$hp" -le "$anon" "the heap peak is within the cgroup's peak anon" "anon $anon"
+# (+1 MiB: the kernel flushes memory.stat in batches of up to 64 pages a CPU)
+is "$hp" -le $((anon + 1048576)) "the heap peak is within the cgroup's peak anon" "anon $anon"
 is "$anon" -le "$kpeak" "peak anon is under the kernel's memory.peak" "memory.peak $kpeak"
 ret=$(fig "$DB" "$run" retention_at_peak_bytes)
 is "$ret" -ge 0 "retention at the peak (anon - live) is a figure"
