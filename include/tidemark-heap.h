@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
-#define TMH_VERSION    3
+#define TMH_VERSION    4
 #define TMH_NAME_FMT   "/tidemark-heap.%d"
 #define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
 #define TMH_SLOTS      256          /* per-thread counter slots */
@@ -89,6 +89,17 @@ enum tmh_state {
 	TMH_SUPERSEDED = 2, /* the process exec'd; a new region replaced this one */
 };
 
+/* Which allocator answered the statistics request. */
+enum tmh_allocator {
+	TMH_ALLOC_UNKNOWN = 0,
+	TMH_ALLOC_GLIBC = 1,    /* mallinfo2: arena + hblkhd, uordblks + hblkhd */
+	TMH_ALLOC_JEMALLOC = 2, /* mallctl stats.mapped... after "epoch" */
+	TMH_ALLOC_TCMALLOC = 3, /* MallocExtension_GetNumericProperty */
+	TMH_ALLOC_MIMALLOC = 4, /* mi_process_info: committed */
+};
+
+#define TMH_POLL_BYTES (1 << 20) /* a thread looks for a request every MiB it asks for */
+
 struct tmh_region {
 	uint64_t magic;
 	uint32_t version;
@@ -111,8 +122,36 @@ struct tmh_region {
 	uint32_t unwinder;       /* 0 frame pointers, 1 libunwind */
 	int64_t exit_wall_usec;  /* when state became TMH_EXITED */
 	uint32_t sites_only; /* 1: libtidemark-heap-sites.so, the slots' counters are not kept */
-	uint32_t reserved32;
-	int64_t reserved[14];
+	uint32_t stats_allocator; /* enum tmh_allocator of the last answer */
+	/* usable bytes glibc allocated on the shim's behalf (the record of its
+	 * thread-exit hook, one a thread): in no counter */
+	int64_t own_bytes;
+	/*
+	 * The allocator's own statistics, read inside the process on request.
+	 * A reader (mapping the region read-write) increments stats_req; the
+	 * process answers on its next slow path (a thread's first call, a
+	 * sample, a peak or flush step, or every TMH_POLL_BYTES requested by a
+	 * thread), never on the fast path, and also at start-up and at exit.
+	 * The answer is written under stats_seq (odd while writing): stats_ans
+	 * is the request it answers, stats_ops the process's allocations +
+	 * frees when it was read (an answer stays current while they have not
+	 * moved: a process that does not call the allocator changes nothing in
+	 * it), stats_live_bytes the shim's live bytes at that moment (one
+	 * consistent reading with the allocator's), stats_total_bytes what the
+	 * allocator holds from the system and stats_inuse_bytes what it
+	 * counts as handed out.  total < 0: the allocator gives no figure.
+	 */
+	uint64_t stats_req;
+	uint64_t stats_seq;
+	uint64_t stats_ans;
+	int64_t stats_wall_usec;
+	int64_t stats_ops;
+	int64_t stats_live_bytes;
+	int64_t stats_total_bytes;
+	int64_t stats_inuse_bytes;
+	uint64_t keep_tag;  /* TIDEMARK_HEAP_KEEP's number: which recorder keeps the region */
+	int64_t stats_nsec; /* what the last answer took inside the process */
+	int64_t reserved[3];
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

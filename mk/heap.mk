@@ -29,13 +29,16 @@ GEN_HDR += $(B)/gen/profile.pb-c.h
 # Test and benchmark programs: plain C (and one C++) with frame pointers.
 HEAP_PROGS := $(patsubst tests/progs/%.c,$(B)/progs/%,$(wildcard tests/progs/heap_*.c)) \
 	$(patsubst tests/progs/%.cc,$(B)/progs/%,$(wildcard tests/progs/heap_*.cc)) \
-	$(B)/progs/heap_bench
+	$(B)/progs/heap_bench $(B)/progs/heap_stats_bench
 $(B)/progs/heap_%: tests/progs/heap_%.c tests/progs/heap_self.h include/tidemark-heap.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 $(B)/progs/heap_%: tests/progs/heap_%.cc tests/progs/heap_self.h include/tidemark-heap.h
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -Wextra -Werror -Iinclude -fno-omit-frame-pointer -o $@ $< -lpthread
+$(B)/progs/heap_stats_bench: bench/heap/stats_bench.c include/tidemark-heap.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -o $@ $<
 $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread

@@ -67,6 +67,10 @@ void tmh_env_options(struct tmh_options *o)
 	}
 	v = env_get("TIDEMARK_HEAP_KEEP");
 	o->keep = v && *v && strcmp(v, "0");
+	int64_t tag = 0;
+	o->keep_tag = o->keep && tm_size_parse(v, &tag) == 0 ? (uint64_t)tag : 0;
+	v = env_get("TIDEMARK_HEAP_THREAD");
+	o->stats_thread = !(v && !strcmp(v, "0"));
 	v = env_get("TIDEMARK_HEAP_UNWIND");
 	o->unwinder = v && !strcmp(v, "libunwind");
 	v = env_get("TIDEMARK_HEAP_QUIET");
@@ -116,6 +120,7 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->sample_mean_bytes = tmh_opt.sample_mean_bytes;
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
 	r->sites_only = !TMH_COUNTING;
+	r->keep_tag = tmh_opt.keep_tag;
 }
 
 /* Unlinks NAME (in /dev/shm) when its process died without running its
@@ -219,6 +224,7 @@ void tmh_region_fork_child(void)
 		for (int c = 0; c < TMH_CLASSES; c++)
 			t->hist[c] += TMH_LD(s->hist[c]);
 	}
+	r->own_bytes = old->own_bytes; /* the records of the parent's threads stay allocated */
 	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
 	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;

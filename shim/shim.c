@@ -17,13 +17,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "arch.h"
 #include "shim.h"
 
 struct tmh_real tmh_real;
 struct tmh_region *tmh_region;
 struct tmh_options tmh_opt;
-int tmh_glibc_usable;
 TMH_TLS struct tmh_slot *tmh_tls_slot;
 /* bytes until this thread's next sample; below zero the entry points take
  * their slow path (a sample is due, or the thread has no slot yet) */
@@ -31,6 +29,37 @@ TMH_TLS int64_t tmh_tls_left = -1;
 TMH_TLS int tmh_tls_busy;               /* inside the shim: nested calls go to `shared` */
 static TMH_TLS int tls_dead;            /* this thread's slot was folded at its exit */
 static TMH_TLS int tls_fold_registered; /* inherited by a fork child, like the registration */
+/* What glibc allocates on the shim's behalf while a thread claims its slot
+ * (the record of the thread-exit hook: calloc(1, 32); pthread_getattr_np's
+ * CPU set) is not the program's: not counted, and not uncounted when freed
+ * (the hook's record after the hook ran).  A fork child inherits the list,
+ * like the registration. */
+#define TMH_OWN_BLOCKS 4
+static TMH_TLS int tls_own;
+static TMH_TLS void *tls_own_blocks[TMH_OWN_BLOCKS];
+
+static int own_add(void *p, int64_t u)
+{
+	for (int i = 0; i < TMH_OWN_BLOCKS; i++)
+		if (!tls_own_blocks[i]) {
+			tls_own_blocks[i] = p;
+			TMH_ADD(tmh_region->own_bytes, u);
+			return 1;
+		}
+	return 0;
+}
+
+/* P (U usable bytes) leaves: 1 when it was one of the shim's own. */
+static int own_remove(const void *p, int64_t u)
+{
+	for (int i = 0; i < TMH_OWN_BLOCKS; i++)
+		if (tls_own_blocks[i] == p) {
+			tls_own_blocks[i] = NULL;
+			TMH_ADD(tmh_region->own_bytes, -u);
+			return 1;
+		}
+	return 0;
+}
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
@@ -44,56 +73,6 @@ static inline int maybe_sampled(const void *p)
 	return sampling && tmh_maybe_sampled(p);
 }
 
-/* Start-up allocations (dlsym calling calloc, ...) before the real allocator
- * is known: a bump buffer, never freed.  Each block has a 16-byte header
- * holding its size.  glibc's dlsym makes one; at most TMH_BOOT_BLOCKS are
- * handed out, each pinned in the sample filter (see free). */
-#define TMH_BOOT_BLOCKS 64
-static char boot_buf[64 * 1024] __attribute__((aligned(64)));
-static size_t boot_used;
-static void *boot_blocks[TMH_BOOT_BLOCKS];
-static int boot_nblocks;
-
-static inline int is_boot(const void *p)
-{
-	return (uintptr_t)p - (uintptr_t)boot_buf < sizeof(boot_buf); /* one compare */
-}
-
-static void *boot_alloc(size_t n, size_t align)
-{
-	if (align < 16)
-		align = 16;
-	if (align > 4096 || n > sizeof(boot_buf))
-		return NULL;
-	int i = __atomic_fetch_add(&boot_nblocks, 1, __ATOMIC_RELAXED);
-	if (i >= TMH_BOOT_BLOCKS)
-		return NULL;
-	size_t off = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start, end;
-	do {
-		start = (off + 16 + align - 1) & ~(align - 1);
-		end = start + ((n + 15) & ~(size_t)15);
-		if (end > sizeof(boot_buf))
-			return NULL;
-	} while (!__atomic_compare_exchange_n(&boot_used, &off, end, 0, __ATOMIC_RELAXED,
-	                                      __ATOMIC_RELAXED));
-	*(size_t *)(boot_buf + start - 16) = n;
-	boot_blocks[i] = boot_buf + start;
-	tmh_filter_pin(boot_buf + start);
-	return boot_buf + start; /* static storage is zeroed: fine for calloc */
-}
-
-void tmh_boot_repin(void)
-{
-	for (int i = 0; i < TMH_BOOT_BLOCKS && i < boot_nblocks; i++)
-		if (boot_blocks[i])
-			tmh_filter_pin(boot_blocks[i]);
-}
-
-static size_t boot_size(const void *p)
-{
-	return *(const size_t *)((const char *)p - 16);
-}
-
 void tmh_warn(const char *msg)
 {
 	static int warned;
@@ -104,166 +83,6 @@ void tmh_warn(const char *msg)
 	r += write(2, msg, strlen(msg));
 	r += write(2, "\n", 1);
 	(void)r;
-}
-
-/* ---- usable size ------------------------------------------------------ */
-
-/* glibc's malloc_usable_size without the check of the next chunk's in-use
- * bit (a pointer we are given is in use): chunk size minus the header word,
- * minus one more word for mmapped chunks.  Checked against the real
- * function at start-up (see check_glibc_usable). */
-static inline size_t glibc_usable(const void *p)
-{
-	size_t sz = ((const size_t *)p)[-1];
-	return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
-}
-
-/* jemalloc: sallocx(p, 0) reads the size class from its radix tree only;
- * its malloc_usable_size also validates the extent (another cache line, a
- * remote one for a block of another thread).  Set when it agrees. */
-static size_t (*sallocx_fn)(const void *, int);
-
-static inline int64_t usable_of(void *p)
-{
-	if (!TMH_COUNTING)
-		return 0;
-	if (TMH_LIKELY(tmh_glibc_usable))
-		return (int64_t)glibc_usable(p);
-	if (sallocx_fn)
-		return (int64_t)sallocx_fn(p, 0);
-	return (int64_t)tmh_real.usable_size(p);
-}
-
-/* jemalloc (and gperftools) say the usable size of malloc(N) without a
- * lookup: nallocx(N, 0), computed from the size class.  Used on the
- * allocation side only, when it agrees with malloc_usable_size (checked).
- * For small requests its answers are kept in a table (class boundaries are
- * multiples of 8, checked for every size): a load instead of a call. */
-static size_t (*nallocx_fn)(size_t, int);
-#define TMH_TABLE_MAX 4096
-static uint32_t class_table[TMH_TABLE_MAX / 8 + 1]; /* by (n + 7) / 8 */
-static int class_table_ok;
-
-static inline int64_t usable_new(void *p, size_t n)
-{
-	if (!TMH_COUNTING)
-		return 0;
-	if (TMH_LIKELY(tmh_glibc_usable))
-		return (int64_t)glibc_usable(p);
-	if (TMH_LIKELY(class_table_ok && n <= TMH_TABLE_MAX))
-		return class_table[(n + 7) / 8];
-	if (nallocx_fn)
-		return (int64_t)nallocx_fn(n ? n : 1, 0);
-	return (int64_t)tmh_real.usable_size(p);
-}
-
-static void fill_class_table(void)
-{
-	for (size_t n = 0; n <= TMH_TABLE_MAX; n++) {
-		size_t u = nallocx_fn(n ? n : 1, 0);
-		if (n % 8 == 1 || n == 0) /* the first size of its step */
-			class_table[(n + 7) / 8] = (uint32_t)u;
-		else if (class_table[(n + 7) / 8] != u)
-			return; /* a boundary inside an 8-byte step: no table */
-	}
-	class_table_ok = 1;
-}
-
-/*
- * jemalloc counts, per thread, the usable bytes its frees take back
- * (mallctl "thread.deallocatedp": a pointer into its thread data).  The
- * counter's step across a free is that block's usable size, so the free
- * path needs no lookup in jemalloc's radix tree (sallocx).  Set per thread
- * when the slot is claimed; trusted only while the thread's slot is live,
- * which ends before jemalloc's own thread clean-up (see slot_claim).
- */
-typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
-static mallctl_fn je_mallctl;
-static TMH_TLS const uint64_t *je_freed_ctr;
-
-static const uint64_t *je_thread_freed_counter(void)
-{
-	const uint64_t *ctr = NULL;
-	size_t sz = sizeof(ctr);
-	if (!je_mallctl || je_mallctl("thread.deallocatedp", &ctr, &sz, NULL, 0) != 0)
-		return NULL;
-	return ctr;
-}
-
-/* The counter moves by exactly the usable size of each free (checked). */
-static void check_je_counter(void)
-{
-	je_mallctl = (mallctl_fn)dlsym(RTLD_NEXT, "mallctl");
-	const uint64_t *ctr = je_thread_freed_counter();
-	for (size_t n = 1; ctr && n < (64u << 20); n = n * 3 + 5) {
-		void *x = tmh_real.malloc(n);
-		if (!x)
-			break;
-		uint64_t u = tmh_real.usable_size(x), before = TMH_LD(*ctr);
-		tmh_real.free(x);
-		if (TMH_LD(*ctr) - before != u)
-			ctr = NULL;
-	}
-	if (!ctr)
-		je_mallctl = NULL;
-}
-
-static void check_nallocx(void)
-{
-	size_t (*fn)(size_t, int) = (size_t(*)(size_t, int))dlsym(RTLD_NEXT, "nallocx");
-	Dl_info a, b;
-	if (!fn || !dladdr((void *)fn, &a) || !dladdr((void *)tmh_real.malloc, &b) ||
-	    a.dli_fbase != b.dli_fbase)
-		return;
-	size_t (*salloc)(const void *, int) =
-	    (size_t(*)(const void *, int))dlsym(RTLD_NEXT, "sallocx");
-	if (salloc && (!dladdr((void *)salloc, &a) || a.dli_fbase != b.dli_fbase))
-		salloc = NULL;
-	for (size_t n = 0; n < (1u << 16); n = n * 5 / 4 + 1) {
-		void *x = tmh_real.malloc(n);
-		int same = x && fn(n ? n : 1, 0) == tmh_real.usable_size(x);
-		if (x && salloc && salloc(x, 0) != tmh_real.usable_size(x))
-			salloc = NULL;
-		tmh_real.free(x);
-		if (!same)
-			return;
-	}
-	static const size_t big[] = {100000, 1u << 20, (1u << 20) + 1, 5000000, 40u << 20};
-	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
-		void *x = tmh_real.malloc(big[i]);
-		int same = x && fn(big[i], 0) == tmh_real.usable_size(x);
-		tmh_real.free(x);
-		if (!same)
-			return;
-	}
-	nallocx_fn = fn;
-	sallocx_fn = salloc;
-	fill_class_table();
-}
-
-static void check_glibc_usable(void)
-{
-	if (!tmh_arch_header_readable())
-		return;
-	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-	if (!libc)
-		return;
-	void *libc_malloc = dlsym(libc, "malloc");
-	dlclose(libc);
-	if (libc_malloc != (void *)tmh_real.malloc)
-		return;
-	static const size_t sizes[] = {1, 24, 100, 1000, 5000, 200000, 4u << 20};
-	int same = 1;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		void *a = tmh_real.malloc(sizes[i]);
-		void *b = tmh_real.memalign(256, sizes[i]);
-		if (!a || !b || glibc_usable(a) != tmh_real.usable_size(a) ||
-		    glibc_usable(b) != tmh_real.usable_size(b))
-			same = 0;
-		tmh_real.free(a);
-		tmh_real.free(b);
-	}
-	tmh_glibc_usable = same;
 }
 
 /* ---- counting ----------------------------------------------------------- */
@@ -302,6 +121,7 @@ static __attribute__((noinline)) void peak_slow(struct tmh_slot *s)
 	}
 	tmh_peak_update(g, d);
 	set_limits(s, g);
+	tmh_stats_poll();
 }
 
 static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
@@ -310,6 +130,7 @@ static __attribute__((noinline)) void flush_down(struct tmh_slot *s)
 	int64_t g = TMH_ADD(tmh_region->flushed_bytes, live - s->mark_bytes);
 	s->mark_bytes = live;
 	set_limits(s, g);
+	tmh_stats_poll();
 }
 
 /* U usable bytes for a request of N bytes.  The histogram is by requested
@@ -349,6 +170,16 @@ void tmh_count_shared_alloc(int64_t u, size_t n)
 	tmh_peak_update(TMH_ADD(tmh_region->flushed_bytes, u), 0);
 }
 
+/* Bytes without an allocation: blocks counted at 0 before the allocator
+ * could say their size (usable.c). */
+void tmh_count_shared_bytes(int64_t u)
+{
+	if (!TMH_COUNTING || u == 0)
+		return;
+	TMH_ADD(tmh_region->shared.alloc_bytes, u);
+	tmh_peak_update(TMH_ADD(tmh_region->flushed_bytes, u), 0);
+}
+
 void tmh_count_shared_free(int64_t u)
 {
 	if (!TMH_COUNTING)
@@ -385,7 +216,7 @@ static void slot_release(struct tmh_slot *s)
 	__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&fold_lock, 0, __ATOMIC_RELEASE);
 	tmh_tls_slot = NULL;
-	je_freed_ctr = NULL;
+	tmh_tls_je_freed = NULL;
 	tmh_tls_left = INT64_MAX; /* no more samples from this thread, and no slow path */
 	tls_dead = 1;
 }
@@ -458,19 +289,23 @@ static struct tmh_slot *slow_slot(int *boot)
 	if (tmh_tls_busy || tls_dead || tmh_tls_slot)
 		return tmh_tls_slot && !tmh_tls_busy ? tmh_tls_slot : NULL;
 	tmh_tls_busy = 1;
+	tls_own = 1;
 	struct tmh_slot *s = slot_claim();
 	if (s) {
 		pthread_setspecific(slot_key, s);
 		if (__cxa_thread_atexit_impl && !tls_fold_registered &&
 		    __cxa_thread_atexit_impl(fold_at_thread_exit, NULL, &__dso_handle) == 0)
 			tls_fold_registered = 1;
-		je_freed_ctr = TMH_COUNTING ? je_thread_freed_counter() : NULL;
-		tmh_tls_left = s->sample_left_bytes;
+		tmh_tls_je_freed = TMH_COUNTING ? tmh_je_thread_freed_counter() : NULL;
+		/* without sampling the countdown only brings the thread to
+		 * sample_slow now and then, to answer a statistics request */
+		tmh_tls_left = sampling || !TMH_COUNTING ? s->sample_left_bytes : TMH_POLL_BYTES;
 		tmh_tls_slot = s;
 	} else {
 		tls_dead = 1; /* no slot: count this thread in `shared`, unsampled */
 		tmh_tls_left = INT64_MAX;
 	}
+	tls_own = 0;
 	tmh_tls_busy = 0;
 	return s;
 }
@@ -485,6 +320,7 @@ static void atfork_child(void)
 	tls_dead = 0;
 	pthread_setspecific(slot_key, NULL);
 	tmh_tls_busy = 0;
+	tmh_stats_answer(1); /* the child's own first answer */
 }
 
 static void resolve(void)
@@ -525,12 +361,9 @@ static void init_once(void)
 		(void)r;
 		_exit(127);
 	}
-	check_glibc_usable();
-	if (!tmh_glibc_usable) {
-		check_nallocx();
-		check_je_counter();
-	}
+	tmh_usable_init();
 	tmh_region = tmh_region_create(1);
+	tmh_stats_init();
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
 	pthread_key_create(&slot_key, key_destructor);
@@ -543,6 +376,17 @@ __attribute__((constructor)) static void tmh_ctor(void)
 {
 	int boot;
 	slow_slot(&boot);
+	tmh_usable_retry();
+	tmh_stats_answer(1); /* the first answer: still current while nothing moves */
+	if (tmh_opt.keep_tag > 1 && tmh_opt.stats_thread && TMH_COUNTING) {
+		/* the thread's start-up blocks (its TLS) are glibc's for the shim */
+		struct tmh_slot *s = tmh_tls_slot;
+		tmh_tls_slot = NULL;
+		tmh_tls_busy = tls_own = 1;
+		tmh_stats_thread_start();
+		tmh_tls_busy = tls_own = 0;
+		tmh_tls_slot = s;
+	}
 }
 
 __attribute__((destructor)) static void tmh_dtor(void)
@@ -550,6 +394,8 @@ __attribute__((destructor)) static void tmh_dtor(void)
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
 		return;
 	tmh_tls_busy = 1;
+	tmh_usable_retry();
+	tmh_stats_answer(1); /* what the allocator holds at exit */
 	tmh_region_exit();
 	tmh_tls_busy = 0;
 }
@@ -560,7 +406,9 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
                                                         void *frame)
 {
 	if (!sampling) {
-		tmh_tls_left = s->sample_left_bytes = INT64_MAX;
+		s->sample_left_bytes = INT64_MAX;
+		tmh_tls_left = TMH_COUNTING ? TMH_POLL_BYTES : INT64_MAX;
+		tmh_stats_poll();
 		return;
 	}
 	tmh_tls_busy = 1;
@@ -569,6 +417,7 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 	tmh_tls_left = s->sample_left_bytes; /* the next draw */
 	tmh_tls_slot = s;
 	tmh_tls_busy = 0;
+	tmh_stats_poll();
 }
 
 static __attribute__((noinline, cold)) void sample_free_slow(void *p)
@@ -586,14 +435,15 @@ static __attribute__((noinline, cold)) void sample_free_slow(void *p)
  * frame for the sampled path. */
 static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *frame)
 {
-	int64_t u = usable_of(p);
+	int64_t u =
+	    TMH_UNLIKELY(tmh_usable_pending) ? tmh_usable_pending_new(p, req) : tmh_usable_of(p);
 	if (TMH_LIKELY(s != NULL)) {
 		count_alloc(s, u, req);
 		int64_t left = tmh_tls_left - (int64_t)req;
 		tmh_tls_left = left;
 		if (TMH_UNLIKELY(left < 0))
 			sample_slow(s, p, req, frame);
-	} else {
+	} else if (!TMH_UNLIKELY(tls_own && own_add(p, u))) {
 		tmh_count_shared_alloc(u, req);
 	}
 }
@@ -601,7 +451,7 @@ static inline void after_alloc(struct tmh_slot *s, void *p, size_t req, void *fr
 /* Before P goes back to the real allocator: uncount it. */
 static inline void before_free(struct tmh_slot *s, void *p)
 {
-	int64_t u = usable_of(p);
+	int64_t u = tmh_usable_of(p);
 	if (TMH_UNLIKELY(maybe_sampled(p)))
 		sample_free_slow(p);
 	if (TMH_LIKELY(s != NULL))
@@ -617,7 +467,7 @@ static __attribute__((noinline, cold)) void *malloc_slow(size_t n, void *frame)
 	int boot;
 	struct tmh_slot *s = slow_slot(&boot);
 	if (boot)
-		return boot_alloc(n, 16);
+		return tmh_boot_alloc(n, 16);
 	void *p = tmh_real.malloc(n);
 	if (p)
 		after_alloc(s, p, n, frame);
@@ -651,7 +501,7 @@ static inline __attribute__((always_inline)) void *malloc_at(size_t n, void *fra
 	void *p = tmh_real.malloc(n);
 	if (TMH_UNLIKELY(!p))
 		return p;
-	count_alloc(s, usable_new(p, n), n);
+	count_alloc(s, tmh_usable_new(p, n), n);
 	int64_t left = tmh_tls_left - (int64_t)n;
 	tmh_tls_left = left;
 	if (TMH_UNLIKELY(left < 0))
@@ -666,8 +516,12 @@ TMH_EXPORT void *malloc(size_t n)
 
 static __attribute__((noinline, cold)) void free_slow(void *p)
 {
-	if (!p || is_boot(p))
+	if (!p || tmh_is_boot(p))
 		return;
+	if (TMH_UNLIKELY(own_remove(p, tmh_usable_of(p)))) {
+		tmh_real.free(p);
+		return;
+	}
 	int boot;
 	struct tmh_slot *s = slow_slot(&boot);
 	if (boot) { /* not ours to count: start-up is still running */
@@ -687,7 +541,7 @@ TMH_EXPORT void free(void *p)
 		if (TMH_UNLIKELY(!p))
 			return;
 		if (TMH_UNLIKELY(tmh_maybe_sampled(p))) { /* start-up blocks are pinned */
-			if (is_boot(p))
+			if (tmh_is_boot(p))
 				return;
 			sample_free_slow(p);
 		}
@@ -701,14 +555,14 @@ TMH_EXPORT void free(void *p)
 	}
 	/* one test for sampled and start-up blocks (pinned in the filter); without
 	 * sampling the filter's cache line is not worth it */
-	if (TMH_UNLIKELY(sampling ? tmh_maybe_sampled(p) : is_boot(p))) {
-		if (is_boot(p))
+	if (TMH_UNLIKELY(sampling ? tmh_maybe_sampled(p) : tmh_is_boot(p))) {
+		if (tmh_is_boot(p))
 			return;
 		sample_free_slow(p);
 	}
-	const uint64_t *ctr = je_freed_ctr;
+	const uint64_t *ctr = tmh_tls_je_freed;
 	if (!TMH_COUNTING || TMH_LIKELY(tmh_glibc_usable) || !ctr) {
-		count_free(s, usable_of(p));
+		count_free(s, tmh_usable_of(p));
 		tmh_real.free(p);
 		return;
 	}
@@ -729,7 +583,7 @@ TMH_EXPORT void *calloc(size_t nmemb, size_t size)
 	if (TMH_UNLIKELY(!s)) {
 		s = slow_slot(&boot);
 		if (boot)
-			return boot_alloc(n, 16);
+			return tmh_boot_alloc(n, 16);
 	}
 	void *p = tmh_real.calloc(nmemb, size);
 	if (TMH_LIKELY(p != NULL))
@@ -739,8 +593,8 @@ TMH_EXPORT void *calloc(size_t nmemb, size_t size)
 
 static void *realloc_boot(void *p, size_t n, struct tmh_slot *s, int boot)
 {
-	size_t old = boot_size(p);
-	void *q = boot ? boot_alloc(n, 16) : tmh_real.malloc(n ? n : 1);
+	size_t old = tmh_boot_size(p);
+	void *q = boot ? tmh_boot_alloc(n, 16) : tmh_real.malloc(n ? n : 1);
 	if (!q)
 		return NULL;
 	memcpy(q, p, old < n ? old : n);
@@ -756,11 +610,11 @@ static inline void *realloc_impl(void *p, size_t n, void *frame)
 	if (TMH_UNLIKELY(!s)) {
 		s = slow_slot(&boot);
 		if (boot && !p)
-			return boot_alloc(n, 16);
-		if (boot && !is_boot(p))
+			return tmh_boot_alloc(n, 16);
+		if (boot && !tmh_is_boot(p))
 			return tmh_real.realloc ? tmh_real.realloc(p, n) : NULL;
 	}
-	if (TMH_UNLIKELY(p && is_boot(p)))
+	if (TMH_UNLIKELY(p && tmh_is_boot(p)))
 		return realloc_boot(p, n, s, boot);
 	if (!p) {
 		void *q = tmh_real.malloc(n);
@@ -768,7 +622,7 @@ static inline void *realloc_impl(void *p, size_t n, void *frame)
 			after_alloc(s, q, n, frame);
 		return q;
 	}
-	int64_t old = usable_of(p);
+	int64_t old = tmh_usable_of(p);
 	/* uncount a sample first: after realloc, P may belong to another thread */
 	if (TMH_UNLIKELY(maybe_sampled(p)))
 		sample_free_slow(p);
@@ -777,7 +631,7 @@ static inline void *realloc_impl(void *p, size_t n, void *frame)
 		return NULL; /* failed: P is untouched (its sample, if any, is lost) */
 	if (s)
 		count_free(s, old);
-	else
+	else if (!own_remove(p, old)) /* P is not read: only compared */
 		tmh_count_shared_free(old);
 	if (q)
 		after_alloc(s, q, n, frame);
@@ -806,7 +660,7 @@ static void *aligned_common(size_t align, size_t n, int kind, void *frame)
 	if (TMH_UNLIKELY(!s)) {
 		s = slow_slot(&boot);
 		if (boot)
-			return boot_alloc(n, align);
+			return tmh_boot_alloc(n, align);
 	}
 	void *p;
 	switch (kind) {
@@ -870,8 +724,8 @@ TMH_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
-	if (is_boot(p))
-		return boot_size(p);
+	if (tmh_is_boot(p))
+		return tmh_boot_size(p);
 	if (TMH_UNLIKELY(!tmh_real.usable_size)) {
 		int boot;
 		slow_slot(&boot);

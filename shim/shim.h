@@ -48,6 +48,8 @@ struct tmh_real {
 struct tmh_options {
 	int64_t sample_mean_bytes; /* 0: off */
 	int keep;                  /* leave the region in /dev/shm at exit */
+	uint64_t keep_tag;         /* TIDEMARK_HEAP_KEEP=N: N (the recorder's tag), else 0 */
+	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
 	int quiet;
 	int bad_sample; /* TIDEMARK_HEAP_SAMPLE was not a size: warned at start-up */
@@ -57,7 +59,6 @@ struct tmh_options {
 extern struct tmh_real tmh_real;
 extern struct tmh_region *tmh_region;
 extern struct tmh_options tmh_opt;
-extern int tmh_glibc_usable; /* read glibc's chunk header instead of calling */
 extern TMH_TLS struct tmh_slot *tmh_tls_slot;
 extern TMH_TLS int64_t tmh_tls_left;
 extern TMH_TLS int tmh_tls_busy;
@@ -65,11 +66,25 @@ void tmh_warn(const char *msg);
 void tmh_count_shared_alloc(int64_t usable, size_t req);
 void tmh_count_shared_free(int64_t usable);
 void tmh_peak_update(int64_t flushed_now, int64_t delta);
+void tmh_count_shared_bytes(int64_t usable);
 
 /* For C++ operator new and delete (cxx.c): a counted block (ALIGN 0:
  * malloc's path, else memalign's) sampled at FRAME, and the free path. */
 void *tmh_alloc_at(size_t n, size_t align, void *frame);
 void tmh_free(void *p);
+
+/* stats.c: the allocator's own statistics, on a reader's request */
+void tmh_stats_init(void);
+void tmh_stats_answer(int force);
+/* Starts the thread that answers requests at once (under the recorder). */
+void tmh_stats_thread_start(void);
+/* On a slow path: answers when a reader asked since the last answer. */
+static inline void tmh_stats_poll(void)
+{
+	const struct tmh_region *r = tmh_region;
+	if (TMH_COUNTING && TMH_UNLIKELY(r && TMH_LD(r->stats_req) != TMH_LD(r->stats_ans)))
+		tmh_stats_answer(0);
+}
 
 /* region.c */
 struct tmh_region *tmh_region_create(int gc);
@@ -114,6 +129,76 @@ static inline int tmh_class(uint64_t req)
 		return 0;
 	int c = 64 - __builtin_clzll(req - 1) - 4;
 	return c < TMH_CLASSES ? c : TMH_CLASSES - 1;
+}
+
+/* usable.c: the usable size of a block (see tmh_usable_of below) */
+extern int tmh_glibc_usable; /* read glibc's chunk header instead of calling */
+extern size_t (*tmh_sallocx)(const void *, int);
+extern size_t (*tmh_nallocx)(size_t, int);
+#define TMH_TABLE_MAX 4096
+extern uint32_t tmh_class_table[TMH_TABLE_MAX / 8 + 1];
+extern int tmh_class_table_ok;
+typedef int (*tmh_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+extern tmh_mallctl_fn tmh_je_mallctl;
+extern TMH_TLS const uint64_t *tmh_tls_je_freed;
+/* Set while the allocator says 0 bytes for fresh blocks (tcmalloc before its
+ * own initialisation): such blocks are listed and counted at their true
+ * size once it answers (tmh_usable_ready). */
+extern int tmh_usable_pending;
+const uint64_t *tmh_je_thread_freed_counter(void);
+void tmh_usable_init(void);
+int64_t tmh_usable_pending_new(void *p, size_t n);
+int64_t tmh_usable_pending_of(void *p);
+void tmh_usable_ready(void);
+/* Asks the allocator again (at start-up and exit): ready when it answers. */
+void tmh_usable_retry(void);
+
+/* boot.c: start-up blocks, before the real allocator is known */
+#define TMH_BOOT_BYTES (64 * 1024)
+extern char tmh_boot_buf[TMH_BOOT_BYTES];
+void *tmh_boot_alloc(size_t n, size_t align);
+size_t tmh_boot_size(const void *p);
+static inline int tmh_is_boot(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)tmh_boot_buf < sizeof(tmh_boot_buf); /* one compare */
+}
+
+/* glibc's malloc_usable_size without the check of the next chunk's in-use
+ * bit (a pointer we are given is in use): chunk size minus the header word,
+ * minus one more word for mmapped chunks.  Checked against the real
+ * function at start-up (see check_glibc_usable). */
+static inline size_t tmh_glibc_usable_of(const void *p)
+{
+	size_t sz = ((const size_t *)p)[-1];
+	return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
+}
+
+static inline int64_t tmh_usable_of(void *p)
+{
+	if (!TMH_COUNTING)
+		return 0;
+	if (TMH_LIKELY(tmh_glibc_usable))
+		return (int64_t)tmh_glibc_usable_of(p);
+	if (tmh_sallocx)
+		return (int64_t)tmh_sallocx(p, 0);
+	if (TMH_UNLIKELY(tmh_usable_pending))
+		return tmh_usable_pending_of(p);
+	return (int64_t)tmh_real.usable_size(p);
+}
+
+static inline int64_t tmh_usable_new(void *p, size_t n)
+{
+	if (!TMH_COUNTING)
+		return 0;
+	if (TMH_LIKELY(tmh_glibc_usable))
+		return (int64_t)tmh_glibc_usable_of(p);
+	if (TMH_LIKELY(tmh_class_table_ok && n <= TMH_TABLE_MAX))
+		return tmh_class_table[(n + 7) / 8];
+	if (tmh_nallocx)
+		return (int64_t)tmh_nallocx(n ? n : 1, 0);
+	if (TMH_UNLIKELY(tmh_usable_pending))
+		return tmh_usable_pending_new(p, n);
+	return (int64_t)tmh_real.usable_size(p);
 }
 
 /* Small helpers without libc formatting. */

@@ -2,6 +2,9 @@
 # Heap shim overhead: ns per malloc/free pair (bench/heap/heap_bench.c),
 # every arm side by side in the same run, ROUNDS interleaved rounds, median.
 #   sh bench/heap/run.sh [PAIRS] [ROUNDS] [BLOCKS [touch]]   (after `make all heap-progs`)
+# REF=GIT-REV adds the counting arms of the shim built from that revision
+# (+count@ref), to compare the fast path before and after a change.
+# ARMS_ONLY="a b ..." runs only those arms (their bases are added).
 # BLOCKS: working set per thread (default 4096); touch: the benchmark writes
 # the first word of every block it gets, as a program does.
 # Prints a markdown table for bench/heap/README.md.
@@ -26,6 +29,17 @@ make -s -C "$PWD" all heap-progs >/dev/null 2>&1 || make -s -C "$PWD" heap-progs
 [ -x "$BIN" ] && [ -r "$SHIM" ] && [ -r "$SITES" ] && [ -r "$NAIVE" ] && [ -r "$FORWARD" ] ||
 	{ echo "build first: make all heap-progs" >&2; exit 1; }
 
+REFSHIM=
+if [ -n "${REF:-}" ]; then
+	mkdir -p "$OUT/ref"
+	git archive "$REF" shim include | tar -x -C "$OUT/ref" || exit 1
+	REFSHIM=$OUT/ref/libtidemark-heap.so
+	(cd "$OUT/ref" && ${CC:-cc} -std=gnu17 -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden \
+		-ftls-model=initial-exec -fno-omit-frame-pointer -fno-builtin -fno-stack-protector \
+		-fno-semantic-interposition -fexceptions -shared -Wl,-z,now -o libtidemark-heap.so \
+		shim/*.c -ldl -lpthread) || exit 1
+fi
+
 # arm NAME THREADS: one run, appends ns/pair to $OUT/NAME.THREADS
 arm()
 {
@@ -41,6 +55,8 @@ arm()
 	jemalloc) v=$(LD_PRELOAD=$JE "$BIN" "$@") ;;
 	jemalloc+forward) v=$(LD_PRELOAD="$FORWARD $JE" "$BIN" "$@") ;;
 	jemalloc+count) v=$(TIDEMARK_HEAP_SAMPLE=0 LD_PRELOAD="$SHIM $JE" "$BIN" "$@") ;;
+	glibc+count@ref) v=$(TIDEMARK_HEAP_SAMPLE=0 LD_PRELOAD=$REFSHIM "$BIN" "$@") ;;
+	jemalloc+count@ref) v=$(TIDEMARK_HEAP_SAMPLE=0 LD_PRELOAD="$REFSHIM $JE" "$BIN" "$@") ;;
 	jemalloc+sample512K) v=$(LD_PRELOAD="$SHIM $JE" "$BIN" "$@") ;;
 	jemalloc+sites512K) v=$(LD_PRELOAD="$SITES $JE" "$BIN" "$@") ;;
 	jemalloc-prof512K) v=$(MALLOC_CONF=prof:true,lg_prof_sample:19 LD_PRELOAD=$JE "$BIN" "$@") ;;
@@ -56,6 +72,11 @@ ARMS="glibc glibc+forward glibc+naive glibc+count glibc+sample512K glibc+sites51
 ARMS="$ARMS jemalloc jemalloc+forward jemalloc+count jemalloc+sample512K jemalloc+sites512K jemalloc-prof512K"
 command -v heaptrack >/dev/null && ARMS="$ARMS heaptrack"
 command -v valgrind >/dev/null && ARMS="$ARMS massif"
+[ -n "$REFSHIM" ] && ARMS="$ARMS glibc+count@ref jemalloc+count@ref"
+if [ -n "${ARMS_ONLY:-}" ]; then
+	ARMS="glibc jemalloc"
+	for a in $ARMS_ONLY; do case " $ARMS " in *" $a "*) ;; *) ARMS="$ARMS $a" ;; esac; done
+fi
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	for th in 1 2; do

@@ -95,7 +95,8 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(HEAP_PEAK_BYTES, "heap_peak_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
 	X(HEAP_ALLOC_BYTES, "heap_alloc_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
 	X(HEAP_ALLOCS, "heap_allocs", TM_UNIT_COUNT, TM_COUNTER)                                   \
-	X(HEAP_FREES, "heap_frees", TM_UNIT_COUNT, TM_COUNTER)
+	X(HEAP_FREES, "heap_frees", TM_UNIT_COUNT, TM_COUNTER)                                     \
+	X(HEAP_HELD_BYTES, "heap_held_bytes", TM_UNIT_BYTES, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

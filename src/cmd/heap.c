@@ -106,7 +106,8 @@ static int sites_only_stats(pid_t pid, const char *state, const struct tm_heap_c
 
 static int heap_stats(pid_t pid, int json)
 {
-	const struct tmh_region *r = tm_heap_region_map(pid);
+	int writable = 0;
+	const struct tmh_region *r = tm_heap_region_map_rw(pid, &writable);
 	if (!r) {
 		if (errno == ENOENT)
 			return tm_error("pid %d has no heap region (not running with the shim)",
@@ -118,6 +119,8 @@ static int heap_stats(pid_t pid, int json)
 	}
 	struct tm_heap_counters c;
 	int rc = tm_heap_region_counters(r, &c);
+	if (rc == 0 && writable && !c.sites_only)
+		tm_heap_region_publish_peak(r, c.live_bytes); /* no later peak below this live */
 	tm_heap_region_unmap(r);
 	if (rc < 0)
 		return tm_error("the counters of pid %d kept changing", (int)pid), 1;

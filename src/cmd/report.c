@@ -214,18 +214,21 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
-		printf("  heap        live peak %s (exact; %s in the samples), live at the end %s, "
-		       "retention at the end %s (anon - live)\n",
-		       mib(a, sizeof(a), s->heap_peak_bytes),
-		       mib(d, sizeof(d), s->heap_live_peak_bytes),
-		       mib(b, sizeof(b), s->heap_live_end_bytes),
-		       mib(c, sizeof(c), s->retention_end_bytes));
+		printf(
+		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",
+		    mib(a, sizeof(a), s->heap_peak_bytes),
+		    mib(d, sizeof(d), s->heap_live_peak_bytes),
+		    mib(b, sizeof(b), s->heap_live_end_bytes));
 	else if (isfinite(s->heap_live_peak_bytes))
-		printf("  heap        live peak %s, live at the end %s, retention at the end %s "
-		       "(anon - live)\n",
+		printf("  heap        live peak %s, live at the end %s\n",
 		       mib(a, sizeof(a), s->heap_live_peak_bytes),
-		       mib(b, sizeof(b), s->heap_live_end_bytes),
-		       mib(c, sizeof(c), s->retention_end_bytes));
+		       mib(b, sizeof(b), s->heap_live_end_bytes));
+	if (isfinite(s->heap_live_peak_bytes))
+		printf("  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
+		       mib(a, sizeof(a), s->held_anon_bytes),
+		       mib(b, sizeof(b), s->anon_heap_live_end_bytes),
+		       mib(c, sizeof(c), s->anon_allocator_held_end_bytes),
+		       mib(d, sizeof(d), s->anon_other_end_bytes));
 	if (isfinite(s->heap_alloc_bytes))
 		printf("  allocated   %s in %.0f allocations, %s/s\n",
 		       mib(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,

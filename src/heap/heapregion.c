@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -24,9 +26,19 @@ static int region_valid(const struct tmh_region *r, pid_t pid)
 
 const struct tmh_region *tm_heap_region_map(pid_t pid)
 {
+	int writable = -1;
+	return tm_heap_region_map_rw(pid, &writable);
+}
+
+/* *WRITABLE -1 on entry: read-only wanted. */
+const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
+{
 	char path[64];
 	tm_heap_region_path(path, sizeof(path), pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = *writable < 0 ? -1 : open(path, O_RDWR | O_CLOEXEC);
+	*writable = fd >= 0;
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -35,7 +47,8 @@ const struct tmh_region *tm_heap_region_map(pid_t pid)
 		errno = EPROTO;
 		return NULL;
 	}
-	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ, MAP_SHARED, fd, 0);
+	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ | (*writable ? PROT_WRITE : 0),
+	               MAP_SHARED, fd, 0);
 	int saved = errno;
 	close(fd);
 	if (m == MAP_FAILED) {
@@ -102,6 +115,50 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		return 0;
 	}
 	return -1;
+}
+
+void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes)
+{
+	int64_t *peak = (int64_t *)&r->peak_bytes;
+	int64_t cur = __atomic_load_n(peak, __ATOMIC_RELAXED);
+	while (live_bytes > cur && !__atomic_compare_exchange_n(peak, &cur, live_bytes, 1,
+	                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
+                        uint64_t asked, int64_t *held)
+{
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		uint64_t seq = __atomic_load_n(&r->stats_seq, __ATOMIC_ACQUIRE);
+		if (seq & 1) {
+			usleep(10);
+			continue;
+		}
+		uint64_t ans = __atomic_load_n(&r->stats_ans, __ATOMIC_RELAXED);
+		int64_t ops = __atomic_load_n(&r->stats_ops, __ATOMIC_RELAXED);
+		int64_t live = __atomic_load_n(&r->stats_live_bytes, __ATOMIC_RELAXED);
+		int64_t total = __atomic_load_n(&r->stats_total_bytes, __ATOMIC_RELAXED);
+		uint32_t kind = __atomic_load_n(&r->stats_allocator, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->stats_seq, __ATOMIC_RELAXED) != seq)
+			continue;
+		int current = ops == c->allocs + c->frees || (asked && ans >= asked);
+		if (kind == TMH_ALLOC_UNKNOWN || total < 0 || !current)
+			return -1;
+		*held = total > live ? total - live : 0;
+		return 0;
+	}
+	return -1;
+}
+
+uint64_t tm_heap_region_ask_stats(const struct tmh_region *r)
+{
+	uint64_t req = __atomic_add_fetch((uint64_t *)&r->stats_req, 1, __ATOMIC_RELEASE);
+	/* wakes the process's answering thread, if it has one (a shared futex
+	 * on the request word's low half) */
+	syscall(SYS_futex, (uint32_t *)&r->stats_req, FUTEX_WAKE, 1, NULL, NULL, 0);
+	return req;
 }
 
 int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)

@@ -26,6 +26,10 @@ struct tm_heap_counters {
  * not a region of this version (EPROTO) or cannot be mapped.
  */
 const struct tmh_region *tm_heap_region_map(pid_t pid);
+/* The same, read-write when this process may write the file (*WRITABLE
+ * says which): a reader that writes publishes the live bytes it saw into
+ * the peak and asks for the allocator's statistics. */
+const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable);
 void tm_heap_region_unmap(const struct tmh_region *r);
 
 /* Path of PID's region in /dev/shm into BUF. */
@@ -34,6 +38,25 @@ void tm_heap_region_path(char *buf, size_t size, pid_t pid);
 /* Sums the slots under the fold seqlock.  0, or -1 if it never got a
  * consistent pass (a writer stuck mid-fold). */
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c);
+
+/* With a writable mapping: raises R's peak to LIVE_BYTES if it is lower (a
+ * live value a reader has shown is never above a peak shown later). */
+void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes);
+
+/*
+ * What R's allocator holds beyond the live heap, from its last answer to a
+ * statistics request: its total from the system minus the shim's live
+ * bytes at the same moment, never below 0.  The answer is current when the
+ * process has not called the allocator since (C's allocations + frees
+ * match) or when it answers request ASKED (0: none asked).  0 and *HELD,
+ * or -1: no current answer, or the allocator gives no figure.
+ */
+int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
+                        uint64_t asked, int64_t *held);
+
+/* With a writable mapping: asks R's process for its allocator's
+ * statistics (answered on its next slow path); returns the request. */
+uint64_t tm_heap_region_ask_stats(const struct tmh_region *r);
 
 /* Copies the sampled stack table (TMH_STACKS entries) into OUT under the
  * sample seqlock.  0 or -1 (never consistent). */

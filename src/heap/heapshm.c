@@ -1,4 +1,5 @@
 /* The recorder's side: sum the shim counters of a process tree. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,6 +20,8 @@ struct mapped {
 	pid_t pid;
 	const struct tmh_region *r;
 	int seen;
+	int writable;   /* may publish peaks and ask for the allocator's statistics */
+	uint64_t asked; /* the statistics request posted at the previous sample */
 	/* with profiles: the next one, how many so far, the last look at the
 	 * process's memory map (for the final profile of one that gets killed) */
 	int64_t next_usec;
@@ -28,10 +31,19 @@ struct mapped {
 	int64_t maps_usec;
 };
 
+/* A process whose final counters are in a sample already. */
+struct finished {
+	pid_t pid;
+	int64_t start_wall_usec;
+};
+
 struct tm_heap_reader {
 	struct mapped *m;
 	size_t n, cap;
 	struct tm_heap_profiles prof; /* prefix NULL: none */
+	uint64_t tag;                 /* TIDEMARK_HEAP_KEEP of our children */
+	struct finished *done;
+	size_t ndone, capdone;
 };
 
 /* How often a live process's memory map is read again for profiles: new
@@ -104,15 +116,97 @@ void tm_heap_reader_set_profiles(struct tm_heap_reader *rd, const struct tm_heap
 	rd->prof = *p;
 }
 
-struct tm_heap_reader *tm_heap_reader_new(void)
+uint64_t tm_heap_keep_tag(void)
 {
-	return calloc(1, sizeof(struct tm_heap_reader));
+	/* this process's pid and start time (field 22 of /proc/self/stat):
+	 * unique while it lives, and the same in every call */
+	unsigned long long start = 0;
+	size_t len;
+	char *st = tm_read_file("/proc/self/stat", &len);
+	const char *p = st ? strrchr(st, ')') : NULL;
+	for (int field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p)
+		start = strtoull(p, NULL, 10);
+	free(st);
+	return ((uint64_t)getpid() << 32 | (start & 0xffffffffu)) | 2; /* never 0 or 1 */
 }
 
-/* Drops entry I; unlinks the region when its process is gone. */
-static void drop(struct tm_heap_reader *rd, size_t i)
+struct tm_heap_reader *tm_heap_reader_new(void)
+{
+	struct tm_heap_reader *r = calloc(1, sizeof(struct tm_heap_reader));
+	if (r)
+		r->tag = tm_heap_keep_tag();
+	return r;
+}
+
+static int is_done(const struct tm_heap_reader *rd, pid_t pid, int64_t start)
+{
+	for (size_t i = 0; i < rd->ndone; i++)
+		if (rd->done[i].pid == pid && rd->done[i].start_wall_usec == start)
+			return 1;
+	return 0;
+}
+
+static void mark_done(struct tm_heap_reader *rd, pid_t pid, int64_t start)
+{
+	if (rd->ndone == rd->capdone) {
+		size_t cap = rd->capdone ? rd->capdone * 2 : 16;
+		struct finished *d = realloc(rd->done, cap * sizeof(*d));
+		if (!d)
+			return; /* at worst, counted again by a later scan: none is */
+		rd->done = d;
+		rd->capdone = cap;
+	}
+	rd->done[rd->ndone++] = (struct finished){pid, start};
+}
+
+/* What the allocators of one sample's processes hold, summed; known only
+ * when every counting process had a current answer. */
+struct held_sum {
+	int64_t bytes;
+	int missing;
+};
+
+/* Adds the counters of R to S and its allocator-held bytes to H: 0, or -1
+ * when they could not be read.  ASKED (NULL: a final reading) is the
+ * request posted at the previous sample; a writable mapping posts the
+ * next one. */
+static int add_counters(const struct tmh_region *r, int writable, uint64_t *asked,
+                        struct tm_sample *s, struct held_sum *h)
+{
+	struct tm_heap_counters c;
+	if (tm_heap_region_counters(r, &c) < 0)
+		return -1;
+	tm_sample_add(s, TM_M_HEAP_PROCS, 1);
+	if (c.sites_only)
+		return 0; /* no exact counters: the series stay absent */
+	int64_t held;
+	if (tm_heap_region_held(r, &c, asked ? *asked : 0, &held) == 0)
+		h->bytes += held;
+	else
+		h->missing++;
+	if (writable) {
+		tm_heap_region_publish_peak(r, c.live_bytes);
+		if (asked)
+			*asked = tm_heap_region_ask_stats(r);
+	}
+	tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
+	tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
+	tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
+	tm_sample_add(s, TM_M_HEAP_ALLOCS, c.allocs);
+	tm_sample_add(s, TM_M_HEAP_FREES, c.frees);
+	return 0;
+}
+
+/* Drops entry I; unlinks the region when its process is gone.  With S,
+ * its final counters go into S first (what it did since the last sample). */
+static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struct held_sum *h)
 {
 	struct mapped *e = &rd->m[i];
+	if (s && add_counters(e->r, 0, NULL, s, h) == 0)
+		mark_done(rd, e->pid, e->r->start_wall_usec);
 	if (rd->prof.prefix)
 		write_profile(rd, e, 0);
 	free(e->maps);
@@ -131,8 +225,9 @@ void tm_heap_reader_free(struct tm_heap_reader *rd)
 	if (!rd)
 		return;
 	while (rd->n)
-		drop(rd, rd->n - 1);
+		drop(rd, rd->n - 1, NULL, NULL);
 	free(rd->m);
+	free(rd->done);
 	free(rd);
 }
 
@@ -148,7 +243,8 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 		rd->m[i] = rd->m[--rd->n];
 		break;
 	}
-	const struct tmh_region *r = tm_heap_region_map(pid);
+	int writable = 0;
+	const struct tmh_region *r = tm_heap_region_map_rw(pid, &writable);
 	if (!r)
 		return NULL;
 	if (rd->n == rd->cap) {
@@ -161,37 +257,72 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 		rd->m = m;
 		rd->cap = cap;
 	}
-	rd->m[rd->n] = (struct mapped){.pid = pid, .r = r};
+	rd->m[rd->n] = (struct mapped){.pid = pid, .r = r, .writable = writable};
 	return &rd->m[rd->n++];
+}
+
+/* Regions our children kept (TIDEMARK_HEAP_KEEP=tag) of processes that
+ * exited or died without ever being listed (lived between two samples):
+ * their final counters into S, once. */
+static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
+{
+	static const char pre[] = "tidemark-heap.";
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, pre, sizeof(pre) - 1))
+			continue;
+		long pid = strtol(de->d_name + sizeof(pre) - 1, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		int listed = 0;
+		for (size_t i = 0; i < rd->n; i++)
+			listed |= rd->m[i].pid == (pid_t)pid;
+		if (listed)
+			continue;
+		const struct tmh_region *r = tm_heap_region_map((pid_t)pid);
+		if (!r)
+			continue;
+		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		int gone = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone) &&
+		    !is_done(rd, (pid_t)pid, r->start_wall_usec) &&
+		    add_counters(r, 0, NULL, s, h) == 0) {
+			mark_done(rd, (pid_t)pid, r->start_wall_usec);
+			if (gone && state == TMH_EXITED) {
+				char path[64];
+				tm_heap_region_path(path, sizeof(path), (pid_t)pid);
+				unlink(path);
+			}
+		}
+		tm_heap_region_unmap(r);
+	}
+	if (d)
+		closedir(d);
 }
 
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
                           struct tm_sample *s)
 {
+	struct held_sum h = {0, 0};
 	for (size_t i = 0; i < rd->n; i++)
 		rd->m[i].seen = 0;
 	for (size_t i = 0; i < npids; i++) {
 		struct mapped *e = find_or_map(rd, pids[i]);
-		struct tm_heap_counters c;
 		if (!e || e->seen)
 			continue;
 		e->seen = 1;
 		if (rd->prof.prefix)
 			profile_tick(rd, e);
-		if (tm_heap_region_counters(e->r, &c) < 0)
-			continue;
-		tm_sample_add(s, TM_M_HEAP_PROCS, 1);
-		if (c.sites_only)
-			continue; /* no exact counters: the series stay absent */
-		tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
-		tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
-		tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
-		tm_sample_add(s, TM_M_HEAP_ALLOCS, c.allocs);
-		tm_sample_add(s, TM_M_HEAP_FREES, c.frees);
+		add_counters(e->r, e->writable, &e->asked, s, &h);
 	}
 	for (size_t i = rd->n; i-- > 0;)
 		if (!rd->m[i].seen)
-			drop(rd, i);
+			drop(rd, i, s, &h); /* gone from the list: its last counters, once */
+	scan_unlisted(rd, s, &h);
+	if (tm_sample_has(s, TM_M_HEAP_LIVE_BYTES) && !h.missing)
+		tm_sample_add(s, TM_M_HEAP_HELD_BYTES, h.bytes);
 	return 0;
 }
 

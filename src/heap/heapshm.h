@@ -36,11 +36,19 @@ void tm_heap_reader_set_profiles(struct tm_heap_reader *r, const struct tm_heap_
  * For each of PIDS that runs with the shim, reads its counters and adds them
  * to S: HEAP_PROCS, HEAP_LIVE_BYTES, HEAP_PEAK_BYTES (sum of per-process
  * peaks), HEAP_ALLOC_BYTES, HEAP_ALLOCS, HEAP_FREES.  Sets none of them when
- * no pid has the shim.  Keeps regions mapped between calls and unmaps those
- * of pids no longer listed.  0, or -1 after tm_error.
+ * no pid has the shim.  Keeps regions mapped between calls; a pid no longer
+ * listed adds its final counters (those it kept at exit, or had when it was
+ * killed) once, and so does a process of ours (tm_heap_keep_tag) that came
+ * and went unlisted; then its region is dropped.  Publishes each live value
+ * read into the region's peak.  0, or -1 after tm_error.
  */
 int tm_heap_reader_sample(struct tm_heap_reader *r, const pid_t *pids, size_t npids,
                           struct tm_sample *s);
+
+/* The value of TIDEMARK_HEAP_KEEP for the commands this process records:
+ * the regions they keep carry it, so a reader of this process finds those
+ * of processes that came and went between two samples.  Never 0 or 1. */
+uint64_t tm_heap_keep_tag(void);
 
 /* Path of libtidemark-heap.so next to the running tidemark binary (or in
  * TIDEMARK_HEAP_LIB); with SITES, of libtidemark-heap-sites.so (or

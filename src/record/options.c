@@ -188,7 +188,7 @@ const struct tm_opt tm_record_options[] = {
      .optional_arg = true,
      .parse = parse_heap,
      .metavar = "sites",
-     .help = "preload the heap shim: live heap and retention series",
+     .help = "preload the heap shim: live heap and what the allocator holds",
      .more = "(=sites: allocation sites only, no exact counters)"},
     {.flag = "heap",
      .key = "Heap",

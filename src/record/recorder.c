@@ -38,6 +38,7 @@
 #include "record/options.h"
 #include "record/recorder.h"
 #include "record/units.h"
+#include "sample/allocators.h"
 #include "sample/sampler.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -83,10 +84,10 @@ struct rec {
 	int64_t work_end_mono, term_at_mono, kill_at_mono;
 	bool reached_progress, ended_by_mark, timed_out, interrupted, invalid;
 	int64_t oom_kills, vmstat_oom_start;
-	char allocator[32];
+	char allocator[256]; /* "glibc (sh), jemalloc (redis-server)" */
+	struct tm_allocators *allocs;
 	char reason[256];
 	char machine[256]; /* our host name: the run's metadata and /metrics' label */
-	int samples_for_alloc;
 };
 
 /* ---- events ---- */
@@ -170,39 +171,32 @@ static int sample_events(struct rec *r)
 
 /* ---- allocator check ---- */
 
-/* Looks at the launched child's maps until the dynamic loader is done (libc
- * mapped) or a few samples have passed (a static binary). */
-static int check_allocator(struct rec *r)
+/* Every process of the target: its allocator from its maps (once its
+ * dynamic loader is done, or after a few samples: a static binary); the run
+ * says which ran where, and an arm is invalid as soon as a process holding a
+ * real share of the anon runs another allocator than the arm claims. */
+static int check_allocator(struct rec *r, const pid_t *pids, size_t npids)
 {
-	pid_t pid = r->launched ? r->child.pid : r->o->pid;
-	char path[64], *maps;
-	size_t len;
-	bool loaded;
+	const struct tm_sample *s = &r->cur;
+	int64_t anon = tm_sample_has(s, TM_M_CG_ANON_BYTES)         ? s->v[TM_M_CG_ANON_BYTES]
+	               : tm_sample_has(s, TM_M_PROC_RSS_ANON_BYTES) ? s->v[TM_M_PROC_RSS_ANON_BYTES]
+	                                                            : -1;
 
-	if (r->allocator[0] || !pid || (r->launched && r->child_gone))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(maps = tm_read_file(path, &len)))
-		return 0;
-	loaded = strstr(maps, "/libc.so") || strstr(maps, "/libc-") || ++r->samples_for_alloc > 3;
-	if (loaded)
-		snprintf(r->allocator, sizeof(r->allocator), "%s",
-		         tm_parse_maps_allocator(maps, len));
-	free(maps);
-	if (!loaded)
-		return 0;
-	if (tm_store_run_set_text(r->st, r->run_id, "allocator", r->allocator))
-		return -1;
-	if (r->o->expect_allocator && strcmp(r->o->expect_allocator, r->allocator)) {
-		snprintf(r->reason, sizeof(r->reason),
-		         "arm expects %s but the process has %s mapped (/proc/%d/maps)",
-		         r->o->expect_allocator, r->allocator, (int)r->child.pid);
-		r->invalid = true;
-		r->phase = PH_TERM;
-		r->term_at_mono = tm_now_mono_usec();
-		return add_event(r, "invalid", r->child.pid, 0, r->reason);
+	if (!r->allocs && !(r->allocs = tm_allocators_new()))
+		return tm_error("out of memory");
+	if (tm_allocators_update(r->allocs, pids, npids, r->o->expect_allocator, anon)) {
+		tm_allocators_describe(r->allocs, r->allocator, sizeof(r->allocator));
+		if (tm_store_run_set_text(r->st, r->run_id, "allocator", r->allocator))
+			return -1;
 	}
-	return 0;
+	if (r->invalid || !r->o->expect_allocator ||
+	    !tm_allocators_mismatch(r->allocs, r->o->expect_allocator, r->reason,
+	                            sizeof(r->reason)))
+		return 0;
+	r->invalid = true;
+	r->phase = PH_TERM;
+	r->term_at_mono = tm_now_mono_usec();
+	return add_event(r, "invalid", r->child.pid, 0, r->reason);
 }
 
 /* ---- progress and marks ---- */
@@ -404,7 +398,8 @@ static int take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
-	if (tm_store_add_sample(r->st, r->run_id, s) || sample_events(r) || check_allocator(r))
+	if (tm_store_add_sample(r->st, r->run_id, s) || sample_events(r) ||
+	    check_allocator(r, pids, npids))
 		return -1;
 	if (r->o->watch.on_sample)
 		r->o->watch.on_sample(r->o->watch.ctx, s, r->has_progress, r->progress);
@@ -751,11 +746,14 @@ static char **child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[] = "TIDEMARK_HEAP_KEEP=1";
+	char mark_var[300], keep[64];
 	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
+	/* our tag: the reader finds the regions of processes that lived
+	 * between two samples */
+	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
@@ -794,6 +792,7 @@ static void close_all(struct rec *r)
 	tm_progress_free(&r->re);
 	tm_sampler_close(r->sampler);
 	tm_heap_reader_free(r->heap);
+	tm_allocators_free(r->allocs);
 	tm_cgroup_destroy(r->cg); /* removes it only when we made it */
 	if (r->sigfd >= 0)
 		close(r->sigfd);

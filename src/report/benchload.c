@@ -325,8 +325,10 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	/* a whole run's wall time is the work's, not the settle after it */
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
-	f[TM_BF_HEAP_END] = s->heap_live_end_bytes;
-	f[TM_BF_RETAINED] = s->retention_end_bytes;
+	/* the split of held after, all three from its sample */
+	f[TM_BF_HEAP_END] = s->anon_heap_live_end_bytes;
+	f[TM_BF_ALLOC_HELD] = s->anon_allocator_held_end_bytes;
+	f[TM_BF_OTHER_ANON] = s->anon_other_end_bytes;
 	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
 	                            ? s->cpu_usec_per_unit
 	                            : per_unit(s->cpu_usec, s);

@@ -32,7 +32,8 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3, 0},
     [TM_BF_HEAP_PEAK] = {"heap_peak_bytes", "heap peak MiB", 1.0 / TM_MIB, TM_MIB},
     [TM_BF_HEAP_END] = {"heap_live_end_bytes", "heap live after MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_RETAINED] = {"retained_end_bytes", "retained after MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_ALLOC_HELD] = {"allocator_held_end_bytes", "allocator held MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_OTHER_ANON] = {"other_anon_end_bytes", "other anon MiB", 1.0 / TM_MIB, TM_MIB},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
@@ -493,11 +494,11 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 
 	/* memory first, the heap's split of it next to what it splits */
 	static const enum tm_bench_fig order[TM_BF_COUNT] = {
-	    TM_BF_PEAK_ANON,    TM_BF_PEAK_MEM,    TM_BF_HELD_ANON,    TM_BF_HEAP_PEAK,
-	    TM_BF_HEAP_END,     TM_BF_RETAINED,    TM_BF_FILE_AT_PEAK, TM_BF_WALL,
-	    TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,      TM_BF_PSI_IO,
-	    TM_BF_IO,           TM_BF_PROGRESS,    TM_BF_RATE,         TM_BF_WALL_PER_UNIT,
-	    TM_BF_CPU_PER_UNIT,
+	    TM_BF_PEAK_ANON,     TM_BF_PEAK_MEM,     TM_BF_HELD_ANON,   TM_BF_HEAP_PEAK,
+	    TM_BF_HEAP_END,      TM_BF_ALLOC_HELD,   TM_BF_OTHER_ANON,  TM_BF_FILE_AT_PEAK,
+	    TM_BF_WALL,          TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,
+	    TM_BF_PSI_IO,        TM_BF_IO,           TM_BF_PROGRESS,    TM_BF_RATE,
+	    TM_BF_WALL_PER_UNIT, TM_BF_CPU_PER_UNIT,
 	};
 
 	/* how far killed runs got, next to the anon they were killed at */

@@ -44,7 +44,8 @@ enum tm_bench_fig {
 	TM_BF_CPU_PER_UNIT,  /* usec per progress unit in the window */
 	TM_BF_HEAP_PEAK,     /* bytes: the heap shim's peak of live heap (bench --heap) */
 	TM_BF_HEAP_END,      /* bytes: live heap at the end of the work */
-	TM_BF_RETAINED,      /* bytes: anon - live heap at the end: what the allocator keeps */
+	TM_BF_ALLOC_HELD,    /* bytes: what the allocator holds beyond it then (its own figure) */
+	TM_BF_OTHER_ANON,    /* bytes: the rest of anon then (program's own mappings, stacks) */
 	TM_BF_COUNT
 };
 

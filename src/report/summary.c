@@ -19,7 +19,7 @@
 /* One sample, reduced to what the figures need. */
 struct pt {
 	int64_t t;
-	double anon, file, current, cg_peak, rss, heap_live, procs;
+	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
 	double heap_alloc, heap_allocs, heap_peak;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
@@ -84,6 +84,7 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->cg_peak = get(s, TM_M_CG_PEAK_BYTES);
 	p->rss = get(s, TM_M_PROC_RSS_BYTES);
 	p->heap_live = get(s, TM_M_HEAP_LIVE_BYTES);
+	p->heap_held = get(s, TM_M_HEAP_HELD_BYTES);
 	p->heap_alloc = get(s, TM_M_HEAP_ALLOC_BYTES);
 	p->heap_allocs = get(s, TM_M_HEAP_ALLOCS);
 	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
@@ -250,8 +251,12 @@ static void init_nan(struct tm_summary *s)
 	    &s->peak_rss_bytes,
 	    &s->heap_live_peak_bytes,
 	    &s->heap_live_end_bytes,
-	    &s->retention_end_bytes,
-	    &s->retention_at_peak_bytes,
+	    &s->anon_heap_live_end_bytes,
+	    &s->anon_allocator_held_end_bytes,
+	    &s->anon_other_end_bytes,
+	    &s->anon_heap_live_at_peak_bytes,
+	    &s->anon_allocator_held_at_peak_bytes,
+	    &s->anon_other_at_peak_bytes,
 	    &s->heap_alloc_bytes,
 	    &s->heap_allocs,
 	    &s->heap_alloc_bytes_per_sec,
@@ -334,6 +339,21 @@ static bool alive(const struct pt *p)
 	return !isfinite(p->procs) || p->procs > 0;
 }
 
+/* Splits P's anon into live heap, held by the allocator (its own figure,
+ * capped at anon - live) and other anon (the rest); never below 0.  Live
+ * above anon (blocks allocated, never touched) leaves 0 for both. */
+static void split_anon(const struct pt *p, double *live, double *held, double *other)
+{
+	*live = isfinite(p->anon) ? p->heap_live : NAN;
+	*held = *other = NAN;
+	if (!isfinite(p->anon) || !isfinite(p->heap_live) || !isfinite(p->heap_held))
+		return;
+	double rest = p->anon > p->heap_live ? p->anon - p->heap_live : 0;
+	double h = p->heap_held > 0 ? p->heap_held : 0;
+	*held = h < rest ? h : rest;
+	*other = rest - *held;
+}
+
 static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 {
 	double *files = malloc((n ? n : 1) * sizeof(*files));
@@ -363,17 +383,22 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	if (n) {
 		s->final_anon_bytes = p[n - 1].anon;
 		s->file_at_peak_bytes = p[peak_i].file;
-		if (isfinite(p[peak_i].heap_live))
-			s->retention_at_peak_bytes = p[peak_i].anon - p[peak_i].heap_live;
+		split_anon(&p[peak_i], &s->anon_heap_live_at_peak_bytes,
+		           &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes);
 	}
+	/* live at the end: the final counters of a tree whose processes all
+	 * exited are in the last sample (read from the regions they kept) */
+	if (n && !alive(&p[n - 1]) && isfinite(p[n - 1].heap_live))
+		s->heap_live_end_bytes = p[n - 1].heap_live;
 	/* held: the last sample while the target was still alive */
 	for (size_t i = n; i-- > 0;) {
 		if (!alive(&p[i]) || !isfinite(p[i].anon))
 			continue;
 		s->held_anon_bytes = p[i].anon;
-		s->heap_live_end_bytes = p[i].heap_live;
-		if (isfinite(p[i].heap_live))
-			s->retention_end_bytes = p[i].anon - p[i].heap_live;
+		if (!isfinite(s->heap_live_end_bytes))
+			s->heap_live_end_bytes = p[i].heap_live;
+		split_anon(&p[i], &s->anon_heap_live_end_bytes, &s->anon_allocator_held_end_bytes,
+		           &s->anon_other_end_bytes);
 		break;
 	}
 }

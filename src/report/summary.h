@@ -48,8 +48,13 @@ struct tm_summary {
 
 	/* heap shim, when present */
 	double heap_live_peak_bytes, heap_live_end_bytes;
-	double retention_end_bytes; /* anon - heap live at the end of the work */
-	double retention_at_peak_bytes;
+	/* anon = live heap + held by the allocator + other anon, from one sample
+	 * (at the end of the work, at the anon peak): held is the allocators'
+	 * own figure (heap_held_bytes) capped at anon - live, other the rest;
+	 * none below 0; NAN when the allocators gave no figure */
+	double anon_heap_live_end_bytes, anon_allocator_held_end_bytes, anon_other_end_bytes;
+	double anon_heap_live_at_peak_bytes, anon_allocator_held_at_peak_bytes,
+	    anon_other_at_peak_bytes;
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;

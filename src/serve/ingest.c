@@ -189,7 +189,8 @@ static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t err
 	    get_json_text(run, "env_json", JSON_OBJECT, 16384, &m->env_json, err, errlen) < 0 ||
 	    get_json_text(run, "limits_json", JSON_OBJECT, 4096, &m->limits_json, err, errlen) <
 	        0 ||
-	    get_str(run, "run", "allocator", false, 32, STR_TEXT, &m->allocator, err, errlen) < 0 ||
+	    get_str(run, "run", "allocator", false, 256, STR_TEXT, &m->allocator, err, errlen) <
+	        0 ||
 	    get_str(run, "run", "arm", false, TM_NAME_MAX, STR_NAME, &m->arm, err, errlen) < 0 ||
 	    get_int(run, "run", "interval_usec", true, 1000, 3600000000LL, &m->interval_usec, err,
 	            errlen) < 0 ||

@@ -111,6 +111,17 @@ case $r in
 invalid:*glibc*jemalloc*) ok "a control arm with libjemalloc mapped is an invalid run" ;;
 *) fail "a control arm with libjemalloc mapped is an invalid run" "$r; $(cat "$T/ctl.txt")" ;;
 esac
+# a wrapper script (glibc) whose child runs jemalloc and holds the memory:
+# the control arm is invalid, the reason names the child, and the run lists
+# the allocator of every process
+printf '#!/bin/sh\nLD_PRELOAD=%s %s --mib 8 --steps 2\n' "$JE" "$P" >"$T/wrap.sh"
+"$TM" bench -o "$T/wrap.db" --runs 1 -i 100ms --arm glibc -- sh "$T/wrap.sh" >"$T/wrap.txt" 2>&1
+r=$(sql "$T/wrap.db" "select outcome || ': ' || reason || ' / ' || allocator from runs")
+case $r in
+"invalid: arm expects glibc but bench_alloc "*jemalloc*" / glibc (sh), jemalloc (bench_alloc)")
+	ok "a control arm whose wrapper's child runs jemalloc is an invalid run" ;;
+*) fail "a control arm whose wrapper's child runs jemalloc is an invalid run" "$r; $(cat "$T/wrap.txt")" ;;
+esac
 
 # ---- --restore: identical starting state, nothing leaks into the next run ----
 mkdir -p "$T/snap/sub" "$T/work"
@@ -183,18 +194,19 @@ else
 	skip "report --bench reprints the table" "this build's report has no --bench"
 fi
 
-# ---- --heap: the live heap and what the allocator retains, per arm ----
+# ---- --heap: the live heap, what the allocator holds and other anon, per arm ----
 "$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy: --arm tight:MemoryMax=24M \
 	--export "json:$T/heap.json" -- "$P" --mib 32 --steps 4 --step-ms 150 --hold-ms 600 \
 	>"$T/heap.txt" 2>"$T/heap.err"
 # 32 MiB in 64 KiB blocks: glibc's usable size is the block + 8 bytes
 r=$(json "$T/heap.json" "int(32 * 2**20 <= $(arm roomy)['figures']['heap_live_end_bytes']['median'] < 32.5 * 2**20), \
-int(abs($(arm roomy)['figures']['retained_end_bytes']['median']) < 2 * 2**20), \
+int(0 <= $(arm roomy)['figures']['allocator_held_end_bytes']['median'] < 2 * 2**20), \
 int($(arm roomy)['figures']['heap_peak_bytes']['median'] >= $(arm roomy)['figures']['heap_live_end_bytes']['median']), \
 int(0 < $(arm tight)['killed_heap_live_bytes']['median'] < 24 * 2**20)" 2>&1)
-if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep -q '^retained after MiB' "$T/heap.txt" &&
+if [ "$r" = "1 1 1 1" ] && grep -q '^heap live after MiB' "$T/heap.txt" && grep -q '^allocator held MiB' "$T/heap.txt" &&
+	grep -q '^other anon MiB' "$T/heap.txt" &&
 	grep -q '^heap at kill MiB' "$T/heap.txt"; then
-	ok "bench --heap: live heap, retained memory and the live heap at the kill, per arm"
+	ok "bench --heap: live heap, allocator-held and other anon, and the live heap at the kill, per arm"
 else
 	fail "bench --heap" "$r: $(cat "$T/heap.txt" "$T/heap.err" | head -40)"
 fi

@@ -99,7 +99,7 @@ if [ -f "$JE" ]; then
 	LD_PRELOAD=$JE MALLOC_CONF=narenas:2 "$TM" record -q -o "$DB" -i 50ms -- sleep 0.4 2>/dev/null
 	m=$(sql "$DB" "select allocator || ' ' || env_json from runs order by id desc limit 1")
 	case "$m" in
-	"jemalloc "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
+	"jemalloc (sleep) "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
 	*) fail "the run names the allocator mapped and the variables that chose it" "$m" ;;
 	esac
 else

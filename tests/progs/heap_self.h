@@ -11,7 +11,7 @@
 #include "tidemark-heap.h"
 
 struct self_counters {
-	long long live, peak, alloc_bytes, allocs, frees;
+	long long live, peak, alloc_bytes, allocs, frees, own;
 };
 
 /* 0 and the folded counters, or -1 when not running under the shim. */
@@ -41,6 +41,7 @@ static inline int self_read(struct self_counters *c)
 			c->frees += s->frees;
 		}
 		c->peak = r->peak_bytes;
+		c->own = r->own_bytes;
 		if (!(seq & 1) && __atomic_load_n(&r->fold_seq, __ATOMIC_ACQUIRE) == seq)
 			break;
 	}

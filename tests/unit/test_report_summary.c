@@ -114,7 +114,8 @@ static void test_missing_is_not_zero(void **state)
 	assert_true(isnan(s.psi_mem_some_usec));
 	assert_true(isnan(s.psi_io_full_usec));
 	assert_true(isnan(s.heap_live_peak_bytes));
-	assert_true(isnan(s.retention_end_bytes));
+	assert_true(isnan(s.anon_allocator_held_end_bytes));
+	assert_true(isnan(s.anon_other_end_bytes));
 	assert_true(isnan(s.cg_peak_bytes));
 }
 

@@ -17,7 +17,7 @@ export function runQuery() {
 }
 
 /* Stacked from the bottom: heap live (when the shim ran), the rest of anon
- * (retained by the allocator), page cache; limits as lines; progress on
+ * (the rest: allocator-held and other anon), page cache; limits as lines; progress on
  * its own axis.  After the processes have gone, the cgroup's memory is not
  * theirs: those buckets are missing, not 0. */
 function memoryData(doc, run) {
@@ -36,7 +36,7 @@ export function memoryChart(page, parent, doc, run, machine, size) {
 	const heap = has(1);
 	const series = [
 		{label: "heap live", stroke: "#9467bd", fill: "rgba(148,103,189,0.35)", value: byteValue, show: heap},
-		{label: heap ? "anon (heap + retained)" : "anon", stroke: "#1f77b4", fill: heap ? undefined : "rgba(31,119,180,0.35)", value: byteValue},
+		{label: heap ? "anon (live heap + allocator-held + other)" : "anon", stroke: "#1f77b4", fill: heap ? undefined : "rgba(31,119,180,0.35)", value: byteValue},
 		{label: "anon + file", stroke: "#2ca02c", value: byteValue},
 		{label: "memory.high", stroke: "#ff7f0e", dash: [8, 4], value: byteValue, show: has(4), limit: true},
 		{label: "memory.max", stroke: "#d62728", dash: [8, 4], value: byteValue, show: has(5), limit: true},
@@ -111,7 +111,7 @@ function summaryTable(s) {
 		["median file", mib(s.median_file_bytes)], ["peak memory.current", mib(s.peak_current_bytes)],
 		["peak heap live", mib(s.heap_peak_bytes ?? s.heap_live_peak_bytes)],
 		["heap allocated", s.heap_alloc_bytes == null ? "—" : mib(s.heap_alloc_bytes) + " in " + s.heap_allocs + " allocations"],
-		["retention at end", mib(s.retention_end_bytes)], ["memory.max", s.limit_max_bytes > 0 ? mib(s.limit_max_bytes) : "none"],
+		["allocator held at end", mib(s.anon_allocator_held_end_bytes)], ["other anon at end", mib(s.anon_other_end_bytes)], ["memory.max", s.limit_max_bytes > 0 ? mib(s.limit_max_bytes) : "none"],
 		["memory.high events", s.high_events ?? "—"], ["OOM kills", s.oom_kills ?? "—"],
 		["CPU", dur(s.cpu_usec)], ["PSI memory some", dur(s.psi_mem_some_usec)],
 		["duration", dur(s.duration_usec)], ["samples (late)", s.samples + " (" + s.late_samples + ")"]];

@@ -1,0 +1,228 @@
+/*
+ * The allocator's own statistics, read inside the process when a reader
+ * asks (include/tidemark-heap.h: stats_req / stats_ans): never on the
+ * malloc/free fast path, only on the slow paths that come anyway (a
+ * thread's first call, a sample, a peak or flush step, or every
+ * TMH_POLL_BYTES a thread asks for when sampling is off), at start-up and
+ * at exit.  What the allocator holds from the system:
+ *   glibc     mallinfo2(): arena + hblkhd (heaps and mmapped chunks)
+ *   jemalloc  mallctl "stats.resident" after an "epoch" refresh
+ *   tcmalloc  generic.heap_size - tcmalloc.pageheap_unmapped_bytes
+ *   mimalloc  mi_process_info(): its committed bytes
+ *
+ * A process that does not call the allocator reaches no slow path: under
+ * the recorder (TIDEMARK_HEAP_KEEP=tag) the shim starts one thread at
+ * start-up that sleeps on the request word (a futex the reader wakes) and
+ * answers at once; it blocks every signal and allocates nothing itself.
+ */
+#include <dlfcn.h>
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "shim.h"
+
+static int kind; /* enum tmh_allocator */
+static struct mallinfo2 (*glibc_info)(void);
+static tmh_mallctl_fn je_ctl;
+static int (*tc_prop)(const char *, size_t *);
+static void (*mi_info)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
+                       size_t *);
+static int answer_lock;
+
+/* FN is defined in the object that defines the real malloc. */
+static int same_object(void *fn)
+{
+	Dl_info a, b;
+	return fn && dladdr(fn, &a) && dladdr((void *)tmh_real.malloc, &b) &&
+	       a.dli_fbase == b.dli_fbase;
+}
+
+void tmh_stats_init(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (libc) {
+		if (dlsym(libc, "malloc") == (void *)tmh_real.malloc) {
+			glibc_info = (struct mallinfo2(*)(void))dlsym(libc, "mallinfo2");
+			kind = glibc_info ? TMH_ALLOC_GLIBC : TMH_ALLOC_UNKNOWN;
+		}
+		dlclose(libc);
+	}
+	if (kind)
+		return;
+	void *fn = dlsym(RTLD_NEXT, "mallctl");
+	if (same_object(fn)) {
+		je_ctl = (tmh_mallctl_fn)fn;
+		kind = TMH_ALLOC_JEMALLOC;
+		return;
+	}
+	fn = dlsym(RTLD_NEXT, "MallocExtension_GetNumericProperty");
+	if (same_object(fn)) {
+		tc_prop = (int (*)(const char *, size_t *))fn;
+		kind = TMH_ALLOC_TCMALLOC;
+		return;
+	}
+	fn = dlsym(RTLD_NEXT, "mi_process_info");
+	if (same_object(fn)) {
+		mi_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
+		                    size_t *, size_t *))fn;
+		kind = TMH_ALLOC_MIMALLOC;
+	}
+}
+
+/* What the allocator holds from the system and has handed out (-1: it does
+ * not say). */
+static void allocator_figures(int64_t *total, int64_t *inuse)
+{
+	*total = *inuse = -1;
+	if (kind == TMH_ALLOC_GLIBC) {
+		struct mallinfo2 m = glibc_info();
+		*total = (int64_t)(m.arena + m.hblkhd);
+		*inuse = (int64_t)(m.uordblks + m.hblkhd);
+	} else if (kind == TMH_ALLOC_JEMALLOC) {
+		uint64_t epoch = 1;
+		size_t sz = sizeof(epoch), resident = 0, allocated = 0, zs = sizeof(size_t);
+		if (je_ctl("epoch", &epoch, &sz, &epoch, sz) == 0 &&
+		    je_ctl("stats.resident", &resident, &zs, NULL, 0) == 0 &&
+		    je_ctl("stats.allocated", &allocated, &zs, NULL, 0) == 0) {
+			*total = (int64_t)resident;
+			*inuse = (int64_t)allocated;
+		}
+	} else if (kind == TMH_ALLOC_TCMALLOC) {
+		size_t heap = 0, unmapped = 0, allocated = 0;
+		if (tc_prop("generic.heap_size", &heap) &&
+		    tc_prop("tcmalloc.pageheap_unmapped_bytes", &unmapped)) {
+			*total = (int64_t)(heap - unmapped);
+			if (tc_prop("generic.current_allocated_bytes", &allocated))
+				*inuse = (int64_t)allocated;
+		}
+	} else if (kind == TMH_ALLOC_MIMALLOC) {
+		size_t el, ut, st, rss, prss, commit = 0, pcommit, faults;
+		mi_info(&el, &ut, &st, &rss, &prss, &commit, &pcommit, &faults);
+		*total = (int64_t)commit;
+	}
+}
+
+/* The process's live bytes and allocations + frees, summed like a reader
+ * does (under the fold seqlock). */
+static void own_totals(int64_t *live, int64_t *ops)
+{
+	const struct tmh_region *r = tmh_region;
+	for (;;) {
+		uint64_t seq = __atomic_load_n(&r->fold_seq, __ATOMIC_ACQUIRE);
+		int64_t l = 0, o = 0;
+		for (int i = -2; i < TMH_SLOTS; i++) {
+			const struct tmh_slot *s = i == -2   ? &r->retired
+			                           : i == -1 ? &r->shared
+			                                     : &r->slots[i];
+			l += TMH_LD(s->alloc_bytes) - TMH_LD(s->freed_bytes);
+			o += TMH_LD(s->frees);
+			for (int c = 0; c < TMH_CLASSES; c++)
+				o += TMH_LD(s->hist[c]);
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && __atomic_load_n(&r->fold_seq, __ATOMIC_RELAXED) == seq) {
+			*live = l;
+			*ops = o;
+			return;
+		}
+		sched_yield();
+	}
+}
+
+static int64_t now_nsec(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A reading can be slow: glibc's mallinfo2 walks every free chunk under
+ * each arena's lock (150 ms with 500 000 of them, bench/heap/README.md), and
+ * the program's threads wait on that lock meanwhile.  So after a reading
+ * that took T the next one waits at least 100 T: readings take at most 1 %
+ * of the time, and a request that comes sooner is answered later (its
+ * sample then has no allocator-held figure).  FORCE: at start-up and exit.
+ */
+static int64_t next_ok_nsec;
+
+void tmh_stats_answer(int force)
+{
+	struct tmh_region *r = tmh_region;
+	if (!TMH_COUNTING || !r || __atomic_exchange_n(&answer_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (!force && now_nsec(CLOCK_MONOTONIC) < next_ok_nsec) {
+		__atomic_store_n(&answer_lock, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	int busy = tmh_tls_busy;
+	struct tmh_slot *slot = tmh_tls_slot;
+	tmh_tls_busy = 1; /* whatever the allocator's statistics allocate is not counted here */
+	tmh_tls_slot = NULL;
+	uint64_t req = TMH_LD(r->stats_req);
+	int64_t t0 = now_nsec(CLOCK_MONOTONIC), total, inuse, live, ops;
+	tmh_usable_retry();
+	allocator_figures(&total, &inuse);
+	own_totals(&live, &ops);
+	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
+	next_ok_nsec = t1 + 100 * took;
+	TMH_ADD(r->stats_seq, 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	TMH_ST(r->stats_allocator, (uint32_t)kind);
+	TMH_ST(r->stats_wall_usec, now_nsec(CLOCK_REALTIME) / 1000);
+	TMH_ST(r->stats_ops, ops);
+	TMH_ST(r->stats_live_bytes, live);
+	TMH_ST(r->stats_total_bytes, total);
+	TMH_ST(r->stats_inuse_bytes, inuse);
+	TMH_ST(r->stats_nsec, took);
+	TMH_ST(r->stats_ans, req);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	TMH_ADD(r->stats_seq, 1);
+	tmh_tls_slot = slot;
+	tmh_tls_busy = busy;
+	__atomic_store_n(&answer_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The answering thread: sleeps until the request word changes (or a second
+ * passes: the region may have been replaced by an exec'd image's). */
+static void *answer_thread(void *unused)
+{
+	(void)unused;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "tidemark-heap", 0, 0, 0);
+	for (;;) {
+		struct tmh_region *r = tmh_region;
+		uint32_t req = (uint32_t)TMH_LD(r->stats_req);
+		if (TMH_LD(r->stats_req) != TMH_LD(r->stats_ans))
+			tmh_stats_answer(0);
+		/* a second at most: the region may have been replaced (exec), or a
+		 * request put off by the 1 % rule is due */
+		struct timespec second = {1, 0};
+		if (TMH_LD(r->stats_req) != TMH_LD(r->stats_ans))
+			second = (struct timespec){0, 10 * 1000 * 1000};
+		syscall(SYS_futex, (uint32_t *)&r->stats_req, FUTEX_WAIT, req, &second, NULL, 0);
+	}
+	return NULL;
+}
+
+void tmh_stats_thread_start(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	if (!TMH_COUNTING || pthread_attr_init(&a) != 0)
+		return;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	if (pthread_create(&t, &a, answer_thread, NULL) != 0)
+		tmh_warn("no thread to answer statistics requests: answers on the slow path only");
+	pthread_attr_destroy(&a);
+}
