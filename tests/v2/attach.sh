@@ -49,7 +49,7 @@ is "$anon" -le "$kpeak" "peak anon is under memory.peak"
 
 # 1b. -p of a process whose cgroup it shares with others (this shell's
 #     init.scope): no cgroup figures, they would be the others' too
-sh -c "exec $P 8 1500" >/dev/null &
+sh -c "exec $P 8 4000" >/dev/null &
 pid=$!
 "$TM" record -q -o "$DB" -i 100ms -p $pid 2>"$T/err"
 wait $pid
@@ -83,8 +83,10 @@ is "$(fig "$DB" "$run" limit_high_bytes)" = 33554432 "the run shows the operator
 [ -d $SVC ] && ok "--cgroup leaves the cgroup in place" || fail "--cgroup leaves the cgroup in place"
 
 # 3. a process in a cgroup whose parent does not hand it the memory controller
+#    (each program here holds for 4 s: a loaded TCG guest can take seconds
+#    to start the recorder)
 mkdir -p $CG/nomem.slice/x.service
-start_in $CG/nomem.slice/x.service "$P" 16 1500
+start_in $CG/nomem.slice/x.service "$P" 16 4000
 "$TM" record -q -o "$DB" -i 100ms -p $svc 2>"$T/err"
 wait $svc
 run=$(last_run "$DB")

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The heap shim's series on a real v2 kernel: live heap against what the
-# program allocated, and against the cgroup's anon and memory.peak.
+# program allocated, and against the cgroup's anon and memory.peak; the
+# split of anon (live heap, allocator-held, other).
 . "$(dirname "$0")/lib.sh"
 DB=$T/h.db
 cat >"$T/self.sh" <<'SH'
@@ -25,7 +26,9 @@ kpeak=$(cat "$T/peak")
 # (+1 MiB: the kernel flushes memory.stat in batches of up to 64 pages a CPU)
 is "$hp" -le $((anon + 1048576)) "the heap peak is within the cgroup's peak anon" "anon $anon"
 is "$anon" -le "$kpeak" "peak anon is under the kernel's memory.peak" "memory.peak $kpeak"
-ret=$(fig "$DB" "$run" retention_at_peak_bytes)
-is "$ret" -ge 0 "retention at the peak (anon - live) is a figure"
-is "$ret" -le 8388608 "and small for a program that holds what it allocated (<= 8 MiB)"
+lp=$(fig "$DB" "$run" anon_heap_live_at_peak_bytes)
+is "$lp" -ge "$want" "the split of anon at its peak: live heap holds the 40 MiB"
+other=$(fig "$DB" "$run" anon_other_end_bytes)
+is "$other" -ge 0 "anon other than heap and allocator-held is a figure"
+is "$other" -le 8388608 "and small for a program whose anon is its heap (<= 8 MiB)"
 finish
