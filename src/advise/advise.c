@@ -136,7 +136,10 @@ static int window_figs(struct tm_store *st, int64_t run, const struct tm_window 
  * and the cgroup's swap was not limited to 0.  Fills WHY. */
 static bool swap_was_on(const struct win_figs *f, int64_t run, char *why, size_t size)
 {
-	if (isfinite(f->swap_used_max) && f->swap_used_max > 0) {
+	/* with no swap on the host nothing can be in swap: a small figure then is
+	 * v1's memsw - usage read a moment apart, not swap */
+	bool host_swap = !(f->host_swap_total == 0);
+	if (host_swap && isfinite(f->swap_used_max) && f->swap_used_max > 0) {
 		snprintf(why, size,
 		         "swap was on while measuring: run %lld had %.1f MiB in swap, so anon "
 		         "figures are too low by what went there",

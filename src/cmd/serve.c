@@ -27,6 +27,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
 	      "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
+	      "                      [--request-timeout DURATION]\n"
 	      "       tidemark serve token add [--read] NAME [--db PATH]\n"
 	      "       tidemark serve token remove [--read] NAME [--db PATH]\n"
 	      "       tidemark serve token list [--db PATH]\n"
@@ -41,6 +42,9 @@ static void usage(FILE *f)
 	      "  --public-read        panel, API and /metrics readable without a read token\n"
 	      "  --max-body SIZE      largest request body accepted (default 8M)\n"
 	      "  --max-rate N         samples/s accepted per machine, averaged (default 1000)\n"
+	      "  --request-timeout D  a request must arrive whole within D (default 30s): a\n"
+	      "                       client trickling bytes is cut off; past 200\n"
+	      "                       connections a new one evicts the oldest still sending\n"
 	      "\n"
 	      "A write token belongs to one machine: every run pushed with it is filed under\n"
 	      "the token's name.  Tokens are printed once and stored hashed.\n"
@@ -203,6 +207,7 @@ static int parse_opts(int argc, char **argv, struct tm_server_opts *o, struct tm
 	                                     {"public-read", no_argument, NULL, 'p'},
 	                                     {"max-body", required_argument, NULL, 'b'},
 	                                     {"max-rate", required_argument, NULL, 'r'},
+	                                     {"request-timeout", required_argument, NULL, 't'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
 	int64_t v;
@@ -232,6 +237,15 @@ static int parse_opts(int argc, char **argv, struct tm_server_opts *o, struct tm
 				return 2;
 			}
 			o->max_samples_per_sec = v;
+			break;
+		case 't':
+			if (tm_parse_duration(optarg, &v) < 0 || v < 100000 ||
+			    v > 3600 * 1000000LL) {
+				fprintf(stderr,
+				        "tidemark serve: --request-timeout wants 100ms..1h\n");
+				return 2;
+			}
+			o->request_timeout_usec = v;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,9 +1,9 @@
 /*
- * Throttle limbo from a run's series: per sampling interval, whether
- * memory.high events rose while memory PSI full stayed above the
- * threshold; runs of such intervals long enough to be sustained become
- * stretches, kept when the progress rate in them fell (or when the run
- * records no progress, which the text then says).
+ * Throttle limbo from a run's series: runs of sampling intervals in which
+ * memory PSI full stayed above the threshold, long enough to be sustained,
+ * become stretches; one is kept when memory.high events rose over it and
+ * the progress rate in it fell (or the run records no progress, which the
+ * text then says).
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,19 +74,29 @@ static double progress_at(const struct tseries *ts, int64_t mono)
 	return v;
 }
 
-/* Units per minute between mono times A and B, NAN when unknown. */
+/* Units per minute between mono times A and B, NAN when unknown.  When
+ * no progress was recorded by A yet, from the first progress point. */
 static double rate(const struct tseries *ts, int64_t a, int64_t b)
 {
 	double pa = progress_at(ts, a), pb = progress_at(ts, b);
+
+	if (isnan(pa) && ts->ng && ts->g[0].mono < b) {
+		a = ts->g[0].mono;
+		pa = ts->g[0].v;
+	}
 	if (b <= a || isnan(pa) || isnan(pb))
 		return NAN;
 	return (pb - pa) * 60e6 / (double)(b - a);
 }
 
-static bool interval_throttled(const struct tpt *a, const struct tpt *b)
+/* An interval of memory full stall at or above the threshold.  (The
+ * kernel sleeps a throttled task up to 2 s an allocation, so memory.high
+ * events need not rise in every interval: they are counted over the
+ * stretch.) */
+static bool interval_stalled(const struct tpt *a, const struct tpt *b)
 {
 	double dt = (double)(b->mono - a->mono);
-	return dt > 0 && b->high > a->high && (b->full - a->full) / dt >= TM_THROTTLE_FULL_SHARE;
+	return dt > 0 && (b->full - a->full) / dt >= TM_THROTTLE_FULL_SHARE;
 }
 
 /* Samples I..J (J > I) were throttled in every interval: keep the stretch
@@ -104,8 +114,8 @@ static void consider(const struct tseries *ts, size_t i, size_t j, struct tm_thr
 	};
 	int64_t len = b->mono - a->mono, before = a->mono - len;
 
-	if (j - i < TM_THROTTLE_MIN_INTERVALS)
-		return;
+	if (j - i < TM_THROTTLE_MIN_INTERVALS || !(s.high_events > 0))
+		return; /* too short, or a stall that memory.high did not cause */
 	if (before < ts->p[0].mono)
 		before = ts->p[0].mono;
 	s.rate_during_per_min = rate(ts, a->mono, b->mono);
@@ -125,7 +135,7 @@ static void find_spans(const struct tseries *ts, struct tm_throttle *out)
 	bool in = false;
 
 	for (size_t k = 1; k < ts->n; k++) {
-		bool th = interval_throttled(&ts->p[k - 1], &ts->p[k]);
+		bool th = interval_stalled(&ts->p[k - 1], &ts->p[k]);
 		if (th && !in) {
 			start = k - 1;
 			in = true;

@@ -18,8 +18,9 @@
 
 struct tm_store;
 
-/* An interval is throttled when memory.high events rose in it and memory
- * full stall took at least this share of its time. */
+/* An interval is stalled when memory full stall took at least this share
+ * of its time; a stretch of stalled intervals is throttled when memory.high
+ * events rose over it. */
 #define TM_THROTTLE_FULL_SHARE 0.10
 /* A stretch counts once it lasts this many sampling intervals (sustained). */
 #define TM_THROTTLE_MIN_INTERVALS 3

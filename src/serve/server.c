@@ -14,6 +14,7 @@
 #include "serve/api.h"
 #include "serve/assets.h"
 #include "serve/auth.h"
+#include "serve/guard.h"
 #include "serve/ingest.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
@@ -39,6 +40,10 @@ struct cached_summary {
 	int64_t run_id;
 	char *json;
 };
+
+/* Connections past which a new one evicts the oldest slow one; the hard
+ * limit is 56 more, so a burst of new clients still gets in. */
+#define GUARD_SOFT_LIMIT 200
 
 struct server {
 	struct tm_store *st;
@@ -67,6 +72,7 @@ void tm_server_opts_init(struct tm_server_opts *o)
 	o->max_body_bytes = 8 << 20;
 	o->max_samples_per_sec = 1000;
 	o->max_metrics_machines = 100;
+	o->request_timeout_usec = 30 * 1000000LL;
 }
 
 int tm_parse_listen(const char *addr, struct sockaddr_in *out)
@@ -117,6 +123,7 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, char 
 	security_headers(r);
 	if (must_free)
 		MHD_add_response_header(r, "Cache-Control", "no-store");
+	tm_guard_answering(c);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -247,6 +254,7 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		snprintf(retry, sizeof(retry), "%lld", (long long)wait);
 		MHD_add_response_header(resp, "Retry-After", retry);
 		MHD_add_response_header(resp, "Content-Type", "application/json");
+		tm_guard_answering(c);
 		ret = MHD_queue_response(c, 429, resp);
 		MHD_destroy_response(resp);
 		return ret;
@@ -514,7 +522,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct req *r = *con_cls;
 
-	(void)cls, (void)c, (void)toe;
+	(void)cls, (void)toe;
+	tm_guard_answered(c);
 	if (r) {
 		free(r->body);
 		free(r);
@@ -568,6 +577,7 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 	struct server sv = {.st = st, .o = o};
 	struct sockaddr_in addr;
 	struct MHD_Daemon *d;
+	struct tm_guard *guard = NULL;
 	int ret = -1;
 
 	if (tm_parse_listen(o->listen, &addr) < 0 || tm_auth_init(st) < 0)
@@ -580,12 +590,21 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 	}
 	if (tm_store_each_run(st, 0, prefill_run, &sv) < 0)
 		goto out;
+	/* Slow clients: a request must arrive within its deadline, and past
+	 * GUARD_SOFT_LIMIT connections a new one evicts the oldest still
+	 * sending (serve/guard.h), so the hard limit is never all held */
+	guard = tm_guard_new(GUARD_SOFT_LIMIT, o->request_timeout_usec);
+	if (!guard) {
+		tm_error("out of memory");
+		goto out;
+	}
 	d = MHD_start_daemon(
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, dispatch, &sv, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024), MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, tm_guard_notify, guard, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)(GUARD_SOFT_LIMIT + 56), MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)(128 * 1024), MHD_OPTION_END);
 	if (!d) {
 		tm_error("cannot listen on %s", o->listen);
 		goto out;
@@ -598,14 +617,17 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 		       di ? (unsigned)di->port : (unsigned)ntohs(addr.sin_port));
 	}
 	fflush(stdout);
-	while (!*stop)
+	while (!*stop) {
 		MHD_run_wait(d, 200);
+		tm_guard_tick(guard);
+	}
 	MHD_stop_daemon(d);
 	ret = 0;
 out:
 	for (int i = 0; i < SUMMARY_CACHE; i++)
 		free(sv.summaries[i].json);
 	tm_ingest_free(sv.ing);
+	tm_guard_free(guard);
 	free(sv.latest);
 	return ret;
 }

@@ -15,11 +15,12 @@
 struct tm_store;
 
 struct tm_server_opts {
-	const char *listen;          /* "127.0.0.1:7070" */
-	bool public_read;            /* reads without a read token */
-	size_t max_body_bytes;       /* request bodies above this get 413 */
-	int64_t max_samples_per_sec; /* per machine, averaged; bursts up to 60 s worth */
-	int max_metrics_machines;    /* machines exported on /metrics */
+	const char *listen;           /* "127.0.0.1:7070" */
+	bool public_read;             /* reads without a read token */
+	size_t max_body_bytes;        /* request bodies above this get 413 */
+	int64_t max_samples_per_sec;  /* per machine, averaged; bursts up to 60 s worth */
+	int max_metrics_machines;     /* machines exported on /metrics */
+	int64_t request_timeout_usec; /* a request must arrive whole within this */
 };
 
 void tm_server_opts_init(struct tm_server_opts *o);

@@ -237,6 +237,9 @@ static void test_swap_refused(void **state)
 	sh.proc_swap_mib = 12;
 	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_SWAP);
 	assert_non_null(strstr(why, "12.0 MiB in swap"));
+	/* a host without swap: a swap figure is v1's memsw - usage noise */
+	sh.host_swap_mib = 0;
+	assert_int_equal(refusal_of(&sh, why, sizeof(why)), TM_AR_NONE);
 }
 
 /* A window with fewer samples than the rule needs is refused. */

@@ -14,6 +14,7 @@
 #include "base/sample.h"
 #include "report/summary.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 #define MIB       (1024.0 * 1024.0)
 #define T0_MONO   5000000
@@ -21,7 +22,7 @@
 #define STEP_USEC 1000000
 
 struct fixture {
-	char path[64];
+	struct store_fixture *sf;
 	struct tm_store *st;
 	int64_t run;
 };
@@ -59,9 +60,8 @@ static void fill(struct fixture *f)
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "/tmp/tm-summary-test-%d.db", getpid());
-	unlink(f->path);
-	assert_int_equal(tm_store_open(f->path, &f->st), 0);
+	f->sf = store_fixture_open("summary-test");
+	f->st = f->sf->st;
 	fill(f);
 	*state = f;
 	return 0;
@@ -70,13 +70,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[80];
-	tm_store_close(f->st);
-	unlink(f->path);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
+	store_fixture_close(f->sf);
 	free(f);
 	return 0;
 }

@@ -12,33 +12,17 @@
 #include <cmocka.h>
 
 #include "store/store.h"
-
-struct fixture {
-	char path[64];
-	struct tm_store *st;
-};
+#include "store_fixture.h"
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "/tmp/tm-store-test-%d.db", getpid());
-	unlink(f->path);
-	assert_int_equal(tm_store_open(f->path, &f->st), 0);
-	*state = f;
+	*state = store_fixture_open("store-test");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-	char p[80];
-	tm_store_close(f->st);
-	unlink(f->path);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	free(f);
+	store_fixture_close(*state);
 	return 0;
 }
 
@@ -93,7 +77,7 @@ static int check_cb(void *ctx, const struct tm_sample *got)
 
 static void test_round_trip(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st);
 	struct tm_sample s;
 	struct collect c = {0};
@@ -128,7 +112,7 @@ static int copy_cb(void *ctx, const struct tm_sample *s)
 
 static void test_absent_is_not_zero(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st);
 	struct tm_sample s, got;
 
@@ -145,7 +129,7 @@ static void test_absent_is_not_zero(void **state)
 
 static void test_order_enforced(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st);
 	struct tm_sample s;
 
@@ -163,7 +147,7 @@ static void test_order_enforced(void **state)
  * run from what is in the file. */
 static void test_reopen_continues(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st);
 	struct tm_store *other;
 	struct tm_sample s;
@@ -212,7 +196,7 @@ static int progress_cb(void *ctx, int64_t w, int64_t m, double v)
 
 static void test_runs_and_side_tables(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), latest = 0, by_uuid = 0;
 	struct tm_event ev = {.t_wall_usec = 1, .t_mono_usec = 2, .kind = "oom_kill", .value = 1};
 	struct tm_run_end end = {

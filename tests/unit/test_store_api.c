@@ -21,41 +21,17 @@
 #include "store/server_tables.h"
 #include "store/store.h"
 #include "store/store_impl.h"
-
-struct fixture {
-	char path[64];
-	struct tm_store *st;
-};
-
-static void unlink_store(const char *path)
-{
-	char p[80];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-}
+#include "store_fixture.h"
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	snprintf(f->path, sizeof(f->path), "/tmp/tm-store-api-%d.db", getpid());
-	unlink_store(f->path);
-	assert_int_equal(tm_store_open(f->path, &f->st), 0);
-	*state = f;
+	*state = store_fixture_open("store-api");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	tm_store_close(f->st);
-	unlink_store(f->path);
-	free(f);
+	store_fixture_close(*state);
 	return 0;
 }
 
@@ -132,7 +108,7 @@ static void assert_seen(const struct seen *s, const int64_t *want, int n)
 
 static void test_items_in_time_order(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), other = new_run(f->st);
 	static const int64_t by_time[] = {0, 2, 4, 3, 1};
 	struct seen e = {0}, p = {0}, m = {0}, none = {0};
@@ -152,7 +128,7 @@ static void test_items_in_time_order(void **state)
 
 static void test_items_as_stored_from_a_position(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st);
 	static const int64_t all[] = {0, 1, 2, 3, 4}, mid[] = {1, 2}, tail[] = {3, 4};
 	struct seen e = {0}, p = {0}, m = {0}, past = {0}, stop = {.stop_after = 2};
@@ -173,7 +149,7 @@ static void test_items_as_stored_from_a_position(void **state)
 
 static void test_item_counts(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), empty = new_run(f->st);
 	struct tm_item_counts n = {-1, -1, -1};
 	struct tm_event ev = {.kind = "start"};
@@ -194,7 +170,7 @@ static void test_item_counts(void **state)
 
 static void test_seq_at_time(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), empty = new_run(f->st), seq = -5;
 	struct tm_sample s;
 
@@ -237,7 +213,7 @@ static int see_token(void *ctx, const char *name, const char *kind, const char *
 
 static void test_tokens(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct tokens t = {0};
 
 	assert_int_equal(tm_server_tables_init(f->st), 0);
@@ -273,7 +249,7 @@ static int see_machine(void *ctx, const struct tm_machine_row *m)
 
 static void test_machines(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct tm_machine_row m = {0};
 
 	/* a collector's own store has no machines table: no machines, no error */
@@ -294,7 +270,7 @@ static void test_machines(void **state)
 
 static void test_bench_tables(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct tm_bench_row row = {.name = "cmp",
 	                           .spec_json = "{}",
 	                           .order = "shuffle",
@@ -346,7 +322,7 @@ static void test_bench_tables(void **state)
 /* A read-only store reads everything and changes nothing. */
 static void test_read_only(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), got_run = 0;
 	struct tm_store *ro;
 	struct tm_bench_info b;

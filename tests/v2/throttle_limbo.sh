@@ -1,0 +1,58 @@
+#!/bin/sh
+# Throttle limbo on a real kernel: a program growing past --memory-high,
+# with no swap, is held there by the kernel (memory.high events rise,
+# memory PSI full climbs, its progress all but stops); report says
+# "throttled by memory.high from ... to ...", its JSON carries the stretch,
+# and the bench table notes it.  The same program without the ceiling is
+# not reported.
+V2_TIMEOUT=200
+. "$(dirname "$0")/lib.sh"
+DB=$T/t.db
+B=$TM_BUILD/progs/bench_alloc
+# 96 steps of 1 MiB, 20 ms apart: 3000 steps a minute while it is free;
+# past 32 MiB each step waits in the kernel's throttle
+W="$B --mib 96 --steps 96 --step-ms 20"
+
+"$TM" record -q -o "$DB" -i 200ms --memory-high 32M --timeout 15s --progress 'progress=([0-9]+)' \
+	-- $W >/dev/null 2>"$T/err"
+run=$(last_run "$DB")
+"$TM" report -o "$DB" "$run" >"$T/r.txt" 2>&1
+"$TM" report -o "$DB" "$run" --json >"$T/r.json" 2>&1
+line=$(grep '^  throttle ' "$T/r.txt")
+echo "# $line"
+if echo "$line" | grep -qE 'throttled by memory\.high from [0-9:]+ to [0-9:]+: [0-9,]+ high events, memory full [0-9]+ %, rate [0-9]+ → [0-9]+ units/min'; then
+	ok "report says the run was throttled by memory.high, with the events, the stall and the rate"
+else
+	fail "report says the run was throttled by memory.high, with the events, the stall and the rate" "$line; $(cat "$T/err")"
+fi
+r=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["throttle"]
+s = t["spans"][0]
+print(t["known"], len(t["spans"]) >= 1, s["high_events"] > 0, s["mem_full_share"] >= 0.10,
+      s["rate_during_per_min"] < 0.5 * s["rate_before_per_min"])' "$T/r.json" 2>&1)
+if [ "$r" = "True True True True True" ]; then
+	ok "report --json: the stretch, its high events, memory full >= 10 %, the rate fallen"
+else
+	fail "report --json: the stretch, its high events, memory full >= 10 %, the rate fallen" "$r"
+fi
+
+# a bench of the same: the table's notes say it
+"$TM" bench -o "$DB" --arm glibc --runs 1 -i 200ms --memory-high 32M --timeout 15s \
+	--progress 'progress=([0-9]+)' -- $W >"$T/b.txt" 2>&1
+if grep -q '^run [0-9]* (glibc) throttled by memory.high from' "$T/b.txt"; then
+	ok "the bench table notes the throttled run"
+else
+	fail "the bench table notes the throttled run" "$(tail -15 "$T/b.txt")"
+fi
+
+# without the ceiling: not throttled, and said so
+"$TM" record -q -o "$DB" -i 200ms --timeout 15s --progress 'progress=([0-9]+)' -- $W >/dev/null 2>&1
+run=$(last_run "$DB")
+"$TM" report -o "$DB" "$run" >"$T/n.txt" 2>&1
+if grep -q '^  throttle    none' "$T/n.txt"; then
+	ok "the same program without memory.high: no throttle limbo reported"
+else
+	fail "the same program without memory.high: no throttle limbo reported" "$(grep throttle "$T/n.txt")"
+fi
+finish
