@@ -245,14 +245,14 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		struct win_figs f;
-		if (r->arm != ai || r->warmup || !strcmp(r->outcome, "invalid") ||
-		    !strcmp(r->outcome, "interrupted"))
+		if (r->arm != ai || r->warmup || !tm_outcome_counts(r->outcome))
 			continue;
 		if (window_figs(st, r->run_id, &a->opts.regimes[ri].w, &f)) {
 			free(v);
 			return -1;
 		}
-		add_run(p, v, &f, r->run_id, !strcmp(r->outcome, "completed"), a->opts.min_samples);
+		add_run(p, v, &f, r->run_id, r->outcome == TM_OUTCOME_COMPLETED,
+		        a->opts.min_samples);
 	}
 	if (p->survivors == 0)
 		refuse(p, TM_AR_NONE_SURVIVED,
@@ -329,8 +329,7 @@ static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai)
 		const struct tm_bench_run_row *r = &t->runs[i];
 		double lim;
 		int k = 0;
-		if (r->arm != ai || r->warmup || !strcmp(r->outcome, "invalid") ||
-		    !strcmp(r->outcome, "interrupted"))
+		if (r->arm != ai || r->warmup || !tm_outcome_counts(r->outcome))
 			continue;
 		if (requested_max(st, r->run_id, &lim))
 			return -1;
@@ -342,9 +341,9 @@ static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai)
 			continue;
 		if (k == n)
 			g[n++] = (typeof(g[0])){lim, true, 0, 0};
-		g[k].all_survived &= !strcmp(r->outcome, "completed");
+		g[k].all_survived &= r->outcome == TM_OUTCOME_COMPLETED;
 		g[k].runs++;
-		g[k].survived += !strcmp(r->outcome, "completed");
+		g[k].survived += r->outcome == TM_OUTCOME_COMPLETED;
 	}
 	if (n < 2)
 		return 0;

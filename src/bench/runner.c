@@ -269,8 +269,8 @@ static void run_done(struct live *lv, const struct tm_record_result *res)
 	if (lv->tty)
 		fputs("\r\033[K", stderr);
 	fprintf(stderr, "[%d/%d] %s %s %d/%d: %s in %.2f s", lv->index, lv->total, lv->arm,
-	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs, res->outcome,
-	        (double)res->wall_usec / 1e6);
+	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
+	        tm_outcome_name(res->outcome), (double)res->wall_usec / 1e6);
 	if (res->reason[0])
 		fprintf(stderr, " (%s)", res->reason);
 	fputc('\n', stderr);
@@ -349,9 +349,9 @@ static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, st
 	if (tm_record_run(&o, &res))
 		return -1;
 	int64_t rig_cpu = self_cpu_usec() - rig0;
-	if (!warmup && strcmp(res.outcome, "invalid") && strcmp(res.outcome, "interrupted")) {
+	if (!warmup && tm_outcome_counts(res.outcome)) {
 		p->tried++;
-		p->survived += !strcmp(res.outcome, "completed");
+		p->survived += res.outcome == TM_OUTCOME_COMPLETED;
 	}
 	run_done(lv, &res);
 	struct tm_bench_run_note note = {
@@ -367,7 +367,7 @@ static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, st
 		return -1;
 	if (sp->cleanup && run_hook("--cleanup", sp->cleanup, arm->name, seq, b->bench_id))
 		return -1;
-	return !strcmp(res.outcome, "interrupted") ? 1 : 0;
+	return res.outcome == TM_OUTCOME_INTERRUPTED ? 1 : 0;
 }
 
 static int run_all(struct tm_bench_plan *b)

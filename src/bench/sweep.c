@@ -118,8 +118,7 @@ static int match_run(void *ctx, const struct tm_run_info *ri)
 	struct tm_bench_run_note note;
 
 	if (!ri->arm || strcmp(ri->arm, m->arm) || ri->bench_id <= 0 || !ri->outcome ||
-	    !strcmp(ri->outcome, "invalid") || !strcmp(ri->outcome, "interrupted") ||
-	    m->p->n_runs == MAX_PROBE_RUNS)
+	    !tm_outcome_counts(tm_outcome_of(ri->outcome)) || m->p->n_runs == MAX_PROBE_RUNS)
 		return 0;
 	if (!limits_equal(ri->limits_json, &m->limits) || !argv_equal(ri->command_json, m->argv) ||
 	    !env_equal(ri->env_json, m->env_text))
@@ -151,11 +150,10 @@ static int judge(struct tm_store *st, struct probe *p)
 	for (int i = 0; rc == 0 && i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		struct tm_throttle th;
-		if (r->warmup || !strcmp(r->outcome, "invalid") ||
-		    !strcmp(r->outcome, "interrupted"))
+		if (r->warmup || !tm_outcome_counts(r->outcome))
 			continue;
 		p->tried++;
-		p->survived += !strcmp(r->outcome, "completed");
+		p->survived += r->outcome == TM_OUTCOME_COMPLETED;
 		if ((rc = tm_throttle_find(st, r->run_id, 0, -1, &th)))
 			break;
 		p->throttled += th.known && th.n > 0;

@@ -386,20 +386,39 @@ static void kill_members(const char *dir)
 	free(pids);
 }
 
-static int remove_dir(const char *dir)
+/* Whether DIR's cgroup.procs lists a process (false when unreadable). */
+static bool has_members(const char *dir)
+{
+	char path[PATH_MAX];
+	pid_t *pids;
+	size_t n;
+
+	if (tm_cg_join(path, sizeof(path), dir, "cgroup.procs") ||
+	    tm_cg_read_pids(-1, path, &pids, &n))
+		return false;
+	free(pids);
+	return n > 0;
+}
+
+/* Removes DIR; KILL: SIGKILL what is still in it; else a cgroup with
+ * processes is left alone (1). */
+static int remove_dir(const char *dir, bool kill)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
 			break;
-		kill_members(dir);
+		if (!kill && has_members(dir))
+			return 1;
+		if (kill)
+			kill_members(dir);
 		sleep_ms(20);
 	}
 	return tm_error("cannot remove cgroup '%s': %s", dir, strerror(errno));
 }
 
-int tm_cgroup_destroy(struct tm_cgroup *cg)
+static int take_down(struct tm_cgroup *cg, bool kill)
 {
 	int rc = 0;
 
@@ -407,9 +426,21 @@ int tm_cgroup_destroy(struct tm_cgroup *cg)
 		return 0;
 	tm_cg_close_files(cg);
 	if (cg->created)
-		for (int d = DIR_COUNT - 1; d >= 0; d--)
-			if (cg->made[d] && remove_dir(cg->dir[d]))
-				rc = -1;
+		for (int d = DIR_COUNT - 1; d >= 0; d--) {
+			int r = cg->made[d] ? remove_dir(cg->dir[d], kill) : 0;
+			if (r < 0 || (r > 0 && !rc))
+				rc = r;
+		}
 	free(cg);
 	return rc;
+}
+
+int tm_cgroup_destroy(struct tm_cgroup *cg)
+{
+	return take_down(cg, true) < 0 ? -1 : 0;
+}
+
+int tm_cgroup_release(struct tm_cgroup *cg)
+{
+	return take_down(cg, false);
 }

@@ -148,4 +148,12 @@ const char *tm_cgroup_limits_json(const struct tm_cgroup *cg);
  */
 int tm_cgroup_destroy(struct tm_cgroup *cg);
 
+/*
+ * Like tm_cgroup_destroy, but never signals anything: a cgroup we made that
+ * still has processes (a daemon the user did not ask us to stop) is left in
+ * place, and tm_cgroup_reap_stale removes it once it is empty.  0 removed
+ * (or not ours), 1 left in place, -1 after tm_error.  NULL is fine.
+ */
+int tm_cgroup_release(struct tm_cgroup *cg);
+
 #endif

@@ -227,5 +227,8 @@ int tm_cgroup_pids(struct tm_cgroup *cg, pid_t **pids, size_t *n)
 
 	if (tm_cg_join(path, sizeof(path), cg->dir[DIR_MEM], "cgroup.procs"))
 		return -1;
-	return tm_cg_read_pids(cg->procs_fd, path, pids, n);
+	/* opened afresh each time on v1: re-reading a kept descriptor returns
+	 * the pid list cached at its first read for as long as it is re-read
+	 * within a second, which names processes long gone */
+	return tm_cg_read_pids(cg->ops == &tm_cg_v1_ops ? -1 : cg->procs_fd, path, pids, n);
 }

@@ -78,8 +78,14 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
 	fprintf(stderr,
 	        "tidemark: run %" PRId64
 	        " %s after %.1f s, peak anon %s%s (tidemark report %" PRId64 "%s%s)\n",
-	        res->run_id, res->outcome, (double)res->wall_usec / 1e6, peak, units, res->run_id,
-	        db ? " --db " : "", db ? db : "");
+	        res->run_id, tm_outcome_name(res->outcome), (double)res->wall_usec / 1e6, peak,
+	        units, res->run_id, db ? " --db " : "", db ? db : "");
+	if (res->first_exit_usec && res->last_left_usec > res->first_exit_usec + 50000)
+		fprintf(
+		    stderr,
+		    "tidemark: the first process exited after %.1f s; recorded until the last one "
+		    "left after %.1f s\n",
+		    (double)res->first_exit_usec / 1e6, (double)res->last_left_usec / 1e6);
 	if (res->reason[0])
 		fprintf(stderr, "tidemark: %s\n", res->reason);
 }
@@ -89,11 +95,13 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
  * timeout, 128 + signal for a kill. */
 static int exit_status(const struct tm_record_result *res)
 {
+	if (res->store_failed)
+		return 1; /* the recording failed, whatever the command did */
 	if (res->exit_code >= 0)
 		return res->exit_code;
-	if (!strcmp(res->outcome, "completed") || !strcmp(res->outcome, "detached"))
+	if (res->outcome == TM_OUTCOME_COMPLETED || res->outcome == TM_OUTCOME_DETACHED)
 		return 0;
-	if (!strcmp(res->outcome, "timeout"))
+	if (res->outcome == TM_OUTCOME_TIMEOUT)
 		return 124;
 	if (res->term_signal)
 		return 128 + res->term_signal;

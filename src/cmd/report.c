@@ -79,12 +79,14 @@ static const char *limit(char *buf, size_t size, double bytes)
 
 static void print_outcome(const struct tm_run_info *ri)
 {
-	const char *o = ri->outcome ? ri->outcome : "running (or the recorder died)";
+	enum tm_outcome o = tm_outcome_of(ri->outcome);
 
-	printf("  outcome     %s", o);
-	if (ri->outcome && !strcmp(o, "oom-killed"))
+	printf("  outcome     %s", o == TM_OUTCOME_LIVE ? tm_outcome_text(o)
+	                           : ri->outcome        ? ri->outcome
+	                                                : "?");
+	if (o == TM_OUTCOME_OOM_KILLED)
 		printf(" (confirmed by the oom_kill counter)");
-	else if (ri->term_signal && !strcmp(o, "completed"))
+	else if (ri->term_signal && o == TM_OUTCOME_COMPLETED)
 		printf(" (the work was done; tidemark stopped it with signal %d)", ri->term_signal);
 	else if (ri->term_signal)
 		printf(" (signal %d)", ri->term_signal);
@@ -165,6 +167,41 @@ static bool print_units(const struct tm_summary *s)
 	return true;
 }
 
+/* When the launched process and the last process of the run left (usec
+ * since the start; 0: not recorded), from the events "start", its "exit" or
+ * "signal", and "last_left". */
+struct lifetimes {
+	int64_t start_mono, first_pid, first_exit, last_left;
+};
+
+static int add_lifetime(void *ctx, const struct tm_event *ev)
+{
+	struct lifetimes *l = ctx;
+	if (!strcmp(ev->kind, "start")) {
+		l->start_mono = ev->t_mono_usec;
+		l->first_pid = ev->pid;
+	} else if ((!strcmp(ev->kind, "exit") || !strcmp(ev->kind, "signal")) &&
+	           ev->pid == l->first_pid && l->first_pid && !l->first_exit) {
+		l->first_exit = ev->t_mono_usec - l->start_mono;
+	} else if (!strcmp(ev->kind, "last_left") && l->start_mono) {
+		l->last_left = ev->t_mono_usec - l->start_mono;
+	}
+	return 0;
+}
+
+/* "the first process exited after 0.1 s; recorded until the last one left
+ * after 42 s", for a command that left processes behind (a daemon). */
+static void print_lifetimes(struct tm_store *st, int64_t run)
+{
+	struct lifetimes l = {0};
+	if (tm_store_each_event(st, run, add_lifetime, &l) || !l.first_exit ||
+	    l.last_left <= l.first_exit + 50000)
+		return;
+	printf("  processes   the first process exited after %.1f s; recorded until the last one "
+	       "left after %.1f s\n",
+	       (double)l.first_exit / 1e6, (double)l.last_left / 1e6);
+}
+
 /* "  throttle    throttled by memory.high from ...", one line a stretch. */
 static void print_throttle(const struct tm_throttle *th)
 {
@@ -185,8 +222,9 @@ static void print_throttle(const struct tm_throttle *th)
 		printf("              and %d more stretches\n", th->n - TM_THROTTLE_MAX_SPANS);
 }
 
-static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
-                       const json_t *profiles, const struct tm_throttle *th)
+static void print_text(struct tm_store *st, const struct tm_run_info *ri,
+                       const struct tm_summary *s, const json_t *profiles,
+                       const struct tm_throttle *th)
 {
 	char a[32], b[32], c[32], d[32];
 
@@ -199,6 +237,7 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 	       ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
 	       tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
 	print_outcome(ri);
+	print_lifetimes(st, ri->id);
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
 	       s->late_samples);
@@ -249,6 +288,14 @@ static void print_text(const struct tm_run_info *ri, const struct tm_summary *s,
 		printf(
 		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
 		    "job)\n");
+		return;
+	}
+	if (s->progress_bunched) {
+		printf("  progress    %g -> %g; %.0f of its %.0f points arrived at once "
+		       "(block-buffered "
+		       "output): no rate, no per-unit figures\n",
+		       s->progress_first, s->progress_last, s->progress_points_bunched,
+		       s->progress_points);
 		return;
 	}
 	printf("  progress    %g -> %g, %.1f units/min\n", s->progress_first, s->progress_last,
@@ -338,7 +385,7 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
 		                      &th);
 	if (!rc && fmt == FMT_TEXT)
-		print_text(&ri, &s, profiles, &th);
+		print_text(st, &ri, &s, profiles, &th);
 	else if (!rc && fmt == FMT_JSON)
 		rc = print_json(&ri, &s, profiles, &th);
 	else if (!rc)

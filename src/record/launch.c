@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -14,22 +16,18 @@
 extern char **environ;
 
 /* In the child after fork: only async-signal-safe calls from here on. */
-static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec_wr, int out_wr,
-                       int err_wr, bool null_out, const sigset_t *sigmask)
+static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec_wr,
+                       const int out[2], const sigset_t *sigmask)
 {
 	char c;
 	int err;
 
-	if (out_wr >= 0) {
-		dup2(out_wr, 1);
-		dup2(err_wr, 2);
-	} else if (null_out) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-	}
+	for (int i = 0; i < 2; i++)
+		if (out[i] >= 0)
+			dup2(out[i], 1 + i);
+	/* nothing of ours but 0, 1 and 2 reaches the command (the store, the
+	 * sampler's files, the marks FIFO, the capture pipes' other ends) */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	sigprocmask(SIG_SETMASK, sigmask, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	/* wait for the parent to move us into the cgroup */
@@ -42,15 +40,88 @@ static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec
 	_exit(127);
 }
 
-int tm_launch_start(char *const *argv, char *const *envp, bool capture, const sigset_t *sigmask,
-                    struct tm_launch *l)
+/* A raw pseudo-terminal: bytes pass as written. */
+static int open_pty(int *master, int *slave)
 {
-	int go[2], ex[2], out[2] = {-1, -1}, err[2] = {-1, -1};
+	char name[128];
+	struct termios tio;
+	struct winsize ws;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*master < 0 || grantpt(*master) || unlockpt(*master) ||
+	    ptsname_r(*master, name, sizeof(name)))
+		return tm_error("cannot open a pseudo-terminal: %s", strerror(errno));
+	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0)
+		return tm_error("cannot open '%s': %s", name, strerror(errno));
+	if (tcgetattr(*slave, &tio) == 0) {
+		cfmakeraw(&tio);
+		tcsetattr(*slave, TCSANOW, &tio);
+	}
+	if (ioctl(1, TIOCGWINSZ, &ws) == 0 || ioctl(2, TIOCGWINSZ, &ws) == 0)
+		ioctl(*slave, TIOCSWINSZ, &ws);
+	return 0;
+}
+
+int tm_child_io_open(const enum tm_out_mode mode[2], struct tm_child_io *io)
+{
+	*io = (struct tm_child_io){{-1, -1}, {-1, -1}};
+	for (int i = 0; i < 2; i++) {
+		int p[2];
+		switch (mode[i]) {
+		case TM_OUT_INHERIT:
+			break;
+		case TM_OUT_NULL:
+			if ((io->child[i] = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+				return tm_error("cannot open /dev/null: %s", strerror(errno));
+			break;
+		case TM_OUT_PIPE:
+			if (pipe2(p, O_CLOEXEC))
+				return tm_error("pipe: %s", strerror(errno));
+			io->ours[i] = p[0];
+			io->child[i] = p[1];
+			break;
+		case TM_OUT_PTY:
+			if (open_pty(&io->ours[i], &io->child[i]))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void close_pair(int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0) {
+			close(fd[i]);
+			fd[i] = -1;
+		}
+}
+
+void tm_child_io_close_child(struct tm_child_io *io)
+{
+	close_pair(io->child);
+}
+
+void tm_child_io_close_ours(struct tm_child_io *io)
+{
+	close_pair(io->ours);
+}
+
+int tm_launch_start(char *const *argv, char *const *envp, const struct tm_child_io *io,
+                    const sigset_t *sigmask, struct tm_launch *l)
+{
+	static const int inherit[2] = {-1, -1};
+	int go[2], ex[2];
+
+	if (pipe2(go, O_CLOEXEC))
 		return tm_error("pipe: %s", strerror(errno));
-	if (capture && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)))
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
 		return tm_error("pipe: %s", strerror(errno));
+	}
 	l->pid = fork();
 	if (l->pid < 0)
 		return tm_error("fork: %s", strerror(errno));
@@ -58,25 +129,13 @@ int tm_launch_start(char *const *argv, char *const *envp, bool capture, const si
 		/* the child keeps only its own ends, or it would never see EOF on go */
 		close(go[1]);
 		close(ex[0]);
-		if (capture) {
-			close(out[0]);
-			close(err[0]);
-		}
-		child_exec(argv, envp ? envp : environ, go[0], ex[1], out[1], err[1], !capture,
+		child_exec(argv, envp ? envp : environ, go[0], ex[1], io ? io->child : inherit,
 		           sigmask);
 	}
 	close(go[0]);
 	close(ex[1]);
-	if (capture) {
-		close(out[1]);
-		close(err[1]);
-		fcntl(out[0], F_SETFL, O_NONBLOCK);
-		fcntl(err[0], F_SETFL, O_NONBLOCK);
-	}
 	l->go_fd = go[1];
 	l->exec_fd = ex[0];
-	l->out_fd = out[0];
-	l->err_fd = err[0];
 	return 0;
 }
 

@@ -12,19 +12,43 @@
 
 struct tm_launch {
 	pid_t pid;
-	int out_fd;  /* the child's stdout when captured, else -1 */
-	int err_fd;  /* the child's stderr when captured, else -1 */
 	int go_fd;   /* write end: the child execs when it is closed */
 	int exec_fd; /* read end: errno of a failed exec, or EOF once exec'd */
 };
 
+/* What the command's stdout or stderr is. */
+enum tm_out_mode {
+	TM_OUT_INHERIT, /* ours, unchanged: a terminal stays a terminal, a file a file */
+	TM_OUT_NULL,    /* /dev/null (-q without capture) */
+	TM_OUT_PIPE,    /* a pipe to us */
+	TM_OUT_PTY,     /* a pseudo-terminal to us: stdio line-buffers it */
+};
+
+/* The command's output descriptors: CHILD[i] becomes its fd 1+i (-1:
+ * inherit ours); OURS[i] is the read end (pipe or pty master; -1: none). */
+struct tm_child_io {
+	int child[2];
+	int ours[2];
+};
+
 /*
- * Forks ARGV with ENVP.  CAPTURE: pipe the child's stdout/stderr to us;
- * NULL_OUTPUT: send them to /dev/null (unless captured).  The child waits
- * until tm_launch_go().  SIGMASK is the mask the child gets back.
+ * Opens what MODE[0] (stdout) and MODE[1] (stderr) ask for.  A pty is raw
+ * (no CR added, no echo) and gets our terminal's window size when we have
+ * one.  Every descriptor is close-on-exec.  0, or -1 after tm_error.
  */
-int tm_launch_start(char *const *argv, char *const *envp, bool capture, const sigset_t *sigmask,
-                    struct tm_launch *l);
+int tm_child_io_open(const enum tm_out_mode mode[2], struct tm_child_io *io);
+/* Closes the child's ends (after the fork), or ours. */
+void tm_child_io_close_child(struct tm_child_io *io);
+void tm_child_io_close_ours(struct tm_child_io *io);
+
+/*
+ * Forks ARGV with ENVP, its stdout and stderr from IO (NULL: ours).  The
+ * child keeps no descriptor of ours but 0, 1 and 2 (everything else is
+ * closed at exec).  It waits until tm_launch_go().  SIGMASK is the mask the
+ * child gets back.
+ */
+int tm_launch_start(char *const *argv, char *const *envp, const struct tm_child_io *io,
+                    const sigset_t *sigmask, struct tm_launch *l);
 
 /* Lets the child exec; returns 0 once exec succeeded, -1 after tm_error
  * when it failed (the child has exited then). */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/outcome.h"
 #include "base/sample.h"
 #include "cgroup/cgroup.h" /* struct tm_limits */
 
@@ -54,7 +55,10 @@ struct tm_record_opts {
 	bool heap_sites;          /* ... libtidemark-heap-sites.so instead (sites, no counters) */
 	const char *heap_profile; /* PREFIX: PREFIX.PID.final.pb.gz as each process leaves */
 	int64_t heap_every_usec;  /* also PREFIX.PID.N.pb.gz this often (0: no) */
-	bool quiet_child;         /* don't pass the child's output to our terminal */
+	bool quiet_child;         /* don't pass the child's output on (-q) */
+	bool no_pty;              /* capture stdout through a pipe, not a pseudo-terminal */
+	bool until_first_exit;    /* end when the first process exits (the rest goes on) */
+	bool stay_when_empty;     /* --cgroup: go on recording when it has no process */
 
 	/* Bench bookkeeping, stored with the run. */
 	int64_t bench_id;
@@ -73,9 +77,12 @@ void tm_record_opts_init(struct tm_record_opts *o);
 
 struct tm_record_result {
 	int64_t run_id;
-	char outcome[32]; /* as in struct tm_run_end */
+	enum tm_outcome outcome;
 	char reason[256];
-	int exit_code; /* -1 if not exited normally */
+	bool store_failed;       /* the store stopped taking writes during the run */
+	int64_t first_exit_usec; /* since the start: the launched process exited (0: no) */
+	int64_t last_left_usec;  /* since the start: the target's last process left (0: no) */
+	int exit_code;           /* -1 if not exited normally */
 	int term_signal;
 	bool oom_killed;            /* confirmed by the cgroup's oom_kill counter */
 	int64_t wall_usec;          /* start to end of the work (not the settle) */
@@ -86,9 +93,18 @@ struct tm_record_result {
 
 /*
  * Records one run to the end.  Returns 0 when the run was recorded (whatever
- * its outcome), -1 when it could not be (bad target, store error) after
+ * its outcome, "failed" included: a store that stopped taking writes sets
+ * STORE_FAILED), -1 when it could not begin (bad target, the store) after
  * tm_error.  SIGINT/SIGTERM to us are forwarded to a launched command and end
  * the run as "interrupted".
+ *
+ * The command is never harmed by the recorder: its output goes straight to
+ * our stdout/stderr, or through a relay process (relay.h) when it is
+ * captured; a failure of ours (the store, the sampler) ends the recording,
+ * not the command, which we then wait for.  Only what the options ask for
+ * (--timeout, --until-progress, an interrupt) stops it.  A command whose
+ * first process exits is followed until the last process of its cgroup (or
+ * tree) has left, unless UNTIL_FIRST_EXIT.
  */
 int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res);
 

@@ -45,11 +45,15 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 	              a->limits_text ? a->limits_text : "", "runs", a->runs, "survived",
 	              a->survived);
 	json_object_set_new(o, "outcomes",
-	                    json_pack("{s:i, s:i, s:i, s:i, s:i}", "completed", a->survived,
-	                              "oom-killed", a->oom_killed, "killed", a->killed, "timeout",
-	                              a->timeout, "failed", a->failed));
-	json_object_set_new(o, "invalid", json_integer(a->invalid));
-	json_object_set_new(o, "interrupted", json_integer(a->interrupted));
+	                    json_pack("{s:i, s:i, s:i, s:i, s:i}",
+	                              tm_outcome_name(TM_OUTCOME_COMPLETED), a->survived,
+	                              tm_outcome_name(TM_OUTCOME_OOM_KILLED), a->oom_killed,
+	                              tm_outcome_name(TM_OUTCOME_KILLED), a->killed,
+	                              tm_outcome_name(TM_OUTCOME_TIMEOUT), a->timeout,
+	                              tm_outcome_name(TM_OUTCOME_FAILED), a->failed));
+	json_object_set_new(o, tm_outcome_name(TM_OUTCOME_INVALID), json_integer(a->invalid));
+	json_object_set_new(o, tm_outcome_name(TM_OUTCOME_INTERRUPTED),
+	                    json_integer(a->interrupted));
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "killed_peak_anon_bytes", stat_json(&a->killed_peak));
 	json_object_set_new(o, "killed_heap_live_bytes", stat_json(&a->killed_heap));
@@ -70,7 +74,7 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";
 	json_t *o = json_pack("{s:I, s:I, s:s, s:b, s:s, s:s}", "run_id", (json_int_t)r->run_id,
 	                      "seq", (json_int_t)r->seq, "arm", arm, "warmup", r->warmup, "outcome",
-	                      r->outcome, "reason", r->reason);
+	                      tm_outcome_name(r->outcome), "reason", r->reason);
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "outliers", outliers);
 	json_object_set_new(o, "work_wall_usec", num(r->work_wall_usec));
@@ -250,8 +254,8 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
 			        (long long)t->bench_id);
 			csv_str(out, arm);
-			fprintf(out, ",%lld,%s,%s,,,,,,,,,", (long long)r->run_id, r->outcome,
-			        tm_bench_fig_info(f)->key);
+			fprintf(out, ",%lld,%s,%s,,,,,,,,,", (long long)r->run_id,
+			        tm_outcome_name(r->outcome), tm_bench_fig_info(f)->key);
 			csv_num(out, r->fig[f]);
 			fputc('\n', out);
 		}

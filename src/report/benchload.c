@@ -176,8 +176,9 @@ static int collect_run(void *ctx, const struct tm_run_info *ri)
 	row->arm = arm_index(t, ri->arm);
 	if (t->bench_id == 0 && add_loose_arm(t, ri, &row->arm))
 		return -1;
-	copy(row->outcome, sizeof(row->outcome),
-	     ri->outcome && *ri->outcome ? ri->outcome : "interrupted");
+	/* a run that never ended (the recorder died) counts as interrupted */
+	row->outcome =
+	    ri->outcome && *ri->outcome ? tm_outcome_of(ri->outcome) : TM_OUTCOME_INTERRUPTED;
 	copy(row->reason, sizeof(row->reason), ri->reason);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		row->fig[f] = NAN;

@@ -235,10 +235,10 @@ void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn f
 		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms)
 			continue;
 		outlier_note(t, r, &e);
-		if (strcmp(r->outcome, "completed") && strcmp(r->outcome, "oom-killed") &&
+		if (r->outcome != TM_OUTCOME_COMPLETED && r->outcome != TM_OUTCOME_OOM_KILLED &&
 		    r->reason[0])
 			addf(&l, "run %lld (%s) %s: %s", (long long)r->run_id, t->arms[r->arm].name,
-			     r->outcome, r->reason);
+			     tm_outcome_name(r->outcome), r->reason);
 		flush(&e, TM_BN_RUN, &l);
 	}
 	noise_note(t, &e);

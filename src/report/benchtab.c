@@ -118,29 +118,32 @@ const char *tm_bench_verdict_name(enum tm_bench_verdict v)
 /* Whether a run counts at all (warmups, invalid and interrupted runs do not). */
 static bool run_counts(const struct tm_bench_run_row *r)
 {
-	return !r->warmup && strcmp(r->outcome, "invalid") && strcmp(r->outcome, "interrupted");
+	return !r->warmup && tm_outcome_counts(r->outcome);
 }
 
 static void count_outcome(struct tm_bench_arm_row *a, const struct tm_bench_run_row *r)
 {
 	if (r->warmup)
 		return;
-	if (!strcmp(r->outcome, "invalid")) {
+	switch (r->outcome) {
+	case TM_OUTCOME_INVALID:
 		a->invalid++;
 		return;
-	}
-	if (!strcmp(r->outcome, "interrupted")) {
+	case TM_OUTCOME_INTERRUPTED:
+	case TM_OUTCOME_LIVE:
 		a->interrupted++;
 		return;
+	default:
+		break;
 	}
 	a->runs++;
-	if (!strcmp(r->outcome, "completed"))
+	if (r->outcome == TM_OUTCOME_COMPLETED)
 		a->survived++;
-	else if (!strcmp(r->outcome, "oom-killed"))
+	else if (r->outcome == TM_OUTCOME_OOM_KILLED)
 		a->oom_killed++;
-	else if (!strcmp(r->outcome, "killed"))
+	else if (r->outcome == TM_OUTCOME_KILLED)
 		a->killed++;
-	else if (!strcmp(r->outcome, "timeout"))
+	else if (r->outcome == TM_OUTCOME_TIMEOUT)
 		a->timeout++;
 	else
 		a->failed++;
@@ -149,7 +152,7 @@ static void count_outcome(struct tm_bench_arm_row *a, const struct tm_bench_run_
 bool tm_bench_run_killed(const struct tm_bench_run_row *r)
 {
 	return run_counts(r) &&
-	       (!strcmp(r->outcome, "oom-killed") || !strcmp(r->outcome, "killed"));
+	       (r->outcome == TM_OUTCOME_OOM_KILLED || r->outcome == TM_OUTCOME_KILLED);
 }
 
 /* Figure F (or, with F < 0, the whole work's wall time) over arm AI's runs
@@ -170,7 +173,7 @@ static int survivor_values(const struct tm_bench_table *t, int ai, int f, double
 	int n = 0;
 	for (int i = 0; i < t->n_runs; i++)
 		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
-		    !strcmp(t->runs[i].outcome, "completed"))
+		    t->runs[i].outcome == TM_OUTCOME_COMPLETED)
 			buf[n++] = t->runs[i].fig[f];
 	return n;
 }
@@ -266,7 +269,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 		r->outlier_mask = 0;
 		if (r->arm < 0 || r->arm >= t->n_arms || !run_counts(r))
 			continue;
-		if (!strcmp(r->outcome, "completed"))
+		if (r->outcome == TM_OUTCOME_COMPLETED)
 			for (int f = 0; f < TM_BF_COUNT; f++)
 				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
 				                     figs[f].noise_raw))
@@ -395,10 +398,11 @@ static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row 
 	size_t n = tm_bench_cellf(buf, size, "%d/%d", a->survived, a->runs);
 	const struct {
 		int count;
-		const char *what;
+		enum tm_outcome what;
 	} parts[] = {
-	    {a->oom_killed, "oom-killed"}, {a->killed, "killed"},   {a->timeout, "timeout"},
-	    {a->failed, "failed"},         {a->invalid, "invalid"}, {a->interrupted, "interrupted"},
+	    {a->oom_killed, TM_OUTCOME_OOM_KILLED}, {a->killed, TM_OUTCOME_KILLED},
+	    {a->timeout, TM_OUTCOME_TIMEOUT},       {a->failed, TM_OUTCOME_FAILED},
+	    {a->invalid, TM_OUTCOME_INVALID},       {a->interrupted, TM_OUTCOME_INTERRUPTED},
 	};
 	bool open = false;
 
@@ -406,7 +410,7 @@ static void survived_cell(char *buf, size_t size, const struct tm_bench_arm_row 
 		if (!parts[i].count)
 			continue;
 		n += tm_bench_cellf(buf + n, size - n, "%s%d %s", open ? ", " : " (",
-		                    parts[i].count, parts[i].what);
+		                    parts[i].count, tm_outcome_name(parts[i].what));
 		open = true;
 	}
 	if (open && n < size)

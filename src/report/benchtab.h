@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/outcome.h"
+
 struct tm_store;
 
 /* The comparison table of bench BENCH_ID as JSON text (malloc'd, caller frees); schema in
@@ -109,7 +111,8 @@ struct tm_bench_run_row {
 	int64_t run_id, seq;
 	int arm; /* index into arms */
 	bool warmup;
-	char outcome[32], reason[256];
+	enum tm_outcome outcome;
+	char reason[256];
 	double fig[TM_BF_COUNT]; /* NAN when not measured */
 	double work_wall_usec;   /* the whole work's wall time, whatever the window, or NAN */
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */

@@ -45,7 +45,7 @@ static json_t *end_json(const struct tm_run_info *ri)
 	if (!o)
 		return NULL;
 	integer(o, "ended_wall_usec", ri->ended_wall_usec);
-	text(o, true, "outcome", ri->outcome ? ri->outcome : "completed");
+	text(o, true, "outcome", ri->outcome ? ri->outcome : tm_outcome_name(TM_OUTCOME_COMPLETED));
 	integer(o, "exit_code", ri->exit_code);
 	integer(o, "term_signal", ri->term_signal);
 	text(o, true, "reason", ri->reason);
@@ -103,5 +103,6 @@ json_t *tm_summary_json(const struct tm_summary *s)
 	}
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);
+	json_object_set_new(o, "progress_bunched", json_boolean(s->progress_bunched));
 	return o;
 }

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "report/stats.h"
+#include "base/bunch.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -455,6 +456,17 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 		yc[k] = at.cpu;
 		k++;
 	}
+	int64_t *times = malloc((k ? k : 1) * sizeof(*times));
+	size_t bunch = 0, j = 0;
+	for (size_t i = 0; times && i < pr->n; i++)
+		if (pr->p[i].t >= from && pr->p[i].t <= to)
+			times[j++] = pr->p[i].t;
+	s->progress_bunched = times && tm_progress_bunched(times, k, &bunch);
+	free(times);
+	s->progress_points = (double)k;
+	s->progress_points_bunched = (double)bunch;
+	if (s->progress_bunched)
+		k = 0; /* no rate, no slopes: the times are the buffer's, not the work's */
 	if (k >= 2 && t_last > t_first)
 		s->progress_rate_per_min =
 		    (s->progress_last - s->progress_first) / ((double)(t_last - t_first) / 60e6);

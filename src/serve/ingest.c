@@ -212,9 +212,7 @@ static int decode_end(json_t *end, struct tm_run_end *e, char *err, size_t errle
 {
 	static const char *const keys[] = {"ended_wall_usec", "outcome", "exit_code",
 	                                   "term_signal",     "reason",  NULL};
-	static const char *const outcomes[] = {"completed", "failed",  "oom-killed",
-	                                       "killed",    "timeout", "interrupted",
-	                                       "detached",  "invalid", NULL};
+	const char *outcome = NULL;
 	int64_t code = -1, sig = 0;
 
 	if (!json_is_object(end))
@@ -222,12 +220,12 @@ static int decode_end(json_t *end, struct tm_run_end *e, char *err, size_t errle
 	if (only_keys(end, "end", keys, err, errlen) < 0 ||
 	    get_int(end, "end", "ended_wall_usec", true, WALL_MIN, WALL_MAX, &e->ended_wall_usec,
 	            err, errlen) < 0 ||
-	    get_str(end, "end", "outcome", true, 16, STR_TEXT, &e->outcome, err, errlen) < 0 ||
+	    get_str(end, "end", "outcome", true, 16, STR_TEXT, &outcome, err, errlen) < 0 ||
 	    get_int(end, "end", "exit_code", false, -1, 255, &code, err, errlen) < 0 ||
 	    get_int(end, "end", "term_signal", false, 0, 128, &sig, err, errlen) < 0 ||
 	    get_str(end, "end", "reason", false, 1024, STR_MULTILINE, &e->reason, err, errlen) < 0)
 		return -1;
-	if (one_of(e->outcome, outcomes) < 0)
+	if (tm_outcome_parse(outcome, &e->outcome) || e->outcome == TM_OUTCOME_LIVE)
 		return tm_error_buf(err, errlen, "end: unknown outcome");
 	e->exit_code = (int)code;
 	e->term_signal = (int)sig;

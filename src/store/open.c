@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -175,6 +176,11 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		tm_store_close(st);
 		return -1;
 	}
+	struct stat sb;
+	if (stat(path, &sb) == 0) {
+		st->dev = sb.st_dev;
+		st->ino = sb.st_ino;
+	}
 	*out = st;
 	return 0;
 }
@@ -327,5 +333,29 @@ int tm_store_commit(struct tm_store *st)
 		memset(st->writers, 0, sizeof(st->writers));
 		return rc;
 	}
+	return 0;
+}
+
+void tm_store_abandon(struct tm_store *st)
+{
+	if (!st->in_tx)
+		return;
+	st->in_tx = false;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	memset(st->writers, 0, sizeof(st->writers));
+}
+
+int tm_store_check_file(struct tm_store *st)
+{
+	struct stat sb;
+
+	if (!st->ino)
+		return 0;
+	if (stat(st->path, &sb) < 0)
+		return tm_error("store '%s': %s (removed while recording?)", st->path,
+		                strerror(errno));
+	if (sb.st_dev != st->dev || sb.st_ino != st->ino)
+		return tm_error("store '%s' was replaced by another file while recording",
+		                st->path);
 	return 0;
 }

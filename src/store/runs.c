@@ -86,7 +86,7 @@ int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_en
 	if (tm_st_prepare(st, sql, &s, "prepare run end"))
 		return -1;
 	sqlite3_bind_int64(s, 1, e->ended_wall_usec);
-	tm_st_bind_text(s, 2, e->outcome);
+	tm_st_bind_text(s, 2, tm_outcome_name(e->outcome));
 	sqlite3_bind_int(s, 3, e->exit_code);
 	sqlite3_bind_int(s, 4, e->term_signal);
 	tm_st_bind_text(s, 5, e->reason);

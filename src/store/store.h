@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/outcome.h"
 #include "base/sample.h"
 
 struct tm_store;
@@ -57,11 +58,10 @@ struct tm_run_meta {
 /* Final state of a run. */
 struct tm_run_end {
 	int64_t ended_wall_usec;
-	const char *outcome; /* completed, failed, oom-killed, killed, timeout,
-	                        interrupted, detached, invalid */
-	int exit_code;       /* -1 when it did not exit normally */
-	int term_signal;     /* 0 when not killed by a signal */
-	const char *reason;  /* free text, e.g. why a bench run is invalid */
+	enum tm_outcome outcome; /* stored as tm_outcome_name() */
+	int exit_code;           /* -1 when it did not exit normally */
+	int term_signal;         /* 0 when not killed by a signal */
+	const char *reason;      /* free text, e.g. why a bench run is invalid */
 };
 
 /* A run as stored. */
@@ -126,6 +126,15 @@ int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, 
 /* Makes everything added since the last commit durable, in one
  * transaction.  0, or -1 after tm_error (the batch is then rolled back). */
 int tm_store_commit(struct tm_store *st);
+
+/* Drops what was added since the last commit (after a failed write, so that
+ * a last write, such as a run's end, starts clean). */
+void tm_store_abandon(struct tm_store *st);
+
+/* Whether the file opened is still the one at the store's path: -1 after
+ * tm_error when it was removed or replaced (writes would then go into a
+ * file nobody can open), else 0. */
+int tm_store_check_file(struct tm_store *st);
 
 /* ---- reading ---- */
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <sqlite3.h>
 
@@ -39,6 +40,8 @@ enum tm_stmt_id {
 struct tm_store {
 	sqlite3 *db;
 	char *path;
+	dev_t dev; /* the file opened, to notice it removed or replaced */
+	ino_t ino;
 	bool in_tx;
 	sqlite3_stmt *stmt[TM_ST_COUNT];
 	struct tm_writer_state writers[TM_WRITER_CACHE];

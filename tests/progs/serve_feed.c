@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	struct tm_run_end e = {tm_now_wall_usec(), "completed", 0, 0, NULL};
+	struct tm_run_end e = {tm_now_wall_usec(), TM_OUTCOME_COMPLETED, 0, 0, NULL};
 	if (tm_store_run_end(st, run, &e) < 0 || tm_store_commit(st) < 0)
 		return 1;
 	int64_t w1 = tm_now_mono_usec();

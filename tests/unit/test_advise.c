@@ -68,7 +68,7 @@ static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
 	}
 	struct tm_run_end e = {
 	    .ended_wall_usec = m.started_wall_usec + sh->samples * 1000000,
-	    .outcome = sh->outcome,
+	    .outcome = tm_outcome_of(sh->outcome),
 	    .term_signal = strcmp(sh->outcome, "completed") ? 9 : 0,
 	};
 	assert_int_equal(tm_store_run_end(st, id, &e), 0);

@@ -57,7 +57,7 @@ static int64_t add_run(struct tm_store *st, int64_t bench_id, const char *arm, i
 	}
 	struct tm_run_end e = {
 	    .ended_wall_usec = m.started_wall_usec + 4000000,
-	    .outcome = outcome,
+	    .outcome = tm_outcome_of(outcome),
 	    .exit_code = strcmp(outcome, "completed") ? -1 : 0,
 	    .term_signal = strcmp(outcome, "completed") ? 9 : 0,
 	};

@@ -59,7 +59,7 @@ static void add_run(struct tm_bench_table *t, int arm, const char *outcome, doub
 	r->run_id = t->n_runs + 1;
 	r->seq = t->n_runs;
 	r->arm = arm;
-	snprintf(r->outcome, sizeof(r->outcome), "%s", outcome);
+	r->outcome = tm_outcome_of(outcome);
 	for (int f = 0; f < TM_BF_COUNT; f++)
 		r->fig[f] = NAN;
 	r->fig[TM_BF_PEAK_ANON] = anon_mib * TM_MIB;
@@ -148,7 +148,7 @@ static void test_compute(void **state)
 	make_table(&t);
 	for (int i = 0; i < t.n_runs; i++)
 		if (t.runs[i].arm == 0)
-			snprintf(t.runs[i].outcome, sizeof(t.runs[i].outcome), "oom-killed");
+			t.runs[i].outcome = TM_OUTCOME_OOM_KILLED;
 	tm_bench_table_compute(&t);
 	assert_int_equal(t.reference, 1);
 	assert_true(isnan(t.arms[1].ratio[TM_BF_PEAK_ANON]));

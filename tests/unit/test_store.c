@@ -199,8 +199,10 @@ static void test_runs_and_side_tables(void **state)
 	struct store_fixture *f = *state;
 	int64_t run = new_run(f->st), latest = 0, by_uuid = 0;
 	struct tm_event ev = {.t_wall_usec = 1, .t_mono_usec = 2, .kind = "oom_kill", .value = 1};
-	struct tm_run_end end = {
-	    .ended_wall_usec = 99, .outcome = "oom-killed", .exit_code = -1, .term_signal = 9};
+	struct tm_run_end end = {.ended_wall_usec = 99,
+	                         .outcome = TM_OUTCOME_OOM_KILLED,
+	                         .exit_code = -1,
+	                         .term_signal = 9};
 	struct tm_run_info ri;
 	int events = 0, marks = 0;
 	double sum = 0;

@@ -31,4 +31,7 @@ is "$lp" -ge "$want" "the split of anon at its peak: live heap holds the 40 MiB"
 other=$(fig "$DB" "$run" anon_other_end_bytes)
 is "$other" -ge 0 "anon other than heap and allocator-held is a figure"
 is "$other" -le 8388608 "and small for a program whose anon is its heap (<= 8 MiB)"
+ret=$(fig "$DB" "$run" anon_allocator_held_at_peak_bytes)
+is "$ret" -ge 0 "what the allocator holds at the peak is a figure"
+is "$ret" -le 8388608 "and small for a program that holds what it allocated (<= 8 MiB)"
 finish

@@ -1,0 +1,119 @@
+/*
+ * The recorder's inside, shared by its files (not a public header: only
+ * src/record/ includes it).
+ *   recorder.c  the loop: samples on a grid, waiting in poll() between them
+ *   runsetup.c  checking the options, opening and closing what a run uses
+ *   runevents.c what happens during a run: events, progress, marks, signals
+ *   runend.c    how a run ends: phases, the facts for tm_outcome_decide()
+ *   relay.c     the process that carries the command's captured output
+ */
+#ifndef TM_REC_H
+#define TM_REC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/outcome.h"
+#include "base/sample.h"
+#include "cgroup/cgroup.h"
+#include "record/launch.h"
+#include "record/marks.h"
+#include "record/netlib.h"
+#include "record/progress.h"
+#include "record/recorder.h"
+#include "record/relay.h"
+
+enum phase { PH_WORK, PH_SETTLE, PH_TERM, PH_DONE };
+
+/* A followed progress file (tail -F): reopened when replaced or truncated. */
+struct follow {
+	const char *path;
+	int fd;
+	ino_t ino;
+	off_t pos;
+	struct tm_lines lines;
+};
+
+struct rec {
+	const struct tm_record_opts *o;
+	struct tm_store *st;
+	int64_t run_id;
+	bool run_begun, run_ended;
+	/* a store write failed: nothing more is written but the run's end
+	 * (retried until it lands); the command is left alone */
+	bool store_failed;
+	char store_error[256];
+	struct tm_cg_host host;
+	struct tm_cgroup *cg;
+	bool own_cg;
+	char cg_path_copy[256]; /* to name it after it is released */
+	struct tm_sampler *sampler;
+	struct tm_heap_reader *heap;
+	struct tm_net net; /* loaded only for --push and --metrics-listen */
+	struct tm_pusher *pusher;
+	struct tm_prom_server *prom;
+	struct tm_launch child;
+	struct tm_relay relay;
+	bool launched, child_gone;
+	int child_status;
+	int64_t first_exit_mono; /* when the launched process exited (0: not yet) */
+	int64_t last_left_mono;  /* when the last process of the target left (0: not yet) */
+	int sigfd;
+	sigset_t oldmask;
+	struct tm_lines out_lines, err_lines;
+	struct tm_progress_re re;
+	struct follow follow;
+	struct tm_mark_listener marks;
+	bool has_progress;
+	double progress;
+	int64_t progress_points;
+	struct tm_sample cur, prev;
+	bool have_prev;
+	int64_t seq, start_mono, start_wall, interval;
+	enum phase phase;
+	int64_t work_end_mono, term_at_mono, kill_at_mono;
+	bool reached_progress, ended_by_mark, timed_out, interrupted, invalid;
+	int64_t oom_kills, vmstat_oom_start;
+	char allocator[256]; /* "glibc (sh), jemalloc (redis-server)" */
+	struct tm_allocators *allocs;
+	char reason[256];
+	char machine[256]; /* our host name: the run's metadata and /metrics' label */
+};
+
+/* runevents.c */
+int tm_rec_event(struct rec *r, const char *kind, int64_t pid, int64_t value, const char *detail);
+int tm_rec_store(struct rec *r, int rc, const char *what);
+int tm_rec_sample_events(struct rec *r);
+int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids);
+void tm_rec_work_done(struct rec *r, int64_t now);
+void tm_rec_drain_forwarded(struct rec *r, int i);
+void tm_rec_drain_marks(struct rec *r);
+void tm_rec_follow_poll(struct rec *r);
+void tm_rec_reap(struct rec *r);
+void tm_rec_on_signal(struct rec *r);
+
+/* runend.c */
+void tm_rec_signal_target(struct rec *r, int sig);
+void tm_rec_advance_phase(struct rec *r, int64_t now);
+int64_t tm_rec_read_vmstat_oom(void);
+void tm_rec_decide(struct rec *r, struct tm_record_result *res);
+int tm_rec_end_run(struct rec *r, const struct tm_record_result *res);
+void tm_rec_warn_bunched(struct rec *r);
+
+/* runsetup.c */
+int tm_rec_validate(const struct tm_record_opts *o);
+int tm_rec_open_cgroup(struct rec *r, const char **limits_json);
+int tm_rec_begin_run(struct rec *r, char *const *child_env, const char *limits_json);
+int tm_rec_setup_signals(struct rec *r);
+int tm_rec_launch(struct rec *r, char **env);
+char **tm_rec_child_environment(struct rec *r);
+int tm_rec_open_inputs(struct rec *r);
+int tm_rec_open_outputs(struct rec *r);
+void tm_rec_close_outputs(struct rec *r);
+int tm_rec_open_sampler(struct rec *r);
+void tm_rec_close_all(struct rec *r);
+
+#endif

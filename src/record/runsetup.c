@@ -1,0 +1,426 @@
+/*
+ * Setting a run up and taking it down: the options' checks, the cgroup, the
+ * run's row in the store, signals, launching the command with its output
+ * and environment, the marks FIFO, the followed file, the sampler, pushing
+ * and /metrics.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "cgroup/cgroup.h"
+#include "heap/heapshm.h"
+#include "record/options.h"
+#include "record/rec.h"
+#include "sample/allocators.h"
+#include "sample/sampler.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+void tm_record_opts_init(struct tm_record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_usec = 1000000;
+	o->term_grace_usec = 5000000;
+	o->limits = (struct tm_limits){TM_LIMIT_UNSET, TM_LIMIT_UNSET, TM_LIMIT_UNSET};
+}
+
+static bool wants_limits(const struct tm_limits *l)
+{
+	return l->memory_max_bytes != TM_LIMIT_UNSET || l->memory_high_bytes != TM_LIMIT_UNSET ||
+	       l->swap_max_bytes != TM_LIMIT_UNSET;
+}
+
+static char *env_json(char *const *env)
+{
+	json_t *obj = json_object();
+	char *out;
+
+	for (; env && *env; env++) {
+		const char *eq = strchr(*env, '=');
+		char name[128];
+		if (!eq || (size_t)(eq - *env) >= sizeof(name))
+			continue;
+		memcpy(name, *env, (size_t)(eq - *env));
+		name[eq - *env] = '\0';
+		/* what chose the allocator, and the heap shim's own settings */
+		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14))
+			json_object_set_new(obj, name, json_string(eq + 1));
+	}
+	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(obj);
+	return out;
+}
+
+/* The command line of PID as a JSON array (its name in brackets when it has
+ * none, as ps shows a kernel thread); NULL when it cannot be read. */
+static char *pid_cmdline_json(pid_t pid)
+{
+	char path[64], *buf, *out = NULL;
+	size_t len = 0;
+	json_t *arr;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (!(buf = tm_read_file(path, &len)))
+		return NULL;
+	arr = json_array();
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		json_array_append_new(arr, json_string(buf + i));
+	free(buf);
+	if (!json_array_size(arr)) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		if ((buf = tm_read_file(path, &len))) {
+			char name[64];
+			buf[strcspn(buf, "\n")] = '\0';
+			snprintf(name, sizeof(name), "[%s]", buf);
+			json_array_append_new(arr, json_string(name));
+			free(buf);
+		}
+	}
+	if (json_array_size(arr))
+		out = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	return out;
+}
+
+static char *argv_json(char *const *argv)
+{
+	json_t *arr = json_array();
+	char *out;
+
+	for (; argv && *argv; argv++)
+		json_array_append_new(arr, json_string(*argv));
+	out = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	return out;
+}
+
+/* -p PID: its cgroup's figures are the run's only when the cgroup holds
+ * nothing but PID's tree (a service's); otherwise the run has none (they
+ * would be other processes' too) and says so. */
+static int open_pid_cgroup(struct rec *r)
+{
+	char why[PATH_MAX + 128];
+	int rc = tm_cgroup_of_pid_tree(&r->host, "/proc", r->o->pid, &r->cg, why, sizeof(why));
+
+	if (rc > 0)
+		tm_warn("no cgroup figures: %s (record --cgroup PATH for the whole cgroup)", why);
+	else if (rc < 0)
+		tm_warn("no cgroup figures for process %d", (int)r->o->pid);
+	return 0;
+}
+
+/* Opens the cgroup the run samples: a fresh one for a launched command (if
+ * the host lets us), the one named by --cgroup, or none. */
+int tm_rec_open_cgroup(struct rec *r, const char **limits_json)
+{
+	const struct tm_record_opts *o = r->o;
+	char name[64];
+
+	*limits_json = NULL;
+	if (o->cgroup_path)
+		return tm_cgroup_open_path(&r->host, o->cgroup_path, &r->cg);
+	if (o->pid)
+		return open_pid_cgroup(r);
+	if (!o->argv || !o->new_cgroup) {
+		if (wants_limits(&o->limits))
+			return tm_error("memory limits need a fresh cgroup (drop --no-cgroup)");
+		return 0;
+	}
+	if (o->cgroup_name)
+		snprintf(name, sizeof(name), "%s", o->cgroup_name);
+	else
+		snprintf(name, sizeof(name), "tidemark-%d-%" PRId64, (int)getpid(),
+		         tm_now_mono_usec() % 1000000000);
+	tm_cgroup_reap_stale(&r->host);
+	if (tm_cgroup_create(&r->host, name, &o->limits, &r->cg)) {
+		if (wants_limits(&o->limits))
+			return -1;
+		tm_warn("recording without a cgroup of its own: no anon/file split, no OOM "
+		        "confirmation");
+		return 0;
+	}
+	r->own_cg = true;
+	snprintf(r->cg_path_copy, sizeof(r->cg_path_copy), "%s", tm_cgroup_path(r->cg));
+	*limits_json = tm_cgroup_limits_json(r->cg);
+	return 0;
+}
+
+int tm_rec_begin_run(struct rec *r, char *const *child_env, const char *limits_json)
+{
+	const struct tm_record_opts *o = r->o;
+	struct utsname un;
+	char *cmd = NULL, *env = NULL;
+	struct tm_run_meta m = {0};
+	int rc;
+
+	if (gethostname(r->machine, sizeof(r->machine) - 1))
+		snprintf(r->machine, sizeof(r->machine), "unknown");
+	uname(&un);
+	cmd = o->argv ? argv_json(o->argv) : o->pid ? pid_cmdline_json(o->pid) : NULL;
+	env = env_json(child_env);
+	m.machine = r->machine;
+	m.kernel = un.release;
+	m.cgroup_mode = tm_cg_mode_name(r->host.mode);
+	m.target = o->argv ? "command" : o->pid ? "pid" : "cgroup";
+	m.cgroup_path = r->cg ? tm_cgroup_path(r->cg) : NULL;
+	m.command_json = cmd; /* -p: the process's command line, as ps shows it */
+	m.env_json = env;
+	m.limits_json = limits_json;
+	m.interval_usec = o->interval_usec;
+	m.started_wall_usec = r->start_wall;
+	m.started_mono_usec = r->start_mono;
+	m.bench_id = o->bench_id;
+	m.arm = o->arm;
+	m.bench_seq = o->bench_seq;
+	rc = tm_store_run_begin(r->st, &m, &r->run_id);
+	r->run_begun = rc == 0;
+	free(cmd);
+	free(env);
+	return rc;
+}
+
+/* The profiles' directory must be there and writable before the run, not
+ * found missing at its end. */
+static int heap_profile_dir_check(const char *prefix)
+{
+	char dir[4096];
+	tm_path_parent(prefix, dir, sizeof(dir));
+	if (access(dir, W_OK | X_OK) < 0)
+		return tm_error("--heap-profile %s: cannot write in %s: %s", prefix, dir,
+		                strerror(errno));
+	return 0;
+}
+
+int tm_rec_validate(const struct tm_record_opts *o)
+{
+	if (tm_record_opts_check(o, true))
+		return -1;
+	if (o->pid && (kill(o->pid, 0) && errno == ESRCH))
+		return tm_error("no process with pid %d", (int)o->pid);
+	if (o->heap_profile && heap_profile_dir_check(o->heap_profile))
+		return -1;
+	const char *mean = getenv("TIDEMARK_HEAP_SAMPLE");
+	if (o->heap_profile && mean && !strcmp(mean, "0"))
+		return tm_error("--heap-profile needs sampling, but TIDEMARK_HEAP_SAMPLE is 0");
+	return 0;
+}
+
+/* Signals arrive through a signalfd; the child gets our old mask back. */
+int tm_rec_setup_signals(struct rec *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	/* passing the child's output on must not kill us when our reader goes
+	 * away (`tidemark record ... | head`): a blocked SIGPIPE makes the write
+	 * fail with EPIPE instead, and the run goes on */
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
+		return tm_error("sigprocmask: %s", strerror(errno));
+	r->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sigfd < 0)
+		return tm_error("signalfd: %s", strerror(errno));
+	return 0;
+}
+
+/* Where the command's stdout and stderr go: ours, unchanged, unless its
+ * output is scanned for progress; then through a relay (stdout through a
+ * pseudo-terminal, so that stdio line-buffers it, unless --no-pty). */
+static int child_io(struct rec *r, struct tm_child_io *io)
+{
+	const struct tm_record_opts *o = r->o;
+	bool capture = o->progress_regex && !o->progress_file;
+	enum tm_out_mode quiet = o->quiet_child ? TM_OUT_NULL : TM_OUT_INHERIT;
+	enum tm_out_mode mode[2] = {quiet, quiet};
+	int out[2] = {o->quiet_child ? -1 : 1, o->quiet_child ? -1 : 2};
+	int mark[2] = {r->marks.fd, r->marks.keep_fd};
+
+	if (capture) {
+		mode[0] = o->no_pty ? TM_OUT_PIPE : TM_OUT_PTY;
+		mode[1] = TM_OUT_PIPE;
+	}
+	if (tm_child_io_open(mode, io)) {
+		tm_child_io_close_child(io);
+		tm_child_io_close_ours(io);
+		return -1;
+	}
+	if (capture && tm_relay_start(io->ours, out, mark, &r->relay)) {
+		tm_child_io_close_child(io);
+		tm_child_io_close_ours(io);
+		return -1;
+	}
+	tm_child_io_close_ours(io); /* the relay's are the only read ends */
+	return 0;
+}
+
+int tm_rec_launch(struct rec *r, char **env)
+{
+	const struct tm_record_opts *o = r->o;
+	struct tm_child_io io;
+	int rc;
+
+	if (child_io(r, &io))
+		return -1;
+	rc = tm_launch_start(o->argv, env, &io, &r->oldmask, &r->child);
+	tm_child_io_close_child(&io);
+	if (rc)
+		return -1;
+	r->launched = true;
+	if (r->cg && tm_cgroup_attach(r->cg, r->child.pid)) {
+		kill(r->child.pid, SIGKILL); /* it has not exec'd yet: it is not the command */
+		waitpid(r->child.pid, NULL, 0);
+		r->child_gone = true;
+		return -1;
+	}
+	if (tm_launch_go(&r->child, o->argv[0])) {
+		r->child_gone = true;
+		return -1;
+	}
+	return 0;
+}
+
+char **tm_rec_child_environment(struct rec *r)
+{
+	/* KEEP: the shim leaves its region behind at exit, so the last sample
+	 * still has the final counters; the reader removes it afterwards */
+	char mark_var[300], keep[64];
+	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
+	char shim[512];
+
+	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
+	/* our tag: the reader finds the regions of processes that lived
+	 * between two samples */
+	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
+		return NULL;
+	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
+}
+
+int tm_rec_open_inputs(struct rec *r)
+{
+	const struct tm_record_opts *o = r->o;
+
+	r->relay = (struct tm_relay){.pid = 0, .fwd_fd = {-1, -1}, .life_fd = -1};
+	r->follow.fd = -1;
+	if (o->progress_regex && tm_progress_compile(&r->re, o->progress_regex))
+		return -1;
+	if (o->progress_file) {
+		struct stat sb;
+		r->follow.path = o->progress_file;
+		/* an existing file is followed from its end: old lines are history */
+		if (stat(o->progress_file, &sb) == 0) {
+			r->follow.fd = open(o->progress_file, O_RDONLY | O_CLOEXEC);
+			r->follow.ino = sb.st_ino;
+			r->follow.pos = sb.st_size;
+		}
+	}
+	return tm_mark_listen(&r->marks);
+}
+
+void tm_rec_close_all(struct rec *r)
+{
+	tm_relay_release(&r->relay, 0); /* if not released already: it goes on alone */
+	if (r->follow.fd >= 0)
+		close(r->follow.fd);
+	tm_mark_unlisten(&r->marks);
+	tm_progress_free(&r->re);
+	tm_sampler_close(r->sampler);
+	tm_heap_reader_free(r->heap);
+	tm_allocators_free(r->allocs);
+	/* removes it only when we made it, and never kills what is left in it */
+	if (r->cg && r->own_cg && tm_cgroup_release(r->cg) == 1)
+		fprintf(stderr,
+		        "tidemark: processes of the command still run; their cgroup stays (%s)\n",
+		        r->cg_path_copy);
+	else if (r->cg && !r->own_cg)
+		tm_cgroup_release(r->cg);
+	r->cg = NULL;
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+}
+
+/* Pushing and /metrics, when asked for.  The run must exist in the store. */
+int tm_rec_open_outputs(struct rec *r)
+{
+	const struct tm_record_opts *o = r->o;
+	char run_label[32];
+
+	if (!o->push_url && !o->metrics_listen)
+		return 0;
+	if (tm_net_load(&r->net))
+		return -1;
+	if (o->push_url &&
+	    r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
+		return -1;
+	if (!o->metrics_listen)
+		return 0;
+	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
+	return r->net.prom_start(o->metrics_listen, r->machine, run_label, &r->prom);
+}
+
+void tm_rec_close_outputs(struct rec *r)
+{
+	if (r->pusher) {
+		/* the local store has everything, whatever the server got */
+		if (r->net.pusher_finish(r->pusher, 10000000))
+			tm_warn("not everything reached the server; the local store has it all");
+		r->net.pusher_free(r->pusher);
+		r->pusher = NULL;
+	}
+	if (r->prom)
+		r->net.prom_stop(r->prom);
+	r->prom = NULL;
+	tm_net_unload(&r->net);
+}
+
+/* A heap profile file is written: an event of the run (report lists them);
+ * the final ones are also said on stderr. */
+static void heap_profile_written(void *ctx, pid_t pid, const char *path, int final)
+{
+	struct rec *r = ctx;
+	tm_rec_event(r, "heap_profile", pid, final, path);
+	if (final)
+		fprintf(stderr, "tidemark: heap profile of pid %d: %s\n", (int)pid, path);
+}
+
+int tm_rec_open_sampler(struct rec *r)
+{
+	struct tm_sampler_cfg cfg;
+
+	tm_sampler_cfg_init(&cfg);
+	cfg.root_pid = r->launched ? r->child.pid : r->o->pid;
+	cfg.cgroup = r->cg;
+	/* smaps_rollup walks every page table (~60 us a process): every 10 s,
+	 * or every sample at longer intervals */
+	cfg.smaps_every_usec = r->o->interval_usec > 10000000 ? r->o->interval_usec : 10000000;
+	if (r->o->heap && !(r->heap = tm_heap_reader_new()))
+		return tm_error("out of memory");
+	if (r->heap && r->o->heap_profile) {
+		struct tm_heap_profiles p = {.prefix = r->o->heap_profile,
+		                             .every_usec = r->o->heap_every_usec,
+		                             .on_write = heap_profile_written,
+		                             .ctx = r};
+		tm_heap_reader_set_profiles(r->heap, &p);
+	}
+	return tm_sampler_open(&cfg, &r->sampler);
+}

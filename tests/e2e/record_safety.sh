@@ -1,0 +1,269 @@
+#!/bin/sh
+# The observer never harms the observed: the command's output reaches ours,
+# no descriptor of ours leaks into it, it outlives a killed recorder, its
+# daemons are followed and never killed, a failing store stops the
+# recording and not the command; -p names, --cgroup ends, progress that
+# arrives in blocks.
+. "$(dirname "$0")/../lib.sh"
+DB=$T/s.db
+
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+wait_for()
+{
+	n=$(($1 * 10))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# A child of PID named NAME.
+child_of() { pgrep -P "$1" -x "$2" | head -1; }
+
+# ---- output --------------------------------------------------------------
+# without --progress, with it, with --progress-file: stdout and stderr
+# arrive unchanged; -q hides them
+echo >"$T/plog"
+for mode in plain progress file; do
+	case $mode in
+	plain) set -- ;;
+	progress) set -- --progress 'h=([0-9]+)' ;;
+	file) set -- --progress 'h=([0-9]+)' --progress-file "$T/plog" ;;
+	esac
+	"$TM" record -o "$DB" -i 50ms "$@" -- sh -c 'echo out1; echo err1 >&2; echo h=1' \
+		>"$T/o" 2>"$T/e"
+	if [ "$(cat "$T/o")" = "$(printf 'out1\nh=1')" ] && grep -qx err1 "$T/e"; then
+		ok "output reaches our stdout and stderr unchanged ($mode)"
+	else
+		fail "output reaches our stdout and stderr unchanged ($mode)" "out: $(cat "$T/o") err: $(cat "$T/e")"
+	fi
+	"$TM" record -q -o "$DB" -i 50ms "$@" -- sh -c 'echo out1; echo err1 >&2' >"$T/o" 2>"$T/e"
+	if [ ! -s "$T/o" ] && ! grep -q err1 "$T/e"; then
+		ok "-q hides the command's output ($mode)"
+	else
+		fail "-q hides the command's output ($mode)" "out: $(cat "$T/o") err: $(cat "$T/e")"
+	fi
+done
+
+# through a pipe, too
+n=$("$TM" record -o "$DB" -i 50ms -- sh -c 'seq 1 1000' 2>/dev/null | wc -l)
+[ "$n" = 1000 ] && ok "output reaches a pipe" || fail "output reaches a pipe" "$n lines"
+
+# no descriptor of ours in the command: only 0, 1 and 2
+for mode in plain progress quiet; do
+	case $mode in
+	plain) set -- ;;
+	progress) set -- --progress 'h=([0-9]+)' ;;
+	quiet) set -- -q ;;
+	esac
+	"$TM" record -o "$DB" -i 50ms "$@" -- sleep 2.37 >/dev/null 2>&1 &
+	rpid=$!
+	wait_for 5 pgrep -P $rpid -x sleep >/dev/null
+	cpid=$(child_of $rpid sleep)
+	fds=$(ls /proc/"$cpid"/fd 2>/dev/null | sort -n | tr '\n' ' ')
+	wait $rpid
+	[ "$fds" = "0 1 2 " ] && ok "no descriptor of ours leaks into the command ($mode)" ||
+		fail "no descriptor of ours leaks into the command ($mode)" "pid '$cpid' fds: $fds"
+done
+
+# ---- the recorder's death ------------------------------------------------
+# A command that writes a line every 100 ms for 4 s; kill -9 the recorder
+# after 1 s; the command must be alive 2 s later, and its last line must
+# reach the file our output went to.
+ticker='i=0; while [ $i -lt 40 ]; do echo "tick $i"; i=$((i+1)); sleep 0.1; done; echo done'
+for mode in progress plain bench; do
+	: >"$T/k.out"
+	case $mode in
+	progress) "$TM" record -o "$T/k.db" -i 100ms --progress 'tick ([0-9]+)' -- sh -c "$ticker" >"$T/k.out" 2>/dev/null & ;;
+	plain) "$TM" record -o "$T/k.db" -i 100ms -- sh -c "$ticker" >"$T/k.out" 2>/dev/null & ;;
+	bench) "$TM" bench -o "$T/k.db" --arm glibc -n 1 --show-output --progress 'tick ([0-9]+)' \
+		-- sh -c "$ticker" >"$T/k.out" 2>/dev/null & ;;
+	esac
+	rpid=$!
+	wait_for 5 grep -q 'tick 5' "$T/k.out"
+	cpid=$(pgrep -x sh -P $rpid | head -1)
+	kill -9 $rpid
+	wait $rpid 2>/dev/null
+	sleep 2
+	alive=no
+	[ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null && alive=yes
+	wait_for 5 grep -qx done "$T/k.out"
+	if [ $alive = yes ] && grep -qx 'tick 39' "$T/k.out" && grep -qx done "$T/k.out"; then
+		ok "kill -9 of the recorder: the command lives on and its output arrives ($mode)"
+	else
+		fail "kill -9 of the recorder: the command lives on and its output arrives ($mode)" \
+			"alive=$alive pid='$cpid' last: $(tail -2 "$T/k.out" | tr '\n' ' ')"
+	fi
+done
+# -p: the recorder only watches
+sh -c "$ticker" >"$T/k.out" 2>/dev/null &
+cpid=$!
+"$TM" record -o "$T/k.db" -i 100ms -p $cpid >/dev/null 2>&1 &
+rpid=$!
+sleep 0.5
+kill -9 $rpid
+wait $rpid 2>/dev/null
+sleep 1
+kill -0 $cpid 2>/dev/null && ok "kill -9 of the recorder: a -p target lives on" ||
+	fail "kill -9 of the recorder: a -p target lives on"
+wait $cpid
+
+# a mark written after the recorder died does not block the command
+: >"$T/k.out"
+"$TM" record -o "$T/k.db" -i 100ms --progress 'x([0-9]+)' -- \
+	sh -c 'sleep 1; echo m >"$TIDEMARK_MARK"; echo marked' >"$T/k.out" 2>/dev/null &
+rpid=$!
+sleep 0.4
+kill -9 $rpid
+wait $rpid 2>/dev/null
+wait_for 5 grep -qx marked "$T/k.out" && ok "a mark after the recorder died does not block" ||
+	fail "a mark after the recorder died does not block" "$(cat "$T/k.out")"
+
+# ---- daemons -------------------------------------------------------------
+start=$(date +%s%N)
+"$TM" record -o "$T/d.db" -i 100ms -- sh -c 'sleep 2.41 & exit 0' >/dev/null 2>"$T/d.err"
+ms=$((($(date +%s%N) - start) / 1000000))
+r=$(sql "$T/d.db" "select outcome from runs order by id desc limit 1")
+if [ $ms -ge 2000 ] && [ "$r" = completed ] && grep -q 'the first process exited after 0.[0-9] s; recorded until the last one left after 2.[0-9] s' "$T/d.err"; then
+	ok "a daemon is followed until its last process leaves"
+else
+	fail "a daemon is followed until its last process leaves" "$ms ms, $r, $(cat "$T/d.err")"
+fi
+"$TM" report -o "$T/d.db" | grep -q 'first process exited after' &&
+	ok "report says when the first and the last process left" ||
+	fail "report says when the first and the last process left" "$("$TM" report -o "$T/d.db")"
+start=$(date +%s%N)
+"$TM" record -o "$T/d.db" -i 100ms --until-first-exit -- sh -c 'sleep 1.43 & exit 0' >/dev/null 2>&1
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ $ms -lt 1200 ] && pgrep -f 'sleep 1.43' >/dev/null; then
+	ok "--until-first-exit ends at the first exit and kills nothing"
+else
+	fail "--until-first-exit ends at the first exit and kills nothing" "$ms ms, $(pgrep -af 'sleep 1.43')"
+fi
+sleep 1.5
+
+# ---- store failures ------------------------------------------------------
+# a disk that fills mid-run: the command goes on at its pace, the error is
+# said, the run ends as failed with the reason once the end can be written
+if mkdir -p "$T/full" && mount -t tmpfs -o size=2m tmpfs "$T/full" 2>/dev/null; then
+	: >"$T/f.out"
+	start=$(date +%s%N)
+	"$TM" record -o "$T/full/f.db" -i 50ms -- sh -c "$ticker" >"$T/f.out" 2>"$T/f.err" &
+	rpid=$!
+	wait_for 5 grep -q 'tick 5' "$T/f.out"
+	dd if=/dev/zero of="$T/full/fill" bs=64k 2>/dev/null
+	wait_for 5 grep -q 'store write failed' "$T/f.err"
+	rm -f "$T/full/fill"
+	wait $rpid
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	r=$(sql "$T/full/f.db" "select outcome || ': ' || reason from runs")
+	if [ $rc -ne 0 ] && grep -qx done "$T/f.out" && [ $ms -lt 6500 ] &&
+		grep -q 'store write failed' "$T/f.err" && echo "$r" | grep -q '^failed: a store write failed'; then
+		ok "a full disk: the command goes on, the run ends as failed with the reason"
+	else
+		fail "a full disk: the command goes on, the run ends as failed with the reason" \
+			"rc $rc, $ms ms, '$r', $(tail -3 "$T/f.err")"
+	fi
+	umount "$T/full"
+else
+	skip "a full disk" "cannot mount a tmpfs here"
+fi
+# the store's file removed mid-run
+: >"$T/f.out"
+"$TM" record -o "$T/rm.db" -i 50ms -- sh -c "$ticker" >"$T/f.out" 2>"$T/f.err" &
+rpid=$!
+wait_for 5 grep -q 'tick 5' "$T/f.out"
+rm -f "$T/rm.db" "$T/rm.db-wal" "$T/rm.db-shm"
+wait $rpid
+rc=$?
+if [ $rc -ne 0 ] && grep -qx done "$T/f.out" && grep -q "removed while recording" "$T/f.err"; then
+	ok "a removed store: the command goes on, the error is said"
+else
+	fail "a removed store: the command goes on, the error is said" "rc $rc, $(tail -3 "$T/f.err")"
+fi
+
+# ---- -p and --cgroup -----------------------------------------------------
+sleep 1.27 &
+spid=$!
+"$TM" record -o "$T/p.db" -i 100ms -p $spid >/dev/null 2>&1
+c=$(sql "$T/p.db" "select command_json from runs")
+[ "$c" = '["sleep","1.27"]' ] && ok "a -p run is named by the process's command line" ||
+	fail "a -p run is named by the process's command line" "$c"
+"$TM" report -o "$T/p.db" | grep -q 'sleep 1.27' && ok "report names a -p run" ||
+	fail "report names a -p run" "$("$TM" report -o "$T/p.db" | head -3)"
+
+CG=/sys/fs/cgroup/memory/tidemark-test-$$
+if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
+	sh -c 'echo $$ >'"$CG"'/cgroup.procs; exec sleep 1.5' &
+	sleep 0.2
+	start=$(date +%s%N)
+	timeout -s KILL 10 "$TM" record -o "$T/c.db" -i 100ms --cgroup "$CG" >/dev/null 2>&1
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ $rc -eq 0 ] && [ $ms -lt 3000 ] && ok "--cgroup ends when the cgroup is empty" ||
+		fail "--cgroup ends when the cgroup is empty" "rc $rc after $ms ms"
+	start=$(date +%s%N)
+	timeout -s KILL 10 "$TM" record -o "$T/c.db" -i 100ms --cgroup "$CG" --stay-when-empty \
+		--timeout 1s >/dev/null 2>&1
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ $ms -ge 900 ] && ok "--stay-when-empty records an empty cgroup" ||
+		fail "--stay-when-empty records an empty cgroup" "$ms ms"
+	# "held after" is from the last sample while the process lived, not a
+	# stale one after it left (v1 re-reads of a kept cgroup.procs go stale)
+	if command -v python3 >/dev/null; then
+		sh -c 'echo $$ >'"$CG"'/cgroup.procs; exec python3 -c "import time; b = b\"x\" * (40 << 20); time.sleep(2)"' &
+		# once the 40 MiB are in (a loaded machine may take a while to get there)
+		wait_for 8 sh -c "[ \$(cat $CG/memory.usage_in_bytes) -ge 41943040 ]"
+		timeout -s KILL 10 "$TM" record -o "$T/h.db" -i 100ms --cgroup "$CG" >/dev/null 2>&1
+		wait
+		held=$("$TM" report -o "$T/h.db" --json | jq '.figures.held_anon_bytes / 1048576 | floor')
+		[ "${held:-0}" -ge 35 ] 2>/dev/null && ok "--cgroup: held after is the last sample before the last process left" ||
+			fail "--cgroup: held after is the last sample before the last process left" "held $held MiB"
+	fi
+	rmdir "$CG"
+else
+	skip "--cgroup ends when the cgroup is empty" "no cgroup v1 memory hierarchy to make one in"
+fi
+
+# ---- progress that arrives in blocks ------------------------------------
+# python3 block-buffers a pipe and line-buffers a terminal: through the
+# pseudo-terminal its points arrive as it prints them; with --no-pty they
+# all arrive at exit, and record and report say so instead of a rate
+if command -v python3 >/dev/null; then
+	py='import time
+for i in range(1, 6):
+    print("h=%d" % i); time.sleep(0.2)'
+	env -u PYTHONUNBUFFERED "$TM" record -o "$T/b.db" -i 100ms --progress 'h=([0-9]+)' \
+		-- python3 -c "$py" >/dev/null 2>"$T/b.err"
+	"$TM" report -o "$T/b.db" >"$T/b.rep"
+	span=$(sql "$T/b.db" "select max(t_mono_usec) - min(t_mono_usec) from progress where run_id = (select max(id) from runs)")
+	if [ "${span:-0}" -ge 500000 ] && grep -q 'units/min' "$T/b.rep" && ! grep -q 'at once' "$T/b.err"; then
+		ok "stdout through a pseudo-terminal: progress arrives line by line"
+	else
+		fail "stdout through a pseudo-terminal: progress arrives line by line" "span $span us; $(cat "$T/b.err" "$T/b.rep")"
+	fi
+	env -u PYTHONUNBUFFERED "$TM" record -o "$T/b.db" -i 100ms --no-pty \
+		--progress 'h=([0-9]+)' -- python3 -c "$py" >/dev/null 2>"$T/b.err"
+	"$TM" report -o "$T/b.db" >"$T/b.rep"
+	"$TM" report -o "$T/b.db" --json >"$T/b.json"
+	if grep -q 'arrived at once' "$T/b.err" && grep -q 'arrived at once' "$T/b.rep" &&
+		! grep -q 'units/min\|per unit' "$T/b.rep" &&
+		jq -e '.figures.progress_bunched == true and .figures.progress_rate_per_min == null' "$T/b.json" >/dev/null; then
+		ok "progress that arrived at once: a warning, no rate, no per-unit figures"
+	else
+		fail "progress that arrived at once: a warning, no rate, no per-unit figures" "$(cat "$T/b.err" "$T/b.rep")"
+	fi
+	# the program sees a terminal only for stdout, and only with --progress
+	t=$("$TM" record -o "$T/b.db" -i 100ms --progress 'h=([0-9]+)' -- \
+		sh -c '[ -t 1 ] && echo tty1; [ -t 2 ] || echo pipe2' 2>/dev/null | tr -d '\r')
+	[ "$t" = "$(printf 'tty1\npipe2')" ] && ok "with --progress, stdout is a terminal and stderr is not" ||
+		fail "with --progress, stdout is a terminal and stderr is not" "$t"
+else
+	skip "progress that arrives in blocks" "no python3"
+fi
+
+finish
