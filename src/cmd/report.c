@@ -222,12 +222,34 @@ static void print_throttle(const struct tm_throttle *th)
 		printf("              and %d more stretches\n", th->n - TM_THROTTLE_MAX_SPANS);
 }
 
-static void print_text(struct tm_store *st, const struct tm_run_info *ri,
-                       const struct tm_summary *s, const json_t *profiles,
-                       const struct tm_throttle *th)
+/* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
+static void print_jvm(const struct tm_summary *s)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 
+	if (!isfinite(s->jvm_heap_used_peak_bytes))
+		return;
+	printf("  java heap   used at the end %s of %s committed (old %s, metaspace %s), "
+	       "peak used %s; %s GCs, %s in GC\n",
+	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
+	       mib(b, sizeof(b), s->jvm_heap_committed_end_bytes),
+	       mib(c, sizeof(c), s->jvm_old_used_end_bytes),
+	       mib(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
+	       mib(e, sizeof(e), s->jvm_heap_used_peak_bytes), count(f, sizeof(f), s->jvm_gcs),
+	       secs(g, sizeof(g), s->jvm_gc_usec));
+	printf("              anon at the end: %s Java heap used + %s the rest (free but touched "
+	       "heap, the JVM's malloc, code cache, stacks, GC data)\n",
+	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
+	       mib(b, sizeof(b), s->anon_minus_jvm_heap_used_end_bytes));
+	if (isfinite(s->heap_live_end_bytes))
+		printf(
+		    "              of the rest, the JVM's own malloc holds %s live (heap shim)\n",
+		    mib(a, sizeof(a), s->heap_live_end_bytes));
+}
+
+/* The run's identity: command, machine, outcome, process lifetimes. */
+static void print_header(struct tm_store *st, const struct tm_run_info *ri)
+{
 	char cmd[4096], mach[256], kern[256], alloc[512];
 
 	printf("run %" PRId64 "  %s", ri->id, tm_run_command_text(ri, cmd, sizeof(cmd)));
@@ -238,6 +260,12 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 	       tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
 	print_outcome(ri);
 	print_lifetimes(st, ri->id);
+}
+
+static void print_memory(const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[32];
+
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
 	       s->late_samples);
@@ -252,6 +280,12 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
 	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
+}
+
+static void print_heap(const struct tm_summary *s, const json_t *profiles)
+{
+	char a[32], b[32], c[32], d[32];
+
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
 		printf(
 		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",
@@ -268,11 +302,25 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 		       mib(b, sizeof(b), s->anon_heap_live_end_bytes),
 		       mib(c, sizeof(c), s->anon_allocator_held_end_bytes),
 		       mib(d, sizeof(d), s->anon_other_end_bytes));
+	print_jvm(s);
+	if (isfinite(s->gc_heap_live_end_bytes))
+		printf(
+		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		    "GC lines; Go prints whole MiB)\n",
+		    mib(a, sizeof(a), s->gc_heap_live_end_bytes),
+		    mib(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		    count(c, sizeof(c), s->gc_cycles));
 	if (isfinite(s->heap_alloc_bytes))
 		printf("  allocated   %s in %.0f allocations, %s/s\n",
 		       mib(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,
 		       mib(b, sizeof(b), s->heap_alloc_bytes_per_sec));
 	print_heap_profiles(profiles);
+}
+
+static void print_costs(const struct tm_summary *s, const struct tm_throttle *th)
+{
+	char a[32], b[32], c[32], d[32];
+
 	printf("  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
 	       count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
 	       count(c, sizeof(c), s->max_events));
@@ -282,6 +330,10 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 	printf("  pressure    memory some %s full %s, io some %s full %s\n",
 	       secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
 	       secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+}
+
+static void print_progress(const struct tm_summary *s)
+{
 	if (print_units(s))
 		return;
 	if (!isfinite(s->progress_first)) {
@@ -304,6 +356,17 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 		printf("  per unit    anon %+.3f MiB (R² %.2f), cpu %.1f ms (R² %.2f)\n",
 		       s->anon_bytes_per_unit / TM_MIB, s->anon_per_unit_r2,
 		       s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
+}
+
+static void print_text(struct tm_store *st, const struct tm_run_info *ri,
+                       const struct tm_summary *s, const json_t *profiles,
+                       const struct tm_throttle *th)
+{
+	print_header(st, ri);
+	print_memory(ri, s);
+	print_heap(s, profiles);
+	print_costs(s, th);
+	print_progress(s);
 }
 
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles,
