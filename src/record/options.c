@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/limits.h"
+#include "record/gcwatch.h"
 #include "record/options.h"
 #include "record/units.h"
 #include "base/banned.h"
@@ -158,6 +159,15 @@ const struct tm_opt tm_record_options[] = {
      .metavar = "REGEX",
      .help = "the work done: the number REGEX's group finds in the last",
      .more = "line of the output it matches (e.g. 'rows=([0-9]+)')"},
+    {.flag = "runtime",
+     .key = "Runtime",
+     .scopes = R | B | F,
+     .type = TM_OPT_CHOICE,
+     .off = OFF(runtime),
+     .choices = tm_runtime_names,
+     .metavar = "NAME",
+     .help = "go: set GODEBUG=gctrace=1, ghc: GHCRTS=-S (needs -rtsopts), and",
+     .more = "store the live heap after each GC from the lines on stderr"},
     {.flag = "settle",
      .key = "Settle",
      .scopes = R | B | F,

@@ -58,7 +58,8 @@ static char *env_json(char *const *env)
 		memcpy(name, *env, (size_t)(eq - *env));
 		name[eq - *env] = '\0';
 		/* what chose the allocator, and the heap shim's own settings */
-		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14))
+		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14) ||
+		    !strcmp(name, "GODEBUG") || !strcmp(name, "GHCRTS"))
 			json_object_set_new(obj, name, json_string(eq + 1));
 	}
 	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
@@ -248,7 +249,7 @@ int tm_rec_setup_signals(struct rec *r)
 static int child_io(struct rec *r, struct tm_child_io *io)
 {
 	const struct tm_record_opts *o = r->o;
-	bool capture = o->progress_regex && !o->progress_file;
+	bool capture = (o->progress_regex && !o->progress_file) || o->runtime != TM_RUNTIME_NONE;
 	enum tm_out_mode quiet = o->quiet_child ? TM_OUT_NULL : TM_OUT_INHERIT;
 	enum tm_out_mode mode[2] = {quiet, quiet};
 	int out[2] = {o->quiet_child ? -1 : 1, o->quiet_child ? -1 : 2};
@@ -312,14 +313,22 @@ char **tm_rec_child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[64];
-	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
+	char mark_var[300], keep[64], gc_var[512];
+	char *set[4] = {mark_var, r->o->heap ? keep : NULL, NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
 	/* our tag: the reader finds the regions of processes that lived
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	r->gc.rt = (enum tm_runtime)r->o->runtime;
+	if (r->gc.rt != TM_RUNTIME_NONE) {
+		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
+			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
+			return NULL;
+		}
+		set[set[1] ? 2 : 1] = gc_var;
+	}
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
