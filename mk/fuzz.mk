@@ -23,7 +23,7 @@ FUZZ_OBJ = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 $(B)/fuzz/obj/%.o: %.c $$(GEN_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC/FUZZ $<')
-	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
+	$(Q)clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/fuzz/libtidemark.a: $$(FUZZ_OBJ)
 	@rm -f $@

@@ -266,7 +266,17 @@ static int child_io(struct rec *r, struct tm_child_io *io)
 		tm_child_io_close_ours(io);
 		return -1;
 	}
-	if (capture && tm_relay_start(io->ours, out, mark, &r->relay)) {
+	/* with nothing captured, a relay still holds the marks FIFO for the
+	 * command in case the recorder dies (relay.h); its procs file tells
+	 * it when the command is gone */
+	char procs[4096];
+	const char *procs_path = NULL;
+	if (r->cg) {
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", tm_cgroup_path(r->cg));
+		procs_path = procs;
+	}
+	bool relay = capture || (mark[0] >= 0 && procs_path);
+	if (relay && tm_relay_start(io->ours, out, mark, procs_path, &r->relay)) {
 		tm_child_io_close_child(io);
 		tm_child_io_close_ours(io);
 		return -1;
