@@ -31,6 +31,19 @@ kern)
 	done
 	;;
 ini) cp tests/fixtures/bench/*.ini "$corpus/" ;;
+runtime)
+	# the first byte picks the parser (fuzz/fuzz_runtime.c): 0 hsperfdata
+	i=0
+	for f in tests/fixtures/hsperf/*.hsperf; do
+		{ printf '\000'; cat "$f"; } >"$corpus/seed-hsperf-$i"
+		i=$((i + 1))
+	done
+	printf '\001%s\n' '7f00-7f08 rw-s 00000000 fd:01 4 /tmp/hsperfdata_u/7' >"$corpus/seed-maps"
+	printf '\002%s\n' '# TYPE x gauge' 'x{a="b\\"c",le="+Inf"} 1.5e3 1700000000000' 'y NaN' >"$corpus/seed-prom"
+	for f in tests/fixtures/runtime/*.txt; do
+		head -3 "$f" | tail -1 | { printf '\003'; cat; } >"$corpus/seed-gc-$(basename "$f")"
+	done
+	;;
 esac
 # committed seeds (inputs that once crashed a parser among them)
 [ -d "fuzz/corpus/$name" ] && cp "fuzz/corpus/$name"/* "$corpus/"

@@ -96,7 +96,26 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(HEAP_ALLOC_BYTES, "heap_alloc_bytes", TM_UNIT_BYTES, TM_COUNTER)                         \
 	X(HEAP_ALLOCS, "heap_allocs", TM_UNIT_COUNT, TM_COUNTER)                                   \
 	X(HEAP_FREES, "heap_frees", TM_UNIT_COUNT, TM_COUNTER)                                     \
-	X(HEAP_HELD_BYTES, "heap_held_bytes", TM_UNIT_BYTES, TM_GAUGE)
+	X(HEAP_HELD_BYTES, "heap_held_bytes", TM_UNIT_BYTES, TM_GAUGE)                             \
+	/* JVMs of the tree, from HotSpot's hsperfdata counters (src/runtime/hsperf.h) */          \
+	X(JVM_PROCS, "jvm_procs", TM_UNIT_COUNT, TM_GAUGE)                                         \
+	X(JVM_HEAP_USED_BYTES, "jvm_heap_used_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(JVM_HEAP_COMMITTED_BYTES, "jvm_heap_committed_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(JVM_EDEN_USED_BYTES, "jvm_eden_used_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(JVM_EDEN_COMMITTED_BYTES, "jvm_eden_committed_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(JVM_SURVIVOR_USED_BYTES, "jvm_survivor_used_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(JVM_SURVIVOR_COMMITTED_BYTES, "jvm_survivor_committed_bytes", TM_UNIT_BYTES, TM_GAUGE)   \
+	X(JVM_OLD_USED_BYTES, "jvm_old_used_bytes", TM_UNIT_BYTES, TM_GAUGE)                       \
+	X(JVM_OLD_COMMITTED_BYTES, "jvm_old_committed_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(JVM_METASPACE_USED_BYTES, "jvm_metaspace_used_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(JVM_METASPACE_COMMITTED_BYTES, "jvm_metaspace_committed_bytes", TM_UNIT_BYTES, TM_GAUGE) \
+	X(JVM_YOUNG_GCS, "jvm_young_gcs", TM_UNIT_COUNT, TM_COUNTER)                               \
+	X(JVM_YOUNG_GC_USEC, "jvm_young_gc_usec", TM_UNIT_USEC, TM_COUNTER)                        \
+	X(JVM_FULL_GCS, "jvm_full_gcs", TM_UNIT_COUNT, TM_COUNTER)                                 \
+	X(JVM_FULL_GC_USEC, "jvm_full_gc_usec", TM_UNIT_USEC, TM_COUNTER)                          \
+	/* a GC runtime's own report of each collection (record --runtime go|ghc) */               \
+	X(GC_HEAP_LIVE_BYTES, "gc_heap_live_bytes", TM_UNIT_BYTES, TM_GAUGE)                       \
+	X(GC_CYCLES, "gc_cycles", TM_UNIT_COUNT, TM_COUNTER)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

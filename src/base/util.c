@@ -340,3 +340,18 @@ const char *tm_text_safe(char *buf, size_t size, const char *src)
 	buf[used] = '\0';
 	return buf;
 }
+
+bool tm_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > TM_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}

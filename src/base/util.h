@@ -9,6 +9,11 @@
 
 #define TM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define TM_MIB           (1024.0 * 1024.0)
+#define TM_NAME_MAX      64
+
+/* A machine or token name: 1-64 of [A-Za-z0-9._-], not starting with '.'
+ * or '-' (safe in a label, a path and a URL). */
+bool tm_name_valid(const char *s);
 
 /* Whole decimal integer, the whole string, no overflow.  0 or -1. */
 int tm_parse_int64(const char *s, int64_t *out);

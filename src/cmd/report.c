@@ -225,6 +225,31 @@ static void print_throttle(const struct tm_throttle *th)
 		printf("              and %d more stretches\n", th->n - TM_THROTTLE_MAX_SPANS);
 }
 
+/* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
+static void print_jvm(const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+
+	if (!isfinite(s->jvm_heap_used_peak_bytes))
+		return;
+	printf("  java heap   used at the end %s of %s committed (old %s, metaspace %s), "
+	       "peak used %s; %s GCs, %s in GC\n",
+	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
+	       mib(b, sizeof(b), s->jvm_heap_committed_end_bytes),
+	       mib(c, sizeof(c), s->jvm_old_used_end_bytes),
+	       mib(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
+	       mib(e, sizeof(e), s->jvm_heap_used_peak_bytes), count(f, sizeof(f), s->jvm_gcs),
+	       secs(g, sizeof(g), s->jvm_gc_usec));
+	printf("              anon at the end: %s Java heap used + %s the rest (free but touched "
+	       "heap, the JVM's malloc, code cache, stacks, GC data)\n",
+	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
+	       mib(b, sizeof(b), s->anon_minus_jvm_heap_used_end_bytes));
+	if (isfinite(s->heap_live_end_bytes))
+		printf(
+		    "              of the rest, the JVM's own malloc holds %s live (heap shim)\n",
+		    mib(a, sizeof(a), s->heap_live_end_bytes));
+}
+
 /* The run's identity: command, machine, outcome, process lifetimes. */
 static void print_header(struct tm_store *st, const struct tm_run_info *ri)
 {
@@ -280,6 +305,14 @@ static void print_heap(const struct tm_summary *s, const json_t *profiles)
 		       mib(b, sizeof(b), s->anon_heap_live_end_bytes),
 		       mib(c, sizeof(c), s->anon_allocator_held_end_bytes),
 		       mib(d, sizeof(d), s->anon_other_end_bytes));
+	print_jvm(s);
+	if (isfinite(s->gc_heap_live_end_bytes))
+		printf(
+		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		    "GC lines; Go prints whole MiB)\n",
+		    mib(a, sizeof(a), s->gc_heap_live_end_bytes),
+		    mib(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		    count(c, sizeof(c), s->gc_cycles));
 	if (isfinite(s->heap_alloc_bytes))
 		printf("  allocated   %s in %.0f allocations, %s/s\n",
 		       mib(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,

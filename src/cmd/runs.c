@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/opt.h"
+#include "base/util.h"
 #include "cmd/cmds.h"
 #include "report/runtext.h"
 #include "report/runjson.h"
@@ -48,8 +49,10 @@ static int print_line(void *ctx, const struct tm_run_info *ri)
 		snprintf(arm, sizeof(arm), " [bench %" PRId64 " %s]", ri->bench_id,
 		         ri->arm ? ri->arm : "");
 	tm_run_command_text(ri, cmd, sizeof(cmd));
+	/* no outcome yet: live, or stale when its recorder stopped sampling */
 	printf("%5" PRId64 "  %s  %8s  %-12s %7" PRId64 "  %s%s\n", ri->id, started, dur,
-	       ri->outcome ? ri->outcome : "running?", ri->sample_count, cmd, arm);
+	       ri->outcome ? ri->outcome : tm_run_state_name(tm_run_state(ri, tm_now_wall_usec())),
+	       ri->sample_count, cmd, arm);
 	return 0;
 }
 

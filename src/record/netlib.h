@@ -27,8 +27,8 @@ struct tm_net {
 	void (*pusher_tick)(struct tm_pusher *p);
 	int (*pusher_finish)(struct tm_pusher *p, int64_t timeout_usec);
 	void (*pusher_free)(struct tm_pusher *p);
-	int (*prom_start)(const char *addr, const char *machine, const char *run_label,
-	                  struct tm_prom_server **out);
+	int (*prom_start)(const char *addr, const char *machine, const char *run_uuid,
+	                  const char *cgroup, struct tm_prom_server **out);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/limits.h"
+#include "record/gcwatch.h"
 #include "record/options.h"
 #include "record/units.h"
 #include "base/banned.h"
@@ -56,6 +57,19 @@ static int parse_units(void *field, const char *value, char *why, size_t why_siz
 		return -1;
 	}
 	o->has_units = true;
+	return 0;
+}
+
+/* --machine NAME: a name the server and Prometheus labels accept. */
+static int parse_machine(void *field, const char *value, char *why, size_t why_size)
+{
+	if (!tm_name_valid(value)) {
+		snprintf(why, why_size,
+		         "'%s': expected 1-%d of A-Z a-z 0-9 . _ - (not starting with . or -)",
+		         value, TM_NAME_MAX);
+		return -1;
+	}
+	*(const char **)field = value;
 	return 0;
 }
 
@@ -158,6 +172,15 @@ const struct tm_opt tm_record_options[] = {
      .metavar = "REGEX",
      .help = "the work done: the number REGEX's group finds in the last",
      .more = "line of the output it matches (e.g. 'rows=([0-9]+)')"},
+    {.flag = "runtime",
+     .key = "Runtime",
+     .scopes = R | B | F,
+     .type = TM_OPT_CHOICE,
+     .off = OFF(runtime),
+     .choices = tm_runtime_names,
+     .metavar = "NAME",
+     .help = "go: set GODEBUG=gctrace=1, ghc: GHCRTS=-S (needs -rtsopts), and",
+     .more = "store the live heap after each GC from the lines on stderr"},
     {.flag = "settle",
      .key = "Settle",
      .scopes = R | B | F,
@@ -254,6 +277,13 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(token_file),
      .metavar = "F",
      .help = "the machine's write token for --push"},
+    {.flag = "machine",
+     .scopes = R,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(machine),
+     .parse = parse_machine,
+     .metavar = "NAME",
+     .help = "the machine name stored with the run (default: the host name)"},
     {.flag = "metrics-listen",
      .scopes = R,
      .type = TM_OPT_STRING,

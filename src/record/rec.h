@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "base/outcome.h"
+#include "record/gcwatch.h"
 #include "base/sample.h"
 #include "cgroup/cgroup.h"
 #include "record/launch.h"
@@ -64,6 +65,7 @@ struct rec {
 	int sigfd;
 	sigset_t oldmask;
 	struct tm_lines out_lines, err_lines;
+	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
 	struct tm_progress_re re;
 	struct follow follow;
 	struct tm_mark_listener marks;

@@ -79,6 +79,7 @@ static void take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
+	tm_gcwatch_sample(&r->gc, s);
 	store_sample(r, s, pids, npids);
 	end_failed_run(r);
 	if (r->o->watch.on_sample)

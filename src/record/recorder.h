@@ -51,6 +51,7 @@ struct tm_record_opts {
 	int64_t timeout_usec;     /* 0: none */
 	int64_t settle_usec;      /* keep sampling this long after the work ends */
 	int64_t term_grace_usec;  /* SIGTERM, then SIGKILL after this */
+	int runtime;              /* enum tm_runtime (record/gcwatch.h): read GC lines */
 	bool heap;                /* preload libtidemark-heap.so into the command */
 	bool heap_sites;          /* ... libtidemark-heap-sites.so instead (sites, no counters) */
 	const char *heap_profile; /* PREFIX: PREFIX.PID.final.pb.gz as each process leaves */
@@ -69,6 +70,7 @@ struct tm_record_opts {
 	/* Optional outputs. */
 	const char *push_url; /* push to a tidemark server */
 	const char *token_file;
+	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
 	struct tm_record_watch watch;
 };

@@ -4,6 +4,7 @@
  * must work in a process that was copied mid-flight.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -90,7 +91,34 @@ static void go_alone(int fwd[2], int *life_fd)
 	*life_fd = -1;
 }
 
-void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
+/* True when the cgroup.procs at PROCS lists no process, or cannot be read
+ * (the cgroup is gone); true without PROCS.  Opened afresh each time: v1
+ * serves a kept descriptor a stale list. */
+static bool target_gone(const char *procs)
+{
+	char b[8];
+	if (!procs)
+		return true;
+	int fd = open(procs, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, b, sizeof(b));
+	close(fd);
+	return n <= 0;
+}
+
+/* Nothing left to copy: done, unless marks may still come from a command
+ * that outlives its recorder. */
+static bool nothing_left(const int in[2], int life_fd, int mark_fd, const char *procs)
+{
+	if (in[0] >= 0 || in[1] >= 0)
+		return false;
+	if (mark_fd < 0 || !procs)
+		return true;
+	return life_fd < 0 && target_gone(procs);
+}
+
+void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd, const char *procs)
 {
 	char buf[16384];
 
@@ -98,7 +126,7 @@ void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
 		struct pollfd p[4];
 		int who[4], n = 0;
 
-		if (in[0] < 0 && in[1] < 0)
+		if (nothing_left(in, life_fd, mark_fd, procs))
 			_exit(0);
 		for (int i = 0; i < 2; i++)
 			if (in[i] >= 0) {
@@ -112,7 +140,9 @@ void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
 			who[n] = 3;
 			p[n++] = (struct pollfd){.fd = mark_fd, .events = POLLIN};
 		}
-		if (poll(p, (nfds_t)n, -1) < 0)
+		/* alone with only marks to drain: look at the target each second */
+		bool marks_only = in[0] < 0 && in[1] < 0 && life_fd < 0;
+		if (poll(p, (nfds_t)n, marks_only ? 1000 : -1) < 0)
 			continue; /* EINTR */
 		for (int k = 0; k < n; k++) {
 			if (!p[k].revents)
@@ -138,7 +168,7 @@ void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
 }
 
 static void relay_child(const int in[2], const int out[2], int fwd[2], int life_rd,
-                        const int mark[2])
+                        const int mark[2], const char *procs)
 {
 	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
 	                           SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2};
@@ -153,10 +183,11 @@ static void relay_child(const int in[2], const int out[2], int fwd[2], int life_
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	close_all_but(keep, 9);
-	tm_relay_run(ins, outs, fwd, life_rd, mark[0]);
+	tm_relay_run(ins, outs, fwd, life_rd, mark[0], procs);
 }
 
-int tm_relay_start(const int in[2], const int out[2], const int mark[2], struct tm_relay *r)
+int tm_relay_start(const int in[2], const int out[2], const int mark[2], const char *procs,
+                   struct tm_relay *r)
 {
 	int f[2][2] = {{-1, -1}, {-1, -1}}, life[2];
 
@@ -175,7 +206,7 @@ int tm_relay_start(const int in[2], const int out[2], const int mark[2], struct 
 		return tm_error("fork: %s", strerror(errno));
 	if (r->pid == 0) {
 		int fwd[2] = {f[0][1], f[1][1]};
-		relay_child(in, out, fwd, life[0], mark);
+		relay_child(in, out, fwd, life[0], mark, procs);
 	}
 	close(life[0]);
 	for (int i = 0; i < 2; i++)

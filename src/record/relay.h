@@ -29,9 +29,15 @@ struct tm_relay {
  * stdout and stderr; -1: nowhere, as with -q).  MARK_FD: the marks FIFO, which
  * the relay drains once the recorder is gone so that a writer never blocks
  * (its read end and our write end that keeps it from EOF; -1: none).  The relay keeps copies of IN;
- * the caller should close its own.  0, or -1 after tm_error.
+ * the caller should close its own.  PROCS: the command's cgroup.procs, or
+ * NULL: with a marks FIFO, a relay on its own keeps draining it until that
+ * file lists no process (read again each second), so that a command whose
+ * recorder died never blocks writing a mark, even with nothing captured
+ * (IN both -1) or after its output has closed (a daemon).  0, or -1 after
+ * tm_error.
  */
-int tm_relay_start(const int in[2], const int out[2], const int mark[2], struct tm_relay *r);
+int tm_relay_start(const int in[2], const int out[2], const int mark[2], const char *procs,
+                   struct tm_relay *r);
 
 /*
  * Tells the relay that the recorder is done with it (it goes on copying as
@@ -42,7 +48,7 @@ bool tm_relay_release(struct tm_relay *r, long long wait_usec);
 
 /* The relay's loop, in the forked process: never returns.  Exposed for the
  * unit test. */
-void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd)
+void tm_relay_run(int in[2], int out[2], int fwd[2], int life_fd, int mark_fd, const char *procs)
     __attribute__((noreturn));
 
 #endif

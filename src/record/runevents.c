@@ -215,11 +215,16 @@ void tm_rec_drain_forwarded(struct rec *r, int i)
 	char buf[8192];
 	ssize_t n;
 
-	while ((n = read(*fd, buf, sizeof(buf))) > 0)
+	while ((n = read(*fd, buf, sizeof(buf))) > 0) {
 		if (r->re.compiled)
 			tm_lines_feed(lines, buf, (size_t)n, on_line, r);
+		if (i == 1)
+			tm_gcwatch_feed(&r->gc, buf, (size_t)n);
+	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		tm_lines_flush(lines, on_line, r);
+		if (i == 1)
+			tm_gcwatch_flush(&r->gc);
 		close(*fd);
 		*fd = -1;
 	}

@@ -58,7 +58,8 @@ static char *env_json(char *const *env)
 		memcpy(name, *env, (size_t)(eq - *env));
 		name[eq - *env] = '\0';
 		/* what chose the allocator, and the heap shim's own settings */
-		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14))
+		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14) ||
+		    !strcmp(name, "GODEBUG") || !strcmp(name, "GHCRTS"))
 			json_object_set_new(obj, name, json_string(eq + 1));
 	}
 	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
@@ -168,7 +169,9 @@ int tm_rec_begin_run(struct rec *r, char *const *child_env, const char *limits_j
 	struct tm_run_meta m = {0};
 	int rc;
 
-	if (gethostname(r->machine, sizeof(r->machine) - 1))
+	if (o->machine)
+		snprintf(r->machine, sizeof(r->machine), "%s", o->machine);
+	else if (gethostname(r->machine, sizeof(r->machine) - 1))
 		snprintf(r->machine, sizeof(r->machine), "unknown");
 	uname(&un);
 	cmd = o->argv ? argv_json(o->argv) : o->pid ? pid_cmdline_json(o->pid) : NULL;
@@ -248,7 +251,7 @@ int tm_rec_setup_signals(struct rec *r)
 static int child_io(struct rec *r, struct tm_child_io *io)
 {
 	const struct tm_record_opts *o = r->o;
-	bool capture = o->progress_regex && !o->progress_file;
+	bool capture = (o->progress_regex && !o->progress_file) || o->runtime != TM_RUNTIME_NONE;
 	enum tm_out_mode quiet = o->quiet_child ? TM_OUT_NULL : TM_OUT_INHERIT;
 	enum tm_out_mode mode[2] = {quiet, quiet};
 	int out[2] = {o->quiet_child ? -1 : 1, o->quiet_child ? -1 : 2};
@@ -263,7 +266,17 @@ static int child_io(struct rec *r, struct tm_child_io *io)
 		tm_child_io_close_ours(io);
 		return -1;
 	}
-	if (capture && tm_relay_start(io->ours, out, mark, &r->relay)) {
+	/* with nothing captured, a relay still holds the marks FIFO for the
+	 * command in case the recorder dies (relay.h); its procs file tells
+	 * it when the command is gone */
+	char procs[4096];
+	const char *procs_path = NULL;
+	if (r->cg) {
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", tm_cgroup_path(r->cg));
+		procs_path = procs;
+	}
+	bool relay = capture || (mark[0] >= 0 && procs_path);
+	if (relay && tm_relay_start(io->ours, out, mark, procs_path, &r->relay)) {
 		tm_child_io_close_child(io);
 		tm_child_io_close_ours(io);
 		return -1;
@@ -302,14 +315,22 @@ char **tm_rec_child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[64];
-	char *set[3] = {mark_var, r->o->heap ? keep : NULL, NULL};
+	char mark_var[300], keep[64], gc_var[512];
+	char *set[4] = {mark_var, r->o->heap ? keep : NULL, NULL, NULL};
 	char shim[512];
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
 	/* our tag: the reader finds the regions of processes that lived
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	r->gc.rt = (enum tm_runtime)r->o->runtime;
+	if (r->gc.rt != TM_RUNTIME_NONE) {
+		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
+			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
+			return NULL;
+		}
+		set[set[1] ? 2 : 1] = gc_var;
+	}
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);
@@ -363,7 +384,8 @@ void tm_rec_close_all(struct rec *r)
 int tm_rec_open_outputs(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
-	char run_label[32];
+	struct tm_run_info ri;
+	int rc;
 
 	if (!o->push_url && !o->metrics_listen)
 		return 0;
@@ -374,12 +396,21 @@ int tm_rec_open_outputs(struct rec *r)
 		return -1;
 	if (!o->metrics_listen)
 		return 0;
-	snprintf(run_label, sizeof(run_label), "%" PRId64, r->run_id);
-	return r->net.prom_start(o->metrics_listen, r->machine, run_label, &r->prom);
+	/* the run as the server names it: its uuid, not the local id */
+	if (tm_store_run_get(r->st, r->run_id, &ri) != 0)
+		return tm_error("cannot read run %" PRId64 " back from the store", r->run_id);
+	rc = r->net.prom_start(o->metrics_listen, r->machine, ri.uuid,
+	                       r->cg ? tm_cgroup_path(r->cg) : NULL, &r->prom);
+	tm_run_info_release(&ri);
+	return rc;
 }
 
 void tm_rec_close_outputs(struct rec *r)
 {
+	/* first: the run is over, its last values are no longer current */
+	if (r->prom)
+		r->net.prom_stop(r->prom);
+	r->prom = NULL;
 	if (r->pusher) {
 		/* the local store has everything, whatever the server got */
 		if (r->net.pusher_finish(r->pusher, 10000000))
@@ -387,9 +418,6 @@ void tm_rec_close_outputs(struct rec *r)
 		r->net.pusher_free(r->pusher);
 		r->pusher = NULL;
 	}
-	if (r->prom)
-		r->net.prom_stop(r->prom);
-	r->prom = NULL;
 	tm_net_unload(&r->net);
 }
 

@@ -87,7 +87,37 @@ json_t *tm_run_json(const struct tm_run_info *ri, enum tm_run_json_form form)
 	integer(o, "term_signal", ri->term_signal);
 	integer(o, "bench_id", ri->bench_id);
 	integer(o, "sample_count", ri->sample_count);
+	json_object_set_new(o, "last_sample_wall_usec",
+	                    ri->last_sample_wall_usec ? json_integer(ri->last_sample_wall_usec)
+	                                              : json_null());
+	text(o, false, "state", tm_run_state_name(tm_run_state(ri, tm_now_wall_usec())));
 	return o;
+}
+
+enum tm_run_state tm_run_state(const struct tm_run_info *ri, int64_t now_wall_usec)
+{
+	int64_t seen = ri->last_sample_wall_usec > ri->started_wall_usec ? ri->last_sample_wall_usec
+	                                                                 : ri->started_wall_usec;
+	int64_t grace = TM_STALE_INTERVALS * ri->interval_usec;
+
+	if (ri->ended_wall_usec)
+		return TM_RUN_ENDED;
+	if (grace < TM_STALE_MIN_USEC)
+		grace = TM_STALE_MIN_USEC;
+	return now_wall_usec - seen > grace ? TM_RUN_STALE : TM_RUN_LIVE;
+}
+
+const char *tm_run_state_name(enum tm_run_state st)
+{
+	switch (st) {
+	case TM_RUN_LIVE:
+		return "live";
+	case TM_RUN_STALE:
+		return "stale";
+	case TM_RUN_ENDED:
+		return "ended";
+	}
+	return "?";
 }
 
 json_t *tm_summary_json(const struct tm_summary *s)

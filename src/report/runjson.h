@@ -15,7 +15,9 @@ enum tm_run_json_form {
 	/* Every column under its own name (id, uuid, machine, kernel, cgroup_mode,
 	 * target, cgroup_path, command, env, limits, allocator, interval_usec,
 	 * started_wall_usec, started_mono_usec, ended_wall_usec, outcome, reason,
-	 * exit_code, term_signal, bench_id, arm, bench_seq, sample_count); the
+	 * exit_code, term_signal, bench_id, arm, bench_seq, sample_count), with
+	 * last_sample_wall_usec (null when none) and state (tm_run_state_name,
+	 * as of now); the
 	 * JSON text columns (command, env, limits) parsed back into JSON; absent
 	 * text, or a JSON column that does not parse, as null. */
 	TM_RUN_JSON_FULL,
@@ -27,6 +29,16 @@ enum tm_run_json_form {
 	 * none is stored), exit_code, term_signal, and reason when there is one. */
 	TM_RUN_JSON_PUSH_END,
 };
+
+/* Whether a run is still being recorded.  A run that has no end and no
+ * sample for TM_STALE_INTERVALS intervals (at least TM_STALE_MIN_USEC) is
+ * stale: its recorder died or can no longer reach the store or server. */
+enum tm_run_state { TM_RUN_LIVE, TM_RUN_STALE, TM_RUN_ENDED };
+#define TM_STALE_INTERVALS 5
+#define TM_STALE_MIN_USEC  30000000LL
+enum tm_run_state tm_run_state(const struct tm_run_info *ri, int64_t now_wall_usec);
+/* "live", "stale" or "ended". */
+const char *tm_run_state_name(enum tm_run_state st);
 
 /* RI in FORM: a new object (the caller decrefs it), or NULL when out of
  * memory. */

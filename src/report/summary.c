@@ -24,6 +24,8 @@ struct pt {
 	double heap_alloc, heap_allocs, heap_peak;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
+	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
+	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
 	int64_t late;
 };
 
@@ -105,6 +107,14 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->ev_oom_kill = get(s, TM_M_CG_EVENTS_OOM_KILL);
 	p->lim_max = get(s, TM_M_CG_MAX_BYTES);
 	p->lim_high = get(s, TM_M_CG_HIGH_BYTES);
+	p->jvm_used = get(s, TM_M_JVM_HEAP_USED_BYTES);
+	p->jvm_cap = get(s, TM_M_JVM_HEAP_COMMITTED_BYTES);
+	p->jvm_old = get(s, TM_M_JVM_OLD_USED_BYTES);
+	p->jvm_meta = get(s, TM_M_JVM_METASPACE_USED_BYTES);
+	p->jvm_gcs = sum2(s, TM_M_JVM_YOUNG_GCS, TM_M_JVM_FULL_GCS);
+	p->jvm_gc_usec = sum2(s, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
+	p->gc_live = get(s, TM_M_GC_HEAP_LIVE_BYTES);
+	p->gc_cycles = get(s, TM_M_GC_CYCLES);
 	return 0;
 }
 
@@ -285,6 +295,17 @@ static void init_nan(struct tm_summary *s)
 	    &s->units,
 	    &s->units_per_min,
 	    &s->wall_usec_per_unit,
+	    &s->jvm_heap_used_peak_bytes,
+	    &s->jvm_heap_used_end_bytes,
+	    &s->jvm_heap_committed_end_bytes,
+	    &s->jvm_old_used_end_bytes,
+	    &s->jvm_metaspace_used_end_bytes,
+	    &s->jvm_gcs,
+	    &s->jvm_gc_usec,
+	    &s->anon_minus_jvm_heap_used_end_bytes,
+	    &s->gc_heap_live_peak_bytes,
+	    &s->gc_heap_live_end_bytes,
+	    &s->gc_cycles,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -402,6 +423,33 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 		           &s->anon_other_end_bytes);
 		break;
 	}
+}
+
+/* The JVMs' heap (hsperfdata): the peak of used, and the figures of the last
+ * sample that has them while the target lived (the "held" sample). */
+static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
+{
+	for (size_t i = 0; i < n; i++)
+		max_into(&s->jvm_heap_used_peak_bytes, p[i].jvm_used);
+	for (size_t i = n; i-- > 0;) {
+		if (!alive(&p[i]) || !isfinite(p[i].jvm_used))
+			continue;
+		s->jvm_heap_used_end_bytes = p[i].jvm_used;
+		s->jvm_heap_committed_end_bytes = p[i].jvm_cap;
+		s->jvm_old_used_end_bytes = p[i].jvm_old;
+		s->jvm_metaspace_used_end_bytes = p[i].jvm_meta;
+		if (isfinite(p[i].anon))
+			s->anon_minus_jvm_heap_used_end_bytes = p[i].anon - p[i].jvm_used;
+		break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		max_into(&s->gc_heap_live_peak_bytes, p[i].gc_live);
+		if (isfinite(p[i].gc_live))
+			s->gc_heap_live_end_bytes = p[i].gc_live;
+	}
+	s->gc_cycles = RISES(p, n, gc_cycles);
+	s->jvm_gcs = RISES(p, n, jvm_gcs);
+	s->jvm_gc_usec = RISES(p, n, jvm_gc_usec);
 }
 
 /*
@@ -527,6 +575,19 @@ static void count_from_start(const struct pt *all, size_t nall, const struct pt 
 			s->heap_alloc_bytes_per_sec =
 			    s->heap_alloc_bytes / (s->duration_usec / 1e6);
 	}
+	/* the JVMs' GC counts (hsperfdata) start with the JVMs we launched */
+	for (size_t g = 0; g < nall && isfinite(s->jvm_gcs); g++)
+		if (isfinite(all[g].jvm_gcs)) {
+			s->jvm_gcs += all[g].jvm_gcs;
+			s->jvm_gc_usec += isfinite(all[g].jvm_gc_usec) ? all[g].jvm_gc_usec : 0;
+			break;
+		}
+	/* --runtime's GC count starts with the process we launched */
+	for (size_t g = 0; g < nall && isfinite(s->gc_cycles); g++)
+		if (isfinite(all[g].gc_cycles)) {
+			s->gc_cycles += all[g].gc_cycles;
+			break;
+		}
 	if (!ri->cgroup_path)
 		return;
 	if (isfinite(all[0].ev_oom_kill) && isfinite(s->oom_kills))
@@ -576,6 +637,7 @@ int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
 	out->window_end_mono_usec = se.p[b - 1].t;
 	out->duration_usec = (double)(se.p[b - 1].t - se.p[a].t);
 	memory_figures(se.p + a, b - a, out);
+	jvm_figures(se.p + a, b - a, out);
 	cost_figures(se.p + a, b - a, out);
 	count_from_start(se.p, se.n, se.p + a, out, &ri);
 	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);

@@ -61,6 +61,19 @@ struct tm_summary {
 	double heap_peak_bytes; /* the shim's peak of live bytes, between samples too (whole
 	                           run only: sum of each process's peak) */
 
+	/* the JVMs of the tree (HotSpot's hsperfdata), when present: at the end of
+	 * the work as held_anon_bytes is; GCs (young + full) over the window */
+	double jvm_heap_used_peak_bytes, jvm_heap_used_end_bytes, jvm_heap_committed_end_bytes;
+	double jvm_old_used_end_bytes, jvm_metaspace_used_end_bytes;
+	double jvm_gcs, jvm_gc_usec;
+	/* anon - Java heap used, at the end: free but touched Java heap, the JVM's
+	 * malloc, code cache, thread stacks, GC data */
+	double anon_minus_jvm_heap_used_end_bytes;
+
+	/* a GC runtime's own report (record --runtime go|ghc): the live heap after
+	 * its collections, the peak and the last in the window, and how many */
+	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
+
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
 	double high_events, max_events, oom_events, oom_kills;

@@ -64,6 +64,17 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(units),
     TM_SF(units_per_min),
     TM_SF(wall_usec_per_unit),
+    TM_SF(jvm_heap_used_peak_bytes),
+    TM_SF(jvm_heap_used_end_bytes),
+    TM_SF(jvm_heap_committed_end_bytes),
+    TM_SF(jvm_old_used_end_bytes),
+    TM_SF(jvm_metaspace_used_end_bytes),
+    TM_SF(jvm_gcs),
+    TM_SF(jvm_gc_usec),
+    TM_SF(anon_minus_jvm_heap_used_end_bytes),
+    TM_SF(gc_heap_live_peak_bytes),
+    TM_SF(gc_heap_live_end_bytes),
+    TM_SF(gc_cycles),
 };
 #undef TM_SF
 

@@ -29,7 +29,7 @@ struct tm_proctree {
 static void proc_close(struct tm_proc *p)
 {
 	int *fds[] = {&p->dirfd,    &p->stat_fd, &p->children_fd, &p->status_fd,
-	              &p->statm_fd, &p->io_fd,   &p->smaps_fd};
+	              &p->statm_fd, &p->io_fd,   &p->smaps_fd,    &p->hsperf_fd};
 
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0) {
@@ -78,6 +78,7 @@ static int add(struct tm_proctree *t, pid_t pid, pid_t parent)
 	p->pid = pid;
 	p->starttime = -1;
 	p->stat_fd = p->children_fd = p->status_fd = p->statm_fd = p->io_fd = p->smaps_fd = -1;
+	p->hsperf_fd = -1;
 	snprintf(name, sizeof(name), "%d", (int)pid);
 	p->dirfd = openat(t->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->dirfd < 0 || proc_read_stat(t, p) || (parent > 0 && p->stat.ppid != parent)) {

@@ -30,6 +30,9 @@ struct tm_proc {
 	 * them; users (the sampler) may open the ones marked "user" lazily. */
 	int stat_fd, children_fd;
 	int status_fd, statm_fd, io_fd, smaps_fd; /* user */
+	int hsperf_fd;            /* user: the JVM's hsperfdata file (sample/jvm.h) */
+	int64_t hsperf_look_usec; /* user: when to look for it next (0: at once) */
+	int64_t hsperf_wait_usec; /* user: the back-off between looks */
 };
 
 enum {

@@ -12,6 +12,7 @@
 #include "kern/kread.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
+#include "sample/jvm.h"
 #include "sample/proctree.h"
 #include "sample/sampler.h"
 #include "base/banned.h"
@@ -33,6 +34,7 @@ struct tm_sampler {
 	int64_t last_smaps_usec;
 	pid_t *pids;
 	size_t npids, pids_cap;
+	uint8_t *jvm_buf; /* TM_JVM_BUF_BYTES: hsperfdata files and maps */
 	char buf[16384];
 };
 
@@ -67,6 +69,10 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", s->proc_root, host_files[i]);
 		s->host_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if ((cfg->root_pid > 0 || cfg->cgroup) && !(s->jvm_buf = malloc(TM_JVM_BUF_BYTES))) {
+		tm_sampler_close(s);
+		return tm_error("out of memory");
 	}
 	if ((cfg->root_pid > 0 || cfg->cgroup) &&
 	    tm_proctree_open(s->proc_root, cfg->root_pid, cfg->proctree_flags, &s->tree)) {
@@ -169,6 +175,7 @@ static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
 			continue;
 		read_proc(s, p, slow, smaps, &one);
 		add_proc(&one, out);
+		tm_jvm_sample(p, now, s->jvm_buf, out);
 		count++;
 		if (remember_pid(s, p->pid))
 			return -1;
@@ -245,5 +252,6 @@ void tm_sampler_close(struct tm_sampler *s)
 			close(s->host_fd[i]);
 	tm_proctree_close(s->tree);
 	free(s->pids);
+	free(s->jvm_buf);
 	free(s);
 }

@@ -45,6 +45,24 @@ json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id)
 	return c.arr;
 }
 
+static int append_run(void *ctx, const struct tm_run_info *ri)
+{
+	json_t *o = tm_run_json(ri, TM_RUN_JSON_FULL);
+
+	return o && json_array_append_new(ctx, o) == 0 ? 0 : tm_error("out of memory");
+}
+
+json_t *tm_api_runs_page(struct tm_store *st, const struct tm_run_page *pg)
+{
+	json_t *arr = json_array();
+
+	if (!arr || tm_store_each_run_page(st, pg, append_run, arr)) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
 static int add_machine(void *ctx, const struct tm_run_info *ri)
 {
 	json_t *by_name = ctx, *m;

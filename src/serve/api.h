@@ -10,12 +10,19 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "store/store.h" /* struct tm_run_page */
+
 struct tm_store;
 
 /* Machines: [{name, runs, latest_run_id, latest_started_wall_usec, last_push_wall_usec}] */
 json_t *tm_api_machines(struct tm_store *st);
 /* Runs, newest first; MACHINE (may be NULL) and BENCH_ID (0: any) filter. */
 json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id);
+/* A page of runs, newest first (store/store.h's struct tm_run_page; LIMIT
+ * at most TM_API_RUNS_MAX).  A new array, or NULL on a store error. */
+#define TM_API_RUNS_DEFAULT 100
+#define TM_API_RUNS_MAX     1000
+json_t *tm_api_runs_page(struct tm_store *st, const struct tm_run_page *pg);
 /* One run: its metadata, events and marks.  NULL with *MISSING set when
  * there is no such run. */
 json_t *tm_api_run(struct tm_store *st, int64_t run_id, int *missing);

@@ -13,18 +13,3 @@ bool tm_ct_equal(const void *a, const void *b, size_t len)
 		diff |= x[i] ^ y[i];
 	return diff == 0;
 }
-
-bool tm_name_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > TM_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}

@@ -17,7 +17,7 @@ struct tm_prom_server {
 	pthread_mutex_t lock;
 	bool have;
 	struct tm_sample s;
-	char *machine, *run;
+	char *machine, *run, *cgroup;
 };
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *text,
@@ -50,7 +50,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return answer(c, 404, not_found, MHD_RESPMEM_PERSISTENT, "text/plain");
 	pthread_mutex_lock(&srv->lock);
-	t = (struct tm_prom_target){srv->machine, srv->run, NULL, &srv->s};
+	t = (struct tm_prom_target){srv->machine, srv->run, srv->cgroup, &srv->s, true, "live"};
 	text = tm_prom_format(&t, srv->have ? 1 : 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (!text)
@@ -59,8 +59,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	              "text/plain; version=0.0.4; charset=utf-8");
 }
 
-int tm_prom_server_start(const char *addr, const char *machine, const char *run_label,
-                         struct tm_prom_server **out)
+int tm_prom_server_start(const char *addr, const char *machine, const char *run_uuid,
+                         const char *cgroup, struct tm_prom_server **out)
 {
 	struct sockaddr_in sa;
 	struct tm_prom_server *srv;
@@ -72,12 +72,13 @@ int tm_prom_server_start(const char *addr, const char *machine, const char *run_
 		return tm_error("out of memory");
 	pthread_mutex_init(&srv->lock, NULL);
 	srv->machine = strdup(machine ? machine : "");
-	srv->run = strdup(run_label ? run_label : "");
+	srv->run = strdup(run_uuid ? run_uuid : "");
+	srv->cgroup = strdup(cgroup ? cgroup : "");
 	srv->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
 	                          handle, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
 	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-	if (!srv->d || !srv->machine || !srv->run) {
+	if (!srv->d || !srv->machine || !srv->run || !srv->cgroup) {
 		tm_prom_server_stop(srv);
 		return tm_error("cannot serve /metrics on '%s'", addr);
 	}
@@ -102,5 +103,6 @@ void tm_prom_server_stop(struct tm_prom_server *srv)
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->machine);
 	free(srv->run);
+	free(srv->cgroup);
 	free(srv);
 }

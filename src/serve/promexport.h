@@ -6,9 +6,10 @@
 
 struct tm_prom_server;
 
-/* Starts serving GET /metrics on ADDR ("127.0.0.1:9464").  0 or -1. */
-int tm_prom_server_start(const char *addr, const char *machine, const char *run_label,
-                         struct tm_prom_server **out);
+/* Starts serving GET /metrics on ADDR ("127.0.0.1:9464") for the run
+ * RUN_UUID of MACHINE in CGROUP (NULL or "": none).  0 or -1. */
+int tm_prom_server_start(const char *addr, const char *machine, const char *run_uuid,
+                         const char *cgroup, struct tm_prom_server **out);
 /* Publishes a new sample (copied; thread-safe against the server thread). */
 void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s);
 void tm_prom_server_stop(struct tm_prom_server *srv);

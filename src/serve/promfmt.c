@@ -33,7 +33,103 @@ static const struct {
     {TM_M_HOST_PSI_CPU_SOME_USEC, "tidemark_host_pressure_cpu_waiting_seconds_total", ""},
     {TM_M_PROC_COUNT, "tidemark_processes", ""},
     {TM_M_PROC_THREADS, "tidemark_process_threads", ""},
+    /* cAdvisor's names where the meaning is the same (memory.current,
+     * memory.peak, memory.max, memory.swap.max, cpu.stat, io.stat) */
+    {TM_M_CG_CURRENT_BYTES, "tidemark_memory_usage_bytes", ""},
+    {TM_M_CG_PEAK_BYTES, "tidemark_memory_max_usage_bytes", ""},
+    {TM_M_CG_MAX_BYTES, "tidemark_spec_memory_limit_bytes", ""},
+    {TM_M_CG_SWAP_MAX_BYTES, "tidemark_spec_memory_swap_limit_bytes", ""},
+    {TM_M_CG_CPU_THROTTLED_USEC, "tidemark_cpu_cfs_throttled_seconds_total", ""},
+    {TM_M_CG_IO_READ_BYTES, "tidemark_fs_reads_bytes_total", ""},
+    {TM_M_CG_IO_WRITE_BYTES, "tidemark_fs_writes_bytes_total", ""},
+    /* node_exporter's, in the snake case promtool asks for (/proc/meminfo
+     * MemTotal, MemAvailable, SwapTotal, SwapFree; /proc/stat) */
+    {TM_M_HOST_MEM_TOTAL_BYTES, "tidemark_host_memory_total_bytes", ""},
+    {TM_M_HOST_MEM_AVAILABLE_BYTES, "tidemark_host_memory_available_bytes", ""},
+    {TM_M_HOST_SWAP_TOTAL_BYTES, "tidemark_host_swap_total_bytes", ""},
+    {TM_M_HOST_SWAP_FREE_BYTES, "tidemark_host_swap_free_bytes", ""},
+    {TM_M_HOST_CPU_TOTAL_USEC, "tidemark_host_cpu_seconds_total", ""},
 };
+
+/* What each metric is, for its HELP line. */
+static const char *const help[TM_METRIC_COUNT] = {
+    [TM_M_PROC_COUNT] = "Processes in the observed tree.",
+    [TM_M_PROC_THREADS] = "Threads of the observed processes.",
+    [TM_M_PROC_RSS_BYTES] = "Resident memory of the observed processes (sum of VmRSS).",
+    [TM_M_PROC_RSS_ANON_BYTES] = "Resident anonymous memory of the observed processes (RssAnon).",
+    [TM_M_PROC_RSS_FILE_BYTES] = "Resident file-backed memory of the observed processes (RssFile).",
+    [TM_M_PROC_RSS_SHMEM_BYTES] = "Resident shared memory of the observed processes (RssShmem).",
+    [TM_M_PROC_SWAP_BYTES] = "Swapped-out memory of the observed processes (VmSwap).",
+    [TM_M_PROC_PSS_BYTES] = "Proportional set size of the observed processes (smaps_rollup Pss).",
+    [TM_M_PROC_PRIVATE_DIRTY_BYTES] = "Private dirty pages of the observed processes.",
+    [TM_M_PROC_SHARED_DIRTY_BYTES] = "Shared dirty pages of the observed processes.",
+    [TM_M_PROC_MINFLT] = "Minor page faults of the observed processes.",
+    [TM_M_PROC_MAJFLT] = "Major page faults of the observed processes.",
+    [TM_M_PROC_UTIME_USEC] = "User CPU time of the observed processes.",
+    [TM_M_PROC_STIME_USEC] = "System CPU time of the observed processes.",
+    [TM_M_PROC_READ_BYTES] = "Bytes the observed processes read from storage (/proc/PID/io).",
+    [TM_M_PROC_WRITE_BYTES] = "Bytes the observed processes wrote to storage (/proc/PID/io).",
+    [TM_M_CG_CURRENT_BYTES] = "Memory charged to the cgroup (memory.current).",
+    [TM_M_CG_PEAK_BYTES] = "Highest memory charged to the cgroup (memory.peak).",
+    [TM_M_CG_MAX_BYTES] = "The cgroup's hard memory limit (memory.max); absent when unlimited.",
+    [TM_M_CG_HIGH_BYTES] = "The cgroup's memory throttling limit (memory.high); absent when "
+                           "unlimited.",
+    [TM_M_CG_SWAP_MAX_BYTES] = "The cgroup's swap limit (memory.swap.max); absent when unlimited.",
+    [TM_M_CG_SWAP_CURRENT_BYTES] = "Swap used by the cgroup (memory.swap.current).",
+    [TM_M_CG_ANON_BYTES] = "Anonymous memory of the cgroup (memory.stat anon).",
+    [TM_M_CG_FILE_BYTES] = "Page cache of the cgroup (memory.stat file).",
+    [TM_M_CG_ACTIVE_FILE_BYTES] = "Active page cache of the cgroup (memory.stat active_file).",
+    [TM_M_CG_INACTIVE_FILE_BYTES] = "Inactive page cache of the cgroup (memory.stat "
+                                    "inactive_file).",
+    [TM_M_CG_KERNEL_BYTES] = "Kernel memory charged to the cgroup (memory.stat kernel).",
+    [TM_M_CG_KERNEL_STACK_BYTES] = "Kernel stacks of the cgroup (memory.stat kernel_stack).",
+    [TM_M_CG_SLAB_BYTES] = "Slab memory of the cgroup (memory.stat slab).",
+    [TM_M_CG_SOCK_BYTES] = "Network buffers of the cgroup (memory.stat sock).",
+    [TM_M_CG_SHMEM_BYTES] = "Shared memory of the cgroup (memory.stat shmem).",
+    [TM_M_CG_FILE_MAPPED_BYTES] = "Mapped page cache of the cgroup (memory.stat file_mapped).",
+    [TM_M_CG_FILE_DIRTY_BYTES] = "Dirty page cache of the cgroup (memory.stat file_dirty).",
+    [TM_M_CG_FILE_WRITEBACK_BYTES] = "Page cache under writeback (memory.stat file_writeback).",
+    [TM_M_CG_ANON_THP_BYTES] = "Anonymous transparent huge pages of the cgroup (memory.stat "
+                               "anon_thp).",
+    [TM_M_CG_PGFAULT] = "Page faults in the cgroup (memory.stat pgfault).",
+    [TM_M_CG_PGMAJFAULT] = "Major page faults in the cgroup (memory.stat pgmajfault).",
+    [TM_M_CG_WORKINGSET_REFAULT_FILE] = "Refaults of evicted page cache in the cgroup "
+                                        "(memory.stat workingset_refault_file).",
+    [TM_M_CG_FAILCNT] = "Times the cgroup hit its v1 memory limit (memory.failcnt).",
+    [TM_M_CG_CPU_USAGE_USEC] = "CPU time used by the cgroup (cpu.stat usage_usec).",
+    [TM_M_CG_CPU_USER_USEC] = "User CPU time of the cgroup (cpu.stat user_usec).",
+    [TM_M_CG_CPU_SYSTEM_USEC] = "System CPU time of the cgroup (cpu.stat system_usec).",
+    [TM_M_CG_CPU_THROTTLED_USEC] = "Time the cgroup was throttled by its CPU quota (cpu.stat "
+                                   "throttled_usec).",
+    [TM_M_CG_IO_READ_BYTES] = "Bytes the cgroup read from block devices (io.stat rbytes).",
+    [TM_M_CG_IO_WRITE_BYTES] = "Bytes the cgroup wrote to block devices (io.stat wbytes).",
+    [TM_M_HOST_MEM_TOTAL_BYTES] = "The host's memory (/proc/meminfo MemTotal).",
+    [TM_M_HOST_MEM_AVAILABLE_BYTES] = "The host's available memory (/proc/meminfo MemAvailable).",
+    [TM_M_HOST_SWAP_TOTAL_BYTES] = "The host's swap space (/proc/meminfo SwapTotal).",
+    [TM_M_HOST_SWAP_FREE_BYTES] = "The host's free swap (/proc/meminfo SwapFree).",
+    [TM_M_HOST_CPU_BUSY_USEC] = "CPU time the host spent not idle, all CPUs (/proc/stat).",
+    [TM_M_HOST_CPU_STEAL_USEC] = "CPU time stolen from the host by its hypervisor (/proc/stat).",
+    [TM_M_HOST_CPU_TOTAL_USEC] = "CPU time of the host in every mode, all CPUs (/proc/stat).",
+    [TM_M_HEAP_PROCS] = "Processes running the tidemark heap shim.",
+    [TM_M_HEAP_LIVE_BYTES] = "Heap bytes allocated and not freed (the heap shim's count).",
+    [TM_M_HEAP_PEAK_BYTES] = "Highest live heap bytes (the heap shim's count).",
+    [TM_M_HEAP_ALLOC_BYTES] = "Heap bytes allocated (the heap shim's count).",
+    [TM_M_HEAP_ALLOCS] = "Heap allocations (the heap shim's count).",
+    [TM_M_HEAP_FREES] = "Heap frees (the heap shim's count).",
+};
+
+/* The HELP text of family NAME (M one of its metrics). */
+static const char *help_of(enum tm_metric m, const char *family)
+{
+	if (!strcmp(family, "tidemark_memory_events_total"))
+		return "Memory events of the cgroup (memory.events), by event.";
+	if (strstr(family, "pressure_"))
+		return strstr(family, "_waiting_")
+		           ? "Time some task waited on the resource (pressure stall \"some\")."
+		           : "Time all non-idle tasks stalled on the resource (pressure stall "
+		             "\"full\").";
+	return help[m] ? help[m] : "tidemark metric (see docs/store.md).";
+}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -117,15 +213,32 @@ static void put_label_value(struct buf *b, const char *v)
 	}
 }
 
+/* A series' labels: the machine (the run is in tidemark_run_info). */
 static void put_labels(struct buf *b, const struct tm_prom_target *t, const char *extra)
 {
 	put(b, "{machine=\"");
 	put_label_value(b, t->machine);
-	put(b, "\",run=\"");
-	put_label_value(b, t->run);
-	put(b, "\",cgroup=\"");
-	put_label_value(b, t->cgroup);
 	put(b, "\"%s%s}", extra[0] ? "," : "", extra);
+}
+
+/* tidemark_run_info: which run each machine's series come from now, the
+ * Prometheus way (an info metric, value 1, joined on machine). */
+static void put_run_info(struct buf *b, const struct tm_prom_target *t, size_t n)
+{
+	put(b, "# HELP tidemark_run_info The run each machine's series come from (its uuid), its "
+	       "cgroup and whether it is live, ended or stale; always 1.\n");
+	put(b, "# TYPE tidemark_run_info gauge\n");
+	for (size_t i = 0; i < n; i++) {
+		put(b, "tidemark_run_info{machine=\"");
+		put_label_value(b, t[i].machine);
+		put(b, "\",run=\"");
+		put_label_value(b, t[i].run);
+		if (t[i].cgroup && t[i].cgroup[0]) {
+			put(b, "\",cgroup=\"");
+			put_label_value(b, t[i].cgroup);
+		}
+		put(b, "\",state=\"%s\"} 1\n", t[i].state ? t[i].state : "live");
+	}
 }
 
 static void put_value(struct buf *b, int64_t v, double scale)
@@ -147,13 +260,15 @@ static void put_family(struct buf *b, const char *family, const struct tm_prom_t
 		if (strcmp(name, family))
 			continue;
 		for (size_t i = 0; i < n; i++) {
-			if (!tm_sample_has(t[i].s, (enum tm_metric)m))
+			/* an ended or stale run's values are not current; a limit of
+			 * -1 is "no limit": absent, not a number */
+			if (!t[i].current || !tm_sample_has(t[i].s, (enum tm_metric)m) ||
+			    t[i].s->v[m] < 0)
 				continue;
 			if (!header) {
 				const struct tm_metric_info *mi = tm_metric_info((enum tm_metric)m);
-				put(b, "# HELP %s tidemark metric %s%s\n", family,
-				    label[0] ? "family of " : "",
-				    label[0] ? "cgroup events" : mi->name);
+				put(b, "# HELP %s %s\n", family,
+				    help_of((enum tm_metric)m, family));
 				put(b, "# TYPE %s %s\n", family,
 				    mi->kind == TM_COUNTER ? "counter" : "gauge");
 				header = true;
@@ -171,7 +286,9 @@ char *tm_prom_format(const struct tm_prom_target *t, size_t n)
 	char done[TM_METRIC_COUNT][128];
 	int ndone = 0;
 
-	put(&b, "# HELP tidemark_last_sample_timestamp_seconds wall time of the latest sample\n");
+	put_run_info(&b, t, n);
+	put(&b, "# HELP tidemark_last_sample_timestamp_seconds Wall time of the machine's latest "
+	        "sample, in seconds since the epoch.\n");
 	put(&b, "# TYPE tidemark_last_sample_timestamp_seconds gauge\n");
 	for (size_t i = 0; i < n; i++) {
 		put(&b, "tidemark_last_sample_timestamp_seconds");

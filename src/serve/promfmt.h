@@ -2,12 +2,17 @@
  * Prometheus text exposition (format 0.0.4) of the latest sample of one or
  * more runs.  Names follow Prometheus conventions: a tidemark_ prefix, base
  * units (bytes, seconds), _total on counters; cgroup memory events are one
- * family with an event label.  Every series carries machine, run and cgroup
- * labels; callers bound cardinality by passing one target per machine.
+ * family with an event label; cAdvisor's and node_exporter's names where
+ * the meaning is the same.  Every series carries a machine label; which run
+ * (uuid), cgroup and state it comes from is tidemark_run_info's (value 1).
+ * A limit of -1 ("no limit") is left out; a target whose run is not
+ * current (ended, stale) exports only its run info and last sample time.
+ * Callers bound cardinality by passing one target per machine.
  */
 #ifndef TM_SERVE_PROMFMT_H
 #define TM_SERVE_PROMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/sample.h"
@@ -15,6 +20,8 @@
 struct tm_prom_target {
 	const char *machine, *run, *cgroup; /* label values; NULL is "" */
 	const struct tm_sample *s;
+	bool current;      /* the run is live: its values are exported */
+	const char *state; /* "live", "ended", "stale" (NULL: live) */
 };
 
 /* The exposition for N targets, malloc'd, NUL-terminated; NULL on OOM. */

@@ -31,6 +31,9 @@ struct tm_pusher {
 	struct tm_push_ack at;
 	int64_t next_try_usec, backoff_usec;
 	bool down_reported;
+	bool probing;       /* the first hello, from tm_pusher_new */
+	long last_status;   /* of the last batch: 0 not reached, else HTTP */
+	char last_why[200]; /* the server's "error", when it refused */
 };
 
 struct outbuf {
@@ -93,6 +96,24 @@ static char *push_url(const char *url)
 	return out;
 }
 
+static int send_one(struct tm_pusher *p);
+
+/* The first hello, at once: a token the server refuses (401: unknown, or a
+ * read token) cannot become good by waiting, so it is an error now; a
+ * server that cannot be reached is not (the store keeps everything). */
+static int first_hello(struct tm_pusher *p)
+{
+	p->probing = true;
+	send_one(p);
+	p->probing = false;
+	if (p->last_status == 401)
+		return tm_error("push: %s refused the token (HTTP %ld: %s); --token-file needs a "
+		                "write token (tidemark serve token add NAME)",
+		                p->url, p->last_status,
+		                p->last_why[0] ? p->last_why : "no reason given");
+	return 0;
+}
+
 int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, int64_t run_id,
                   struct tm_pusher **out)
 {
@@ -116,6 +137,10 @@ int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, 
 	}
 	p->st = st;
 	p->run_id = run_id;
+	if (first_hello(p)) {
+		tm_pusher_free(p);
+		return -1;
+	}
 	*out = p;
 	return 0;
 }
@@ -313,6 +338,16 @@ static long post(struct tm_pusher *p, const char *body, struct outbuf *resp)
 	return status;
 }
 
+/* The "error" of a refusal's JSON body, or nothing. */
+static void server_why(const char *text, char *out, size_t size)
+{
+	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+	const char *why = a ? json_string_value(json_object_get(a, "error")) : NULL;
+
+	snprintf(out, size, "%s", why ? why : "");
+	json_decref(a);
+}
+
 static void report_down(struct tm_pusher *p, long status, const char *resp)
 {
 	if (p->down_reported)
@@ -348,6 +383,10 @@ static int send_one(struct tm_pusher *p)
 		return -1;
 	status = post(p, body, &resp);
 	free(body);
+	p->last_status = status;
+	p->last_why[0] = 0;
+	if (status != 200 && status != 409)
+		server_why(resp.p, p->last_why, sizeof(p->last_why));
 	if (status == 200 || status == 409) {
 		take_ack(p, resp.p);
 		free(resp.p);
@@ -357,7 +396,8 @@ static int send_one(struct tm_pusher *p)
 		p->backoff_usec = 0;
 		return (!was_synced || status == 409 || !all) ? 1 : 0;
 	}
-	report_down(p, status, resp.p);
+	if (!p->probing || status != 401)
+		report_down(p, status, resp.p);
 	free(resp.p);
 	p->synced = false; /* ask again where the server is before sending more */
 	if (status == 429)

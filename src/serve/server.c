@@ -16,6 +16,7 @@
 #include "serve/auth.h"
 #include "serve/guard.h"
 #include "serve/ingest.h"
+#include "report/runjson.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
 #include "store/store.h"
@@ -32,6 +33,8 @@ struct bucket {
 struct latest {
 	char machine[TM_NAME_MAX + 1], run[65], cgroup[256];
 	struct tm_sample s;
+	bool ended;            /* the run has its end: its values are history */
+	int64_t interval_usec; /* for telling a stale run */
 };
 
 /* Summaries of ended runs (they no longer change; a week takes seconds). */
@@ -219,6 +222,17 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 	snprintf(l->cgroup, sizeof(l->cgroup), "%s",
 	         b->meta.cgroup_path ? b->meta.cgroup_path : "");
 	l->s = *s;
+	l->ended = b->has_end;
+	l->interval_usec = b->meta.interval_usec;
+}
+
+/* An end that came without samples: the machine's latest run, if it is
+ * that one, is no longer current. */
+static void remember_end(struct server *sv, const char *machine, const char *uuid)
+{
+	for (int i = 0; i < sv->nlatest; i++)
+		if (!strcmp(sv->latest[i].machine, machine) && !strcmp(sv->latest[i].run, uuid))
+			sv->latest[i].ended = true;
 }
 
 static void peer_addr(struct MHD_Connection *c, char *out, size_t size)
@@ -263,6 +277,8 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 	rc = tm_ingest_apply(sv->ing, sv->st, r->machine, peer, &b, &ack, err, sizeof(err));
 	if (rc == 0 && b.n_samples)
 		remember_latest(sv, r->machine, &b);
+	else if (rc == 0 && b.has_end)
+		remember_end(sv, r->machine, b.meta.uuid);
 	if (rc == 0 || rc == 409) {
 		char *s = tm_push_ack_json(&ack, b.meta.uuid);
 		json_t *doc = s ? json_loads(s, 0, NULL) : NULL;
@@ -370,16 +386,32 @@ static enum MHD_Result handle_summary(struct server *sv, struct MHD_Connection *
 	return send_json(c, 200, doc);
 }
 
+/* A whole number >= MIN from query argument KEY, or DEF when absent.
+ * 0, or -1 when it is there but not such a number. */
+static int arg_int(struct MHD_Connection *c, const char *key, int64_t min, int64_t def,
+                   int64_t *out)
+{
+	const char *v = arg(c, key);
+
+	*out = def;
+	return v && (tm_parse_int64(v, out) < 0 || *out < min) ? -1 : 0;
+}
+
+/* /api/v1/runs[?machine=M][&bench=N][&before=ID][&limit=N]: a page, newest first. */
 static enum MHD_Result handle_runs(struct server *sv, struct MHD_Connection *c)
 {
-	const char *machine = arg(c, "machine"), *bench = arg(c, "bench");
-	int64_t bench_id = 0;
+	struct tm_run_page pg = {.machine = arg(c, "machine")};
 
-	if (machine && !tm_name_valid(machine))
+	if (pg.machine && !tm_name_valid(pg.machine))
 		return send_error(c, 400, "bad machine name");
-	if (bench && (tm_parse_int64(bench, &bench_id) < 0 || bench_id < 0))
+	if (arg_int(c, "bench", 0, 0, &pg.bench_id) < 0)
 		return send_error(c, 400, "bad bench id");
-	return send_json(c, 200, tm_api_runs(sv->st, machine, bench_id));
+	if (arg_int(c, "before", 1, 0, &pg.before_id) < 0)
+		return send_error(c, 400, "bad before: expected a run id");
+	if (arg_int(c, "limit", 1, TM_API_RUNS_DEFAULT, &pg.limit) < 0 ||
+	    pg.limit > TM_API_RUNS_MAX)
+		return send_error(c, 400, "bad limit: expected 1 to 1000");
+	return send_json(c, 200, tm_api_runs_page(sv->st, &pg));
 }
 
 static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *c)
@@ -387,9 +419,21 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 	struct tm_prom_target t[MAX_MACHINES];
 	char *text;
 
-	for (int i = 0; i < sv->nlatest; i++)
-		t[i] = (struct tm_prom_target){sv->latest[i].machine, sv->latest[i].run,
-		                               sv->latest[i].cgroup, &sv->latest[i].s};
+	for (int i = 0; i < sv->nlatest; i++) {
+		const struct latest *l = &sv->latest[i];
+		/* the same rule as the run list's state (report/runjson.h) */
+		struct tm_run_info ri = {.interval_usec = l->interval_usec,
+		                         .started_wall_usec = l->s.t_wall_usec,
+		                         .last_sample_wall_usec = l->s.t_wall_usec,
+		                         .ended_wall_usec = l->ended};
+		enum tm_run_state state = tm_run_state(&ri, tm_now_wall_usec());
+		t[i] = (struct tm_prom_target){l->machine,
+		                               l->run,
+		                               l->cgroup,
+		                               &l->s,
+		                               state == TM_RUN_LIVE,
+		                               tm_run_state_name(state)};
+	}
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)
 		return send_error(c, 500, "out of memory");
@@ -566,6 +610,8 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 	}
 	snprintf(l->run, sizeof(l->run), "%s", ri->uuid ? ri->uuid : "");
 	snprintf(l->cgroup, sizeof(l->cgroup), "%s", ri->cgroup_path ? ri->cgroup_path : "");
+	l->ended = ri->ended_wall_usec != 0;
+	l->interval_usec = ri->interval_usec;
 	tm_sample_clear(&l->s);
 	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &l->s) < 0)
 		return -1;

@@ -124,7 +124,8 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 	"r.id, uuid, machine, kernel, cgroup_mode, target, cgroup_path, command_json,"             \
 	" env_json, limits_json, allocator, interval_usec, started_wall_usec,"                     \
 	" started_mono_usec, ended_wall_usec, outcome, reason, arm, exit_code, term_signal,"       \
-	" bench_id, bench_seq, (SELECT count(*) FROM samples WHERE run_id = r.id)"
+	" bench_id, bench_seq, (SELECT count(*) FROM samples WHERE run_id = r.id),"                \
+	" (SELECT t_wall_usec FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1)"
 
 static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)
 {
@@ -152,6 +153,7 @@ static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)
 	ri->bench_id = sqlite3_column_int64(s, 20);
 	ri->bench_seq = sqlite3_column_int64(s, 21);
 	ri->sample_count = sqlite3_column_int64(s, 22);
+	ri->last_sample_wall_usec = sqlite3_column_int64(s, 23); /* NULL reads as 0 */
 }
 
 void tm_run_info_release(struct tm_run_info *ri)
@@ -192,19 +194,11 @@ int tm_store_latest_run(struct tm_store *st, int64_t *run_id)
 	return tm_st_query_int64(st, "SELECT max(id) FROM runs", NULL, 0, run_id);
 }
 
-int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void *ctx)
+/* Steps S (prepared and bound) through its rows, calling CB on each. */
+static int each_run_row(struct tm_store *st, sqlite3_stmt *s, tm_run_cb cb, void *ctx)
 {
-	sqlite3_stmt *s;
 	int rc = 0, step;
 
-	if (tm_st_prepare(st,
-	                  bench_id > 0 ? "SELECT " RUN_COLUMNS
-	                                 " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
-	                               : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
-	                  &s, "prepare runs"))
-		return -1;
-	if (bench_id > 0)
-		sqlite3_bind_int64(s, 1, bench_id);
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct tm_run_info ri;
 		read_run_row(s, &ri);
@@ -215,4 +209,37 @@ int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void 
 		rc = tm_st_error(st, "read runs");
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void *ctx)
+{
+	sqlite3_stmt *s;
+
+	if (tm_st_prepare(st,
+	                  bench_id > 0 ? "SELECT " RUN_COLUMNS
+	                                 " FROM runs r WHERE bench_id = ? ORDER BY bench_seq, r.id"
+	                               : "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id",
+	                  &s, "prepare runs"))
+		return -1;
+	if (bench_id > 0)
+		sqlite3_bind_int64(s, 1, bench_id);
+	return each_run_row(st, s, cb, ctx);
+}
+
+int tm_store_each_run_page(struct tm_store *st, const struct tm_run_page *pg, tm_run_cb cb,
+                           void *ctx)
+{
+	sqlite3_stmt *s;
+
+	if (tm_st_prepare(st,
+	                  "SELECT " RUN_COLUMNS " FROM runs r WHERE (?1 IS NULL OR machine = ?1)"
+	                  " AND (?2 = 0 OR bench_id = ?2) AND (?3 = 0 OR r.id < ?3)"
+	                  " ORDER BY r.id DESC LIMIT ?4",
+	                  &s, "prepare run page"))
+		return -1;
+	tm_st_bind_text(s, 1, pg->machine);
+	sqlite3_bind_int64(s, 2, pg->bench_id);
+	sqlite3_bind_int64(s, 3, pg->before_id);
+	sqlite3_bind_int64(s, 4, pg->limit);
+	return each_run_row(st, s, cb, ctx);
 }

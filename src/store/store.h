@@ -75,6 +75,7 @@ struct tm_run_info {
 	int exit_code, term_signal;
 	int64_t bench_id, bench_seq;
 	int64_t sample_count;
+	int64_t last_sample_wall_usec; /* the newest sample's wall time; 0 when none */
 };
 
 /* Adds a run (in the current batch); its id in *RUN_ID.  0 or -1. */
@@ -99,6 +100,16 @@ typedef int (*tm_run_cb)(void *ctx, const struct tm_run_info *ri);
 /* Every run, oldest first; BENCH_ID > 0 restricts to one bench.  A callback
  * returning non-zero stops the walk and is returned. */
 int tm_store_each_run(struct tm_store *st, int64_t bench_id, tm_run_cb cb, void *ctx);
+
+/* A page of runs, newest first: MACHINE (NULL: any) and BENCH_ID (0: any)
+ * filter; only runs with an id below BEFORE_ID (0: no bound); at most
+ * LIMIT (> 0) of them.  The callback as for tm_store_each_run. */
+struct tm_run_page {
+	const char *machine;
+	int64_t bench_id, before_id, limit;
+};
+int tm_store_each_run_page(struct tm_store *st, const struct tm_run_page *pg, tm_run_cb cb,
+                           void *ctx);
 
 /* ---- what a run records ---- */
 

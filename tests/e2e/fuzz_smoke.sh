@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 SECS=${TM_FUZZ_SMOKE_SECONDS:-5}
-for name in ingest kern ini pprof hprof; do
+for name in ingest kern ini pprof hprof runtime; do
 	bin=$TM_BUILD/fuzz/fuzz_$name
 	if [ ! -x "$bin" ]; then
 		fail "fuzz_$name survives its corpus" "no $bin (make fuzz-build)"

@@ -121,6 +121,22 @@ kill -9 $rpid
 wait $rpid 2>/dev/null
 wait_for 5 grep -qx marked "$T/k.out" && ok "a mark after the recorder died does not block" ||
 	fail "a mark after the recorder died does not block" "$(cat "$T/k.out")"
+# the same without --progress (nothing captured), and marks from a daemon
+# whose first process has exited
+for mode in plain daemon; do
+	: >"$T/k.out"
+	case $mode in
+	plain) cmd='sleep 1; echo m >"$TIDEMARK_MARK"; echo marked' ;;
+	daemon) cmd='(sleep 1; echo m >"$TIDEMARK_MARK"; echo marked) & exit 0' ;;
+	esac
+	"$TM" record -o "$T/k.db" -i 100ms -- sh -c "$cmd" >"$T/k.out" 2>/dev/null &
+	rpid=$!
+	sleep 0.4
+	kill -9 $rpid
+	wait $rpid 2>/dev/null
+	wait_for 5 grep -qx marked "$T/k.out" && ok "a mark after the recorder died does not block ($mode, no --progress)" ||
+		fail "a mark after the recorder died does not block ($mode, no --progress)" "$(cat "$T/k.out")"
+done
 
 # ---- daemons -------------------------------------------------------------
 start=$(date +%s%N)

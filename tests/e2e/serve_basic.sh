@@ -117,12 +117,51 @@ grep -q 'killed <b>worker' "$T/body" && ok "collector text passed as JSON text" 
 http GET / -D "$T/headers" >/dev/null
 grep -qi "content-security-policy: default-src 'none'; script-src 'self'" "$T/headers" && ok "panel sent with a strict CSP" || fail "panel sent with a strict CSP"
 
-# /metrics
+# record with a read token: fails at once with the reason, before the command runs
+t0=$(date +%s)
+"$TM" record -q --db "$T/ro.db" -i 100ms --push "$URL" --token-file "$T/read.tok" -- touch "$T/ro.ran" >"$T/ro.out" 2>&1
+rc=$? t1=$(date +%s)
+if [ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 5 ] && grep -q "refused the token (HTTP 401" "$T/ro.out" && [ ! -e "$T/ro.ran" ]; then
+	ok "record with a read token fails at once, saying why"
+else
+	fail "record with a read token fails at once, saying why" "rc=$rc $((t1 - t0))s $(cat "$T/ro.out")"
+fi
+[ "$(q "$T/ro.db" "select outcome from runs")" = failed ] && ok "... and its local run is ended as failed" ||
+	fail "... and its local run is ended as failed" "$(q "$T/ro.db" "select outcome, reason from runs")"
+# record --machine NAME names the run; a bad name is refused
+check "record --machine" "$TM" record -q --db "$T/m.db" -i 100ms --machine node-7.lab -- true
+[ "$(q "$T/m.db" "select machine from runs")" = node-7.lab ] && ok "--machine is the run's machine" ||
+	fail "--machine is the run's machine" "$(q "$T/m.db" "select machine from runs")"
+check_fails "record refuses a bad --machine" "expected 1-64" "$TM" record -q --db "$T/m2.db" --machine 'a b' -- true
+# /metrics: both runs ended, so only which run each machine had and when
 expect_status "/metrics with a read token" 200 GET /metrics -H "$R"
+cp "$T/body" "$T/ended.txt"
+grep -q '^tidemark_run_info{machine="pi",run="'"$(cat "$T/pi.uuid")"'",cgroup="/tidemark/feed",state="ended"} 1$' "$T/ended.txt" &&
+	ok "/metrics: tidemark_run_info names each machine's run by its uuid" || fail "/metrics: tidemark_run_info" "$(grep run_info "$T/ended.txt")"
+grep -q '^tidemark_last_sample_timestamp_seconds{machine="vps"} ' "$T/ended.txt" && ok "/metrics: an ended run's last sample time" ||
+	fail "/metrics: an ended run's last sample time" "$(head -12 "$T/ended.txt")"
+grep -q '^tidemark_memory_anon_bytes{' "$T/ended.txt" && fail "/metrics: an ended run's values are not exported as current" "$(grep anon_bytes "$T/ended.txt")" ||
+	ok "/metrics: an ended run's values are not exported as current"
+# a live collector: its values, under its machine only
+"$FEED" "$T/live.db" pi 200 100 "$URL" "$T/pi.tok" >/dev/null 2>"$T/live.err" &
+LIVE=$!
+n=0
+while [ "$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(q "$T/live.db" "select uuid from runs" 2>/dev/null)'" 2>/dev/null)" -lt 3 ] && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+expect_status "/metrics with a live run" 200 GET /metrics -H "$R"
 cp "$T/body" "$T/metrics.txt"
-grep -q '^tidemark_memory_anon_bytes{machine="pi",run="'"$(cat "$T/pi.uuid")"'",cgroup="/tidemark/feed"} ' "$T/metrics.txt" &&
-	ok "/metrics has each machine's latest sample" || fail "/metrics has each machine's latest sample" "$(head -5 "$T/metrics.txt")"
-grep -q '^tidemark_memory_events_total{machine="vps",.*event="oom_kill"} ' "$T/metrics.txt" && ok "/metrics has memory events" || fail "/metrics has memory events"
+kill $LIVE 2>/dev/null
+wait $LIVE 2>/dev/null
+grep -q '^tidemark_memory_anon_bytes{machine="pi"} ' "$T/metrics.txt" &&
+	ok "/metrics has each live machine's latest sample" || fail "/metrics has each live machine's latest sample" "$(head -20 "$T/metrics.txt")"
+grep -q '^tidemark_run_info{machine="pi",run="'"$(q "$T/live.db" "select uuid from runs")"'",cgroup="/tidemark/feed",state="live"} 1$' "$T/metrics.txt" &&
+	ok "/metrics: the live run's info" || fail "/metrics: the live run's info" "$(grep run_info "$T/metrics.txt")"
+grep -q '^tidemark_memory_events_total{machine="pi",event="oom_kill"} ' "$T/metrics.txt" && ok "/metrics has memory events" || fail "/metrics has memory events"
+grep -q 'cgroup=""' "$T/metrics.txt" && fail "/metrics: no empty cgroup labels" || ok "/metrics: no empty cgroup labels"
+grep -q '^# HELP tidemark_memory_usage_bytes Memory charged to the cgroup (memory.current)' "$T/metrics.txt" &&
+	ok "/metrics: cAdvisor's name and a real HELP line" || fail "/metrics: cAdvisor's name and a real HELP line" "$(grep HELP "$T/metrics.txt" | head -5)"
 if command -v promtool >/dev/null; then
 	check "promtool check metrics" sh -c "promtool check metrics <'$T/metrics.txt'"
 else

@@ -4,7 +4,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/serve.d/lib.sh"
 PROM_PID=
-trap 'stop_server; [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null; rm -rf "$T"' EXIT
+FEED_PID=
+trap '[ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null; stop_server; [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null; rm -rf "$T"' EXIT
 
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 	skip "prometheus scrapes /metrics" "prometheus/promtool not installed (apt-get install prometheus)"
@@ -14,7 +15,15 @@ S=$T/s.db
 "$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add --read prom --db "$S" >"$T/read.tok"
 chmod 600 "$T"/*.tok
 start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; exit 1; }
-"$FEED" "$T/pi.db" pi 300 0 "$URL" "$T/pi.tok" >/dev/null 2>"$T/feed.err" || fail "collector pushes" "$(cat "$T/feed.err")"
+# a live collector (an ended run's values are not exported as current)
+"$FEED" "$T/pi.db" pi 600 100 "$URL" "$T/pi.tok" >/dev/null 2>"$T/feed.err" &
+FEED_PID=$!
+n=0
+while [ "$(sqlite3 "$S" "select count(*) from samples" 2>/dev/null || echo 0)" -lt 3 ] && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+[ $n -lt 100 ] && ok "collector pushes" || fail "collector pushes" "$(cat "$T/feed.err")"
 
 curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/metrics.txt"
 check "promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
@@ -59,7 +68,7 @@ grep -q '"event":"oom_kill"' "$T/ev.json" && ok "prometheus has the oom_kill cou
 
 # `record --metrics-listen`: the collector's own exporter
 mport=$((pport + 1))
-timeout -k 2 15 "$TM" record --db "$T/rec.db" --metrics-listen "127.0.0.1:$mport" -- sleep 4 >"$T/rec.out" 2>&1 &
+timeout -k 2 15 "$TM" record --db "$T/rec.db" --machine pi --metrics-listen "127.0.0.1:$mport" -- sleep 4 >"$T/rec.out" 2>&1 &
 REC_PID=$!
 got=
 n=0
@@ -73,6 +82,11 @@ wait "$REC_PID"
 if [ -n "$got" ]; then
 	ok "record --metrics-listen serves /metrics"
 	check "record's /metrics passes promtool" sh -c "promtool check metrics <'$T/rec.txt'"
+	# the same identity as the server's: the machine name and the run's uuid
+	grep -q '^tidemark_run_info{machine="pi",run="'"$(sqlite3 "$T/rec.db" "select uuid from runs")"'"' "$T/rec.txt" &&
+		ok "record's /metrics names the run by its uuid and --machine" || fail "record's /metrics names the run by its uuid" "$(grep run_info "$T/rec.txt")"
+	grep -qE '^tidemark_[a-z_]+\{machine="pi"' "$T/rec.txt" && ! grep -q 'run="1"' "$T/rec.txt" &&
+		ok "record's series carry the machine, not a local run id" || fail "record's series carry the machine" "$(head -20 "$T/rec.txt")"
 elif grep -q "unrecognized option\|metrics-listen" "$T/rec.out"; then
 	skip "record --metrics-listen serves /metrics" "this build's record has no --metrics-listen: $(head -1 "$T/rec.out")"
 else

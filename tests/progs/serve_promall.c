@@ -14,7 +14,8 @@ int main(void)
 	s.t_wall_usec = 1790000000000000LL;
 	for (int m = 0; m < TM_METRIC_COUNT; m++)
 		tm_sample_set(&s, (enum tm_metric)m, 1000 + m);
-	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s}, {"vps", "run-2", "/b\"c", &s}};
+	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s, true, "live"},
+	                              {"vps", "run-2", "/b\"c", &s, true, "live"}};
 	text = tm_prom_format(t, 2);
 	if (!text)
 		return 1;

@@ -140,7 +140,7 @@ static void test_relay(void **state)
 	assert_int_equal(pipe(cmd_err), 0);
 	assert_int_equal(pipe(term), 0);
 	int in[2] = {cmd_out[0], cmd_err[0]}, out[2] = {term[1], -1}, mark[2] = {-1, -1};
-	assert_int_equal(tm_relay_start(in, out, mark, &r), 0);
+	assert_int_equal(tm_relay_start(in, out, mark, NULL, &r), 0);
 	close(cmd_out[0]);
 	close(cmd_err[0]);
 	close(term[1]);

@@ -332,14 +332,37 @@ static void test_prom_format(void **state)
 	tm_sample_set(&s, TM_M_CG_EVENTS_HIGH, 5);
 	tm_sample_set(&s, TM_M_CG_PSI_MEM_FULL_USEC, 1500000);
 	tm_sample_set(&s, TM_M_HEAP_LIVE_BYTES, 77);
-	struct tm_prom_target t[2] = {{"pi", "r\"1\n", "/a\\b", &s}, {"vps", "r2", NULL, &s}};
-	char *text = tm_prom_format(t, 2);
+	tm_sample_set(&s, TM_M_CG_MAX_BYTES, -1); /* no limit */
+	tm_sample_set(&s, TM_M_HOST_CPU_TOTAL_USEC, 2000000);
+	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live"},
+	                              {"vps", "r2", NULL, &s, true, "live"},
+	                              {"old", "r3", "/c", &s, false, "ended"}};
+	char *text = tm_prom_format(t, 3);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "# TYPE tidemark_memory_anon_bytes gauge\n"));
-	assert_non_null(strstr(text, "tidemark_memory_anon_bytes{machine=\"pi\",run=\"r\\\"1\\n\","
-	                             "cgroup=\"/a\\\\b\"} 123\n"));
-	assert_non_null(strstr(text, "tidemark_memory_events_total{machine=\"vps\",run=\"r2\","
-	                             "cgroup=\"\",event=\"oom_kill\"} 2\n"));
+	/* the run is the info metric's; the series carry the machine only */
+	assert_non_null(strstr(text, "tidemark_run_info{machine=\"pi\",run=\"r\\\"1\\n\","
+	                             "cgroup=\"/a\\\\b\",state=\"live\"} 1\n"));
+	assert_non_null(
+	    strstr(text, "tidemark_run_info{machine=\"vps\",run=\"r2\",state=\"live\"} 1\n"));
+	assert_non_null(strstr(text, "tidemark_memory_anon_bytes{machine=\"pi\"} 123\n"));
+	assert_non_null(
+	    strstr(text, "tidemark_memory_events_total{machine=\"vps\",event=\"oom_kill\"} 2\n"));
+	assert_null(strstr(text, "cgroup=\"\""));
+	assert_null(strstr(text, "run=\"r2\",cgroup"));
+	/* an ended run: its info and last sample time, no values */
+	assert_non_null(strstr(text, "tidemark_run_info{machine=\"old\",run=\"r3\",cgroup=\"/c\","
+	                             "state=\"ended\"} 1\n"));
+	assert_non_null(strstr(text, "tidemark_last_sample_timestamp_seconds{machine=\"old\"}"));
+	assert_null(strstr(text, "tidemark_memory_anon_bytes{machine=\"old\"}"));
+	/* no limit is absent, not -1; no doubled suffix; real HELP text */
+	assert_null(strstr(text, "tidemark_spec_memory_limit_bytes{"));
+	assert_null(strstr(text, " -1\n"));
+	assert_non_null(strstr(text, "tidemark_host_cpu_seconds_total{machine=\"pi\"} 2.000000\n"));
+	assert_null(strstr(text, "_total_seconds_total"));
+	assert_null(strstr(text, "tidemark metric"));
+	assert_non_null(strstr(text, "# HELP tidemark_memory_anon_bytes Anonymous memory of the "
+	                             "cgroup (memory.stat anon).\n"));
 	assert_non_null(
 	    strstr(text, "tidemark_pressure_memory_stalled_seconds_total{machine=\"pi\""));
 	assert_non_null(strstr(text, "} 1.500000\n"));
@@ -355,6 +378,18 @@ static void test_prom_format(void **state)
 	assert_string_equal(name, "tidemark_cpu_usage_seconds_total");
 	tm_prom_name(TM_M_CG_FILE_BYTES, name, sizeof(name), label, sizeof(label), &scale);
 	assert_string_equal(name, "tidemark_memory_file_bytes");
+	/* cAdvisor's and node_exporter's names where the meaning is the same */
+	tm_prom_name(TM_M_CG_CURRENT_BYTES, name, sizeof(name), label, sizeof(label), &scale);
+	assert_string_equal(name, "tidemark_memory_usage_bytes");
+	tm_prom_name(TM_M_HOST_MEM_AVAILABLE_BYTES, name, sizeof(name), label, sizeof(label),
+	             &scale);
+	assert_string_equal(name, "tidemark_host_memory_available_bytes");
+	/* no family name ends in a doubled suffix */
+	for (int m = 0; m < TM_METRIC_COUNT; m++) {
+		tm_prom_name((enum tm_metric)m, name, sizeof(name), label, sizeof(label), &scale);
+		assert_null(strstr(name, "_total_seconds"));
+		assert_null(strstr(name, "_total_total"));
+	}
 }
 
 static void test_series_buckets(void **state)

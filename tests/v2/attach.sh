@@ -41,14 +41,15 @@ cgpeak=$(fig "$DB" "$run" cg_peak_bytes)
 is "$cgpeak" -le "$kpeak" "the recorded memory.peak is no more than the kernel's"
 is "$cgpeak" -ge $((kpeak - 262144)) "and within 256 KiB of it" "kernel $kpeak"
 anon=$(fig "$DB" "$run" peak_anon_bytes)
-is "$anon" -ge $((48 * 1048576)) "peak anon holds the 48 MiB touched"
+# (the kernel flushes memory.stat in batches of up to 64 pages a CPU)
+is "$anon" -ge $((47 * 1048576)) "peak anon holds the 48 MiB touched (-1 MiB)"
 is "$anon" -le "$kpeak" "peak anon is under memory.peak"
 [ -d $SVC ] && [ "$(cat $SVC/memory.max)" = 134217728 ] && ok "-p leaves the service's cgroup and its limit alone" ||
 	fail "-p leaves the service's cgroup and its limit alone"
 
 # 1b. -p of a process whose cgroup it shares with others (this shell's
 #     init.scope): no cgroup figures, they would be the others' too
-sh -c "exec $P 8 1500" >/dev/null &
+sh -c "exec $P 8 4000" >/dev/null &
 pid=$!
 "$TM" record -q -o "$DB" -i 100ms -p $pid 2>"$T/err"
 wait $pid
@@ -82,8 +83,10 @@ is "$(fig "$DB" "$run" limit_high_bytes)" = 33554432 "the run shows the operator
 [ -d $SVC ] && ok "--cgroup leaves the cgroup in place" || fail "--cgroup leaves the cgroup in place"
 
 # 3. a process in a cgroup whose parent does not hand it the memory controller
+#    (each program here holds for 4 s: a loaded TCG guest can take seconds
+#    to start the recorder)
 mkdir -p $CG/nomem.slice/x.service
-start_in $CG/nomem.slice/x.service "$P" 16 1500
+start_in $CG/nomem.slice/x.service "$P" 16 4000
 "$TM" record -q -o "$DB" -i 100ms -p $svc 2>"$T/err"
 wait $svc
 run=$(last_run "$DB")
@@ -92,7 +95,9 @@ is_null "$(fig "$DB" "$run" cg_peak_bytes)" "and so is memory.peak"
 is "$(sql "$DB" "select cgroup_path from runs where id=$run")" = $CG/nomem.slice/x.service \
 	"the run still names the process's cgroup"
 anon=$(fig "$DB" "$run" peak_anon_bytes)
-is "${anon:-0}" -ge $((16 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
+# (RssAnon from /proc/PID/status: the kernel batches a task's RSS counts,
+# so it may lag the pages touched by a few dozen)
+is "${anon:-0}" -ge $((15 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
 "$TM" report -o "$DB" "$run" >"$T/rep"
 grep -q 'n/a' "$T/rep" && ok "the report says n/a for them" || fail "the report says n/a for them" "$(cat "$T/rep")"
 finish

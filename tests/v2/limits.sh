@@ -53,7 +53,8 @@ is "$cgpeak" -ge "$kpeak" "the recorded memory.peak is at least the kernel's at 
 is "$cgpeak" -le $((kpeak + 1048576)) "the recorded memory.peak is the kernel's (+1 MiB of sh)" "kernel $kpeak"
 is "$anon" -le "$kpeak" "peak anon is under memory.peak" "memory.peak $kpeak"
 is "$anon" -ge $((kpeak - 4194304)) "peak anon is within 4 MiB of memory.peak" "memory.peak $kpeak"
-is "$anon" -ge $((64 * 1048576)) "peak anon holds the 64 MiB touched"
+# (the kernel flushes memory.stat in batches of up to 64 pages a CPU)
+is "$anon" -ge $((63 * 1048576)) "peak anon holds the 64 MiB touched (-1 MiB)"
 
 # 3. OOM: 200 MiB under a 64 MiB memory.max without swap. The parent's
 #    memory.events is hierarchical: its change over the run is the run's.

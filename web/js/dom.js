@@ -34,3 +34,14 @@ export function status(text, cls) {
 	clear(s);
 	s.appendChild(el("span", {class: cls || ""}, text));
 }
+
+/* A run that has not ended: "live", or "stale" (no sample for several
+ * intervals: its recorder died or cannot reach the server), from the API's
+ * state; ENDED is what to show for an ended run. */
+export function runState(run, ended) {
+	if (run.ended_wall_usec) return ended;
+	if (run.state === "stale")
+		return el("span", {class: "stale", title: "no sample for several intervals; last at " +
+			(run.last_sample_wall_usec ? new Date(run.last_sample_wall_usec / 1000).toLocaleString() : "never")}, "stale");
+	return el("span", {class: "live"}, "live");
+}

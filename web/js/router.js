@@ -109,7 +109,10 @@ export async function route() {
 		else if ((m = /^\/machine\/(.+)$/.exec(path))) await showMachine(page, decodeURIComponent(m[1]));
 		else if ((m = /^\/compare\/([\d,]+)$/.exec(path))) await showCompare(page, m[1]);
 		else if ((m = /^\/bench\/(\d+)$/.exec(path))) await showBench(page, m[1]);
-		else if ((m = /^\/(?:\?range=(\w+))?$/.exec(path))) await showHome(page, m[1]);
+		else if ((m = /^\/(?:\?(.*))?$/.exec(path))) {
+			const q = new URLSearchParams(m[1] || "");
+			await showHome(page, q.get("range"), q.get("before"));
+		}
 		else throw new Error("no such page: " + path);
 		if (!page.stale) document.body.setAttribute("data-ready", "1");
 	} catch (e) {

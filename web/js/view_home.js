@@ -4,7 +4,7 @@
  */
 import {api} from "./api.js";
 import {byteScales, byteValue, chartWidth, COLORS, makeChart, timeAxis, yAxis} from "./charts.js";
-import {el, table} from "./dom.js";
+import {el, runState, table} from "./dom.js";
 import {dur, when} from "./fmt.js";
 import {col, maskExited, nulls} from "./series.js";
 import {memoryChart, showRun} from "./view_run.js";
@@ -40,9 +40,16 @@ async function machinesCharts(page, ids, names, range) {
 	};
 }
 
-export async function showHome(page, range) {
+/* Runs on one page of the runs table; older ones are a link away. */
+export const RUNS_PAGE = 50;
+
+export async function showHome(page, range, before) {
 	range = range in RANGES ? range : "24h";
-	const [machines, runs] = await Promise.all([api("/api/v1/machines", page.signal), api("/api/v1/runs", page.signal)]);
+	before = /^\d+$/.test(before || "") ? before : "";
+	/* one more than a page: whether there are older runs */
+	const runsUrl = "/api/v1/runs?limit=" + (RUNS_PAGE + 1) + (before ? "&before=" + before : "");
+	const [machines, all] = await Promise.all([api("/api/v1/machines", page.signal), api(runsUrl, page.signal)]);
+	const runs = all.slice(0, RUNS_PAGE);
 	const drawCharts = machines.length ?
 		await machinesCharts(page, machines.map(m => m.latest_run_id), machines.map(m => m.name), RANGES[range]) : null;
 	const root = el("div");
@@ -59,7 +66,7 @@ export async function showHome(page, range) {
 		root.appendChild(pick);
 		root.appendChild(chartBox);
 	}
-	root.appendChild(el("h1", {}, "runs"));
+	root.appendChild(el("h1", {}, before ? "runs before run " + before : "runs"));
 	const boxes = [];
 	const go = el("button", {type: "button"}, "compare selected runs on one time axis");
 	go.addEventListener("click", () => {
@@ -68,14 +75,21 @@ export async function showHome(page, range) {
 	});
 	root.appendChild(go);
 	root.appendChild(table(["", "run", "machine", "started", "duration", "outcome", "samples", "bench/arm"],
-		runs.slice(0, 500).map(r => {
+		runs.map(r => {
 			const box = el("input", {type: "checkbox", value: String(r.id)});
 			boxes.push(box);
 			return [box, el("a", {href: "#/run/" + r.id}, String(r.id)), r.machine || "", when(r.started_wall_usec),
-				r.ended_wall_usec ? dur(r.ended_wall_usec - r.started_wall_usec) : el("span", {class: "live"}, "live"),
+				runState(r, dur(r.ended_wall_usec - r.started_wall_usec)),
 				r.outcome || "", r.sample_count,
 				r.bench_id ? el("a", {href: "#/bench/" + r.bench_id}, r.bench_id + "/" + (r.arm || "")) : ""];
 		})));
+	const nav = el("p", {class: "pager"});
+	if (before) nav.appendChild(el("a", {href: "#/?range=" + range}, "newest runs"));
+	if (all.length > RUNS_PAGE) {
+		if (before) nav.appendChild(document.createTextNode(" · "));
+		nav.appendChild(el("a", {href: "#/?range=" + range + "&before=" + runs[runs.length - 1].id}, "older runs"));
+	}
+	root.appendChild(nav);
 	if (!page.paint(root)) return;
 	if (drawCharts) drawCharts(chartBox);
 }

@@ -6,7 +6,7 @@
  */
 import {api, reportData} from "./api.js";
 import {byteScales, byteValue, COLORS, makeChart, overlays, timeAxis, yAxis, yScale} from "./charts.js";
-import {el, status, table} from "./dom.js";
+import {el, runState, status, table} from "./dom.js";
 import {dur, mib, when} from "./fmt.js";
 import {col, maskExited, merge, nulls, progressAt, rate, sum, usable} from "./series.js";
 
@@ -101,7 +101,7 @@ function runInfo(run) {
 	const cmd = Array.isArray(run.command) ? run.command.join(" ") : "";
 	return table(["machine", "run", "started", "ended", "outcome", "samples", "cgroup", "command"],
 		[[run.machine || "", String(run.id), when(run.started_wall_usec),
-			run.ended_wall_usec ? when(run.ended_wall_usec) : el("span", {class: "live"}, "live"),
+			runState(run, when(run.ended_wall_usec)),
 			run.outcome || "", run.sample_count, run.cgroup_path || "", cmd]]);
 }
 

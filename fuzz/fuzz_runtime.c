@@ -1,0 +1,81 @@
+/* libFuzzer target: the runtime parsers (src/runtime) and the maps search
+ * that finds a JVM's hsperfdata file (0 hsperfdata, 1 maps, 2 Prometheus
+ * text, 3 Go and GHC GC log lines), on arbitrary bytes.  The first byte
+ * picks the parser (modulo their count); the rest is its input.  They must
+ * never crash, read out of bounds or leak; what they accept is consistent. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/gclog.h"
+#include "runtime/hsperf.h"
+#include "runtime/promtext.h"
+#include "sample/jvm.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void hsperf(const uint8_t *d, size_t n)
+{
+	struct tm_hsperf h;
+	struct tm_sample s;
+	char err[160];
+	int64_t v;
+
+	if (tm_hsperf_parse(d, n, &h, err, sizeof(err)) == 0) {
+		tm_sample_clear(&s);
+		tm_hsperf_to_sample(&h, &s);
+		if (tm_hsperf_has(&h, TM_HS_OLD_USED) &&
+		    (tm_hsperf_lookup(d, n, tm_hsperf_name(TM_HS_OLD_USED), &v) ||
+		     v != h.v[TM_HS_OLD_USED]))
+			abort();
+	} else if (!memchr(err, 0, sizeof(err)) || strncmp(err, "hsperfdata", 10)) {
+		abort();
+	}
+}
+
+static void maps(const uint8_t *d, size_t n)
+{
+	char path[256];
+	if (tm_jvm_maps_find((const char *)d, n, path, sizeof(path)) == 0 &&
+	    !strstr(path, "/hsperfdata_"))
+		abort();
+}
+
+static int each(void *ctx, const struct tm_prom_sample *s)
+{
+	char v[64];
+	(*(int *)ctx)++;
+	if (s->name_len == 0)
+		abort();
+	(void)tm_prom_label(s->labels, s->labels_len, "le", v, sizeof(v));
+	return 0;
+}
+
+static void prom(const uint8_t *d, size_t n)
+{
+	char err[128];
+	int count = 0;
+	(void)tm_prom_parse((const char *)d, n, each, &count, err, sizeof(err));
+}
+
+static void gclog(const uint8_t *d, size_t n)
+{
+	struct tm_gc_event e;
+	if (tm_gclog_go((const char *)d, n, &e) == 0 &&
+	    (e.live_bytes < 0 || e.live_resolution != 1 << 20))
+		abort();
+	if (tm_gclog_ghc((const char *)d, n, &e) == 0 && e.live_bytes < 0)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog};
+	if (size == 0)
+		return 0;
+	uint8_t *copy = malloc(size - 1 ? size - 1 : 1); /* exact size: ASan sees overreads */
+	memcpy(copy, data + 1, size - 1);
+	parsers[data[0] % (sizeof(parsers) / sizeof(parsers[0]))](copy, size - 1);
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,205 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "runtime/promtext.h"
+#include "base/banned.h"
+
+static bool name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+
+static bool name_char(char c)
+{
+	return name_start(c) || (c >= '0' && c <= '9');
+}
+
+/* Past the label set that starts after '{' at P: the '}' or NULL. */
+static const char *label_set_end(const char *p, const char *end)
+{
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		if (p < end && *p == '}')
+			return p;
+		if (p >= end || !name_start(*p) || *p == ':')
+			return NULL;
+		while (p < end && name_char(*p) && *p != ':')
+			p++;
+		while (p < end && *p == ' ')
+			p++;
+		if (p + 1 >= end || *p != '=' || p[1] != '"')
+			return NULL;
+		for (p += 2; p < end && *p != '"'; p++)
+			if (*p == '\\' && ++p >= end)
+				return NULL;
+		if (p >= end)
+			return NULL;
+		p++;
+		while (p < end && *p == ' ')
+			p++;
+		if (p < end && *p != ',' && *p != '}')
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A float token (Go's ParseFloat spellings the format allows). */
+static bool number(const char *p, size_t n, double *v)
+{
+	char tok[64], *e;
+
+	if (n == 0 || n >= sizeof(tok))
+		return false;
+	memcpy(tok, p, n);
+	tok[n] = 0;
+	if (!strcmp(tok, "NaN")) {
+		*v = NAN;
+		return true;
+	}
+	if (!strcmp(tok, "+Inf") || !strcmp(tok, "Inf")) {
+		*v = INFINITY;
+		return true;
+	}
+	if (!strcmp(tok, "-Inf")) {
+		*v = -INFINITY;
+		return true;
+	}
+	/* strtod would also take "nan(...)", "infinity" and hex: refuse them */
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789+-.eE", tok[i]))
+			return false;
+	*v = strtod(tok, &e);
+	return e == tok + n;
+}
+
+static bool integer(const char *p, size_t n, int64_t *v)
+{
+	char tok[32], *e;
+
+	if (n == 0 || n >= sizeof(tok))
+		return false;
+	memcpy(tok, p, n);
+	tok[n] = 0;
+	if (!strchr("-0123456789", tok[0]))
+		return false;
+	*v = strtoll(tok, &e, 10);
+	return e == tok + n;
+}
+
+static const char *token_end(const char *p, const char *end)
+{
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	return p;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* One sample line [P, END) into S; false when malformed. */
+static bool sample_line(const char *p, const char *end, struct tm_prom_sample *s)
+{
+	const char *q = p, *t;
+
+	memset(s, 0, sizeof(*s));
+	if (!name_start(*q))
+		return false;
+	while (q < end && name_char(*q))
+		q++;
+	s->name = p;
+	s->name_len = (size_t)(q - p);
+	s->labels = "";
+	if (q < end && *q == '{') {
+		const char *close = label_set_end(q + 1, end);
+		if (!close)
+			return false;
+		s->labels = q + 1;
+		s->labels_len = (size_t)(close - q - 1);
+		q = close + 1;
+	}
+	if (q >= end || (*q != ' ' && *q != '\t'))
+		return false;
+	q = skip_blank(q, end);
+	t = token_end(q, end);
+	if (!number(q, (size_t)(t - q), &s->value))
+		return false;
+	q = skip_blank(t, end);
+	if (q < end) {
+		t = token_end(q, end);
+		if (!integer(q, (size_t)(t - q), &s->timestamp_ms))
+			return false;
+		s->has_timestamp = true;
+		if (skip_blank(t, end) != end)
+			return false;
+	}
+	return true;
+}
+
+int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *err, size_t errlen)
+{
+	const char *p = buf, *end = buf + len;
+	size_t lineno = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *q;
+		struct tm_prom_sample s;
+		int rc;
+
+		lineno++;
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		q = skip_blank(p, eol);
+		p = nl ? nl + 1 : end;
+		if (q == eol || *q == '#')
+			continue;
+		if (memchr(q, 0, (size_t)(eol - q)) || !sample_line(q, eol, &s))
+			return tm_error_buf(err, errlen,
+			                    "prometheus text: line %zu is not a sample", lineno);
+		if ((rc = cb(ctx, &s)))
+			return rc;
+	}
+	return 0;
+}
+
+int tm_prom_label(const char *labels, size_t labels_len, const char *label, char *out, size_t size)
+{
+	const char *p = labels, *end = labels + labels_len;
+	size_t ln = strlen(label);
+
+	while (p < end) {
+		const char *n0;
+		size_t o = 0;
+		bool match;
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		n0 = p;
+		while (p < end && *p != '=' && *p != ' ')
+			p++;
+		match = (size_t)(p - n0) == ln && !memcmp(n0, label, ln);
+		while (p < end && *p != '"')
+			p++;
+		for (p++; p < end && *p != '"'; p++) {
+			char c = *p;
+			if (c == '\\' && p + 1 < end)
+				c = *++p == 'n' ? '\n' : *p;
+			if (match && o + 1 < size)
+				out[o++] = c;
+			else if (match)
+				return -1;
+		}
+		p++;
+		if (match && size) {
+			out[o] = 0;
+			return 0;
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,44 @@
+/*
+ * The Prometheus text exposition format (version 0.0.4), as a program's
+ * own /metrics serves it: one sample a line,
+ *   name{label="value",...} value [timestamp_ms]
+ * with "# HELP" / "# TYPE" comments and blank lines between.  Pure: a
+ * buffer in, one callback per sample; nothing is allocated and nothing
+ * outside the buffer is read.
+ */
+#ifndef TM_PROMTEXT_H
+#define TM_PROMTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tm_prom_sample {
+	const char *name; /* not NUL-terminated: NAME_LEN bytes inside the buffer */
+	size_t name_len;
+	const char *labels; /* between the braces, raw (escapes kept); "" when none */
+	size_t labels_len;
+	double value; /* NaN, +Inf and -Inf as the format spells them */
+	bool has_timestamp;
+	int64_t timestamp_ms;
+};
+
+/* Called once per sample, in order; a non-zero return stops the parse and
+ * is returned. */
+typedef int (*tm_prom_cb)(void *ctx, const struct tm_prom_sample *s);
+
+/*
+ * Parses LEN bytes of exposition text.  0 when every line parsed (CB was
+ * called for each sample), CB's non-zero value when it stopped, or -1 with
+ * the reason and the line number in ERR (ERRLEN bytes); the samples before
+ * the bad line were delivered.
+ */
+int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *err, size_t errlen);
+
+/*
+ * The value of label LABEL in a sample's raw LABELS (unescaped into OUT,
+ * SIZE bytes, NUL-terminated).  0, or -1 when absent or too long.
+ */
+int tm_prom_label(const char *labels, size_t labels_len, const char *label, char *out, size_t size);
+
+#endif

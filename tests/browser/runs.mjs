@@ -1,0 +1,60 @@
+// The panel's runs table in pages, and a run whose recorder died shown as
+// stale (not live).  Needs a server holding more than one page of runs
+// whose newest run is stale.
+//
+//   node runs.mjs URL
+//
+// URL is the panel address with #token=... when reads need a token.
+// Prints TAP lines; exits 1 on failure.
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const [url] = process.argv.slice(2);
+let failed = 0;
+const ok = (name) => console.log(`ok - ${name}`);
+const notOk = (name, why) => { failed++; console.log(`not ok - ${name}\n# ${why}`); };
+
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
+const browser = await chromium.launchPersistentContext(profile, {
+	executablePath: "/usr/bin/chromium",
+	headless: true,
+	viewport: { width: 1400, height: 1800 },
+	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+// The run ids listed in the runs table (the last table of the home page).
+const ids = (page) => page.evaluate(() => {
+	const t = [...document.querySelectorAll("main table")].pop();
+	return [...t.querySelectorAll('a[href^="#/run/"]')].map((a) => Number(a.textContent));
+});
+try {
+	const page = await browser.newPage();
+	const errors = [];
+	page.on("pageerror", (e) => errors.push(String(e)));
+	await page.goto(url);
+	await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+	const first = await ids(page);
+	first.length === 50 ? ok("the runs table shows a page of 50 runs") : notOk("the runs table shows a page of 50 runs", `${first.length} runs`);
+	const stale = await page.evaluate(() => {
+		const t = [...document.querySelectorAll("main table")].pop();
+		const row = t.querySelectorAll("tr")[1];
+		return row ? row.textContent : "";
+	});
+	/stale/.test(stale) && !/live/.test(stale) ? ok("the dead recorder's run shows as stale") : notOk("the dead recorder's run shows as stale", stale);
+	const older = page.locator("text=older runs");
+	(await older.count()) === 1 ? ok("an older-runs link") : notOk("an older-runs link", "none");
+	await page.evaluate(() => document.body.removeAttribute("data-ready"));
+	await older.click();
+	await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+	const second = await ids(page);
+	second.length > 0 && Math.max(...second) < Math.min(...first)
+		? ok(`the next page holds older runs (${second.length}, ${Math.max(...second)} down)`) : notOk("the next page holds older runs", JSON.stringify(second));
+	(await page.locator("text=newest runs").count()) === 1 ? ok("a link back to the newest runs") : notOk("a link back to the newest runs", "none");
+	errors.length === 0 ? ok("no page errors while paging") : notOk("no page errors while paging", errors.join(" | "));
+} finally {
+	await browser.close();
+	fs.rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
