@@ -28,8 +28,13 @@ int tm_parse_proc_statm(const char *buf, size_t len, long page_size, struct tm_s
 	    tm_kv_num(p, end, &resident, &p) || p >= end || *p++ != ' ' ||
 	    tm_kv_num(p, end, &shared, &p) || shared > resident)
 		return -1;
-	tm_sample_set(out, TM_M_PROC_RSS_BYTES, resident * page_size);
-	tm_sample_set(out, TM_M_PROC_RSS_ANON_BYTES, (resident - shared) * page_size);
+	/* pages past what int64 bytes can hold are no real statm (found by
+	 * fuzz/fuzz_kern.c: the product overflowed) */
+	int64_t rss, anon;
+	if (tm_kv_mul(resident, page_size, &rss) || tm_kv_mul(resident - shared, page_size, &anon))
+		return -1;
+	tm_sample_set(out, TM_M_PROC_RSS_BYTES, rss);
+	tm_sample_set(out, TM_M_PROC_RSS_ANON_BYTES, anon);
 	return 0;
 }
 

@@ -52,6 +52,11 @@ static void test_statm_matches_status(void **state)
 	assert_false(tm_sample_has(&b, TM_M_PROC_RSS_FILE_BYTES));
 	free(status);
 	free(statm);
+	/* a page count whose bytes overflow int64 is refused, not wrapped */
+	struct tm_sample big;
+	tm_sample_clear(&big);
+	const char huge[] = "1 4503599627370496 0 0 0 0 0\n";
+	assert_int_equal(tm_parse_proc_statm(huge, sizeof(huge) - 1, 4096, &big), -1);
 }
 
 static void test_statm_malformed(void **state)
