@@ -112,7 +112,7 @@ run() {
 		-cpu max -smp 2 -m 1024 -nodefaults -no-user-config -nographic -no-reboot \
 		-display none -monitor none -serial "file:$log" \
 		-kernel "$G/vmlinuz" -initrd "$G/initramfs.cpio.gz" \
-		-append "console=ttyAMA0 loglevel=4 panic=-1 rdinit=/init nokaslr" \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 rdinit=/init nokaslr tm_root=$ROOT" \
 		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=job,path=$job,security_model=none" \
@@ -171,8 +171,17 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 root $R
 	die "cannot mount the host's root over 9p"
 mount -t proc proc $R/proc && mount -t sysfs sys $R/sys && mount -t devtmpfs dev $R/dev || die "no /proc, /sys or /dev"
 mkdir -p $R/dev/shm
-mount -t tmpfs -o mode=1777 shm $R/dev/shm && mount -t tmpfs -o mode=1777 tmp $R/tmp &&
-	mount -t tmpfs -o mode=755 run $R/run || die "no tmpfs"
+mount -t tmpfs -o mode=1777 shm $R/dev/shm || die "no tmpfs"
+# The checkout may be under the host's /tmp (a CI clone, say): keep that
+# reachable at its own path before the guest's tmpfs covers /tmp.
+mkdir -p /hosttmp && mount -o bind $R/tmp /hosttmp || die "cannot bind the host's /tmp"
+mount -t tmpfs -o mode=1777 tmp $R/tmp || die "no /tmp"
+tmroot=$(sed -n 's/.* tm_root=\([^ ]*\).*/\1/p' /proc/cmdline)
+case $tmroot in /tmp/?*)
+	mkdir -p "$R$tmroot" && mount -o bind "/hosttmp${tmroot#/tmp}" "$R$tmroot" ||
+		die "cannot show the checkout $tmroot" ;;
+esac
+mount -t tmpfs -o mode=755 run $R/run || die "no tmpfs"
 mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 $R/sys/fs/cgroup || die "no cgroup2"
 mkdir -p $R/run/job $R/run/bb
 mount -t 9p -o trans=virtio,version=9p2000.L,rw,cache=none,msize=512000 job $R/run/job ||
