@@ -21,6 +21,7 @@
 #include "report/limitnote.h"
 #include "report/runjson.h"
 #include "report/runtext.h"
+#include "report/seriescsv.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/throttle.h"
@@ -265,9 +266,60 @@ static void print_header(struct tm_store *st, const struct tm_run_info *ri)
 	print_lifetimes(st, ri->id);
 }
 
+/* The median of the page cache, with its bound when it is not exact. */
+static const char *median_text(char *buf, size_t size, const struct tm_summary *s)
+{
+	const struct tm_summary_approx *ap = &s->approx;
+	char lo[32], hi[32];
+
+	if (ap->rollup_samples)
+		snprintf(buf, size, "between %s and %s (from rollups)",
+		         mib(lo, sizeof(lo), ap->median_file_low_bytes),
+		         mib(hi, sizeof(hi), ap->median_file_high_bytes));
+	else if (ap->median_file_rel_error > 0 && isfinite(s->median_file_bytes))
+		snprintf(buf, size, "%s (±%.1f %%, streaming sketch)",
+		         mib(lo, sizeof(lo), s->median_file_bytes),
+		         100 * ap->median_file_rel_error);
+	else
+		return mib(buf, size, s->median_file_bytes);
+	return buf;
+}
+
+/* What came from rollups instead of pruned raw samples, and what it leaves
+ * inexact. */
+static void print_rollups(const struct tm_summary_approx *ap)
+{
+	char when[32] = "";
+
+	if (!ap->rollup_samples)
+		return;
+	if (ap->raw_from_wall_usec) {
+		time_t t = (time_t)(ap->raw_from_wall_usec / 1000000);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), " before %Y-%m-%d %H:%M:%S", &tm);
+	}
+	printf("  rollups     %" PRId64 " samples%s were pruned: summarised from %" PRId64
+	       " %s rollups (peaks, counts, totals and duration exact)\n",
+	       ap->rollup_samples, when, ap->rollup_buckets,
+	       ap->minute && ap->hour ? "minute and hour"
+	       : ap->hour             ? "hour"
+	                              : "minute");
+	if (ap->peak_in_rollups)
+		printf("              the anon peak is in a rolled-up stretch: the figures of its "
+		       "sample are n/a\n");
+	if (ap->end_in_rollups)
+		printf(
+		    "              the run's end is rolled up: held is the last anon of the last "
+		    "bucket, n/a when the target had left\n");
+	if (ap->progress_in_rollups)
+		printf(
+		    "              progress points in a rolled-up stretch: no per-unit slopes\n");
+}
+
 static void print_memory(const struct tm_run_info *ri, const struct tm_summary *s)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[96];
 
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
@@ -281,8 +333,9 @@ static void print_memory(const struct tm_run_info *ri, const struct tm_summary *
 	    tm_mode_memory_v1(ri->cgroup_mode))
 		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
-	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
+	       median_text(d, sizeof(d), s), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
+	print_rollups(&s->approx);
 }
 
 static void print_heap(const struct tm_summary *s, const json_t *profiles)
@@ -403,31 +456,8 @@ static void print_csv(const struct tm_run_info *ri, const struct tm_summary *s)
 	printf("\n");
 }
 
-static int series_row(void *ctx, const struct tm_sample *s)
-{
-	(void)ctx;
-	printf("%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
-	       s->t_mono_usec, s->late_usec);
-	for (int m = 0; m < TM_METRIC_COUNT; m++) {
-		if (tm_sample_has(s, m))
-			printf(",%" PRId64, s->v[m]);
-		else
-			printf(",");
-	}
-	putchar('\n');
-	return 0;
-}
-
-static int print_series(struct tm_store *st, int64_t run)
-{
-	printf("seq,t_wall_usec,t_mono_usec,late_usec");
-	for (int m = 0; m < TM_METRIC_COUNT; m++)
-		printf(",%s", tm_metric_info(m)->name);
-	putchar('\n');
-	return tm_store_each_sample(st, run, 0, -1, series_row, NULL);
-}
-
-static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt)
+static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt,
+                      int rollup)
 {
 	struct tm_run_info ri;
 	struct tm_summary s;
@@ -436,20 +466,19 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (rc)
 		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
 	if (fmt == FMT_SERIES) {
-		rc = print_series(st, run);
+		rc = rollup ? tm_series_csv_rollup(
+		                  st, run, rollup == 1 ? TM_ROLLUP_MINUTE : TM_ROLLUP_HOUR, stdout)
+		            : tm_series_csv_raw(st, run, stdout);
 		tm_run_info_release(&ri);
 		return rc;
 	}
-	rc = tm_summarize(st, run, w, &s);
+	struct tm_throttle th;
+	rc = tm_summarize_throttle(st, run, w, &s, fmt == FMT_CSV ? NULL : &th);
 	if (rc == 1)
 		rc = tm_error("run %" PRId64 " has no samples%s", run, w ? " in that window" : "");
 	json_t *profiles = rc || fmt == FMT_CSV ? NULL : heap_profiles(st, run);
 	if (!rc && fmt != FMT_CSV && !profiles)
 		rc = -1;
-	struct tm_throttle th;
-	if (!rc && fmt != FMT_CSV)
-		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
-		                      &th);
 	if (!rc && fmt == FMT_TEXT)
 		print_text(st, &ri, &s, profiles, &th);
 	else if (!rc && fmt == FMT_JSON)
@@ -464,6 +493,7 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 struct report_cli {
 	struct tm_window win;
 	bool has_window, json, csv, series;
+	int rollup; /* --rollup: 0 none, 1 minute, 2 hour */
 	char *html;
 	int64_t bench;
 };
@@ -483,6 +513,8 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 
 #define ROFF(f) offsetof(struct report_cli, f)
 #define O       TM_OPT_OTHER
+
+static const char *const rollup_choices[] = {"none", "minute", "hour", NULL};
 
 static const struct tm_opt report_options[] = {
     {.flag = "window",
@@ -508,6 +540,14 @@ static const struct tm_opt report_options[] = {
      .type = TM_OPT_BOOL,
      .off = ROFF(series),
      .help = "every sample of the run as CSV, one column per metric"},
+    {.flag = "rollup",
+     .scopes = O,
+     .type = TM_OPT_CHOICE,
+     .choices = rollup_choices,
+     .off = ROFF(rollup),
+     .metavar = "LEVEL",
+     .help = "with --series: the run's minute or hour rollups (min, max, mean,",
+     .more = "last of each metric per bucket) instead of its raw samples"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -660,7 +700,7 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 		return 1;
 	}
 	rc = cli->html ? tm_html_report_run(st, run, cli->html)
-	               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt);
+	               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt, cli->rollup);
 	return rc ? 1 : 0;
 }
 
@@ -675,6 +715,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
 	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
 		rc = tm_error("--json, --csv and --series: give one of them");
+	if (rc == 0 && cli.rollup && !cli.series)
+		rc = tm_error("--rollup goes with --series");
 	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
 		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
 	if (rc == 0 && next + 1 < argc)

@@ -40,6 +40,7 @@ struct follow {
 
 struct rec {
 	const struct tm_record_opts *o;
+	int64_t last_prune_wall_usec; /* --keep: when the run was last pruned */
 	struct tm_store *st;
 	int64_t run_id;
 	bool run_begun, run_ended;

@@ -14,6 +14,7 @@
 #include "base/outcome.h"
 #include "base/sample.h"
 #include "cgroup/cgroup.h" /* struct tm_limits */
+#include "store/store.h"   /* struct tm_keep */
 
 struct tm_store;
 
@@ -72,6 +73,8 @@ struct tm_record_opts {
 	const char *token_file;
 	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
+	bool has_keep;              /* --keep: prune the run as it records */
+	struct tm_keep keep;
 	struct tm_record_watch watch;
 };
 
