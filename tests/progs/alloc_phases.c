@@ -1,10 +1,11 @@
 /*
  * Test workload for report --phases: for each MIB argument, sends a mark
- * "phase-I" to $TIDEMARK_MARK (when set), then allocates MIB mebibytes in
- * UNITS steps, touching every page and printing "progress=N" after each
- * step (N counts every step so far), STEP_MS apart, then waits GAP_MS (so
- * that a sample falls between its last step and the next mark); at the end
- * prints "done" and holds HOLD_MS.  A negative MIB frees that much of what the
+ * "phase-I" to $TIDEMARK_MARK (when set), waits GAP_MS, allocates MIB
+ * mebibytes in UNITS steps, touching every page and printing "progress=N"
+ * after each step (N counts every step so far), STEP_MS apart, then waits
+ * GAP_MS again: a sample falls between each mark and the work around it,
+ * so each phase's figures are its own.  At the end prints "done" and holds
+ * HOLD_MS.  A negative MIB frees that much of what the
  * earlier phases allocated (whole chunks), so a phase can shrink too.
  *
  *   alloc_phases UNITS STEP_MS GAP_MS HOLD_MS MIB...
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 		char text[32];
 		snprintf(text, sizeof(text), "phase-%d\n", p - 4);
 		mark(text);
+		sleep_ms(gap_ms);
 		for (long u = 0; u < units; u++) {
 			long k = u + 1 < units ? per_step : labs(mib) * 4 - per_step * (units - 1);
 			for (long c = 0; c < k; c++) {
