@@ -85,7 +85,7 @@ struct rec {
 	struct tm_allocators *allocs;
 	char reason[256];
 	char machine[256]; /* our host name: the run's metadata and /metrics' label */
-	int nscrapes; /* --scrape targets started */
+	int nscrapes;      /* --scrape targets started */
 	struct rec_scrape *scrapes[TM_SCRAPE_MAX_TARGETS];
 };
 

@@ -76,7 +76,8 @@ static int64_t series_id(struct rec *r, int t, const char *name, const char *kin
 	if (sc->nids == IDS_MAX)
 		return -1;
 	stored_name(r, t, name, stored, sizeof(stored));
-	if (tm_rec_store(r, tm_store_scraped_series(r->st, r->run_id, stored, kind, sc->spec.url, &id),
+	if (tm_rec_store(r,
+	                 tm_store_scraped_series(r->st, r->run_id, stored, kind, sc->spec.url, &id),
 	                 "scraped series"))
 		return -1;
 	snprintf(sc->names[sc->nids], sizeof(sc->names[0]), "%s", name);
@@ -104,10 +105,11 @@ void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s)
 		t->have = false;
 		if (!on_grid)
 			continue;
-		t->have = t->sc && r->net.scraper_take(t->sc, deadline, &t->res, &t->answer_wall, why,
-		                                       sizeof(why)) == 0;
+		t->have = t->sc && r->net.scraper_take(t->sc, deadline, &t->res, &t->answer_wall,
+		                                       why, sizeof(why)) == 0;
 		if (!t->have) {
-			if (t->sc)
+			/* a command that has left takes its endpoint with it */
+			if (t->sc && !r->child_gone && r->phase == PH_WORK)
 				warn_miss(t, why);
 			continue;
 		}
@@ -115,9 +117,10 @@ void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s)
 		tm_scrape_go_into(&t->res, s);
 		if (t->res.dropped && !t->warned_drop) {
 			t->warned_drop = true;
-			tm_warn("--scrape %s: more than %d series chosen, %zu left out (name the ones "
-			        "you want: --scrape URL,metric,...)",
-			        t->spec.url, TM_SCRAPE_MAX_SERIES, t->res.dropped);
+			tm_warn(
+			    "--scrape %s: more than %d series chosen, %zu left out (name the ones "
+			    "you want: --scrape URL,metric,...)",
+			    t->spec.url, TM_SCRAPE_MAX_SERIES, t->res.dropped);
 		}
 	}
 }
@@ -155,7 +158,8 @@ void tm_rec_scrape_end(struct rec *r)
 			if ((t->matched >> w) & 1 ||
 			    tm_scrape_want_name(&t->spec.want[w], name, sizeof(name)))
 				continue;
-			tm_warn("--scrape %s: %s was never served; stored as absent", t->spec.url, name);
+			tm_warn("--scrape %s: %s was never served with a value; stored as absent",
+			        t->spec.url, name);
 			if (!r->store_failed)
 				series_id(r, i, name, "unknown");
 		}

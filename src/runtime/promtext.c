@@ -105,8 +105,7 @@ static const char *skip_blank(const char *p, const char *end)
 
 const char *tm_prom_type_name(enum tm_prom_type t)
 {
-	static const char *const names[] = {"untyped", "counter", "gauge", "histogram",
-	                                    "summary"};
+	static const char *const names[] = {"untyped", "counter", "gauge", "histogram", "summary"};
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "untyped";
 }
 
@@ -271,8 +270,8 @@ int tm_prom_label(const char *labels, size_t labels_len, const char *label, char
 	return -1;
 }
 
-int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char *name,
-                       size_t nsize, char *value, size_t vsize)
+int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char *name, size_t nsize,
+                       char *value, size_t vsize)
 {
 	const char *p = labels + *pos, *end = labels + labels_len, *n0;
 	size_t o = 0;

@@ -66,7 +66,7 @@ int tm_prom_label(const char *labels, size_t labels_len, const char *label, char
  * at the end, -1 when a name or value does not fit (or LABELS is not a
  * label set the parser accepted).
  */
-int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char *name,
-                       size_t nsize, char *value, size_t vsize);
+int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char *name, size_t nsize,
+                       char *value, size_t vsize);
 
 #endif

@@ -37,7 +37,8 @@ static int url_check(const char *url, size_t n, char *why, size_t why_size)
 	size_t scheme = !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
 
 	if (n == 0) {
-		snprintf(why, why_size, "expected URL[,metric...], e.g. http://127.0.0.1:9100/metrics");
+		snprintf(why, why_size,
+		         "expected URL[,metric...], e.g. http://127.0.0.1:9100/metrics");
 		return -1;
 	}
 	if (n >= TM_SCRAPE_URL_MAX) {
@@ -73,8 +74,7 @@ static int take_one(void *ctx, const struct tm_prom_sample *s)
 
 /* One metric of the list, [P, P+N), into W: parsed as a sample line
  * "ITEM 0" by the exposition parser, so it is spelled as the format does. */
-static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *why,
-                      size_t why_size)
+static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *why, size_t why_size)
 {
 	char line[TM_SCRAPE_SPEC_MAX + 4], err[128];
 	struct one o = {.n = 0};
@@ -86,8 +86,8 @@ static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *w
 	if (n == 0 || memchr(p, '\n', n) || memchr(p, '#', 1) ||
 	    tm_prom_parse(line, strlen(line), take_one, &o, err, sizeof(err)) || o.n != 1 ||
 	    o.s.has_timestamp) {
-		snprintf(why, why_size, "'%.*s': expected a metric name, or name{label=\"value\",...}",
-		         (int)n, p);
+		snprintf(why, why_size,
+		         "'%.*s': expected a metric name, or name{label=\"value\",...}", (int)n, p);
 		return -1;
 	}
 	if (o.s.name_len >= sizeof(w->name)) {
@@ -107,8 +107,9 @@ static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *w
 		w->nlabels++;
 	}
 	if (rc != 0) {
-		snprintf(why, why_size, "'%.*s': at most %d labels, names of 63 and values of 127 bytes",
-		         (int)n, p, TM_SCRAPE_MAX_LABELS);
+		snprintf(why, why_size,
+		         "'%.*s': at most %d labels, names of 63 and values of 127 bytes", (int)n,
+		         p, TM_SCRAPE_MAX_LABELS);
 		return -1;
 	}
 	return 0;
@@ -130,7 +131,8 @@ int tm_scrape_spec_parse(const char *text, struct tm_scrape_spec *out, char *why
 		p = e + 1;
 		e = item_end(p);
 		if (out->nwant == TM_SCRAPE_MAX_WANTS) {
-			snprintf(why, why_size, "at most %d metrics a --scrape", TM_SCRAPE_MAX_WANTS);
+			snprintf(why, why_size, "at most %d metrics a --scrape",
+			         TM_SCRAPE_MAX_WANTS);
 			return -1;
 		}
 		if (want_parse(p, (size_t)(e - p), &out->want[out->nwant], why, why_size))
@@ -193,7 +195,10 @@ static int label_cmp(const void *a, const void *b)
 static void put_escaped(char *out, size_t size, size_t *o, const char *v)
 {
 	for (; *v && *o + 1 < size; v++) {
-		const char *esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
+		const char *esc = *v == '\\'   ? "\\\\"
+		                  : *v == '"'  ? "\\\""
+		                  : *v == '\n' ? "\\n"
+		                               : NULL;
 		int n = esc ? snprintf(out + *o, size - *o, "%s", esc)
 		            : snprintf(out + *o, size - *o, "%c", *v);
 		*o += (size_t)n;
@@ -229,9 +234,9 @@ static int series_name(const struct tm_prom_sample *s, char *out, size_t size)
 	size_t n = 0, pos = 0;
 	int rc = 0;
 
-	while (n < 32 && (rc = tm_prom_label_next(s->labels, s->labels_len, &pos, l[n].name,
-	                                          sizeof(l[n].name), l[n].value,
-	                                          sizeof(l[n].value))) == 1)
+	while (n < 32 &&
+	       (rc = tm_prom_label_next(s->labels, s->labels_len, &pos, l[n].name,
+	                                sizeof(l[n].name), l[n].value, sizeof(l[n].value))) == 1)
 		n++;
 	if ((n == 32 && pos < s->labels_len) || (n < 32 && rc < 0))
 		return -1;
@@ -264,7 +269,8 @@ static void go_value(const struct tm_prom_sample *s, struct tm_sample *go)
 	if (s->labels_len || !(s->value >= 0 && s->value < 9.2e18))
 		return;
 	for (size_t i = 0; i < sizeof(go_map) / sizeof(go_map[0]); i++)
-		if (name_is(s->name, s->name_len, go_map[i].name) && !tm_sample_has(go, go_map[i].m))
+		if (name_is(s->name, s->name_len, go_map[i].name) &&
+		    !tm_sample_has(go, go_map[i].m))
 			tm_sample_set(go, go_map[i].m, (int64_t)s->value);
 }
 

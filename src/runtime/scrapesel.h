@@ -36,7 +36,7 @@
 #include "base/sample.h"
 #include "runtime/promtext.h"
 
-#define TM_SCRAPE_MAX_TARGETS 8   /* --scrape options a run */
+#define TM_SCRAPE_MAX_TARGETS 8    /* --scrape options a run */
 #define TM_SCRAPE_SPEC_MAX    2048 /* bytes of one --scrape value */
 #define TM_SCRAPE_URL_MAX     1024
 #define TM_SCRAPE_MAX_WANTS   32  /* metrics listed in one --scrape */
@@ -76,7 +76,7 @@ struct tm_scrape_result {
 	size_t n;
 	struct tm_scrape_value v[TM_SCRAPE_MAX_SERIES];
 	size_t dropped;      /* chosen series past the cap, or with a name too long */
-	uint32_t matched;    /* bit i: the list's metric i matched a sample */
+	uint32_t matched;    /* bit i: the list's metric i matched a sample with a value */
 	struct tm_sample go; /* the Go metrics served (only present[] and v[] used) */
 };
 

@@ -97,9 +97,10 @@ static int fetch(struct tm_scraper *s, int64_t due, char *why, size_t why_size)
 	rc = curl_easy_perform(s->curl);
 	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
-		snprintf(why, why_size, "%s", s->too_big ? "the page is over 8 MiB"
-		                              : *err     ? err
-		                                         : curl_easy_strerror(rc));
+		snprintf(why, why_size, "%s",
+		         s->too_big ? "the page is over 8 MiB"
+		         : *err     ? err
+		                    : curl_easy_strerror(rc));
 		return -1;
 	}
 	if (status != 200) {

@@ -26,8 +26,9 @@ static const char *const cached_sql[TM_ST_COUNT] = {
     [TM_ST_ADD_PROGRESS] = "INSERT INTO progress(run_id, t_wall_usec, t_mono_usec, value) "
                            "VALUES (?,?,?,?)",
     [TM_ST_ADD_MARK] = "INSERT INTO marks(run_id, t_wall_usec, t_mono_usec, text) VALUES (?,?,?,?)",
-    [TM_ST_ADD_SCRAPED] = "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
-                          " value) VALUES (?,?,?,?,?)",
+    [TM_ST_ADD_SCRAPED] =
+        "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
+        " value) VALUES (?,?,?,?,?)",
 };
 
 static const char schema_sql[] =

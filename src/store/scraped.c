@@ -27,8 +27,8 @@ static int have_tables(struct tm_store *st)
 	return rc < 0 ? -1 : n > 0;
 }
 
-int tm_store_scraped_series(struct tm_store *st, int64_t run_id, const char *name,
-                            const char *kind, const char *source, int64_t *id)
+int tm_store_scraped_series(struct tm_store *st, int64_t run_id, const char *name, const char *kind,
+                            const char *source, int64_t *id)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -103,8 +103,7 @@ int tm_store_each_scraped_series(struct tm_store *st, int64_t run_id, tm_scraped
 }
 
 int tm_store_each_scraped_value(struct tm_store *st, int64_t run_id, int64_t series_id,
-                                int64_t from_seq, int64_t to_seq, tm_scraped_value_cb cb,
-                                void *ctx)
+                                int64_t from_seq, int64_t to_seq, tm_scraped_value_cb cb, void *ctx)
 {
 	sqlite3_stmt *s;
 	int rc = have_tables(st);

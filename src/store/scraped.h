@@ -19,8 +19,8 @@ struct tm_store;
  * when it is new; a known series of kind "unknown" takes KIND.  0 or -1
  * after tm_error.
  */
-int tm_store_scraped_series(struct tm_store *st, int64_t run_id, const char *name,
-                            const char *kind, const char *source, int64_t *id);
+int tm_store_scraped_series(struct tm_store *st, int64_t run_id, const char *name, const char *kind,
+                            const char *source, int64_t *id);
 
 /* Adds a value of series SERIES_ID for the run's sample SEQ taken at
  * T_WALL_USEC (in the current batch).  VALUE must be finite.  0 or -1. */
@@ -37,8 +37,8 @@ typedef int (*tm_scraped_series_cb)(void *ctx, const struct tm_scraped_series *s
 int tm_store_each_scraped_series(struct tm_store *st, int64_t run_id, tm_scraped_series_cb cb,
                                  void *ctx);
 
-typedef int (*tm_scraped_value_cb)(void *ctx, int64_t series_id, int64_t seq,
-                                   int64_t t_wall_usec, double value);
+typedef int (*tm_scraped_value_cb)(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_usec,
+                                   double value);
 /* A run's values with FROM_SEQ <= seq <= TO_SEQ (TO_SEQ < 0: to the end),
  * of one series (SERIES_ID > 0) or all (0), in seq order, then series id.
  * The walk as in store.h. */
