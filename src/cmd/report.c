@@ -19,6 +19,7 @@
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
 #include "report/limitnote.h"
+#include "report/phases.h"
 #include "report/runjson.h"
 #include "report/runtext.h"
 #include "report/scraped.h"
@@ -36,15 +37,18 @@ static const char usage_head[] =
     "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
     "\n";
 
-static const char usage_tail[] = "  -h, --help            this help\n"
-                                 "\n"
-                                 "examples:\n"
-                                 "  tidemark report\n"
-                                 "  tidemark report 3 --window 100:500\n"
-                                 "  tidemark report --json | jq .figures.peak_anon_bytes\n"
-                                 "  tidemark report --series > run.csv\n"
-                                 "  tidemark report --bench 2\n"
-                                 "  tidemark report --html run.html 3\n";
+static const char usage_tail[] =
+    "  -h, --help            this help\n"
+    "\n"
+    "examples:\n"
+    "  tidemark report\n"
+    "  tidemark report 3 --window 100:500\n"
+    "  tidemark report --json | jq .figures.peak_anon_bytes\n"
+    "  tidemark report --series > run.csv\n"
+    "  tidemark report --bench 2\n"
+    "  tidemark report --phases            # one row per phase between marks\n"
+    "  tidemark report --phases-at 1000,2000,4000 --json\n"
+    "  tidemark report --html run.html 3\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
@@ -455,7 +459,8 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 
 struct report_cli {
 	struct tm_window win;
-	bool has_window, json, csv, series;
+	struct tm_phase_split split;
+	bool has_window, json, csv, series, phases;
 	char series_name[512]; /* --series=NAME: one series ("" all) */
 	char *html;
 	int64_t bench;
@@ -488,6 +493,19 @@ static int parse_series(void *field, const char *value, char *why, size_t why_si
 	return 0;
 }
 
+/* --phases-at V1,V2,...: checked now (tm_phase_split_parse says why). */
+static int parse_phases_at(void *field, const char *value, char *why, size_t why_size)
+{
+	struct report_cli *cli = field;
+
+	(void)why_size;
+	why[0] = '\0';
+	if (tm_phase_split_parse(value, &cli->split))
+		return -1;
+	cli->phases = true;
+	return 0;
+}
+
 #define ROFF(f) offsetof(struct report_cli, f)
 #define O       TM_OPT_OTHER
 
@@ -500,6 +518,18 @@ static const struct tm_opt report_options[] = {
      .metavar = "A:B",
      .help = "only a stretch: progress values (100:500), times since the",
      .more = "start (10s:2m) or marks (@busy-start:@busy-end)"},
+    {.flag = "phases",
+     .scopes = O,
+     .type = TM_OPT_BOOL,
+     .off = ROFF(phases),
+     .help = "one row per phase between the run's marks: duration, anon and heap",
+     .more = "at start and end, change, peak, per-unit cost, rate (docs/phases.md)"},
+    {.flag = "phases-at",
+     .scopes = O,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_phases_at,
+     .metavar = "V1,V2,...",
+     .help = "--phases split where progress first reaches each value instead"},
     {.flag = "json",
      .scopes = O,
      .type = TM_OPT_BOOL,
@@ -645,6 +675,34 @@ static int bench_html(struct tm_store *st, int64_t bench, const char *path)
 	return rc;
 }
 
+/* report --phases: the run's phases as text, JSON or CSV.  0 or -1. */
+static int report_phases(struct tm_store *st, int64_t run, const struct report_cli *cli,
+                         enum fmt fmt)
+{
+	struct tm_phases ph;
+	int rc = tm_phases_load(st, run, &cli->split, &ph);
+
+	if (rc == 1)
+		return tm_error("run %" PRId64 " has no samples", run);
+	if (rc)
+		return -1;
+	if (fmt == FMT_JSON) {
+		json_t *o = tm_phases_json(&ph);
+		rc = o ? 0 : tm_error("out of memory");
+		if (o) {
+			json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+			putchar('\n');
+		}
+		json_decref(o);
+	} else if (fmt == FMT_CSV) {
+		tm_phases_write_csv(&ph, stdout);
+	} else {
+		tm_phases_write_text(&ph, stdout);
+	}
+	tm_phases_release(&ph);
+	return rc;
+}
+
 /* The run (RUN, or the latest) or the bench the options ask for. */
 static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_ctx *ctx)
 {
@@ -669,9 +727,12 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 			tm_error("the store '%s' has no runs yet", tm_cmd_db_path(ctx));
 		return 1;
 	}
-	rc = cli->html ? tm_html_report_run(st, run, cli->html)
-	               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
-	                            cli->series_name[0] ? cli->series_name : NULL);
+	if (cli->phases)
+		rc = report_phases(st, run, cli, fmt);
+	else
+		rc = cli->html ? tm_html_report_run(st, run, cli->html)
+		               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
+		                            cli->series_name[0] ? cli->series_name : NULL);
 	return rc ? 1 : 0;
 }
 
@@ -686,6 +747,12 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
 	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
 		rc = tm_error("--json, --csv and --series: give one of them");
+	if (rc == 0 && cli.phases && (cli.series || cli.html || cli.has_window || cli.bench))
+		rc = tm_error("--phases (or --phases-at) with --%s: give one of them",
+		              cli.series  ? "series"
+		              : cli.html  ? "html"
+		              : cli.bench ? "bench"
+		                          : "window");
 	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
 		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
 	if (rc == 0 && next + 1 < argc)
