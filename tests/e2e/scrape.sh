@@ -144,4 +144,18 @@ check "report --json: the never-served series is null" sh -c \
 check "report --series=NAME: one scraped series" sh -c \
 	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- the panel draws them (report --html, headless chromium) ----
+BROWSER_DIR=$TM_ROOT/tests/browser
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
+	skip "scraped series in the panel" "needs /usr/bin/chromium and node"
+	finish
+fi
+if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	(cd "$BROWSER_DIR" && npm install --no-audit --no-fund --silent) >"$T/npm.log" 2>&1 ||
+		{ skip "scraped series in the panel" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; finish; }
+fi
+"$TM" report -o "$T/go.db" --html "$T/go.html"
+node "$BROWSER_DIR/charts.mjs" "$T/go.html" "$TM_BUILD/test-artifacts/scrape/run.png" \
+	'scraped=app_held_bytes{kind="slabs",zone="a"}' scraped=app_requests_total \
+	scraped=go_memstats_heap_alloc_bytes 2>&1 | sed 's/^ok - /ok - panel: /'
 finish
