@@ -44,7 +44,7 @@ void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n)
 	double prev = NAN, cur = NAN;
 
 	for (size_t i = 0; i < n; i++) {
-		double g = pts[i].jvm_gcs;
+		double g = pts[i].jvm_gc_usec;
 		if (!isfinite(g)) {
 			pts[i].v[TM_PS_JVM_OLD_GC] = NAN; /* unread: no GC figure either */
 			continue;

@@ -30,7 +30,7 @@ static void make_pts(struct tm_phase_pt *p, size_t n)
 			p[i].v[s] = NAN;
 		p[i].v[TM_PS_ANON] = (10.0 + (double)(i * i)) * MIB;
 		p[i].v[TM_PS_HEAP] = (double)i * MIB;
-		p[i].jvm_old_bytes = p[i].jvm_gcs = NAN;
+		p[i].jvm_old_bytes = p[i].jvm_gc_usec = NAN;
 		p[i].procs = i < NPTS ? 1 : 0;
 	}
 }
@@ -255,13 +255,13 @@ static void test_no_marks_and_no_samples(void **state)
 static void test_old_after_gc(void **state)
 {
 	struct tm_phase_pt p[7];
-	const double gcs[7] = {NAN, 0, 1, 1, NAN, 3, 2};
+	const double gc_usec[7] = {NAN, 0, 100, 100, NAN, 300, 200}; /* GC time so far */
 	const double old[7] = {NAN, 5, 7, 9, NAN, 4, 6};
 
 	(void)state;
 	make_pts(p, 7);
 	for (int i = 0; i < 7; i++) {
-		p[i].jvm_gcs = gcs[i];
+		p[i].jvm_gc_usec = gc_usec[i];
 		p[i].jvm_old_bytes = old[i];
 	}
 	tm_phase_pts_derive(p, 7);
@@ -270,8 +270,8 @@ static void test_old_after_gc(void **state)
 	assert_true(p[2].v[TM_PS_JVM_OLD_GC] == 7);   /* the sample after the first GC */
 	assert_true(p[3].v[TM_PS_JVM_OLD_GC] == 7);   /* carried: old grew since, no GC */
 	assert_true(isnan(p[4].v[TM_PS_JVM_OLD_GC])); /* not read this time */
-	assert_true(p[5].v[TM_PS_JVM_OLD_GC] == 4);   /* GCs 2 and 3 happened */
-	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the count fell: a JVM left */
+	assert_true(p[5].v[TM_PS_JVM_OLD_GC] == 4);   /* more GCs ended */
+	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the time fell: a JVM left */
 }
 
 static void test_split_parse(void **state)
