@@ -303,8 +303,8 @@ static void progress_figures(const struct tm_phase_prog *pr, size_t np, const in
 			a++;
 		while (a + m < np && (pr[a + m].t_usec < to || last))
 			m++;
-		bool bunched = times && m >= 2 && tm_progress_bunched(times + a, m, NULL);
-		if (!bunched && r->duration_usec > 0)
+		r->bunched = times && m >= 2 && tm_progress_bunched(times + a, m, NULL);
+		if (!r->bunched && r->duration_usec > 0)
 			r->rate_per_min = r->units / (r->duration_usec / 60e6);
 	}
 	if (ph->progress_bunched)

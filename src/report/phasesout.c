@@ -300,7 +300,8 @@ static json_t *row_json(const struct tm_phase *r)
 	char keys[ROW_FIGS][48];
 	double vals[ROW_FIGS];
 	int n = row_figs(r, keys, vals);
-	json_t *o = json_pack("{s:s, s:i}", "name", r->name, "samples", r->samples);
+	json_t *o = json_pack("{s:s, s:i, s:b}", "name", r->name, "samples", r->samples,
+	                      "progress_bunched", r->bunched);
 
 	for (int i = 0; o && i < n; i++)
 		json_object_set_new(o, keys[i], num(vals[i]));

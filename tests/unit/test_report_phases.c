@@ -235,6 +235,33 @@ static void test_bunched_progress(void **state)
 	assert_int_equal(tm_phases_compute(p, NPTS, pr, np, NULL, 0, &split, &ph), -1);
 }
 
+/* One phase's lines came in one burst, the run's did not: that phase has
+ * units but no rate. */
+static void test_one_phase_bunched(void **state)
+{
+	struct tm_phase_pt p[NPTS];
+	struct tm_phase_prog pr[16];
+	struct tm_phase_mark mk[] = {mark(6, "burst")};
+	struct tm_phases ph;
+	size_t np = 0;
+
+	(void)state;
+	make_pts(p, NPTS);
+	for (int i = 0; i < 10; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + i * SEC / 2, (double)i};
+	for (int i = 0; i < 6; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + 7 * SEC + i, 10.0 + i};
+	assert_int_equal(tm_phases_compute(p, NPTS, pr, np, mk, 1, NULL, &ph), 0);
+	assert_false(ph.progress_bunched);
+	assert_int_equal(ph.n, 2);
+	assert_false(ph.p[0].bunched);
+	assert_true(ph.p[0].rate_per_min == 9 / (6.0 / 60));
+	assert_true(ph.p[1].bunched);
+	assert_true(ph.p[1].units == 6 && isnan(ph.p[1].rate_per_min));
+	assert_true(isfinite(ph.p[1].per_unit[TM_PS_ANON]));
+	tm_phases_release(&ph);
+}
+
 static void test_no_marks_and_no_samples(void **state)
 {
 	struct tm_phase_pt p[NPTS];
@@ -336,6 +363,7 @@ int main(void)
 	    cmocka_unit_test(test_marks_out_of_order_and_outside),
 	    cmocka_unit_test(test_progress_split),
 	    cmocka_unit_test(test_bunched_progress),
+	    cmocka_unit_test(test_one_phase_bunched),
 	    cmocka_unit_test(test_no_marks_and_no_samples),
 	    cmocka_unit_test(test_old_after_gc),
 	    cmocka_unit_test(test_split_parse),
