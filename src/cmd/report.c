@@ -22,6 +22,7 @@
 #include "report/phases.h"
 #include "report/runjson.h"
 #include "report/runtext.h"
+#include "report/scraped.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/throttle.h"
@@ -377,11 +378,12 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 }
 
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles,
-                      const struct tm_throttle *th)
+                      const struct tm_throttle *th, json_t *scraped)
 {
-	json_t *root = json_pack("{s:o?, s:o?, s:O, s:o?}", "run",
-	                         tm_run_json(ri, TM_RUN_JSON_FULL), "figures", tm_summary_json(s),
-	                         "heap_profiles", profiles, "throttle", tm_throttle_json(th));
+	json_t *root =
+	    json_pack("{s:o?, s:o?, s:O, s:o?, s:o?}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	              "figures", tm_summary_json(s), "heap_profiles", profiles, "throttle",
+	              tm_throttle_json(th), "scraped", scraped);
 
 	if (!root)
 		return tm_error("out of memory");
@@ -407,31 +409,8 @@ static void print_csv(const struct tm_run_info *ri, const struct tm_summary *s)
 	printf("\n");
 }
 
-static int series_row(void *ctx, const struct tm_sample *s)
-{
-	(void)ctx;
-	printf("%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
-	       s->t_mono_usec, s->late_usec);
-	for (int m = 0; m < TM_METRIC_COUNT; m++) {
-		if (tm_sample_has(s, m))
-			printf(",%" PRId64, s->v[m]);
-		else
-			printf(",");
-	}
-	putchar('\n');
-	return 0;
-}
-
-static int print_series(struct tm_store *st, int64_t run)
-{
-	printf("seq,t_wall_usec,t_mono_usec,late_usec");
-	for (int m = 0; m < TM_METRIC_COUNT; m++)
-		printf(",%s", tm_metric_info(m)->name);
-	putchar('\n');
-	return tm_store_each_sample(st, run, 0, -1, series_row, NULL);
-}
-
-static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt)
+static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt,
+                      const char *series_name)
 {
 	struct tm_run_info ri;
 	struct tm_summary s;
@@ -440,7 +419,13 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (rc)
 		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
 	if (fmt == FMT_SERIES) {
-		rc = print_series(st, run);
+		rc = series_name ? tm_scraped_series_csv(st, run, series_name, stdout)
+		                 : tm_scraped_all_csv(st, run, stdout);
+		if (rc == 1)
+			tm_error("run %" PRId64
+			         " has no series '%s' (a metric, or a scraped series "
+			         "as report lists it)",
+			         run, series_name);
 		tm_run_info_release(&ri);
 		return rc;
 	}
@@ -454,12 +439,19 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (!rc && fmt != FMT_CSV)
 		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
 		                      &th);
-	if (!rc && fmt == FMT_TEXT)
+	struct tm_scraped_figs sf = {0};
+	if (!rc && fmt != FMT_CSV)
+		rc = tm_scraped_summarize(st, run, &sf);
+	if (!rc && fmt == FMT_TEXT) {
 		print_text(st, &ri, &s, profiles, &th);
-	else if (!rc && fmt == FMT_JSON)
-		rc = print_json(&ri, &s, profiles, &th);
+		if (w && sf.n)
+			printf("  scraped     (the whole run's figures, not only the window's)\n");
+		tm_scraped_text(stdout, &sf, ri.sample_count);
+	} else if (!rc && fmt == FMT_JSON)
+		rc = print_json(&ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count));
 	else if (!rc)
 		print_csv(&ri, &s);
+	tm_scraped_release(&sf);
 	json_decref(profiles);
 	tm_run_info_release(&ri);
 	return rc;
@@ -469,6 +461,7 @@ struct report_cli {
 	struct tm_window win;
 	struct tm_phase_split split;
 	bool has_window, json, csv, series, phases;
+	char series_name[512]; /* --series=NAME: one series ("" all) */
 	char *html;
 	int64_t bench;
 };
@@ -483,6 +476,20 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 	if (tm_window_parse(value, &cli->win))
 		return -1;
 	cli->has_window = true;
+	return 0;
+}
+
+/* --series or --series=NAME. */
+static int parse_series(void *field, const char *value, char *why, size_t why_size)
+{
+	struct report_cli *cli = field;
+
+	if (value && (!*value || strlen(value) >= sizeof(cli->series_name))) {
+		snprintf(why, why_size, "'%s': expected a series name", value);
+		return -1;
+	}
+	cli->series = true;
+	snprintf(cli->series_name, sizeof(cli->series_name), "%s", value ? value : "");
 	return 0;
 }
 
@@ -535,9 +542,12 @@ static const struct tm_opt report_options[] = {
      .help = "the figures as one CSV row with a header"},
     {.flag = "series",
      .scopes = O,
-     .type = TM_OPT_BOOL,
-     .off = ROFF(series),
-     .help = "every sample of the run as CSV, one column per metric"},
+     .type = TM_OPT_CUSTOM,
+     .optional_arg = true,
+     .parse = parse_series,
+     .metavar = "NAME",
+     .help = "every sample of the run as CSV, one column per metric and scraped",
+     .more = "series; =NAME: only that one (seq,t_wall_usec,value), e.g. =app_items{k=\"a\"}"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -721,7 +731,8 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 		rc = report_phases(st, run, cli, fmt);
 	else
 		rc = cli->html ? tm_html_report_run(st, run, cli->html)
-		               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt);
+		               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
+		                            cli->series_name[0] ? cli->series_name : NULL);
 	return rc ? 1 : 0;
 }
 
