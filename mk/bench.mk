@@ -13,3 +13,10 @@ CHECK_EXTRA += $(B)/progs/param_units
 $(B)/progs/param_units: tests/progs/param_units.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<
+
+# bench --param's real-server client: holds N idle connections (tests/e2e/bench_param_redis.sh).
+BENCH_PROGS += $(B)/progs/param_conns
+CHECK_EXTRA += $(B)/progs/param_conns
+$(B)/progs/param_conns: tests/progs/param_conns.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<
