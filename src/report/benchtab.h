@@ -124,7 +124,7 @@ struct tm_bench_run_row {
 
 struct tm_bench_arm_row {
 	char name[64];
-	char allocator[16];
+	char allocator[64];
 	char *env_text;    /* "VAR=VAL ..." the arm runs with (allocation-relevant), malloc'd */
 	char *limits_text; /* "MemoryMax=400M ...", malloc'd */
 	int runs;          /* measured runs that count (not warmup, invalid, interrupted) */

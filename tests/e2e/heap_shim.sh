@@ -107,6 +107,19 @@ fi
 out=$(TIDEMARK_HEAP_SAMPLE=1 under "$P/heap_coro" 2>&1)
 check heap_coroutine_stack sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 
+# threads whose first call is pthread_getattr_np (a JVM's every thread): it
+# allocates holding the thread's lock, so the shim must not call it again
+# there (java hung at start-up), and still finds the stack for later samples
+for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
+	[ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ] && continue
+	for sample in 512K 1; do
+		out=$(TIDEMARK_HEAP_SAMPLE=$sample timeout -k 5 20 \
+			env LD_PRELOAD="$SHIM${lib:+ $LIBDIR/$lib}" "$P/heap_getattr" 2>&1)
+		check "heap_getattr_first_${lib:-glibc}_sample_$sample" \
+			sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
+	done
+done
+
 out=$(under "$P/heap_early" 2>&1)
 check heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 
