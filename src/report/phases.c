@@ -44,7 +44,7 @@ void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n)
 	double prev = NAN, cur = NAN;
 
 	for (size_t i = 0; i < n; i++) {
-		double g = pts[i].jvm_gcs;
+		double g = pts[i].jvm_gc_usec;
 		if (!isfinite(g)) {
 			pts[i].v[TM_PS_JVM_OLD_GC] = NAN; /* unread: no GC figure either */
 			continue;
@@ -303,8 +303,8 @@ static void progress_figures(const struct tm_phase_prog *pr, size_t np, const in
 			a++;
 		while (a + m < np && (pr[a + m].t_usec < to || last))
 			m++;
-		bool bunched = times && m >= 2 && tm_progress_bunched(times + a, m, NULL);
-		if (!bunched && r->duration_usec > 0)
+		r->bunched = times && m >= 2 && tm_progress_bunched(times + a, m, NULL);
+		if (!r->bunched && r->duration_usec > 0)
 			r->rate_per_min = r->units / (r->duration_usec / 60e6);
 	}
 	if (ph->progress_bunched)

@@ -50,13 +50,16 @@ const char *tm_phase_series_label(enum tm_phase_series s);
 struct tm_phase_pt {
 	int64_t t_usec;
 	double v[TM_PS_COUNT];
-	double jvm_old_bytes, jvm_gcs; /* old gen used; young + full GCs so far */
-	double procs;                  /* processes of the target; NAN unknown */
+	double jvm_old_bytes; /* old gen used */
+	double jvm_gc_usec;   /* young + full GC time so far: rises as a collection ends */
+	double procs;         /* processes of the target; NAN unknown */
 };
 
 /* Fills V[TM_PS_JVM_OLD_GC] of PTS[0..N) (time order): the old gen used in
- * the sample where the GC count last rose (the first count seen counts as
- * a rise when above 0), carried forward; NAN before any GC. */
+ * the sample where the JVMs' GC time last rose (HotSpot adds a collection's
+ * time as it ends; the first time seen counts as a rise when above 0),
+ * carried forward; NAN before any GC, in a sample without the JVMs'
+ * counters, and after the time fell (a JVM left). */
 void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n);
 
 struct tm_phase_prog {
@@ -89,6 +92,7 @@ struct tm_phase {
 	double progress_start, progress_end, units; /* units = end - start */
 	double per_unit[TM_PS_COUNT];               /* change / units; NAN when units <= 0 */
 	double rate_per_min;                        /* NAN when progress arrived bunched */
+	bool bunched; /* most of the phase's own points arrived at once: no rate */
 };
 
 struct tm_phases {

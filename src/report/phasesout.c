@@ -46,9 +46,10 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 	p->v[TM_PS_JVM_OLD_GC] = NAN;
 	p->v[TM_PS_GC_LIVE] = get(s, TM_M_GC_HEAP_LIVE_BYTES);
 	p->jvm_old_bytes = get(s, TM_M_JVM_OLD_USED_BYTES);
-	p->jvm_gcs = tm_sample_has(s, TM_M_JVM_YOUNG_GCS) && tm_sample_has(s, TM_M_JVM_FULL_GCS)
-	                 ? (double)(s->v[TM_M_JVM_YOUNG_GCS] + s->v[TM_M_JVM_FULL_GCS])
-	                 : NAN;
+	p->jvm_gc_usec =
+	    tm_sample_has(s, TM_M_JVM_YOUNG_GC_USEC) && tm_sample_has(s, TM_M_JVM_FULL_GC_USEC)
+	        ? (double)(s->v[TM_M_JVM_YOUNG_GC_USEC] + s->v[TM_M_JVM_FULL_GC_USEC])
+	        : NAN;
 	p->procs = get(s, TM_M_PROC_COUNT);
 	return 0;
 }
@@ -299,7 +300,8 @@ static json_t *row_json(const struct tm_phase *r)
 	char keys[ROW_FIGS][48];
 	double vals[ROW_FIGS];
 	int n = row_figs(r, keys, vals);
-	json_t *o = json_pack("{s:s, s:i}", "name", r->name, "samples", r->samples);
+	json_t *o = json_pack("{s:s, s:i, s:b}", "name", r->name, "samples", r->samples,
+	                      "progress_bunched", r->bunched);
 
 	for (int i = 0; o && i < n; i++)
 		json_object_set_new(o, keys[i], num(vals[i]));

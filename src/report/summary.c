@@ -300,6 +300,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->jvm_heap_committed_end_bytes,
 	    &s->jvm_old_used_end_bytes,
 	    &s->jvm_metaspace_used_end_bytes,
+	    &s->jvm_old_after_gc_end_bytes,
 	    &s->jvm_gcs,
 	    &s->jvm_gc_usec,
 	    &s->anon_minus_jvm_heap_used_end_bytes,
@@ -450,6 +451,34 @@ static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	s->gc_cycles = RISES(p, n, gc_cycles);
 	s->jvm_gcs = RISES(p, n, jvm_gcs);
 	s->jvm_gc_usec = RISES(p, n, jvm_gc_usec);
+}
+
+/* The JVMs' old gen after their latest GC as of the window's end (the last
+ * sample with the JVMs' heap while the target lived): the old gen used in
+ * the first sample that saw the GC time rise (HotSpot adds a collection's
+ * time when it ends; its count rises when it starts, so a sample taken
+ * during one sees the count but the old gen of before), the first time
+ * seen rising from 0; forgotten when the time falls (a JVM left).  All
+ * samples before the end count: the latest GC may come before the window. */
+static void old_after_gc(const struct pt *p, size_t a, size_t b, struct tm_summary *s)
+{
+	double prev = NAN, cur = NAN;
+	size_t end = b;
+
+	while (end > a && !(alive(&p[end - 1]) && isfinite(p[end - 1].jvm_used)))
+		end--;
+	for (size_t i = 0; end > a && i < end; i++) {
+		double g = p[i].jvm_gc_usec;
+		if (!isfinite(g))
+			continue;
+		if (isfinite(prev) && g < prev)
+			cur = NAN;
+		if (isfinite(prev) ? g > prev : g > 0)
+			cur = p[i].jvm_old;
+		prev = g;
+	}
+	if (end > a)
+		s->jvm_old_after_gc_end_bytes = cur;
 }
 
 /*
@@ -638,6 +667,7 @@ int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
 	out->duration_usec = (double)(se.p[b - 1].t - se.p[a].t);
 	memory_figures(se.p + a, b - a, out);
 	jvm_figures(se.p + a, b - a, out);
+	old_after_gc(se.p, a, b, out);
 	cost_figures(se.p + a, b - a, out);
 	count_from_start(se.p, se.n, se.p + a, out, &ri);
 	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);

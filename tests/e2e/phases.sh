@@ -39,8 +39,10 @@ for name, mib in want.items():
             bad.append('%s heap change %s, want %d MiB' % (name, h, mib))
         if p['units'] != 10:
             bad.append('%s units %s, want 10' % (name, p['units']))
-        if p['rate_per_min'] is None or p['rate_per_min'] <= 0:
-            bad.append('%s rate %s' % (name, p['rate_per_min']))
+        # a rate unless the phase's points came at once (a loaded machine
+        # can deliver a phase's lines in one burst: its rate is withheld)
+        if p['progress_bunched'] != (p['rate_per_min'] is None) or (p['rate_per_min'] or 1) <= 0:
+            bad.append('%s rate %s, bunched %s' % (name, p['rate_per_min'], p['progress_bunched']))
     if p['samples'] < 3:
         bad.append('%s has %d samples' % (name, p['samples']))
 tot = d['total']
@@ -59,7 +61,7 @@ if bad:
 EOP
 
 "$TM" report -o "$DB" --phases >"$T/ph.txt"
-if grep -Eq '^  phase-3 +[0-9.]+ +0\.[5-9] +[0-9]+ +3[2-4]\.[0-9] +9[6-9]\.[0-9] +\+6[4-7]\.[0-9] ' "$T/ph.txt" &&
+if grep -Eq '^  phase-3 +[0-9.]+ +[0-9.]+ +[0-9]+ +3[2-4]\.[0-9] +9[6-9]\.[0-9] +\+6[4-7]\.[0-9] ' "$T/ph.txt" &&
 	grep -Eq '^  run ' "$T/ph.txt" && grep -q 'heap start' "$T/ph.txt"; then
 	ok "report --phases prints a row per phase in MiB, and the run's"
 else

@@ -49,7 +49,9 @@ while True:
     c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
     c.close()
 EOP
+t0=$(date +%s%N)
 "$TM" record -q -o "$T/plain.db" -i 100ms --no-cgroup -- sleep 2 2>/dev/null
+base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 base=$(sql "$T/plain.db" "SELECT count(*) FROM samples")
 for mode in hang die; do
 	port=$(free_port)
@@ -64,26 +66,30 @@ for mode in hang die; do
 	wait $epid 2>/dev/null
 	n=$(sql "$T/$mode.db" "SELECT count(*) FROM samples")
 	ms=$(( (t1 - t0) / 1000000 ))
-	if [ "$n" -ge $((base - 1)) ] && [ $ms -lt 2700 ]; then
-		ok "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms)"
+	# the same samples, and the time of the run without --scrape (plus the
+	# 300 ms the end may wait for a request in flight, and some slack)
+	if [ "$n" -ge $((base - 1)) ] && [ $ms -lt $((base_ms + 600)) ]; then
+		ok "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
 	else
-		fail "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms)"
+		fail "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
 	fi
-	check "an endpoint that ${mode}s: 5 values, then absent (not 0, not repeated)" python3 - \
+	check "an endpoint that ${mode}s: its answers, then absent (not 0, not repeated)" python3 - \
 		"$T/$mode.db" "$TM" <<'EOP'
 import json, subprocess, sys, sqlite3
 db = sqlite3.connect(sys.argv[1])
 vals = db.execute("SELECT seq, value FROM scrape_values ORDER BY seq").fetchall()
 n = db.execute("SELECT count(*) FROM samples").fetchone()[0]
-assert len(vals) == 5 and all(v == 42 for _, v in vals), vals
-assert n > 10, n
+# on a loaded machine an answer can come too late for its sample: then it
+# is missing too (the endpoint still counted it among its 5)
+assert 1 <= len(vals) <= 5 and all(v == 42 for _, v in vals), vals
+assert n > 10 and vals[-1][0] < n - 5, (n, vals)
 j = json.loads(subprocess.check_output([sys.argv[2], "report", "-o", sys.argv[1], "--json"]))
 g = j["scraped"][0]
-assert g["name"] == "app_gauge" and g["values"] == 5 and g["samples"] == n, g
+assert g["name"] == "app_gauge" and g["values"] == len(vals) and g["samples"] == n, g
 import csv
 rows = list(csv.DictReader(subprocess.check_output([sys.argv[2], "report", "-o", sys.argv[1], "--series"]).decode().splitlines()))
 cells = [r["app_gauge"] for r in rows]
-assert cells.count("42") == 5 and cells.count("") == n - 5, cells
+assert cells.count("42") == len(vals) and cells.count("") == n - len(vals), cells
 EOP
 	if grep -q "values are missing (absent, not 0)" "$T/$mode.err"; then ok "the ${mode} is said once on stderr"; else
 		fail "the ${mode} is said once on stderr" "$(cat "$T/$mode.err")"; fi
@@ -100,9 +106,9 @@ if ! GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod GO111MODULE=off \
 	finish
 fi
 port=$(free_port)
-"$TM" record -o "$T/go.db" -i 100ms --no-cgroup \
+"$TM" record -o "$T/go.db" -i 200ms --no-cgroup \
 	--scrape "http://127.0.0.1:$port/metrics,go_memstats_heap_alloc_bytes,app_held_bytes,app_requests_total,app_latency_seconds,app_absent{x=\"1\"}" \
-	-- "$T/promserve" 24 2 "$port" >"$T/go.out" 2>"$T/go.err"
+	-- "$T/promserve" 24 3 "$port" >"$T/go.out" 2>"$T/go.err"
 "$TM" report -o "$T/go.db" --series >"$T/go.csv"
 check "what tidemark stored is what the Go program served, answer by answer" python3 - \
 	"$T/go.out" "$T/go.csv" <<'EOP'
@@ -114,7 +120,7 @@ for l in open(sys.argv[1]):
         served[int(w[1])] = (int(w[3]), int(w[5]), int(w[7]))
 rows = [r for r in csv.DictReader(open(sys.argv[2]))]
 got = [r for r in rows if r["app_requests_total"]]
-assert len(got) >= 10, (len(got), len(rows))
+assert len(got) >= 6, (len(got), len(rows))
 last = 0
 for r in got:
     n = int(float(r["app_requests_total"]))
@@ -144,4 +150,18 @@ check "report --json: the never-served series is null" sh -c \
 check "report --series=NAME: one scraped series" sh -c \
 	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- the panel draws them (report --html, headless chromium) ----
+BROWSER_DIR=$TM_ROOT/tests/browser
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
+	skip "scraped series in the panel" "needs /usr/bin/chromium and node"
+	finish
+fi
+if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	(cd "$BROWSER_DIR" && npm install --no-audit --no-fund --silent) >"$T/npm.log" 2>&1 ||
+		{ skip "scraped series in the panel" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; finish; }
+fi
+"$TM" report -o "$T/go.db" --html "$T/go.html"
+node "$BROWSER_DIR/charts.mjs" "$T/go.html" "$TM_BUILD/test-artifacts/scrape/run.png" \
+	'scraped=app_held_bytes{kind="slabs",zone="a"}' scraped=app_requests_total \
+	scraped=go_memstats_heap_alloc_bytes 2>&1 | sed 's/^ok - /ok - panel: /'
 finish

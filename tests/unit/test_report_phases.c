@@ -30,7 +30,7 @@ static void make_pts(struct tm_phase_pt *p, size_t n)
 			p[i].v[s] = NAN;
 		p[i].v[TM_PS_ANON] = (10.0 + (double)(i * i)) * MIB;
 		p[i].v[TM_PS_HEAP] = (double)i * MIB;
-		p[i].jvm_old_bytes = p[i].jvm_gcs = NAN;
+		p[i].jvm_old_bytes = p[i].jvm_gc_usec = NAN;
 		p[i].procs = i < NPTS ? 1 : 0;
 	}
 }
@@ -235,6 +235,33 @@ static void test_bunched_progress(void **state)
 	assert_int_equal(tm_phases_compute(p, NPTS, pr, np, NULL, 0, &split, &ph), -1);
 }
 
+/* One phase's lines came in one burst, the run's did not: that phase has
+ * units but no rate. */
+static void test_one_phase_bunched(void **state)
+{
+	struct tm_phase_pt p[NPTS];
+	struct tm_phase_prog pr[16];
+	struct tm_phase_mark mk[] = {mark(6, "burst")};
+	struct tm_phases ph;
+	size_t np = 0;
+
+	(void)state;
+	make_pts(p, NPTS);
+	for (int i = 0; i < 10; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + i * SEC / 2, (double)i};
+	for (int i = 0; i < 6; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + 7 * SEC + i, 10.0 + i};
+	assert_int_equal(tm_phases_compute(p, NPTS, pr, np, mk, 1, NULL, &ph), 0);
+	assert_false(ph.progress_bunched);
+	assert_int_equal(ph.n, 2);
+	assert_false(ph.p[0].bunched);
+	assert_true(ph.p[0].rate_per_min == 9 / (6.0 / 60));
+	assert_true(ph.p[1].bunched);
+	assert_true(ph.p[1].units == 6 && isnan(ph.p[1].rate_per_min));
+	assert_true(isfinite(ph.p[1].per_unit[TM_PS_ANON]));
+	tm_phases_release(&ph);
+}
+
 static void test_no_marks_and_no_samples(void **state)
 {
 	struct tm_phase_pt p[NPTS];
@@ -255,13 +282,13 @@ static void test_no_marks_and_no_samples(void **state)
 static void test_old_after_gc(void **state)
 {
 	struct tm_phase_pt p[7];
-	const double gcs[7] = {NAN, 0, 1, 1, NAN, 3, 2};
+	const double gc_usec[7] = {NAN, 0, 100, 100, NAN, 300, 200}; /* GC time so far */
 	const double old[7] = {NAN, 5, 7, 9, NAN, 4, 6};
 
 	(void)state;
 	make_pts(p, 7);
 	for (int i = 0; i < 7; i++) {
-		p[i].jvm_gcs = gcs[i];
+		p[i].jvm_gc_usec = gc_usec[i];
 		p[i].jvm_old_bytes = old[i];
 	}
 	tm_phase_pts_derive(p, 7);
@@ -270,8 +297,8 @@ static void test_old_after_gc(void **state)
 	assert_true(p[2].v[TM_PS_JVM_OLD_GC] == 7);   /* the sample after the first GC */
 	assert_true(p[3].v[TM_PS_JVM_OLD_GC] == 7);   /* carried: old grew since, no GC */
 	assert_true(isnan(p[4].v[TM_PS_JVM_OLD_GC])); /* not read this time */
-	assert_true(p[5].v[TM_PS_JVM_OLD_GC] == 4);   /* GCs 2 and 3 happened */
-	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the count fell: a JVM left */
+	assert_true(p[5].v[TM_PS_JVM_OLD_GC] == 4);   /* more GCs ended */
+	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the time fell: a JVM left */
 }
 
 static void test_split_parse(void **state)
@@ -336,6 +363,7 @@ int main(void)
 	    cmocka_unit_test(test_marks_out_of_order_and_outside),
 	    cmocka_unit_test(test_progress_split),
 	    cmocka_unit_test(test_bunched_progress),
+	    cmocka_unit_test(test_one_phase_bunched),
 	    cmocka_unit_test(test_no_marks_and_no_samples),
 	    cmocka_unit_test(test_old_after_gc),
 	    cmocka_unit_test(test_split_parse),
