@@ -2,7 +2,8 @@
 # Builds the cgroup v2 guest from the kernel package that fetch-kernel.sh
 # downloaded: build/vm/vmlinuz (the package's kernel) and
 # build/vm/initramfs.cpio.gz (busybox-static, the virtio, 9p and virtio_blk
-# modules of the same package in dependency order, scripts/vm/init).  Cached: nothing
+# and overlay modules of the same package in dependency order,
+# scripts/vm/init and scripts/vm/systemd.sh).  Cached: nothing
 # is rebuilt unless the .deb, busybox or the init script changed.
 #
 #   sh scripts/vm/build.sh [DIR]     DIR defaults to build/vm
@@ -16,7 +17,7 @@ bb=/bin/busybox
 	{ echo "vm-build: no busybox-static (run scripts/deps.sh --test)" >&2; exit 1; }
 out=$dir/initramfs.cpio.gz
 if [ -f "$out" ] && [ -f "$dir/vmlinuz" ] && [ "$out" -nt "$deb" ] &&
-	[ "$out" -nt scripts/vm/init ] && [ "$out" -nt scripts/vm/build.sh ] && [ "$out" -nt "$bb" ]; then
+	[ "$out" -nt scripts/vm/init ] && [ "$out" -nt scripts/vm/systemd.sh ] && [ "$out" -nt scripts/vm/build.sh ] && [ "$out" -nt "$bb" ]; then
 	exit 0
 fi
 tmp=$(mktemp -d "$dir/build.XXXXXX")
@@ -26,6 +27,7 @@ kdir=$(ls -d "$tmp"/pkg/lib/modules/*/ | head -1)
 mkdir -p "$tmp/root/bin" "$tmp/root/modules"
 cp "$bb" "$tmp/root/bin/busybox"
 cp scripts/vm/init "$tmp/root/init"
+cp scripts/vm/systemd.sh "$tmp/root/systemd.sh"
 chmod 755 "$tmp/root/init"
 
 # The modules, each after what it depends on (its modinfo "depends=").
@@ -41,7 +43,7 @@ add() {
 	cp "$(find "$kdir" -name "$1.ko" | head -1)" "$tmp/root/modules/"
 	echo "$1" >>"$tmp/root/modules.list"
 }
-for m in virtio_pci 9pnet_virtio 9p virtio_blk; do
+for m in virtio_pci 9pnet_virtio 9p virtio_blk overlay; do
 	add "$m"
 done
 (cd "$tmp/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$tmp/initramfs.cpio.gz"

@@ -13,8 +13,9 @@
 
 #include "base/outcome.h"
 #include "base/sample.h"
-#include "cgroup/cgroup.h" /* struct tm_limits */
-#include "store/store.h"   /* struct tm_keep */
+#include "cgroup/cgroup.h"     /* struct tm_limits */
+#include "runtime/scrapesel.h" /* TM_SCRAPE_* sizes */
+#include "store/store.h"       /* struct tm_keep */
 
 struct tm_store;
 
@@ -75,6 +76,9 @@ struct tm_record_opts {
 	const char *metrics_listen; /* serve /metrics on this address */
 	bool has_keep;              /* --keep: prune the run as it records */
 	struct tm_keep keep;
+	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
+	int nscrape;
+	char scrape[TM_SCRAPE_MAX_TARGETS][TM_SCRAPE_SPEC_MAX];
 	struct tm_record_watch watch;
 };
 

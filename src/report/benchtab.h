@@ -48,6 +48,11 @@ enum tm_bench_fig {
 	TM_BF_HEAP_END,      /* bytes: live heap at the end of the work */
 	TM_BF_ALLOC_HELD,    /* bytes: what the allocator holds beyond it then (its own figure) */
 	TM_BF_OTHER_ANON,    /* bytes: the rest of anon then (program's own mappings, stacks) */
+	/* a runtime's own heap, at the end of the work (docs/runtimes.md) */
+	TM_BF_JVM_OLD_AFTER_GC,   /* bytes: the JVMs' old gen used after their latest GC */
+	TM_BF_JVM_HEAP_USED,      /* bytes: Java heap used */
+	TM_BF_JVM_HEAP_COMMITTED, /* bytes: Java heap committed */
+	TM_BF_GC_LIVE,            /* bytes: live after the last GC (--runtime go|ghc) */
 	TM_BF_COUNT
 };
 
@@ -124,7 +129,7 @@ struct tm_bench_run_row {
 
 struct tm_bench_arm_row {
 	char name[64];
-	char allocator[16];
+	char allocator[64];
 	char *env_text;    /* "VAR=VAL ..." the arm runs with (allocation-relevant), malloc'd */
 	char *limits_text; /* "MemoryMax=400M ...", malloc'd */
 	int runs;          /* measured runs that count (not warmup, invalid, interrupted) */
@@ -155,6 +160,8 @@ struct tm_bench_table {
 	struct tm_bench_run_row *runs; /* malloc'd */
 	bool noisy;
 	int reference; /* arm the ratios are to: 0, or the first with survivors */
+	struct tm_bench_ptab
+	    *param; /* bench --param: per value and fits (report/benchparam.h), or NULL */
 };
 
 /* Fills the per-arm rows and the flags from the runs.  Arm 0 is the control. */

@@ -7,22 +7,7 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-static int raw_row(void *ctx, const struct tm_sample *s)
-{
-	FILE *out = ctx;
-	fprintf(out, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
-	        s->t_mono_usec, s->late_usec);
-	for (int m = 0; m < TM_METRIC_COUNT; m++) {
-		if (tm_sample_has(s, m))
-			fprintf(out, ",%" PRId64, s->v[m]);
-		else
-			fputs(",", out);
-	}
-	fputc('\n', out);
-	return 0;
-}
-
-int tm_series_csv_raw(struct tm_store *st, int64_t run_id, FILE *out)
+int tm_series_note_pruned(struct tm_store *st, int64_t run_id)
 {
 	int64_t first;
 
@@ -32,11 +17,7 @@ int tm_series_csv_raw(struct tm_store *st, int64_t run_id, FILE *out)
 		tm_warn("run %" PRId64 ": samples 0 to %" PRId64 " were pruned (their rollups: "
 		        "report --series --rollup minute|hour)",
 		        run_id, first - 1);
-	fputs("seq,t_wall_usec,t_mono_usec,late_usec", out);
-	for (int m = 0; m < TM_METRIC_COUNT; m++)
-		fprintf(out, ",%s", tm_metric_info(m)->name);
-	fputc('\n', out);
-	return tm_store_each_sample(st, run_id, 0, -1, raw_row, out);
+	return 0;
 }
 
 static int rollup_row(void *ctx, const struct tm_rollup *r)

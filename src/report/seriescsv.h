@@ -1,4 +1,4 @@
-/* A run's series as CSV (report --series): raw samples, or rollup buckets. */
+/* A run's series as CSV (report --series): its rollup buckets. */
 #ifndef TM_REPORT_SERIESCSV_H
 #define TM_REPORT_SERIESCSV_H
 
@@ -9,10 +9,9 @@
 
 struct tm_store;
 
-/* Every raw sample of RUN_ID kept in the store, one row each, one column per
- * metric (empty: absent).  When older samples were pruned, says so on
- * stderr.  0, or -1 after tm_error. */
-int tm_series_csv_raw(struct tm_store *st, int64_t run_id, FILE *out);
+/* Says on stderr that RUN_ID's oldest raw samples were pruned, if they
+ * were (a series of its samples starts later).  0, or -1 after tm_error. */
+int tm_series_note_pruned(struct tm_store *st, int64_t run_id);
 
 /* The run's buckets of LEVEL, one row each: bucket_wall_usec, first_seq,
  * last_seq, samples, late_samples, then NAME_min, NAME_max, NAME_mean,

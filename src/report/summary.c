@@ -212,6 +212,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->jvm_heap_committed_end_bytes,
 	    &s->jvm_old_used_end_bytes,
 	    &s->jvm_metaspace_used_end_bytes,
+	    &s->jvm_old_after_gc_end_bytes,
 	    &s->jvm_gcs,
 	    &s->jvm_gc_usec,
 	    &s->anon_minus_jvm_heap_used_end_bytes,
@@ -228,32 +229,91 @@ bool tm_sum_alive(const struct pt *p)
 	return !isfinite(p->procs) || p->procs > 0;
 }
 
-/* Splits P's anon into live heap, held by the allocator (its own figure,
- * capped at anon - live) and other anon (the rest); never below 0.  Live
- * above anon (blocks allocated, never touched) leaves 0 for both. */
-void tm_sum_split_anon(const struct pt *pts, size_t n, size_t i, double *live, double *held,
+/* The same counts of the shim in A and B: the same processes, and no
+ * allocation or free between them, so the allocators hold what they held. */
+static bool same_heap(const struct pt *a, const struct pt *b)
+{
+	return isfinite(a->heap_allocs) && a->heap_allocs == b->heap_allocs &&
+	       a->heap_frees == b->heap_frees && a->heap_procs == b->heap_procs &&
+	       a->heap_live == b->heap_live;
+}
+
+/*
+ * The allocators' answer for sample I (heap_held_bytes): its own, else that
+ * of the nearest sample around it with the same heap counts (same_heap: no
+ * allocator call between them, the test the recorder applies to an answer
+ * it reads).  The answer comes when the process gets to it, so on a loaded
+ * machine a sample can come before it.  NAN when none has one.  (P is the
+ * samples kept around I: summary_acc.c keeps 32 or more on either side.)
+ */
+static double held_answer(const struct pt *p, size_t n, size_t i)
+{
+	for (size_t d = 0; d < n; d++) {
+		bool any = false;
+		if (i >= d && same_heap(&p[i - d], &p[i])) {
+			any = true;
+			if (isfinite(p[i - d].heap_held))
+				return p[i - d].heap_held;
+		}
+		if (d && i + d < n && same_heap(&p[i + d], &p[i])) {
+			any = true;
+			if (isfinite(p[i + d].heap_held))
+				return p[i + d].heap_held;
+		}
+		if (!any)
+			break;
+	}
+	return n && i < n ? p[i].heap_held : NAN;
+}
+
+/* Splits the anon of sample I into live heap, held by the allocator (its
+ * own figure, capped at anon - live) and other anon (the rest); never below
+ * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both. */
+void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
                        double *other)
 {
-	const struct pt *p = &pts[i];
-	(void)n;
-	*live = isfinite(p->anon) ? p->heap_live : NAN;
+	double answer = held_answer(p, n, i);
+	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
 	*held = *other = NAN;
-	if (!isfinite(p->anon) || !isfinite(p->heap_live) || !isfinite(p->heap_held))
+	if (!isfinite(p[i].anon) || !isfinite(p[i].heap_live) || !isfinite(answer))
 		return;
-	double rest = p->anon > p->heap_live ? p->anon - p->heap_live : 0;
-	double h = p->heap_held > 0 ? p->heap_held : 0;
+	double rest = p[i].anon > p[i].heap_live ? p[i].anon - p[i].heap_live : 0;
+	double h = answer > 0 ? answer : 0;
 	*held = h < rest ? h : rest;
 	*other = rest - *held;
 }
 
-/* The sample of "held after the work": the last one while the target was
- * alive (with anon); N when there is none. */
+/* anon fell from PREV to P by 1 MiB and 2 % at least: more than a live
+ * program's noise (the kernel frees an exiting process's memory over more
+ * than one sample when it is large or the machine is loaded) */
+static bool steep_fall(const struct pt *prev, const struct pt *p)
+{
+	return isfinite(prev->anon) && isfinite(p->anon) && prev->anon - p->anon >= 1048576.0 &&
+	       p->anon < 0.98 * prev->anon;
+}
+
+/*
+ * The sample of "held after the work": the last one while the target was
+ * alive, unless it is inside the exit of the target's last processes: when
+ * the next sample finds no process and anon fell steeply into it, the
+ * kernel was tearing the exiting memory down, and the sample before holds
+ * what the work held (up to 3 samples back while anon kept falling so, for
+ * an exit longer than an interval).  n when there is none.  (P is the
+ * window's last samples, as summary_acc.c keeps them.)
+ */
 size_t tm_sum_held_index(const struct pt *p, size_t n)
 {
-	for (size_t i = n; i-- > 0;)
-		if (tm_sum_alive(&p[i]) && isfinite(p[i].anon))
-			return i;
-	return n;
+	size_t i = n;
+	while (i > 0 && (!tm_sum_alive(&p[i - 1]) || !isfinite(p[i - 1].anon)))
+		i--;
+	if (i-- == 0)
+		return n;
+	if (i + 1 >= n || tm_sum_alive(&p[i + 1]))
+		return i; /* the run ended with the target alive: no exit seen */
+	for (int back = 0;
+	     back < 3 && i > 0 && tm_sum_alive(&p[i - 1]) && steep_fall(&p[i - 1], &p[i]); back++)
+		i--;
+	return i;
 }
 
 /* Progress over the window [FROM, TO]: first, last, rate, and the slopes of

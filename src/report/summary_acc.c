@@ -83,6 +83,7 @@ int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
 		a->f[k] = (struct facc){NAN, NAN, NAN, NAN};
 	a->heap_allocs_first = a->jvm_gcs_first = a->jvm_gc_usec_first = NAN;
 	a->snap_for = a->last_af = a->peak_i = -1;
+	a->gc_prev = a->gc_cur = a->old_after_gc_end = NAN;
 	a->peak = NAN;
 	a->ap.median_file_low_bytes = a->ap.median_file_high_bytes = NAN;
 	tm_sketch_init(&a->files);
@@ -167,6 +168,7 @@ static void keep_context(struct acc *a, const struct pt *p, int64_t i)
 		a->snap_for = a->last_af;
 	}
 	if (tm_sum_alive(p) && isfinite(p->jvm_used)) {
+		a->old_after_gc_end = a->gc_cur;
 		if (a->njvm == JVM_KEEP) {
 			memmove(a->jvm, a->jvm + 1, sizeof(a->jvm[0]) * (JVM_KEEP - 1));
 			a->njvm--;
@@ -174,6 +176,22 @@ static void keep_context(struct acc *a, const struct pt *p, int64_t i)
 		a->jvm[a->njvm].i = i;
 		a->jvm[a->njvm++].p = *p;
 	}
+}
+
+/* The old gen used in the first sample that saw the GC time rise (HotSpot
+ * adds a collection's time when it ends; its count rises when it starts, so
+ * a sample taken during one sees the count but the old gen of before), the
+ * first time seen rising from 0; forgotten when the time falls (a JVM
+ * left).  Every sample counts, before the window too. */
+static void old_after_gc(struct acc *a, double gc_usec, double old)
+{
+	if (!isfinite(gc_usec))
+		return;
+	if (isfinite(a->gc_prev) && gc_usec < a->gc_prev)
+		a->gc_cur = NAN;
+	if (isfinite(a->gc_prev) ? gc_usec > a->gc_prev : gc_usec > 0)
+		a->gc_cur = old;
+	a->gc_prev = gc_usec;
 }
 
 void tm_acc_sample(struct acc *a, const struct tm_sample *s)
@@ -186,6 +204,7 @@ void tm_acc_sample(struct acc *a, const struct tm_sample *s)
 		a->anon_so_far = p.anon;
 	if (isfinite(p.cpu))
 		a->cpu_so_far = p.cpu;
+	old_after_gc(a, p.jvm_gc_usec, p.jvm_old);
 	if (p.t < a->from) {
 		a->any_before = true;
 		return;
@@ -355,6 +374,13 @@ void tm_acc_bucket(struct acc *a, const struct tm_rollup *r)
 		a->anon_so_far = last.anon;
 	if (isfinite(last.cpu))
 		a->cpu_so_far = last.cpu;
+	if (g[FK(jvm_gc_usec)].has) { /* a GC inside: which sample followed it is not kept */
+		if (g[FK(jvm_gc_usec)].rises > 0 || g[FK(jvm_gc_usec)].first != a->gc_prev)
+			a->gc_cur = NAN;
+		a->gc_prev = g[FK(jvm_gc_usec)].last;
+	}
+	if (tm_sum_alive(&last) && isfinite(last.jvm_used))
+		a->old_after_gc_end = a->gc_cur;
 	if (a->n == 0) {
 		a->first_pt = first;
 		a->first_t = r->t_first_mono_usec;
@@ -601,6 +627,7 @@ int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info 
 	end_figures(a, s, w);
 	cost_figures(a, s);
 	count_from_start(a, s, ri);
+	s->jvm_old_after_gc_end_bytes = a->old_after_gc_end;
 	s->approx = a->ap;
 	free(w);
 	return 0;

@@ -94,6 +94,9 @@ struct acc {
 		struct pt p;
 	} jvm[JVM_KEEP]; /* the last samples alive with jvm_used */
 	int njvm;
+	/* the old gen after the JVMs' latest GC (over every sample), and its
+	 * value at the window's last sample alive with the JVMs' heap */
+	double gc_prev, gc_cur, old_after_gc_end;
 
 	/* rollup buckets summarised instead of pruned raw samples */
 	struct tm_summary_approx ap;

@@ -32,6 +32,9 @@ static const char *const cached_sql[TM_ST_COUNT] = {
                          "first_seq, last_seq, samples, late_samples, t_first_wall_usec, "
                          "t_last_wall_usec, t_first_mono_usec, t_last_mono_usec, data) "
                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    [TM_ST_ADD_SCRAPED] =
+        "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
+        " value) VALUES (?,?,?,?,?)",
 };
 
 static const char schema_sql[] =
@@ -125,6 +128,7 @@ static int try_set_up(struct tm_store *st, char **err)
 	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
 		return sqlite3_errcode(st->db);
 	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, tm_st_scraped_schema, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db,
 	                 "INSERT OR REPLACE INTO meta(key, value) VALUES "
 	                 "('schema_version', '" SCHEMA_VERSION "')",

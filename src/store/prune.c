@@ -205,9 +205,14 @@ static int delete_in_batch(struct tm_store *st, int64_t run_id, const char *how,
 		if (exec2(st, sql, run_id, 0, NULL))
 			return -1;
 	}
-	if (table_exists(st, "bench_runs") &&
-	    exec2(st, "DELETE FROM bench_runs WHERE run_id = ?1 AND ?2 = ?2", run_id, 0, NULL))
-		return -1;
+	/* other parts' tables, when this file has them */
+	static const char *const others[] = {"bench_runs", "scrape_values", "scrape_series"};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1 AND ?2 = ?2",
+		         others[i]);
+		if (table_exists(st, others[i]) && exec2(st, sql, run_id, 0, NULL))
+			return -1;
+	}
 	return exec2(st, "DELETE FROM runs WHERE id = ?1 AND ?2 = ?2", run_id, 0, NULL);
 }
 

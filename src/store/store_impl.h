@@ -41,6 +41,7 @@ enum tm_stmt_id {
 	TM_ST_ADD_PROGRESS,
 	TM_ST_ADD_MARK,
 	TM_ST_PUT_ROLLUP,
+	TM_ST_ADD_SCRAPED,
 	TM_ST_COUNT
 };
 
@@ -56,6 +57,10 @@ struct tm_store {
 	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
 	                     handle on an older file may not) */
 };
+
+/* The schema of scraped.c's tables, set up with the others when a store
+ * is opened for writing. */
+extern const char tm_st_scraped_schema[];
 
 /* Reports the database's last error, saying WHAT failed; returns -1. */
 int tm_st_error(struct tm_store *st, const char *what);

@@ -4,10 +4,13 @@
 # with its status; in the guest it sources tests/lib.sh and checks that
 # the guest is what the tests assume (cgroup2 alone, memory controller).
 # A script sets, before sourcing it: V2_TIMEOUT (seconds, default 240),
-# V2_SWAP_MIB (a swap disk; default none).
+# V2_SWAP_MIB (a swap disk; default none), V2_SYSTEMD=1 (boot the guest
+# with systemd as PID 1: run-in-guest --systemd; the script then runs as
+# tm-job.service and may start units of its own).
 if [ -z "${TM_IN_GUEST:-}" ]; then
+	[ "${V2_SYSTEMD:-0}" = 1 ] && set -- --systemd "$0" "$@" || set -- "$0" "$@"
 	exec sh "$(dirname "$0")/../../scripts/vm/run-in-guest" -t "${V2_TIMEOUT:-240}" \
-		-s "${V2_SWAP_MIB:-0}" "$0" "$@"
+		-s "${V2_SWAP_MIB:-0}" "$@"
 fi
 . "$(dirname "$0")/../lib.sh"
 CG=/sys/fs/cgroup
