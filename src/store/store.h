@@ -75,7 +75,7 @@ struct tm_run_info {
 	char *outcome, *reason, *arm;
 	int exit_code, term_signal;
 	int64_t bench_id, bench_seq;
-	int64_t sample_count;
+	int64_t sample_count;          /* samples recorded: the last seq + 1 (pruned ones count) */
 	int64_t last_sample_wall_usec; /* the newest sample's wall time; 0 when none */
 };
 

@@ -39,6 +39,8 @@ for lvl in 60 3600; do
 	[ "$n" = "$total" ] && ok "the $lvl s rollups hold all $total samples" ||
 		fail "the $lvl s rollups hold all samples" "$n of $total"
 done
+[ "$("$TM" runs --json --db "$D" | jq "select(.id == $run1) | .sample_count")" = "$total" ] &&
+	ok "runs counts the pruned run's samples recorded ($total)" || fail "runs counts the samples recorded"
 store_ok "$D" && ok "the pruned store passes integrity_check, no orphans" ||
 	fail "the pruned store passes integrity_check" "$(sql "$D" "pragma integrity_check")"
 "$TM" report --db "$D" "$run1" >"$T/rep1.txt" 2>&1
