@@ -172,6 +172,8 @@ struct tm_bench_table {
 	struct tm_bench_run_row *runs; /* malloc'd */
 	bool noisy;
 	int reference; /* arm the ratios are to: 0, or the first with survivors */
+	struct tm_bench_ptab
+	    *param; /* bench --param: per value and fits (report/benchparam.h), or NULL */
 	/* the scraped series of rows TM_BF_SCRAPED_N_*: slot N-1's name, ""
 	 * when unused (slots 0, 1: bytes; 2, 3: other values) */
 	char scraped[TM_BENCH_SCRAPED_SLOTS][272];
