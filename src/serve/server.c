@@ -432,7 +432,9 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 		                               l->cgroup,
 		                               &l->s,
 		                               state == TM_RUN_LIVE,
-		                               tm_run_state_name(state)};
+		                               tm_run_state_name(state),
+		                               NULL,
+		                               0};
 	}
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)
