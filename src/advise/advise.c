@@ -45,9 +45,11 @@ struct win_figs {
 	int64_t samples;
 	double peak_anon, file_at_peak, duration_usec, psi_io_some_usec;
 	double anon_median, refaults;
-	double swap_used_max;   /* the most swap the run or its cgroup had, NAN: unknown */
-	double host_swap_total; /* NAN: unknown */
-	double cg_swap_max;     /* the cgroup's swap limit, -1 none, NAN unknown */
+	double charge_peak;         /* the cgroup's whole charge at its peak, NAN: not measured */
+	bool charge_from_watermark; /* the kernel's watermark set it (between samples) */
+	double swap_used_max;       /* the most swap the run or its cgroup had, NAN: unknown */
+	double host_swap_total;     /* NAN: unknown */
+	double cg_swap_max;         /* the cgroup's swap limit, -1 none, NAN unknown */
 };
 
 struct walk {
@@ -55,6 +57,8 @@ struct walk {
 	double *anon;
 	size_t n, cap;
 	double refault_first, refault_last;
+	double wm_before, wm_first, wm_last; /* the kernel's watermark (memory.peak) */
+	double current_max;                  /* the largest memory.current sampled */
 	struct win_figs *f;
 };
 
@@ -79,8 +83,19 @@ static int walk_sample(void *ctx, const struct tm_sample *s)
 	double anon = tm_sample_has(s, TM_M_CG_ANON_BYTES) ? get(s, TM_M_CG_ANON_BYTES)
 	                                                   : get(s, TM_M_PROC_RSS_ANON_BYTES);
 
-	if (s->t_mono_usec < w->from || s->t_mono_usec > w->to)
+	double wm = get(s, TM_M_CG_PEAK_BYTES);
+	if (s->t_mono_usec < w->from) {
+		w->wm_before = wm;
 		return 0;
+	}
+	if (s->t_mono_usec > w->to)
+		return 0;
+	if (isfinite(wm)) {
+		if (isnan(w->wm_first))
+			w->wm_first = wm;
+		w->wm_last = wm;
+	}
+	w->current_max = max_nan(w->current_max, get(s, TM_M_CG_CURRENT_BYTES));
 	if (isfinite(anon)) {
 		if (tm_grow(&w->anon, &w->cap, w->n, sizeof(double), 256))
 			return -1;
@@ -100,17 +115,40 @@ static int walk_sample(void *ctx, const struct tm_sample *s)
 	return 0;
 }
 
+/* The cgroup's charge at its peak in the window: the largest memory.current
+ * sampled, or the kernel's watermark (memory.peak, v1 max_usage_in_bytes)
+ * when it rose from the sample before the window (or the window's first) to
+ * its last, so that the peak was reached in the window, between samples
+ * too: a burst shorter than the interval is in it. */
+static void charge_peak(const struct walk *wk, struct win_figs *f)
+{
+	double base = isfinite(wk->wm_before) ? wk->wm_before : wk->wm_first;
+
+	f->charge_peak = wk->current_max;
+	if (isfinite(wk->wm_last) && isfinite(base) && wk->wm_last > base &&
+	    !(wk->wm_last <= f->charge_peak)) {
+		f->charge_peak = wk->wm_last;
+		f->charge_from_watermark = true;
+	}
+}
+
 /* Fills F for RUN in window W.  0, or -1 after tm_error. */
 static int window_figs(struct tm_store *st, int64_t run, const struct tm_window *w,
                        struct win_figs *f)
 {
 	struct tm_summary s;
-	struct walk wk = {.refault_first = NAN, .refault_last = NAN, .f = f};
+	struct walk wk = {.refault_first = NAN,
+	                  .refault_last = NAN,
+	                  .wm_before = NAN,
+	                  .wm_first = NAN,
+	                  .wm_last = NAN,
+	                  .current_max = NAN,
+	                  .f = f};
 	int rc = tm_summarize(st, run, w, &s);
 
 	memset(f, 0, sizeof(*f));
 	f->swap_used_max = f->host_swap_total = f->cg_swap_max = NAN;
-	f->anon_median = f->refaults = NAN;
+	f->anon_median = f->refaults = f->charge_peak = NAN;
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	f->have = true;
@@ -126,6 +164,7 @@ static int window_figs(struct tm_store *st, int64_t run, const struct tm_window 
 		return -1;
 	}
 	f->anon_median = tm_median(wk.anon, wk.n);
+	charge_peak(&wk, f);
 	if (isfinite(wk.refault_first))
 		f->refaults = wk.refault_last - wk.refault_first;
 	free(wk.anon);
@@ -160,7 +199,7 @@ static bool swap_was_on(const struct win_figs *f, int64_t run, char *why, size_t
 
 /* The survivors' and killed runs' values for one arm and regime. */
 struct arm_vals {
-	double held[32], cache[32], refaults[32], psi_io[32], killed_cache[32];
+	double held[32], cache[32], refaults[32], psi_io[32], killed_cache[32], needed[32];
 	int n, n_killed;
 };
 
@@ -203,29 +242,58 @@ static void add_run(struct tm_advise_profile *p, struct arm_vals *v, const struc
 		p->anon_peak_bytes = f->peak_anon;
 		p->anon_peak_run = run;
 	}
+	if (isfinite(f->charge_peak)) {
+		p->charge_measured++;
+		if (isnan(p->charge_peak_bytes) || f->charge_peak > p->charge_peak_bytes) {
+			p->charge_peak_bytes = f->charge_peak;
+			p->charge_peak_run = run;
+			p->charge_from_watermark = f->charge_from_watermark;
+		}
+	}
 	p->survivors++;
 	if (v->n < 32) {
 		v->held[v->n] = f->anon_median;
 		v->cache[v->n] = f->file_at_peak;
 		v->refaults[v->n] = f->refaults;
+		v->needed[v->n] =
+		    max_nan(f->peak_anon + (isfinite(f->file_at_peak) ? f->file_at_peak : 0),
+		            f->charge_peak);
 		v->psi_io[v->n] =
 		    f->duration_usec > 0 ? f->psi_io_some_usec / f->duration_usec : NAN;
 		v->n++;
 	}
 }
 
+/* max - min of the N values at V (NANs skipped), 0 when fewer than two. */
+static double spread(const double *v, int n)
+{
+	double lo = NAN, hi = NAN;
+
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			lo = isnan(lo) || v[i] < lo ? v[i] : lo;
+			hi = isnan(hi) || v[i] > hi ? v[i] : hi;
+		}
+	return isfinite(lo) ? hi - lo : 0;
+}
+
 /* The rules of docs/advise.md, from the measured figures of P. */
 static void apply_rules(struct tm_advise_profile *p, const struct tm_advise *a)
 {
 	double cache = isfinite(p->cache_bytes) ? p->cache_bytes : 0;
-	double with_cache = p->anon_peak_bytes + cache, base = with_cache;
+	double base;
 
+	/* the busy window's peak, between samples too: memory.high is checked
+	 * against the whole charge, so it must sit above that */
+	p->needed_bytes = max_nan(p->anon_peak_bytes + cache, p->charge_peak_bytes);
+	base = p->needed_bytes;
 	if (isfinite(p->sweep_min_bytes) && p->sweep_min_bytes > base)
 		base = p->sweep_min_bytes;
-	p->margin_bytes =
-	    fmax(a->opts.margin_frac * p->anon_peak_bytes, TM_ADVISE_MARGIN_MIN_BYTES);
-	p->memory_high_bytes = tm_advise_round_up(with_cache);
-	p->memory_max_bytes = tm_advise_round_up(base + p->margin_bytes);
+	p->headroom_bytes = fmax(p->needed_spread_bytes, TM_ADVISE_HEADROOM_MIN_BYTES);
+	p->margin_bytes = fmax(a->opts.margin_frac * p->needed_bytes, TM_ADVISE_MARGIN_MIN_BYTES);
+	p->memory_high_bytes = tm_advise_round_up(p->needed_bytes + p->headroom_bytes);
+	p->memory_max_bytes =
+	    fmax(tm_advise_round_up(base + p->margin_bytes), p->memory_high_bytes);
 	p->swap_max_bytes = 0;
 	p->sum_bytes = p->memory_max_bytes + a->reserve_bytes;
 	p->leaves_bytes = a->opts.ram_bytes - p->sum_bytes;
@@ -240,7 +308,7 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 
 	if (!v)
 		return tm_error("out of memory");
-	p->anon_peak_bytes = NAN;
+	p->anon_peak_bytes = p->charge_peak_bytes = NAN;
 	p->sweep_min_bytes = a->arms[ai].sweep_min_bytes;
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
@@ -262,6 +330,7 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 	p->refaults = tm_median(v->refaults, (size_t)v->n);
 	p->psi_io_share = tm_median(v->psi_io, (size_t)v->n);
 	p->killed_cache_bytes = tm_median(v->killed_cache, (size_t)v->n_killed);
+	p->needed_spread_bytes = spread(v->needed, v->n);
 	free(v);
 	if (p->refusal == TM_AR_NONE)
 		apply_rules(p, a);

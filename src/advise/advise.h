@@ -29,6 +29,8 @@ struct tm_store;
 #define TM_ADVISE_MARGIN_FRAC      0.25             /* of the anon peak */
 #define TM_ADVISE_MARGIN_MIN_BYTES (16.0 * 1048576) /* the margin is never less */
 #define TM_ADVISE_MIN_SAMPLES      5                /* per run in a window */
+#define TM_ADVISE_HEADROOM_MIN_BYTES                                                               \
+	(1.0 * 1048576) /* MemoryHigh above the peak needed by at least this */
 #define TM_ADVISE_DYING_CACHE_FRAC                                                                 \
 	0.05 /* a killed run's cache below this share of                                           \
 	        the survivors': the sign of too little */
@@ -77,8 +79,20 @@ struct tm_advise_profile {
 	double anon_held_bytes;    /* median over survivors of their median anon in the window */
 	double cache_bytes;        /* median over survivors of their page cache at the anon peak */
 	double killed_cache_bytes; /* median over killed runs of theirs, NAN when none */
-	double refaults;           /* median over survivors of file refaults in the window */
-	double psi_io_share;       /* median over survivors: io some stall / window length */
+	/* the worst survivor's whole charge (memory.current) at its peak in the
+	 * window: the kernel's watermark when it rose in the window (a burst
+	 * between samples is in it), else the largest sampled; NAN: no cgroup */
+	double charge_peak_bytes;
+	int64_t charge_peak_run;
+	bool charge_from_watermark;
+	int charge_measured; /* survivors with a charge figure */
+	/* the peak the regime needs: max(anon peak + page cache needed, charge
+	 * peak); MemoryHigh must sit above it, MemoryMax above it plus a margin */
+	double needed_bytes;
+	double needed_spread_bytes; /* max - min over survivors of each one's own */
+	double headroom_bytes;      /* MemoryHigh above the peak needed */
+	double refaults;            /* median over survivors of file refaults in the window */
+	double psi_io_share;        /* median over survivors: io some stall / window length */
 	double margin_bytes;
 	double sweep_min_bytes; /* smallest surviving MemoryMax of a sweep, NAN: none */
 	double memory_high_bytes, memory_max_bytes, swap_max_bytes;
@@ -87,7 +101,7 @@ struct tm_advise_profile {
 };
 
 struct tm_advise_arm {
-	char name[64], allocator[16];
+	char name[64], allocator[64];
 	char env[TM_ADVISE_MAX_ENV][192]; /* "LD_PRELOAD=/usr/lib/...", "MALLOC_ARENA_MAX=1" */
 	int n_env;
 	int runs, survived, killed;

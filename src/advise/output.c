@@ -25,10 +25,25 @@ struct row {
 	const char *key, *label;
 	enum row_kind kind;
 	double bytes; /* NAN: not measured */
-	char value[32], from[256];
+	char value[32], from[320];
 };
 
-#define N_ROWS 9
+/* The rows of a profile, in the order they are shown. */
+enum {
+	R_ANON_PEAK,
+	R_ANON_HELD,
+	R_CACHE,
+	R_CHARGE,
+	R_NEEDED,
+	R_HEADROOM,
+	R_MARGIN,
+	R_MAX,
+	R_HIGH,
+	R_SWAP,
+	R_SUM,
+	R_LEAVES,
+	N_ROWS
+};
 
 static void mib(char *buf, size_t size, double bytes)
 {
@@ -92,34 +107,60 @@ static void cache_evidence(const struct tm_advise_profile *p, char *buf, size_t 
 static void setting_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
                          struct row *r);
 
-/* The rows of profile P in A, in the order they are shown. */
+static void set_row(struct row *r, const char *key, const char *label, enum row_kind kind,
+                    double bytes)
+{
+	*r = (struct row){.key = key, .label = label, .kind = kind, .bytes = bytes};
+}
+
+static void charge_evidence(const struct tm_advise_profile *p, char *buf, size_t size)
+{
+	if (!isfinite(p->charge_peak_bytes))
+		snprintf(buf, size,
+		         "not measured (no cgroup): the peak needed comes from samples only, and a "
+		         "burst between two of them is missed");
+	else if (p->charge_from_watermark)
+		snprintf(buf, size,
+		         "the worst survivor's whole charge at its peak in the window (run %" PRId64
+		         "): the kernel's watermark (memory.peak), between samples too",
+		         p->charge_peak_run);
+	else
+		snprintf(buf, size,
+		         "the worst survivor's whole charge at its peak in the window (run %" PRId64
+		         "): the largest memory.current sampled (the kernel's watermark did not "
+		         "rise in the window)",
+		         p->charge_peak_run);
+}
+
+/* The measured rows of profile P in A (the settings: setting_rows). */
 static void profile_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
                          struct row *r)
 {
-	r[0] = (struct row){.key = "anon_peak_bytes",
-	                    .label = "anon peak",
-	                    .kind = ROW_MEASURED,
-	                    .bytes = p->anon_peak_bytes};
-	snprintf(r[0].from, sizeof(r[0].from),
-	         "the worst of %d survivor%s in the window (run %" PRId64 ")", p->survivors,
-	         p->survivors == 1 ? "" : "s", p->anon_peak_run);
-	r[1] = (struct row){.key = "anon_held_bytes",
-	                    .label = "anon held",
-	                    .kind = ROW_MEASURED,
-	                    .bytes = p->anon_held_bytes};
-	snprintf(r[1].from, sizeof(r[1].from),
+	set_row(&r[R_ANON_PEAK], "anon_peak_bytes", "anon peak", ROW_MEASURED, p->anon_peak_bytes);
+	snprintf(r[R_ANON_PEAK].from, sizeof(r[0].from),
+	         "the worst of %d survivor%s in the window, as sampled (run %" PRId64 ")",
+	         p->survivors, p->survivors == 1 ? "" : "s", p->anon_peak_run);
+	set_row(&r[R_ANON_HELD], "anon_held_bytes", "anon held", ROW_MEASURED, p->anon_held_bytes);
+	snprintf(r[R_ANON_HELD].from, sizeof(r[0].from),
 	         "median over survivors of their median anon in the window");
-	r[2] = (struct row){.key = "cache_bytes",
-	                    .label = "page cache needed",
-	                    .kind = ROW_MEASURED,
-	                    .bytes = p->cache_bytes};
-	cache_evidence(p, r[2].from, sizeof(r[2].from));
-	r[3] = (struct row){.key = "margin_bytes",
-	                    .label = "margin",
-	                    .kind = ROW_MEASURED,
-	                    .bytes = p->margin_bytes};
-	snprintf(r[3].from, sizeof(r[3].from), "%.0f %% of the anon peak, at least %.0f MiB",
-	         100 * a->opts.margin_frac, TM_ADVISE_MARGIN_MIN_BYTES / 1048576);
+	set_row(&r[R_CACHE], "cache_bytes", "page cache needed", ROW_MEASURED, p->cache_bytes);
+	cache_evidence(p, r[R_CACHE].from, sizeof(r[0].from));
+	set_row(&r[R_CHARGE], "charge_peak_bytes", "charge peak", ROW_MEASURED,
+	        p->charge_peak_bytes);
+	charge_evidence(p, r[R_CHARGE].from, sizeof(r[0].from));
+	set_row(&r[R_NEEDED], "needed_bytes", "peak needed", ROW_MEASURED, p->needed_bytes);
+	snprintf(r[R_NEEDED].from, sizeof(r[0].from),
+	         "the larger of anon peak + page cache needed and the charge peak: what the "
+	         "regime needs at its busiest, not only at steady state");
+	set_row(&r[R_HEADROOM], "headroom_bytes", "headroom", ROW_MEASURED, p->headroom_bytes);
+	snprintf(r[R_HEADROOM].from, sizeof(r[0].from),
+	         "the survivors' spread in their own peak needed (max - min), at least %.0f MiB: "
+	         "a run may pass the worst seen by as much as runs differ",
+	         TM_ADVISE_HEADROOM_MIN_BYTES / 1048576);
+	set_row(&r[R_MARGIN], "margin_bytes", "margin", ROW_MEASURED, p->margin_bytes);
+	snprintf(r[R_MARGIN].from, sizeof(r[0].from),
+	         "%.0f %% of the peak needed, at least %.0f MiB", 100 * a->opts.margin_frac,
+	         TM_ADVISE_MARGIN_MIN_BYTES / 1048576);
 	setting_rows(a, p, r);
 	for (int i = 0; i < N_ROWS; i++) {
 		if (r[i].kind == ROW_SETTING)
@@ -129,57 +170,51 @@ static void profile_rows(const struct tm_advise *a, const struct tm_advise_profi
 	}
 }
 
-/* Rows 4.. of profile_rows: the settings and what they leave of the machine. */
+static void max_rule(const struct tm_advise_profile *p, char *buf, size_t size)
+{
+	char x[32];
+	size_t n = 0;
+
+	mib(x, sizeof(x), p->sweep_min_bytes);
+	if (isfinite(p->sweep_min_bytes) && p->sweep_min_bytes > p->needed_bytes)
+		n += appendf(buf, size, n,
+		             "the sweep's smallest surviving MemoryMax %s + margin (max kills; the "
+		             "margin is for a burst)",
+		             x);
+	else
+		n += appendf(
+		    buf, size, n,
+		    "peak needed + margin (max kills, and reclaims the cache below it; the "
+		    "margin is for a burst)%s%s",
+		    isfinite(p->sweep_min_bytes) ? "; above the sweep's smallest surviving " : "",
+		    isfinite(p->sweep_min_bytes) ? x : "");
+	if (p->memory_max_bytes <= p->memory_high_bytes)
+		appendf(buf, size, n, "; not below MemoryHigh");
+}
+
+/* The settings and what they leave of the machine. */
 static void setting_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
                          struct row *r)
 {
 	char x[32], y[32], z[32];
 
-	r[4] = (struct row){.key = "memory_max_bytes",
-	                    .label = "MemoryMax",
-	                    .kind = ROW_SETTING,
-	                    .bytes = p->memory_max_bytes};
-	mib(x, sizeof(x), p->sweep_min_bytes);
-	if (isfinite(p->sweep_min_bytes) &&
-	    p->sweep_min_bytes >
-	        p->anon_peak_bytes + (isfinite(p->cache_bytes) ? p->cache_bytes : 0))
-		snprintf(
-		    r[4].from, sizeof(r[4].from),
-		    "the sweep's smallest surviving MemoryMax %s + margin (max kills; the margin "
-		    "is for a burst)",
-		    x);
-	else
-		snprintf(
-		    r[4].from, sizeof(r[4].from),
-		    "anon peak + page cache needed + margin (max kills, and reclaims the cache "
-		    "below it; the margin is for a burst)%s%s%s",
-		    isfinite(p->sweep_min_bytes) ? "; above the sweep's smallest surviving " : "",
-		    isfinite(p->sweep_min_bytes) ? x : "", "");
-	r[5] = (struct row){.key = "memory_high_bytes",
-	                    .label = "MemoryHigh",
-	                    .kind = ROW_SETTING,
-	                    .bytes = p->memory_high_bytes};
-	snprintf(r[5].from, sizeof(r[5].from),
-	         "anon peak + page cache needed (high above anon plus a healthy cache, or the "
-	         "cgroup lives in reclaim)");
-	r[6] = (struct row){.key = "memory_swap_max_bytes",
-	                    .label = "MemorySwapMax",
-	                    .kind = ROW_SETTING,
-	                    .bytes = 0};
-	snprintf(r[6].from, sizeof(r[6].from),
+	set_row(&r[R_MAX], "memory_max_bytes", "MemoryMax", ROW_SETTING, p->memory_max_bytes);
+	max_rule(p, r[R_MAX].from, sizeof(r[0].from));
+	set_row(&r[R_HIGH], "memory_high_bytes", "MemoryHigh", ROW_SETTING, p->memory_high_bytes);
+	snprintf(r[R_HIGH].from, sizeof(r[0].from),
+	         "peak needed + headroom (high above anon plus a healthy cache at the busiest, or "
+	         "the cgroup lives in reclaim and is throttled)");
+	set_row(&r[R_SWAP], "memory_swap_max_bytes", "MemorySwapMax", ROW_SETTING, 0);
+	snprintf(r[R_SWAP].from, sizeof(r[0].from),
 	         "measured without swap; swap would hide retained anon");
-	r[7] = (struct row){
-	    .key = "sum_bytes", .label = "sum", .kind = ROW_MEASURED, .bytes = p->sum_bytes};
+	set_row(&r[R_SUM], "sum_bytes", "sum", ROW_MEASURED, p->sum_bytes);
 	mib(x, sizeof(x), p->memory_max_bytes);
 	mib(y, sizeof(y), a->reserve_bytes);
 	mib(z, sizeof(z), a->opts.ram_bytes);
-	snprintf(r[7].from, sizeof(r[7].from), "MemoryMax %s + reserved %s, of RAM %s (%s)", x, y,
-	         z, a->opts.ram_from);
-	r[8] = (struct row){.key = "leaves_bytes",
-	                    .label = "leaves",
-	                    .kind = ROW_MEASURED,
-	                    .bytes = p->leaves_bytes};
-	snprintf(r[8].from, sizeof(r[8].from), "%s",
+	snprintf(r[R_SUM].from, sizeof(r[0].from), "MemoryMax %s + reserved %s, of RAM %s (%s)", x,
+	         y, z, a->opts.ram_from);
+	set_row(&r[R_LEAVES], "leaves_bytes", "leaves", ROW_MEASURED, p->leaves_bytes);
+	snprintf(r[R_LEAVES].from, sizeof(r[0].from), "%s",
 	         p->leaves_bytes < 0 ? "does not fit: the sum is more than the machine's RAM"
 	                             : "of the machine's RAM when every ceiling is reached");
 }
@@ -406,7 +441,8 @@ int tm_advise_write_dropin(const struct tm_advise *a, int regime, const char *ve
 		fprintf(out, "# %s %s: %s\n", r[i].label, r[i].value, r[i].from);
 	fprintf(out, "# verified: %s\n[Service]\n",
 	        verified ? verified : "no (tidemark advise --verify)");
-	fprintf(out, "MemoryHigh=%s\nMemoryMax=%s\nMemorySwapMax=0\n", r[5].value, r[4].value);
+	fprintf(out, "MemoryHigh=%s\nMemoryMax=%s\nMemorySwapMax=0\n", r[R_HIGH].value,
+	        r[R_MAX].value);
 	for (int i = 0; i < arm->n_env; i++)
 		fprintf(out, "Environment=\"%s\"\n", arm->env[i]);
 	return ferror(out) ? tm_error("cannot write the drop-in") : 0;

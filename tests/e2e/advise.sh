@@ -41,13 +41,15 @@ else
 fi
 r=$(json "$T/a1.json" "all(p['figures']['memory_max_bytes']['value'] >= p['figures']['anon_peak_bytes']['value'] + p['figures']['margin_bytes']['value'] and p['figures']['anon_peak_bytes']['value'] >= 48*$MIB for x in a['arms'] for p in x['profiles'])" 2>&1)
 if [ "$r" = True ]; then ok "every MemoryMax is at least the 48 MiB peak plus the margin"; else fail "every MemoryMax is at least the 48 MiB peak plus the margin" "$r"; fi
+r=$(json "$T/a1.json" "all(f['memory_high_bytes']['value'] >= f['needed_bytes']['value'] + f['headroom_bytes']['value'] and f['needed_bytes']['value'] >= max(48*$MIB, f['anon_peak_bytes']['value'] + f['cache_bytes']['value']) and f['memory_max_bytes']['value'] >= f['memory_high_bytes']['value'] for x in a['arms'] for f in [p['figures'] for p in x['profiles']])" 2>&1)
+if [ "$r" = True ]; then ok "every MemoryHigh is at least the peak needed (48 MiB or more) plus the headroom, and MemoryMax not below it"; else fail "every MemoryHigh is at least the peak needed (48 MiB or more) plus the headroom, and MemoryMax not below it" "$r"; fi
 r=$(json "$T/a1.json" "[round(p['figures']['leaves_bytes']['value'] - (8192*$MIB - 2560*$MIB - p['figures']['memory_max_bytes']['value'])) for x in a['arms'] for p in x['profiles']]" 2>&1)
 if [ "$r" = "[0, 0]" ]; then ok "the sum leaves RAM - reserve - MemoryMax"; else fail "the sum leaves RAM - reserve - MemoryMax" "$r"; fi
 r=$(json "$T/a1.json" "[x['environment'] for x in a['arms'] if x['name']=='arena1'][0]" 2>&1)
 if [ "$r" = "['MALLOC_ARENA_MAX=1']" ]; then ok "arena1's setting is MALLOC_ARENA_MAX=1"; else fail "arena1's setting is MALLOC_ARENA_MAX=1" "$r"; fi
 
 "$TM" advise -o "$DB" --bench 1 >"$T/a1.txt" 2>&1
-if grep -q '^recommended: ' "$T/a1.txt" && grep -qE '^ +MemoryMax +[0-9]+M +anon peak' "$T/a1.txt" &&
+if grep -q '^recommended: ' "$T/a1.txt" && grep -qE '^ +MemoryMax +[0-9]+M +peak needed \+ margin' "$T/a1.txt" &&
 	grep -qE 'survived, peak ×' "$T/a1.txt"; then
 	ok "the text names the recommended arm, each number and its rule"
 else

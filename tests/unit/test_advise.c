@@ -27,6 +27,9 @@ struct shape {
 	double steady_mib, steady_file_mib;
 	double burst_mib, burst_file_mib;                     /* after it */
 	double host_swap_mib, cg_swap_max_mib, proc_swap_mib; /* < 0: absent */
+	bool watermark; /* the kernel's memory.peak is sampled */
+	int spike_at;   /* anon SPIKE_MIB between samples SPIKE_AT - 1 and SPIKE_AT (0: none) */
+	double spike_mib;
 };
 
 static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
@@ -42,6 +45,8 @@ static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
 	int64_t id;
 	struct tm_sample s;
 
+	double wm = 0;
+
 	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
 	for (int i = 0; i < sh->samples; i++) {
 		bool steady = i < sh->steady_s;
@@ -55,6 +60,11 @@ static int64_t add_run(struct tm_store *st, const struct shape *sh, int64_t n)
 		tm_sample_set(&s, TM_M_CG_ANON_BYTES, (int64_t)(anon * MIB));
 		tm_sample_set(&s, TM_M_CG_FILE_BYTES, (int64_t)(file * MIB));
 		tm_sample_set(&s, TM_M_CG_CURRENT_BYTES, (int64_t)((anon + file) * MIB));
+		wm = fmax(wm, anon + file);
+		if (sh->spike_at && i == sh->spike_at)
+			wm = fmax(wm, sh->spike_mib + file);
+		if (sh->watermark)
+			tm_sample_set(&s, TM_M_CG_PEAK_BYTES, (int64_t)(wm * MIB));
 		tm_sample_set(&s, TM_M_CG_WORKINGSET_REFAULT_FILE, i * 10);
 		if (sh->host_swap_mib >= 0)
 			tm_sample_set(&s, TM_M_HOST_SWAP_TOTAL_BYTES,
@@ -133,18 +143,24 @@ static void test_two_profiles(void **state)
 	const struct tm_advise_profile *steady = &a->arms[0].prof[0], *burst = &a->arms[0].prof[1];
 	assert_int_equal(steady->refusal, TM_AR_NONE);
 	assert_int_equal(burst->refusal, TM_AR_NONE);
-	/* steady: anon 100, cache 50: high 150, margin max(25 %, 16) = 25, max 175 */
+	/* steady: anon 100, cache 50, no watermark: needed 150 (the charge sampled
+	 * is the same), headroom 1 (the runs are alike): high 151; margin
+	 * max(25 % of 150, 16) = 37.5: max 188 */
 	assert_true(fabs(steady->anon_peak_bytes - 100 * MIB) < 1);
 	assert_true(fabs(steady->anon_held_bytes - 100 * MIB) < 1);
 	assert_true(fabs(steady->cache_bytes - 50 * MIB) < 1);
-	assert_true(fabs(steady->memory_high_bytes - 150 * MIB) < 1);
-	assert_true(fabs(steady->memory_max_bytes - 175 * MIB) < 1);
+	assert_true(fabs(steady->charge_peak_bytes - 150 * MIB) < 1);
+	assert_false(steady->charge_from_watermark);
+	assert_true(fabs(steady->needed_bytes - 150 * MIB) < 1);
+	assert_true(fabs(steady->headroom_bytes - 1 * MIB) < 1);
+	assert_true(fabs(steady->memory_high_bytes - 151 * MIB) < 1);
+	assert_true(fabs(steady->memory_max_bytes - 188 * MIB) < 1);
 	assert_true(fabs(steady->refaults - 90) < 1e-9);
-	/* catch-up: anon 300, cache 20: high 320, margin 75, max 395 */
+	/* catch-up: anon 300, cache 20: needed 320, high 321, margin 80, max 400 */
 	assert_true(fabs(burst->anon_peak_bytes - 300 * MIB) < 1);
-	assert_true(fabs(burst->memory_high_bytes - 320 * MIB) < 1);
-	assert_true(fabs(burst->memory_max_bytes - 395 * MIB) < 1);
-	assert_true(fabs(burst->leaves_bytes - (8192 - 2560 - 395) * MIB) < 1);
+	assert_true(fabs(burst->memory_high_bytes - 321 * MIB) < 1);
+	assert_true(fabs(burst->memory_max_bytes - 400 * MIB) < 1);
+	assert_true(fabs(burst->leaves_bytes - (8192 - 2560 - 400) * MIB) < 1);
 	assert_int_equal(a->arms[0].n_env, 1);
 	assert_string_equal(a->arms[0].env[0], "LD_PRELOAD=/usr/lib/libjemalloc.so.2");
 
@@ -154,7 +170,7 @@ static void test_two_profiles(void **state)
 	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
 	assert_string_equal(json_string_value(json_object_get(prof, "regime")), "catch-up");
 	json_t *mm = json_object_get(json_object_get(prof, "figures"), "memory_max_bytes");
-	assert_true(fabs(json_real_value(json_object_get(mm, "value")) - 395 * MIB) < 1);
+	assert_true(fabs(json_real_value(json_object_get(mm, "value")) - 400 * MIB) < 1);
 	assert_non_null(strstr(json_string_value(json_object_get(mm, "from")), "margin"));
 	json_decref(doc);
 	free(j);
@@ -165,7 +181,8 @@ static void test_two_profiles(void **state)
 	assert_int_equal(tm_advise_write_dropin(a, 1, NULL, f), 0);
 	fclose(f);
 	assert_non_null(
-	    strstr(buf, "[Service]\nMemoryHigh=320M\nMemoryMax=395M\nMemorySwapMax=0\n"));
+	    strstr(buf, "[Service]\nMemoryHigh=321M\nMemoryMax=400M\nMemorySwapMax=0\n"));
+	assert_non_null(strstr(buf, "# peak needed 320.0 MiB: the larger of anon peak"));
 	assert_non_null(strstr(buf, "Environment=\"LD_PRELOAD=/usr/lib/libjemalloc.so.2\"\n"));
 	assert_non_null(strstr(buf, "# runs 1 2 3\n"));
 	assert_non_null(strstr(buf, "window"));
@@ -301,12 +318,76 @@ static void test_survival_first(void **state)
 	unlink(path);
 }
 
+/* A burst shorter than the interval: the samples show anon 300 MiB in the
+ * catch-up window, the kernel's watermark a spike to 360 (380 and 390 with
+ * the 20 MiB of cache, in two runs).  MemoryHigh sits above the spike's anon
+ * and the cache it needs, plus the runs' spread; a window after the burst,
+ * where the watermark no longer rises, does not take it. */
+static void test_burst_between_samples(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	struct shape sh = base_shape;
+	(void)state;
+
+	opts_two_regimes(&o);
+	snprintf(o.regimes[2].name, sizeof(o.regimes[2].name), "after");
+	assert_int_equal(tm_window_parse("15s:19s", &o.regimes[2].w), 0);
+	o.n_regimes = 3;
+	sh.watermark = true;
+	sh.spike_at = 12;
+	sh.spike_mib = 360;
+	o.runs[o.n_runs++] = add_run(st, &sh, 0);
+	sh.spike_mib = 370;
+	o.runs[o.n_runs++] = add_run(st, &sh, 1);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	const struct tm_advise_profile *steady = &a->arms[0].prof[0], *burst = &a->arms[0].prof[1],
+	                               *after = &a->arms[0].prof[2];
+	assert_int_equal(burst->refusal, TM_AR_NONE);
+	assert_true(fabs(burst->anon_peak_bytes - 300 * MIB) < 1); /* as sampled */
+	assert_true(fabs(burst->cache_bytes - 20 * MIB) < 1);
+	assert_true(fabs(burst->charge_peak_bytes - 390 * MIB) < 1);
+	assert_true(burst->charge_from_watermark);
+	assert_int_equal(burst->charge_peak_run, o.runs[1]);
+	assert_true(fabs(burst->needed_bytes - 390 * MIB) < 1);
+	assert_true(fabs(burst->headroom_bytes - 10 * MIB) < 1);
+	/* the rule: high at or above the burst's anon peak + the cache it needs */
+	assert_true(burst->memory_high_bytes >= (370 + 20) * MIB);
+	assert_true(fabs(burst->memory_high_bytes - 400 * MIB) < 1);
+	/* max: above the worst peak plus the margin (25 % of 390) */
+	assert_true(fabs(burst->memory_max_bytes - 488 * MIB) < 1);
+	/* the steady window before the burst and the stretch after it */
+	assert_true(fabs(steady->memory_high_bytes - 151 * MIB) < 1);
+	assert_false(after->charge_from_watermark);
+	assert_true(fabs(after->charge_peak_bytes - 320 * MIB) < 1);
+	assert_true(fabs(after->memory_high_bytes - 321 * MIB) < 1);
+
+	char *j = tm_advise_to_json(a, NULL);
+	json_t *doc = json_loads(j, 0, NULL);
+	json_t *prof = json_array_get(
+	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
+	json_t *figs = json_object_get(prof, "figures");
+	json_t *cp = json_object_get(figs, "charge_peak_bytes");
+	assert_true(fabs(json_real_value(json_object_get(cp, "value")) - 390 * MIB) < 1);
+	assert_non_null(strstr(json_string_value(json_object_get(cp, "from")), "watermark"));
+	json_t *mh = json_object_get(figs, "memory_high_bytes");
+	assert_non_null(strstr(json_string_value(json_object_get(mh, "from")), "peak needed"));
+	json_decref(doc);
+	free(j);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_profiles),   cmocka_unit_test(test_none_survived),
 	    cmocka_unit_test(test_swap_refused),   cmocka_unit_test(test_few_samples),
-	    cmocka_unit_test(test_survival_first),
+	    cmocka_unit_test(test_survival_first), cmocka_unit_test(test_burst_between_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
