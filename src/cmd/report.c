@@ -23,6 +23,7 @@
 #include "report/runtext.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
+#include "report/sweepcurve.h"
 #include "report/throttle.h"
 #include "serve/htmlreport.h"
 #include "store/store.h"
@@ -620,7 +621,7 @@ static int bench_html(struct tm_store *st, int64_t bench, const char *path)
 	char key[64];
 	int n = 0, rc = runs ? 0 : tm_error("out of memory");
 
-	if (rc == 0 && !(curve = tm_bench_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
+	if (rc == 0 && !(curve = tm_sweep_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
 		rc = -1;
 	snprintf(key, sizeof(key), "/api/v1/bench/%lld/sweep", (long long)bench);
 	if (curve && !json_is_null(curve))
