@@ -33,7 +33,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # and into the unit tests.
 # The parts, from the bottom up (src/LAYERS says who may include whom).
 LIB_DIRS := base kern cgroup runtime sample heap store hprof record report bench advise serve doctor
-NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/sha256.c \
+NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
 	src/serve/auth.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
 CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))

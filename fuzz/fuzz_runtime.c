@@ -1,8 +1,10 @@
 /* libFuzzer target: the runtime parsers (src/runtime) and the maps search
  * that finds a JVM's hsperfdata file (0 hsperfdata, 1 maps, 2 Prometheus
- * text, 3 Go and GHC GC log lines), on arbitrary bytes.  The first byte
+ * text, 3 Go and GHC GC log lines, 4 --scrape's option text and the
+ * series it chooses from a page), on arbitrary bytes.  The first byte
  * picks the parser (modulo their count); the rest is its input.  They must
  * never crash, read out of bounds or leak; what they accept is consistent. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "runtime/gclog.h"
 #include "runtime/hsperf.h"
 #include "runtime/promtext.h"
+#include "runtime/scrapesel.h"
 #include "sample/jvm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -68,9 +71,37 @@ static void gclog(const uint8_t *d, size_t n)
 		abort();
 }
 
+/* The input's first line is a --scrape value; the rest a page it scrapes. */
+static void scrape(const uint8_t *d, size_t n)
+{
+	static struct tm_scrape_spec spec;
+	static struct tm_scrape_result res;
+	const uint8_t *nl = memchr(d, '\n', n);
+	size_t ol = nl ? (size_t)(nl - d) : n;
+	char opt[TM_SCRAPE_SPEC_MAX + 1], why[256];
+
+	if (ol > TM_SCRAPE_SPEC_MAX)
+		ol = TM_SCRAPE_SPEC_MAX;
+	memcpy(opt, d, ol);
+	opt[ol] = 0;
+	if (tm_scrape_spec_parse(opt, &spec, why, sizeof(why)) &&
+	    tm_scrape_spec_parse("http://h/m", &spec, why, sizeof(why)))
+		abort();
+	if (tm_scrape_select(&spec, (const char *)d + (nl ? ol + 1 : n), nl ? n - ol - 1 : 0, &res,
+	                     why, sizeof(why)) == 0) {
+		for (size_t i = 0; i < res.n; i++)
+			if (!memchr(res.v[i].name, 0, sizeof(res.v[i].name)) ||
+			    !isfinite(res.v[i].value))
+				abort();
+	} else if (res.n) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog};
+	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog,
+	                                                           scrape};
 	if (size == 0)
 		return 0;
 	uint8_t *copy = malloc(size - 1 ? size - 1 : 1); /* exact size: ASan sees overreads */

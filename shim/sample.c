@@ -12,6 +12,7 @@
  * sampled path only.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +31,9 @@ static int lock_word;
 uint64_t tmh_filter_bits[TMH_FILTER_BITS / 64];
 static uint16_t filter_count[TMH_FILTER_BITS];
 static TMH_TLS uintptr_t tls_stack_lo, tls_stack_hi; /* walkable: [lo, hi) */
+static TMH_TLS int tls_stack_known;                  /* stack_bounds ran for this thread */
+static TMH_TLS int tls_in_getattr; /* inside pthread_getattr_np (for any thread) */
+static int (*real_getattr)(pthread_t, pthread_attr_t *);
 static int (*unw_backtrace_fn)(void **, int);
 static uintptr_t self_lo, self_hi; /* this library's text, skipped in stacks */
 
@@ -124,6 +128,11 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 void tmh_sample_init(void)
 {
+	if (!real_getattr)
+		__atomic_store_n(
+		    &real_getattr,
+		    (int (*)(pthread_t, pthread_attr_t *))dlsym(RTLD_NEXT, "pthread_getattr_np"),
+		    __ATOMIC_RELEASE);
 	if (tmh_opt.sample_mean_bytes <= 0)
 		return;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&tmh_sample_init);
@@ -140,6 +149,27 @@ void tmh_sample_init(void)
 			tmh_region->unwinder = 0;
 		}
 	}
+}
+
+/*
+ * glibc's pthread_getattr_np holds the thread's own lock while it allocates
+ * (the attribute's CPU set, with realloc).  When that allocation is a
+ * thread's first, or is sampled, the shim must not ask pthread_getattr_np
+ * again: the lock is not recursive and the thread would wait for itself
+ * for ever (a JVM's threads call it first thing, so java hung at start-up).
+ * The shim's own wrapper says when a thread is inside it.
+ */
+TMH_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	tls_in_getattr++;
+	int (*real)(pthread_t, pthread_attr_t *) = __atomic_load_n(&real_getattr, __ATOMIC_ACQUIRE);
+	if (!real) {
+		real = (int (*)(pthread_t, pthread_attr_t *))dlsym(RTLD_NEXT, "pthread_getattr_np");
+		__atomic_store_n(&real_getattr, real, __ATOMIC_RELEASE);
+	}
+	int rc = real ? real(thread, attr) : ENOSYS;
+	tls_in_getattr--;
+	return rc;
 }
 
 /*
@@ -179,6 +209,14 @@ static void stack_bounds(void)
 	}
 }
 
+void tmh_sample_stack_bounds(void)
+{
+	if (TMH_LIKELY(tls_stack_known) || tls_in_getattr)
+		return; /* known, or not now: until then a walk keeps only the caller */
+	stack_bounds();
+	tls_stack_known = 1;
+}
+
 void tmh_sample_thread_init(struct tmh_slot *s)
 {
 	struct timespec ts;
@@ -191,7 +229,7 @@ void tmh_sample_thread_init(struct tmh_slot *s)
 		return;
 	}
 	s->sample_left_bytes = draw_interval(&s->rng);
-	stack_bounds();
+	tmh_sample_stack_bounds();
 }
 
 /* ---- stacks -------------------------------------------------------------- */

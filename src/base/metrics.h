@@ -115,7 +115,10 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(JVM_FULL_GC_USEC, "jvm_full_gc_usec", TM_UNIT_USEC, TM_COUNTER)                          \
 	/* a GC runtime's own report of each collection (record --runtime go|ghc) */               \
 	X(GC_HEAP_LIVE_BYTES, "gc_heap_live_bytes", TM_UNIT_BYTES, TM_GAUGE)                       \
-	X(GC_CYCLES, "gc_cycles", TM_UNIT_COUNT, TM_COUNTER)
+	X(GC_CYCLES, "gc_cycles", TM_UNIT_COUNT, TM_COUNTER)                                       \
+	/* a Go program's own /metrics (record --scrape, runtime/scrapesel.h) */                   \
+	X(GO_HEAP_ALLOC_BYTES, "go_heap_alloc_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	X(GO_HEAP_INUSE_BYTES, "go_heap_inuse_bytes", TM_UNIT_BYTES, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

@@ -19,8 +19,10 @@
 #include "cmd/cmds.h"
 #include "report/benchtab.h"
 #include "report/limitnote.h"
+#include "report/phases.h"
 #include "report/runjson.h"
 #include "report/runtext.h"
+#include "report/scraped.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/sweepcurve.h"
@@ -36,15 +38,18 @@ static const char usage_head[] =
     "limits and their events, CPU, I/O, pressure, progress rate and cost per unit.\n"
     "\n";
 
-static const char usage_tail[] = "  -h, --help            this help\n"
-                                 "\n"
-                                 "examples:\n"
-                                 "  tidemark report\n"
-                                 "  tidemark report 3 --window 100:500\n"
-                                 "  tidemark report --json | jq .figures.peak_anon_bytes\n"
-                                 "  tidemark report --series > run.csv\n"
-                                 "  tidemark report --bench 2\n"
-                                 "  tidemark report --html run.html 3\n";
+static const char usage_tail[] =
+    "  -h, --help            this help\n"
+    "\n"
+    "examples:\n"
+    "  tidemark report\n"
+    "  tidemark report 3 --window 100:500\n"
+    "  tidemark report --json | jq .figures.peak_anon_bytes\n"
+    "  tidemark report --series > run.csv\n"
+    "  tidemark report --bench 2\n"
+    "  tidemark report --phases            # one row per phase between marks\n"
+    "  tidemark report --phases-at 1000,2000,4000 --json\n"
+    "  tidemark report --html run.html 3\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
 
@@ -374,11 +379,12 @@ static void print_text(struct tm_store *st, const struct tm_run_info *ri,
 }
 
 static int print_json(const struct tm_run_info *ri, const struct tm_summary *s, json_t *profiles,
-                      const struct tm_throttle *th)
+                      const struct tm_throttle *th, json_t *scraped)
 {
-	json_t *root = json_pack("{s:o?, s:o?, s:O, s:o?}", "run",
-	                         tm_run_json(ri, TM_RUN_JSON_FULL), "figures", tm_summary_json(s),
-	                         "heap_profiles", profiles, "throttle", tm_throttle_json(th));
+	json_t *root =
+	    json_pack("{s:o?, s:o?, s:O, s:o?, s:o?}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	              "figures", tm_summary_json(s), "heap_profiles", profiles, "throttle",
+	              tm_throttle_json(th), "scraped", scraped);
 
 	if (!root)
 		return tm_error("out of memory");
@@ -404,31 +410,8 @@ static void print_csv(const struct tm_run_info *ri, const struct tm_summary *s)
 	printf("\n");
 }
 
-static int series_row(void *ctx, const struct tm_sample *s)
-{
-	(void)ctx;
-	printf("%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
-	       s->t_mono_usec, s->late_usec);
-	for (int m = 0; m < TM_METRIC_COUNT; m++) {
-		if (tm_sample_has(s, m))
-			printf(",%" PRId64, s->v[m]);
-		else
-			printf(",");
-	}
-	putchar('\n');
-	return 0;
-}
-
-static int print_series(struct tm_store *st, int64_t run)
-{
-	printf("seq,t_wall_usec,t_mono_usec,late_usec");
-	for (int m = 0; m < TM_METRIC_COUNT; m++)
-		printf(",%s", tm_metric_info(m)->name);
-	putchar('\n');
-	return tm_store_each_sample(st, run, 0, -1, series_row, NULL);
-}
-
-static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt)
+static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt,
+                      const char *series_name)
 {
 	struct tm_run_info ri;
 	struct tm_summary s;
@@ -437,7 +420,13 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (rc)
 		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
 	if (fmt == FMT_SERIES) {
-		rc = print_series(st, run);
+		rc = series_name ? tm_scraped_series_csv(st, run, series_name, stdout)
+		                 : tm_scraped_all_csv(st, run, stdout);
+		if (rc == 1)
+			tm_error("run %" PRId64
+			         " has no series '%s' (a metric, or a scraped series "
+			         "as report lists it)",
+			         run, series_name);
 		tm_run_info_release(&ri);
 		return rc;
 	}
@@ -451,12 +440,19 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (!rc && fmt != FMT_CSV)
 		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
 		                      &th);
-	if (!rc && fmt == FMT_TEXT)
+	struct tm_scraped_figs sf = {0};
+	if (!rc && fmt != FMT_CSV)
+		rc = tm_scraped_summarize(st, run, &sf);
+	if (!rc && fmt == FMT_TEXT) {
 		print_text(st, &ri, &s, profiles, &th);
-	else if (!rc && fmt == FMT_JSON)
-		rc = print_json(&ri, &s, profiles, &th);
+		if (w && sf.n)
+			printf("  scraped     (the whole run's figures, not only the window's)\n");
+		tm_scraped_text(stdout, &sf, ri.sample_count);
+	} else if (!rc && fmt == FMT_JSON)
+		rc = print_json(&ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count));
 	else if (!rc)
 		print_csv(&ri, &s);
+	tm_scraped_release(&sf);
 	json_decref(profiles);
 	tm_run_info_release(&ri);
 	return rc;
@@ -464,7 +460,9 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 
 struct report_cli {
 	struct tm_window win;
-	bool has_window, json, csv, series;
+	struct tm_phase_split split;
+	bool has_window, json, csv, series, phases;
+	char series_name[512]; /* --series=NAME: one series ("" all) */
 	char *html;
 	int64_t bench;
 };
@@ -482,6 +480,33 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 	return 0;
 }
 
+/* --series or --series=NAME. */
+static int parse_series(void *field, const char *value, char *why, size_t why_size)
+{
+	struct report_cli *cli = field;
+
+	if (value && (!*value || strlen(value) >= sizeof(cli->series_name))) {
+		snprintf(why, why_size, "'%s': expected a series name", value);
+		return -1;
+	}
+	cli->series = true;
+	snprintf(cli->series_name, sizeof(cli->series_name), "%s", value ? value : "");
+	return 0;
+}
+
+/* --phases-at V1,V2,...: checked now (tm_phase_split_parse says why). */
+static int parse_phases_at(void *field, const char *value, char *why, size_t why_size)
+{
+	struct report_cli *cli = field;
+
+	(void)why_size;
+	why[0] = '\0';
+	if (tm_phase_split_parse(value, &cli->split))
+		return -1;
+	cli->phases = true;
+	return 0;
+}
+
 #define ROFF(f) offsetof(struct report_cli, f)
 #define O       TM_OPT_OTHER
 
@@ -494,6 +519,18 @@ static const struct tm_opt report_options[] = {
      .metavar = "A:B",
      .help = "only a stretch: progress values (100:500), times since the",
      .more = "start (10s:2m) or marks (@busy-start:@busy-end)"},
+    {.flag = "phases",
+     .scopes = O,
+     .type = TM_OPT_BOOL,
+     .off = ROFF(phases),
+     .help = "one row per phase between the run's marks: duration, anon and heap",
+     .more = "at start and end, change, peak, per-unit cost, rate (docs/phases.md)"},
+    {.flag = "phases-at",
+     .scopes = O,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_phases_at,
+     .metavar = "V1,V2,...",
+     .help = "--phases split where progress first reaches each value instead"},
     {.flag = "json",
      .scopes = O,
      .type = TM_OPT_BOOL,
@@ -506,9 +543,12 @@ static const struct tm_opt report_options[] = {
      .help = "the figures as one CSV row with a header"},
     {.flag = "series",
      .scopes = O,
-     .type = TM_OPT_BOOL,
-     .off = ROFF(series),
-     .help = "every sample of the run as CSV, one column per metric"},
+     .type = TM_OPT_CUSTOM,
+     .optional_arg = true,
+     .parse = parse_series,
+     .metavar = "NAME",
+     .help = "every sample of the run as CSV, one column per metric and scraped",
+     .more = "series; =NAME: only that one (seq,t_wall_usec,value), e.g. =app_items{k=\"a\"}"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -636,6 +676,34 @@ static int bench_html(struct tm_store *st, int64_t bench, const char *path)
 	return rc;
 }
 
+/* report --phases: the run's phases as text, JSON or CSV.  0 or -1. */
+static int report_phases(struct tm_store *st, int64_t run, const struct report_cli *cli,
+                         enum fmt fmt)
+{
+	struct tm_phases ph;
+	int rc = tm_phases_load(st, run, &cli->split, &ph);
+
+	if (rc == 1)
+		return tm_error("run %" PRId64 " has no samples", run);
+	if (rc)
+		return -1;
+	if (fmt == FMT_JSON) {
+		json_t *o = tm_phases_json(&ph);
+		rc = o ? 0 : tm_error("out of memory");
+		if (o) {
+			json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+			putchar('\n');
+		}
+		json_decref(o);
+	} else if (fmt == FMT_CSV) {
+		tm_phases_write_csv(&ph, stdout);
+	} else {
+		tm_phases_write_text(&ph, stdout);
+	}
+	tm_phases_release(&ph);
+	return rc;
+}
+
 /* The run (RUN, or the latest) or the bench the options ask for. */
 static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_ctx *ctx)
 {
@@ -660,8 +728,12 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 			tm_error("the store '%s' has no runs yet", tm_cmd_db_path(ctx));
 		return 1;
 	}
-	rc = cli->html ? tm_html_report_run(st, run, cli->html)
-	               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt);
+	if (cli->phases)
+		rc = report_phases(st, run, cli, fmt);
+	else
+		rc = cli->html ? tm_html_report_run(st, run, cli->html)
+		               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
+		                            cli->series_name[0] ? cli->series_name : NULL);
 	return rc ? 1 : 0;
 }
 
@@ -676,6 +748,12 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
 	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
 		rc = tm_error("--json, --csv and --series: give one of them");
+	if (rc == 0 && cli.phases && (cli.series || cli.html || cli.has_window || cli.bench))
+		rc = tm_error("--phases (or --phases-at) with --%s: give one of them",
+		              cli.series  ? "series"
+		              : cli.html  ? "html"
+		              : cli.bench ? "bench"
+		                          : "window");
 	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
 		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
 	if (rc == 0 && next + 1 < argc)

@@ -24,7 +24,9 @@ int tm_net_load(struct tm_net *n)
 	memset(n, 0, sizeof(*n));
 	if (tm_lib_path("libtidemark-net.so", "TIDEMARK_NET_LIB", path, sizeof(path)))
 		return -1;
-	n->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* NODELETE: a --scrape thread left to end its request alone
+	 * (serve/scrape.h) may still run in the library after unload */
+	n->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!n->handle)
 		return tm_error("cannot load '%s': %s", path, dlerror());
 	if (sym(n, "tm_pusher_new", &n->pusher_new) || sym(n, "tm_pusher_tick", &n->pusher_tick) ||
@@ -33,7 +35,10 @@ int tm_net_load(struct tm_net *n)
 	    sym(n, "tm_prom_server_start", &n->prom_start) ||
 	    sym(n, "tm_prom_server_update", &n->prom_update) ||
 	    sym(n, "tm_prom_server_stop", &n->prom_stop) ||
-	    sym(n, "tm_net_cmd_serve", &n->cmd_serve)) {
+	    sym(n, "tm_net_cmd_serve", &n->cmd_serve) ||
+	    sym(n, "tm_scraper_start", &n->scraper_start) ||
+	    sym(n, "tm_scraper_take", &n->scraper_take) ||
+	    sym(n, "tm_scraper_stop", &n->scraper_stop)) {
 		tm_net_unload(n);
 		return -1;
 	}

@@ -11,6 +11,7 @@
 #ifndef TM_NETLIB_H
 #define TM_NETLIB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/sample.h"
@@ -19,6 +20,9 @@ struct tm_store;
 struct tm_pusher;
 struct tm_prom_server;
 struct tm_cmd_ctx;
+struct tm_scraper;
+struct tm_scrape_spec;
+struct tm_scrape_result;
 
 struct tm_net {
 	void *handle;
@@ -32,6 +36,13 @@ struct tm_net {
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
+	/* record --scrape (serve/scrape.h) */
+	int (*scraper_start)(const struct tm_scrape_spec *spec, int64_t start_mono_usec,
+	                     int64_t interval_usec, struct tm_scraper **out);
+	int (*scraper_take)(struct tm_scraper *s, int64_t due_mono_usec,
+	                    struct tm_scrape_result *out, int64_t *t_wall_usec, char *why,
+	                    size_t why_size);
+	void (*scraper_stop)(struct tm_scraper *s);
 };
 
 /* Loads libtidemark-net.so (next to the binary, or $TIDEMARK_NET_LIB) and

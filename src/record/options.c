@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -70,6 +71,30 @@ static int parse_machine(void *field, const char *value, char *why, size_t why_s
 		return -1;
 	}
 	*(const char **)field = value;
+	return 0;
+}
+
+/* --scrape URL[,metric...], Scrape=...: one more target (the whole struct). */
+static int parse_scrape(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+	struct tm_scrape_spec *spec = malloc(sizeof(*spec));
+	int rc;
+
+	if (!spec) {
+		snprintf(why, why_size, "out of memory");
+		return -1;
+	}
+	rc = tm_scrape_spec_parse(value, spec, why, why_size);
+	free(spec);
+	if (rc)
+		return -1;
+	if (o->nscrape == TM_SCRAPE_MAX_TARGETS) {
+		snprintf(why, why_size, "'%s': at most %d --scrape targets", value,
+		         TM_SCRAPE_MAX_TARGETS);
+		return -1;
+	}
+	snprintf(o->scrape[o->nscrape++], sizeof(o->scrape[0]), "%s", value);
 	return 0;
 }
 
@@ -181,6 +206,14 @@ const struct tm_opt tm_record_options[] = {
      .metavar = "NAME",
      .help = "go: set GODEBUG=gctrace=1, ghc: GHCRTS=-S (needs -rtsopts), and",
      .more = "store the live heap after each GC from the lines on stderr"},
+    {.flag = "scrape",
+     .key = "Scrape",
+     .scopes = R | B | F,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_scrape,
+     .metavar = "URL[,M..]",
+     .help = "store the target's own Prometheus series M (all when none; repeatable),",
+     .more = "read each interval; Go's go_memstats_* fill go_heap_* and gc_cycles"},
     {.flag = "settle",
      .key = "Settle",
      .scopes = R | B | F,

@@ -38,6 +38,8 @@ struct follow {
 	struct tm_lines lines;
 };
 
+struct rec_scrape; /* scrapes.c */
+
 struct rec {
 	const struct tm_record_opts *o;
 	struct tm_store *st;
@@ -83,6 +85,8 @@ struct rec {
 	struct tm_allocators *allocs;
 	char reason[256];
 	char machine[256]; /* our host name: the run's metadata and /metrics' label */
+	int nscrapes;      /* --scrape targets started */
+	struct rec_scrape *scrapes[TM_SCRAPE_MAX_TARGETS];
 };
 
 /* runevents.c */
@@ -104,6 +108,18 @@ int64_t tm_rec_read_vmstat_oom(void);
 void tm_rec_decide(struct rec *r, struct tm_record_result *res);
 int tm_rec_end_run(struct rec *r, const struct tm_record_result *res);
 void tm_rec_warn_bunched(struct rec *r);
+
+/* scrapes.c: --scrape.  Open starts a thread per target (the network half
+ * must be loaded); take, at each sample, puts what is ready for the sample
+ * due at DEADLINE into S (Go's series) and keeps the rest for store, which
+ * writes it beside the sample (0, or -1 after a store failure); end stops
+ * the threads and stores the listed metrics never served as series of
+ * kind "unknown", without values; free releases what is left. */
+int tm_rec_scrape_open(struct rec *r);
+void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s);
+int tm_rec_scrape_store(struct rec *r, const struct tm_sample *s);
+void tm_rec_scrape_end(struct rec *r);
+void tm_rec_scrape_free(struct rec *r);
 
 /* runsetup.c */
 int tm_rec_validate(const struct tm_record_opts *o);

@@ -42,7 +42,8 @@ static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *
 		return;
 	}
 	if (tm_rec_store(r, tm_store_add_sample(r->st, r->run_id, s), "sample") ||
-	    tm_rec_sample_events(r) || tm_rec_check_allocator(r, pids, npids))
+	    tm_rec_scrape_store(r, s) || tm_rec_sample_events(r) ||
+	    tm_rec_check_allocator(r, pids, npids))
 		return;
 	tm_rec_store(r, tm_store_commit(r->st), "commit");
 }
@@ -80,6 +81,7 @@ static void take_sample(struct rec *r, int64_t deadline)
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
 	tm_gcwatch_sample(&r->gc, s);
+	tm_rec_scrape_take(r, deadline, s);
 	store_sample(r, s, pids, npids);
 	end_failed_run(r);
 	if (r->o->watch.on_sample)
@@ -218,6 +220,7 @@ static void finish(struct rec *r, struct tm_record_result *res)
 	r->heap = NULL;
 	if (r->launched && r->last_left_mono)
 		tm_rec_event(r, "last_left", 0, 0, NULL);
+	tm_rec_scrape_end(r);
 	tm_rec_decide(r, res);
 	res->wall_usec = (r->work_end_mono ? r->work_end_mono : now) - r->start_mono;
 	res->work_end_mono_usec = r->work_end_mono ? r->work_end_mono : now;

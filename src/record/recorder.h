@@ -13,7 +13,8 @@
 
 #include "base/outcome.h"
 #include "base/sample.h"
-#include "cgroup/cgroup.h" /* struct tm_limits */
+#include "cgroup/cgroup.h"     /* struct tm_limits */
+#include "runtime/scrapesel.h" /* TM_SCRAPE_* sizes */
 
 struct tm_store;
 
@@ -72,6 +73,9 @@ struct tm_record_opts {
 	const char *token_file;
 	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
+	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
+	int nscrape;
+	char scrape[TM_SCRAPE_MAX_TARGETS][TM_SCRAPE_SPEC_MAX];
 	struct tm_record_watch watch;
 };
 

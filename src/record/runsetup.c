@@ -387,9 +387,9 @@ int tm_rec_open_outputs(struct rec *r)
 	struct tm_run_info ri;
 	int rc;
 
-	if (!o->push_url && !o->metrics_listen)
+	if (!o->push_url && !o->metrics_listen && !o->nscrape)
 		return 0;
-	if (tm_net_load(&r->net))
+	if (tm_net_load(&r->net) || tm_rec_scrape_open(r))
 		return -1;
 	if (o->push_url &&
 	    r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
@@ -407,6 +407,7 @@ int tm_rec_open_outputs(struct rec *r)
 
 void tm_rec_close_outputs(struct rec *r)
 {
+	tm_rec_scrape_free(r);
 	/* first: the run is over, its last values are no longer current */
 	if (r->prom)
 		r->net.prom_stop(r->prom);

@@ -34,6 +34,12 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_HEAP_END] = {"heap_live_end_bytes", "heap live after MiB", 1.0 / TM_MIB, TM_MIB},
     [TM_BF_ALLOC_HELD] = {"allocator_held_end_bytes", "allocator held MiB", 1.0 / TM_MIB, TM_MIB},
     [TM_BF_OTHER_ANON] = {"other_anon_end_bytes", "other anon MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_JVM_OLD_AFTER_GC] = {"jvm_old_after_gc_end_bytes", "old after GC MiB", 1.0 / TM_MIB,
+                                TM_MIB},
+    [TM_BF_JVM_HEAP_USED] = {"jvm_heap_used_end_bytes", "java heap used MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_JVM_HEAP_COMMITTED] = {"jvm_heap_committed_end_bytes", "java committed MiB",
+                                  1.0 / TM_MIB, TM_MIB},
+    [TM_BF_GC_LIVE] = {"gc_heap_live_end_bytes", "gc live after MiB", 1.0 / TM_MIB, TM_MIB},
 };
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
@@ -498,10 +504,16 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 
 	/* memory first, the heap's split of it next to what it splits */
 	static const enum tm_bench_fig order[TM_BF_COUNT] = {
-	    TM_BF_PEAK_ANON,     TM_BF_PEAK_MEM,     TM_BF_HELD_ANON,   TM_BF_HEAP_PEAK,
-	    TM_BF_HEAP_END,      TM_BF_ALLOC_HELD,   TM_BF_OTHER_ANON,  TM_BF_FILE_AT_PEAK,
-	    TM_BF_WALL,          TM_BF_CPU,          TM_BF_HIGH_EVENTS, TM_BF_PSI_MEM,
-	    TM_BF_PSI_IO,        TM_BF_IO,           TM_BF_PROGRESS,    TM_BF_RATE,
+	    TM_BF_PEAK_ANON,     TM_BF_PEAK_MEM,
+	    TM_BF_HELD_ANON,     TM_BF_HEAP_PEAK,
+	    TM_BF_HEAP_END,      TM_BF_ALLOC_HELD,
+	    TM_BF_OTHER_ANON,    TM_BF_JVM_OLD_AFTER_GC,
+	    TM_BF_JVM_HEAP_USED, TM_BF_JVM_HEAP_COMMITTED,
+	    TM_BF_GC_LIVE,       TM_BF_FILE_AT_PEAK,
+	    TM_BF_WALL,          TM_BF_CPU,
+	    TM_BF_HIGH_EVENTS,   TM_BF_PSI_MEM,
+	    TM_BF_PSI_IO,        TM_BF_IO,
+	    TM_BF_PROGRESS,      TM_BF_RATE,
 	    TM_BF_WALL_PER_UNIT, TM_BF_CPU_PER_UNIT,
 	};
 

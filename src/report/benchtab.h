@@ -48,6 +48,11 @@ enum tm_bench_fig {
 	TM_BF_HEAP_END,      /* bytes: live heap at the end of the work */
 	TM_BF_ALLOC_HELD,    /* bytes: what the allocator holds beyond it then (its own figure) */
 	TM_BF_OTHER_ANON,    /* bytes: the rest of anon then (program's own mappings, stacks) */
+	/* a runtime's own heap, at the end of the work (docs/runtimes.md) */
+	TM_BF_JVM_OLD_AFTER_GC,   /* bytes: the JVMs' old gen used after their latest GC */
+	TM_BF_JVM_HEAP_USED,      /* bytes: Java heap used */
+	TM_BF_JVM_HEAP_COMMITTED, /* bytes: Java heap committed */
+	TM_BF_GC_LIVE,            /* bytes: live after the last GC (--runtime go|ghc) */
 	TM_BF_COUNT
 };
 

@@ -65,6 +65,9 @@ struct tm_summary {
 	 * the work as held_anon_bytes is; GCs (young + full) over the window */
 	double jvm_heap_used_peak_bytes, jvm_heap_used_end_bytes, jvm_heap_committed_end_bytes;
 	double jvm_old_used_end_bytes, jvm_metaspace_used_end_bytes;
+	/* the old gen used in the first sample after the JVMs' latest GC as of
+	 * the end (their live old data, what compares JVM arms); NAN before any */
+	double jvm_old_after_gc_end_bytes;
 	double jvm_gcs, jvm_gc_usec;
 	/* anon - Java heap used, at the end: free but touched Java heap, the JVM's
 	 * malloc, code cache, thread stacks, GC data */

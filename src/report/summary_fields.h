@@ -69,6 +69,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(jvm_heap_committed_end_bytes),
     TM_SF(jvm_old_used_end_bytes),
     TM_SF(jvm_metaspace_used_end_bytes),
+    TM_SF(jvm_old_after_gc_end_bytes),
     TM_SF(jvm_gcs),
     TM_SF(jvm_gc_usec),
     TM_SF(anon_minus_jvm_heap_used_end_bytes),

@@ -103,6 +103,68 @@ static const char *skip_blank(const char *p, const char *end)
 	return p;
 }
 
+const char *tm_prom_type_name(enum tm_prom_type t)
+{
+	static const char *const names[] = {"untyped", "counter", "gauge", "histogram", "summary"};
+	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "untyped";
+}
+
+/* The family a "# TYPE" line declared last. */
+struct family {
+	const char *name;
+	size_t len;
+	enum tm_prom_type type;
+};
+
+/* A comment line [P, EOL) after its '#': a TYPE line sets F; others are ignored. */
+static void type_line(const char *p, const char *eol, struct family *f)
+{
+	static const char *const kinds[] = {"untyped", "counter", "gauge", "histogram", "summary"};
+	const char *n0, *k0;
+
+	p = skip_blank(p, eol);
+	if (eol - p < 5 || memcmp(p, "TYPE", 4) || (p[4] != ' ' && p[4] != '\t'))
+		return;
+	n0 = skip_blank(p + 4, eol);
+	p = token_end(n0, eol);
+	k0 = skip_blank(p, eol);
+	if (p == n0 || !name_start(*n0))
+		return;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t kl = strlen(kinds[i]);
+		if ((size_t)(eol - k0) >= kl && !memcmp(k0, kinds[i], kl) &&
+		    skip_blank(k0 + kl, eol) == eol) {
+			*f = (struct family){n0, (size_t)(p - n0), (enum tm_prom_type)i};
+			return;
+		}
+	}
+}
+
+/* Whether the sample S is of family F: its name, or a histogram's or
+ * summary's series of it. */
+static void place(const struct family *f, struct tm_prom_sample *s)
+{
+	static const char *const suffix[] = {"_bucket", "_sum", "_count"};
+	size_t from = f->type == TM_PROM_HISTOGRAM ? 0 : f->type == TM_PROM_SUMMARY ? 1 : 3;
+
+	s->type = TM_PROM_UNTYPED;
+	s->family_len = s->name_len;
+	if (!f->name || s->name_len < f->len || memcmp(s->name, f->name, f->len))
+		return;
+	if (s->name_len == f->len) {
+		s->type = f->type;
+		return;
+	}
+	for (size_t i = from; i < 3; i++) {
+		size_t sl = strlen(suffix[i]);
+		if (s->name_len == f->len + sl && !memcmp(s->name + f->len, suffix[i], sl)) {
+			s->type = f->type;
+			s->family_len = f->len;
+			return;
+		}
+	}
+}
+
 /* One sample line [P, END) into S; false when malformed. */
 static bool sample_line(const char *p, const char *end, struct tm_prom_sample *s)
 {
@@ -145,6 +207,7 @@ static bool sample_line(const char *p, const char *end, struct tm_prom_sample *s
 int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *err, size_t errlen)
 {
 	const char *p = buf, *end = buf + len;
+	struct family fam = {NULL, 0, TM_PROM_UNTYPED};
 	size_t lineno = 0;
 
 	while (p < end) {
@@ -158,11 +221,14 @@ int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *e
 			eol--;
 		q = skip_blank(p, eol);
 		p = nl ? nl + 1 : end;
+		if (q < eol && *q == '#')
+			type_line(q + 1, eol, &fam);
 		if (q == eol || *q == '#')
 			continue;
 		if (memchr(q, 0, (size_t)(eol - q)) || !sample_line(q, eol, &s))
 			return tm_error_buf(err, errlen,
 			                    "prometheus text: line %zu is not a sample", lineno);
+		place(&fam, &s);
 		if ((rc = cb(ctx, &s)))
 			return rc;
 	}
@@ -202,4 +268,39 @@ int tm_prom_label(const char *labels, size_t labels_len, const char *label, char
 		}
 	}
 	return -1;
+}
+
+int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char *name, size_t nsize,
+                       char *value, size_t vsize)
+{
+	const char *p = labels + *pos, *end = labels + labels_len, *n0;
+	size_t o = 0;
+
+	while (p < end && (*p == ' ' || *p == ','))
+		p++;
+	if (p >= end) {
+		*pos = labels_len;
+		return 0;
+	}
+	for (n0 = p; p < end && *p != '=' && *p != ' '; p++)
+		;
+	if ((size_t)(p - n0) + 1 > nsize || p == n0)
+		return -1;
+	memcpy(name, n0, (size_t)(p - n0));
+	name[p - n0] = 0;
+	while (p < end && *p != '"')
+		p++;
+	for (p++; p < end && *p != '"'; p++) {
+		char c = *p;
+		if (c == '\\' && p + 1 < end)
+			c = *++p == 'n' ? '\n' : *p;
+		if (o + 1 >= vsize)
+			return -1;
+		value[o++] = c;
+	}
+	if (p >= end || !vsize)
+		return -1;
+	value[o] = 0;
+	*pos = (size_t)(p + 1 - labels);
+	return 1;
 }

@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "base/util.h"
 #include "serve/api.h"
+#include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -109,6 +110,7 @@ struct bucket_acc {
 	int nb; /* buckets used */
 	int64_t last_seq;
 	double *t;        /* [points] first sample time in the bucket, seconds */
+	int64_t *seq0;    /* [points] the bucket's first sample's seq */
 	int64_t *mn, *mx; /* [points][nmetrics] */
 	uint8_t *has;     /* [points][nmetrics] */
 };
@@ -130,8 +132,10 @@ static int take_sample(void *ctx, const struct tm_sample *s)
 	a->last_seq = s->seq;
 	if (b >= a->nb)
 		a->nb = (int)b + 1;
-	if (a->t[b] == 0)
+	if (a->t[b] == 0) {
 		a->t[b] = (double)s->t_wall_usec / 1e6; /* 0: an empty bucket, left out */
+		a->seq0[b] = s->seq;
+	}
 	for (int i = 0; i < a->q->nmetrics; i++) {
 		size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
 		enum tm_metric m = (enum tm_metric)a->q->metrics[i];
@@ -257,20 +261,133 @@ static int first_seq(struct tm_store *st, int64_t run_id, const struct tm_series
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- scraped series (record --scrape), bucketed by the samples they were read for ---- */
+
+#define SCRAPED_MAX 32 /* the panel's share: the run's first 32 series */
+
+struct scraped_acc {
+	const struct bucket_acc *a;
+	int n;
+	int64_t id[SCRAPED_MAX];
+	char *name[SCRAPED_MAX], *kind[SCRAPED_MAX];
+	double *mn, *mx; /* [SCRAPED_MAX][points] */
+	uint8_t *has;
+	int b; /* the bucket of the last value placed */
+};
+
+static int scraped_series(void *ctx, const struct tm_scraped_series *s)
+{
+	struct scraped_acc *c = ctx;
+
+	if (c->n == SCRAPED_MAX)
+		return 0;
+	c->id[c->n] = s->id;
+	c->name[c->n] = strdup(s->name ? s->name : "?");
+	c->kind[c->n] = strdup(s->kind ? s->kind : "unknown");
+	if (!c->name[c->n] || !c->kind[c->n])
+		return tm_error("out of memory");
+	c->n++;
+	return 0;
+}
+
+static int scraped_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_usec, double v)
+{
+	struct scraped_acc *c = ctx;
+	const struct bucket_acc *a = c->a;
+	int i;
+
+	(void)t_wall_usec;
+	if (seq > a->last_seq)
+		return 1;
+	for (i = 0; i < c->n && c->id[i] != series_id; i++)
+		;
+	/* the last used bucket whose first sample is at or before SEQ (values
+	 * come in seq order: the bucket only moves on) */
+	for (int b = c->b + 1; b < a->nb; b++) {
+		if (a->t[b] == 0)
+			continue;
+		if (a->seq0[b] > seq)
+			break;
+		c->b = b;
+	}
+	if (i == c->n || c->b < 0)
+		return 0;
+	size_t k = (size_t)i * (size_t)a->q->points + (size_t)c->b;
+	if (!c->has[k] || v < c->mn[k])
+		c->mn[k] = v;
+	if (!c->has[k] || v > c->mx[k])
+		c->mx[k] = v;
+	c->has[k] = 1;
+	return 0;
+}
+
+/* {name: {kind, min: [], max: []}} over the buckets of A (series without
+ * a value in them left out); NULL after tm_error. */
+static json_t *scraped_doc(struct tm_store *st, int64_t run_id, const struct bucket_acc *a,
+                           int64_t from_seq)
+{
+	struct scraped_acc c = {.a = a, .b = -1};
+	size_t cells = (size_t)SCRAPED_MAX * (size_t)a->q->points;
+	json_t *out = json_object();
+	int rc = tm_store_each_scraped_series(st, run_id, scraped_series, &c);
+
+	c.mn = calloc(cells, sizeof(double));
+	c.mx = calloc(cells, sizeof(double));
+	c.has = calloc(cells, 1);
+	if (!rc && (!c.mn || !c.mx || !c.has || !out))
+		rc = tm_error("out of memory");
+	if (!rc && c.n && a->nb)
+		rc = tm_store_each_scraped_value(st, run_id, 0, from_seq, a->last_seq,
+		                                 scraped_value, &c) < 0;
+	for (int i = 0; !rc && i < c.n; i++) {
+		json_t *mn = json_array(), *mx = json_array();
+		bool any = false;
+		for (int b = 0; b < a->nb; b++) {
+			size_t k = (size_t)i * (size_t)a->q->points + (size_t)b;
+			if (a->t[b] == 0)
+				continue;
+			json_array_append_new(mn, c.has[k] ? json_real(c.mn[k]) : json_null());
+			json_array_append_new(mx, c.has[k] ? json_real(c.mx[k]) : json_null());
+			any |= c.has[k];
+		}
+		if (any)
+			json_object_set_new(
+			    out, c.name[i],
+			    json_pack("{s:s, s:o, s:o}", "kind", c.kind[i], "min", mn, "max", mx));
+		else {
+			json_decref(mn);
+			json_decref(mx);
+		}
+	}
+	for (int i = 0; i < c.n; i++) {
+		free(c.name[i]);
+		free(c.kind[i]);
+	}
+	free(c.mn);
+	free(c.mx);
+	free(c.has);
+	if (rc) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
 json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_series_query *q)
 {
 	struct bucket_acc a = {.q = q, .last_seq = -1};
 	size_t cells = (size_t)q->points * (size_t)q->nmetrics;
-	int64_t last_seq, from;
+	int64_t last_seq, from = q->from_seq;
 	json_t *doc = NULL;
 
 	if (grid(st, run_id, q, &a, &last_seq) < 0)
 		return NULL;
 	a.t = calloc((size_t)q->points, sizeof(double));
+	a.seq0 = calloc((size_t)q->points, sizeof(int64_t));
 	a.mn = calloc(cells, sizeof(int64_t));
 	a.mx = calloc(cells, sizeof(int64_t));
 	a.has = calloc(cells, 1);
-	if (!a.t || !a.mn || !a.mx || !a.has) {
+	if (!a.t || !a.seq0 || !a.mn || !a.mx || !a.has) {
 		tm_error("out of memory");
 		goto out;
 	}
@@ -281,6 +398,13 @@ json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_serie
 	if (a.last_seq < 0)
 		a.last_seq = q->from_seq > 0 ? q->from_seq - 1 : -1;
 	doc = series_doc(&a, run_id);
+	json_t *scraped = scraped_doc(st, run_id, &a, from);
+	if (!scraped) {
+		json_decref(doc);
+		doc = NULL;
+		goto out;
+	}
+	json_object_set_new(doc, "scraped", scraped);
 	struct prog_acc p = {json_array(), q->from_wall_usec, q->to_wall_usec, 0, a.width};
 	if (tm_store_each_progress(st, run_id, take_progress, &p) < 0) {
 		json_decref(p.arr);
@@ -291,6 +415,7 @@ json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_serie
 	json_object_set_new(doc, "progress", p.arr);
 out:
 	free(a.t);
+	free(a.seq0);
 	free(a.mn);
 	free(a.mx);
 	free(a.has);

@@ -26,6 +26,9 @@ static const char *const cached_sql[TM_ST_COUNT] = {
     [TM_ST_ADD_PROGRESS] = "INSERT INTO progress(run_id, t_wall_usec, t_mono_usec, value) "
                            "VALUES (?,?,?,?)",
     [TM_ST_ADD_MARK] = "INSERT INTO marks(run_id, t_wall_usec, t_mono_usec, text) VALUES (?,?,?,?)",
+    [TM_ST_ADD_SCRAPED] =
+        "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
+        " value) VALUES (?,?,?,?,?)",
 };
 
 static const char schema_sql[] =
@@ -110,6 +113,7 @@ static int try_set_up(struct tm_store *st, char **err)
 	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
 		return sqlite3_errcode(st->db);
 	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, tm_st_scraped_schema, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db,
 	                 "INSERT OR IGNORE INTO meta(key, value) VALUES "
 	                 "('schema_version', '" SCHEMA_VERSION "')",

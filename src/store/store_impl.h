@@ -34,6 +34,7 @@ enum tm_stmt_id {
 	TM_ST_ADD_EVENT,
 	TM_ST_ADD_PROGRESS,
 	TM_ST_ADD_MARK,
+	TM_ST_ADD_SCRAPED,
 	TM_ST_COUNT
 };
 
@@ -47,6 +48,10 @@ struct tm_store {
 	struct tm_writer_state writers[TM_WRITER_CACHE];
 	uint64_t lru_clock;
 };
+
+/* The schema of scraped.c's tables, set up with the others when a store
+ * is opened for writing. */
+extern const char tm_st_scraped_schema[];
 
 /* Reports the database's last error, saying WHAT failed; returns -1. */
 int tm_st_error(struct tm_store *st, const char *what);

@@ -10,6 +10,9 @@
 //                  not in a drop to 0
 //          zero    at least one chart is all zero (a skip when the run's data are not)
 //          marks=N the run has N marks: all listed, some labelled on the chart
+//          scraped=NAME  a scraped series (record --scrape) is drawn on a
+//                  scraped chart, with values, and gaps (null, not 0) for the
+//                  samples that have none
 // Prints TAP lines; exits 1 on failure.
 import { chromium } from "playwright-core";
 import fs from "node:fs";
@@ -83,6 +86,14 @@ try {
 			const listed = await page.evaluate(() => [...document.querySelectorAll("main h2")].find((h) => h.textContent === "marks")?.nextElementSibling?.querySelectorAll("tr").length - 1);
 			const onChart = mem ? mem.labels.filter((l) => /^phase /.test(l.text)).length : 0;
 			check(listed === n && onChart > 0, `all ${n} marks listed, ${onChart} labelled on the chart where they fit`, `${listed} listed, ${onChart} drawn`);
+		} else if (want.startsWith("scraped=")) {
+			const name = want.slice(8);
+			const c = charts.find((x) => x.key.startsWith("scraped_") && x.series.includes(name));
+			const v = c ? c.data[c.series.indexOf(name)] : [];
+			const vals = v.filter((x) => x !== null && x !== undefined);
+			check(c && vals.length > 1 && vals.length < v.length && !vals.includes(0),
+				`scraped ${name} is drawn (${c ? c.key : "no chart"}: ${vals.length} values, ${v.length - vals.length} gaps, no 0)`,
+				JSON.stringify(charts.map((x) => [x.key, x.series])));
 		} else notOk(`check ${want}`, "unknown check");
 	}
 	check(errors.length === 0, "no page errors", errors.join(" | "));

@@ -71,6 +71,13 @@ out=$(GLIBC_TUNABLES=glibc.mem.tagging=1 LD_PRELOAD="$S" arm "$P/heap_exact" 2>&
 exact_ok "$out" && ok "aarch64_heap_exact_memory_tagging" || fail aarch64_heap_exact_memory_tagging "$out"
 out=$(TIDEMARK_HEAP_SAMPLE=1 LD_PRELOAD="$S" arm "$P/heap_coro" 2>&1)
 check aarch64_heap_coroutine_stack sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+# a thread whose first call is pthread_getattr_np (a JVM's): no deadlock
+for lib in "" libjemalloc.so.2; do
+	[ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ] && continue
+	out=$(timeout -k 5 120 env TIDEMARK_HEAP_SAMPLE=1 LD_PRELOAD="$S${lib:+ $LIBDIR/$lib}" \
+		$QEMU -cpu max "$P/heap_getattr" 2>&1)
+	check "aarch64_heap_getattr_first_${lib:-glibc}" sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
+done
 out=$(LD_PRELOAD="$S" arm "$P/heap_early" 2>&1)
 check aarch64_heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 a=$(arm "$P/heap_cxx" 2>&1)

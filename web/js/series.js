@@ -1,6 +1,7 @@
 /*
  * The series documents of /api/v1/runs/ID/series: {t:[sec], series:{name:
- * {min:[], max:[]}}, progress:[[sec, value]], bucket_usec, last_seq}.
+ * {min:[], max:[]}}, scraped:{name: {kind, min:[], max:[]}} (record
+ * --scrape), progress:[[sec, value]], bucket_usec, last_seq}.
  * Helpers here return null for a series the run does not have, and keep
  * null (not measured) apart from 0.
  */
@@ -88,18 +89,50 @@ export function merge(doc, upd) {
 	let keep = doc.t.length;
 	while (keep > 0 && doc.t[keep - 1] >= upd.t[0] - 1e-6) keep--;
 	doc.t = doc.t.slice(0, keep).concat(upd.t);
-	for (const name in upd.series) {
-		const s = doc.series[name] || {min: nulls(keep), max: nulls(keep)};
-		s.min = s.min.slice(0, keep).concat(upd.series[name].min);
-		s.max = s.max.slice(0, keep).concat(upd.series[name].max);
-		doc.series[name] = s;
-	}
-	for (const name in doc.series)
-		if (!(name in upd.series)) {
-			doc.series[name].min = doc.series[name].min.slice(0, keep).concat(nulls(upd.t.length));
-			doc.series[name].max = doc.series[name].max.slice(0, keep).concat(nulls(upd.t.length));
+	/* the metrics, and the series scraped from the target's own endpoint */
+	for (const part of ["series", "scraped"]) {
+		const have = doc[part] || (doc[part] = {}), got = upd[part] || {};
+		for (const name in got) {
+			const s = have[name] || {kind: got[name].kind, min: nulls(keep), max: nulls(keep)};
+			s.min = s.min.slice(0, keep).concat(got[name].min);
+			s.max = s.max.slice(0, keep).concat(got[name].max);
+			have[name] = s;
 		}
+		for (const name in have)
+			if (!(name in got)) {
+				have[name].min = have[name].min.slice(0, keep).concat(nulls(upd.t.length));
+				have[name].max = have[name].max.slice(0, keep).concat(nulls(upd.t.length));
+			}
+	}
 	doc.progress = (doc.progress || []).concat(upd.progress || []);
 	doc.last_seq = upd.last_seq;
 	return true;
+}
+
+/* The scraped series of DOC in three groups, each [[name, column]]:
+ * bytes (a name ending in _bytes, drawn in MiB), counters (kind counter, or
+ * a histogram's or summary's _sum and _count: drawn as a rate per second)
+ * and the other gauges. */
+export function scrapedGroups(doc) {
+	const g = {bytes: [], counters: [], gauges: []};
+	const base = name => name.split("{")[0];
+	for (const name of Object.keys(doc.scraped || {}).sort()) {
+		const s = doc.scraped[name], b = base(name);
+		const counter = s.kind === "counter" || ((s.kind === "histogram" || s.kind === "summary") &&
+			(b.endsWith("_sum") || b.endsWith("_count")));
+		if (counter) g.counters.push([name, scrapedRate(doc, s.max)]);
+		else if (b.endsWith("_bytes")) g.bytes.push([name, s.max]);
+		else g.gauges.push([name, s.max]);
+	}
+	return g;
+}
+
+/* Per-second rate of a scraped counter's per-bucket maxima (null where
+ * either end is missing; a counter reset is no negative rate). */
+function scrapedRate(doc, v) {
+	const out = nulls(v.length);
+	for (let i = 1; i < v.length; i++)
+		if (v[i] !== null && v[i - 1] !== null && doc.t[i] > doc.t[i - 1])
+			out[i] = Math.max(0, (v[i] - v[i - 1]) / (doc.t[i] - doc.t[i - 1]));
+	return out;
 }

@@ -8,7 +8,7 @@ import {api, reportData} from "./api.js";
 import {byteScales, byteValue, COLORS, makeChart, overlays, timeAxis, yAxis, yScale} from "./charts.js";
 import {el, runState, status, table} from "./dom.js";
 import {dur, mib, when} from "./fmt.js";
-import {col, maskExited, merge, nulls, progressAt, rate, sum, usable} from "./series.js";
+import {col, maskExited, merge, nulls, progressAt, rate, scrapedGroups, sum, usable} from "./series.js";
 
 const LIVE_MS = 2000;
 /* The series a run page asks for (a bench's HTML report embeds them at its own resolution). */
@@ -97,6 +97,39 @@ export function rateCharts(page, parent, doc, run, machine) {
 	return charts;
 }
 
+/* The series scraped from the target's own endpoint (record --scrape): a
+ * chart of its byte gauges (MiB), one of its other gauges, one of its
+ * counters as rates; missing buckets stay gaps.  Series that first appear
+ * after the page was drawn show on the next load. */
+const SCRAPED = [
+	{group: "bytes", title: "scraped (MiB)", axis: "MiB", bytes: true},
+	{group: "gauges", title: "scraped gauges", axis: "value"},
+	{group: "counters", title: "scraped counters (per second)", axis: "/s"},
+];
+
+export function scrapedCharts(page, parent, doc, run, machine) {
+	const charts = [];
+	for (const spec of SCRAPED) {
+		const cols = scrapedGroups(doc)[spec.group];
+		if (!cols.length) continue;
+		const names = cols.map(c => c[0]);
+		const series = names.map((n, i) => Object.assign({label: n, stroke: COLORS[i % COLORS.length]},
+			spec.bytes ? {value: byteValue} : {}));
+		const pick = d => {
+			const got = new Map(scrapedGroups(d)[spec.group]);
+			return [d.t].concat(names.map(n => got.get(n) || nulls(d.t.length)));
+		};
+		const h = makeChart(page, parent, spec.title, series, pick(doc), {
+			key: "scraped_" + spec.group, machine, height: 180,
+			axes: [timeAxis(), yAxis(spec.axis, !!spec.bytes)], plugins: [overlays(run)],
+			scales: spec.bytes ? byteScales() : undefined,
+		});
+		h.update = d => h.setData(pick(d));
+		charts.push(h);
+	}
+	return charts;
+}
+
 function runInfo(run) {
 	const cmd = Array.isArray(run.command) ? run.command.join(" ") : "";
 	return table(["machine", "run", "started", "ended", "outcome", "samples", "cgroup", "command"],
@@ -158,7 +191,8 @@ export async function showRun(page, id) {
 	if (!page.paint(root)) return;
 	const box = el("div");
 	root.appendChild(box);
-	const charts = [memoryChart(page, box, doc, run, run.machine)].concat(rateCharts(page, box, doc, run, run.machine));
+	const charts = [memoryChart(page, box, doc, run, run.machine)].concat(rateCharts(page, box, doc, run, run.machine),
+		scrapedCharts(page, box, doc, run, run.machine));
 	root.appendChild(el("h2", {}, "summary"));
 	const sumBox = el("div", {}, el("p", {class: "note"}, "computing…"));
 	root.appendChild(sumBox);

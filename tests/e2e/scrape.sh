@@ -1,0 +1,167 @@
+#!/bin/sh
+# record --scrape: a real Go program (tests/progs/go/promserve.go) serves its
+# own runtime.ReadMemStats as Prometheus text on 127.0.0.1 and logs every
+# answer; the series tidemark stored are exactly what the program said it
+# served, in order, and Go's series fill go_heap_alloc_bytes and gc_cycles
+# beside the sample.  An endpoint that hangs or dies costs the command
+# nothing (same samples, same time) and its missed values are absent, not
+# 0 and not the last one repeated.  A bad URL or metric list exits 2.
+. "$(dirname "$0")/../lib.sh"
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# ---- bad input: exit 2 with the reason ----
+for bad in 'foo' 'ftp://h/metrics' 'http:///metrics' 'http://h/m,9bad' 'http://h/m,a{b=c}' \
+	'http://h/m,a b' 'http://h/m,,x'; do
+	"$TM" record -o "$T/bad.db" --scrape "$bad" -- true >"$T/bad.out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "scrape '" "$T/bad.out"; then ok "--scrape '$bad' is refused, exit 2"; else
+		fail "--scrape '$bad' is refused, exit 2" "exit $rc: $(head -2 "$T/bad.out")"; fi
+done
+check_fails "a tenth --scrape is refused" "at most 8" "$TM" record -o "$T/bad.db" \
+	--scrape http://a/m --scrape http://a/m --scrape http://a/m --scrape http://a/m \
+	--scrape http://a/m --scrape http://a/m --scrape http://a/m --scrape http://a/m \
+	--scrape http://a/m -- true
+printf '[bench]\nScrape=http://h/m,9bad\n\n[a]\n' >"$T/bad.ini"
+check_fails "an experiment file's Scrape= is read by the same table" "bad.ini:2: Scrape '" \
+	"$TM" bench -o "$T/bad.db" -f "$T/bad.ini" -- true
+
+# ---- a hung endpoint, and one that dies: the command is not slowed ----
+cat >"$T/endpoint.py" <<'EOP'
+# serves ANSWERS good answers, then hangs (accepts, never answers) or dies
+import socket, sys
+port, answers, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port)); s.listen(64)
+held, n = [], 0
+body = b"# TYPE app_gauge gauge\napp_gauge 42\n"
+while True:
+    c, _ = s.accept()
+    if n >= answers:
+        if mode == "die":
+            sys.exit(0)
+        held.append(c)
+        continue
+    n += 1
+    c.recv(4096)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+    c.close()
+EOP
+t0=$(date +%s%N)
+"$TM" record -q -o "$T/plain.db" -i 100ms --no-cgroup -- sleep 2 2>/dev/null
+base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+base=$(sql "$T/plain.db" "SELECT count(*) FROM samples")
+for mode in hang die; do
+	port=$(free_port)
+	python3 "$T/endpoint.py" "$port" 5 $mode &
+	epid=$!
+	sleep 0.3
+	t0=$(date +%s%N)
+	"$TM" record -q -o "$T/$mode.db" -i 100ms --no-cgroup --scrape "http://127.0.0.1:$port/metrics" \
+		-- sleep 2 2>"$T/$mode.err"
+	t1=$(date +%s%N)
+	kill $epid 2>/dev/null
+	wait $epid 2>/dev/null
+	n=$(sql "$T/$mode.db" "SELECT count(*) FROM samples")
+	ms=$(( (t1 - t0) / 1000000 ))
+	# the same samples, and the time of the run without --scrape (plus the
+	# 300 ms the end may wait for a request in flight, and some slack)
+	if [ "$n" -ge $((base - 1)) ] && [ $ms -lt $((base_ms + 600)) ]; then
+		ok "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
+	else
+		fail "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
+	fi
+	check "an endpoint that ${mode}s: its answers, then absent (not 0, not repeated)" python3 - \
+		"$T/$mode.db" "$TM" <<'EOP'
+import json, subprocess, sys, sqlite3
+db = sqlite3.connect(sys.argv[1])
+vals = db.execute("SELECT seq, value FROM scrape_values ORDER BY seq").fetchall()
+n = db.execute("SELECT count(*) FROM samples").fetchone()[0]
+# on a loaded machine an answer can come too late for its sample: then it
+# is missing too (the endpoint still counted it among its 5)
+assert 1 <= len(vals) <= 5 and all(v == 42 for _, v in vals), vals
+assert n > 10 and vals[-1][0] < n - 5, (n, vals)
+j = json.loads(subprocess.check_output([sys.argv[2], "report", "-o", sys.argv[1], "--json"]))
+g = j["scraped"][0]
+assert g["name"] == "app_gauge" and g["values"] == len(vals) and g["samples"] == n, g
+import csv
+rows = list(csv.DictReader(subprocess.check_output([sys.argv[2], "report", "-o", sys.argv[1], "--series"]).decode().splitlines()))
+cells = [r["app_gauge"] for r in rows]
+assert cells.count("42") == len(vals) and cells.count("") == n - len(vals), cells
+EOP
+	if grep -q "values are missing (absent, not 0)" "$T/$mode.err"; then ok "the ${mode} is said once on stderr"; else
+		fail "the ${mode} is said once on stderr" "$(cat "$T/$mode.err")"; fi
+done
+
+# ---- Go through its own /metrics ----
+if ! command -v go >/dev/null; then
+	skip scrape_go "no go (scripts/deps.sh --test installs golang-go)"
+	finish
+fi
+if ! GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod GO111MODULE=off \
+	go build -o "$T/promserve" "$TM_ROOT/tests/progs/go/promserve.go" >"$T/build.log" 2>&1; then
+	fail scrape_go_builds "$(tail -5 "$T/build.log")"
+	finish
+fi
+port=$(free_port)
+"$TM" record -o "$T/go.db" -i 200ms --no-cgroup \
+	--scrape "http://127.0.0.1:$port/metrics,go_memstats_heap_alloc_bytes,app_held_bytes,app_requests_total,app_latency_seconds,app_absent{x=\"1\"}" \
+	-- "$T/promserve" 24 3 "$port" >"$T/go.out" 2>"$T/go.err"
+"$TM" report -o "$T/go.db" --series >"$T/go.csv"
+check "what tidemark stored is what the Go program served, answer by answer" python3 - \
+	"$T/go.out" "$T/go.csv" <<'EOP'
+import csv, sys
+served = {}
+for l in open(sys.argv[1]):
+    w = l.split()
+    if w and w[0] == "served":
+        served[int(w[1])] = (int(w[3]), int(w[5]), int(w[7]))
+rows = [r for r in csv.DictReader(open(sys.argv[2]))]
+got = [r for r in rows if r["app_requests_total"]]
+assert len(got) >= 6, (len(got), len(rows))
+last = 0
+for r in got:
+    n = int(float(r["app_requests_total"]))
+    assert n > last, (n, last)     # never a value repeated
+    last = n
+    heap, inuse, gcs = served[n]   # the answer the program logged as number n
+    assert int(float(r["go_memstats_heap_alloc_bytes"])) == heap, (r, served[n])
+    assert int(r["go_heap_alloc_bytes"]) == heap and int(r["go_heap_inuse_bytes"]) == inuse, r
+    assert int(r["gc_cycles"]) == gcs, (r["gc_cycles"], gcs)
+    assert heap >= 24 << 20, heap
+    assert float(r['app_held_bytes{kind="slabs",zone="a"}']) == 24 << 20, r
+    assert float(r["app_latency_seconds_count"]) == n, r
+assert "app_latency_seconds_bucket" not in ",".join(rows[0].keys()), rows[0].keys()
+absent = [r for r in rows if not r["app_requests_total"]]
+assert all(not r["go_heap_alloc_bytes"] and not r["gc_cycles"] for r in absent), absent
+EOP
+"$TM" report -o "$T/go.db" >"$T/go.txt"
+if grep -q '^              app_held_bytes{kind="slabs",zone="a"} (gauge) last 24.0 MiB, peak 24.0 MiB' "$T/go.txt" &&
+	grep -q '^              app_requests_total (counter) last [0-9]*, rose' "$T/go.txt" &&
+	grep -q '^              app_absent{x="1"} (unknown) n/a: never served' "$T/go.txt"; then
+	ok "report shows the scraped series, n/a for one never served"
+else
+	fail "report shows the scraped series, n/a for one never served" "$(grep -A8 scraped "$T/go.txt")"
+fi
+check "report --json: the never-served series is null" sh -c \
+	"'$TM' report -o '$T/go.db' --json | python3 -c 'import json,sys; s={g[\"name\"]: g for g in json.load(sys.stdin)[\"scraped\"]}; a=s[\"app_absent{x=\\\"1\\\"}\"]; assert a[\"last\"] is None and a[\"max\"] is None and a[\"values\"] == 0, a; assert s[\"app_requests_total\"][\"rise\"] > 0'"
+check "report --series=NAME: one scraped series" sh -c \
+	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
+check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- the panel draws them (report --html, headless chromium) ----
+BROWSER_DIR=$TM_ROOT/tests/browser
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
+	skip "scraped series in the panel" "needs /usr/bin/chromium and node"
+	finish
+fi
+if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	(cd "$BROWSER_DIR" && npm install --no-audit --no-fund --silent) >"$T/npm.log" 2>&1 ||
+		{ skip "scraped series in the panel" "cannot npm install playwright-core: $(tail -2 "$T/npm.log")"; finish; }
+fi
+"$TM" report -o "$T/go.db" --html "$T/go.html"
+node "$BROWSER_DIR/charts.mjs" "$T/go.html" "$TM_BUILD/test-artifacts/scrape/run.png" \
+	'scraped=app_held_bytes{kind="slabs",zone="a"}' scraped=app_requests_total \
+	scraped=go_memstats_heap_alloc_bytes 2>&1 | sed 's/^ok - /ok - panel: /'
+finish

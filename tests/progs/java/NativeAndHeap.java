@@ -1,0 +1,39 @@
+// Native memory beside the Java heap: DIRECT MiB of direct byte buffers
+// (HotSpot allocates them with malloc: the heap shim counts them) and HEAP
+// MiB of byte arrays on the Java heap (HotSpot maps it itself: not malloc),
+// all touched and kept for HOLD_MS, with a few threads doing the same.
+// Prints "held" and "done" lines.  Usage: java NativeAndHeap DIRECT HEAP HOLD_MS
+import java.nio.ByteBuffer;
+
+public class NativeAndHeap {
+    public static void main(String[] a) throws Exception {
+        int direct = Integer.parseInt(a[0]), heap = Integer.parseInt(a[1]);
+        long holdMs = Long.parseLong(a[2]);
+        ByteBuffer[] nat = new ByteBuffer[direct];
+        for (int i = 0; i < direct; i++) {
+            nat[i] = ByteBuffer.allocateDirect(1 << 20);
+            for (int j = 0; j < (1 << 20); j += 4096) nat[i].put(j, (byte) 1);
+        }
+        byte[][] keep = new byte[heap * 4][];
+        for (int i = 0; i < keep.length; i++) {
+            keep[i] = new byte[256 << 10];
+            for (int j = 0; j < keep[i].length; j += 4096) keep[i][j] = 1;
+        }
+        Thread[] ts = new Thread[4];
+        for (int t = 0; t < ts.length; t++) {
+            ts[t] = new Thread(() -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(1 << 16);
+                b.put(0, (byte) 1);
+            });
+            ts[t].start();
+        }
+        for (Thread t : ts) t.join();
+        System.out.println("held direct=" + direct + " MiB heap=" + heap + " MiB");
+        System.out.flush();
+        Thread.sleep(holdMs);
+        long sum = 0;
+        for (ByteBuffer b : nat) sum += b.get(0);
+        for (byte[] k : keep) sum += k[0];
+        System.out.println("done " + sum);
+    }
+}
