@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/util.h"
+#include "report/benchparam.h"
 #include "report/benchtab.h"
 #include "report/stats.h"
 #include "base/banned.h"
@@ -163,8 +164,13 @@ static json_t *test_json(void)
 
 char *tm_bench_table_to_json(const struct tm_bench_table *t)
 {
-	json_t *arms = json_array(), *runs = json_array(), *o;
+	json_t *arms, *runs, *o;
 	char *text;
+
+	if (t->param)
+		return tm_bench_param_to_json(t);
+	arms = json_array();
+	runs = json_array();
 
 	for (int i = 0; i < t->n_arms; i++)
 		json_array_append_new(arms, arm_json(&t->arms[i], i == 0));
@@ -222,6 +228,10 @@ static void csv_str(FILE *out, const char *s)
 /* Long format: one line per arm and figure, then one per run and figure. */
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 {
+	if (t->param) {
+		tm_bench_param_write_csv(t, out);
+		return;
+	}
 	fputs("kind,bench_id,arm,run_id,outcome,figure,n,median,min,max,ratio,overlaps_control,"
 	      "p_value,verdict,value\n",
 	      out);
@@ -268,6 +278,10 @@ void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out)
 	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cell[128];
 
+	if (t->param) {
+		tm_bench_param_write_md(t, out);
+		return;
+	}
 	fprintf(out, "### bench %lld%s%s\n\n", (long long)t->bench_id, t->name[0] ? ": " : "",
 	        t->name);
 	for (int r = 0; r < n_rows; r++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "report/benchparam.h"
 #include "report/benchtab.h"
 #include "report/benchtab_int.h"
 #include "report/limitnote.h"
@@ -296,6 +297,7 @@ void tm_bench_table_release(struct tm_bench_table *t)
 	free(t->runs);
 	free(t->command);
 	free(t->units_from);
+	tm_bench_param_free(t->param);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -630,6 +632,10 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)
 {
+	if (t->param) {
+		tm_bench_param_write_text(t, out);
+		return;
+	}
 	tm_bench_table_write_header(t, out);
 	for (int from = 0; from < t->n_arms; from += ARMS_PER_BLOCK) {
 		int to = from + ARMS_PER_BLOCK < t->n_arms ? from + ARMS_PER_BLOCK : t->n_arms;

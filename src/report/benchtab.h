@@ -160,6 +160,8 @@ struct tm_bench_table {
 	struct tm_bench_run_row *runs; /* malloc'd */
 	bool noisy;
 	int reference; /* arm the ratios are to: 0, or the first with survivors */
+	struct tm_bench_ptab
+	    *param; /* bench --param: per value and fits (report/benchparam.h), or NULL */
 };
 
 /* Fills the per-arm rows and the flags from the runs.  Arm 0 is the control. */

@@ -21,7 +21,7 @@
 struct pt {
 	int64_t t;
 	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
-	double heap_alloc, heap_allocs, heap_peak;
+	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
 	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
@@ -90,6 +90,8 @@ static int collect_sample(void *ctx, const struct tm_sample *s)
 	p->heap_held = get(s, TM_M_HEAP_HELD_BYTES);
 	p->heap_alloc = get(s, TM_M_HEAP_ALLOC_BYTES);
 	p->heap_allocs = get(s, TM_M_HEAP_ALLOCS);
+	p->heap_frees = get(s, TM_M_HEAP_FREES);
+	p->heap_procs = get(s, TM_M_HEAP_PROCS);
 	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
@@ -362,19 +364,89 @@ static bool alive(const struct pt *p)
 	return !isfinite(p->procs) || p->procs > 0;
 }
 
-/* Splits P's anon into live heap, held by the allocator (its own figure,
- * capped at anon - live) and other anon (the rest); never below 0.  Live
- * above anon (blocks allocated, never touched) leaves 0 for both. */
-static void split_anon(const struct pt *p, double *live, double *held, double *other)
+/* The same counts of the shim in A and B: the same processes, and no
+ * allocation or free between them, so the allocators hold what they held. */
+static bool same_heap(const struct pt *a, const struct pt *b)
 {
-	*live = isfinite(p->anon) ? p->heap_live : NAN;
+	return isfinite(a->heap_allocs) && a->heap_allocs == b->heap_allocs &&
+	       a->heap_frees == b->heap_frees && a->heap_procs == b->heap_procs &&
+	       a->heap_live == b->heap_live;
+}
+
+/*
+ * The allocators' answer for sample I (heap_held_bytes): its own, else that
+ * of the nearest sample around it with the same heap counts (same_heap: no
+ * allocator call between them, the test the recorder applies to an answer
+ * it reads).  The answer comes when the process gets to it, so on a loaded
+ * machine a sample can come before it.  NAN when none has one.
+ */
+static double held_answer(const struct pt *p, size_t n, size_t i)
+{
+	for (size_t d = 0; d < n; d++) {
+		bool any = false;
+		if (i >= d && same_heap(&p[i - d], &p[i])) {
+			any = true;
+			if (isfinite(p[i - d].heap_held))
+				return p[i - d].heap_held;
+		}
+		if (d && i + d < n && same_heap(&p[i + d], &p[i])) {
+			any = true;
+			if (isfinite(p[i + d].heap_held))
+				return p[i + d].heap_held;
+		}
+		if (!any)
+			break;
+	}
+	return n && i < n ? p[i].heap_held : NAN;
+}
+
+/* Splits the anon of sample I into live heap, held by the allocator (its
+ * own figure, capped at anon - live) and other anon (the rest); never below
+ * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both. */
+static void split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
+                       double *other)
+{
+	double answer = held_answer(p, n, i);
+	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
 	*held = *other = NAN;
-	if (!isfinite(p->anon) || !isfinite(p->heap_live) || !isfinite(p->heap_held))
+	if (!isfinite(p[i].anon) || !isfinite(p[i].heap_live) || !isfinite(answer))
 		return;
-	double rest = p->anon > p->heap_live ? p->anon - p->heap_live : 0;
-	double h = p->heap_held > 0 ? p->heap_held : 0;
+	double rest = p[i].anon > p[i].heap_live ? p[i].anon - p[i].heap_live : 0;
+	double h = answer > 0 ? answer : 0;
 	*held = h < rest ? h : rest;
 	*other = rest - *held;
+}
+
+/* anon fell from PREV to P by 1 MiB and 2 % at least: more than a live
+ * program's noise (the kernel frees an exiting process's memory over more
+ * than one sample when it is large or the machine is loaded) */
+static bool steep_fall(const struct pt *prev, const struct pt *p)
+{
+	return isfinite(prev->anon) && isfinite(p->anon) && prev->anon - p->anon >= 1048576.0 &&
+	       p->anon < 0.98 * prev->anon;
+}
+
+/*
+ * The sample of "held after the work": the last one while the target was
+ * alive, unless it is inside the exit of the target's last processes: when
+ * the next sample finds no process and anon fell steeply into it, the
+ * kernel was tearing the exiting memory down, and the sample before holds
+ * what the work held (up to 3 samples back while anon kept falling so, for
+ * an exit longer than an interval).  n when there is none.
+ */
+static size_t held_index(const struct pt *p, size_t n)
+{
+	size_t i = n;
+	while (i > 0 && (!alive(&p[i - 1]) || !isfinite(p[i - 1].anon)))
+		i--;
+	if (i-- == 0)
+		return n;
+	if (i + 1 >= n || alive(&p[i + 1]))
+		return i; /* the run ended with the target alive: no exit seen */
+	for (int back = 0; back < 3 && i > 0 && alive(&p[i - 1]) && steep_fall(&p[i - 1], &p[i]);
+	     back++)
+		i--;
+	return i;
 }
 
 static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
@@ -406,33 +478,33 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	if (n) {
 		s->final_anon_bytes = p[n - 1].anon;
 		s->file_at_peak_bytes = p[peak_i].file;
-		split_anon(&p[peak_i], &s->anon_heap_live_at_peak_bytes,
+		split_anon(p, n, peak_i, &s->anon_heap_live_at_peak_bytes,
 		           &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes);
 	}
 	/* live at the end: the final counters of a tree whose processes all
 	 * exited are in the last sample (read from the regions they kept) */
 	if (n && !alive(&p[n - 1]) && isfinite(p[n - 1].heap_live))
 		s->heap_live_end_bytes = p[n - 1].heap_live;
-	/* held: the last sample while the target was still alive */
-	for (size_t i = n; i-- > 0;) {
-		if (!alive(&p[i]) || !isfinite(p[i].anon))
-			continue;
+	/* held: the last sample while the target was still alive, not in its exit */
+	size_t i = held_index(p, n);
+	if (i < n) {
 		s->held_anon_bytes = p[i].anon;
 		if (!isfinite(s->heap_live_end_bytes))
 			s->heap_live_end_bytes = p[i].heap_live;
-		split_anon(&p[i], &s->anon_heap_live_end_bytes, &s->anon_allocator_held_end_bytes,
+		split_anon(p, n, i, &s->anon_heap_live_end_bytes, &s->anon_allocator_held_end_bytes,
 		           &s->anon_other_end_bytes);
-		break;
 	}
 }
 
 /* The JVMs' heap (hsperfdata): the peak of used, and the figures of the last
- * sample that has them while the target lived (the "held" sample). */
+ * sample that has them while the target lived, at or before the "held"
+ * sample (held_index). */
 static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
 {
+	size_t h = held_index(p, n);
 	for (size_t i = 0; i < n; i++)
 		max_into(&s->jvm_heap_used_peak_bytes, p[i].jvm_used);
-	for (size_t i = n; i-- > 0;) {
+	for (size_t i = h < n ? h + 1 : n; i-- > 0;) {
 		if (!alive(&p[i]) || !isfinite(p[i].jvm_used))
 			continue;
 		s->jvm_heap_used_end_bytes = p[i].jvm_used;

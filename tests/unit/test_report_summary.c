@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "base/sample.h"
+#include "base/util.h"
 #include "report/summary.h"
 #include "store/store.h"
 #include "store_fixture.h"
@@ -127,6 +128,128 @@ static void test_progress_window(void **state)
 	assert_float_equal(s.anon_bytes_per_unit, 2 * MIB / 10, 1e-3);
 }
 
+/* One constructed sample: processes, anon, and (heap_live >= 0) the shim's
+ * counts and the allocators' answer (held < 0: no answer). */
+struct cs {
+	int procs;
+	double anon_mib, live_mib;
+	int64_t allocs, frees;
+	double held_mib;
+};
+
+/* V is a figure (never NAN, which assert_float_equal lets through) near W */
+#define assert_figure(v, w)                                                                        \
+	do {                                                                                       \
+		assert_true(isfinite(v));                                                          \
+		assert_float_equal((v), (w), 1);                                                   \
+	} while (0)
+
+static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n)
+{
+	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 100000};
+	int64_t run;
+	assert_int_equal(tm_store_run_begin(st, &m, &run), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tm_sample s;
+		tm_sample_clear(&s);
+		s.seq = (int64_t)i;
+		s.t_mono_usec = T0_MONO + (int64_t)i * 100000;
+		s.t_wall_usec = T0_WALL + (int64_t)i * 100000;
+		tm_sample_set(&s, TM_M_PROC_COUNT, c[i].procs);
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES, (int64_t)(c[i].anon_mib * MIB));
+		if (c[i].live_mib >= 0) {
+			tm_sample_set(&s, TM_M_HEAP_PROCS, 1);
+			tm_sample_set(&s, TM_M_HEAP_LIVE_BYTES, (int64_t)(c[i].live_mib * MIB));
+			tm_sample_set(&s, TM_M_HEAP_ALLOCS, c[i].allocs);
+			tm_sample_set(&s, TM_M_HEAP_FREES, c[i].frees);
+			if (c[i].held_mib >= 0)
+				tm_sample_set(&s, TM_M_HEAP_HELD_BYTES,
+				              (int64_t)(c[i].held_mib * MIB));
+		}
+		assert_int_equal(tm_store_add_sample(st, run, &s), 0);
+	}
+	assert_int_equal(tm_store_commit(st), 0);
+	return run;
+}
+
+/* "Held after the work" is not a sample inside the exit of the last
+ * process: the kernel tearing 40 MiB down (6 MiB left), then no process. */
+static void test_held_not_in_exit(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	const struct cs exiting[] = {
+	    {1, 10, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1},
+	    {1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	};
+	int64_t run = constructed_run(f->st, exiting, TM_ARRAY_SIZE(exiting));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 40 * MIB);
+	assert_figure(s.final_anon_bytes, 0);
+
+	/* an exit longer than an interval: two samples inside it, the first
+	 * when the kernel had freed only a little */
+	const struct cs slow[] = {
+	    {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 38.5, -1, 0, 0, -1},
+	    {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	};
+	run = constructed_run(f->st, slow, TM_ARRAY_SIZE(slow));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 40 * MIB);
+
+	/* a program that freed its memory and went on living: what it holds
+	 * then is what it held after the work */
+	const struct cs freed[] = {
+	    {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1},
+	    {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	};
+	run = constructed_run(f->st, freed, TM_ARRAY_SIZE(freed));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 6 * MIB);
+
+	/* a run that ended with the target alive has no exit to skip */
+	const struct cs alive[] = {{1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1}};
+	run = constructed_run(f->st, alive, TM_ARRAY_SIZE(alive));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 6 * MIB);
+}
+
+/* The split of anon: a sample whose allocators' answer came late takes
+ * the answer of a neighbour with the same heap counts (no allocator call
+ * between them); with other counts it stays unknown. */
+static void test_split_late_answer(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	const struct cs late[] = {
+	    {1, 20, 19, 30, 1, 0.5},  {1, 42, 40, 65, 1, -1},   {1, 42, 40, 65, 1, 0.25},
+	    {1, 42, 40, 65, 1, 0.25}, {1, 42.5, 40, 65, 1, -1}, {0, 0, 40, 72, 7, -1},
+	};
+	int64_t run = constructed_run(f->st, late, TM_ARRAY_SIZE(late));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.peak_anon_bytes, 42.5 * MIB);
+	assert_figure(s.anon_heap_live_end_bytes, 40 * MIB);
+	assert_figure(s.anon_allocator_held_end_bytes, 0.25 * MIB);
+	assert_figure(s.anon_other_end_bytes, 2.25 * MIB);
+	assert_figure(s.anon_allocator_held_at_peak_bytes, 0.25 * MIB);
+
+	/* the first sample at 42 MiB is the peak; its answer came a sample late */
+	const struct cs peak[] = {
+	    {1, 20, 19, 30, 1, 0.5},   {1, 42, 40, 65, 1, -1}, {1, 41, 40, 65, 1, 0.25},
+	    {1, 40.8, 29, 80, 20, -1}, {0, 0, 29, 80, 20, -1},
+	};
+	run = constructed_run(f->st, peak, TM_ARRAY_SIZE(peak));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.anon_allocator_held_at_peak_bytes, 0.25 * MIB);
+	assert_figure(s.anon_other_at_peak_bytes, 1.75 * MIB);
+	/* at the end the program had called the allocator since any answer */
+	assert_figure(s.anon_heap_live_end_bytes, 29 * MIB);
+	assert_true(isnan(s.anon_allocator_held_end_bytes));
+	assert_true(isnan(s.anon_other_end_bytes));
+}
+
 static void test_window_parse(void **state)
 {
 	(void)state;
@@ -152,6 +275,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_whole_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_is_not_zero, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_progress_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_held_not_in_exit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_split_late_answer, setup, teardown),
 	    cmocka_unit_test(test_window_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@ import {armColor, benchMarks, byteValue, makeChart, secondsAxis, yAxis, yScale} 
 import {el, table} from "./dom.js";
 import {MiB, mib} from "./fmt.js";
 import {col, maskExited, nulls, usable} from "./series.js";
+import {paramSection} from "./view_param.js";
 
 /* The series each run of a bench is drawn from (the HTML report embeds these). */
 export const BENCH_QUERY = "?points=600";
@@ -39,7 +40,7 @@ function tableSection(page, root, b) {
 	root.appendChild(head);
 	const t = el("table", {class: "bench"});
 	text.rows.forEach((row, ri) => {
-		const tr = el("tr", {"data-row": String(row.row)});
+		const tr = el("tr", row.kind ? {"data-row": String(row.row), "data-kind": row.kind} : {"data-row": String(row.row)});
 		tr.appendChild(el("th", {class: "label"}, row.label));
 		row.cells.forEach((c, ai) => {
 			if (ri === 0) {
@@ -212,7 +213,7 @@ function adviceSection(page, root, b, runs, docs, extra) {
 	}
 }
 
-const SECTIONS = [tableSection, anonSection, sweepSection, adviceSection, runsSection];
+const SECTIONS = [tableSection, paramSection, anonSection, sweepSection, adviceSection, runsSection];
 
 /* An embedded document of the report (the sweep, the advice), or null:
  * the server does not serve them. */
