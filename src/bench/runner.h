@@ -15,6 +15,7 @@
 
 #include "bench/bench.h"
 #include "cgroup/cgroup.h"
+#include "report/phases.h"
 
 #define TM_BENCH_MAX_EXPORTS 3
 
@@ -23,6 +24,8 @@ struct tm_bench_output {
 	bool json;                                 /* the table as JSON on stdout */
 	const char *exports[TM_BENCH_MAX_EXPORTS]; /* "FMT[:PATH]": json, csv, md */
 	int n_exports;
+	bool phases;                 /* also the arms compared phase by phase */
+	struct tm_phase_split split; /* ... split at marks, or at progress values */
 };
 
 enum tm_bench_status {
