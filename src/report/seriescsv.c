@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "report/scraped.h"
 #include "report/seriescsv.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -46,4 +47,23 @@ int tm_series_csv_rollup(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	}
 	fputc('\n', out);
 	return tm_store_each_rollup(st, run_id, level, 0, 0, rollup_row, out);
+}
+
+int tm_series_csv(struct tm_store *st, int64_t run_id, const char *name, int rollup, FILE *out)
+{
+	int rc;
+
+	if (rollup)
+		return tm_series_csv_rollup(st, run_id,
+		                            rollup == 1 ? TM_ROLLUP_MINUTE : TM_ROLLUP_HOUR, out);
+	if (tm_series_note_pruned(st, run_id))
+		return -1;
+	rc = name ? tm_scraped_series_csv(st, run_id, name, out)
+	          : tm_scraped_all_csv(st, run_id, out);
+	if (rc == 1)
+		rc =
+		    tm_error("run %" PRId64 " has no series '%s' (a metric, or a scraped series as "
+		             "report lists it)",
+		             run_id, name);
+	return rc;
 }

@@ -9,6 +9,12 @@
 
 struct tm_store;
 
+/* What report --series prints: the buckets of ROLLUP (1 minute, 2 hour),
+ * else every raw sample with the scraped series (report/scraped.h), or the
+ * one series NAME; says on stderr when the oldest raw samples were pruned.
+ * 0, or -1 after tm_error (no such series included). */
+int tm_series_csv(struct tm_store *st, int64_t run_id, const char *name, int rollup, FILE *out);
+
 /* Says on stderr that RUN_ID's oldest raw samples were pruned, if they
  * were (a series of its samples starts later).  0, or -1 after tm_error. */
 int tm_series_note_pruned(struct tm_store *st, int64_t run_id);
