@@ -6,3 +6,17 @@ CHECK_EXTRA += $(BENCH_PROGS)
 $(B)/progs/bench_alloc: tests/progs/bench_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# bench --param's exact workload: K bytes of live heap per unit (tests/e2e/bench_param.sh).
+BENCH_PROGS += $(B)/progs/param_units
+CHECK_EXTRA += $(B)/progs/param_units
+$(B)/progs/param_units: tests/progs/param_units.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<
+
+# bench --param's real-server client: holds N idle connections (tests/e2e/bench_param_redis.sh).
+BENCH_PROGS += $(B)/progs/param_conns
+CHECK_EXTRA += $(B)/progs/param_conns
+$(B)/progs/param_conns: tests/progs/param_conns.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "base/opt.h"
+#include "bench/param.h"
 #include "record/recorder.h"
 
 #define TM_BENCH_MAX_ARMS 16
@@ -95,6 +96,7 @@ struct tm_bench_spec {
 	int64_t runs, warmup, seed; /* seed -1: a fresh one is drawn for shuffle */
 	bool drop_caches, inherit_env;
 	struct tm_bench_sweep sweep; /* --sweep, --resolution */
+	struct tm_bench_param param; /* --param NAME=VALUES (bench/param.h) */
 };
 
 /* The bench's own options (--runs, Runs=, ...); they store into a struct tm_bench_spec. */

@@ -197,6 +197,7 @@ int tm_bench_load_file(struct tm_bench_spec *sp, const char *path)
 	if (!text)
 		return tm_error("cannot read '%s': %s", path, strerror(errno));
 	rc = tm_bench_parse_ini(sp, text, path);
+	sp->param.from_file = sp->param.n > 0; /* the command line replaces it */
 	free(text);
 	return rc;
 }

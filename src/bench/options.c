@@ -78,6 +78,22 @@ static int parse_sweep(void *field, const char *value, char *why, size_t why_siz
 	return 0;
 }
 
+/* --param NAME=VALUES, Param=: one parameter (bench/param.h).  A second
+ * --param is refused; the command line replaces the file's. */
+static int parse_param(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_bench_param *p = field;
+
+	if (p->n && !p->from_file) {
+		snprintf(why, why_size,
+		         "'%s': a bench has one parameter, and %s is already given (run a bench"
+		         " per value of the other)",
+		         value, p->spec);
+		return -1;
+	}
+	return tm_bench_param_parse(value, p, why, why_size);
+}
+
 const struct tm_opt tm_bench_options[] = {
     {.flag = "arm",
      .short_name = 'a',
@@ -196,6 +212,15 @@ const struct tm_opt tm_bench_options[] = {
      .max = TM_OPT_NO_MAX,
      .metavar = "SIZE",
      .help = "the sweep stops when its bracket is this narrow"},
+    {.flag = "param",
+     .key = "Param",
+     .scopes = B | F,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(param),
+     .parse = parse_param,
+     .metavar = "N=VALUES",
+     .help = "run every arm at each value: N=1000,10000, N=1000..1000000:x10,",
+     .more = "N=0..100:+20; {N} replaced in the command, Environment=, hooks"},
     {.type = TM_OPT_END},
 };
 

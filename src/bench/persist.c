@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "base/util.h"
+#include "bench/param.h"
 #include "bench/persist.h"
 #include "cgroup/cgroup.h"
 #include "base/banned.h"
@@ -113,6 +114,7 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "drop_caches", json_boolean(sp->drop_caches));
 	json_object_set_new(o, "inherit_env", json_boolean(sp->inherit_env));
 	json_object_set_new(o, "heap", json_boolean(sp->rec.heap));
+	json_object_set_new(o, "param", tm_bench_param_json(&sp->param));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;

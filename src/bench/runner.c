@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "cgroup/cgroup.h"
 #include "bench/bench.h"
+#include "bench/param.h"
 #include "bench/persist.h"
 #include "bench/push.h"
 #include "bench/restore.h"
@@ -26,6 +27,7 @@
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/summary.h"
+#include "store/bench_params.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -60,7 +62,7 @@ static int check_spec(const struct tm_bench_spec *sp, char *const *argv)
 		if (!sp->arms[i].exec_start && !sp->exec_start && !argv)
 			return tm_error("no command for arm '%s': give -- CMD ARGS or ExecStart=",
 			                sp->arms[i].name);
-	return 0;
+	return tm_bench_param_check(sp, argv);
 }
 
 /* ---- per-arm plans ---- */
@@ -168,6 +170,12 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 			fputc('\n', f);
 		}
 	}
+	if (sp->param.n) {
+		fprintf(f, "  parameter %s: %d values,", sp->param.name, sp->param.n);
+		for (int i = 0; i < sp->param.n; i++)
+			fprintf(f, " %s", sp->param.texts[i]);
+		fprintf(f, " ({%s} replaced in each run)\n", sp->param.name);
+	}
 	high_note(sp, f);
 }
 
@@ -229,6 +237,7 @@ struct live {
 	const char *arm;
 	int index, total, arm_run, arm_runs;
 	bool warmup;
+	char param[TM_BENCH_PARAM_NAME_MAX + TM_BENCH_PARAM_TEXT_MAX + 2]; /* " N=1000" or "" */
 	int64_t start_mono_usec, last_print_usec;
 	const struct tm_bench_spec *sp;
 	const struct arm_plan *plans;
@@ -255,8 +264,8 @@ static void on_sample(void *ctx, const struct tm_sample *s, bool has_progress, d
 		tm_fmt_mib(mib, sizeof(mib), s->v[TM_M_CG_ANON_BYTES]);
 	else if (tm_sample_has(s, TM_M_PROC_RSS_ANON_BYTES))
 		tm_fmt_mib(mib, sizeof(mib), s->v[TM_M_PROC_RSS_ANON_BYTES]);
-	fprintf(stderr, "\r\033[K[%d/%d] %s %s %d/%d  %.1fs", lv->index, lv->total, lv->arm,
-	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
+	fprintf(stderr, "\r\033[K[%d/%d] %s%s %s %d/%d  %.1fs", lv->index, lv->total, lv->arm,
+	        lv->param, lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
 	        (double)(now - lv->start_mono_usec) / 1e6);
 	if (has_progress)
 		fprintf(stderr, "  progress %.0f", progress);
@@ -269,8 +278,8 @@ static void run_done(struct live *lv, const struct tm_record_result *res)
 {
 	if (lv->tty)
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "[%d/%d] %s %s %d/%d: %s in %.2f s", lv->index, lv->total, lv->arm,
-	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
+	fprintf(stderr, "[%d/%d] %s%s %s %d/%d: %s in %.2f s", lv->index, lv->total, lv->arm,
+	        lv->param, lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
 	        tm_outcome_name(res->outcome), (double)res->wall_usec / 1e6);
 	if (res->reason[0])
 		fprintf(stderr, " (%s)", res->reason);
@@ -304,15 +313,41 @@ static int64_t self_cpu_usec(void)
 	       ru.ru_stime.tv_usec;
 }
 
-static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, struct live *lv)
+/* What run SEQ of arm AI records with: the bench's options, the arm's
+ * plan, and ARGV and ENVP (the plan's, or with {N} replaced). */
+static void run_opts(const struct tm_bench_plan *b, int ai, int64_t seq, char *const *argv,
+                     char *const *envp, char *cgname, size_t cgsize, struct live *lv,
+                     struct tm_record_opts *o)
 {
 	const struct tm_bench_spec *sp = b->sp;
 	const struct tm_bench_arm *arm = &sp->arms[ai];
-	struct arm_plan *p = &b->plans[ai];
-	struct tm_record_opts o;
-	struct tm_record_result res;
+
+	/* tidemark-PID-...: a later recorder removes it if we are killed */
+	snprintf(cgname, cgsize, "tidemark-%d-bench-%lld-%lld", (int)getpid(),
+	         (long long)b->bench_id, (long long)seq);
+	*o = sp->rec;
+	o->store = b->st;
+	o->argv = (char **)argv;
+	o->envp = (char **)envp;
+	o->new_cgroup = true;
+	o->limits = b->plans[ai].limits;
+	o->cgroup_name = cgname;
+	o->bench_id = b->bench_id;
+	o->arm = arm->name;
+	o->bench_seq = seq;
+	o->push_url = o->token_file = NULL; /* the bench pushes its runs whole (bench/push.h) */
+	o->expect_allocator = tm_bench_arm_expect(arm);
+	if (o->units_from)
+		o->progress_regex = o->units_from; /* the progress matcher reads it */
+	o->watch.ctx = lv;
+	o->watch.on_sample = on_sample;
+}
+
+/* Before a run: the restored state, dropped caches, --prepare.  0 or -1. */
+static int before_run(struct tm_bench_plan *b, const char *arm, const char *prepare, int64_t seq)
+{
+	const struct tm_bench_spec *sp = b->sp;
 	struct tm_restore_stats rs;
-	char cgname[128];
 
 	if (sp->restore && tm_bench_restore(b->snapshot, b->restore_dir, &rs))
 		return -1;
@@ -324,33 +359,37 @@ static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, st
 		    (long long)rs.reflinked);
 	if (sp->drop_caches && drop_caches())
 		return -1;
-	if (sp->prepare && run_hook("--prepare", sp->prepare, arm->name, seq, b->bench_id))
+	if (prepare && run_hook("--prepare", prepare, arm, seq, b->bench_id))
 		return -1;
-	/* tidemark-PID-...: a later recorder removes it if we are killed */
-	snprintf(cgname, sizeof(cgname), "tidemark-%d-bench-%lld-%lld", (int)getpid(),
-	         (long long)b->bench_id, (long long)seq);
-	o = sp->rec;
-	o.store = b->st;
-	o.argv = p->argv;
-	o.envp = p->envp;
-	o.new_cgroup = true;
-	o.limits = p->limits;
-	o.cgroup_name = cgname;
-	o.bench_id = b->bench_id;
-	o.arm = arm->name;
-	o.bench_seq = seq;
-	o.push_url = o.token_file = NULL; /* the bench pushes its runs whole (bench/push.h) */
-	o.expect_allocator = tm_bench_arm_expect(arm);
-	if (o.units_from)
-		o.progress_regex = o.units_from; /* the progress matcher reads it */
-	o.watch.ctx = lv;
-	o.watch.on_sample = on_sample;
+	return 0;
+}
+
+/* Run SEQ of arm AI at parameter value VI (0 without --param).  0, 1 when
+ * interrupted, -1 after tm_error. */
+static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool warmup,
+                   struct live *lv)
+{
+	const struct tm_bench_spec *sp = b->sp;
+	const struct tm_bench_arm *arm = &sp->arms[ai];
+	struct arm_plan *p = &b->plans[ai];
+	struct tm_bench_param_run pr = {0};
+	struct tm_record_opts o;
+	struct tm_record_result res;
+	char cgname[128];
+	int rc = -1;
+
+	if (sp->param.n && tm_bench_param_run_new(sp, ai, vi, p->argv, environ, &pr))
+		goto out;
+	if (before_run(b, arm->name, sp->param.n ? pr.prepare : sp->prepare, seq))
+		goto out;
+	run_opts(b, ai, seq, pr.argv ? pr.argv : p->argv, pr.envp ? pr.envp : p->envp, cgname,
+	         sizeof(cgname), lv, &o);
 	lv->start_mono_usec = tm_now_mono_usec();
 	lv->last_print_usec = 0;
 	memset(&res, 0, sizeof(res));
 	int64_t rig0 = self_cpu_usec();
 	if (tm_record_run(&o, &res))
-		return -1;
+		goto out;
 	int64_t rig_cpu = self_cpu_usec() - rig0;
 	if (!warmup && tm_outcome_counts(res.outcome)) {
 		p->tried++;
@@ -366,18 +405,27 @@ static int one_run(struct tm_bench_plan *b, int ai, int64_t seq, bool warmup, st
 	    .wall_usec = res.wall_usec,
 	    .rig_cpu_usec = rig0 >= 0 ? rig_cpu : -1,
 	};
-	if (tm_bench_store_run(b->st, &note))
-		return -1;
+	if (tm_bench_store_run(b->st, &note) ||
+	    (sp->param.n && tm_bench_params_store(b->st, b->bench_id, res.run_id, sp->param.name,
+	                                          sp->param.values[vi], sp->param.texts[vi])))
+		goto out;
 	tm_bench_pusher_add(b->pusher, res.run_id);
-	if (sp->cleanup && run_hook("--cleanup", sp->cleanup, arm->name, seq, b->bench_id))
-		return -1;
-	return res.outcome == TM_OUTCOME_INTERRUPTED ? 1 : 0;
+	const char *cleanup = sp->param.n ? pr.cleanup : sp->cleanup;
+	if (cleanup && run_hook("--cleanup", cleanup, arm->name, seq, b->bench_id))
+		goto out;
+	rc = res.outcome == TM_OUTCOME_INTERRUPTED ? 1 : 0;
+out:
+	tm_bench_param_run_release(&pr);
+	return rc;
 }
 
+/* The runs in order: ROUNDS rounds of every arm at every value (cell
+ * VI * N_ARMS + AI), each round interleaved or shuffled. */
 static int run_all(struct tm_bench_plan *b)
 {
 	const struct tm_bench_spec *sp = b->sp;
-	int rounds = (int)(sp->warmup + sp->runs), n = sp->n_arms;
+	int nv = sp->param.n ? sp->param.n : 1, n = sp->n_arms * nv;
+	int rounds = (int)(sp->warmup + sp->runs);
 	int *order = calloc((size_t)rounds * (size_t)n, sizeof(int));
 	int *done = calloc((size_t)n, sizeof(int));
 	struct live lv = {.tty = isatty(2), .sp = sp, .plans = b->plans};
@@ -391,14 +439,18 @@ static int run_all(struct tm_bench_plan *b)
 	tm_bench_order(n, rounds, sp->order == TM_ORDER_SHUFFLE, (uint64_t)sp->seed, order);
 	lv.total = rounds * n;
 	for (int i = 0; i < rounds * n && rc == 0; i++) {
-		int ai = order[i];
+		int cell = order[i], ai = cell % sp->n_arms, vi = cell / sp->n_arms;
 		bool warmup = i / n < sp->warmup;
 		lv.arm = sp->arms[ai].name;
 		lv.index = i + 1;
 		lv.warmup = warmup;
 		lv.arm_runs = (int)(warmup ? sp->warmup : sp->runs);
-		lv.arm_run = warmup ? i / n + 1 : ++done[ai];
-		rc = one_run(b, ai, i, warmup, &lv);
+		lv.arm_run = warmup ? i / n + 1 : ++done[cell];
+		lv.param[0] = '\0';
+		if (sp->param.n)
+			snprintf(lv.param, sizeof(lv.param), " %s=%s", sp->param.name,
+			         sp->param.texts[vi]);
+		rc = one_run(b, ai, vi, i, warmup, &lv);
 	}
 	if (rc > 0)
 		fprintf(stderr, "bench interrupted: the table covers the runs so far\n");
@@ -552,7 +604,8 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *
 	b->st = st;
 	if (tm_bench_push_begin(b, store_name))
 		return TM_BENCH_FAILED;
-	if (tm_bench_store_init(st) || start_bench(b, b->shared)) {
+	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
+	    start_bench(b, b->shared)) {
 		tm_bench_push_end(b);
 		return TM_BENCH_FAILED;
 	}

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/util.h"
+#include "report/benchparam.h"
 #include "report/benchtab.h"
 #include "report/stats.h"
 #include "base/banned.h"
@@ -95,6 +96,7 @@ static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
 	    [TM_BN_RUN] = "run",
 	    [TM_BN_NOISY] = "noisy",
 	    [TM_BN_THROTTLE] = "throttle",
+	    [TM_BN_SCRAPED] = "scraped",
 	};
 	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
 }
@@ -163,8 +165,13 @@ static json_t *test_json(void)
 
 char *tm_bench_table_to_json(const struct tm_bench_table *t)
 {
-	json_t *arms = json_array(), *runs = json_array(), *o;
+	json_t *arms, *runs, *o;
 	char *text;
+
+	if (t->param)
+		return tm_bench_param_to_json(t);
+	arms = json_array();
+	runs = json_array();
 
 	for (int i = 0; i < t->n_arms; i++)
 		json_array_append_new(arms, arm_json(&t->arms[i], i == 0));
@@ -183,6 +190,12 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	}
 	json_object_set_new(o, "command", t->command ? json_string(t->command) : json_null());
 	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
+	/* what rows scraped_N_* are: the series' names, null for an unused slot */
+	json_t *scraped = json_array();
+	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++)
+		json_array_append_new(scraped,
+		                      t->scraped[i][0] ? json_string(t->scraped[i]) : json_null());
+	json_object_set_new(o, "scraped", scraped);
 	json_object_set_new(o, "reference",
 	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
 	json_t *notes = json_array();
@@ -222,6 +235,10 @@ static void csv_str(FILE *out, const char *s)
 /* Long format: one line per arm and figure, then one per run and figure. */
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 {
+	if (t->param) {
+		tm_bench_param_write_csv(t, out);
+		return;
+	}
 	fputs("kind,bench_id,arm,run_id,outcome,figure,n,median,min,max,ratio,overlaps_control,"
 	      "p_value,verdict,value\n",
 	      out);
@@ -268,6 +285,10 @@ void tm_bench_table_write_md(const struct tm_bench_table *t, FILE *out)
 	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cell[128];
 
+	if (t->param) {
+		tm_bench_param_write_md(t, out);
+		return;
+	}
 	fprintf(out, "### bench %lld%s%s\n\n", (long long)t->bench_id, t->name[0] ? ": " : "",
 	        t->name);
 	for (int r = 0; r < n_rows; r++) {

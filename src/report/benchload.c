@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/sample.h"
 #include "base/util.h"
+#include "report/benchparam.h"
 #include "report/benchtab.h"
 #include "report/summary.h"
 #include "report/throttle.h"
@@ -379,6 +380,7 @@ static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_l
 			goto out;
 		}
 	}
+	rc = tm_bench_scraped_fill(st, t);
 out:
 	return rc;
 }
@@ -434,6 +436,8 @@ int tm_bench_table_load(struct tm_store *st, int64_t bench_id, struct tm_bench_t
 		rc = load_runs(st, t);
 	if (rc == 0)
 		tm_bench_table_compute(t);
+	if (rc == 0)
+		rc = tm_bench_param_attach(st, t); /* bench --param: per value */
 	return rc;
 }
 

@@ -462,6 +462,8 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 	}
 	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
 		return send_json(c, 200, tm_api_bench(sv->st, id));
+	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
+		return send_json(c, 200, tm_api_bench_sweep(sv->st, id));
 	return send_error(c, 404, "no such endpoint");
 }
 

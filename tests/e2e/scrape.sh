@@ -150,6 +150,26 @@ check "report --json: the never-served series is null" sh -c \
 check "report --series=NAME: one scraped series" sh -c \
 	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- the bench table: a gauge served in every arm, its peak and last ----
+port=$(free_port)
+"$TM" bench -o "$T/bench.db" -n 2 --arm small:MIB=8 --arm big:MIB=24 -i 200ms \
+	--scrape "http://127.0.0.1:$port/metrics,app_held_bytes,app_requests_total,only_somewhere" \
+	-- sh -c "exec '$T/promserve' \$MIB 1.5 $port" >"$T/bench.txt" 2>&1
+check "bench table: the scraped gauge's peak and last per arm" python3 - "$T/bench.db" "$TM" <<'EOP'
+import json, subprocess, sys
+d = json.loads(subprocess.check_output([sys.argv[2], "bench", "-o", sys.argv[1], "--table", "1", "--json"]))
+assert d["scraped"] == ['app_held_bytes{kind="slabs",zone="a"}', None, None, None], d["scraped"]
+small, big = d["arms"]
+for key in ("scraped_1_peak_bytes", "scraped_1_last_bytes"):
+    assert small["figures"][key]["median"] == 8 << 20 and small["figures"][key]["n"] == 2, small["figures"][key]
+    assert big["figures"][key]["median"] == 24 << 20 and big["figures"][key]["ratio"] == 3, big["figures"][key]
+# a counter gets no gauge row
+assert "scraped_3_peak" not in small["figures"] or small["figures"]["scraped_3_peak"]["n"] == 0, small["figures"].get("scraped_3_peak")
+assert any(n["kind"] == "scraped" and "app_held_bytes" in n["text"] for n in d["notes"]), d["notes"]
+EOP
+if grep -q '^scraped 1 peak MiB  *8 \[8–8\]  *24 \[24–24\] ×3.00' "$T/bench.txt"; then ok "bench's text table has the scraped row"; else
+	fail "bench's text table has the scraped row" "$(grep -i scraped "$T/bench.txt")"; fi
+
 # ---- the panel draws them (report --html, headless chromium) ----
 BROWSER_DIR=$TM_ROOT/tests/browser
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
