@@ -38,6 +38,16 @@ struct follow {
 	struct tm_lines lines;
 };
 
+/* --progress-cmd: the command, its stdout's read end, what it said. */
+struct progcmd {
+	pid_t pid; /* 0: not running (or reaped) */
+	int fd;
+	struct tm_lines lines;
+	bool said_gone;
+};
+
+struct tm_journal;
+
 struct rec_scrape; /* scrapes.c */
 
 struct rec {
@@ -70,6 +80,8 @@ struct rec {
 	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
 	struct tm_progress_re re;
 	struct follow follow;
+	struct progcmd pcmd;
+	struct tm_journal *journal; /* --unit with --progress: the unit's entries */
 	struct tm_mark_listener marks;
 	bool has_progress;
 	double progress;
@@ -100,6 +112,18 @@ void tm_rec_drain_marks(struct rec *r);
 void tm_rec_follow_poll(struct rec *r);
 void tm_rec_reap(struct rec *r);
 void tm_rec_on_signal(struct rec *r);
+
+/* progsrc.c: progress from a command's stdout or a unit's journal */
+int tm_rec_progsrc_open(struct rec *r);
+int tm_rec_progsrc_fd(const struct rec *r);
+void tm_rec_progsrc_poll(struct rec *r);
+bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status);
+void tm_rec_progsrc_close(struct rec *r);
+
+/* runevents.c: a progress line (matched against --progress), and a value
+ * with the time it was logged (wall and CLOCK_MONOTONIC usec) */
+void tm_rec_progress_line(struct rec *r, const char *line);
+void tm_rec_progress_at(struct rec *r, double v, int64_t wall_usec, int64_t mono_usec);
 
 /* runend.c */
 void tm_rec_signal_target(struct rec *r, int sig);
