@@ -36,6 +36,8 @@ struct tm_net {
 	int (*prom_start)(const char *addr, const char *machine, const char *run_uuid,
 	                  const char *cgroup, struct tm_prom_server **out);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
+	void (*prom_scraped)(struct tm_prom_server *srv, const char *const *names,
+	                     const char *const *kinds, const double *values, size_t n);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
 	/* record --scrape (serve/scrape.h) */

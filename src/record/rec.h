@@ -136,13 +136,16 @@ void tm_rec_warn_bunched(struct rec *r);
 /* scrapes.c: --scrape.  Open starts a thread per target (the network half
  * must be loaded); take, at each sample, puts what is ready for the sample
  * due at DEADLINE into S (Go's series) and keeps the rest for store, which
- * writes it beside the sample (0, or -1 after a store failure); end stops
+ * writes it beside the sample (0, or -1 after a store failure), export
+ * gives it to --metrics-listen; end stops
  * the threads and stores the listed metrics never served as series of
  * kind "unknown", without values; free releases what is left. */
 int tm_rec_scrape_open(struct rec *r);
 void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s);
 int tm_rec_scrape_store(struct rec *r, const struct tm_sample *s);
 void tm_rec_scrape_end(struct rec *r);
+/* What take kept, to record --metrics-listen's /metrics (tidemark_scraped). */
+void tm_rec_scrape_export(struct rec *r);
 void tm_rec_scrape_free(struct rec *r);
 
 /* runsetup.c */

@@ -89,8 +89,10 @@ static void take_sample(struct rec *r, int64_t deadline)
 	r->prev = *s;
 	r->have_prev = true;
 	r->seq++;
-	if (r->prom)
+	if (r->prom) {
 		r->net.prom_update(r->prom, s);
+		tm_rec_scrape_export(r);
+	}
 	if (r->pusher && !r->store_failed)
 		r->net.pusher_tick(r->pusher);
 }

@@ -262,8 +262,8 @@ static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t er
 
 static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"seq",       "t_wall_usec", "t_mono_usec",
-	                                   "late_usec", "values",      NULL};
+	static const char *const keys[] = {"seq",    "t_wall_usec", "t_mono_usec", "late_usec",
+	                                   "values", "scraped",     NULL};
 
 	if (!json_is_object(o))
 		return tm_error_buf(err, errlen, "samples: each sample must be an object");
@@ -532,6 +532,69 @@ static int decode_bench_parts(json_t *root, struct tm_batch *b, char *err, size_
 	return 0;
 }
 
+/* One {name, kind, source, value, t_wall_usec} of sample SEQ's "scraped". */
+static int decode_scraped(json_t *o, int64_t seq, struct tm_batch_scraped *v, char *err,
+                          size_t errlen)
+{
+	static const char *const keys[] = {"name", "kind", "source", "value", "t_wall_usec", NULL};
+	static const char *const kinds[] = {"gauge",     "counter", "untyped",
+	                                    "histogram", "summary", NULL};
+	char where[48];
+	json_t *val;
+
+	snprintf(where, sizeof(where), "sample %lld: scraped", (long long)seq);
+	if (!json_is_object(o))
+		return tm_error_buf(err, errlen, "%s: each must be an object", where);
+	v->seq = seq;
+	if (only_keys(o, where, keys, err, errlen) < 0 ||
+	    get_str(o, where, "name", true, 255, STR_TEXT, &v->name, err, errlen) < 0 ||
+	    get_str(o, where, "kind", true, 16, STR_KIND, &v->kind, err, errlen) < 0 ||
+	    get_str(o, where, "source", false, 1023, STR_TEXT, &v->source, err, errlen) < 0 ||
+	    get_int(o, where, "t_wall_usec", true, WALL_MIN, WALL_MAX, &v->t_wall_usec, err,
+	            errlen) < 0)
+		return -1;
+	if (!*v->name || one_of(v->kind, kinds) < 0)
+		return tm_error_buf(err, errlen, "%s: an empty name or an unknown kind", where);
+	val = json_object_get(o, "value");
+	if (!json_is_number(val) || !isfinite(json_number_value(val)))
+		return tm_error_buf(err, errlen, "%s: 'value' must be a finite number", where);
+	v->value = json_number_value(val);
+	return 0;
+}
+
+/* Every sample's "scraped" values (record --scrape), in sample order. */
+static int decode_all_scraped(json_t *root, struct tm_batch *b, char *err, size_t errlen)
+{
+	json_t *samples = json_object_get(root, "samples"), *o, *arr, *v;
+	size_t i, k, n = 0;
+
+	json_array_foreach(samples, i, o)
+	{
+		arr = json_object_get(o, "scraped");
+		if (arr && (!json_is_array(arr) || json_array_size(arr) > TM_BATCH_MAX_SCRAPED))
+			return tm_error_buf(err, errlen,
+			                    "sample %lld: 'scraped' must be an array of at most %d",
+			                    (long long)b->samples[i].seq, TM_BATCH_MAX_SCRAPED);
+		n += arr ? json_array_size(arr) : 0;
+	}
+	if (!n)
+		return 0;
+	if (!(b->scraped = calloc(n, sizeof(*b->scraped))))
+		return tm_error_buf(err, errlen, "out of memory");
+	json_array_foreach(samples, i, o)
+	{
+		arr = json_object_get(o, "scraped");
+		json_array_foreach(arr, k, v)
+		{
+			if (decode_scraped(v, b->samples[i].seq, &b->scraped[b->n_scraped], err,
+			                   errlen))
+				return -1;
+			b->n_scraped++;
+		}
+	}
+	return 0;
+}
+
 static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"v",     "run", "samples", "events",    "progress",
@@ -565,7 +628,8 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 	                 dec_progress, pos_progress, (void **)&b->progress, &b->n_progress, err,
 	                 errlen) < 0 ||
 	    decode_array(root, "marks", TM_BATCH_MAX_ITEMS, sizeof(struct tm_batch_mark), dec_mark,
-	                 pos_mark, (void **)&b->marks, &b->n_marks, err, errlen) < 0)
+	                 pos_mark, (void **)&b->marks, &b->n_marks, err, errlen) < 0 ||
+	    decode_all_scraped(root, b, err, errlen) < 0)
 		return -1;
 	return 0;
 }
@@ -595,5 +659,6 @@ void tm_batch_release(struct tm_batch *b)
 	free(b->events);
 	free(b->progress);
 	free(b->marks);
+	free(b->scraped);
 	memset(b, 0, sizeof(*b));
 }

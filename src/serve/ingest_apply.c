@@ -10,6 +10,7 @@
 #include "serve/ingest.h"
 #include "store/bench_tables.h"
 #include "store/server_tables.h"
+#include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -190,12 +191,25 @@ static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, cha
 /* Adds the items the server does not have yet; the new positions go to A. */
 static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push_ack *a)
 {
+	int64_t first_new = a->next_seq;
+
 	for (size_t i = 0; i < b->n_samples; i++)
 		if (b->samples[i].seq == a->next_seq) {
 			if (tm_store_add_sample(st, a->run_id, &b->samples[i]) < 0)
 				return -1;
 			a->next_seq++;
 		}
+	/* the scraped values of the samples filed now (not of duplicates) */
+	for (size_t i = 0; i < b->n_scraped; i++) {
+		const struct tm_batch_scraped *v = &b->scraped[i];
+		int64_t id;
+		if (v->seq < first_new || v->seq >= a->next_seq)
+			continue;
+		if (tm_store_scraped_series(st, a->run_id, v->name, v->kind,
+		                            v->source ? v->source : "", &id) < 0 ||
+		    tm_store_add_scraped(st, a->run_id, id, v->seq, v->t_wall_usec, v->value) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < b->n_events; i++)
 		if (b->events[i].i == a->next_event) {
 			if (tm_store_add_event(st, a->run_id, &b->events[i].ev) < 0)

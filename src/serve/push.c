@@ -14,6 +14,7 @@
 #include "serve/ingest.h"
 #include "serve/push.h"
 #include "store/bench_tables.h"
+#include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -234,6 +235,74 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 	return 0;
 }
 
+/* The scraped values of samples FROM..TO (record --scrape) into each
+ * sample's "scraped" array: they ride with their sample, so they are
+ * filed exactly once with it. */
+struct scraped_push {
+	json_t *samples;
+	int64_t from;
+	size_t n;
+	struct {
+		int64_t id;
+		char *name, *kind, *source;
+	} s[512];
+};
+
+static int push_series(void *ctx, const struct tm_scraped_series *ser)
+{
+	struct scraped_push *c = ctx;
+
+	if (c->n == sizeof(c->s) / sizeof(c->s[0]) || !ser->kind || !strcmp(ser->kind, "unknown"))
+		return 0;
+	c->s[c->n].id = ser->id;
+	c->s[c->n].name = strdup(ser->name ? ser->name : "");
+	c->s[c->n].kind = strdup(ser->kind);
+	c->s[c->n].source = strdup(ser->source ? ser->source : "");
+	c->n++;
+	return 0;
+}
+
+static int push_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_usec, double v)
+{
+	struct scraped_push *c = ctx;
+	json_t *sample = json_array_get(c->samples, (size_t)(seq - c->from)), *arr;
+	size_t i;
+
+	for (i = 0; i < c->n && c->s[i].id != series_id; i++)
+		;
+	if (i == c->n || !sample || !c->s[i].name || !c->s[i].kind || !c->s[i].source)
+		return 0;
+	if (!(arr = json_object_get(sample, "scraped"))) {
+		arr = json_array();
+		json_object_set_new(sample, "scraped", arr);
+	}
+	if (json_array_size(arr) < TM_BATCH_MAX_SCRAPED)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:f, s:I}", "name",
+		                                     c->s[i].name, "kind", c->s[i].kind, "source",
+		                                     c->s[i].source, "value", v, "t_wall_usec",
+		                                     (json_int_t)t_wall_usec));
+	return 0;
+}
+
+static void add_scraped(struct tm_store *st, int64_t run_id, json_t *samples, int64_t from,
+                        int64_t to)
+{
+	struct scraped_push *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return;
+	c->samples = samples;
+	c->from = from;
+	if (tm_store_each_scraped_series(st, run_id, push_series, c) == 0 && c->n)
+		tm_store_each_scraped_value(st, run_id, 0, from, to, push_value, c);
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->s[i].name);
+		free(c->s[i].kind);
+		free(c->s[i].source);
+	}
+	free(c);
+}
+
 /* Items of the local store in the order they were stored, from position
  * FROM: the server numbers them the same way, since it stores them in the
  * order they come.  Each becomes {"i": position, ...} as the protocol says. */
@@ -325,6 +394,7 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 		int64_t to = p->at.next_seq + PUSH_SAMPLES - 1;
 		tm_store_each_sample(p->st, p->run_id, p->at.next_seq, to < last ? to : last,
 		                     add_sample, samples);
+		add_scraped(p->st, p->run_id, samples, p->at.next_seq, to < last ? to : last);
 		*all = to >= last;
 	}
 	ev = local_items(p->st, ITEM_EVENTS, p->run_id, p->at.next_event);

@@ -1,5 +1,6 @@
 /* serve: hashing, names, the push decoder, idempotent ingest, tokens,
  * Prometheus text, downsampling and the HTML report. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,6 +172,34 @@ static void test_decode_refuses(void **state)
 	               "\"outcome\":\"<i>\"}}",
 	               "unknown outcome");
 	expect_refused("{\"v\":1,\"v\":1," RUN "}", "not valid JSON");
+	/* record --scrape's values, inside their sample */
+#define SCRAPED(X)                                                                                 \
+	"{\"v\":1," RUN ",\"samples\":[{\"seq\":0,\"t_wall_usec\":1790000000000000,"               \
+	"\"values\":{},\"scraped\":[" X "]}]}"
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":\"1\","
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "finite number");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"weird\",\"value\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "unknown kind");
+	expect_refused(SCRAPED("{\"name\":\"a\\u0007\",\"kind\":\"gauge\",\"value\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "not allowed");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":1}"),
+	               "missing 't_wall_usec'");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":1,\"x\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "unknown field");
+	struct tm_batch ok;
+	char err[256];
+	const char *good = SCRAPED("{\"name\":\"app{k=\\\"v\\\"}\",\"kind\":\"counter\","
+	                           "\"source\":\"http://h/m\",\"value\":12.5,"
+	                           "\"t_wall_usec\":1790000000000001}");
+	assert_int_equal(tm_batch_decode(good, strlen(good), &ok, err, sizeof(err)), 0);
+	assert_int_equal(ok.n_scraped, 1);
+	assert_string_equal(ok.scraped[0].name, "app{k=\"v\"}");
+	assert_true(ok.scraped[0].value == 12.5 && ok.scraped[0].seq == 0);
+	tm_batch_release(&ok);
 	/* more samples than a batch may hold */
 	size_t cap = 64 * (TM_BATCH_MAX_SAMPLES + 2);
 	char *big = malloc(cap);
@@ -376,11 +405,19 @@ static void test_prom_format(void **state)
 	tm_sample_set(&s, TM_M_HEAP_LIVE_BYTES, 77);
 	tm_sample_set(&s, TM_M_CG_MAX_BYTES, -1); /* no limit */
 	tm_sample_set(&s, TM_M_HOST_CPU_TOTAL_USEC, 2000000);
-	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live"},
-	                              {"vps", "r2", NULL, &s, true, "live"},
-	                              {"old", "r3", "/c", &s, false, "ended"}};
+	/* what record --scrape read: exported for a current run only */
+	static const struct tm_prom_scraped sc[] = {{"app{k=\"v\"}", "gauge", 2.5},
+	                                            {"nan", "gauge", NAN}};
+	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live", sc, 2},
+	                              {"vps", "r2", NULL, &s, true, "live", NULL, 0},
+	                              {"old", "r3", "/c", &s, false, "ended", sc, 1}};
 	char *text = tm_prom_format(t, 3);
 	assert_non_null(text);
+	assert_non_null(strstr(text, "# TYPE tidemark_scraped untyped\n"
+	                             "tidemark_scraped{machine=\"pi\",series=\"app{k=\\\"v\\\"}\","
+	                             "kind=\"gauge\"} 2.5\n"));
+	assert_null(strstr(text, "series=\"nan\""));
+	assert_null(strstr(text, "tidemark_scraped{machine=\"old\""));
 	assert_non_null(strstr(text, "# TYPE tidemark_memory_anon_bytes gauge\n"));
 	/* the run is the info metric's; the series carry the machine only */
 	assert_non_null(strstr(text, "tidemark_run_info{machine=\"pi\",run=\"r\\\"1\\n\","
