@@ -550,7 +550,7 @@ static const struct tm_opt report_options[] = {
      .parse = parse_series,
      .metavar = "NAME",
      .help = "every sample of the run as CSV, one column per metric and scraped",
-     .more = "series; =NAME: only that one (seq,t_wall_usec,value), e.g. =app_items{k=\"a\"}"},
+     .more = "series; --series NAME: only that one (seq,t_wall_usec,value)"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -741,6 +741,25 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 	return rc ? 1 : 0;
 }
 
+/* `--series NAME` as well as --series=NAME: a series name never starts
+ * with a digit, a run id always does, so the operand (before or after the
+ * run id) that does not is the series.  The operands left start at the
+ * index returned. */
+static int series_operand(struct report_cli *cli, int argc, char **argv, int next)
+{
+	for (int i = next; cli->series && !cli->series_name[0] && i < argc; i++) {
+		char c = argv[i][0];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':') ||
+		    strlen(argv[i]) >= sizeof(cli->series_name))
+			continue;
+		snprintf(cli->series_name, sizeof(cli->series_name), "%s", argv[i]);
+		for (int j = i; j > next; j--)
+			argv[j] = argv[j - 1];
+		return next + 1;
+	}
+	return next;
+}
+
 int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct report_cli cli = {0};
@@ -759,6 +778,8 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		                         : "window");
 	if (rc == 0 && cli.phases && cli.bench && cli.csv)
 		rc = tm_error("--phases with --bench: text or --json (no CSV)");
+	if (rc == 0)
+		next = series_operand(&cli, argc, argv, next);
 	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
 		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
 	if (rc == 0 && next + 1 < argc)

@@ -149,6 +149,9 @@ check "report --json: the never-served series is null" sh -c \
 	"'$TM' report -o '$T/go.db' --json | python3 -c 'import json,sys; s={g[\"name\"]: g for g in json.load(sys.stdin)[\"scraped\"]}; a=s[\"app_absent{x=\\\"1\\\"}\"]; assert a[\"last\"] is None and a[\"max\"] is None and a[\"values\"] == 0, a; assert s[\"app_requests_total\"][\"rise\"] > 0'"
 check "report --series=NAME: one scraped series" sh -c \
 	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
+check "report --series NAME (no =), before or after the run id" sh -c \
+	"'$TM' report -o '$T/go.db' --series app_requests_total 1 | sed -n 2p | grep -q ',1\$' &&
+	 '$TM' report -o '$T/go.db' 1 --series go_heap_alloc_bytes | sed -n 1p | grep -q '^seq,t_wall_usec,go_heap_alloc_bytes\$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
 # ---- record --metrics-listen: the scraped series beside tidemark's ----
 port=$(free_port)
