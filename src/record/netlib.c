@@ -31,6 +31,7 @@ int tm_net_load(struct tm_net *n)
 		return tm_error("cannot load '%s': %s", path, dlerror());
 	if (sym(n, "tm_pusher_new", &n->pusher_new) || sym(n, "tm_pusher_tick", &n->pusher_tick) ||
 	    sym(n, "tm_pusher_finish", &n->pusher_finish) ||
+	    sym(n, "tm_pusher_reached", &n->pusher_reached) ||
 	    sym(n, "tm_pusher_free", &n->pusher_free) ||
 	    sym(n, "tm_prom_server_start", &n->prom_start) ||
 	    sym(n, "tm_prom_server_update", &n->prom_update) ||

@@ -13,6 +13,7 @@
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
+#include "store/bench_tables.h"
 #include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -168,6 +169,54 @@ static json_t *run_meta(const struct tm_run_info *ri)
 		json_object_del(o, "machine");
 	if (o && ri->arm && !tm_name_valid(ri->arm))
 		json_object_del(o, "arm");
+	return o;
+}
+
+static void set_text(json_t *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(o, key, json_string(v));
+}
+
+/* The bench of a bench's run, as the protocol sends it (what the server
+ * needs to show the same table): NULL for a run of no bench, or a bench
+ * the store cannot read (the run is then sent as a loose one). */
+static json_t *bench_meta(struct tm_store *st, const struct tm_run_info *ri)
+{
+	struct tm_bench_info b;
+	json_t *o;
+
+	if (ri->bench_id <= 0 || tm_bench_store_get(st, ri->bench_id, &b) != 0)
+		return NULL;
+	o = b.uuid ? json_pack("{s:s, s:s, s:I, s:I}", "uuid", b.uuid, "spec_json",
+	                       b.spec_json ? b.spec_json : "{}", "seed", (json_int_t)b.seed,
+	                       "started_wall_usec", (json_int_t)b.started_wall_usec)
+	           : NULL;
+	if (o) {
+		set_text(o, "name", b.name);
+		set_text(o, "order", b.order);
+		set_text(o, "host", b.host);
+		if (b.ended_wall_usec)
+			json_object_set_new(o, "ended_wall_usec", json_integer(b.ended_wall_usec));
+	}
+	tm_bench_info_release(&b);
+	return o;
+}
+
+/* What the bench noted of its run once it ended (warmup, the work's wall
+ * time, the rig's CPU): NULL until then. */
+static json_t *bench_note(struct tm_store *st, const struct tm_run_info *ri)
+{
+	struct tm_bench_run_note n;
+	json_t *o;
+
+	if (ri->bench_id <= 0 || tm_bench_store_note(st, ri->id, &n) != 0)
+		return NULL;
+	o = json_pack("{s:i, s:b}", "arm_index", n.arm_index, "warmup", n.warmup);
+	if (o && n.wall_usec > 0)
+		json_object_set_new(o, "wall_usec", json_integer(n.wall_usec));
+	if (o && n.rig_cpu_usec >= 0)
+		json_object_set_new(o, "rig_cpu_usec", json_integer(n.rig_cpu_usec));
 	return o;
 }
 
@@ -327,10 +376,16 @@ static json_t *local_items(struct tm_store *st, enum item_kind kind, int64_t run
 static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, bool *all)
 {
 	json_t *b = json_pack("{s:i, s:o}", "v", TM_PUSH_PROTOCOL, "run", run_meta(ri));
-	json_t *samples, *ev, *pr, *mk;
+	json_t *samples, *ev, *pr, *mk, *bench = bench_meta(p->st, ri);
 	int64_t last = -1;
 
 	*all = true;
+	if (bench) {
+		json_t *note = bench_note(p->st, ri);
+		json_object_set_new(b, "bench", bench);
+		if (note)
+			json_object_set_new(b, "bench_run", note);
+	}
 	if (!p->synced)
 		return b; /* a hello: the answer says where the server is */
 	samples = json_array();
@@ -490,6 +545,11 @@ void tm_pusher_tick(struct tm_pusher *p)
 		return;
 	while (send_one(p) == 1 && tm_now_mono_usec() - start < TICK_BUDGET_USEC)
 		;
+}
+
+bool tm_pusher_reached(const struct tm_pusher *p)
+{
+	return p->last_status != 0;
 }
 
 static bool all_sent(struct tm_pusher *p)
