@@ -153,6 +153,28 @@ check "report --series NAME (no =), before or after the run id" sh -c \
 	"'$TM' report -o '$T/go.db' --series app_requests_total 1 | sed -n 2p | grep -q ',1\$' &&
 	 '$TM' report -o '$T/go.db' 1 --series go_heap_alloc_bytes | sed -n 1p | grep -q '^seq,t_wall_usec,go_heap_alloc_bytes\$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- --runtime go --scrape: the GC lines and the program's own /metrics together ----
+port=$(free_port)
+"$TM" record -o "$T/both.db" -i 200ms --no-cgroup --runtime go \
+	--scrape "http://127.0.0.1:$port/metrics,app_requests_total" \
+	-- "$T/promserve" 16 2 "$port" >"$T/both.out" 2>"$T/both.err"
+"$TM" report -o "$T/both.db" --series >"$T/both.csv"
+check "--runtime go --scrape: live after GC from gctrace beside HeapAlloc from /metrics" python3 - \
+	"$T/both.csv" "$T/both.err" <<'EOP'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+both = [r for r in rows if r["gc_heap_live_bytes"] and r["go_heap_alloc_bytes"]]
+assert len(both) >= 3, len(both)
+for r in both:
+    # the GC lines (whole MiB, truncated) win for the live heap: never HeapAlloc
+    assert int(r["gc_heap_live_bytes"]) % (1 << 20) == 0, r["gc_heap_live_bytes"]
+    assert int(r["gc_heap_live_bytes"]) >= 16 << 20, r["gc_heap_live_bytes"]
+# and gc_cycles counts the gctrace lines seen (the GC lines win there too)
+lines = len([l for l in open(sys.argv[2]) if re.match(r"gc \d+ @", l)])
+last = int([r for r in rows if r["gc_cycles"]][-1]["gc_cycles"])
+assert last <= lines, (last, lines)
+EOP
+
 # ---- record --metrics-listen: the scraped series beside tidemark's ----
 port=$(free_port)
 mport=$(free_port)
