@@ -9,4 +9,5 @@ echo "== sampler"; sh bench/sampler/run.sh
 echo "== heap shim"; sh bench/heap/run.sh 3000000 7
 echo "== bench rig"; sh bench/rig/run.sh 8
 echo "== server"; sh bench/serve/run.sh
+echo "== reading a long run"; sh bench/report/run.sh 3
 echo "== scrape"; sh bench/scrape/run.sh 30

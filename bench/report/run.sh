@@ -19,8 +19,13 @@ make --no-print-directory -C "$D/ref" all >/dev/null 2>&1
 OLD=$D/ref/build/tidemark
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# measure BIN DB: "seconds maxrss_kib" of one report, output kept to compare
-measure() { /usr/bin/time -f "%e %M" "$1" report --db "$2" 1 2>&1 >"$D/out.$(basename "$1")" | tail -1; }
+# measure BIN DB: "wall_s maxrss_kib cpu_s" of one report (cpu: user + system,
+# what a loaded shared machine does not inflate)
+measure()
+{
+	/usr/bin/time -f "%e %M %U %S" "$1" report --db "$2" 1 2>&1 >/dev/null | tail -1 |
+		awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}'
+}
 # side BIN_A BIN_B DB LABEL: ROUNDS interleaved runs of each, medians
 side()
 {
@@ -31,12 +36,13 @@ side()
 	done
 	ta=$(cut -d' ' -f1 "$D/a" | median) ma=$(cut -d' ' -f2 "$D/a" | median)
 	tb=$(cut -d' ' -f1 "$D/b" | median) mb=$(cut -d' ' -f2 "$D/b" | median)
-	printf '%s: array-based %s s %.1f MiB | streaming %s s %.1f MiB | time x%.1f, RSS x%.1f less\n' \
-		"$4" "$ta" "$(echo "$ma / 1024" | bc -l)" "$tb" "$(echo "$mb / 1024" | bc -l)" \
-		"$(echo "$ta / $tb" | bc -l)" "$(echo "$ma / $mb" | bc -l)"
+	ca=$(cut -d' ' -f3 "$D/a" | median) cb=$(cut -d' ' -f3 "$D/b" | median)
+	printf '%s: array-based %s s wall %s s CPU %.1f MiB | streaming %s s wall %s s CPU %.1f MiB | CPU x%.1f less, RSS x%.1f less\n' \
+		"$4" "$ta" "$ca" "$(echo "$ma / 1024" | bc -l)" "$tb" "$cb" "$(echo "$mb / 1024" | bc -l)" \
+		"$(echo "$ca / $cb" | bc -l)" "$(echo "$ma / $mb" | bc -l)"
 }
 
-echo "== a week at 1 s (604800 samples)"
+echo "== a week at 1 s (604800 samples); load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs"
 build/bench/serve/gen_week "$D/week.db" 1 604800
 side "$OLD" "$NEW" "$D/week.db" "week, report"
 "$OLD" report --db "$D/week.db" 1 >"$D/old.txt"
@@ -51,8 +57,9 @@ cp "$D/month.db" "$D/pruned.db"
 "$NEW" prune --db "$D/pruned.db" --keep raw=7d
 : >"$D/b"
 for i in $(seq "$ROUNDS"); do measure "$NEW" "$D/pruned.db" >>"$D/b"; done
-printf '30 days, raw kept 7 d (the rest from minute rollups): streaming %s s %.1f MiB\n' \
-	"$(cut -d' ' -f1 "$D/b" | median)" "$(echo "$(cut -d' ' -f2 "$D/b" | median) / 1024" | bc -l)"
+printf '30 days, raw kept 7 d (the rest from minute rollups): streaming %s s wall %s s CPU %.1f MiB\n' \
+	"$(cut -d' ' -f1 "$D/b" | median)" "$(cut -d' ' -f3 "$D/b" | median)" \
+	"$(echo "$(cut -d' ' -f2 "$D/b" | median) / 1024" | bc -l)"
 "$NEW" report --db "$D/pruned.db" 1 | grep -E "page cache|rollups|throttle|progress"
 echo "store: $(du -m "$D/month.db" | cut -f1) MiB all raw, $(du -m "$D/pruned.db" | cut -f1) MiB pruned (before VACUUM)"
 
