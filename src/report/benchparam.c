@@ -372,8 +372,11 @@ int tm_bench_param_rows(const struct tm_bench_table *t, struct tm_bench_prows *r
 		if (rows[i] >= 0 && tm_bench_param_figure(rows[i]) &&
 		    shown_anywhere(t->param, rows[i]) && add_block(t, rs, rows[i]))
 			return -1;
-	if (shown_anywhere(t->param, TM_BR_KILLED_ANON) && add_block(t, rs, TM_BR_KILLED_ANON))
-		return -1;
+	static const int killed[] = {TM_BR_KILLED_ANON, TM_BR_KILLED_HEAP, TM_BR_KILLED_PROGRESS,
+	                             TM_BR_KILLED_WALL};
+	for (size_t i = 0; i < sizeof(killed) / sizeof(killed[0]); i++)
+		if (shown_anywhere(t->param, killed[i]) && add_block(t, rs, killed[i]))
+			return -1;
 	return 0;
 }
 

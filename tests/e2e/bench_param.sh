@@ -123,6 +123,28 @@ else
 	fail "one value: slope, R² and exponent are null in JSON" "$(cat "$T/py.err")"
 fi
 
+# ---- an OOM kill at one value: counted, its figures missing (not 0), the fits over the rest ----
+"$TM" bench -o "$T/k.db" --arm glibc --runs 1 -i 50ms --heap --memory-max 48M --swap-max 0 \
+	--param N=1000,10000,100000 -- "$P" --units '{N}' --bytes 1000 --hold-ms 500 >"$T/k.txt" 2>&1
+"$TM" bench -o "$T/k.db" --table 1 --json >"$T/k.json" 2>/dev/null
+heapblk=$(sed -n '/^heap peak MiB$/,/growth exponent/p' "$T/k.txt")
+if grep -q '^  N=100000  *0/1 (1 oom-killed)$' "$T/k.txt" &&
+	echo "$heapblk" | grep -q '^  N=100000  *—$' &&
+	echo "$heapblk" | grep -Eq '^  per N +1000 B  R² n/a \(2 values\)$' &&
+	sed -n '/^killed at anon MiB$/,/^  N=100000/p' "$T/k.txt" | grep -Eq '^  N=100000 +4[0-9.]+$' &&
+	python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1])); p=d["param"]
+big=p["by_value"][2]["table"]["arms"][0]
+assert big["outcomes"]["oom-killed"]==1 and big["figures"]["heap_peak_bytes"]["median"] is None
+f=[f for f in p["fits"] if f["figure"]=="heap_peak_bytes"][0]
+assert f["n"]==2 and f["r2"] is None and abs(f["slope_per_unit"]-1000)<10
+' "$T/k.json"; then
+	ok "an OOM-killed value: survived 0/1 (1 oom-killed), — for its figures, killed at anon, fits over the 2 others"
+else
+	fail "an OOM-killed value in the table" "$(sed -n '/^survived/,/^peak anon/p;/^heap peak/,/growth/p;/^killed at anon/,/100000/p' "$T/k.txt")"
+fi
+
 # ---- the option ----
 check_fails "a second --param is refused" "a bench has one parameter" \
 	"$TM" bench -o "$T/e.db" --arm glibc --param N=1,2 --param M=3,4 -- echo '{N}' '{M}'
