@@ -145,6 +145,15 @@ else
 	fail "an OOM-killed value in the table" "$(sed -n '/^survived/,/^peak anon/p;/^heap peak/,/growth/p;/^killed at anon/,/100000/p' "$T/k.txt")"
 fi
 
+# the notes: said once when every value has them, else under the values that do
+if [ "$(grep -c '^median \[min–max\] over the runs that survived' "$T/exact.txt")" = 1 ] &&
+	grep -q '^N=1000, 10000: not shown, 0 in every run: ' "$T/k.txt" &&
+	! grep -q '^N=100000: not shown' "$T/k.txt"; then
+	ok "a note every value has is said once; one some values have names them"
+else
+	fail "the notes of the values" "$(sed -n '/^median/,$p' "$T/exact.txt" "$T/k.txt")"
+fi
+
 # ---- the option ----
 check_fails "a second --param is refused" "a bench has one parameter" \
 	"$TM" bench -o "$T/e.db" --arm glibc --param N=1,2 --param M=3,4 -- echo '{N}' '{M}'
