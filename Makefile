@@ -13,7 +13,7 @@
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
 # libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
-PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih
+PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih libsystemd
 PKGS_NET  := libmicrohttpd libcurl gnutls
 PKGS    := $(PKGS_CORE) $(PKGS_NET)
 B       := build
@@ -32,7 +32,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
 # The parts, from the bottom up (src/LAYERS says who may include whom).
-LIB_DIRS := base kern cgroup runtime sample heap store hprof record report bench advise serve doctor
+LIB_DIRS := base kern cgroup runtime sample heap store hprof sysd record report bench advise serve doctor
 NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
 	src/serve/auth.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))

@@ -43,6 +43,12 @@ $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 
+# A library for heap_dlopen_ctor: its constructor runs a thread.
+$(B)/progs/libctor_thread.so: tests/progs/ctor_thread_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fPIC -shared -o $@ $< -lpthread
+HEAP_PROGS += $(B)/progs/libctor_thread.so
+
 CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(HEAP_PROGS)
 .PHONY: heap-progs
 heap-progs: $(HEAP_PROGS)

@@ -26,14 +26,12 @@ TMH_TLS struct tmh_slot *tmh_tls_slot;
 /* bytes until this thread's next sample; below zero the entry points take
  * their slow path (a sample is due, or the thread has no slot yet) */
 TMH_TLS int64_t tmh_tls_left = -1;
-TMH_TLS int tmh_tls_busy;               /* inside the shim: nested calls go to `shared` */
-static TMH_TLS int tls_dead;            /* this thread's slot was folded at its exit */
-static TMH_TLS int tls_fold_registered; /* inherited by a fork child, like the registration */
+TMH_TLS int tmh_tls_busy;    /* inside the shim: nested calls go to `shared` */
+static TMH_TLS int tls_dead; /* this thread's slot was folded at its exit */
 /* What glibc allocates on the shim's behalf while a thread claims its slot
- * (the record of the thread-exit hook: calloc(1, 32); pthread_getattr_np's
- * CPU set) is not the program's: not counted, and not uncounted when freed
- * (the hook's record after the hook ran).  A fork child inherits the list,
- * like the registration. */
+ * or finds its stack (pthread_getattr_np's CPU set), and the answering
+ * thread's start-up blocks, are not the program's: not counted, and not
+ * uncounted when freed.  A fork child inherits the list. */
 #define TMH_OWN_BLOCKS 4
 static TMH_TLS int tls_own;
 static TMH_TLS void *tls_own_blocks[TMH_OWN_BLOCKS];
@@ -222,22 +220,16 @@ static void slot_release(struct tmh_slot *s)
 }
 
 /*
- * Registered at a thread's first call like a C++ thread_local destructor:
- * glibc runs those before any pthread key destructor, so the slot is folded
- * before jemalloc's thread clean-up (after which its counters are no longer
- * the shim's to trust); what the thread frees later counts in `shared`.
- * The pthread key stays as the fallback where the hook is missing.
+ * A thread's slot is folded by the destructor of the shim's pthread key.
+ * glibc runs key destructors in the order the keys were made, and the shim
+ * makes its key first thing at start-up, before it calls into the allocator
+ * (jemalloc makes its own there): the slot is folded before jemalloc's
+ * thread clean-up (after which its counters are no longer the shim's to
+ * trust); what the thread frees later counts in `shared`.  Not a C++
+ * thread_local destructor (__cxa_thread_atexit_impl): registering one takes
+ * the dynamic loader's lock, and a thread's first allocation then waited for
+ * a dlopen whose library constructor was waiting for that thread.
  */
-extern int __cxa_thread_atexit_impl(void (*dtor)(void *), void *obj, void *dso)
-    __attribute__((weak));
-extern void *__dso_handle __attribute__((visibility("hidden")));
-
-static void fold_at_thread_exit(void *unused)
-{
-	(void)unused; /* a fork child inherits its parent's registration: idempotent */
-	slot_release(tmh_tls_slot);
-}
-
 static void key_destructor(void *arg)
 {
 	if (arg && arg == tmh_tls_slot)
@@ -293,9 +285,6 @@ static struct tmh_slot *slow_slot(int *boot)
 	struct tmh_slot *s = slot_claim();
 	if (s) {
 		pthread_setspecific(slot_key, s);
-		if (__cxa_thread_atexit_impl && !tls_fold_registered &&
-		    __cxa_thread_atexit_impl(fold_at_thread_exit, NULL, &__dso_handle) == 0)
-			tls_fold_registered = 1;
 		tmh_tls_je_freed = TMH_COUNTING ? tmh_je_thread_freed_counter() : NULL;
 		/* without sampling the countdown only brings the thread to
 		 * sample_slow now and then, to answer a statistics request */
@@ -349,6 +338,7 @@ static void init_once(void)
 		return;
 	}
 	tmh_tls_busy = 1;
+	pthread_key_create(&slot_key, key_destructor); /* before the allocator's own */
 	tmh_env_options(&tmh_opt);
 	if (tmh_opt.bad_sample)
 		tmh_warn("TIDEMARK_HEAP_SAMPLE is not a size (e.g. 512K, 1.5M, 0); sampling every "
@@ -366,7 +356,6 @@ static void init_once(void)
 	tmh_stats_init();
 	sampling = tmh_opt.sample_mean_bytes > 0;
 	tmh_sample_init();
-	pthread_key_create(&slot_key, key_destructor);
 	pthread_atfork(NULL, NULL, atfork_child);
 	tmh_tls_busy = 0;
 	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);

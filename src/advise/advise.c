@@ -17,6 +17,7 @@
 #include "base/util.h"
 #include "report/stats.h"
 #include "report/summary.h"
+#include "report/throttle.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -292,6 +293,8 @@ static void apply_rules(struct tm_advise_profile *p, const struct tm_advise *a)
 	p->headroom_bytes = fmax(p->needed_spread_bytes, TM_ADVISE_HEADROOM_MIN_BYTES);
 	p->margin_bytes = fmax(a->opts.margin_frac * p->needed_bytes, TM_ADVISE_MARGIN_MIN_BYTES);
 	p->memory_high_bytes = tm_advise_round_up(p->needed_bytes + p->headroom_bytes);
+	if (isfinite(p->sweep_high_min_bytes) && p->sweep_high_min_bytes > p->memory_high_bytes)
+		p->memory_high_bytes = tm_advise_round_up(p->sweep_high_min_bytes);
 	p->memory_max_bytes =
 	    fmax(tm_advise_round_up(base + p->margin_bytes), p->memory_high_bytes);
 	p->swap_max_bytes = 0;
@@ -310,6 +313,7 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 		return tm_error("out of memory");
 	p->anon_peak_bytes = p->charge_peak_bytes = NAN;
 	p->sweep_min_bytes = a->arms[ai].sweep_min_bytes;
+	p->sweep_high_min_bytes = a->arms[ai].sweep_high_min_bytes;
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		struct win_figs f;
@@ -363,8 +367,9 @@ static int arm_env(struct tm_store *st, struct tm_advise_arm *arm)
 	return 0;
 }
 
-/* The MemoryMax run RUN asked for (limits_json), NAN when none or unknown. */
-static int requested_max(struct tm_store *st, int64_t run, double *out)
+/* The limit KEY ("memory_max", "memory_high") run RUN asked for
+ * (limits_json), NAN when none or unknown. */
+static int requested_limit(struct tm_store *st, int64_t run, const char *key, double *out)
 {
 	struct tm_run_info ri;
 	int rc = tm_store_run_get(st, run, &ri);
@@ -373,7 +378,7 @@ static int requested_max(struct tm_store *st, int64_t run, double *out)
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	json_t *l = ri.limits_json ? json_loads(ri.limits_json, 0, NULL) : NULL;
-	json_t *r = json_object_get(json_object_get(l, "memory_max"), "requested");
+	json_t *r = json_object_get(json_object_get(l, key), "requested");
 	if (json_is_integer(r) && json_integer_value(r) > 0)
 		*out = (double)json_integer_value(r);
 	json_decref(l);
@@ -381,26 +386,64 @@ static int requested_max(struct tm_store *st, int64_t run, double *out)
 	return 0;
 }
 
-/* A sweep among arm AI's runs (two MemoryMax limits or more): the smallest
- * limit at which it and every larger limit survived every run. */
-static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai)
+/* A run passes at its limit: it completed, and for a MemoryHigh sweep it
+ * was not held in throttle limbo (and throttling was measured).  0 or -1. */
+static int run_passes(struct tm_store *st, const struct tm_bench_run_row *r, bool high, bool *pass)
 {
-	struct {
-		double limit;
-		bool all_survived;
-		int runs, survived;
-	} g[64];
+	struct tm_throttle th;
+
+	*pass = r->outcome == TM_OUTCOME_COMPLETED;
+	if (!*pass || !high)
+		return 0;
+	if (tm_throttle_find(st, r->run_id, 0, -1, &th))
+		return -1;
+	*pass = th.known && th.n == 0;
+	return 0;
+}
+
+struct sweep_group {
+	double limit;
+	bool all_passed;
+	int runs, survived;
+};
+
+/* The smallest limit of G (N groups) at which it and every larger limit
+ * passed every run, NAN: none. */
+static double smallest_passing(const struct sweep_group *g, int n)
+{
+	double min = NAN;
+
+	for (double above = INFINITY;;) {
+		int best = -1;
+		for (int k = 0; k < n; k++)
+			if (g[k].limit < above && (best < 0 || g[k].limit > g[best].limit))
+				best = k;
+		if (best < 0 || !g[best].all_passed)
+			break;
+		min = above = g[best].limit;
+	}
+	return min;
+}
+
+/* A sweep among arm AI's runs (two limits KEY or more, HIGH: MemoryHigh):
+ * the smallest limit at which it and every larger limit passed every run,
+ * into *MIN (NAN: none); survival is then counted at or above it. */
+static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai, bool high, double *min)
+{
+	struct sweep_group g[64];
 	int n = 0;
 	const struct tm_bench_table *t = &a->table;
 
-	a->arms[ai].sweep_min_bytes = NAN;
+	*min = NAN;
 	for (int i = 0; i < t->n_runs; i++) {
 		const struct tm_bench_run_row *r = &t->runs[i];
 		double lim;
+		bool pass;
 		int k = 0;
 		if (r->arm != ai || r->warmup || !tm_outcome_counts(r->outcome))
 			continue;
-		if (requested_max(st, r->run_id, &lim))
+		if (requested_limit(st, r->run_id, high ? "memory_high" : "memory_max", &lim) ||
+		    run_passes(st, r, high, &pass))
 			return -1;
 		if (isnan(lim))
 			continue;
@@ -409,36 +452,25 @@ static int arm_sweep_min(struct tm_store *st, struct tm_advise *a, int ai)
 		if (k == n && n == 64)
 			continue;
 		if (k == n)
-			g[n++] = (typeof(g[0])){lim, true, 0, 0};
-		g[k].all_survived &= r->outcome == TM_OUTCOME_COMPLETED;
+			g[n++] = (struct sweep_group){lim, true, 0, 0};
+		g[k].all_passed &= pass;
 		g[k].runs++;
 		g[k].survived += r->outcome == TM_OUTCOME_COMPLETED;
 	}
-	if (n < 2)
+	if (n < 2 || isnan(*min = smallest_passing(g, n)))
 		return 0;
-	for (double above = INFINITY;;) {
-		int best = -1;
-		for (int k = 0; k < n; k++)
-			if (g[k].limit < above && (best < 0 || g[k].limit > g[best].limit))
-				best = k;
-		if (best < 0 || !g[best].all_survived)
-			break;
-		a->arms[ai].sweep_min_bytes = g[best].limit;
-		above = g[best].limit;
-	}
 	/* survival is judged where the arm can live: the sweep's deliberate
-	 * kills below its smallest surviving limit are not held against it */
-	if (isfinite(a->arms[ai].sweep_min_bytes)) {
-		struct tm_advise_arm *arm = &a->arms[ai];
-		arm->swept_below = arm->runs;
-		arm->runs = arm->survived = 0;
-		for (int k = 0; k < n; k++)
-			if (g[k].limit >= arm->sweep_min_bytes) {
-				arm->runs += g[k].runs;
-				arm->survived += g[k].survived;
-			}
-		arm->swept_below -= arm->runs;
-	}
+	 * kills (or throttled runs) below its smallest passing limit are not
+	 * held against it */
+	struct tm_advise_arm *arm = &a->arms[ai];
+	arm->swept_below = arm->runs;
+	arm->runs = arm->survived = 0;
+	for (int k = 0; k < n; k++)
+		if (g[k].limit >= *min) {
+			arm->runs += g[k].runs;
+			arm->survived += g[k].survived;
+		}
+	arm->swept_below -= arm->runs;
 	return 0;
 }
 
@@ -459,7 +491,12 @@ static int fill_arms(struct tm_store *st, struct tm_advise *a)
 		for (int i = 0; i < t->n_runs; i++)
 			if (t->runs[i].arm == ai && !t->runs[i].warmup && arm->n_run_ids < 32)
 				arm->run_ids[arm->n_run_ids++] = t->runs[i].run_id;
-		if (arm_env(st, arm) || arm_sweep_min(st, a, ai))
+		arm->sweep_high_min_bytes = NAN;
+		if (arm_env(st, arm) || arm_sweep_min(st, a, ai, false, &arm->sweep_min_bytes))
+			return -1;
+		/* a MemoryHigh sweep, when the runs were not a MemoryMax one */
+		if (isnan(arm->sweep_min_bytes) &&
+		    arm_sweep_min(st, a, ai, true, &arm->sweep_high_min_bytes))
 			return -1;
 	}
 	return 0;

@@ -94,7 +94,8 @@ struct tm_advise_profile {
 	double refaults;            /* median over survivors of file refaults in the window */
 	double psi_io_share;        /* median over survivors: io some stall / window length */
 	double margin_bytes;
-	double sweep_min_bytes; /* smallest surviving MemoryMax of a sweep, NAN: none */
+	double sweep_min_bytes;      /* smallest surviving MemoryMax of a sweep, NAN: none */
+	double sweep_high_min_bytes; /* smallest MemoryHigh of a sweep without throttle limbo */
 	double memory_high_bytes, memory_max_bytes, swap_max_bytes;
 	double sum_bytes;    /* MemoryMax + the reserves */
 	double leaves_bytes; /* RAM - sum (negative: does not fit) */
@@ -108,10 +109,12 @@ struct tm_advise_arm {
 	int64_t run_ids[32];
 	int n_run_ids;
 	struct tm_advise_profile prof[TM_ADVISE_MAX_REGIMES];
-	int rank;               /* 0: recommended */
-	double sweep_min_bytes; /* the smallest MemoryMax its runs survived at, above every one
-	                           they did not (a sweep: two limits or more), NAN: none */
-	int swept_below;        /* runs of the sweep below it (not counted in runs and survived) */
+	int rank;                    /* 0: recommended */
+	double sweep_min_bytes;      /* the smallest MemoryMax its runs survived at, above every one
+	                                they did not (a sweep: two limits or more), NAN: none */
+	double sweep_high_min_bytes; /* the same for a MemoryHigh sweep (every run completed,
+	                                none held in throttle limbo), NAN: none */
+	int swept_below; /* runs of the sweep below it (not counted in runs and survived) */
 };
 
 struct tm_advise {

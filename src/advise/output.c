@@ -192,6 +192,28 @@ static void max_rule(const struct tm_advise_profile *p, char *buf, size_t size)
 		appendf(buf, size, n, "; not below MemoryHigh");
 }
 
+static void high_rule(const struct tm_advise_profile *p, char *buf, size_t size)
+{
+	char x[32];
+	bool swept = isfinite(p->sweep_high_min_bytes);
+
+	mib(x, sizeof(x), p->sweep_high_min_bytes);
+	if (swept && p->sweep_high_min_bytes > p->needed_bytes + p->headroom_bytes)
+		snprintf(
+		    buf, size,
+		    "the sweep's smallest MemoryHigh without throttle limbo %s (above the peak "
+		    "needed + headroom)",
+		    x);
+	else
+		snprintf(
+		    buf, size,
+		    "peak needed + headroom (high above anon plus a healthy cache at the busiest, "
+		    "or the cgroup lives in reclaim and is throttled)%s%s",
+		    swept ? "; at or above the sweep's smallest MemoryHigh without throttle limbo "
+		          : "",
+		    swept ? x : "");
+}
+
 /* The settings and what they leave of the machine. */
 static void setting_rows(const struct tm_advise *a, const struct tm_advise_profile *p,
                          struct row *r)
@@ -201,9 +223,7 @@ static void setting_rows(const struct tm_advise *a, const struct tm_advise_profi
 	set_row(&r[R_MAX], "memory_max_bytes", "MemoryMax", ROW_SETTING, p->memory_max_bytes);
 	max_rule(p, r[R_MAX].from, sizeof(r[0].from));
 	set_row(&r[R_HIGH], "memory_high_bytes", "MemoryHigh", ROW_SETTING, p->memory_high_bytes);
-	snprintf(r[R_HIGH].from, sizeof(r[0].from),
-	         "peak needed + headroom (high above anon plus a healthy cache at the busiest, or "
-	         "the cgroup lives in reclaim and is throttled)");
+	high_rule(p, r[R_HIGH].from, sizeof(r[0].from));
 	set_row(&r[R_SWAP], "memory_swap_max_bytes", "MemorySwapMax", ROW_SETTING, 0);
 	snprintf(r[R_SWAP].from, sizeof(r[0].from),
 	         "measured without swap; swap would hide retained anon");
@@ -231,6 +251,9 @@ static void arm_reasoning(const struct tm_advise *a, int ai, char *buf, size_t s
 	if (isfinite(arm->sweep_min_bytes))
 		snprintf(sw, sizeof(sw), " at MemoryMax >= %.0f MiB (a sweep; %d runs below it)",
 		         arm->sweep_min_bytes / 1048576, arm->swept_below);
+	else if (isfinite(arm->sweep_high_min_bytes))
+		snprintf(sw, sizeof(sw), " at MemoryHigh >= %.0f MiB (a sweep; %d runs below it)",
+		         arm->sweep_high_min_bytes / 1048576, arm->swept_below);
 	snprintf(buf, size, "%s: %d/%d survived%s, peak %s, held after %s, time %s", arm->name,
 	         arm->survived, arm->runs, sw, p, h, t);
 }
@@ -337,6 +360,7 @@ static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 	json_object_set_new(o, "psi_io_share", num_or_null(p->psi_io_share));
 	json_object_set_new(o, "killed_cache_bytes", num_or_null(p->killed_cache_bytes));
 	json_object_set_new(o, "sweep_min_bytes", num_or_null(p->sweep_min_bytes));
+	json_object_set_new(o, "sweep_high_min_bytes", num_or_null(p->sweep_high_min_bytes));
 	profile_rows(a, p, r);
 	figs = json_object();
 	for (int i = 0; i < N_ROWS; i++) {

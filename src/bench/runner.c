@@ -18,6 +18,7 @@
 #include "bench/bench.h"
 #include "bench/param.h"
 #include "bench/persist.h"
+#include "bench/push.h"
 #include "bench/restore.h"
 #include "bench/runner.h"
 #include "record/launch.h"
@@ -296,6 +297,7 @@ struct tm_bench_plan {
 	char *const *shared; /* the command every arm without ExecStart= runs */
 	struct tm_store *st;
 	int64_t bench_id;
+	struct tm_bench_pusher *pusher; /* --push: each run once noted */
 	char snapshot[4096], restore_dir[4096];
 	char host[256];
 };
@@ -333,6 +335,7 @@ static void run_opts(const struct tm_bench_plan *b, int ai, int64_t seq, char *c
 	o->bench_id = b->bench_id;
 	o->arm = arm->name;
 	o->bench_seq = seq;
+	o->push_url = o->token_file = NULL; /* the bench pushes its runs whole (bench/push.h) */
 	o->expect_allocator = tm_bench_arm_expect(arm);
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */
@@ -406,6 +409,7 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	    (sp->param.n && tm_bench_params_store(b->st, b->bench_id, res.run_id, sp->param.name,
 	                                          sp->param.values[vi], sp->param.texts[vi])))
 		goto out;
+	tm_bench_pusher_add(b->pusher, res.run_id);
 	const char *cleanup = sp->param.n ? pr.cleanup : sp->cleanup;
 	if (cleanup && run_hook("--cleanup", cleanup, arm->name, seq, b->bench_id))
 		goto out;
@@ -577,19 +581,39 @@ void tm_bench_plan_free(struct tm_bench_plan *b)
 	free(b);
 }
 
+int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_name)
+{
+	const struct tm_record_opts *o = &b->sp->rec;
+
+	if (!o->push_url)
+		return 0;
+	return tm_bench_pusher_start(o->push_url, o->token_file, store_name, &b->pusher);
+}
+
+void tm_bench_push_end(struct tm_bench_plan *b)
+{
+	tm_bench_pusher_finish(b->pusher, 10000000);
+	b->pusher = NULL;
+}
+
 enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *st,
                                       const char *store_name, const struct tm_bench_output *out)
 {
 	int rc;
 
 	b->st = st;
-	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
-	    start_bench(b, b->shared))
+	if (tm_bench_push_begin(b, store_name))
 		return TM_BENCH_FAILED;
+	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
+	    start_bench(b, b->shared)) {
+		tm_bench_push_end(b);
+		return TM_BENCH_FAILED;
+	}
 	print_start(b, store_name);
 	rc = run_all(b);
 	if (tm_bench_store_end(st, b->bench_id, tm_now_wall_usec()))
 		rc = -1;
+	tm_bench_push_end(b);
 	if (rc == 0)
 		fputc('\n', stderr);
 	if (tm_bench_show_table(st, store_name, b->bench_id, out))

@@ -15,6 +15,7 @@
 
 #include "bench/bench.h"
 #include "cgroup/cgroup.h"
+#include "report/phases.h"
 
 #define TM_BENCH_MAX_EXPORTS 3
 
@@ -23,6 +24,8 @@ struct tm_bench_output {
 	bool json;                                 /* the table as JSON on stdout */
 	const char *exports[TM_BENCH_MAX_EXPORTS]; /* "FMT[:PATH]": json, csv, md */
 	int n_exports;
+	bool phases;                 /* also the arms compared phase by phase */
+	struct tm_phase_split split; /* ... split at marks, or at progress values */
 };
 
 enum tm_bench_status {
@@ -55,6 +58,13 @@ void tm_bench_plan_free(struct tm_bench_plan *plan);
  */
 enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_store *st,
                                       const char *store_name, const struct tm_bench_output *out);
+
+/* --push: starts sending the plan's runs to the server as each ends
+ * (bench/push.h), reading the store at STORE_PATH.  0 (also without
+ * --push), or -1 after tm_error. */
+int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_path);
+/* Sends what is left while the server answers (10 s at most) and stops. */
+void tm_bench_push_end(struct tm_bench_plan *b);
 
 /* The table of BENCH_ID in the open store ST (STORE_NAME for messages),
  * shown as OUT says: 0, or -1 after tm_error ("no bench 3 in x.db" too). */
@@ -97,18 +107,5 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 
 /* Reads the experiment file at PATH into SP (tm_bench_parse_ini).  0 or -1. */
 int tm_bench_load_file(struct tm_bench_spec *sp, const char *path);
-
-/*
- * The survival curve of a sweep that bench BENCH_ID's arms were part of:
- * every stored run of the same arm, command, environment, MemoryHigh and
- * MemorySwapMax, grouped by its MemoryMax, judged as bench --sweep judges
- * a probe.  Returns {"limit": "MemoryMax", "arms": [as bench --sweep
- * --json]} (arms with two limits or more), JSON null when no arm has one
- * (no sweep: missing, not an empty curve), or NULL after tm_error.  The
- * curve's run ids go to RUNS (at most MAX_RUNS, *N_RUNS of them).  The
- * caller owns the result.
- */
-json_t *tm_bench_stored_curve(struct tm_store *st, int64_t bench_id, int64_t *runs, int *n_runs,
-                              int max_runs);
 
 #endif

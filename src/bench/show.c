@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "bench/runner.h"
+#include "report/benchphases.h"
 #include "report/benchtab.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -50,7 +51,15 @@ int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t ben
 
 	if (rc == 1)
 		rc = tm_error("no bench %lld in %s", (long long)bench_id, store_name);
-	if (rc == 0 && out->json) {
+	if (rc == 0 && out->phases) {
+		/* the arms phase by phase: as JSON instead of the table's, as
+		 * text after it */
+		if (!out->json) {
+			tm_bench_table_write_text(&t, stdout);
+			fputc('\n', stdout);
+		}
+		rc = tm_bench_phases_print(st, bench_id, &out->split, out->json, stdout);
+	} else if (rc == 0 && out->json) {
 		char *json = tm_bench_table_to_json(&t);
 		if (json)
 			printf("%s\n", json);

@@ -18,28 +18,17 @@
 #include "base/util.h"
 #include "bench/bench.h"
 #include "bench/runner.h"
-#include "report/benchtab.h"
-#include "report/throttle.h"
+#include "report/sweepcurve.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
 
-#define MAX_PROBES     64
-#define MAX_PROBE_RUNS 256
-
-struct probe {
-	int64_t limit;
-	int64_t runs[MAX_PROBE_RUNS];
-	int n_runs, reused;
-	int tried, survived, throttled, throttle_unknown;
-	double peak_anon, wall_usec, rate_per_min, psi_mem_share; /* medians, NAN: none */
-	int64_t benches[8];
-	int n_benches;
-};
+#define MAX_PROBES     TM_SWEEP_MAX_POINTS
+#define MAX_PROBE_RUNS TM_SWEEP_MAX_POINT_RUNS
 
 struct arm_sweep {
 	const char *name;
-	struct probe probes[MAX_PROBES];
+	struct tm_sweep_point probes[MAX_PROBES];
 	int n;
 	int64_t smallest;       /* the smallest limit that passed, -1 none */
 	int64_t largest_failed; /* the largest that did not, -1 none */
@@ -53,7 +42,7 @@ struct match {
 	struct tm_limits limits;
 	int which; /* enum tm_bench_sweep_limit */
 	struct tm_store *st;
-	struct probe *p;
+	struct tm_sweep_point *p;
 	int rc;
 };
 
@@ -136,47 +125,20 @@ static int match_run(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-/* Survival (and, for MemoryHigh, throttle limbo) of the probe's runs, and the curve's figures. */
-static int judge(struct tm_store *st, struct probe *p)
+/* The kind of curve a sweep of WHICH (enum tm_bench_sweep_limit) draws. */
+static enum tm_sweep_kind kind_of(int which)
 {
-	struct tm_bench_table *t = calloc(1, sizeof(*t));
-	int rc;
-
-	if (!t)
-		return tm_error("out of memory");
-	rc = tm_bench_table_of_runs(st, p->runs, p->n_runs, t);
-	p->peak_anon = p->wall_usec = p->rate_per_min = p->psi_mem_share = NAN;
-	p->tried = p->survived = p->throttled = p->throttle_unknown = 0;
-	for (int i = 0; rc == 0 && i < t->n_runs; i++) {
-		const struct tm_bench_run_row *r = &t->runs[i];
-		struct tm_throttle th;
-		if (r->warmup || !tm_outcome_counts(r->outcome))
-			continue;
-		p->tried++;
-		p->survived += r->outcome == TM_OUTCOME_COMPLETED;
-		if ((rc = tm_throttle_find(st, r->run_id, 0, -1, &th)))
-			break;
-		p->throttled += th.known && th.n > 0;
-		p->throttle_unknown += !th.known;
-	}
-	if (rc == 0 && t->n_arms > 0) {
-		const struct tm_bench_arm_row *a = &t->arms[0];
-		p->peak_anon =
-		    a->survived ? a->stat[TM_BF_PEAK_ANON].median : a->killed_peak.median;
-		p->wall_usec = a->survived ? a->stat[TM_BF_WALL].median : a->killed_wall.median;
-		p->rate_per_min = a->stat[TM_BF_RATE].median;
-		p->psi_mem_share = a->stat[TM_BF_PSI_MEM].median / a->stat[TM_BF_WALL].median;
-	}
-	tm_bench_table_release(t);
-	free(t);
-	return rc;
+	return which == TM_SWEEP_MEMORY_HIGH ? TM_SWEEP_KIND_HIGH : TM_SWEEP_KIND_MAX;
 }
 
-static bool passed(const struct probe *p, int which)
+static bool passed(const struct tm_sweep_point *p, int which)
 {
-	if (p->tried == 0 || p->survived < p->tried)
-		return false;
-	return which != TM_SWEEP_MEMORY_HIGH || (p->throttled == 0 && p->throttle_unknown == 0);
+	return tm_sweep_point_passed(p, kind_of(which));
+}
+
+static int judge(struct tm_store *st, struct tm_sweep_point *p)
+{
+	return tm_sweep_point_judge(st, p);
 }
 
 struct sweep {
@@ -197,9 +159,9 @@ static void set_limit(struct tm_limits *l, int which, int64_t v)
 
 /* One probe at LIMIT: the runs in the store first, then the missing ones.
  * 0, 1 interrupted, -1. */
-static int probe(struct sweep *sw, int64_t limit, struct probe **out)
+static int probe(struct sweep *sw, int64_t limit, struct tm_sweep_point **out)
 {
-	struct probe *p = &sw->as->probes[sw->as->n];
+	struct tm_sweep_point *p = &sw->as->probes[sw->as->n];
 	struct match m = {.arm = sw->as->name, .st = sw->st, .p = p, .which = sw->sp->sweep.limit};
 	char name[160], mib[32];
 	int rc = 0;
@@ -248,7 +210,7 @@ static int64_t mid_of(int64_t lo, int64_t hi)
 static int sweep_arm(struct sweep *sw)
 {
 	const struct tm_bench_sweep *cfg = &sw->sp->sweep;
-	struct probe *p;
+	struct tm_sweep_point *p;
 	int64_t ok, bad;
 	int rc;
 
@@ -283,7 +245,8 @@ static int sweep_arm(struct sweep *sw)
 
 static int cmp_probe(const void *a, const void *b)
 {
-	int64_t x = ((const struct probe *)a)->limit, y = ((const struct probe *)b)->limit;
+	int64_t x = ((const struct tm_sweep_point *)a)->limit,
+	        y = ((const struct tm_sweep_point *)b)->limit;
 	return x < y ? -1 : x > y;
 }
 
@@ -330,7 +293,7 @@ static void print_curve(const struct tm_bench_spec *sp, const struct arm_sweep *
 	fprintf(f, "  %-11s %-9s %-15s %-8s%s\n", limit_name(sp->sweep.limit), "survived",
 	        "peak anon MiB", "wall s", high ? " rate /min  psi mem  throttled" : "");
 	for (int i = 0; i < as->n; i++) {
-		const struct probe *p = &as->probes[i];
+		const struct tm_sweep_point *p = &as->probes[i];
 		char lim[32], k[16], peak[32], wall[32], rate[32], psi[32];
 		tm_fmt_mib(lim, sizeof(lim), p->limit);
 		snprintf(k, sizeof(k), "%d/%d", p->survived, p->tried);
@@ -347,39 +310,10 @@ static void print_curve(const struct tm_bench_spec *sp, const struct arm_sweep *
 	}
 }
 
-static json_t *num(double v)
+static json_t *curve_json(const struct arm_sweep *as)
 {
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *curve_json(const struct tm_bench_spec *sp, const struct arm_sweep *as)
-{
-	json_t *o = json_object(), *pts = json_array();
-
-	json_object_set_new(o, "arm", json_string(as->name));
-	json_object_set_new(o, "smallest_passing_bytes",
-	                    as->smallest >= 0 ? json_integer(as->smallest) : json_null());
-	json_object_set_new(o, "largest_failing_bytes",
-	                    as->largest_failed >= 0 ? json_integer(as->largest_failed)
-	                                            : json_null());
-	json_object_set_new(o, "interrupted", json_boolean(as->interrupted));
-	for (int i = 0; i < as->n; i++) {
-		const struct probe *p = &as->probes[i];
-		json_t *runs = json_array();
-		for (int r = 0; r < p->n_runs; r++)
-			json_array_append_new(runs, json_integer(p->runs[r]));
-		json_array_append_new(
-		    pts,
-		    json_pack("{s:I, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i}", "limit_bytes",
-		              (json_int_t)p->limit, "runs", p->tried, "survived", p->survived,
-		              "throttled", p->throttled, "peak_anon_bytes", num(p->peak_anon),
-		              "wall_usec", num(p->wall_usec), "rate_per_min", num(p->rate_per_min),
-		              "psi_mem_share", num(p->psi_mem_share), "run_ids", runs, "reused",
-		              p->reused));
-	}
-	json_object_set_new(o, "curve", pts);
-	(void)sp;
-	return o;
+	return tm_sweep_arm_json(as->name, as->smallest, as->largest_failed, as->interrupted,
+	                         as->probes, as->n);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -428,7 +362,7 @@ static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, in
 	char lo[32], hi[32], res[32];
 
 	for (int i = 0; i < n; i++)
-		qsort(arms[i].probes, (size_t)arms[i].n, sizeof(struct probe), cmp_probe);
+		qsort(arms[i].probes, (size_t)arms[i].n, sizeof(struct tm_sweep_point), cmp_probe);
 	if (json) {
 		json_t *o = json_object(), *a = json_array();
 		json_object_set_new(o, "limit", json_string(limit_name(sp->sweep.limit)));
@@ -437,7 +371,7 @@ static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, in
 		json_object_set_new(o, "resolution_bytes", json_integer(sp->sweep.resolution));
 		json_object_set_new(o, "runs_per_limit", json_integer(sp->runs));
 		for (int i = 0; i < n; i++)
-			json_array_append_new(a, curve_json(sp, &arms[i]));
+			json_array_append_new(a, curve_json(&arms[i]));
 		json_object_set_new(o, "arms", a);
 		json_dumpf(o, f, JSON_INDENT(2));
 		fputc('\n', f);
@@ -465,6 +399,10 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 
 	if (!arms)
 		return tm_error("out of memory"), TM_BENCH_FAILED;
+	if (tm_bench_push_begin(plan, store_name)) {
+		free(arms);
+		return TM_BENCH_FAILED;
+	}
 	fprintf(stderr, "sweep into %s\n", store_name);
 	for (; done < sp->n_arms && rc == 0; done++) {
 		struct sweep sw = {.plan = plan, .sp = sp, .st = st, .ai = done, .as = &arms[done]};
@@ -481,153 +419,11 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 			break;
 		}
 	}
+	tm_bench_push_end(plan);
 	print_all(sp, arms, done, out->json, stdout);
 	free(arms);
 	if (rc == 1)
 		tm_error(
 		    "sweep interrupted: the curve covers the limits so far; every run is stored");
 	return rc ? TM_BENCH_FAILED : TM_BENCH_OK;
-}
-
-/* ---- the curve of a stored bench (report --bench N --html) ---- */
-
-struct stored_arm {
-	char *arm, *command_json, *env_json;
-	int64_t high, swap;
-	struct arm_sweep as;
-};
-
-struct stored {
-	struct stored_arm arms[TM_BENCH_TAB_MAX_ARMS];
-	int n;
-	int64_t bench_id;
-	struct tm_store *st;
-};
-
-static bool same_text(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* The bench's arms: name, command, environment and the other limits. */
-static int stored_arm_of(void *ctx, const struct tm_run_info *ri)
-{
-	struct stored *s = ctx;
-	json_t *l;
-
-	if (!ri->arm || s->n == TM_BENCH_TAB_MAX_ARMS)
-		return 0;
-	for (int i = 0; i < s->n; i++)
-		if (strcmp(s->arms[i].arm, ri->arm) == 0)
-			return 0;
-	struct stored_arm *a = &s->arms[s->n++];
-	l = ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : NULL;
-	a->high = requested(l, "memory_high");
-	a->swap = requested(l, "swap_max");
-	json_decref(l);
-	a->arm = strdup(ri->arm);
-	a->command_json = ri->command_json ? strdup(ri->command_json) : NULL;
-	a->env_json = ri->env_json ? strdup(ri->env_json) : NULL;
-	a->as.name = a->arm;
-	a->as.smallest = a->as.largest_failed = -1;
-	return a->arm ? 0 : tm_error("out of memory");
-}
-
-/* Every stored run of the same arm, command, environment and other limits,
- * counted at its MemoryMax (the sweep's probes, made at any time). */
-static int stored_probe_of(void *ctx, const struct tm_run_info *ri)
-{
-	struct stored *s = ctx;
-	struct tm_bench_run_note note;
-
-	if (!ri->arm || ri->bench_id <= 0 || !ri->outcome ||
-	    !tm_outcome_counts(tm_outcome_of(ri->outcome)))
-		return 0;
-	for (int i = 0; i < s->n; i++) {
-		struct stored_arm *a = &s->arms[i];
-		if (strcmp(a->arm, ri->arm) || !same_text(a->command_json, ri->command_json) ||
-		    !same_text(a->env_json, ri->env_json))
-			continue;
-		json_t *l = ri->limits_json ? json_loads(ri->limits_json, 0, NULL) : NULL;
-		int64_t max = requested(l, "memory_max"), high = requested(l, "memory_high"),
-		        swap = requested(l, "swap_max");
-		json_decref(l);
-		if (max == TM_LIMIT_UNSET || high != a->high || swap != a->swap)
-			return 0;
-		if (tm_bench_store_note(s->st, ri->id, &note) < 0)
-			return -1;
-		if (note.warmup)
-			return 0;
-		int k = 0;
-		while (k < a->as.n && a->as.probes[k].limit != max)
-			k++;
-		if (k == MAX_PROBES)
-			return 0;
-		if (k == a->as.n)
-			a->as.probes[a->as.n++] = (struct probe){.limit = max};
-		struct probe *p = &a->as.probes[k];
-		if (p->n_runs < MAX_PROBE_RUNS)
-			p->runs[p->n_runs++] = ri->id;
-		return 0;
-	}
-	return 0;
-}
-
-/* Judges the arm's probes; the smallest limit passing with every larger one. */
-static int stored_curve(struct tm_store *st, struct arm_sweep *as)
-{
-	for (int i = 0; i < as->n; i++)
-		if (judge(st, &as->probes[i]))
-			return -1;
-	qsort(as->probes, (size_t)as->n, sizeof(struct probe), cmp_probe);
-	for (int i = as->n - 1; i >= 0; i--) {
-		if (!passed(&as->probes[i], TM_SWEEP_MEMORY_MAX)) {
-			as->largest_failed = as->probes[i].limit;
-			break;
-		}
-		as->smallest = as->probes[i].limit;
-	}
-	return 0;
-}
-
-json_t *tm_bench_stored_curve(struct tm_store *st, int64_t bench_id, int64_t *runs, int *n_runs,
-                              int max_runs)
-{
-	struct stored *s = calloc(1, sizeof(*s));
-	json_t *o = NULL, *arms = json_array();
-	int rc;
-
-	if (!s)
-		return tm_error("out of memory"), NULL;
-	s->st = st;
-	s->bench_id = bench_id;
-	*n_runs = 0;
-	rc = tm_store_each_run(st, bench_id, stored_arm_of, s);
-	if (rc == 0)
-		rc = tm_store_each_run(st, 0, stored_probe_of, s);
-	for (int i = 0; rc == 0 && i < s->n; i++) {
-		struct arm_sweep *as = &s->arms[i].as;
-		if (as->n < 2 || (rc = stored_curve(st, as)))
-			continue;
-		json_array_append_new(arms, curve_json(NULL, as));
-		for (int k = 0; k < as->n; k++)
-			for (int r = 0; r < as->probes[k].n_runs && *n_runs < max_runs; r++)
-				runs[(*n_runs)++] = as->probes[k].runs[r];
-	}
-	if (rc == 0 && json_array_size(arms)) {
-		o = json_object();
-		json_object_set_new(o, "limit", json_string("MemoryMax"));
-		json_object_set_new(o, "arms", arms);
-	} else if (rc == 0) {
-		json_decref(arms);
-		o = json_null();
-	} else
-		json_decref(arms);
-	for (int i = 0; i < s->n; i++) {
-		free(s->arms[i].arm);
-		free(s->arms[i].command_json);
-		free(s->arms[i].env_json);
-	}
-	free(s);
-	return o;
 }

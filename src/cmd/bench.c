@@ -27,7 +27,7 @@ struct bench_cli {
 static const char usage_head[] =
     "usage: tidemark bench [options] --arm NAME[:KEY=VAL[,KEY=VAL...]] ... -- CMD ARGS...\n"
     "       tidemark bench [options] -f EXPERIMENT.ini [-- CMD ARGS...]\n"
-    "       tidemark bench --table ID [--json] [--export FMT[:PATH]]\n"
+    "       tidemark bench --table ID [--json] [--phases] [--export FMT[:PATH]]\n"
     "\n"
     "Runs CMD under each arm, --runs times each, interleaved, every run in a fresh\n"
     "cgroup with the arm's limits, and prints the comparison table.  The first arm\n"
@@ -56,6 +56,7 @@ static const char usage_tail[] =
     "  # the same from a file, exporting the table\n"
     "  tidemark bench -f exp.ini --export md:table.md --export json\n"
     "  tidemark report --bench 3    # reprint a bench's table from the store\n"
+    "  tidemark bench --table 3 --phases    # and its arms compared phase by phase\n"
     "  # the heap per order at 10,000 to 1,000,000 orders: per value, bytes per order, growth\n"
     "  tidemark bench --arm glibc --arm jemalloc --heap --param N=10000..1000000:x10 \\\n"
     "      -- ./replica --orders {N}\n"
@@ -77,6 +78,19 @@ static int parse_export(void *field, const char *value, char *why, size_t why_si
 		return -1;
 	}
 	out->exports[out->n_exports++] = value;
+	return 0;
+}
+
+/* --phases-at V1,V2,...: checked now (tm_phase_split_parse says why). */
+static int parse_phases_at(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_bench_output *out = field;
+
+	(void)why_size;
+	why[0] = '\0';
+	if (tm_phase_split_parse(value, &out->split))
+		return -1;
+	out->phases = true;
 	return 0;
 }
 
@@ -105,6 +119,19 @@ static const struct tm_opt cli_options[] = {
      .type = TM_OPT_BOOL,
      .off = CLI(out.json),
      .help = "print the table as JSON instead of text"},
+    {.flag = "phases",
+     .scopes = TM_OPT_BENCH,
+     .type = TM_OPT_BOOL,
+     .off = CLI(out.phases),
+     .help = "also compare the arms phase by phase (between the runs' marks;",
+     .more = "docs/phases.md); with --json, that comparison instead of the table"},
+    {.flag = "phases-at",
+     .scopes = TM_OPT_BENCH,
+     .type = TM_OPT_CUSTOM,
+     .off = CLI(out),
+     .parse = parse_phases_at,
+     .metavar = "V1,V2,...",
+     .help = "--phases split where progress first reaches each value"},
     {.flag = "table",
      .scopes = TM_OPT_BENCH,
      .type = TM_OPT_COUNT,

@@ -17,6 +17,7 @@
 #include "base/util.h"
 #include "bench/runner.h"
 #include "cmd/cmds.h"
+#include "report/benchphases.h"
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/phases.h"
@@ -25,6 +26,7 @@
 #include "report/scraped.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
+#include "report/sweepcurve.h"
 #include "report/throttle.h"
 #include "serve/htmlreport.h"
 #include "store/store.h"
@@ -48,6 +50,7 @@ static const char usage_tail[] =
     "  tidemark report --bench 2\n"
     "  tidemark report --phases            # one row per phase between marks\n"
     "  tidemark report --phases-at 1000,2000,4000 --json\n"
+    "  tidemark report --bench 2 --phases  # the arms compared phase by phase\n"
     "  tidemark report --html run.html 3\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_SERIES };
@@ -547,7 +550,7 @@ static const struct tm_opt report_options[] = {
      .parse = parse_series,
      .metavar = "NAME",
      .help = "every sample of the run as CSV, one column per metric and scraped",
-     .more = "series; =NAME: only that one (seq,t_wall_usec,value), e.g. =app_items{k=\"a\"}"},
+     .more = "series; --series NAME: only that one (seq,t_wall_usec,value)"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -660,7 +663,7 @@ static int bench_html(struct tm_store *st, int64_t bench, const char *path)
 	char key[64];
 	int n = 0, rc = runs ? 0 : tm_error("out of memory");
 
-	if (rc == 0 && !(curve = tm_bench_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
+	if (rc == 0 && !(curve = tm_sweep_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
 		rc = -1;
 	snprintf(key, sizeof(key), "/api/v1/bench/%lld/sweep", (long long)bench);
 	if (curve && !json_is_null(curve))
@@ -716,8 +719,10 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 	if (!(st = tm_cmd_store(ctx, TM_CMD_READ)))
 		return 1;
 	if (cli->bench) {
-		rc = cli->html ? bench_html(st, cli->bench, cli->html)
-		               : tm_bench_table_print(st, cli->bench, stdout);
+		rc = cli->phases
+		         ? tm_bench_phases_print(st, cli->bench, &cli->split, cli->json, stdout)
+		     : cli->html ? bench_html(st, cli->bench, cli->html)
+		                 : tm_bench_table_print(st, cli->bench, stdout);
 		if (rc == 1)
 			tm_error("no bench %lld in %s", (long long)cli->bench, tm_cmd_db_path(ctx));
 		return rc ? 1 : 0;
@@ -736,6 +741,25 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 	return rc ? 1 : 0;
 }
 
+/* `--series NAME` as well as --series=NAME: a series name never starts
+ * with a digit, a run id always does, so the operand (before or after the
+ * run id) that does not is the series.  The operands left start at the
+ * index returned. */
+static int series_operand(struct report_cli *cli, int argc, char **argv, int next)
+{
+	for (int i = next; cli->series && !cli->series_name[0] && i < argc; i++) {
+		char c = argv[i][0];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':') ||
+		    strlen(argv[i]) >= sizeof(cli->series_name))
+			continue;
+		snprintf(cli->series_name, sizeof(cli->series_name), "%s", argv[i]);
+		for (int j = i; j > next; j--)
+			argv[j] = argv[j - 1];
+		return next + 1;
+	}
+	return next;
+}
+
 int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct report_cli cli = {0};
@@ -747,12 +771,15 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
 	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
 		rc = tm_error("--json, --csv and --series: give one of them");
-	if (rc == 0 && cli.phases && (cli.series || cli.html || cli.has_window || cli.bench))
+	if (rc == 0 && cli.phases && (cli.series || cli.html || cli.has_window))
 		rc = tm_error("--phases (or --phases-at) with --%s: give one of them",
-		              cli.series  ? "series"
-		              : cli.html  ? "html"
-		              : cli.bench ? "bench"
-		                          : "window");
+		              cli.series ? "series"
+		              : cli.html ? "html"
+		                         : "window");
+	if (rc == 0 && cli.phases && cli.bench && cli.csv)
+		rc = tm_error("--phases with --bench: text or --json (no CSV)");
+	if (rc == 0)
+		next = series_operand(&cli, argc, argv, next);
 	if (rc == 0 && next < argc && (tm_parse_int64(argv[next], &run) || run <= 0))
 		rc = tm_error("'%s' is not a run id (see 'tidemark report --help')", argv[next]);
 	if (rc == 0 && next + 1 < argc)

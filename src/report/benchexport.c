@@ -96,6 +96,7 @@ static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
 	    [TM_BN_RUN] = "run",
 	    [TM_BN_NOISY] = "noisy",
 	    [TM_BN_THROTTLE] = "throttle",
+	    [TM_BN_SCRAPED] = "scraped",
 	};
 	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
 }
@@ -189,6 +190,12 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	}
 	json_object_set_new(o, "command", t->command ? json_string(t->command) : json_null());
 	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
+	/* what rows scraped_N_* are: the series' names, null for an unused slot */
+	json_t *scraped = json_array();
+	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++)
+		json_array_append_new(scraped,
+		                      t->scraped[i][0] ? json_string(t->scraped[i]) : json_null());
+	json_object_set_new(o, "scraped", scraped);
 	json_object_set_new(o, "reference",
 	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
 	json_t *notes = json_array();

@@ -380,6 +380,7 @@ static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_l
 			goto out;
 		}
 	}
+	rc = tm_bench_scraped_fill(st, t);
 out:
 	return rc;
 }

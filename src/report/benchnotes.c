@@ -226,6 +226,16 @@ void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn f
 	struct emit e = {fn, ctx};
 
 	legend(t, &e);
+	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++) {
+		struct line l = {.n = 0};
+		if (t->scraped[i][0] && tm_bench_row_shown(t, TM_BF_SCRAPED_1_PEAK + 2 * i))
+			addf(&l,
+			     "scraped %d: %s, from the runs' own endpoint (record --scrape), its "
+			     "peak "
+			     "and last value over each whole run",
+			     i + 1, t->scraped[i]);
+		flush(&e, TM_BN_SCRAPED, &l);
+	}
 	floor_note(t, &e);
 	zero_and_ref_notes(t, &e);
 	too_few_notes(t, &e);

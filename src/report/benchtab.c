@@ -41,7 +41,18 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_JVM_HEAP_COMMITTED] = {"jvm_heap_committed_end_bytes", "java committed MiB",
                                   1.0 / TM_MIB, TM_MIB},
     [TM_BF_GC_LIVE] = {"gc_heap_live_end_bytes", "gc live after MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_SCRAPED_1_PEAK] = {"scraped_1_peak_bytes", "scraped 1 peak MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_SCRAPED_1_LAST] = {"scraped_1_last_bytes", "scraped 1 last MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_SCRAPED_2_PEAK] = {"scraped_2_peak_bytes", "scraped 2 peak MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_SCRAPED_2_LAST] = {"scraped_2_last_bytes", "scraped 2 last MiB", 1.0 / TM_MIB, TM_MIB},
+    [TM_BF_SCRAPED_3_PEAK] = {"scraped_3_peak", "scraped 3 peak", 1, 0},
+    [TM_BF_SCRAPED_3_LAST] = {"scraped_3_last", "scraped 3 last", 1, 0},
+    [TM_BF_SCRAPED_4_PEAK] = {"scraped_4_peak", "scraped 4 peak", 1, 0},
+    [TM_BF_SCRAPED_4_LAST] = {"scraped_4_last", "scraped 4 last", 1, 0},
 };
+
+/* outlier_mask has a bit per figure */
+_Static_assert(TM_BF_COUNT <= 32, "struct tm_bench_run_row's outlier_mask is 32 bits");
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
 {
@@ -506,17 +517,21 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 
 	/* memory first, the heap's split of it next to what it splits */
 	static const enum tm_bench_fig order[TM_BF_COUNT] = {
-	    TM_BF_PEAK_ANON,     TM_BF_PEAK_MEM,
-	    TM_BF_HELD_ANON,     TM_BF_HEAP_PEAK,
-	    TM_BF_HEAP_END,      TM_BF_ALLOC_HELD,
-	    TM_BF_OTHER_ANON,    TM_BF_JVM_OLD_AFTER_GC,
-	    TM_BF_JVM_HEAP_USED, TM_BF_JVM_HEAP_COMMITTED,
-	    TM_BF_GC_LIVE,       TM_BF_FILE_AT_PEAK,
-	    TM_BF_WALL,          TM_BF_CPU,
-	    TM_BF_HIGH_EVENTS,   TM_BF_PSI_MEM,
-	    TM_BF_PSI_IO,        TM_BF_IO,
-	    TM_BF_PROGRESS,      TM_BF_RATE,
-	    TM_BF_WALL_PER_UNIT, TM_BF_CPU_PER_UNIT,
+	    TM_BF_PEAK_ANON,      TM_BF_PEAK_MEM,
+	    TM_BF_HELD_ANON,      TM_BF_HEAP_PEAK,
+	    TM_BF_HEAP_END,       TM_BF_ALLOC_HELD,
+	    TM_BF_OTHER_ANON,     TM_BF_JVM_OLD_AFTER_GC,
+	    TM_BF_JVM_HEAP_USED,  TM_BF_JVM_HEAP_COMMITTED,
+	    TM_BF_GC_LIVE,        TM_BF_SCRAPED_1_PEAK,
+	    TM_BF_SCRAPED_1_LAST, TM_BF_SCRAPED_2_PEAK,
+	    TM_BF_SCRAPED_2_LAST, TM_BF_SCRAPED_3_PEAK,
+	    TM_BF_SCRAPED_3_LAST, TM_BF_SCRAPED_4_PEAK,
+	    TM_BF_SCRAPED_4_LAST, TM_BF_FILE_AT_PEAK,
+	    TM_BF_WALL,           TM_BF_CPU,
+	    TM_BF_HIGH_EVENTS,    TM_BF_PSI_MEM,
+	    TM_BF_PSI_IO,         TM_BF_IO,
+	    TM_BF_PROGRESS,       TM_BF_RATE,
+	    TM_BF_WALL_PER_UNIT,  TM_BF_CPU_PER_UNIT,
 	};
 
 	/* how far killed runs got, next to the anon they were killed at */

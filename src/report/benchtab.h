@@ -53,6 +53,17 @@ enum tm_bench_fig {
 	TM_BF_JVM_HEAP_USED,      /* bytes: Java heap used */
 	TM_BF_JVM_HEAP_COMMITTED, /* bytes: Java heap committed */
 	TM_BF_GC_LIVE,            /* bytes: live after the last GC (--runtime go|ghc) */
+	/* scraped gauges present in every arm (record --scrape; the table's
+	 * scraped[] names them, report/benchscrape.c): peak and last value
+	 * over each whole run, two whose name ends in _bytes, two others */
+	TM_BF_SCRAPED_1_PEAK,
+	TM_BF_SCRAPED_1_LAST,
+	TM_BF_SCRAPED_2_PEAK,
+	TM_BF_SCRAPED_2_LAST,
+	TM_BF_SCRAPED_3_PEAK,
+	TM_BF_SCRAPED_3_LAST,
+	TM_BF_SCRAPED_4_PEAK,
+	TM_BF_SCRAPED_4_LAST,
 	TM_BF_COUNT
 };
 
@@ -100,7 +111,8 @@ enum tm_bench_verdict {
 /* "below-noise-floor", "too-few-runs", ... (JSON); NULL for TM_BV_NONE. */
 const char *tm_bench_verdict_name(enum tm_bench_verdict v);
 
-#define TM_BENCH_TAB_MAX_ARMS 16
+#define TM_BENCH_TAB_MAX_ARMS  16
+#define TM_BENCH_SCRAPED_SLOTS 4
 /* Rows other than figures (figures are rows 0..TM_BF_COUNT-1). */
 enum tm_bench_tab_row {
 	TM_BR_HEADER = -1,          /* the arms' names */
@@ -162,7 +174,16 @@ struct tm_bench_table {
 	int reference; /* arm the ratios are to: 0, or the first with survivors */
 	struct tm_bench_ptab
 	    *param; /* bench --param: per value and fits (report/benchparam.h), or NULL */
+	/* the scraped series of rows TM_BF_SCRAPED_N_*: slot N-1's name, ""
+	 * when unused (slots 0, 1: bytes; 2, 3: other values) */
+	char scraped[TM_BENCH_SCRAPED_SLOTS][272];
 };
+
+/* Fills the scraped rows (TM_BF_SCRAPED_*) of T's runs, loaded: the first
+ * two gauges (kind gauge or untyped) ending in _bytes and the first two
+ * others that have a value in at least one run of every arm, in the order
+ * the first arm's runs saw them.  0, or -1 after tm_error. */
+int tm_bench_scraped_fill(struct tm_store *st, struct tm_bench_table *t);
 
 /* Fills the per-arm rows and the flags from the runs.  Arm 0 is the control. */
 void tm_bench_table_compute(struct tm_bench_table *t);
@@ -202,6 +223,7 @@ enum tm_bench_note {
 	TM_BN_RUN,      /* a run that did not complete, and why */
 	TM_BN_NOISY,    /* runs that shared the machine */
 	TM_BN_THROTTLE, /* a run held in throttle limbo by memory.high */
+	TM_BN_SCRAPED,  /* which scraped series the "scraped N" rows are */
 };
 /* Calls FN once per note: one line of text without its newline, valid
  * during the call only. */

@@ -358,6 +358,36 @@ static int build_phases(const struct tm_phase_pt *p, size_t n, const struct boun
 	return 0;
 }
 
+static bool gone(const struct tm_phase_pt *p)
+{
+	return isfinite(p->procs) && p->procs <= 0;
+}
+
+/* anon fell from A to B by 1 MiB and 2 % at least (as report/summary.c's
+ * held sample rule): the kernel tearing an exiting process's memory down */
+static bool steep_fall(const struct tm_phase_pt *a, const struct tm_phase_pt *b)
+{
+	double x = a->v[TM_PS_ANON], y = b->v[TM_PS_ANON];
+	return isfinite(x) && isfinite(y) && x - y >= 1048576.0 && y < 0.98 * x;
+}
+
+/* One past the run's last sample: the last while the target lived, not
+ * inside the exit of its last processes (a sample before one that finds
+ * none, whose anon fell steeply into it: up to 3 back), as "held after"
+ * is taken. */
+static size_t span_end(const struct tm_phase_pt *p, size_t n)
+{
+	size_t last = n;
+
+	while (last > 0 && gone(&p[last - 1]))
+		last--;
+	if (last == 0 || last == n)
+		return last;
+	for (int back = 0; back < 3 && last > 1 && steep_fall(&p[last - 2], &p[last - 1]); back++)
+		last--;
+	return last;
+}
+
 int tm_phases_compute(const struct tm_phase_pt *pts, size_t n, const struct tm_phase_prog *pr,
                       size_t np, const struct tm_phase_mark *mk, size_t nm,
                       const struct tm_phase_split *split, struct tm_phases *out)
@@ -372,8 +402,7 @@ int tm_phases_compute(const struct tm_phase_pt *pts, size_t n, const struct tm_p
 	init_row(&out->total);
 	snprintf(out->total.name, sizeof(out->total.name), "run");
 	out->kind = split ? split->kind : TM_SPLIT_MARKS;
-	while (last > 0 && isfinite(pts[last - 1].procs) && pts[last - 1].procs <= 0)
-		last--; /* the teardown after the last process left */
+	last = span_end(pts, n);
 	if (!prs)
 		return tm_error("out of memory");
 	if (!last) {

@@ -111,8 +111,9 @@ struct tm_phases {
  * Splits the samples PTS[0..N) (time order; V[TM_PS_JVM_OLD_GC] derived),
  * progress points PR[0..NP) and marks MK[0..NM) (any order) as SPLIT says.
  * The run is the span from the first sample to the last one while the
- * target lived (procs > 0 or unknown); samples after it (the teardown) are
- * left out.  Marks before the first sample open their phase at it; marks
+ * target lived (procs > 0 or unknown), and not inside its last processes'
+ * exit (report/summary.c's rule for "held after"); the samples after it
+ * (the teardown) are left out.  Marks before the first sample open their phase at it; marks
  * after the span are left out; both with a note.  A progress value never
  * reached ends the split there (a note).  OUT is filled (release it with
  * tm_phases_release): 0, 1 when there are no samples, -1 after tm_error

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "report/benchtab.h"
+#include "report/sweepcurve.h"
 #include "report/throttle.h"
 #include "report/runjson.h"
 #include "report/summary.h"
@@ -214,4 +215,16 @@ json_t *tm_api_bench(struct tm_store *st, int64_t bench_id)
 	json_object_set_new(o, "table", table ? table : json_null());
 	json_object_set_new(o, "runs", runs);
 	return o;
+}
+
+json_t *tm_api_bench_sweep(struct tm_store *st, int64_t bench_id)
+{
+	int n = 0;
+	json_t *c = tm_sweep_stored_curve(st, bench_id, NULL, &n, 0);
+
+	if (c && json_is_null(c)) {
+		json_decref(c);
+		return json_pack("{s:n, s:[]}", "limit", "arms");
+	}
+	return c;
 }

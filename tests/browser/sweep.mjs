@@ -3,6 +3,10 @@
 // printed for it (limit, survived k/n, peak anon MiB, wall s), the curve is
 // plotted per arm (limit on x in MiB on binary steps, k/n on y), and the
 // advice shows the recommended arm's MemoryMax as `advise` printed it.
+// A MemoryHigh sweep's section (data-limit="MemoryHigh") has the terminal's
+// rate /min, psi mem and throttled columns too, and its chart plots, per
+// arm, the progress rate and the memory pressure against the ceiling, with
+// the limits where runs were throttled as the terminal's rows say.
 //
 //   node sweep.mjs FILE SWEEP_TXT ADVISE_TXT OUT_PNG   (the sweep and the
 //       advice as the terminal printed them)
@@ -40,11 +44,12 @@ try {
 	await page.waitForTimeout(300);
 	const shown = await page.evaluate(() => ({
 		sweep: !!document.querySelector("section.sweep"),
+		limit: (document.querySelector("section.sweep") || {dataset: {}}).dataset.limit || null,
 		curves: Object.fromEntries([...document.querySelectorAll("table.curve")].map((t) => [t.dataset.arm,
 			[...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.children].map((c) => c.textContent).join(" "))])),
 		advice: [...document.querySelectorAll(".advice-arm")].map((a) => ({ arm: a.dataset.arm, text: a.textContent,
 			rows: [...a.querySelectorAll("table.advice tr")].map((tr) => [...tr.children].map((c) => c.textContent)) })),
-		chart: (window.tmCharts || []).find((c) => c.key === "sweep") || null,
+		chart: (() => { const c = (window.tmCharts || []).find((c) => c.key === "sweep"); return c ? JSON.parse(JSON.stringify(c)) : null; })(),
 		ticks: (() => { const c = (window.tmCharts || []).find((c) => c.key === "sweep"); return c && c.u.tmTicks ? c.u.tmTicks.x : null; })(),
 	}));
 	check(!errors.length, "no script errors", errors.join("\n"));
@@ -75,6 +80,21 @@ try {
 		check(Object.keys(want).length > 0 && Object.keys(shown.curves).length === Object.keys(want).length,
 			"one curve table per swept arm", JSON.stringify(Object.keys(shown.curves)));
 		const MiB = 1048576;
+		if (shown.limit === "MemoryHigh") {
+			const arms = Object.keys(want);
+			const series = (shown.chart && shown.chart.series) || [];
+			check(arms.every((a) => series.includes(a + " rate /min") && series.includes(a + " psi mem %")),
+				"the MemoryHigh curve plots each arm's progress rate and memory pressure", JSON.stringify(series));
+			// the terminal's throttled column: "k/n" last; a limit with k > 0 was held in limbo
+			const limitOf = (row) => Math.round(parseFloat(row) * MiB);
+			const termThrottled = Object.fromEntries(arms.map((a) => [a, want[a]
+				.filter((r) => !/ 0\/\d+$/.test(r)).map(limitOf)]));
+			const chartThrottled = Object.fromEntries(((shown.chart && shown.chart.throttled) || []).map((t) => [t.arm, t.limits]));
+			check(arms.every((a) => JSON.stringify(termThrottled[a]) === JSON.stringify(chartThrottled[a])) &&
+				arms.some((a) => termThrottled[a].length > 0),
+				"the chart marks the limits where runs were held in throttle limbo, as the terminal says",
+				JSON.stringify({terminal: termThrottled, chart: chartThrottled}));
+		}
 		check(shown.chart && shown.ticks && shown.ticks.length > 1 &&
 			shown.ticks.every((t) => t % MiB === 0 && Number.isInteger(Math.log2(shown.ticks[1] - shown.ticks[0]))),
 			"the curve is plotted with the limit on binary MiB steps", JSON.stringify(shown.ticks));

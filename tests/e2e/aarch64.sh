@@ -78,6 +78,8 @@ for lib in "" libjemalloc.so.2; do
 		$QEMU -cpu max "$P/heap_getattr" 2>&1)
 	check "aarch64_heap_getattr_first_${lib:-glibc}" sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
 done
+out=$(timeout -k 5 120 env LD_PRELOAD="$S" $QEMU -cpu max "$P/heap_dlopen_ctor" 2>&1)
+check aarch64_heap_dlopen_constructor_thread sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
 out=$(LD_PRELOAD="$S" arm "$P/heap_early" 2>&1)
 check aarch64_heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 a=$(arm "$P/heap_cxx" 2>&1)

@@ -51,7 +51,7 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	db=$T/${lib:-glibc}.db
 	start=$(date +%s)
 	LD_PRELOAD=${lib:+$LIBDIR/$lib} timeout -k 5 90 "$TM" record -o "$db" -i 100ms --timeout 40s \
-		--heap -- java -Xmx512m -cp "$T" NativeAndHeap 64 256 1500 >"$T/out" 2>"$T/err"
+		--heap --heap-profile "$T/prof${lib:+.$lib}" -- java -Xmx512m -cp "$T" NativeAndHeap 64 256 1500 >"$T/out" 2>"$T/err"
 	rc=$? secs=$(($(date +%s) - start))
 	if [ $rc -ne 0 ] || ! grep -q '^held direct=64 MiB heap=256 MiB$' "$T/out" ||
 		! grep -q '^done ' "$T/out"; then
@@ -72,6 +72,15 @@ out: $(head -c 300 "$T/out"); err: $(head -c 300 "$T/err")"
 		ok "$name counts the JVM's malloc, not the Java heap (live peak $((live / M)) MiB in $allocs allocations)"
 	else
 		fail "$name counts the JVM's malloc, not the Java heap" "live peak '$live' allocations '$allocs'"
+	fi
+	# the sites: the buffers are HotSpot's os::malloc called by
+	# Unsafe_AllocateMemory0 (ByteBuffer.allocateDirect)
+	prof=$(ls "$T/prof${lib:+.$lib}".*.final.pb.gz 2>/dev/null | head -1)
+	top=$([ -n "$prof" ] && "$TM" heap top "$prof" -n 3 2>&1)
+	if echo "$top" | grep -q 'Unsafe_AllocateMemory0'; then
+		ok "$name: the profile names the direct buffers' site"
+	else
+		fail "$name: the profile names the direct buffers' site" "$prof: $top"
 	fi
 	if [ -n "$other" ] && [ "$other" -ge $((200 * M)) ] && [ -n "$jheap" ] && [ "$jheap" -ge $((256 * M)) ]; then
 		ok "$name: the Java heap is other anon ($((other / M)) MiB) and in hsperfdata ($((jheap / M)) MiB used)"

@@ -66,8 +66,8 @@ done
 
 # start-up and threads: libstdc++'s emergency pool counted at its true size
 # under every allocator (tcmalloc says 0 before it is initialised), a
-# thread's first malloc counts only its block (not glibc's record of the
-# shim's thread-exit hook), and live returns exactly to its baseline
+# thread's first malloc counts only its block (nothing glibc allocates for
+# the shim), and live returns exactly to its baseline
 for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	name=heap_startup_exact_${lib:-glibc}
 	if [ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ]; then
@@ -118,6 +118,15 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 		check "heap_getattr_first_${lib:-glibc}_sample_$sample" \
 			sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
 	done
+done
+
+# a library constructor that runs a thread to completion inside dlopen (the
+# loader's lock held): the thread's first allocation must not need that lock
+for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
+	[ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ] && continue
+	out=$(timeout -k 5 20 env LD_PRELOAD="$SHIM${lib:+ $LIBDIR/$lib}" "$P/heap_dlopen_ctor" 2>&1)
+	check "heap_dlopen_constructor_thread_${lib:-glibc}" \
+		sh -c "[ $? -eq 0 ] || { echo 'exit $? (124: hung) $out'; exit 1; }"
 done
 
 out=$(under "$P/heap_early" 2>&1)

@@ -38,6 +38,27 @@ else
 	ok "a bench without a sweep embeds no curve"
 fi
 
+# the server's API serves the same curve (and none for a bench without a sweep)
+. "$(dirname "$0")/serve.d/lib.sh"
+if start_server "$T/s.db" --public-read; then
+	got=$(http GET "/api/v1/bench/$first/sweep")
+	r=$(python3 "$(dirname "$0")/sweep_api.py" "$T/body" "$T/sweep.txt" 2>&1)
+	[ "$got" = 200 ] && [ "$r" = same ] && ok "the API's /api/v1/bench/$first/sweep has the curve bench --sweep printed" ||
+		fail "the API's /api/v1/bench/$first/sweep has the curve bench --sweep printed" "HTTP $got: $r"
+	stop_server
+else
+	fail "the API's sweep curve" "the server did not start: $(cat "$T/srv.err")"
+fi
+if start_server "$T/n.db" --public-read; then
+	got=$(http GET "/api/v1/bench/1/sweep")
+	[ "$got" = 200 ] && [ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["limit"], d["arms"])' "$T/body" 2>&1)" = "None []" ] &&
+		ok "the API serves no curve for a bench without a sweep" ||
+		fail "the API serves no curve for a bench without a sweep" "HTTP $got: $(head -c 300 "$T/body")"
+	stop_server
+else
+	fail "the API's sweep curve without a sweep" "the server did not start: $(cat "$T/srv.err")"
+fi
+
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
 	skip "sweep and advice in headless chromium" "needs /usr/bin/chromium and node"
 	finish

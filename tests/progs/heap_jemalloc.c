@@ -48,8 +48,8 @@ int main(void)
 		return 2;
 	}
 	size_t je = jemalloc_allocated(mallctl);
-	/* jemalloc also counts the record glibc allocated for the shim's
-	 * thread-exit hook, which the shim accounts apart (own_bytes) */
+	/* jemalloc would also count what glibc allocated for the shim (kept
+	 * apart in own_bytes): nothing is left of it, the shim's key needs none */
 	printf("shim_live=%lld shim_own=%lld jemalloc_allocated=%zu\n", c.live, c.own, je);
-	return c.live + c.own == (long long)je && c.own > 0 ? 0 : 1;
+	return c.live + c.own == (long long)je && c.own == 0 ? 0 : 1;
 }

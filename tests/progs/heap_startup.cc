@@ -1,8 +1,8 @@
 // What the shim counts at start-up and per thread, under any allocator:
 //  - libstdc++'s emergency pool (allocated in its constructor, before
 //    tcmalloc is initialised) counts at its true size, not 0;
-//  - a thread's first allocation counts only its own block: the record glibc
-//    allocates to register the shim's thread-exit hook is not the program's;
+//  - a thread's first allocation counts only its own block: nothing glibc
+//    allocates on the shim's behalf is counted as the program's;
 //  - live bytes return exactly to the baseline once everything is freed.
 // Prints key=value lines and "ok" or what differed; exits 1 on a difference.
 #include <cstdio>

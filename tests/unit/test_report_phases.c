@@ -262,6 +262,33 @@ static void test_one_phase_bunched(void **state)
 	tm_phases_release(&ph);
 }
 
+/* The last samples while the process exits: anon falls steeply into a
+ * sample with no process; they are not part of the run's last phase. */
+static void test_exit_samples_left_out(void **state)
+{
+	struct tm_phase_pt p[NPTS + 3];
+	struct tm_phase_mark mk[] = {mark(6.5, "b")};
+	struct tm_phases ph;
+
+	(void)state;
+	make_pts(p, NPTS + 3);
+	p[NPTS].procs = p[NPTS + 1].procs = 1; /* still counted, memory going */
+	p[NPTS].v[TM_PS_ANON] = 60 * MIB;
+	p[NPTS + 1].v[TM_PS_ANON] = 20 * MIB;
+	p[NPTS + 2].procs = 0;
+	p[NPTS + 2].v[TM_PS_ANON] = 0;
+	assert_int_equal(tm_phases_compute(p, NPTS + 3, NULL, 0, mk, 1, NULL, &ph), 0);
+	assert_true(ph.p[1].end[TM_PS_ANON] == 91 * MIB);
+	assert_int_equal(ph.p[1].samples, 3);
+	assert_true(ph.total.duration_usec == 9 * SEC);
+	tm_phases_release(&ph);
+	/* a process that freed memory and then lived on: its samples count */
+	p[NPTS + 1].v[TM_PS_ANON] = 60 * MIB;
+	assert_int_equal(tm_phases_compute(p, NPTS + 3, NULL, 0, mk, 1, NULL, &ph), 0);
+	assert_true(ph.p[1].end[TM_PS_ANON] == 60 * MIB);
+	tm_phases_release(&ph);
+}
+
 static void test_no_marks_and_no_samples(void **state)
 {
 	struct tm_phase_pt p[NPTS];
@@ -364,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(test_progress_split),
 	    cmocka_unit_test(test_bunched_progress),
 	    cmocka_unit_test(test_one_phase_bunched),
+	    cmocka_unit_test(test_exit_samples_left_out),
 	    cmocka_unit_test(test_no_marks_and_no_samples),
 	    cmocka_unit_test(test_old_after_gc),
 	    cmocka_unit_test(test_split_parse),

@@ -10,6 +10,9 @@
  * and the runs' series.  The sweep's curve (as `bench --sweep --json`) and
  * the advice (as `advise --json`) are documents the HTML report embeds
  * (src/cmd/report.c computes them); absent, their section is not shown.
+ * The server serves the curve too (/api/v1/bench/ID/sweep), not the advice.
+ * A MemoryMax sweep's curve is survival against the limit; a MemoryHigh
+ * sweep's is the progress rate and memory pressure against the ceiling.
  */
 import {api, reportData} from "./api.js";
 import {armColor, benchMarks, byteValue, makeChart, secondsAxis, yAxis, yScale} from "./charts.js";
@@ -145,29 +148,89 @@ function curveVerdict(limit, a) {
 		" (" + mib(a.largest_failing_bytes) + " did not)" + (a.interrupted ? " — interrupted" : "");
 }
 
-function sweepSection(page, root, b, runs, docs, extra) {
-	const sw = extra.sweep;
-	if (!sw || !sw.arms || !sw.arms.length) return; /* no sweep: no section */
-	const sec = el("section", {class: "sweep"});
-	sec.appendChild(el("h2", {}, "survival curve (" + sw.limit + " sweep)"));
-	root.appendChild(sec);
+/* The survival curve: survived k/n against MemoryMax, per arm. */
+function survivalChart(page, sec, sw, xRange) {
 	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.runs ? p.survived / p.runs : null)]);
 	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
-	const top = Math.max(...sw.arms.flatMap(a => a.curve.map(p => p.limit_bytes)));
 	makeChart(page, sec, "survived k/n by " + sw.limit, sw.arms.map(a => ({
 		label: a.arm, stroke: armColor(a.arm), width: 1.5, spanGaps: true, points: {show: true, size: 7},
 		value: (u, v) => v === null || v === undefined ? "—" : v.toFixed(2),
 	})), joined, {
 		key: "sweep", height: 260,
 		axes: [yAxis(sw.limit + " (MiB)", true, "x", 2), yAxis("survived (k/n)", false)],
-		scales: {x: {time: false, range: () => yScale(true).range(null, 0, top)}, y: {range: () => [0, 1]}},
+		scales: {x: {time: false, range: xRange}, y: {range: () => [0, 1]}},
 	});
+}
+
+/* Triangles on the x axis at each limit where a run of the arm was held in
+ * throttle limbo (THROTTLED: [{arm, limits}]), in the arm's colour. */
+function limboMarks(throttled) {
+	return {hooks: {draw: [u => {
+		const ctx = u.ctx, r = 6 * devicePixelRatio, y = u.bbox.top + u.bbox.height;
+		ctx.save();
+		for (const t of throttled) {
+			ctx.fillStyle = armColor(t.arm);
+			for (const x of t.limits) {
+				const px = u.valToPos(x, "x", true);
+				ctx.beginPath();
+				ctx.moveTo(px, y - 2 * r);
+				ctx.lineTo(px - r, y);
+				ctx.lineTo(px + r, y);
+				ctx.closePath();
+				ctx.fill();
+			}
+		}
+		ctx.restore();
+	}]}};
+}
+
+/* A MemoryHigh sweep's curve: the progress rate (solid, left axis) and the
+ * memory pressure (dashed, right axis) against the ceiling, per arm; each
+ * limit where a run was held in throttle limbo is marked on the x axis. */
+function throttleChart(page, sec, sw, xRange) {
+	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.rate_per_min),
+		a.curve.map(p => p.psi_mem_share === null ? null : 100 * p.psi_mem_share)]);
+	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1, 1])) : tables[0];
+	const num = (digits, unit) => (u, v) => v === null || v === undefined ? "n/a" : v.toFixed(digits) + unit;
+	const series = sw.arms.flatMap(a => [
+		{label: a.arm + " rate /min", stroke: armColor(a.arm), width: 1.5, spanGaps: true, scale: "rate",
+			points: {show: true, size: 7}, value: num(0, "")},
+		{label: a.arm + " psi mem %", stroke: armColor(a.arm), width: 1.5, dash: [6, 4], spanGaps: true, scale: "psi",
+			points: {show: true, size: 5}, value: num(0, " %")},
+	]);
+	const throttled = sw.arms.map(a => ({arm: a.arm, limits: a.curve.filter(p => p.throttled > 0).map(p => p.limit_bytes)}));
+	const h = makeChart(page, sec, "progress rate and memory pressure by " + sw.limit, series, joined, {
+		key: "sweep", height: 280,
+		axes: [yAxis(sw.limit + " (MiB)", true, "x", 2), yAxis("progress rate (units/min)", false, "rate"),
+			yAxis("psi mem some (% of wall)", false, "psi", 1)],
+		scales: {x: {time: false, range: xRange}, rate: yScale(false), psi: {range: () => [0, 100]}},
+		plugins: [limboMarks(throttled)],
+	});
+	sec.appendChild(el("p", {class: "legend"}, "▲ on the axis: a MemoryHigh at which a run was held in throttle limbo " +
+		"(memory.high events rising, memory pressure high, the progress rate fallen)"));
+	h.entry.series = series.map(x => x.label);
+	h.entry.throttled = throttled; /* for tests: what the triangles mark */
+}
+
+function sweepSection(page, root, b, runs, docs, extra) {
+	const sw = extra.sweep;
+	if (!sw || !sw.arms || !sw.arms.length) return; /* no sweep: no section */
+	const high = sw.limit === "MemoryHigh";
+	const sec = el("section", {class: "sweep", "data-limit": sw.limit});
+	sec.appendChild(el("h2", {}, (high ? "throttle curve" : "survival curve") + " (" + sw.limit + " sweep)"));
+	root.appendChild(sec);
+	const top = Math.max(...sw.arms.flatMap(a => a.curve.map(p => p.limit_bytes)));
+	const xRange = () => yScale(true).range(null, 0, top);
+	(high ? throttleChart : survivalChart)(page, sec, sw, xRange);
+	/* the columns bench --sweep prints, in its words */
+	const head = [sw.limit, "survived", "peak anon MiB", "wall s"].concat(high ? ["rate /min", "psi mem", "throttled"] : []);
 	for (const a of sw.arms) {
 		sec.appendChild(el("p", {class: "lead"}, swatch(a.arm), curveVerdict(sw.limit, a)));
-		const t = table([sw.limit, "survived", "peak anon MiB", "wall s"], a.curve.map(p => [
+		const t = table(head, a.curve.map(p => [
 			mib(p.limit_bytes), p.survived + "/" + p.runs,
 			fixed(p.peak_anon_bytes, 1, MiB) + (p.survived === 0 && p.peak_anon_bytes !== null ? " (killed)" : ""),
-			fixed(p.wall_usec, 2, 1e6)]));
+			fixed(p.wall_usec, 2, 1e6)].concat(high ? [fixed(p.rate_per_min, 0, 1),
+			p.psi_mem_share === null ? "n/a" : (100 * p.psi_mem_share).toFixed(0) + " %", p.throttled + "/" + p.runs] : [])));
 		t.setAttribute("data-arm", a.arm);
 		t.classList.add("curve");
 		sec.appendChild(t);
@@ -215,21 +278,28 @@ function adviceSection(page, root, b, runs, docs, extra) {
 
 const SECTIONS = [tableSection, paramSection, anonSection, sweepSection, adviceSection, runsSection];
 
-/* An embedded document of the report (the sweep, the advice), or null:
- * the server does not serve them. */
+/* An embedded document of the report (the sweep, the advice), or null. */
 function embedded(path) {
 	return reportData && path in reportData.docs ? reportData.docs[path] : null;
+}
+
+/* The sweep's curve: embedded in a report (absent: no sweep), else from
+ * the server's API (which serves the curve, not the advice). */
+async function sweepDoc(id, signal) {
+	const path = "/api/v1/bench/" + id + "/sweep";
+	return reportData ? embedded(path) : api(path, signal);
 }
 
 export async function showBench(page, id) {
 	const b = await api("/api/v1/bench/" + id, page.signal);
 	const runs = b.runs.slice().sort((x, y) => x.id - y.id);
-	const [full, docs] = await Promise.all([
+	const [full, docs, sweep] = await Promise.all([
 		Promise.all(runs.map(r => api("/api/v1/runs/" + r.id, page.signal))),
-		Promise.all(runs.map(r => api("/api/v1/runs/" + r.id + "/series" + BENCH_QUERY, page.signal)))]);
+		Promise.all(runs.map(r => api("/api/v1/runs/" + r.id + "/series" + BENCH_QUERY, page.signal))),
+		sweepDoc(id, page.signal)]);
 	const root = el("div");
 	root.appendChild(el("h1", {}, "bench " + id + (b.table && b.table.name ? " — " + b.table.name : "")));
 	if (!page.paint(root)) return;
-	const extra = {sweep: embedded("/api/v1/bench/" + id + "/sweep"), advice: embedded("/api/v1/bench/" + id + "/advice")};
+	const extra = {sweep, advice: embedded("/api/v1/bench/" + id + "/advice")};
 	for (const s of SECTIONS) s(page, root, b, full, docs, extra);
 }
