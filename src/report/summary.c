@@ -312,6 +312,7 @@ static void init_nan(struct tm_summary *s)
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
+	tm_jvm_split_compute(NAN, NAN, NAN, NAN, &s->jvm_split); /* no JVM */
 }
 
 static void max_into(double *acc, double v)
@@ -496,9 +497,20 @@ static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
 	}
 }
 
+/* Sample I's anon as Java heap + the shim's malloc + other (jvmsplit.h),
+ * every figure from that one sample (the allocators' answer from a neighbour
+ * with the same heap counts, as held_answer). */
+static void jvm_split(const struct pt *p, size_t n, size_t i, struct tm_summary *s)
+{
+	tm_jvm_split_compute(p[i].anon, p[i].jvm_used, p[i].heap_live, held_answer(p, n, i),
+	                     &s->jvm_split);
+	if (isfinite(p[i].anon) && p[i].anon >= p[i].jvm_used)
+		s->anon_minus_jvm_heap_used_end_bytes = p[i].anon - p[i].jvm_used;
+}
+
 /* The JVMs' heap (hsperfdata): the peak of used, and the figures of the last
  * sample that has them while the target lived, at or before the "held"
- * sample (held_index). */
+ * sample (held_index: not one inside the target's exit). */
 static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
 {
 	size_t h = held_index(p, n);
@@ -511,8 +523,7 @@ static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
 		s->jvm_heap_committed_end_bytes = p[i].jvm_cap;
 		s->jvm_old_used_end_bytes = p[i].jvm_old;
 		s->jvm_metaspace_used_end_bytes = p[i].jvm_meta;
-		if (isfinite(p[i].anon))
-			s->anon_minus_jvm_heap_used_end_bytes = p[i].anon - p[i].jvm_used;
+		jvm_split(p, n, i, s);
 		break;
 	}
 	for (size_t i = 0; i < n; i++) {
