@@ -13,7 +13,7 @@
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
 # libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
-PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih
+PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih libsystemd
 PKGS_NET  := libmicrohttpd libcurl gnutls
 PKGS    := $(PKGS_CORE) $(PKGS_NET)
 B       := build
@@ -32,7 +32,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
 # The parts, from the bottom up (src/LAYERS says who may include whom).
-LIB_DIRS := base kern cgroup runtime sample heap store hprof record report bench advise serve doctor
+LIB_DIRS := base kern cgroup runtime sample heap store hprof sysd record report bench advise serve doctor
 NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
 	src/serve/auth.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
@@ -43,6 +43,10 @@ ALL_TARGETS := $(B)/tidemark $(B)/libtidemark-net.so
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 .DEFAULT_GOAL := all
+# what unit tests and test programs link: everything, statically (before mk/*.mk, whose
+# rules name them as prerequisites)
+TEST_LIBS  = $(B)/libtidemark-net.a $(B)/libtidemark.a
+ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 -include mk/*.mk
 
 LIB_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(GEN_SRC))
@@ -51,9 +55,6 @@ ALIB_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 NET_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(NET_SRC))
 ANET_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(NET_SRC))
 PNET_OBJ = $(patsubst %.c,$(B)/pic/obj/%.o,$(NET_SRC))
-# what unit tests and test programs link: everything, statically
-TEST_LIBS  = $(B)/libtidemark-net.a $(B)/libtidemark.a
-ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 AUNIT_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 

@@ -9,3 +9,4 @@ echo "== sampler"; sh bench/sampler/run.sh
 echo "== heap shim"; sh bench/heap/run.sh 3000000 7
 echo "== bench rig"; sh bench/rig/run.sh 8
 echo "== server"; sh bench/serve/run.sh
+echo "== scrape"; sh bench/scrape/run.sh 30

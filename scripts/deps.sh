@@ -6,7 +6,7 @@ set -eu
 
 BUILD="gcc make pkg-config libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev
 libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
-protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev"
+protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev libsystemd-dev"
 # the demo's jemalloc arm
 DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
@@ -25,6 +25,7 @@ qemu-system-arm cpio
 libc6-dev:arm64 libstdc++6:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64 libdw-dev:arm64
 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libinih-dev:arm64
 libmicrohttpd-dev:arm64 libcurl4-openssl-dev:arm64 libgnutls28-dev:arm64 libcmocka-dev:arm64
+libsystemd-dev:arm64
 libjemalloc2:arm64 libmimalloc2.0:arm64 libtcmalloc-minimal4:arm64"
 
 SUDO=""

@@ -18,6 +18,7 @@
 #include "bench/bench.h"
 #include "bench/param.h"
 #include "bench/persist.h"
+#include "bench/push.h"
 #include "bench/restore.h"
 #include "bench/runner.h"
 #include "bench/unit.h"
@@ -331,6 +332,7 @@ struct tm_bench_plan {
 	char *const *shared; /* the command every arm without ExecStart= runs */
 	struct tm_store *st;
 	int64_t bench_id;
+	struct tm_bench_pusher *pusher; /* --push: each run once noted */
 	char snapshot[4096], restore_dir[4096];
 	char host[256];
 	struct tm_bench_unit unit; /* --unit: the hold on the unit (name "" when none) */
@@ -369,6 +371,7 @@ static void run_opts(const struct tm_bench_plan *b, int ai, int64_t seq, char *c
 	o->bench_id = b->bench_id;
 	o->arm = arm->name;
 	o->bench_seq = seq;
+	o->push_url = o->token_file = NULL; /* the bench pushes its runs whole (bench/push.h) */
 	o->expect_allocator = tm_bench_arm_expect(arm);
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */
@@ -413,7 +416,7 @@ static int unit_before(struct tm_bench_plan *b, int ai, int64_t seq)
  * when it ended before it could be recorded, -1. */
 static int unit_target(struct tm_bench_plan *b, struct tm_record_opts *o, char *cg, size_t size)
 {
-	int rc = tm_bench_unit_start(&b->unit, "/sys/fs/cgroup", cg, size);
+	int rc = tm_bench_unit_start(&b->unit, NULL, cg, size);
 
 	if (rc)
 		return rc;
@@ -425,30 +428,11 @@ static int unit_target(struct tm_bench_plan *b, struct tm_record_opts *o, char *
 	return 0;
 }
 
-/* bench --unit, after the recording: the outcome as systemd saw it (the
- * recorder only watched), what the drop-in gave the run, the unit stopped. */
+/* bench --unit, after the recording (bench/unit.h). */
 static int unit_after(struct tm_bench_plan *b, int ai, struct tm_record_result *res)
 {
-	bool interrupted = res->outcome == TM_OUTCOME_DETACHED;
-	enum tm_outcome o;
-	char reason[256] = "";
-
-	if (tm_bench_unit_outcome(&b->unit, res->outcome, &o, reason, sizeof(reason)))
-		return -1;
-	if (interrupted)
-		o = TM_OUTCOME_INTERRUPTED;
-	if (o != res->outcome &&
-	    (tm_store_run_set_text(b->st, res->run_id, "outcome", tm_outcome_name(o)) ||
-	     (reason[0] && tm_store_run_set_text(b->st, res->run_id, "reason", reason))))
-		return -1;
-	res->outcome = o;
-	res->oom_killed = o == TM_OUTCOME_OOM_KILLED;
-	if (reason[0])
-		snprintf(res->reason, sizeof(res->reason), "%s", reason);
-	if (tm_bench_unit_note_run(b->st, res->run_id, &b->sp->arms[ai], &b->plans[ai].limits) ||
-	    tm_store_commit(b->st))
-		return -1;
-	return tm_bench_unit_stop(&b->unit);
+	return tm_bench_unit_finish_run(&b->unit, b->st, &b->sp->arms[ai], &b->plans[ai].limits,
+	                                res);
 }
 
 /* Run SEQ of arm AI at parameter value VI (0 without --param).  0, 1 when
@@ -503,6 +487,7 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	    (sp->param.n && tm_bench_params_store(b->st, b->bench_id, res.run_id, sp->param.name,
 	                                          sp->param.values[vi], sp->param.texts[vi])))
 		goto out;
+	tm_bench_pusher_add(b->pusher, res.run_id);
 	const char *cleanup = sp->param.n ? pr.cleanup : sp->cleanup;
 	if (cleanup && run_hook("--cleanup", cleanup, arm->name, seq, b->bench_id))
 		goto out;
@@ -674,17 +659,34 @@ void tm_bench_plan_free(struct tm_bench_plan *b)
 	free(b);
 }
 
+int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_name)
+{
+	const struct tm_record_opts *o = &b->sp->rec;
+
+	if (!o->push_url)
+		return 0;
+	return tm_bench_pusher_start(o->push_url, o->token_file, store_name, &b->pusher);
+}
+
+void tm_bench_push_end(struct tm_bench_plan *b)
+{
+	tm_bench_pusher_finish(b->pusher, 10000000);
+	b->pusher = NULL;
+}
+
 enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *st,
                                       const char *store_name, const struct tm_bench_output *out)
 {
 	int rc;
 
 	b->st = st;
-	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
-	    (b->sp->unit && tm_bench_unit_open(&b->unit, b->sp->unit, TM_BENCH_UNIT_ROOT)))
+	if (tm_bench_push_begin(b, store_name))
 		return TM_BENCH_FAILED;
-	if (start_bench(b, b->shared)) {
+	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
+	    (b->sp->unit && tm_bench_unit_open(&b->unit, b->sp->unit, TM_BENCH_UNIT_ROOT)) ||
+	    start_bench(b, b->shared)) {
 		tm_bench_unit_close(&b->unit);
+		tm_bench_push_end(b);
 		return TM_BENCH_FAILED;
 	}
 	print_start(b, store_name);
@@ -694,6 +696,7 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *
 		rc = -1;
 	if (tm_bench_store_end(st, b->bench_id, tm_now_wall_usec()))
 		rc = -1;
+	tm_bench_push_end(b);
 	if (rc == 0)
 		fputc('\n', stderr);
 	if (tm_bench_show_table(st, store_name, b->bench_id, out))

@@ -59,6 +59,13 @@ void tm_bench_plan_free(struct tm_bench_plan *plan);
 enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_store *st,
                                       const char *store_name, const struct tm_bench_output *out);
 
+/* --push: starts sending the plan's runs to the server as each ends
+ * (bench/push.h), reading the store at STORE_PATH.  0 (also without
+ * --push), or -1 after tm_error. */
+int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_path);
+/* Sends what is left while the server answers (10 s at most) and stops. */
+void tm_bench_push_end(struct tm_bench_plan *b);
+
 /* The table of BENCH_ID in the open store ST (STORE_NAME for messages),
  * shown as OUT says: 0, or -1 after tm_error ("no bench 3 in x.db" too). */
 int tm_bench_show_table(struct tm_store *st, const char *store_name, int64_t bench_id,

@@ -399,6 +399,10 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 
 	if (!arms)
 		return tm_error("out of memory"), TM_BENCH_FAILED;
+	if (tm_bench_push_begin(plan, store_name)) {
+		free(arms);
+		return TM_BENCH_FAILED;
+	}
 	fprintf(stderr, "sweep into %s\n", store_name);
 	for (; done < sp->n_arms && rc == 0; done++) {
 		struct sweep sw = {.plan = plan, .sp = sp, .st = st, .ai = done, .as = &arms[done]};
@@ -415,6 +419,7 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 			break;
 		}
 	}
+	tm_bench_push_end(plan);
 	print_all(sp, arms, done, out->json, stdout);
 	free(arms);
 	if (rc == 1)

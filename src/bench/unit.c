@@ -20,7 +20,9 @@
 #include "base/util.h"
 #include "bench/unit.h"
 #include "record/launch.h"
+#include "record/recorder.h"
 #include "store/store.h"
+#include "sysd/unit.h"
 #include "base/banned.h"
 
 static const char *systemctl_path(void)
@@ -39,7 +41,7 @@ static int systemctl(char *out, size_t size, const char *const *args)
 	size_t n = 0;
 	pid_t pid;
 
-	for (int i = 0; args[i] && i < 6; i++)
+	for (int i = 0; i < 6 && args[i]; i++)
 		argv[i + 1] = args[i];
 	if (out && pipe2(fd, O_CLOEXEC))
 		return -1;
@@ -118,21 +120,19 @@ static int show(const char *unit, const char *prop, char *out, size_t size)
 
 int tm_bench_unit_name(const char *name, char *out, size_t size)
 {
-	size_t len = strlen(name);
-	const char *dot = strrchr(name, '.');
+	char norm[TM_SDUNIT_NAME_MAX], why[256];
+	const char *dot;
 
-	if (len == 0 || len > 200 || name[0] == '.' || name[0] == '-')
-		return tm_error("'%s' is not a unit name", name);
-	for (const char *p = name; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@",
-		            *p))
-			return tm_error("'%s' is not a unit name: '%c' is not allowed in one", name,
-			                *p);
-	if (dot && strcmp(dot, ".service"))
-		return tm_error("--unit %s: only a .service has a [Service] for the arms' "
-		                "settings",
-		                name);
-	snprintf(out, size, "%s%s", name, dot ? "" : ".service");
+	/* as systemd checks it (sysd/unit.h), ".service" added when bare */
+	if (tm_sdunit_name_normalize(name, norm, why, sizeof(why)))
+		return tm_error("--unit: %s", why);
+	dot = strrchr(norm, '.');
+	if (!dot || strcmp(dot, ".service"))
+		return tm_error("--unit %s: only a .service has a [Service] for the arms' settings",
+		                norm);
+	if (strlen(norm) >= size)
+		return tm_error("--unit %s: the name is too long", norm);
+	snprintf(out, size, "%s", norm);
 	return 0;
 }
 
@@ -442,7 +442,18 @@ static int start_cleaner(struct tm_bench_unit *u)
 	return 0;
 }
 
+static int open_unit(struct tm_bench_unit *u, const char *name, const char *root);
+
 int tm_bench_unit_open(struct tm_bench_unit *u, const char *name, const char *root)
+{
+	int rc = open_unit(u, name, root);
+
+	if (rc)
+		u->name[0] = '\0'; /* nothing to undo */
+	return rc;
+}
+
+static int open_unit(struct tm_bench_unit *u, const char *name, const char *root)
 {
 	char state[64], frag[1024];
 	struct found f = {.n = 0};
@@ -487,30 +498,62 @@ int tm_bench_unit_arm(struct tm_bench_unit *u, const char *text)
 	return run_verb("daemon-reload", NULL) || run_verb("stop", u->name) ? -1 : 0;
 }
 
+/* The unit's cgroup directory here, asked of systemd over D-Bus
+ * (sysd/unit.h, as record --unit does): under the cgroup2 mount, or the
+ * memory controller's on v1 and hybrid hosts (CG_ROOT, when given, instead).
+ * 0; 1 when the unit runs no more; -1 after tm_error. */
+static int unit_cgroup(const char *name, const char *cg_root, char *out, size_t size)
+{
+	struct tm_sdunit *su;
+	struct tm_sdunit_state st;
+	struct tm_cg_host host;
+	int rc;
+
+	if (tm_sdunit_open(name, &su))
+		return -1;
+	rc = tm_sdunit_state(su, &st);
+	tm_sdunit_close(su);
+	if (rc)
+		return -1;
+	if (!st.running || !st.cgroup[0])
+		return 1;
+	if (!cg_root) {
+		if (tm_cg_host_detect(&host))
+			return -1;
+		const struct tm_cg_mount *m =
+		    host.mode == TM_CG_MODE_V2 ? &host.mounts.unified : &host.mounts.memory;
+		if (!m->found)
+			return tm_error(
+			    "no cgroup hierarchy with the memory controller is mounted");
+		cg_root = m->dir;
+	}
+	snprintf(out, size, "%s%s", cg_root, st.cgroup);
+	return 0;
+}
+
 int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out, size_t size)
 {
-	char cg[4096], procs[4200], buf[64];
+	char procs[4200], buf[64];
 	const char *reset[] = {"reset-failed", u->name, NULL};
+	int rc;
 
 	/* a failed run (an OOM kill) must not count against the start limit */
 	quiet(reset);
-	if (run_verb("start", u->name) || show(u->name, "ControlGroup", cg, sizeof(cg)))
+	if (run_verb("start", u->name) || (rc = unit_cgroup(u->name, cg_root, out, size)) < 0)
 		return -1;
-	snprintf(out, size, "%s%s", cg_root, cg);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", out);
-	int fd = cg[0] ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = rc == 0 ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0) {
-		char state[64] = "?", pid[32] = "?";
+		char state[64] = "?";
 		show(u->name, "ActiveState", state, sizeof(state));
-		show(u->name, "MainPID", pid, sizeof(pid));
 		fprintf(stderr,
-		        "bench: %s ended before its cgroup (%s) could be recorded (now %s, main "
-		        "process %s; a bench on a unit records a service while it runs: Type=oneshot "
-		        "units end before systemctl start returns)\n",
-		        u->name, cg[0] ? out : "none", state, pid);
+		        "bench: %s ended before its cgroup could be recorded (now %s; a bench on a "
+		        "unit records a service while it runs: Type=oneshot units end before "
+		        "systemctl start returns)\n",
+		        u->name, state);
 		return 1;
 	}
 	return 0;
@@ -644,6 +687,31 @@ int tm_bench_unit_store_unrecorded(struct tm_bench_unit *u, const struct tm_benc
 	                       .reason = res->reason};
 	if (tm_store_run_end(r->st, res->run_id, &e) ||
 	    tm_bench_unit_note_run(r->st, res->run_id, r->arm, r->limits) || tm_store_commit(r->st))
+		return -1;
+	return tm_bench_unit_stop(u);
+}
+
+int tm_bench_unit_finish_run(struct tm_bench_unit *u, struct tm_store *st,
+                             const struct tm_bench_arm *arm, const struct tm_limits *limits,
+                             struct tm_record_result *res)
+{
+	bool interrupted = res->outcome == TM_OUTCOME_DETACHED;
+	enum tm_outcome o;
+	char reason[256] = "";
+
+	if (tm_bench_unit_outcome(u, res->outcome, &o, reason, sizeof(reason)))
+		return -1;
+	if (interrupted)
+		o = TM_OUTCOME_INTERRUPTED; /* the recorder was stopped: not a data point */
+	if (o != res->outcome &&
+	    (tm_store_run_set_text(st, res->run_id, "outcome", tm_outcome_name(o)) ||
+	     (reason[0] && tm_store_run_set_text(st, res->run_id, "reason", reason))))
+		return -1;
+	res->outcome = o;
+	res->oom_killed = o == TM_OUTCOME_OOM_KILLED;
+	if (reason[0])
+		snprintf(res->reason, sizeof(res->reason), "%s", reason);
+	if (tm_bench_unit_note_run(st, res->run_id, arm, limits) || tm_store_commit(st))
 		return -1;
 	return tm_bench_unit_stop(u);
 }

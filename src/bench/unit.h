@@ -87,7 +87,8 @@ int tm_bench_unit_open(struct tm_bench_unit *u, const char *name, const char *ro
 int tm_bench_unit_arm(struct tm_bench_unit *u, const char *text);
 
 /* Starts the unit and writes the cgroup directory its processes run in
- * (under CG_ROOT, /sys/fs/cgroup) into OUT.  0; 1 when it ended before it
+ * (systemd's ControlGroup over D-Bus, sysd/unit.h, under the memory
+ * controller's mount here, or under CG_ROOT when not NULL) into OUT.  0; 1 when it ended before it
  * could be recorded (no process left in its cgroup: see
  * tm_bench_unit_store_unrecorded); -1 after tm_error (it failed to start). */
 int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out, size_t size);
@@ -123,6 +124,15 @@ struct tm_bench_unrecorded {
 struct tm_record_result;
 int tm_bench_unit_store_unrecorded(struct tm_bench_unit *u, const struct tm_bench_unrecorded *r,
                                    struct tm_record_result *res);
+
+/* After a run's recording: its outcome as systemd saw the unit end
+ * (tm_bench_unit_outcome; an interrupted recording is "interrupted"),
+ * stored over the recorder's with the reason, what the drop-in gave it
+ * (tm_bench_unit_note_run), RES updated; then the unit is stopped.  0, or
+ * -1 after tm_error. */
+int tm_bench_unit_finish_run(struct tm_bench_unit *u, struct tm_store *st,
+                             const struct tm_bench_arm *arm, const struct tm_limits *limits,
+                             struct tm_record_result *res);
 
 /* Stops the unit (its run is over).  0, or -1 after tm_error. */
 int tm_bench_unit_stop(struct tm_bench_unit *u);

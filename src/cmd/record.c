@@ -23,6 +23,7 @@ static const char usage_head[] =
     "usage: tidemark record [options] [--] CMD [ARGS...]\n"
     "       tidemark record [options] -p PID\n"
     "       tidemark record [options] --cgroup PATH\n"
+    "       tidemark record [options] --unit NAME\n"
     "\n"
     "Samples memory (anon, page cache, cgroup limits and events, PSI), CPU, I/O and\n"
     "the program's progress at a fixed interval into an SQLite store.\n"
@@ -47,6 +48,9 @@ static const char usage_tail[] =
     "  tidemark record -p $(pidof darkfid) --progress-file /var/log/darkfid.log \\\n"
     "      --progress 'height=([0-9]+)'\n"
     "  tidemark record --cgroup /sys/fs/cgroup/system.slice/darkfid.service\n"
+    "  tidemark record --unit darkfid --progress 'height=([0-9]+)'   # its journal\n"
+    "  tidemark record -p $(pidof node) --progress-cmd 'tail -F node.log' \\\n"
+    "      --progress 'height=([0-9]+)'\n"
     "  tidemark record --heap -- python3 my_service.py\n"
     "  tidemark record --heap --heap-profile /tmp/node --heap-every 10m -- ./node\n";
 
@@ -136,10 +140,9 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 		return rc > 0 ? (usage(), 0) : 2;
 	if (next < argc)
 		o->argv = argv + next;
-	if (!o->argv && !o->pid && !o->cgroup_path) {
-		tm_error(
-		    "nothing to record: give a command, -p PID or --cgroup PATH (see 'tidemark "
-		    "record --help')");
+	if (!o->argv && !o->pid && !o->cgroup_path && !o->unit[0]) {
+		tm_error("nothing to record: give a command, -p PID, --cgroup PATH or --unit NAME "
+		         "(see 'tidemark record --help')");
 		return 2;
 	}
 	if (tm_record_opts_check(o, true))
@@ -151,8 +154,8 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 	tm_cmd_host_notice();
 	o->store = st;
 	start_line(o);
-	rc = tm_record_run(o, &res);
-	if (rc == 0)
+	rc = o->unit[0] ? tm_record_unit(o, &res) : tm_record_run(o, &res);
+	if (rc == 0 && res.run_id)
 		print_result(st, &res, ctx);
 	return rc ? 1 : exit_status(&res);
 }

@@ -31,10 +31,12 @@ int tm_net_load(struct tm_net *n)
 		return tm_error("cannot load '%s': %s", path, dlerror());
 	if (sym(n, "tm_pusher_new", &n->pusher_new) || sym(n, "tm_pusher_tick", &n->pusher_tick) ||
 	    sym(n, "tm_pusher_finish", &n->pusher_finish) ||
+	    sym(n, "tm_pusher_reached", &n->pusher_reached) ||
 	    sym(n, "tm_pusher_free", &n->pusher_free) ||
 	    sym(n, "tm_prom_server_start", &n->prom_start) ||
 	    sym(n, "tm_prom_server_update", &n->prom_update) ||
 	    sym(n, "tm_prom_server_stop", &n->prom_stop) ||
+	    sym(n, "tm_prom_server_update_scraped", &n->prom_scraped) ||
 	    sym(n, "tm_net_cmd_serve", &n->cmd_serve) ||
 	    sym(n, "tm_scraper_start", &n->scraper_start) ||
 	    sym(n, "tm_scraper_take", &n->scraper_take) ||

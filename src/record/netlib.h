@@ -11,6 +11,7 @@
 #ifndef TM_NETLIB_H
 #define TM_NETLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,10 +31,13 @@ struct tm_net {
 	                  int64_t run_id, struct tm_pusher **out);
 	void (*pusher_tick)(struct tm_pusher *p);
 	int (*pusher_finish)(struct tm_pusher *p, int64_t timeout_usec);
+	bool (*pusher_reached)(const struct tm_pusher *p);
 	void (*pusher_free)(struct tm_pusher *p);
 	int (*prom_start)(const char *addr, const char *machine, const char *run_uuid,
 	                  const char *cgroup, struct tm_prom_server **out);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
+	void (*prom_scraped)(struct tm_prom_server *srv, const char *const *names,
+	                     const char *const *kinds, const double *values, size_t n);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
 	/* record --scrape (serve/scrape.h) */

@@ -11,6 +11,7 @@
 #include "record/gcwatch.h"
 #include "record/options.h"
 #include "record/units.h"
+#include "sysd/unit.h"
 #include "base/banned.h"
 
 #define OFF(f) offsetof(struct tm_record_opts, f)
@@ -74,6 +75,28 @@ static int parse_machine(void *field, const char *value, char *why, size_t why_s
 	return 0;
 }
 
+/* --keep raw=7d,minute=90d,hour=forever (store/store.h): the whole struct. */
+static int parse_keep(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+
+	if (!o->has_keep)
+		tm_keep_default(&o->keep);
+	if (tm_keep_parse(value, &o->keep, why, why_size))
+		return -1;
+	o->has_keep = true;
+	return 0;
+}
+
+/* --unit NAME: checked as systemd checks a unit name, ".service" added
+ * when it has no type (as systemctl does). */
+static int parse_unit(void *field, const char *value, char *why, size_t why_size)
+{
+	_Static_assert(sizeof(((struct tm_record_opts *)0)->unit) == TM_SDUNIT_NAME_MAX,
+	               "the unit's name field");
+	return tm_sdunit_name_normalize(value, field, why, why_size);
+}
+
 /* --scrape URL[,metric...], Scrape=...: one more target (the whole struct). */
 static int parse_scrape(void *field, const char *value, char *why, size_t why_size)
 {
@@ -114,6 +137,20 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(cgroup_path),
      .metavar = "PATH",
      .help = "a cgroup directory (v1 memory or v2)"},
+    {.flag = "unit",
+     .short_name = 'u',
+     .scopes = R,
+     .type = TM_OPT_CUSTOM,
+     .off = OFF(unit),
+     .parse = parse_unit,
+     .metavar = "NAME",
+     .help = "a systemd unit's cgroup (found over D-Bus); each start of the",
+     .more = "unit is a new run; waits while it is stopped; never stops it"},
+    {.flag = "until-stop",
+     .scopes = R,
+     .type = TM_OPT_BOOL,
+     .off = OFF(until_stop),
+     .help = "--unit: end when the unit stops, not wait for its next start"},
     {.flag = "interval",
      .short_name = 'i',
      .key = "Interval",
@@ -172,6 +209,14 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(progress_file),
      .metavar = "PATH",
      .help = "match REGEX on this file (followed like tail -F)"},
+    {.flag = "progress-cmd",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(progress_cmd),
+     .metavar = "CMD",
+     .help = "match REGEX on the output of this shell command, e.g.",
+     .more = "'journalctl -fu x' or 'tail -F log' (stopped at the run's end)"},
     {.flag = "until-progress",
      .key = "UntilProgress",
      .scopes = R | B | F,
@@ -297,14 +342,15 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(quiet_child),
      .help = "pass the command's output through (default: hidden)"},
     {.flag = "push",
-     .scopes = R,
+     .scopes = R | B,
      .type = TM_OPT_STRING,
      .min = 1,
      .off = OFF(push_url),
      .metavar = "URL",
-     .help = "also push to a tidemark server (needs --token-file)"},
+     .help = "also push to a tidemark server (needs --token-file; bench: each run once "
+             "it ends, with its bench)"},
     {.flag = "token-file",
-     .scopes = R,
+     .scopes = R | B,
      .type = TM_OPT_STRING,
      .min = 1,
      .off = OFF(token_file),
@@ -317,6 +363,14 @@ const struct tm_opt tm_record_options[] = {
      .parse = parse_machine,
      .metavar = "NAME",
      .help = "the machine name stored with the run (default: the host name)"},
+    {.flag = "keep",
+     .key = "Keep",
+     .scopes = R | TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_keep,
+     .metavar = "SPEC",
+     .help = "keep raw samples, minute and hour rollups this long (raw=7d,",
+     .more = "minute=90d,hour=forever; periods 30s, 12h, 7d, forever; record prunes as it goes)"},
     {.flag = "metrics-listen",
      .scopes = R,
      .type = TM_OPT_STRING,
@@ -329,14 +383,24 @@ const struct tm_opt tm_record_options[] = {
 
 int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 {
-	int targets = !!o->argv + !!o->pid + !!o->cgroup_path;
+	int targets = !!o->argv + !!o->pid + !!o->cgroup_path + !!o->unit[0];
 
 	if (need_target && targets != 1)
-		return tm_error("record one target: a command, -p PID or --cgroup PATH");
+		return tm_error(
+		    "record one target: a command, -p PID, --cgroup PATH or --unit NAME");
+	if (o->until_stop && !o->unit[0])
+		return tm_error("--until-stop needs --unit NAME");
+	if (o->progress_cmd && !o->progress_regex)
+		return tm_error("--progress-cmd needs --progress REGEX");
+	if (o->progress_cmd && o->progress_file)
+		return tm_error("--progress-file and --progress-cmd: give one progress source");
 	if (o->interval_usec < MIN_INTERVAL_USEC)
 		return tm_error("the interval must be at least 50ms");
 	if (o->push_url && !o->token_file)
 		return tm_error("--push needs --token-file");
+	if (o->push_url && o->has_keep)
+		return tm_error("--keep with --push: the server holds the run; prune the server's "
+		                "store (tidemark prune --db SERVER.db) instead");
 	if (o->progress_file && !o->progress_regex)
 		return tm_error("--progress-file needs --progress REGEX");
 	if (o->stop_at_progress && !o->progress_regex)
@@ -351,7 +415,9 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("--heap-profile needs --heap");
 	if (o->heap_every_usec && !o->heap_profile)
 		return tm_error("--heap-every needs --heap-profile PREFIX");
-	if (need_target && o->progress_regex && !o->argv && !o->progress_file)
-		return tm_error("--progress on an attached target needs --progress-file");
+	if (need_target && o->progress_regex && !o->argv && !o->progress_file && !o->progress_cmd &&
+	    !o->unit[0] && !o->journal_unit)
+		return tm_error("--progress on an attached target needs --progress-file or "
+		                "--progress-cmd");
 	return 0;
 }

@@ -38,10 +38,21 @@ struct follow {
 	struct tm_lines lines;
 };
 
+/* --progress-cmd: the command, its stdout's read end, what it said. */
+struct progcmd {
+	pid_t pid; /* 0: not running (or reaped) */
+	int fd;
+	struct tm_lines lines;
+	bool said_gone;
+};
+
+struct tm_journal;
+
 struct rec_scrape; /* scrapes.c */
 
 struct rec {
 	const struct tm_record_opts *o;
+	int64_t last_prune_wall_usec; /* --keep: when the run was last pruned */
 	struct tm_store *st;
 	int64_t run_id;
 	bool run_begun, run_ended;
@@ -70,6 +81,8 @@ struct rec {
 	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
 	struct tm_progress_re re;
 	struct follow follow;
+	struct progcmd pcmd;
+	struct tm_journal *journal; /* --unit with --progress: the unit's entries */
 	struct tm_mark_listener marks;
 	bool has_progress;
 	double progress;
@@ -101,6 +114,18 @@ void tm_rec_follow_poll(struct rec *r);
 void tm_rec_reap(struct rec *r);
 void tm_rec_on_signal(struct rec *r);
 
+/* progsrc.c: progress from a command's stdout or a unit's journal */
+int tm_rec_progsrc_open(struct rec *r);
+int tm_rec_progsrc_fd(const struct rec *r);
+void tm_rec_progsrc_poll(struct rec *r);
+bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status);
+void tm_rec_progsrc_close(struct rec *r);
+
+/* runevents.c: a progress line (matched against --progress), and a value
+ * with the time it was logged (wall and CLOCK_MONOTONIC usec) */
+void tm_rec_progress_line(struct rec *r, const char *line);
+void tm_rec_progress_at(struct rec *r, double v, int64_t wall_usec, int64_t mono_usec);
+
 /* runend.c */
 void tm_rec_signal_target(struct rec *r, int sig);
 void tm_rec_advance_phase(struct rec *r, int64_t now);
@@ -112,13 +137,16 @@ void tm_rec_warn_bunched(struct rec *r);
 /* scrapes.c: --scrape.  Open starts a thread per target (the network half
  * must be loaded); take, at each sample, puts what is ready for the sample
  * due at DEADLINE into S (Go's series) and keeps the rest for store, which
- * writes it beside the sample (0, or -1 after a store failure); end stops
+ * writes it beside the sample (0, or -1 after a store failure), export
+ * gives it to --metrics-listen; end stops
  * the threads and stores the listed metrics never served as series of
  * kind "unknown", without values; free releases what is left. */
 int tm_rec_scrape_open(struct rec *r);
 void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s);
 int tm_rec_scrape_store(struct rec *r, const struct tm_sample *s);
 void tm_rec_scrape_end(struct rec *r);
+/* What take kept, to record --metrics-listen's /metrics (tidemark_scraped). */
+void tm_rec_scrape_export(struct rec *r);
 void tm_rec_scrape_free(struct rec *r);
 
 /* runsetup.c */

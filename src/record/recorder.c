@@ -45,7 +45,18 @@ static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *
 	    tm_rec_scrape_store(r, s) || tm_rec_sample_events(r) ||
 	    tm_rec_check_allocator(r, pids, npids))
 		return;
-	tm_rec_store(r, tm_store_commit(r->st), "commit");
+	if (tm_rec_store(r, tm_store_commit(r->st), "commit") || !r->o->has_keep)
+		return;
+	/* --keep: prune the run's old data every 5 s of samples */
+	int64_t now = tm_now_wall_usec();
+	if (now - r->last_prune_wall_usec >= 5000000) {
+		struct tm_prune_stats ps = {0};
+		r->last_prune_wall_usec = now;
+		if (tm_store_prune_run(r->st, r->run_id, &r->o->keep, now, &ps))
+			tm_warn("pruning run %" PRId64 " failed; recording goes on, and the next "
+			        "prune catches up",
+			        r->run_id);
+	}
 }
 
 /* After a store failure, the run's end as "failed" until it lands. */
@@ -89,8 +100,10 @@ static void take_sample(struct rec *r, int64_t deadline)
 	r->prev = *s;
 	r->have_prev = true;
 	r->seq++;
-	if (r->prom)
+	if (r->prom) {
 		r->net.prom_update(r->prom, s);
+		tm_rec_scrape_export(r);
+	}
 	if (r->pusher && !r->store_failed)
 		r->net.pusher_tick(r->pusher);
 }
@@ -101,7 +114,7 @@ static void take_sample(struct rec *r, int64_t deadline)
 static void wait_until(struct rec *r, int64_t deadline)
 {
 	for (;;) {
-		struct pollfd pfd[4];
+		struct pollfd pfd[5];
 		int timeout_ms;
 		int64_t now = tm_now_mono_usec();
 
@@ -111,10 +124,12 @@ static void wait_until(struct rec *r, int64_t deadline)
 		pfd[1] = (struct pollfd){.fd = r->marks.fd, .events = POLLIN};
 		pfd[2] = (struct pollfd){.fd = r->relay.fwd_fd[0], .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = r->relay.fwd_fd[1], .events = POLLIN};
+		pfd[4] = (struct pollfd){.fd = tm_rec_progsrc_fd(r), .events = POLLIN};
 		timeout_ms = (int)((deadline - now + 999) / 1000);
-		if ((r->follow.path || r->child_gone) && timeout_ms > 100)
-			timeout_ms = 100; /* a followed file; the rest of a daemon */
-		if (poll(pfd, 4, timeout_ms) < 0 && errno != EINTR)
+		if ((r->follow.path || r->journal || r->o->until.ended || r->child_gone) &&
+		    timeout_ms > 100)
+			timeout_ms = 100; /* a followed file or journal; the rest of a daemon */
+		if (poll(pfd, 5, timeout_ms) < 0 && errno != EINTR)
 			return;
 		if (pfd[0].revents)
 			tm_rec_on_signal(r);
@@ -124,6 +139,7 @@ static void wait_until(struct rec *r, int64_t deadline)
 			if (r->relay.fwd_fd[i] >= 0 && pfd[2 + i].revents)
 				tm_rec_drain_forwarded(r, i);
 		tm_rec_follow_poll(r);
+		tm_rec_progsrc_poll(r);
 		tm_rec_advance_phase(r, tm_now_mono_usec());
 	}
 }
@@ -174,6 +190,7 @@ static void sample_loop(struct rec *r)
 	/* a last look: the last lines, an OOM kill's counter, what is held */
 	tm_rec_reap(r);
 	drain_relay(r);
+	tm_rec_progsrc_poll(r);
 	take_sample(r, tm_now_mono_usec());
 }
 
@@ -202,6 +219,13 @@ static int start(struct rec *r, char **env, const char *limits_json, struct tm_r
 	}
 	if (o->argv)
 		tm_rec_event(r, "start", r->child.pid, 0, NULL);
+	if (o->journal_unit || o->unit_invocation) {
+		/* the runs of one unit, linked by its name */
+		tm_rec_event(r, "unit", o->unit_main_pid, o->unit_seq, o->journal_unit);
+		tm_rec_event(r, "unit_invocation", 0, 0, o->unit_invocation);
+	}
+	if (tm_rec_progsrc_open(r))
+		snprintf(r->reason, sizeof(r->reason), "the progress command could not start");
 	if (tm_rec_open_sampler(r)) {
 		/* nothing to record, but a launched command is waited for */
 		tm_sampler_close(r->sampler);
@@ -215,6 +239,7 @@ static void finish(struct rec *r, struct tm_record_result *res)
 {
 	int64_t now = tm_now_mono_usec();
 
+	tm_rec_progsrc_close(r); /* the run is over: the progress command with it */
 	tm_relay_release(&r->relay, 200000);
 	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
 	r->heap = NULL;

@@ -15,8 +15,17 @@
 #include "base/sample.h"
 #include "cgroup/cgroup.h"     /* struct tm_limits */
 #include "runtime/scrapesel.h" /* TM_SCRAPE_* sizes */
+#include "store/store.h"       /* struct tm_keep */
 
 struct tm_store;
+
+/* A watched target that ends by itself (--unit: the unit stopped or was
+ * restarted): ENDED is asked as the run goes on (it may rate-limit itself);
+ * true ends the run, with WHY (WHY_SIZE bytes) as its reason. */
+struct tm_record_until {
+	void *ctx;
+	bool (*ended)(void *ctx, char *why, size_t why_size);
+};
 
 /* Called after every sample (for live displays); may be NULL. */
 struct tm_record_watch {
@@ -27,11 +36,13 @@ struct tm_record_watch {
 struct tm_record_opts {
 	struct tm_store *store; /* open store to write to */
 
-	/* The target: exactly one of argv, pid, cgroup_path. */
+	/* The target: exactly one of argv, pid, cgroup_path, unit. */
 	char *const *argv;       /* launch this command */
 	char *const *envp;       /* its environment (NULL: ours) */
 	pid_t pid;               /* attach to this process and its descendants */
 	const char *cgroup_path; /* attach to this cgroup directory */
+	char unit[256];          /* --unit: this systemd unit, each start a run (tm_record_unit) */
+	bool until_stop;         /* --unit: end when the unit stops (not wait for its next start) */
 
 	/* Launching: a fresh cgroup with these limits (new_cgroup), or none. */
 	bool new_cgroup;
@@ -41,7 +52,9 @@ struct tm_record_opts {
 	int64_t interval_usec;      /* >= 50 ms */
 	const char *progress_regex; /* one numeric capture group */
 	const char *progress_file;  /* match there instead of the child's output */
-	bool stop_at_progress;      /* stop the command once progress >= until_progress */
+	const char
+	    *progress_cmd;     /* or on the stdout of this shell command (ours, not the target) */
+	bool stop_at_progress; /* stop the command once progress >= until_progress */
 	double until_progress;
 	/* The work done, for a command with no progress line (record/units.h):
 	 * UNITS when has_units, or the last value UNITS_FROM matched in its
@@ -62,6 +75,16 @@ struct tm_record_opts {
 	bool until_first_exit;    /* end when the first process exits (the rest goes on) */
 	bool stay_when_empty;     /* --cgroup: go on recording when it has no process */
 
+	/* Set by tm_record_unit for each run of a unit: the run's "unit" and
+	 * "unit_invocation" events, progress from the unit's journal (that
+	 * invocation's entries, from its start or from now), and its end. */
+	const char *journal_unit;
+	const char *unit_invocation;
+	bool journal_from_start;
+	int64_t unit_seq; /* 1 for the first start seen, 2 for the next... */
+	int64_t unit_main_pid;
+	struct tm_record_until until;
+
 	/* Bench bookkeeping, stored with the run. */
 	int64_t bench_id;
 	const char *arm;
@@ -73,6 +96,8 @@ struct tm_record_opts {
 	const char *token_file;
 	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
+	bool has_keep;              /* --keep: prune the run as it records */
+	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;
 	char scrape[TM_SCRAPE_MAX_TARGETS][TM_SCRAPE_SPEC_MAX];
@@ -113,5 +138,20 @@ struct tm_record_result {
  * tree) has left, unless UNTIL_FIRST_EXIT.
  */
 int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res);
+
+/*
+ * --unit: follows the systemd unit O->unit (record/unitrec.c).  Each start
+ * of the unit (a new InvocationID) is one run of its cgroup in O->store,
+ * with the events "unit" (detail: the unit's name; value: its place in the
+ * series) and "unit_invocation" (detail: the id) that link the runs; with
+ * O->progress_regex and no other progress source, progress comes from the
+ * unit's journal.  Between runs it waits for the unit's next start (it
+ * says so on stderr), unless O->until_stop; --timeout bounds the whole.
+ * Never starts, stops or changes the unit.  RES is the last run's; 0 when
+ * at least one run was recorded or it was interrupted while waiting
+ * (RES->run_id 0), -1 after tm_error (systemd cannot be reached, no such
+ * unit, the first run could not begin).
+ */
+int tm_record_unit(const struct tm_record_opts *o, struct tm_record_result *res);
 
 #endif

@@ -95,6 +95,9 @@ static bool target_gone(struct rec *r)
 		return true;
 	if (!r->launched && r->o->pid)
 		return kill(r->o->pid, 0) && errno == ESRCH;
+	if (!r->launched && r->o->until.ended &&
+	    r->o->until.ended(r->o->until.ctx, r->reason, sizeof(r->reason)))
+		return true; /* --unit: it stopped or started again */
 	/* the launched command's first process is gone, or it is a cgroup we
 	 * watch: follow whatever is left until the last process leaves */
 	left = processes_left(r);

@@ -164,12 +164,12 @@ void tm_rec_work_done(struct rec *r, int64_t now)
 	r->phase = PH_SETTLE;
 }
 
-static void on_progress(struct rec *r, double v)
+void tm_rec_progress_at(struct rec *r, double v, int64_t wall_usec, int64_t mono_usec)
 {
 	int64_t now = tm_now_mono_usec();
 
 	if (!r->store_failed)
-		tm_rec_store(r, tm_store_add_progress(r->st, r->run_id, tm_now_wall_usec(), now, v),
+		tm_rec_store(r, tm_store_add_progress(r->st, r->run_id, wall_usec, mono_usec, v),
 		             "progress");
 	r->has_progress = true;
 	r->progress = v;
@@ -181,6 +181,11 @@ static void on_progress(struct rec *r, double v)
 	}
 }
 
+static void on_progress(struct rec *r, double v)
+{
+	tm_rec_progress_at(r, v, tm_now_wall_usec(), tm_now_mono_usec());
+}
+
 static void on_line(void *ctx, const char *line)
 {
 	struct rec *r = ctx;
@@ -188,6 +193,11 @@ static void on_line(void *ctx, const char *line)
 
 	if (tm_progress_match(&r->re, line, &v))
 		on_progress(r, v);
+}
+
+void tm_rec_progress_line(struct rec *r, const char *line)
+{
+	on_line(r, line);
 }
 
 static void on_mark_line(void *ctx, const char *line)
@@ -287,6 +297,8 @@ void tm_rec_reap(struct rec *r)
 			r->relay.pid = 0; /* the relay is not the target */
 			continue;
 		}
+		if (tm_rec_progsrc_reaped(r, pid, status))
+			continue; /* nor is the progress command */
 		if (WIFSIGNALED(status)) {
 			snprintf(detail, sizeof(detail), "SIG%s", signame(WTERMSIG(status)));
 			tm_rec_event(r, "signal", pid, WTERMSIG(status), detail);

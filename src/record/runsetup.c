@@ -251,7 +251,8 @@ int tm_rec_setup_signals(struct rec *r)
 static int child_io(struct rec *r, struct tm_child_io *io)
 {
 	const struct tm_record_opts *o = r->o;
-	bool capture = (o->progress_regex && !o->progress_file) || o->runtime != TM_RUNTIME_NONE;
+	bool capture = (o->progress_regex && !o->progress_file && !o->progress_cmd) ||
+	               o->runtime != TM_RUNTIME_NONE;
 	enum tm_out_mode quiet = o->quiet_child ? TM_OUT_NULL : TM_OUT_INHERIT;
 	enum tm_out_mode mode[2] = {quiet, quiet};
 	int out[2] = {o->quiet_child ? -1 : 1, o->quiet_child ? -1 : 2};
@@ -342,6 +343,7 @@ int tm_rec_open_inputs(struct rec *r)
 
 	r->relay = (struct tm_relay){.pid = 0, .fwd_fd = {-1, -1}, .life_fd = -1};
 	r->follow.fd = -1;
+	r->pcmd.fd = -1;
 	if (o->progress_regex && tm_progress_compile(&r->re, o->progress_regex))
 		return -1;
 	if (o->progress_file) {
@@ -359,6 +361,7 @@ int tm_rec_open_inputs(struct rec *r)
 
 void tm_rec_close_all(struct rec *r)
 {
+	tm_rec_progsrc_close(r);
 	tm_relay_release(&r->relay, 0); /* if not released already: it goes on alone */
 	if (r->follow.fd >= 0)
 		close(r->follow.fd);

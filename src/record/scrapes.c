@@ -146,6 +146,38 @@ int tm_rec_scrape_store(struct rec *r, const struct tm_sample *s)
 	return 0;
 }
 
+void tm_rec_scrape_export(struct rec *r)
+{
+	enum { MAX = TM_SCRAPE_MAX_TARGETS * TM_SCRAPE_MAX_SERIES };
+	static const size_t name_size = TM_SCRAPE_NAME_MAX + 8;
+	const char **names = NULL, **kinds = NULL;
+	char *buf = NULL;
+	double *values = NULL;
+	size_t n = 0;
+
+	if (!r->prom || !r->nscrapes)
+		return;
+	names = calloc(MAX, sizeof(*names));
+	kinds = calloc(MAX, sizeof(*kinds));
+	values = calloc(MAX, sizeof(*values));
+	buf = malloc(MAX * name_size);
+	for (int i = 0; names && kinds && values && buf && i < r->nscrapes; i++) {
+		struct rec_scrape *t = r->scrapes[i];
+		for (size_t k = 0; t->have && k < t->res.n && n < MAX; k++, n++) {
+			stored_name(r, i, t->res.v[k].name, buf + n * name_size, name_size);
+			names[n] = buf + n * name_size;
+			kinds[n] = tm_prom_type_name(t->res.v[k].type);
+			values[n] = t->res.v[k].value;
+		}
+	}
+	if (names && kinds && values && buf)
+		r->net.prom_scraped(r->prom, names, kinds, values, n);
+	free(names);
+	free(kinds);
+	free(values);
+	free(buf);
+}
+
 void tm_rec_scrape_end(struct rec *r)
 {
 	char name[TM_SCRAPE_NAME_MAX];

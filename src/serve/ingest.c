@@ -204,7 +204,7 @@ static int decode_meta(json_t *run, struct tm_run_meta *m, char *err, size_t err
 		return tm_error_buf(err, errlen, "run: unknown cgroup_mode");
 	if (m->target && one_of(m->target, targets) < 0)
 		return tm_error_buf(err, errlen, "run: unknown target");
-	m->bench_id = 0; /* bench ids are local to the collector's store */
+	m->bench_id = 0; /* local to the collector's store: the server files "bench" */
 	return 0;
 }
 
@@ -262,8 +262,8 @@ static int decode_values(json_t *vals, struct tm_sample *s, char *err, size_t er
 
 static int decode_sample(json_t *o, struct tm_sample *s, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"seq",       "t_wall_usec", "t_mono_usec",
-	                                   "late_usec", "values",      NULL};
+	static const char *const keys[] = {"seq",    "t_wall_usec", "t_mono_usec", "late_usec",
+	                                   "values", "scraped",     NULL};
 
 	if (!json_is_object(o))
 		return tm_error_buf(err, errlen, "samples: each sample must be an object");
@@ -420,10 +420,185 @@ static int64_t pos_mark(const void *it)
 	return ((const struct tm_batch_mark *)it)->i;
 }
 
+/* Every string in V (a bench's spec) free of the controls that could hide
+ * or forge text where the server prints it (newlines and tabs allowed). */
+static bool strings_ok(json_t *v, int depth)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+	bool ok = depth <= 8;
+
+	if (ok && json_is_string(v))
+		ok = strlen(json_string_value(v)) == json_string_length(v) &&
+		     no_controls(json_string_value(v), json_string_length(v), true);
+	if (ok && json_is_object(v)) {
+		json_object_foreach(v, key, x)
+		{
+			ok = ok && no_controls(key, strlen(key), false) && strings_ok(x, depth + 1);
+		}
+	}
+	if (ok && json_is_array(v)) {
+		json_array_foreach(v, i, x)
+		{
+			ok = ok && strings_ok(x, depth + 1);
+		}
+	}
+	return ok;
+}
+
+/* A bench's spec (benches.spec_json): an object whose arms each have a
+ * valid name, and nothing the table could print that hides text. */
+static int check_spec(const char *text, char *err, size_t errlen)
+{
+	json_t *spec = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *arms, *a;
+	size_t i;
+	int rc = 0;
+
+	arms = json_object_get(spec, "arms");
+	if (!json_is_object(spec) || !json_is_array(arms) || json_array_size(arms) > 64 ||
+	    !strings_ok(spec, 0))
+		rc = tm_error_buf(err, errlen, "bench: 'spec_json' must hold the bench's spec");
+	json_array_foreach(arms, i, a)
+	{
+		const char *name = json_string_value(json_object_get(a, "name"));
+		if (!rc && !(name && tm_name_valid(name)))
+			rc = tm_error_buf(err, errlen, "bench: arm %zu has no valid name", i);
+	}
+	json_decref(spec);
+	return rc;
+}
+
+static int decode_bench(json_t *o, struct tm_batch_bench *bn, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"uuid",  "name", "spec_json",         "seed",
+	                                   "order", "host", "started_wall_usec", "ended_wall_usec",
+	                                   NULL};
+	if (!json_is_object(o))
+		return tm_error_buf(err, errlen, "'bench' must be an object");
+	if (only_keys(o, "bench", keys, err, errlen) < 0 ||
+	    get_str(o, "bench", "uuid", true, 64, STR_UUID, &bn->uuid, err, errlen) < 0 ||
+	    get_str(o, "bench", "name", false, 256, STR_TEXT, &bn->name, err, errlen) < 0 ||
+	    get_str(o, "bench", "spec_json", true, 65536, STR_MULTILINE, &bn->spec_json, err,
+	            errlen) < 0 ||
+	    get_int(o, "bench", "seed", false, INT64_MIN, INT64_MAX, &bn->seed, err, errlen) < 0 ||
+	    get_str(o, "bench", "order", false, 16, STR_KIND, &bn->order, err, errlen) < 0 ||
+	    get_str(o, "bench", "host", false, 256, STR_TEXT, &bn->host, err, errlen) < 0 ||
+	    get_int(o, "bench", "started_wall_usec", true, WALL_MIN, WALL_MAX,
+	            &bn->started_wall_usec, err, errlen) < 0 ||
+	    get_int(o, "bench", "ended_wall_usec", false, WALL_MIN, WALL_MAX, &bn->ended_wall_usec,
+	            err, errlen) < 0)
+		return -1;
+	return check_spec(bn->spec_json, err, errlen);
+}
+
+static int decode_bench_run(json_t *o, struct tm_batch_bench_run *n, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"arm_index", "warmup", "wall_usec", "rig_cpu_usec",
+	                                   NULL};
+	int64_t arm = 0;
+	json_t *w = json_object_get(o, "warmup");
+
+	n->wall_usec = 0;
+	n->rig_cpu_usec = -1;
+	if (!json_is_object(o))
+		return tm_error_buf(err, errlen, "'bench_run' must be an object");
+	if (only_keys(o, "bench_run", keys, err, errlen) < 0 ||
+	    get_int(o, "bench_run", "arm_index", true, 0, 63, &arm, err, errlen) < 0 ||
+	    get_int(o, "bench_run", "wall_usec", false, 1, MONO_MAX, &n->wall_usec, err, errlen) <
+	        0 ||
+	    get_int(o, "bench_run", "rig_cpu_usec", false, 0, MONO_MAX, &n->rig_cpu_usec, err,
+	            errlen) < 0)
+		return -1;
+	if (w && !json_is_boolean(w))
+		return tm_error_buf(err, errlen, "bench_run: 'warmup' must be true or false");
+	n->arm_index = (int)arm;
+	n->warmup = json_is_true(w);
+	return 0;
+}
+
+/* The bench a run belongs to, and what it noted of the run. */
+static int decode_bench_parts(json_t *root, struct tm_batch *b, char *err, size_t errlen)
+{
+	json_t *bench = json_object_get(root, "bench"), *note = json_object_get(root, "bench_run");
+
+	if (note && !bench)
+		return tm_error_buf(err, errlen, "'bench_run' needs 'bench'");
+	if (bench && (decode_bench(bench, &b->bench, err, errlen) < 0 ||
+	              (note && decode_bench_run(note, &b->bench_run, err, errlen) < 0)))
+		return -1;
+	b->has_bench = bench != NULL;
+	b->has_bench_run = note != NULL;
+	return 0;
+}
+
+/* One {name, kind, source, value, t_wall_usec} of sample SEQ's "scraped". */
+static int decode_scraped(json_t *o, int64_t seq, struct tm_batch_scraped *v, char *err,
+                          size_t errlen)
+{
+	static const char *const keys[] = {"name", "kind", "source", "value", "t_wall_usec", NULL};
+	static const char *const kinds[] = {"gauge",     "counter", "untyped",
+	                                    "histogram", "summary", NULL};
+	char where[48];
+	json_t *val;
+
+	snprintf(where, sizeof(where), "sample %lld: scraped", (long long)seq);
+	if (!json_is_object(o))
+		return tm_error_buf(err, errlen, "%s: each must be an object", where);
+	v->seq = seq;
+	if (only_keys(o, where, keys, err, errlen) < 0 ||
+	    get_str(o, where, "name", true, 255, STR_TEXT, &v->name, err, errlen) < 0 ||
+	    get_str(o, where, "kind", true, 16, STR_KIND, &v->kind, err, errlen) < 0 ||
+	    get_str(o, where, "source", false, 1023, STR_TEXT, &v->source, err, errlen) < 0 ||
+	    get_int(o, where, "t_wall_usec", true, WALL_MIN, WALL_MAX, &v->t_wall_usec, err,
+	            errlen) < 0)
+		return -1;
+	if (!*v->name || one_of(v->kind, kinds) < 0)
+		return tm_error_buf(err, errlen, "%s: an empty name or an unknown kind", where);
+	val = json_object_get(o, "value");
+	if (!json_is_number(val) || !isfinite(json_number_value(val)))
+		return tm_error_buf(err, errlen, "%s: 'value' must be a finite number", where);
+	v->value = json_number_value(val);
+	return 0;
+}
+
+/* Every sample's "scraped" values (record --scrape), in sample order. */
+static int decode_all_scraped(json_t *root, struct tm_batch *b, char *err, size_t errlen)
+{
+	json_t *samples = json_object_get(root, "samples"), *o, *arr, *v;
+	size_t i, k, n = 0;
+
+	json_array_foreach(samples, i, o)
+	{
+		arr = json_object_get(o, "scraped");
+		if (arr && (!json_is_array(arr) || json_array_size(arr) > TM_BATCH_MAX_SCRAPED))
+			return tm_error_buf(err, errlen,
+			                    "sample %lld: 'scraped' must be an array of at most %d",
+			                    (long long)b->samples[i].seq, TM_BATCH_MAX_SCRAPED);
+		n += arr ? json_array_size(arr) : 0;
+	}
+	if (!n)
+		return 0;
+	if (!(b->scraped = calloc(n, sizeof(*b->scraped))))
+		return tm_error_buf(err, errlen, "out of memory");
+	json_array_foreach(samples, i, o)
+	{
+		arr = json_object_get(o, "scraped");
+		json_array_foreach(arr, k, v)
+		{
+			if (decode_scraped(v, b->samples[i].seq, &b->scraped[b->n_scraped], err,
+			                   errlen))
+				return -1;
+			b->n_scraped++;
+		}
+	}
+	return 0;
+}
+
 static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"v",        "run",   "samples", "events",
-	                                   "progress", "marks", "end",     NULL};
+	static const char *const keys[] = {"v",     "run", "samples", "events",    "progress",
+	                                   "marks", "end", "bench",   "bench_run", NULL};
 	int64_t v = 0;
 
 	if (!json_is_object(root))
@@ -435,7 +610,8 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 		return tm_error_buf(err, errlen,
 		                    "protocol version %lld not supported (this server: %d)",
 		                    (long long)v, TM_PUSH_PROTOCOL);
-	if (decode_meta(json_object_get(root, "run"), &b->meta, err, errlen) < 0)
+	if (decode_meta(json_object_get(root, "run"), &b->meta, err, errlen) < 0 ||
+	    decode_bench_parts(root, b, err, errlen) < 0)
 		return -1;
 	if (json_object_get(root, "end")) {
 		if (decode_end(json_object_get(root, "end"), &b->end, err, errlen) < 0)
@@ -452,7 +628,8 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 	                 dec_progress, pos_progress, (void **)&b->progress, &b->n_progress, err,
 	                 errlen) < 0 ||
 	    decode_array(root, "marks", TM_BATCH_MAX_ITEMS, sizeof(struct tm_batch_mark), dec_mark,
-	                 pos_mark, (void **)&b->marks, &b->n_marks, err, errlen) < 0)
+	                 pos_mark, (void **)&b->marks, &b->n_marks, err, errlen) < 0 ||
+	    decode_all_scraped(root, b, err, errlen) < 0)
 		return -1;
 	return 0;
 }
@@ -482,5 +659,6 @@ void tm_batch_release(struct tm_batch *b)
 	free(b->events);
 	free(b->progress);
 	free(b->marks);
+	free(b->scraped);
 	memset(b, 0, sizeof(*b));
 }

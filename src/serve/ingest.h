@@ -35,14 +35,38 @@ struct tm_batch_mark {
 	int64_t i, t_wall_usec, t_mono_usec;
 	const char *text;
 };
+/* A value record --scrape read for sample SEQ (sent inside that sample). */
+struct tm_batch_scraped {
+	int64_t seq, t_wall_usec;
+	const char *name, *kind, *source;
+	double value;
+};
+#define TM_BATCH_MAX_SCRAPED 512 /* per sample */
+
+/* The bench of a bench's run (docs/push-protocol.md): filed under its
+ * uuid, the run's bench_id is the server's own. */
+struct tm_batch_bench {
+	const char *uuid, *name, *spec_json, *order, *host;
+	int64_t seed, started_wall_usec, ended_wall_usec; /* ended: 0 while it runs */
+};
+/* What the bench noted of the run once it ended (store/bench_tables.h). */
+struct tm_batch_bench_run {
+	int arm_index;
+	bool warmup;
+	int64_t wall_usec, rig_cpu_usec; /* 0 and -1: unknown */
+};
 
 struct tm_batch {
 	void *json; /* owns every string below */
 	struct tm_run_meta meta;
+	bool has_bench, has_bench_run;
+	struct tm_batch_bench bench;
+	struct tm_batch_bench_run bench_run;
 	bool has_end;
 	struct tm_run_end end;
-	size_t n_samples, n_events, n_progress, n_marks;
-	struct tm_sample *samples; /* seq strictly consecutive */
+	size_t n_samples, n_events, n_progress, n_marks, n_scraped;
+	struct tm_sample *samples;        /* seq strictly consecutive */
+	struct tm_batch_scraped *scraped; /* in sample order */
 	struct tm_batch_event *events;
 	struct tm_batch_progress *progress;
 	struct tm_batch_mark *marks;

@@ -8,7 +8,9 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/ingest.h"
+#include "store/bench_tables.h"
 #include "store/server_tables.h"
+#include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -76,31 +78,98 @@ static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
 	return status;
 }
 
-/* Finds or creates the run; 0, or an HTTP status. */
+/* Finds or creates the batch's bench (by its uuid, the machine's own) into
+ * *BENCH_ID (0: the run is no bench's), ending it when the batch says it
+ * ended; 0, or an HTTP status. */
+static int find_bench(struct tm_store *st, const char *machine, const struct tm_batch *b,
+                      int64_t *bench_id, char *err, size_t errlen)
+{
+	const struct tm_batch_bench *bn = &b->bench;
+	struct tm_bench_info bi;
+	int rc;
+
+	*bench_id = 0;
+	if (!b->has_bench)
+		return 0;
+	rc = tm_bench_store_by_uuid(st, bn->uuid, bench_id);
+	if (rc < 0)
+		return fail(500, err, errlen, "store error looking up the bench");
+	if (rc > 0) {
+		struct tm_bench_row row = {.name = bn->name,
+		                           .spec_json = bn->spec_json,
+		                           .order = bn->order,
+		                           .host = bn->host,
+		                           .seed = bn->seed,
+		                           .started_wall_usec = bn->started_wall_usec,
+		                           .uuid = bn->uuid,
+		                           .machine = machine};
+		if (tm_bench_store_begin(st, &row, bench_id) < 0)
+			return fail(500, err, errlen, "store error creating the bench");
+	}
+	if (tm_bench_store_get(st, *bench_id, &bi) != 0)
+		return fail(500, err, errlen, "store error reading the bench");
+	bool mine = bi.machine && !strcmp(bi.machine, machine), ended = bi.ended_wall_usec != 0;
+	tm_bench_info_release(&bi);
+	if (!mine)
+		return fail(403, err, errlen, "bench %s belongs to another machine", bn->uuid);
+	if (bn->ended_wall_usec && !ended &&
+	    tm_bench_store_end(st, *bench_id, bn->ended_wall_usec) < 0)
+		return fail(500, err, errlen, "store error ending the bench");
+	return 0;
+}
+
+/* What the bench noted of the run, under the server's ids; 0 or 500. */
+static int file_bench_note(struct tm_store *st, const struct tm_batch *b, int64_t bench_id,
+                           int64_t run_id, char *err, size_t errlen)
+{
+	const struct tm_batch_bench_run *n = &b->bench_run;
+	struct tm_bench_run_note note = {.bench_id = bench_id,
+	                                 .run_id = run_id,
+	                                 .seq = b->meta.bench_seq,
+	                                 .arm_index = n->arm_index,
+	                                 .warmup = n->warmup,
+	                                 .wall_usec = n->wall_usec,
+	                                 .rig_cpu_usec = n->rig_cpu_usec};
+
+	if (!bench_id || !b->has_bench_run)
+		return 0;
+	if (tm_bench_store_run(st, &note) < 0)
+		return fail(500, err, errlen, "store error filing the bench's note of the run");
+	return 0;
+}
+
+/* Finds or creates the run (in its bench); 0, or an HTTP status. */
 static int find_run(struct tm_store *st, const char *machine, const struct tm_batch *b,
                     int64_t *run_id, bool *ended, char *err, size_t errlen)
 {
 	struct tm_run_info ri;
-	int rc = tm_store_run_by_uuid(st, b->meta.uuid, run_id);
+	int64_t bench_id;
+	int rc = find_bench(st, machine, b, &bench_id, err, errlen);
 
+	if (rc)
+		return rc;
+	rc = tm_store_run_by_uuid(st, b->meta.uuid, run_id);
 	if (rc < 0)
 		return fail(500, err, errlen, "store error looking up the run");
 	if (rc > 0) {
 		struct tm_run_meta m = b->meta;
 		m.machine = machine;
+		m.bench_id = bench_id;
 		*ended = false;
 		if (tm_store_run_begin(st, &m, run_id) < 0)
 			return fail(500, err, errlen, "store error creating the run");
-		return 0;
+		return file_bench_note(st, b, bench_id, *run_id, err, errlen);
 	}
 	if (tm_store_run_get(st, *run_id, &ri) != 0)
 		return fail(500, err, errlen, "store error reading the run");
 	bool mine = ri.machine && !strcmp(ri.machine, machine);
+	bool same_bench = ri.bench_id == bench_id;
 	*ended = ri.ended_wall_usec != 0;
 	tm_run_info_release(&ri);
 	if (!mine)
 		return fail(403, err, errlen, "run %s belongs to another machine", b->meta.uuid);
-	return 0;
+	/* a run first pushed without its bench stays a loose run */
+	return same_bench ? file_bench_note(st, b, bench_id, *run_id, err, errlen) : 0;
 }
 
 /* 409 when the batch starts past what the server has. */
@@ -122,12 +191,25 @@ static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, cha
 /* Adds the items the server does not have yet; the new positions go to A. */
 static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push_ack *a)
 {
+	int64_t first_new = a->next_seq;
+
 	for (size_t i = 0; i < b->n_samples; i++)
 		if (b->samples[i].seq == a->next_seq) {
 			if (tm_store_add_sample(st, a->run_id, &b->samples[i]) < 0)
 				return -1;
 			a->next_seq++;
 		}
+	/* the scraped values of the samples filed now (not of duplicates) */
+	for (size_t i = 0; i < b->n_scraped; i++) {
+		const struct tm_batch_scraped *v = &b->scraped[i];
+		int64_t id;
+		if (v->seq < first_new || v->seq >= a->next_seq)
+			continue;
+		if (tm_store_scraped_series(st, a->run_id, v->name, v->kind,
+		                            v->source ? v->source : "", &id) < 0 ||
+		    tm_store_add_scraped(st, a->run_id, id, v->seq, v->t_wall_usec, v->value) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < b->n_events; i++)
 		if (b->events[i].i == a->next_event) {
 			if (tm_store_add_event(st, a->run_id, &b->events[i].ev) < 0)

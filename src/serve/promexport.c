@@ -12,12 +12,19 @@
 #include "serve/server.h"
 #include "base/banned.h"
 
+#define SCRAPED_MAX     512
+#define TM_SCRAPED_TEXT 288
+
 struct tm_prom_server {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
 	bool have;
 	struct tm_sample s;
 	char *machine, *run, *cgroup;
+	/* the scraped series of that sample: names and kinds in one buffer */
+	size_t nscraped;
+	struct tm_prom_scraped scraped[SCRAPED_MAX];
+	char text[SCRAPED_MAX][TM_SCRAPED_TEXT];
 };
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *text,
@@ -50,7 +57,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return answer(c, 404, not_found, MHD_RESPMEM_PERSISTENT, "text/plain");
 	pthread_mutex_lock(&srv->lock);
-	t = (struct tm_prom_target){srv->machine, srv->run, srv->cgroup, &srv->s, true, "live"};
+	t = (struct tm_prom_target){srv->machine, srv->run, srv->cgroup,  &srv->s,
+	                            true,         "live",   srv->scraped, srv->nscraped};
 	text = tm_prom_format(&t, srv->have ? 1 : 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (!text)
@@ -91,6 +99,22 @@ void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s
 	pthread_mutex_lock(&srv->lock);
 	srv->s = *s;
 	srv->have = true;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+void tm_prom_server_update_scraped(struct tm_prom_server *srv, const char *const *names,
+                                   const char *const *kinds, const double *values, size_t n)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->nscraped = 0;
+	for (size_t i = 0; i < n && srv->nscraped < SCRAPED_MAX; i++) {
+		char *t = srv->text[srv->nscraped];
+		int nl = snprintf(t, TM_SCRAPED_TEXT, "%s", names[i]);
+		if (nl < 0 || (size_t)nl + strlen(kinds[i]) + 2 > TM_SCRAPED_TEXT)
+			continue;
+		snprintf(t + nl + 1, TM_SCRAPED_TEXT - (size_t)nl - 1, "%s", kinds[i]);
+		srv->scraped[srv->nscraped++] = (struct tm_prom_scraped){t, t + nl + 1, values[i]};
+	}
 	pthread_mutex_unlock(&srv->lock);
 }
 

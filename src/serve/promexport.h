@@ -12,6 +12,11 @@ int tm_prom_server_start(const char *addr, const char *machine, const char *run_
                          const char *cgroup, struct tm_prom_server **out);
 /* Publishes a new sample (copied; thread-safe against the server thread). */
 void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s);
+/* Publishes what --scrape read at that sample: N series (NAMES, KINDS and
+ * VALUES copied; at most 512; N 0 when none was read), exported beside it
+ * as tidemark_scraped (serve/promfmt.h). */
+void tm_prom_server_update_scraped(struct tm_prom_server *srv, const char *const *names,
+                                   const char *const *kinds, const double *values, size_t n);
 void tm_prom_server_stop(struct tm_prom_server *srv);
 
 #endif

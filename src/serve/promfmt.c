@@ -1,4 +1,5 @@
 /* Prometheus text format for samples. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,36 @@ static void put_family(struct buf *b, const char *family, const struct tm_prom_t
 	}
 }
 
+/* tidemark_scraped: what the targets' own endpoints served at the latest
+ * sample, one series each, its stored name a label (a series missed then
+ * is not exported). */
+static void put_scraped(struct buf *b, const struct tm_prom_target *t, size_t n)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; t[i].current && k < t[i].nscraped; k++) {
+			const struct tm_prom_scraped *v = &t[i].scraped[k];
+			if (!isfinite(v->value))
+				continue;
+			if (!header) {
+				put(b,
+				    "# HELP tidemark_scraped A series read from the target's own "
+				    "metrics endpoint (record --scrape) at the latest sample: its "
+				    "name and labels in series, its type in kind.\n");
+				put(b, "# TYPE tidemark_scraped untyped\n");
+				header = true;
+			}
+			put(b, "tidemark_scraped{machine=\"");
+			put_label_value(b, t[i].machine);
+			put(b, "\",series=\"");
+			put_label_value(b, v->name);
+			put(b, "\",kind=\"");
+			put_label_value(b, v->kind);
+			put(b, "\"} %.17g\n", v->value);
+		}
+}
+
 char *tm_prom_format(const struct tm_prom_target *t, size_t n)
 {
 	struct buf b = {0};
@@ -308,6 +339,7 @@ char *tm_prom_format(const struct tm_prom_target *t, size_t n)
 		snprintf(done[ndone++], sizeof(done[0]), "%s", name);
 		put_family(&b, name, t, n);
 	}
+	put_scraped(&b, t, n);
 	put(&b, "%s", "");
 	if (b.oom) {
 		free(b.p);

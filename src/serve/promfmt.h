@@ -17,11 +17,21 @@
 
 #include "base/sample.h"
 
+/* A series read from the target's own endpoint at the latest sample
+ * (record --scrape): exported as tidemark_scraped{series=NAME,kind=KIND}. */
+struct tm_prom_scraped {
+	const char *name; /* as stored: the series' name with its labels */
+	const char *kind; /* gauge, counter, untyped, histogram, summary */
+	double value;     /* finite */
+};
+
 struct tm_prom_target {
 	const char *machine, *run, *cgroup; /* label values; NULL is "" */
 	const struct tm_sample *s;
-	bool current;      /* the run is live: its values are exported */
-	const char *state; /* "live", "ended", "stale" (NULL: live) */
+	bool current;                          /* the run is live: its values are exported */
+	const char *state;                     /* "live", "ended", "stale" (NULL: live) */
+	const struct tm_prom_scraped *scraped; /* NSCRAPED of them (may be NULL) */
+	size_t nscraped;
 };
 
 /* The exposition for N targets, malloc'd, NUL-terminated; NULL on OOM. */

@@ -13,6 +13,8 @@
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
+#include "store/bench_tables.h"
+#include "store/scraped.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -170,6 +172,54 @@ static json_t *run_meta(const struct tm_run_info *ri)
 	return o;
 }
 
+static void set_text(json_t *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(o, key, json_string(v));
+}
+
+/* The bench of a bench's run, as the protocol sends it (what the server
+ * needs to show the same table): NULL for a run of no bench, or a bench
+ * the store cannot read (the run is then sent as a loose one). */
+static json_t *bench_meta(struct tm_store *st, const struct tm_run_info *ri)
+{
+	struct tm_bench_info b;
+	json_t *o;
+
+	if (ri->bench_id <= 0 || tm_bench_store_get(st, ri->bench_id, &b) != 0)
+		return NULL;
+	o = b.uuid ? json_pack("{s:s, s:s, s:I, s:I}", "uuid", b.uuid, "spec_json",
+	                       b.spec_json ? b.spec_json : "{}", "seed", (json_int_t)b.seed,
+	                       "started_wall_usec", (json_int_t)b.started_wall_usec)
+	           : NULL;
+	if (o) {
+		set_text(o, "name", b.name);
+		set_text(o, "order", b.order);
+		set_text(o, "host", b.host);
+		if (b.ended_wall_usec)
+			json_object_set_new(o, "ended_wall_usec", json_integer(b.ended_wall_usec));
+	}
+	tm_bench_info_release(&b);
+	return o;
+}
+
+/* What the bench noted of its run once it ended (warmup, the work's wall
+ * time, the rig's CPU): NULL until then. */
+static json_t *bench_note(struct tm_store *st, const struct tm_run_info *ri)
+{
+	struct tm_bench_run_note n;
+	json_t *o;
+
+	if (ri->bench_id <= 0 || tm_bench_store_note(st, ri->id, &n) != 0)
+		return NULL;
+	o = json_pack("{s:i, s:b}", "arm_index", n.arm_index, "warmup", n.warmup);
+	if (o && n.wall_usec > 0)
+		json_object_set_new(o, "wall_usec", json_integer(n.wall_usec));
+	if (o && n.rig_cpu_usec >= 0)
+		json_object_set_new(o, "rig_cpu_usec", json_integer(n.rig_cpu_usec));
+	return o;
+}
+
 static int add_sample(void *ctx, const struct tm_sample *s)
 {
 	json_t *vals = json_object();
@@ -183,6 +233,74 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 	                                     "t_mono_usec", (json_int_t)s->t_mono_usec, "late_usec",
 	                                     (json_int_t)s->late_usec, "values", vals));
 	return 0;
+}
+
+/* The scraped values of samples FROM..TO (record --scrape) into each
+ * sample's "scraped" array: they ride with their sample, so they are
+ * filed exactly once with it. */
+struct scraped_push {
+	json_t *samples;
+	int64_t from;
+	size_t n;
+	struct {
+		int64_t id;
+		char *name, *kind, *source;
+	} s[512];
+};
+
+static int push_series(void *ctx, const struct tm_scraped_series *ser)
+{
+	struct scraped_push *c = ctx;
+
+	if (c->n == sizeof(c->s) / sizeof(c->s[0]) || !ser->kind || !strcmp(ser->kind, "unknown"))
+		return 0;
+	c->s[c->n].id = ser->id;
+	c->s[c->n].name = strdup(ser->name ? ser->name : "");
+	c->s[c->n].kind = strdup(ser->kind);
+	c->s[c->n].source = strdup(ser->source ? ser->source : "");
+	c->n++;
+	return 0;
+}
+
+static int push_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_usec, double v)
+{
+	struct scraped_push *c = ctx;
+	json_t *sample = json_array_get(c->samples, (size_t)(seq - c->from)), *arr;
+	size_t i;
+
+	for (i = 0; i < c->n && c->s[i].id != series_id; i++)
+		;
+	if (i == c->n || !sample || !c->s[i].name || !c->s[i].kind || !c->s[i].source)
+		return 0;
+	if (!(arr = json_object_get(sample, "scraped"))) {
+		arr = json_array();
+		json_object_set_new(sample, "scraped", arr);
+	}
+	if (json_array_size(arr) < TM_BATCH_MAX_SCRAPED)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:f, s:I}", "name",
+		                                     c->s[i].name, "kind", c->s[i].kind, "source",
+		                                     c->s[i].source, "value", v, "t_wall_usec",
+		                                     (json_int_t)t_wall_usec));
+	return 0;
+}
+
+static void add_scraped(struct tm_store *st, int64_t run_id, json_t *samples, int64_t from,
+                        int64_t to)
+{
+	struct scraped_push *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return;
+	c->samples = samples;
+	c->from = from;
+	if (tm_store_each_scraped_series(st, run_id, push_series, c) == 0 && c->n)
+		tm_store_each_scraped_value(st, run_id, 0, from, to, push_value, c);
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->s[i].name);
+		free(c->s[i].kind);
+		free(c->s[i].source);
+	}
+	free(c);
 }
 
 /* Items of the local store in the order they were stored, from position
@@ -258,10 +376,16 @@ static json_t *local_items(struct tm_store *st, enum item_kind kind, int64_t run
 static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, bool *all)
 {
 	json_t *b = json_pack("{s:i, s:o}", "v", TM_PUSH_PROTOCOL, "run", run_meta(ri));
-	json_t *samples, *ev, *pr, *mk;
+	json_t *samples, *ev, *pr, *mk, *bench = bench_meta(p->st, ri);
 	int64_t last = -1;
 
 	*all = true;
+	if (bench) {
+		json_t *note = bench_note(p->st, ri);
+		json_object_set_new(b, "bench", bench);
+		if (note)
+			json_object_set_new(b, "bench_run", note);
+	}
 	if (!p->synced)
 		return b; /* a hello: the answer says where the server is */
 	samples = json_array();
@@ -270,6 +394,7 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 		int64_t to = p->at.next_seq + PUSH_SAMPLES - 1;
 		tm_store_each_sample(p->st, p->run_id, p->at.next_seq, to < last ? to : last,
 		                     add_sample, samples);
+		add_scraped(p->st, p->run_id, samples, p->at.next_seq, to < last ? to : last);
 		*all = to >= last;
 	}
 	ev = local_items(p->st, ITEM_EVENTS, p->run_id, p->at.next_event);
@@ -420,6 +545,11 @@ void tm_pusher_tick(struct tm_pusher *p)
 		return;
 	while (send_one(p) == 1 && tm_now_mono_usec() - start < TICK_BUDGET_USEC)
 		;
+}
+
+bool tm_pusher_reached(const struct tm_pusher *p)
+{
+	return p->last_status != 0;
 }
 
 static bool all_sent(struct tm_pusher *p)

@@ -6,6 +6,7 @@
 #ifndef TM_PUSH_H
 #define TM_PUSH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tm_store;
@@ -17,6 +18,9 @@ int tm_pusher_new(const char *url, const char *token_file, struct tm_store *st, 
 /* Sends what is new since the last acknowledged batch; never blocks longer
  * than about one second; a server that cannot be reached is not an error. */
 void tm_pusher_tick(struct tm_pusher *p);
+/* Whether the last request reached the server (whatever it answered):
+ * false while it cannot be reached. */
+bool tm_pusher_reached(const struct tm_pusher *p);
 /* Tries for up to TIMEOUT_USEC to send everything; 0 if all was sent. */
 int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec);
 void tm_pusher_free(struct tm_pusher *p);

@@ -30,12 +30,43 @@ struct bucket {
 	int64_t last_usec;
 };
 
+/* What record --scrape read at a machine's latest sample, for /metrics. */
+#define LATEST_SCRAPED 64
+struct latest_scraped {
+	size_t n;
+	struct tm_prom_scraped v[LATEST_SCRAPED];
+	char name[LATEST_SCRAPED][256], kind[LATEST_SCRAPED][16];
+};
+
 struct latest {
 	char machine[TM_NAME_MAX + 1], run[65], cgroup[256];
 	struct tm_sample s;
-	bool ended;            /* the run has its end: its values are history */
-	int64_t interval_usec; /* for telling a stale run */
+	bool ended;                     /* the run has its end: its values are history */
+	int64_t interval_usec;          /* for telling a stale run */
+	struct latest_scraped *scraped; /* malloc'd when a batch first had some */
 };
+
+/* The scraped values of the batch's last sample (none: none now). */
+static void remember_scraped(struct latest *l, const struct tm_batch *b)
+{
+	const struct tm_sample *s = &b->samples[b->n_samples - 1];
+
+	if (!l->scraped && b->n_scraped && !(l->scraped = calloc(1, sizeof(*l->scraped))))
+		return;
+	if (!l->scraped)
+		return;
+	l->scraped->n = 0;
+	for (size_t i = 0; i < b->n_scraped && l->scraped->n < LATEST_SCRAPED; i++) {
+		struct latest_scraped *ls = l->scraped;
+		if (b->scraped[i].seq != s->seq)
+			continue;
+		snprintf(ls->name[ls->n], sizeof(ls->name[0]), "%s", b->scraped[i].name);
+		snprintf(ls->kind[ls->n], sizeof(ls->kind[0]), "%s", b->scraped[i].kind);
+		ls->v[ls->n] =
+		    (struct tm_prom_scraped){ls->name[ls->n], ls->kind[ls->n], b->scraped[i].value};
+		ls->n++;
+	}
+}
 
 /* Summaries of ended runs (they no longer change; a week takes seconds). */
 #define SUMMARY_CACHE 32
@@ -224,6 +255,7 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 	l->s = *s;
 	l->ended = b->has_end;
 	l->interval_usec = b->meta.interval_usec;
+	remember_scraped(l, b);
 }
 
 /* An end that came without samples: the machine's latest run, if it is
@@ -432,7 +464,9 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 		                               l->cgroup,
 		                               &l->s,
 		                               state == TM_RUN_LIVE,
-		                               tm_run_state_name(state)};
+		                               tm_run_state_name(state),
+		                               l->scraped ? l->scraped->v : NULL,
+		                               l->scraped ? l->scraped->n : 0};
 	}
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)
@@ -614,6 +648,8 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 	snprintf(l->cgroup, sizeof(l->cgroup), "%s", ri->cgroup_path ? ri->cgroup_path : "");
 	l->ended = ri->ended_wall_usec != 0;
 	l->interval_usec = ri->interval_usec;
+	if (l->scraped)
+		l->scraped->n = 0; /* a later run's: the next push brings its own */
 	tm_sample_clear(&l->s);
 	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &l->s) < 0)
 		return -1;
@@ -676,6 +712,8 @@ out:
 		free(sv.summaries[i].json);
 	tm_ingest_free(sv.ing);
 	tm_guard_free(guard);
+	for (int i = 0; i < sv.nlatest; i++)
+		free(sv.latest[i].scraped);
 	free(sv.latest);
 	return ret;
 }

@@ -1,4 +1,5 @@
 /* bench's tables in the store; see store/bench_tables.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,32 @@ int tm_bench_store_init(struct tm_store *st)
 	return tm_st_exec(st, bench_schema);
 }
 
+/* Whether benches has the uuid and machine columns (added after the table
+ * first shipped).  1, 0, or -1. */
+static int has_uuid(struct tm_store *st)
+{
+	int64_t n = 0;
+	int rc = tm_st_query_int64(st,
+	                           "SELECT count(*) FROM pragma_table_info('benches')"
+	                           " WHERE name = ?",
+	                           "uuid", 0, &n);
+	return rc < 0 ? -1 : n > 0;
+}
+
+/* Adds the uuid and machine columns to a store's benches that lacks them;
+ * a bench stored before gets the uuid tm_bench_store_get() gives it. */
+static int add_uuid(struct tm_store *st)
+{
+	int rc = has_uuid(st);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	return tm_st_exec(st, "ALTER TABLE benches ADD COLUMN uuid TEXT;"
+	                      "ALTER TABLE benches ADD COLUMN machine TEXT;"
+	                      "UPDATE benches SET uuid = 'bench-' || id || '-' || started_wall_usec"
+	                      " WHERE uuid IS NULL;"
+	                      "CREATE UNIQUE INDEX IF NOT EXISTS benches_uuid ON benches(uuid);");
+}
+
 /* Whether TABLE exists (a store no bench wrote has no bench tables, and a
  * read-only one cannot create them).  1, 0, or -1. */
 static int has_table(struct tm_store *st, const char *table)
@@ -36,10 +63,11 @@ int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int6
 {
 	sqlite3_stmt *s;
 
-	if (tm_bench_store_init(st) || tm_store_commit(st) ||
+	if (tm_bench_store_init(st) || add_uuid(st) || tm_store_commit(st) ||
 	    tm_st_prepare(st,
 	                  "INSERT INTO benches(started_wall_usec, name, spec_json, seed,"
-	                  " run_order, host) VALUES(?,?,?,?,?,?)",
+	                  " run_order, host, uuid, machine)"
+	                  " VALUES(?,?,?,?,?,?,coalesce(?, lower(hex(randomblob(16)))),?)",
 	                  &s, "prepare bench"))
 		return -1;
 	sqlite3_bind_int64(s, 1, b->started_wall_usec);
@@ -48,6 +76,8 @@ int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int6
 	sqlite3_bind_int64(s, 4, b->seed);
 	tm_st_bind_text(s, 5, b->order);
 	tm_st_bind_text(s, 6, b->host);
+	tm_st_bind_text(s, 7, b->uuid);
+	tm_st_bind_text(s, 8, b->machine);
 	if (tm_st_step_done(st, s, true, "insert bench"))
 		return -1;
 	*bench_id = sqlite3_last_insert_rowid(st->db);
@@ -97,14 +127,16 @@ int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id)
 int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_info *out)
 {
 	sqlite3_stmt *s;
-	int rc = has_table(st, "benches");
+	int rc = has_table(st, "benches"), uuid = rc > 0 ? has_uuid(st) : 0;
 
 	memset(out, 0, sizeof(*out));
-	if (rc <= 0)
-		return rc < 0 ? -1 : 1;
+	if (rc <= 0 || uuid < 0)
+		return rc < 0 || uuid < 0 ? -1 : 1;
 	if (tm_st_prepare(st,
-	                  "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
-	                  " ended_wall_usec FROM benches WHERE id = ?",
+	                  uuid ? "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
+	                         " ended_wall_usec, uuid, machine FROM benches WHERE id = ?"
+	                       : "SELECT name, spec_json, seed, run_order, host, started_wall_usec,"
+	                         " ended_wall_usec, NULL, NULL FROM benches WHERE id = ?",
 	                  &s, "prepare bench"))
 		return -1;
 	sqlite3_bind_int64(s, 1, bench_id);
@@ -118,9 +150,23 @@ int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_in
 		out->host = tm_st_dup_text(s, 4);
 		out->started_wall_usec = sqlite3_column_int64(s, 5);
 		out->ended_wall_usec = sqlite3_column_int64(s, 6);
+		out->uuid = tm_st_dup_text(s, 7);
+		out->machine = tm_st_dup_text(s, 8);
+		if (!out->uuid && asprintf(&out->uuid, "bench-%lld-%lld", (long long)bench_id,
+		                           (long long)out->started_wall_usec) < 0)
+			out->uuid = NULL; /* as add_uuid() names a bench stored before uuids */
 	}
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int tm_bench_store_by_uuid(struct tm_store *st, const char *uuid, int64_t *bench_id)
+{
+	int rc = has_table(st, "benches"), u = rc > 0 ? has_uuid(st) : 0;
+
+	if (rc <= 0 || u <= 0)
+		return rc < 0 || u < 0 ? -1 : 1;
+	return tm_st_query_int64(st, "SELECT id FROM benches WHERE uuid = ?", uuid, 0, bench_id);
 }
 
 void tm_bench_info_release(struct tm_bench_info *b)
@@ -129,6 +175,8 @@ void tm_bench_info_release(struct tm_bench_info *b)
 	free(b->spec_json);
 	free(b->order);
 	free(b->host);
+	free(b->uuid);
+	free(b->machine);
 	memset(b, 0, sizeof(*b));
 }
 

@@ -18,6 +18,8 @@ int tm_bench_store_init(struct tm_store *st);
 struct tm_bench_row {
 	const char *name, *spec_json, *order, *host;
 	int64_t seed, started_wall_usec;
+	const char *uuid;    /* unique across machines; generated when NULL */
+	const char *machine; /* a server's: the machine that pushed it; NULL locally */
 };
 /* Inserts a bench; its id in *BENCH_ID.  0 or -1 (error set). */
 int tm_bench_store_begin(struct tm_store *st, const struct tm_bench_row *b, int64_t *bench_id);
@@ -42,12 +44,18 @@ int tm_bench_store_latest(struct tm_store *st, int64_t *bench_id);
 struct tm_bench_info {
 	int64_t id;
 	char *name, *spec_json, *order, *host;
+	char *uuid;    /* never NULL for a stored bench (one stored before uuids
+	                  existed: "bench-ID-STARTED", as the store names it) */
+	char *machine; /* a server's: who pushed it; NULL locally */
 	int64_t seed;
 	int64_t started_wall_usec, ended_wall_usec; /* ended: 0 while running */
 };
 /* Fills *OUT: 0, 1 when there is no such bench (or no benches table), -1. */
 int tm_bench_store_get(struct tm_store *st, int64_t bench_id, struct tm_bench_info *out);
 void tm_bench_info_release(struct tm_bench_info *b);
+
+/* The bench with UUID into *BENCH_ID: 0, 1 when there is none, -1. */
+int tm_bench_store_by_uuid(struct tm_store *st, const char *uuid, int64_t *bench_id);
 
 /* What tm_bench_store_run() recorded of RUN_ID into *OUT (wall_usec 0 and
  * rig_cpu_usec -1 when unknown): 0, 1 when nothing was, -1. */

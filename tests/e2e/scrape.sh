@@ -149,7 +149,92 @@ check "report --json: the never-served series is null" sh -c \
 	"'$TM' report -o '$T/go.db' --json | python3 -c 'import json,sys; s={g[\"name\"]: g for g in json.load(sys.stdin)[\"scraped\"]}; a=s[\"app_absent{x=\\\"1\\\"}\"]; assert a[\"last\"] is None and a[\"max\"] is None and a[\"values\"] == 0, a; assert s[\"app_requests_total\"][\"rise\"] > 0'"
 check "report --series=NAME: one scraped series" sh -c \
 	"'$TM' report -o '$T/go.db' '--series=app_held_bytes{kind=\"slabs\",zone=\"a\"}' | sed -n 2p | grep -q ',25165824$'"
+check "report --series NAME (no =), before or after the run id" sh -c \
+	"'$TM' report -o '$T/go.db' --series app_requests_total 1 | sed -n 2p | grep -q ',1\$' &&
+	 '$TM' report -o '$T/go.db' 1 --series go_heap_alloc_bytes | sed -n 1p | grep -q '^seq,t_wall_usec,go_heap_alloc_bytes\$'"
 check_fails "report --series=NAME of no series" "no series 'nope'" "$TM" report -o "$T/go.db" --series=nope
+# ---- --runtime go --scrape: the GC lines and the program's own /metrics together ----
+port=$(free_port)
+"$TM" record -o "$T/both.db" -i 200ms --no-cgroup --runtime go \
+	--scrape "http://127.0.0.1:$port/metrics,app_requests_total" \
+	-- "$T/promserve" 16 2 "$port" >"$T/both.out" 2>"$T/both.err"
+"$TM" report -o "$T/both.db" --series >"$T/both.csv"
+check "--runtime go --scrape: live after GC from gctrace beside HeapAlloc from /metrics" python3 - \
+	"$T/both.csv" "$T/both.err" <<'EOP'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+both = [r for r in rows if r["gc_heap_live_bytes"] and r["go_heap_alloc_bytes"]]
+assert len(both) >= 3, len(both)
+for r in both:
+    # the GC lines (whole MiB, truncated) win for the live heap: never HeapAlloc
+    assert int(r["gc_heap_live_bytes"]) % (1 << 20) == 0, r["gc_heap_live_bytes"]
+    assert int(r["gc_heap_live_bytes"]) >= 16 << 20, r["gc_heap_live_bytes"]
+# and gc_cycles counts the gctrace lines seen (the GC lines win there too)
+lines = len([l for l in open(sys.argv[2]) if re.match(r"gc \d+ @", l)])
+last = int([r for r in rows if r["gc_cycles"]][-1]["gc_cycles"])
+assert last <= lines, (last, lines)
+EOP
+
+# ---- record --metrics-listen: the scraped series beside tidemark's ----
+port=$(free_port)
+mport=$(free_port)
+"$TM" record -o "$T/live.db" -i 200ms --no-cgroup --metrics-listen "127.0.0.1:$mport" \
+	--scrape "http://127.0.0.1:$port/metrics,app_held_bytes,app_requests_total" \
+	-- "$T/promserve" 8 2.5 "$port" >"$T/live.out" 2>/dev/null &
+rpid=$!
+sleep 1.5
+curl -s "http://127.0.0.1:$mport/metrics" >"$T/live.prom"
+wait $rpid
+if grep -q '^tidemark_scraped{machine="[^"]*",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$' "$T/live.prom" &&
+	grep -q '^tidemark_scraped{machine="[^"]*",series="app_requests_total",kind="counter"} [0-9]' "$T/live.prom" &&
+	grep -q '^tidemark_go_heap_alloc_bytes{machine="[^"]*"} [0-9]' "$T/live.prom"; then
+	ok "--metrics-listen exports the scraped series and Go's heap"
+else
+	fail "--metrics-listen exports the scraped series and Go's heap" "$(grep -i 'scraped\|go_heap' "$T/live.prom" | head -5)"
+fi
+n=$(sed -n 's/^tidemark_scraped{.*series="app_requests_total".*} \([0-9]*\)$/\1/p' "$T/live.prom")
+if [ -n "$n" ] && grep -q "^served $n " "$T/live.out"; then ok "its value is one the program served ($n)"; else
+	fail "its value is one the program served ($n)"; fi
+if command -v promtool >/dev/null; then
+	check "promtool check metrics passes on it" sh -c "promtool check metrics <'$T/live.prom'"
+fi
+
+# ---- pushed to a server: stored there too, on its /metrics ----
+. "$(dirname "$0")/serve.d/lib.sh"
+SRV_PID=
+trap '[ -n "$SRV_PID" ] && stop_server; rm -rf "$T"' EXIT
+S=$T/server.db
+"$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add --read prom --db "$S" >"$T/read.tok"
+chmod 600 "$T"/*.tok
+if start_server "$S"; then
+	port=$(free_port)
+	"$TM" record -o "$T/pushed.db" -i 200ms --no-cgroup --push "$URL" --token-file "$T/pi.tok" \
+		--scrape "http://127.0.0.1:$port/metrics,app_held_bytes,app_requests_total" \
+		-- "$T/promserve" 8 3 "$port" >"$T/pushed.out" 2>"$T/pushed.err" &
+	rpid=$!
+	sleep 2
+	curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/server.prom"
+	wait $rpid
+	if grep -q '^tidemark_scraped{machine="pi",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$' "$T/server.prom"; then
+		ok "the server's /metrics has the pushed scraped series"
+	else
+		fail "the server's /metrics has the pushed scraped series" "$(grep -c . "$T/server.prom") lines; $(grep scraped "$T/server.prom" | head -3)"
+	fi
+	sleep 0.5
+	q="SELECT s.name, s.kind, v.seq, v.t_wall_usec, v.value FROM scrape_values v JOIN scrape_series s ON s.id = v.series_id ORDER BY v.seq, s.name"
+	sql "$T/pushed.db" "$q" >"$T/local.rows"
+	sql "$S" "$q" >"$T/server.rows"
+	if [ -s "$T/local.rows" ] && cmp -s "$T/local.rows" "$T/server.rows"; then
+		ok "the server stored every scraped value once, as recorded ($(wc -l <"$T/local.rows") values)"
+	else
+		fail "the server stored every scraped value once, as recorded" "$(wc -l <"$T/local.rows") local, $(wc -l <"$T/server.rows") on the server; $(diff "$T/local.rows" "$T/server.rows" | head -4)"
+	fi
+	stop_server
+	SRV_PID=
+else
+	fail "the server starts" "$(cat "$T/srv.err")"
+fi
+
 # ---- the bench table: a gauge served in every arm, its peak and last ----
 port=$(free_port)
 "$TM" bench -o "$T/bench.db" -n 2 --arm small:MIB=8 --arm big:MIB=24 -i 200ms \

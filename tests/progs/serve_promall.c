@@ -14,8 +14,12 @@ int main(void)
 	s.t_wall_usec = 1790000000000000LL;
 	for (int m = 0; m < TM_METRIC_COUNT; m++)
 		tm_sample_set(&s, (enum tm_metric)m, 1000 + m);
-	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s, true, "live"},
-	                              {"vps", "run-2", "/b\"c", &s, true, "live"}};
+	/* and a scraped series (record --scrape), labels and all */
+	static const struct tm_prom_scraped sc[] = {
+	    {"app_held_bytes{kind=\"slabs\",zone=\"a\\b\"}", "gauge", 25165824},
+	    {"http_requests_total", "counter", 1027}};
+	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s, true, "live", sc, 2},
+	                              {"vps", "run-2", "/b\"c", &s, true, "live", NULL, 0}};
 	text = tm_prom_format(t, 2);
 	if (!text)
 		return 1;

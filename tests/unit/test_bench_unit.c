@@ -80,7 +80,6 @@ static void test_names(void **state)
 	assert_int_equal(tm_bench_unit_name("a/b", out, sizeof(out)), -1);
 	assert_int_equal(tm_bench_unit_name("x.timer", out, sizeof(out)), -1);
 	assert_int_equal(tm_bench_unit_name("", out, sizeof(out)), -1);
-	assert_int_equal(tm_bench_unit_name("-x", out, sizeof(out)), -1);
 }
 
 /* Another drop-in's LD_PRELOAD (quoted among other assignments), or a

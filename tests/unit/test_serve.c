@@ -1,5 +1,6 @@
 /* serve: hashing, names, the push decoder, idempotent ingest, tokens,
  * Prometheus text, downsampling and the HTML report. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "serve/htmlreport.h"
 #include "serve/ingest.h"
 #include "serve/promfmt.h"
+#include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -170,6 +172,34 @@ static void test_decode_refuses(void **state)
 	               "\"outcome\":\"<i>\"}}",
 	               "unknown outcome");
 	expect_refused("{\"v\":1,\"v\":1," RUN "}", "not valid JSON");
+	/* record --scrape's values, inside their sample */
+#define SCRAPED(X)                                                                                 \
+	"{\"v\":1," RUN ",\"samples\":[{\"seq\":0,\"t_wall_usec\":1790000000000000,"               \
+	"\"values\":{},\"scraped\":[" X "]}]}"
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":\"1\","
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "finite number");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"weird\",\"value\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "unknown kind");
+	expect_refused(SCRAPED("{\"name\":\"a\\u0007\",\"kind\":\"gauge\",\"value\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "not allowed");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":1}"),
+	               "missing 't_wall_usec'");
+	expect_refused(SCRAPED("{\"name\":\"a\",\"kind\":\"gauge\",\"value\":1,\"x\":1,"
+	                       "\"t_wall_usec\":1790000000000000}"),
+	               "unknown field");
+	struct tm_batch ok;
+	char err[256];
+	const char *good = SCRAPED("{\"name\":\"app{k=\\\"v\\\"}\",\"kind\":\"counter\","
+	                           "\"source\":\"http://h/m\",\"value\":12.5,"
+	                           "\"t_wall_usec\":1790000000000001}");
+	assert_int_equal(tm_batch_decode(good, strlen(good), &ok, err, sizeof(err)), 0);
+	assert_int_equal(ok.n_scraped, 1);
+	assert_string_equal(ok.scraped[0].name, "app{k=\"v\"}");
+	assert_true(ok.scraped[0].value == 12.5 && ok.scraped[0].seq == 0);
+	tm_batch_release(&ok);
 	/* more samples than a batch may hold */
 	size_t cap = 64 * (TM_BATCH_MAX_SAMPLES + 2);
 	char *big = malloc(cap);
@@ -179,6 +209,47 @@ static void test_decode_refuses(void **state)
 	snprintf(big + len, cap - len, "]}");
 	expect_refused(big, "more than");
 	free(big);
+}
+
+#define BENCH(uuid, spec, extra)                                                                   \
+	"\"bench\":{\"uuid\":\"" uuid "\",\"name\":\"cmp\",\"spec_json\":\"" spec "\","            \
+	"\"seed\":7,\"order\":\"interleave\",\"host\":\"box\","                                    \
+	"\"started_wall_usec\":1790000000000000" extra "}"
+#define SPEC "{\\\"arms\\\":[{\\\"name\\\":\\\"glibc\\\"}]}"
+
+/* A bench's run carries its bench and what the bench noted of it; the
+ * decoder refuses a bench that could hide or forge text where the server
+ * prints its table. */
+static void test_decode_bench(void **state)
+{
+	const char *ok =
+	    "{\"v\":1," RUN
+	    "," BENCH("b-1", SPEC,
+	              ",\"ended_wall_usec\":1790000100000000") ",\"bench_run\":{\"arm_index\":0,"
+	                                                       "\"warmup\":true,\"wall_usec\":5}}";
+	struct tm_batch b;
+	char err[256] = "";
+	(void)state;
+	if (tm_batch_decode(ok, strlen(ok), &b, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	assert_true(b.has_bench && b.has_bench_run);
+	assert_string_equal(b.bench.uuid, "b-1");
+	assert_string_equal(b.bench.spec_json, "{\"arms\":[{\"name\":\"glibc\"}]}");
+	assert_int_equal(b.bench.ended_wall_usec, 1790000100000000);
+	assert_true(b.bench_run.warmup);
+	assert_int_equal(b.bench_run.wall_usec, 5);
+	assert_int_equal(b.bench_run.rig_cpu_usec, -1);
+	tm_batch_release(&b);
+	expect_refused("{\"v\":1," RUN ",\"bench_run\":{\"arm_index\":0}}", "needs 'bench'");
+	expect_refused("{\"v\":1," RUN "," BENCH("b-1", "[]", "") "}", "spec");
+	expect_refused("{\"v\":1," RUN
+	               "," BENCH("b-1", "{\\\"arms\\\":[{\\\"name\\\":\\\"<b>\\\"}]}", "") "}",
+	               "no valid name");
+	expect_refused("{\"v\":1," RUN "," BENCH(
+	                   "b-1", "{\\\"arms\\\":[],\\\"command\\\":[\\\"\\\\u202e\\\"]}", "") "}",
+	               "spec");
+	expect_refused("{\"v\":1," RUN "," BENCH("<b>", SPEC, "") "}", "not allowed");
+	expect_refused("{\"v\":1," RUN "," BENCH("b-1", SPEC, ",\"x\":1") "}", "unknown field");
 }
 
 struct fixture {
@@ -334,11 +405,19 @@ static void test_prom_format(void **state)
 	tm_sample_set(&s, TM_M_HEAP_LIVE_BYTES, 77);
 	tm_sample_set(&s, TM_M_CG_MAX_BYTES, -1); /* no limit */
 	tm_sample_set(&s, TM_M_HOST_CPU_TOTAL_USEC, 2000000);
-	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live"},
-	                              {"vps", "r2", NULL, &s, true, "live"},
-	                              {"old", "r3", "/c", &s, false, "ended"}};
+	/* what record --scrape read: exported for a current run only */
+	static const struct tm_prom_scraped sc[] = {{"app{k=\"v\"}", "gauge", 2.5},
+	                                            {"nan", "gauge", NAN}};
+	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live", sc, 2},
+	                              {"vps", "r2", NULL, &s, true, "live", NULL, 0},
+	                              {"old", "r3", "/c", &s, false, "ended", sc, 1}};
 	char *text = tm_prom_format(t, 3);
 	assert_non_null(text);
+	assert_non_null(strstr(text, "# TYPE tidemark_scraped untyped\n"
+	                             "tidemark_scraped{machine=\"pi\",series=\"app{k=\\\"v\\\"}\","
+	                             "kind=\"gauge\"} 2.5\n"));
+	assert_null(strstr(text, "series=\"nan\""));
+	assert_null(strstr(text, "tidemark_scraped{machine=\"old\""));
 	assert_non_null(strstr(text, "# TYPE tidemark_memory_anon_bytes gauge\n"));
 	/* the run is the info metric's; the series carry the machine only */
 	assert_non_null(strstr(text, "tidemark_run_info{machine=\"pi\",run=\"r\\\"1\\n\","
@@ -450,6 +529,71 @@ static void test_html_report(void **state)
 	tm_ingest_free(ing);
 }
 
+/* A pushed bench is filed once under its uuid, its runs in it with their
+ * arm and the bench's note, its end when it comes; another machine cannot
+ * add to it. */
+static void test_ingest_bench(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_ingest *ing = tm_ingest_new();
+	struct tm_push_ack a;
+	struct tm_run_info ri;
+	struct tm_bench_info bi;
+	struct tm_bench_run_note n;
+	int64_t id;
+
+	assert_int_equal(
+	    apply(ing, f->st, "pi", strdup("{\"v\":1," RUN "," BENCH("b-1", SPEC, "") "}"), &a), 0);
+	assert_int_equal(apply(ing, f->st, "pi",
+	                       strdup("{\"v\":1,"
+	                              "\"run\":{\"uuid\":\"r2\",\"arm\":\"glibc\",\"bench_seq\":1,"
+	                              "\"interval_usec\":1000000,\"started_wall_usec\":"
+	                              "1790000000000000}," BENCH("b-1", SPEC, "") "}"),
+	                       &a),
+	                 0);
+	assert_int_equal(tm_bench_store_by_uuid(f->st, "b-1", &id), 0);
+	assert_int_equal(tm_store_run_get(f->st, a.run_id, &ri), 0);
+	assert_int_equal(ri.bench_id, id);
+	assert_string_equal(ri.arm, "glibc");
+	assert_int_equal(ri.bench_seq, 1);
+	tm_run_info_release(&ri);
+	assert_int_equal(tm_bench_store_note(f->st, a.run_id, &n), 1); /* not noted yet */
+	/* the run's note and the bench's end, later */
+	assert_int_equal(
+	    apply(ing, f->st, "pi",
+	          strdup("{\"v\":1,"
+	                 "\"run\":{\"uuid\":\"r2\",\"arm\":\"glibc\",\"bench_seq\":1,"
+	                 "\"interval_usec\":1000000,\"started_wall_usec\":"
+	                 "1790000000000000}," BENCH(
+	                     "b-1", SPEC,
+	                     ",\"ended_wall_usec\":"
+	                     "1790000100000000") ",\"bench_run\":{\"arm_index\":0,\"warmup\":false,"
+	                                         "\"wall_usec\":4000000,\"rig_cpu_usec\":30}}"),
+	          &a),
+	    0);
+	assert_int_equal(tm_bench_store_note(f->st, a.run_id, &n), 0);
+	assert_int_equal(n.bench_id, id);
+	assert_int_equal(n.seq, 1);
+	assert_int_equal(n.wall_usec, 4000000);
+	assert_int_equal(n.rig_cpu_usec, 30);
+	assert_int_equal(tm_bench_store_get(f->st, id, &bi), 0);
+	assert_string_equal(bi.machine, "pi");
+	assert_string_equal(bi.host, "box");
+	assert_int_equal(bi.ended_wall_usec, 1790000100000000);
+	tm_bench_info_release(&bi);
+	/* one bench, whatever came twice */
+	assert_int_equal(tm_bench_store_latest(f->st, &id), 0);
+	assert_int_equal(id, 1);
+	/* another machine's run cannot join pi's bench */
+	assert_int_equal(
+	    apply(ing, f->st, "vps",
+	          strdup("{\"v\":1,\"run\":{\"uuid\":\"r3\",\"interval_usec\":1000000,"
+	                 "\"started_wall_usec\":1790000000000000}," BENCH("b-1", SPEC, "") "}"),
+	          &a),
+	    403);
+	tm_ingest_free(ing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +601,8 @@ int main(void)
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_decode_valid),
 	    cmocka_unit_test(test_decode_refuses),
+	    cmocka_unit_test(test_decode_bench),
+	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
 	    cmocka_unit_test(test_prom_format),
 	    cmocka_unit_test_setup_teardown(test_ingest_exactly_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),

@@ -8,7 +8,7 @@
 # SIGTERM, and after SIGKILL (the cleaner), with a unit that ran before the
 # bench started again as it was.
 V2_SYSTEMD=1
-V2_TIMEOUT=500
+V2_TIMEOUT=560
 . "$(dirname "$0")/lib.sh"
 timeout 60 systemctl is-system-running --wait >/dev/null 2>&1
 DB=$T/u.db
@@ -49,22 +49,26 @@ systemctl daemon-reload
 
 # ---- a bench of three arms, two runs each ----
 "$TM" bench -o "$DB" --unit tm-bench --arm glibc --arm arena1 --arm jemalloc \
-	--arm tight:MemoryMax=24M --runs 2 -i 100ms --swap-max 0 \
+	--arm tight:MemoryMax=24M --runs 1 -i 100ms --swap-max 0 \
 	--restore /var/lib/tm-snap:/var/lib/tm-bench >"$T/b.txt" 2>"$T/b.err"
 rc=$?
 is "$rc" = 0 "bench --unit runs every arm" "$(grep -v '^  ' "$T/b.err" | tail -25)"
 out=$(sql "$DB" "select arm || ':' || group_concat(outcome, ',') from runs group by arm order by arm" | tr '\n' ' ')
-is "$out" = "arena1:completed,completed glibc:completed,completed jemalloc:completed,completed tight:oom-killed,oom-killed " \
+is "$out" = "arena1:completed glibc:completed jemalloc:completed tight:oom-killed " \
 	"each arm's runs end as systemd saw them (tight: an OOM kill under its drop-in's MemoryMax)" "$(cat "$T/b.txt" | head -30)"
 # what each start of the unit saw: its allocation variables, its state
-env=$(awk '{ $1 = ""; print }' /run/tm-bench.env | sort | uniq -c | sed 's/^ *//' | tr '\n' ';')
-is "$env" = "4 ;2 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;2 MALLOC_ARENA_MAX=1 ;" \
+env=$(python3 -c '
+import sys, collections
+c = collections.Counter(" ".join(l.split()[1:]) for l in open(sys.argv[1]))
+print(";".join("%d %s" % (n, v) for v, n in sorted(c.items())))' /run/tm-bench.env 2>&1)
+is "$env" = "2 ;1 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2;1 MALLOC_ARENA_MAX=1" \
 	"the service ran with each arm's variables from its drop-in, and nothing else" "$(cat /run/tm-bench.env)"
 is "$(sort -u /run/tm-bench.seen | tr '\n' ' ')" = "clean " "every run started from the restored state" \
 	"$(cat /run/tm-bench.seen | tr '\n' ' ')"
-is "$(wc -l </run/tm-bench.seen)" = 8 "the unit was started once per run (8)"
+is "$(wc -l </run/tm-bench.seen)" = 4 "the unit was started once per run (4)"
 tight=$(sql "$DB" "select id from runs where arm = 'tight' limit 1")
-is "$(fig "$DB" "$tight" limit_max_bytes)" = 25165824 "the tight arm's cgroup had MemoryMax=24M from its drop-in"
+is "$(series "$DB" "$tight" cg_max_bytes | grep -c '^25165824$')" -gt 0 \
+	"the tight arm's cgroup had MemoryMax=24M from its drop-in" "$(series "$DB" "$tight" cg_max_bytes | sort | uniq -c)"
 jem=$(sql "$DB" "select id from runs where arm = 'jemalloc' limit 1")
 is "$(fig "$DB" "$jem" peak_anon_bytes | awk '{ print ($1 >= 48 * 1048576) }')" = 1 \
 	"the unit's cgroup was recorded (the 48 MiB it allocates)" "$("$TM" report -o "$DB" "$jem" 2>&1 | head -20)"

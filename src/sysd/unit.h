@@ -1,0 +1,55 @@
+/*
+ * A systemd unit, asked about over D-Bus with libsystemd's sd-bus
+ * (org.freedesktop.systemd1): its name checked as systemd checks it, its
+ * state, its cgroup and its invocation (a new one at each start, so a
+ * restart is seen even between two looks).  Read only: nothing here starts,
+ * stops or changes a unit.
+ */
+#ifndef TM_SYSD_UNIT_H
+#define TM_SYSD_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TM_SDUNIT_NAME_MAX 256 /* with the NUL, as systemd's UNIT_NAME_MAX */
+
+/*
+ * Checks NAME as a unit that has a cgroup of its own and writes it, with
+ * ".service" added when it has no unit type suffix (as systemctl does), into
+ * OUT (TM_SDUNIT_NAME_MAX bytes).  0, or -1 with WHY (WHY_SIZE bytes) saying
+ * what is wrong ("'a b': a unit name has only ...").  No I/O.
+ */
+int tm_sdunit_name_normalize(const char *name, char *out, char *why, size_t why_size);
+
+struct tm_sdunit;
+
+/* What systemd says about a unit now. */
+struct tm_sdunit_state {
+	bool loaded;           /* LoadState "loaded" (false: not-found, masked, bad-setting...) */
+	char load_state[32];   /* LoadState as systemd says it */
+	char active_state[32]; /* ActiveState: active, activating, deactivating, inactive, failed,
+	                          reloading */
+	bool running;          /* active, activating or reloading, or deactivating */
+	char invocation[33];   /* InvocationID as 32 hex digits; "" when it has none (stopped) */
+	char cgroup[4096];     /* ControlGroup, relative to the hierarchy's root; "" when none */
+	uint32_t main_pid;     /* a service's ExecMainPID's process now (MainPID), 0: none */
+};
+
+/*
+ * Connects to the system bus (or, when no bus daemon runs, to systemd's own
+ * socket /run/systemd/private, as root's systemctl does) and loads NAME (a
+ * normalized name).  0 with *OUT set (tm_sdunit_close frees it); -1 after
+ * tm_error when systemd cannot be reached or the unit does not exist.
+ */
+int tm_sdunit_open(const char *name, struct tm_sdunit **out);
+
+/* The unit's name as opened. */
+const char *tm_sdunit_name(const struct tm_sdunit *u);
+
+/* Fills *ST.  0, or -1 after tm_error (the bus went away). */
+int tm_sdunit_state(struct tm_sdunit *u, struct tm_sdunit_state *st);
+
+void tm_sdunit_close(struct tm_sdunit *u);
+
+#endif
