@@ -45,7 +45,7 @@ class Page {
 	}
 
 	/* Calls FN every MS after the previous call has finished (calls never
-	 * overlap), until the page is left. */
+	 * overlap), until the page is left or FN returns false. */
 	poll(fn, ms) {
 		const next = () => {
 			if (!this.stale) this.timer = setTimeout(step, ms);
@@ -53,10 +53,11 @@ class Page {
 		const step = async () => {
 			this.timer = null;
 			if (this.stale) return;
+			let more = true;
 			try {
-				await fn();
+				more = (await fn()) !== false;
 			} finally {
-				next();
+				if (more) next();
 			}
 		};
 		next();

@@ -11,6 +11,7 @@ import {dur, mib, when} from "./fmt.js";
 import {col, maskExited, merge, nulls, progressAt, rate, scrapedGroups, sum, usable} from "./series.js";
 
 const LIVE_MS = 2000;
+const STATE_TICKS = 5; /* the run's state (live, stale, ended) is asked again every 5 ticks */
 /* The series a run page asks for (a bench's HTML report embeds them at its own resolution). */
 export function runQuery() {
 	return reportData && reportData.run_query ? reportData.run_query : "?points=1500";
@@ -130,11 +131,11 @@ export function scrapedCharts(page, parent, doc, run, machine) {
 	return charts;
 }
 
-function runInfo(run) {
+function runInfo(run, stateCell) {
 	const cmd = Array.isArray(run.command) ? run.command.join(" ") : "";
+	stateCell.replaceChildren(runState(run, when(run.ended_wall_usec)));
 	return table(["machine", "run", "started", "ended", "outcome", "samples", "cgroup", "command"],
-		[[run.machine || "", String(run.id), when(run.started_wall_usec),
-			runState(run, when(run.ended_wall_usec)),
+		[[run.machine || "", String(run.id), when(run.started_wall_usec), stateCell,
 			run.outcome || "", run.sample_count, run.cgroup_path || "", cmd]]);
 }
 
@@ -161,21 +162,42 @@ function marksTable(run) {
 	return table(["time", "mark"], run.marks.slice(0, 200).map(m => [when(m.t_wall_usec), m.text]));
 }
 
+/* The status line of a run that has not ended, from the server's state of
+ * it (api: live, or stale when no sample came for several intervals: its
+ * recorder died or cannot reach the server), never guessed here. */
+function liveStatus(run, points) {
+	if (run.ended_wall_usec) status("ended", "");
+	else if (run.state === "stale")
+		status("stale · no sample since " + (run.last_sample_wall_usec ? when(run.last_sample_wall_usec) : "the start"), "stale");
+	else status("live" + (points === undefined ? "" : " · " + points + " points"), "live");
+}
+
 /* The live poll: one request at a time, each after the last has finished;
- * the page stops it when it is left. */
-function follow(page, id, doc, charts) {
+ * the page stops it when it is left, and it stops once the run has ended.
+ * The run's state comes again every STATE_TICKS ticks, and at once when
+ * samples come for a run the server called stale. */
+function follow(page, id, doc, charts, run, stateCell) {
+	let ticks = 0;
 	page.poll(async () => {
 		const lastT = doc.t.length ? Math.round(doc.t[doc.t.length - 1] * 1e6) : doc.t0_usec;
 		const from = doc.t0_usec + Math.floor((lastT - doc.t0_usec) / doc.bucket_usec) * doc.bucket_usec;
 		try {
 			const upd = await api("/api/v1/runs/" + id + "/series?points=5000&from=" + from +
 				"&bucket_usec=" + doc.bucket_usec + "&from_seq=" + Math.max(0, doc.last_seq + 1), page.signal);
-			if (page.stale) return;
-			if (merge(doc, upd)) for (const c of charts) c.update(doc);
-			status("live · " + doc.t.length + " points", "live");
+			if (page.stale) return false;
+			const grew = merge(doc, upd);
+			if (grew) for (const c of charts) c.update(doc);
+			if (++ticks % STATE_TICKS === 0 || (grew && run.state === "stale")) {
+				const now = await api("/api/v1/runs/" + id, page.signal);
+				if (page.stale) return false;
+				for (const k of ["state", "ended_wall_usec", "last_sample_wall_usec", "outcome"]) run[k] = now[k];
+				stateCell.replaceChildren(runState(run, when(run.ended_wall_usec)));
+			}
+			liveStatus(run, doc.t.length);
 		} catch (e) {
 			if (!page.stale) status("live update failed: " + e.message, "err");
 		}
+		return !run.ended_wall_usec;
 	}, LIVE_MS);
 }
 
@@ -187,7 +209,8 @@ export async function showRun(page, id) {
 	root.appendChild(title);
 	if (run.bench_id) root.appendChild(el("p", {}, el("a", {href: "#/bench/" + run.bench_id},
 		"bench " + run.bench_id + (run.arm ? ", arm " + run.arm : ""))));
-	root.appendChild(runInfo(run));
+	const stateCell = el("span");
+	root.appendChild(runInfo(run, stateCell));
 	if (!page.paint(root)) return;
 	const box = el("div");
 	root.appendChild(box);
@@ -209,7 +232,7 @@ export async function showRun(page, id) {
 		if (!page.stale) sumBox.replaceChildren(el("p", {class: "err"}, e.message));
 	});
 	if (!run.ended_wall_usec && !reportData) {
-		status("live", "live");
-		follow(page, id, doc, charts);
+		liveStatus(run);
+		follow(page, id, doc, charts, run, stateCell);
 	}
 }
