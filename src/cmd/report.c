@@ -238,7 +238,7 @@ static void print_throttle(const struct tm_throttle *th)
 /* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
 static void print_jvm(const struct tm_summary *s)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], line[512];
 
 	if (!isfinite(s->jvm_heap_used_peak_bytes))
 		return;
@@ -250,14 +250,8 @@ static void print_jvm(const struct tm_summary *s)
 	       mib(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
 	       mib(e, sizeof(e), s->jvm_heap_used_peak_bytes), count(f, sizeof(f), s->jvm_gcs),
 	       secs(g, sizeof(g), s->jvm_gc_usec));
-	printf("              anon at the end: %s Java heap used + %s the rest (free but touched "
-	       "heap, the JVM's malloc, code cache, stacks, GC data)\n",
-	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
-	       mib(b, sizeof(b), s->anon_minus_jvm_heap_used_end_bytes));
-	if (isfinite(s->heap_live_end_bytes))
-		printf(
-		    "              of the rest, the JVM's own malloc holds %s live (heap shim)\n",
-		    mib(a, sizeof(a), s->heap_live_end_bytes));
+	tm_jvm_split_text(&s->jvm_split, line, sizeof(line));
+	printf("              %s\n", line);
 }
 
 /* The run's identity: command, machine, outcome, process lifetimes. */

@@ -222,6 +222,7 @@ static void init_nan(struct tm_summary *s)
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
+	tm_jvm_split_compute(NAN, NAN, NAN, NAN, &s->jvm_split); /* no JVM */
 }
 
 bool tm_sum_alive(const struct pt *p)
@@ -246,7 +247,7 @@ static bool same_heap(const struct pt *a, const struct pt *b)
  * machine a sample can come before it.  NAN when none has one.  (P is the
  * samples kept around I: summary_acc.c keeps 32 or more on either side.)
  */
-static double held_answer(const struct pt *p, size_t n, size_t i)
+double tm_sum_held_answer(const struct pt *p, size_t n, size_t i)
 {
 	for (size_t d = 0; d < n; d++) {
 		bool any = false;
@@ -272,7 +273,7 @@ static double held_answer(const struct pt *p, size_t n, size_t i)
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
                        double *other)
 {
-	double answer = held_answer(p, n, i);
+	double answer = tm_sum_held_answer(p, n, i);
 	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
 	*held = *other = NAN;
 	if (!isfinite(p[i].anon) || !isfinite(p[i].heap_live) || !isfinite(answer))

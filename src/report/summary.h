@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report/jvmsplit.h"
+
 struct tm_store;
 
 /*
@@ -92,9 +94,15 @@ struct tm_summary {
 	 * the end (their live old data, what compares JVM arms); NAN before any */
 	double jvm_old_after_gc_end_bytes;
 	double jvm_gcs, jvm_gc_usec;
-	/* anon - Java heap used, at the end: free but touched Java heap, the JVM's
-	 * malloc, code cache, thread stacks, GC data */
+	/* anon - Java heap used, at the end (the sample of jvm_heap_used_end_bytes):
+	 * free but touched Java heap, the JVM's malloc, code cache, thread stacks,
+	 * GC data; NAN when used is more than anon */
 	double anon_minus_jvm_heap_used_end_bytes;
+	/* that sample's anon in three parts (report/jvmsplit.h): Java heap used +
+	 * the shim's malloc (live + held by the allocators when they said) +
+	 * other anon, each >= 0, adding up to its anon; NAN parts when not made,
+	 * and .why says why */
+	struct tm_jvm_split jvm_split;
 
 	/* a GC runtime's own report (record --runtime go|ghc): the live heap after
 	 * its collections, the peak and the last in the window, and how many */

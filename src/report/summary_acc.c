@@ -460,19 +460,34 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		    &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes);
 }
 
-/* The JVM's figures of the last sample alive with them at or before H. */
-static void jvm_end(struct acc *a, struct tm_summary *s, int64_t h)
+/* The JVM's figures of sample P, and its anon split (jvmsplit.h) with the
+ * allocators' answer HELD: every figure from that one sample. */
+static void jvm_of(const struct pt *p, double held, struct tm_summary *s)
+{
+	s->jvm_heap_used_end_bytes = p->jvm_used;
+	s->jvm_heap_committed_end_bytes = p->jvm_cap;
+	s->jvm_old_used_end_bytes = p->jvm_old;
+	s->jvm_metaspace_used_end_bytes = p->jvm_meta;
+	if (isfinite(p->anon) && p->anon >= p->jvm_used)
+		s->anon_minus_jvm_heap_used_end_bytes = p->anon - p->jvm_used;
+	tm_jvm_split_compute(p->anon, p->jvm_used, p->heap_live, held, &s->jvm_split);
+}
+
+/* The JVM's figures of the last sample alive with them at or before H; the
+ * allocators' answer from its neighbours when it is among W's N samples
+ * (the first of which is sample BASE). */
+static void jvm_end(struct acc *a, struct tm_summary *s, int64_t h, const struct pt *w, size_t n,
+                    int64_t base)
 {
 	for (int j = a->njvm; j-- > 0;) {
 		const struct pt *p = &a->jvm[j].p;
+		int64_t k = a->jvm[j].i - base;
 		if (a->jvm[j].i > h)
 			continue;
-		s->jvm_heap_used_end_bytes = p->jvm_used;
-		s->jvm_heap_committed_end_bytes = p->jvm_cap;
-		s->jvm_old_used_end_bytes = p->jvm_old;
-		s->jvm_metaspace_used_end_bytes = p->jvm_meta;
-		if (isfinite(p->anon))
-			s->anon_minus_jvm_heap_used_end_bytes = p->anon - p->jvm_used;
+		jvm_of(p,
+		       k >= 0 && k < (int64_t)n ? tm_sum_held_answer(w, n, (size_t)k)
+		                                : p->heap_held,
+		       s);
 		return;
 	}
 }
@@ -489,20 +504,15 @@ static void bucket_end_figures(struct acc *a, struct tm_summary *s)
 	s->held_anon_bytes = p->anon;
 	if (!isfinite(s->heap_live_end_bytes))
 		s->heap_live_end_bytes = p->heap_live;
-	if (isfinite(p->jvm_used)) {
-		s->jvm_heap_used_end_bytes = p->jvm_used;
-		s->jvm_heap_committed_end_bytes = p->jvm_cap;
-		s->jvm_old_used_end_bytes = p->jvm_old;
-		s->jvm_metaspace_used_end_bytes = p->jvm_meta;
-		s->anon_minus_jvm_heap_used_end_bytes = p->anon - p->jvm_used;
-	}
+	if (isfinite(p->jvm_used))
+		jvm_of(p, p->heap_held, s);
 }
 
 /* Held after the work: the sample held_index picks among the last kept. */
 static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 {
-	int64_t base, h = INT64_MAX;
-	size_t n;
+	int64_t base = 0, h = INT64_MAX;
+	size_t n = 0;
 
 	if (!tm_sum_alive(&a->last_pt) && isfinite(a->last_pt.heap_live))
 		s->heap_live_end_bytes = a->last_pt.heap_live;
@@ -523,7 +533,7 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
 		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes);
 	}
-	jvm_end(a, s, h);
+	jvm_end(a, s, h, w, n, base);
 }
 
 static void median_figures(struct acc *a, struct tm_summary *s)

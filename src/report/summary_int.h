@@ -123,6 +123,9 @@ int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info 
 
 /* Splits sample I of P[0..N) (summary.c, with its neighbours for the
  * allocator's answer). */
+/* The allocators' answer for sample I of P (N samples): its own, else the
+ * nearest one's with the same heap counts; NAN when none has one. */
+double tm_sum_held_answer(const struct pt *p, size_t n, size_t i);
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
                        double *other);
 /* The sample of "held after the work" in P[0..N), or N (summary.c). */
