@@ -43,6 +43,10 @@ ALL_TARGETS := $(B)/tidemark $(B)/libtidemark-net.so
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 .DEFAULT_GOAL := all
+# what unit tests and test programs link: everything, statically (before mk/*.mk, whose
+# rules name them as prerequisites)
+TEST_LIBS  = $(B)/libtidemark-net.a $(B)/libtidemark.a
+ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 -include mk/*.mk
 
 LIB_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(GEN_SRC))
@@ -51,9 +55,6 @@ ALIB_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 NET_OBJ  = $(patsubst %.c,$(B)/obj/%.o,$(NET_SRC))
 ANET_OBJ = $(patsubst %.c,$(B)/asan/obj/%.o,$(NET_SRC))
 PNET_OBJ = $(patsubst %.c,$(B)/pic/obj/%.o,$(NET_SRC))
-# what unit tests and test programs link: everything, statically
-TEST_LIBS  = $(B)/libtidemark-net.a $(B)/libtidemark.a
-ATEST_LIBS = $(B)/asan/libtidemark-net.a $(B)/asan/libtidemark.a
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 AUNIT_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 

@@ -92,7 +92,8 @@ struct tm_bench_spec {
 	 * themselves.  The runner fills in the target and bookkeeping. */
 	struct tm_record_opts rec;
 	char *name, *exec_start, *restore, *prepare, *cleanup, *window; /* malloc'd or NULL */
-	int order;                  /* enum tm_bench_order_kind */
+	char *unit; /* --unit NAME: arms as drop-ins of this service (bench/unit.h), or NULL */
+	int order;  /* enum tm_bench_order_kind */
 	int64_t runs, warmup, seed; /* seed -1: a fresh one is drawn for shuffle */
 	bool drop_caches, inherit_env;
 	struct tm_bench_sweep sweep; /* --sweep, --resolution */

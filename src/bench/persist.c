@@ -100,6 +100,7 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "seed", json_integer(sp->seed));
 	json_object_set_new(o, "window", str_or_null(sp->window));
 	json_object_set_new(o, "restore", str_or_null(sp->restore));
+	json_object_set_new(o, "unit", str_or_null(sp->unit));
 	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
 	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
 	json_object_set_new(o, "progress_regex", str_or_null(sp->rec.progress_regex));

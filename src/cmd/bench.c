@@ -57,6 +57,9 @@ static const char usage_tail[] =
     "  tidemark bench -f exp.ini --export md:table.md --export json\n"
     "  tidemark report --bench 3    # reprint a bench's table from the store\n"
     "  tidemark bench --table 3 --phases    # and its arms compared phase by phase\n"
+    "  # the heap per order at 10,000 to 1,000,000 orders: per value, bytes per order, growth\n"
+    "  tidemark bench --arm glibc --arm jemalloc --heap --param N=10000..1000000:x10 \\\n"
+    "      -- ./replica --orders {N}\n"
     "  # the smallest MemoryMax each arm survives, to 16 MiB, and its survival curve\n"
     "  tidemark bench --arm glibc --arm jemalloc --sweep MemoryMax=256M..1G --resolution 16M \\\n"
     "      --runs 3 -- ./node\n";

@@ -71,6 +71,8 @@ extern const struct tm_opt tm_cmd_db_options[];
 int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_runs_rm(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_prune(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx);

@@ -21,9 +21,11 @@
 #include "report/benchtab.h"
 #include "report/limitnote.h"
 #include "report/phases.h"
+#include "report/approxtext.h"
 #include "report/runjson.h"
 #include "report/runtext.h"
 #include "report/scraped.h"
+#include "report/seriescsv.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
 #include "report/sweepcurve.h"
@@ -236,7 +238,7 @@ static void print_throttle(const struct tm_throttle *th)
 /* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
 static void print_jvm(const struct tm_summary *s)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], line[512];
 
 	if (!isfinite(s->jvm_heap_used_peak_bytes))
 		return;
@@ -248,14 +250,8 @@ static void print_jvm(const struct tm_summary *s)
 	       mib(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
 	       mib(e, sizeof(e), s->jvm_heap_used_peak_bytes), count(f, sizeof(f), s->jvm_gcs),
 	       secs(g, sizeof(g), s->jvm_gc_usec));
-	printf("              anon at the end: %s Java heap used + %s the rest (free but touched "
-	       "heap, the JVM's malloc, code cache, stacks, GC data)\n",
-	       mib(a, sizeof(a), s->jvm_heap_used_end_bytes),
-	       mib(b, sizeof(b), s->anon_minus_jvm_heap_used_end_bytes));
-	if (isfinite(s->heap_live_end_bytes))
-		printf(
-		    "              of the rest, the JVM's own malloc holds %s live (heap shim)\n",
-		    mib(a, sizeof(a), s->heap_live_end_bytes));
+	tm_jvm_split_text(&s->jvm_split, line, sizeof(line));
+	printf("              %s\n", line);
 }
 
 /* The run's identity: command, machine, outcome, process lifetimes. */
@@ -275,7 +271,7 @@ static void print_header(struct tm_store *st, const struct tm_run_info *ri)
 
 static void print_memory(const struct tm_run_info *ri, const struct tm_summary *s)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[96];
 
 	printf("  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
 	       secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
@@ -289,8 +285,9 @@ static void print_memory(const struct tm_run_info *ri, const struct tm_summary *
 	    tm_mode_memory_v1(ri->cgroup_mode))
 		printf("              %s\n", TM_V1_HIGH_NOTE);
 	printf("  page cache  median %s, peak %s, at the anon peak %s\n",
-	       mib(a, sizeof(a), s->median_file_bytes), mib(b, sizeof(b), s->peak_file_bytes),
+	       tm_median_file_text(d, sizeof(d), s), mib(b, sizeof(b), s->peak_file_bytes),
 	       mib(c, sizeof(c), s->file_at_peak_bytes));
+	tm_approx_text(stdout, &s->approx);
 }
 
 static void print_heap(const struct tm_summary *s, const json_t *profiles)
@@ -413,7 +410,7 @@ static void print_csv(const struct tm_run_info *ri, const struct tm_summary *s)
 }
 
 static int report_run(struct tm_store *st, int64_t run, const struct tm_window *w, enum fmt fmt,
-                      const char *series_name)
+                      const char *series_name, int rollup)
 {
 	struct tm_run_info ri;
 	struct tm_summary s;
@@ -422,26 +419,17 @@ static int report_run(struct tm_store *st, int64_t run, const struct tm_window *
 	if (rc)
 		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
 	if (fmt == FMT_SERIES) {
-		rc = series_name ? tm_scraped_series_csv(st, run, series_name, stdout)
-		                 : tm_scraped_all_csv(st, run, stdout);
-		if (rc == 1)
-			tm_error("run %" PRId64
-			         " has no series '%s' (a metric, or a scraped series "
-			         "as report lists it)",
-			         run, series_name);
+		rc = tm_series_csv(st, run, series_name, rollup, stdout);
 		tm_run_info_release(&ri);
 		return rc;
 	}
-	rc = tm_summarize(st, run, w, &s);
+	struct tm_throttle th;
+	rc = tm_summarize_throttle(st, run, w, &s, fmt == FMT_CSV ? NULL : &th);
 	if (rc == 1)
 		rc = tm_error("run %" PRId64 " has no samples%s", run, w ? " in that window" : "");
 	json_t *profiles = rc || fmt == FMT_CSV ? NULL : heap_profiles(st, run);
 	if (!rc && fmt != FMT_CSV && !profiles)
 		rc = -1;
-	struct tm_throttle th;
-	if (!rc && fmt != FMT_CSV)
-		rc = tm_throttle_find(st, run, s.window_start_mono_usec, s.window_end_mono_usec,
-		                      &th);
 	struct tm_scraped_figs sf = {0};
 	if (!rc && fmt != FMT_CSV)
 		rc = tm_scraped_summarize(st, run, &sf);
@@ -465,6 +453,7 @@ struct report_cli {
 	struct tm_phase_split split;
 	bool has_window, json, csv, series, phases;
 	char series_name[512]; /* --series=NAME: one series ("" all) */
+	int rollup;            /* --rollup: 0 none, 1 minute, 2 hour */
 	char *html;
 	int64_t bench;
 };
@@ -512,6 +501,8 @@ static int parse_phases_at(void *field, const char *value, char *why, size_t why
 #define ROFF(f) offsetof(struct report_cli, f)
 #define O       TM_OPT_OTHER
 
+static const char *const rollup_choices[] = {"none", "minute", "hour", NULL};
+
 static const struct tm_opt report_options[] = {
     {.flag = "window",
      .short_name = 'w',
@@ -551,6 +542,14 @@ static const struct tm_opt report_options[] = {
      .metavar = "NAME",
      .help = "every sample of the run as CSV, one column per metric and scraped",
      .more = "series; --series NAME: only that one (seq,t_wall_usec,value)"},
+    {.flag = "rollup",
+     .scopes = O,
+     .type = TM_OPT_CHOICE,
+     .choices = rollup_choices,
+     .off = ROFF(rollup),
+     .metavar = "LEVEL",
+     .help = "the --series of the run's minute or hour rollups (min, max, mean,",
+     .more = "last of each metric per bucket) instead of its raw samples"},
     {.flag = "bench",
      .scopes = O,
      .type = TM_OPT_COUNT,
@@ -735,9 +734,10 @@ static int report_main(const struct report_cli *cli, int64_t run, struct tm_cmd_
 	if (cli->phases)
 		rc = report_phases(st, run, cli, fmt);
 	else
-		rc = cli->html ? tm_html_report_run(st, run, cli->html)
-		               : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
-		                            cli->series_name[0] ? cli->series_name : NULL);
+		rc = cli->html
+		         ? tm_html_report_run(st, run, cli->html)
+		         : report_run(st, run, cli->has_window ? &cli->win : NULL, fmt,
+		                      cli->series_name[0] ? cli->series_name : NULL, cli->rollup);
 	return rc ? 1 : 0;
 }
 
@@ -769,6 +769,7 @@ int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx)
 
 	/* options may follow the run id (tidemark report 3 --json) */
 	rc = tm_opts_parse(sets, 2, O | TM_OPT_PERMUTE, "report", argc, argv, &next);
+	cli.series |= cli.rollup > 0; /* --rollup LEVEL is a series of rollups */
 	if (rc == 0 && cli.json + cli.csv + cli.series > 1)
 		rc = tm_error("--json, --csv and --series: give one of them");
 	if (rc == 0 && cli.phases && (cli.series || cli.html || cli.has_window))

@@ -220,12 +220,24 @@ static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struc
 	rd->m[i] = rd->m[--rd->n];
 }
 
+static void forget_kept(const struct tm_heap_reader *rd);
+
 void tm_heap_reader_free(struct tm_heap_reader *rd)
 {
 	if (!rd)
 		return;
+	/* the run is over: a region that says its process exited is final even
+	 * while the process is a zombie not yet reaped, and must not be found
+	 * by the next reader of this process (the next run of a bench) */
+	for (size_t i = 0; i < rd->n; i++)
+		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) == TMH_EXITED) {
+			char path[64];
+			tm_heap_region_path(path, sizeof(path), rd->m[i].pid);
+			unlink(path);
+		}
 	while (rd->n)
 		drop(rd, rd->n - 1, NULL, NULL);
+	forget_kept(rd);
 	free(rd->m);
 	free(rd->done);
 	free(rd);
@@ -295,6 +307,37 @@ static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct
 				tm_heap_region_path(path, sizeof(path), (pid_t)pid);
 				unlink(path);
 			}
+		}
+		tm_heap_region_unmap(r);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* At the end of a run: removes the regions our children kept of processes
+ * that exited (or died), so that no later reader of this process takes
+ * them for its own run's. */
+static void forget_kept(const struct tm_heap_reader *rd)
+{
+	static const char pre[] = "tidemark-heap.";
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, pre, sizeof(pre) - 1))
+			continue;
+		long pid = strtol(de->d_name + sizeof(pre) - 1, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		const struct tmh_region *r = tm_heap_region_map((pid_t)pid);
+		if (!r)
+			continue;
+		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		int gone = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone)) {
+			char path[64];
+			tm_heap_region_path(path, sizeof(path), (pid_t)pid);
+			unlink(path);
 		}
 		tm_heap_region_unmap(r);
 	}

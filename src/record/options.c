@@ -75,6 +75,19 @@ static int parse_machine(void *field, const char *value, char *why, size_t why_s
 	return 0;
 }
 
+/* --keep raw=7d,minute=90d,hour=forever (store/store.h): the whole struct. */
+static int parse_keep(void *field, const char *value, char *why, size_t why_size)
+{
+	struct tm_record_opts *o = field;
+
+	if (!o->has_keep)
+		tm_keep_default(&o->keep);
+	if (tm_keep_parse(value, &o->keep, why, why_size))
+		return -1;
+	o->has_keep = true;
+	return 0;
+}
+
 /* --unit NAME: checked as systemd checks a unit name, ".service" added
  * when it has no type (as systemctl does). */
 static int parse_unit(void *field, const char *value, char *why, size_t why_size)
@@ -350,6 +363,14 @@ const struct tm_opt tm_record_options[] = {
      .parse = parse_machine,
      .metavar = "NAME",
      .help = "the machine name stored with the run (default: the host name)"},
+    {.flag = "keep",
+     .key = "Keep",
+     .scopes = R | TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .parse = parse_keep,
+     .metavar = "SPEC",
+     .help = "keep raw samples, minute and hour rollups this long (raw=7d,",
+     .more = "minute=90d,hour=forever; periods 30s, 12h, 7d, forever; record prunes as it goes)"},
     {.flag = "metrics-listen",
      .scopes = R,
      .type = TM_OPT_STRING,
@@ -377,6 +398,9 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("the interval must be at least 50ms");
 	if (o->push_url && !o->token_file)
 		return tm_error("--push needs --token-file");
+	if (o->push_url && o->has_keep)
+		return tm_error("--keep with --push: the server holds the run; prune the server's "
+		                "store (tidemark prune --db SERVER.db) instead");
 	if (o->progress_file && !o->progress_regex)
 		return tm_error("--progress-file needs --progress REGEX");
 	if (o->stop_at_progress && !o->progress_regex)

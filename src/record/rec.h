@@ -52,6 +52,7 @@ struct rec_scrape; /* scrapes.c */
 
 struct rec {
 	const struct tm_record_opts *o;
+	int64_t last_prune_wall_usec; /* --keep: when the run was last pruned */
 	struct tm_store *st;
 	int64_t run_id;
 	bool run_begun, run_ended;

@@ -45,7 +45,18 @@ static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *
 	    tm_rec_scrape_store(r, s) || tm_rec_sample_events(r) ||
 	    tm_rec_check_allocator(r, pids, npids))
 		return;
-	tm_rec_store(r, tm_store_commit(r->st), "commit");
+	if (tm_rec_store(r, tm_store_commit(r->st), "commit") || !r->o->has_keep)
+		return;
+	/* --keep: prune the run's old data every 5 s of samples */
+	int64_t now = tm_now_wall_usec();
+	if (now - r->last_prune_wall_usec >= 5000000) {
+		struct tm_prune_stats ps = {0};
+		r->last_prune_wall_usec = now;
+		if (tm_store_prune_run(r->st, r->run_id, &r->o->keep, now, &ps))
+			tm_warn("pruning run %" PRId64 " failed; recording goes on, and the next "
+			        "prune catches up",
+			        r->run_id);
+	}
 }
 
 /* After a store failure, the run's end as "failed" until it lands. */

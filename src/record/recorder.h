@@ -15,6 +15,7 @@
 #include "base/sample.h"
 #include "cgroup/cgroup.h"     /* struct tm_limits */
 #include "runtime/scrapesel.h" /* TM_SCRAPE_* sizes */
+#include "store/store.h"       /* struct tm_keep */
 
 struct tm_store;
 
@@ -95,6 +96,8 @@ struct tm_record_opts {
 	const char *token_file;
 	const char *machine;        /* the run's machine name (default: the host name) */
 	const char *metrics_listen; /* serve /metrics on this address */
+	bool has_keep;              /* --keep: prune the run as it records */
+	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;
 	char scrape[TM_SCRAPE_MAX_TARGETS][TM_SCRAPE_SPEC_MAX];

@@ -2,10 +2,12 @@
  * The bench table from the store: the bench's spec, its runs, each run's
  * summary over the bench's window, and how busy the machine was.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -455,13 +457,31 @@ int tm_bench_table_json(struct tm_store *st, int64_t bench_id, char **json_out)
 	return rc;
 }
 
+/* "run 7 (arm jemalloc) was removed ...": a bench's runs that are gone. */
+static int print_removed(void *ctx, const struct tm_removed_run *r)
+{
+	char when[32];
+	time_t t = (time_t)(r->removed_wall_usec / 1000000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(ctx,
+	        "run %" PRId64 " (arm %s, run %" PRId64 " of the bench) was removed (%s, %s): "
+	        "the table leaves it out\n",
+	        r->run_id, r->arm ? r->arm : "?", r->bench_seq, r->how ? r->how : "?", when);
+	return 0;
+}
+
 int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out)
 {
 	struct tm_bench_table t;
 	int rc = tm_bench_table_load(st, bench_id, &t);
 
-	if (rc == 0)
+	if (rc == 0) {
 		tm_bench_table_write_text(&t, out);
+		rc = tm_store_each_removed(st, bench_id, print_removed, out) ? -1 : 0;
+	}
 	tm_bench_table_release(&t);
 	return rc;
 }

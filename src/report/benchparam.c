@@ -4,6 +4,7 @@
  * report/benchparam.h; JSON, CSV and Markdown are benchparamx.c.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,24 +373,34 @@ int tm_bench_param_rows(const struct tm_bench_table *t, struct tm_bench_prows *r
 		if (rows[i] >= 0 && tm_bench_param_figure(rows[i]) &&
 		    shown_anywhere(t->param, rows[i]) && add_block(t, rs, rows[i]))
 			return -1;
-	if (shown_anywhere(t->param, TM_BR_KILLED_ANON) && add_block(t, rs, TM_BR_KILLED_ANON))
-		return -1;
+	static const int killed[] = {TM_BR_KILLED_ANON, TM_BR_KILLED_HEAP, TM_BR_KILLED_PROGRESS,
+	                             TM_BR_KILLED_WALL};
+	for (size_t i = 0; i < sizeof(killed) / sizeof(killed[0]); i++)
+		if (shown_anywhere(t->param, killed[i]) && add_block(t, rs, killed[i]))
+			return -1;
 	return 0;
 }
 
 /* ---- notes ---- */
 
+/* A note of the per-value tables, and the values it is under (bit VI). */
+struct raw_note {
+	int kind;
+	uint64_t values;
+	char text[600];
+};
 struct note_acc {
-	struct tm_bench_pnote *v;
-	int n, cap;
-	const char *prefix;
+	struct raw_note *v;
+	int n, cap, vi;
 };
 
-static void add_note(struct note_acc *a, int kind, const char *text)
+static void add_raw(struct note_acc *a, int kind, const char *text)
 {
 	for (int i = 0; i < a->n; i++)
-		if (a->v[i].kind == kind && !strcmp(a->v[i].text, text))
+		if (a->v[i].kind == kind && !strcmp(a->v[i].text, text)) {
+			a->v[i].values |= 1ull << a->vi;
 			return;
+		}
 	if (a->n == a->cap) {
 		int cap = a->cap ? a->cap * 2 : 16;
 		void *m = realloc(a->v, sizeof(*a->v) * (size_t)cap);
@@ -399,49 +410,73 @@ static void add_note(struct note_acc *a, int kind, const char *text)
 		a->cap = cap;
 	}
 	a->v[a->n].kind = kind;
+	a->v[a->n].values = 1ull << a->vi;
 	snprintf(a->v[a->n++].text, sizeof(a->v[0].text), "%s", text);
 }
 
-/* A value's note: the legend and floors once, the rest under the value. */
 static void value_note(void *ctx, enum tm_bench_note kind, const char *text)
 {
-	struct note_acc *a = ctx;
-	char buf[sizeof(a->v[0].text)];
+	add_raw(ctx, (int)kind, text);
+}
 
-	if (kind == TM_BN_LEGEND || kind == TM_BN_FLOOR || kind == TM_BN_ZERO) {
-		add_note(a, (int)kind, text);
+static void emit(struct tm_bench_pnote *out, int kind, const char *prefix, const char *text)
+{
+	out->kind = kind;
+	snprintf(out->text, sizeof(out->text), "%s%s%s", prefix, *prefix ? ": " : "", text);
+}
+
+/* "N=1000, 10000" for the values in MASK, or "" when it is every value. */
+static void values_text(const struct tm_bench_ptab *p, uint64_t mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (mask == (p->n >= 64 ? ~0ull : (1ull << p->n) - 1))
 		return;
-	}
-	snprintf(buf, sizeof(buf), "%s: %s", a->prefix, text);
-	add_note(a, (int)kind, buf);
+	len += tm_bench_cellf(buf, size, "%s=", p->name);
+	for (int vi = 0, first = 1; vi < p->n; vi++)
+		if (mask >> vi & 1) {
+			len += tm_bench_cellf(buf + len, size - len, "%s%s", first ? "" : ", ",
+			                      p->texts[vi]);
+			first = 0;
+		}
 }
 
 int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote **out)
 {
 	const struct tm_bench_ptab *p = t->param;
 	struct note_acc a = {0};
-	char prefix[64], text[512];
+	struct tm_bench_pnote *v;
+	char prefix[256];
+	int n = 0;
 
-	for (int vi = 0; vi < p->n; vi++) {
-		snprintf(prefix, sizeof(prefix), "%s=%s", p->name, p->texts[vi]);
-		a.prefix = prefix;
-		tm_bench_table_each_note(&p->by_value[vi], value_note, &a);
+	for (a.vi = 0; a.vi < p->n && a.vi < 64; a.vi++)
+		tm_bench_table_each_note(&p->by_value[a.vi], value_note, &a);
+	*out = v = calloc((size_t)a.n + 2, sizeof(*v));
+	if (!v) {
+		free(a.v);
+		return 0;
 	}
+	/* said once when every value has it, else under the values that do */
+	for (int i = 0; i < a.n; i++) {
+		values_text(p, a.v[i].values, prefix, sizeof(prefix));
+		emit(&v[n++], a.v[i].kind, prefix, a.v[i].text);
+	}
+	free(a.v);
 	snprintf(
-	    text, sizeof(text),
+	    v[n].text, sizeof(v[n].text),
 	    "per %s: the least-squares slope of the arm's medians against %s (the cost of one "
 	    "more); growth exponent: the slope of log median against log %s (1 linear, 0 flat, "
 	    "2 quadratic); R² of each fit; a slope needs %d values with a median, an R² %d",
 	    p->name, p->name, p->name, TM_BENCH_FIT_MIN_SLOPE, TM_BENCH_FIT_MIN_R2);
-	add_note(&a, TM_PNOTE_FIT, text);
+	v[n++].kind = TM_PNOTE_FIT;
 	if (p->unvalued) {
-		snprintf(text, sizeof(text),
+		snprintf(v[n].text, sizeof(v[n].text),
 		         "%d runs of the bench have no value of %s in the store", p->unvalued,
 		         p->name);
-		add_note(&a, TM_PNOTE_FIT, text);
+		v[n++].kind = TM_PNOTE_FIT;
 	}
-	*out = a.v;
-	return a.n;
+	return n;
 }
 
 /* ---- text ---- */

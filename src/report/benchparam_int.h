@@ -37,7 +37,7 @@ void tm_bench_param_fit_cell(const struct tm_bench_fit *fit, int f, bool exponen
 #define TM_PNOTE_FIT 100 /* a note kind beyond enum tm_bench_note: the fits' legend */
 struct tm_bench_pnote {
 	int kind; /* enum tm_bench_note, or TM_PNOTE_FIT */
-	char text[640];
+	char text[900];
 };
 /* The notes under the table (malloc'd array in *OUT, its count returned). */
 int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote **out);

@@ -31,10 +31,11 @@ static const char *note_kind(int kind)
 	    [TM_BN_RUN] = "run",
 	    [TM_BN_NOISY] = "noisy",
 	    [TM_BN_THROTTLE] = "throttle",
+	    [TM_BN_SCRAPED] = "scraped",
 	};
 	if (kind == TM_PNOTE_FIT)
 		return "param-fit";
-	return kind >= 0 && kind <= TM_BN_THROTTLE && kinds[kind] ? kinds[kind] : "note";
+	return kind >= 0 && kind <= TM_BN_SCRAPED && kinds[kind] ? kinds[kind] : "note";
 }
 
 /* The table's JSON without the parameter (T's own, over all its runs),

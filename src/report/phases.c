@@ -257,14 +257,17 @@ static void series_figures(const struct tm_phase_pt *p, const size_t *first, str
 				continue; /* no sample: nothing read, the next starts from prev_end
 				           */
 			double f = first_reading(p, a, b, s);
-			r->start[s] = started ? prev_end : f;
+			/* a series that begins inside a phase (a JVM's counters once it
+			 * is up, old after GC at the first GC) has no value at its
+			 * start: not its first reading, which would claim no change */
+			r->start[s] = started ? prev_end : a == 0 ? p[0].v[s] : NAN;
 			r->end[s] = last_reading(p, a, b, s);
 			r->change[s] = r->end[s] - r->start[s];
 			started |= isfinite(f);
 			prev_end = r->end[s];
 			ph->has[s] |= isfinite(f);
 		}
-		ph->total.start[s] = first_reading(p, 0, first[ph->n], s);
+		ph->total.start[s] = p[0].v[s]; /* at the run's start, or unknown */
 		ph->total.end[s] = last_reading(p, 0, first[ph->n], s);
 		ph->total.change[s] = ph->total.end[s] - ph->total.start[s];
 	}

@@ -11,7 +11,10 @@
  * a series has start, end and change NAN (missing, never 0), and so has the
  * start and change of the phase after it.  A phase with no sample at all
  * (two marks within one interval) has every figure NAN but its duration;
- * its change would be 0 by construction, so the sum still holds.
+ * its change would be 0 by construction, so the sum still holds.  A series
+ * that begins after the run's first sample (a JVM's counters once it is
+ * up, old after GC at the first GC) has no start, nor change, in the phase
+ * where it begins, nor in the run's total row.
  *
  * The pure part (tm_phases_compute) works on arrays, for unit tests; the
  * store's part (tm_phases_load) reads a run into them.

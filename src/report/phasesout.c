@@ -252,7 +252,7 @@ void tm_phases_write_text(const struct tm_phases *ph, FILE *out)
 		fprintf(out, "%s\n", ph->notes[i]);
 	if (ph->has[TM_PS_JVM_OLD_GC])
 		fprintf(out, "old after GC: the JVMs' old gen used in the first sample after their "
-		             "latest GC\n");
+		             "latest GC ended\n");
 }
 
 /* ---- JSON and CSV: one set of keys ---- */

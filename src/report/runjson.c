@@ -120,6 +120,44 @@ const char *tm_run_state_name(enum tm_run_state st)
 	return "?";
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* What is not exact, and its bound (see struct tm_summary_approx). */
+static json_t *approx_json(const struct tm_summary_approx *a)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (a->median_file_rel_error > 0 && a->rollup_samples == 0)
+		json_object_set_new(o, "median_file_bytes",
+		                    json_pack("{s:s, s:f}", "method", "streaming sketch",
+		                              "relative_error", a->median_file_rel_error));
+	if (a->rollup_samples == 0)
+		return o;
+	json_object_set_new(o, "rollup_samples", json_integer(a->rollup_samples));
+	json_object_set_new(o, "rollup_buckets", json_integer(a->rollup_buckets));
+	json_object_set_new(o, "rollup_levels",
+	                    json_string(a->minute && a->hour ? "minute,hour"
+	                                : a->hour            ? "hour"
+	                                                     : "minute"));
+	json_object_set_new(o, "raw_from_wall_usec",
+	                    a->raw_from_wall_usec ? json_integer(a->raw_from_wall_usec)
+	                                          : json_null());
+	json_object_set_new(o, "median_file_bytes",
+	                    json_pack("{s:s, s:o, s:o}", "method",
+	                              "between the medians of the buckets' minima and maxima",
+	                              "low", real_or_null(a->median_file_low_bytes), "high",
+	                              real_or_null(a->median_file_high_bytes)));
+	json_object_set_new(o, "peak_in_rollups", json_boolean(a->peak_in_rollups));
+	json_object_set_new(o, "end_in_rollups", json_boolean(a->end_in_rollups));
+	json_object_set_new(o, "progress_in_rollups", json_boolean(a->progress_in_rollups));
+	return o;
+}
+
 json_t *tm_summary_json(const struct tm_summary *s)
 {
 	json_t *o = json_object();
@@ -134,5 +172,13 @@ json_t *tm_summary_json(const struct tm_summary *s)
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);
 	json_object_set_new(o, "progress_bunched", json_boolean(s->progress_bunched));
+	/* why the JVM split is n/a; null when it was made or there was no JVM */
+	json_object_set_new(o, "jvm_split_na_reason",
+	                    s->jvm_split.why == TM_JVM_SPLIT_OK ||
+	                            s->jvm_split.why == TM_JVM_SPLIT_NO_JVM
+	                        ? json_null()
+	                        : json_string(tm_jvm_split_why_text(s->jvm_split.why)));
+	if (tm_summary_approximate(s))
+		json_object_set_new(o, "approximate", approx_json(&s->approx));
 	return o;
 }

@@ -1,7 +1,9 @@
 /*
  * Figures of one run, from its stored series.  The window is turned into
- * monotonic times first; then one pass over the samples collects what each
- * figure needs.
+ * monotonic times first; then one pass over the samples (summary_acc.c)
+ * collects what each figure needs, in bounded memory.  Where a run's old
+ * raw samples were pruned, its rollups stand in for them (s->approx says
+ * what that leaves inexact).
  */
 #include <math.h>
 #include <stddef.h>
@@ -14,36 +16,9 @@
 #include "report/stats.h"
 #include "base/bunch.h"
 #include "report/summary.h"
+#include "report/summary_int.h"
 #include "store/store.h"
 #include "base/banned.h"
-
-/* One sample, reduced to what the figures need. */
-struct pt {
-	int64_t t;
-	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
-	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak;
-	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
-	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
-	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
-	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
-	int64_t late;
-};
-
-struct series {
-	struct pt *p;
-	size_t n, cap;
-	int64_t interval;
-};
-
-struct prog {
-	int64_t t;
-	double v;
-};
-
-struct progs {
-	struct prog *p;
-	size_t n, cap;
-};
 
 struct markv {
 	int64_t t;
@@ -54,71 +29,6 @@ struct marks {
 	struct markv *m;
 	size_t n, cap;
 };
-
-static double get(const struct tm_sample *s, enum tm_metric m)
-{
-	return tm_sample_has(s, m) ? (double)s->v[m] : NAN;
-}
-
-/* The first present of two metrics: a cgroup figure, else the tree's. */
-static double get2(const struct tm_sample *s, enum tm_metric a, enum tm_metric b)
-{
-	return tm_sample_has(s, a) ? (double)s->v[a] : get(s, b);
-}
-
-static double sum2(const struct tm_sample *s, enum tm_metric a, enum tm_metric b)
-{
-	return tm_sample_has(s, a) && tm_sample_has(s, b) ? (double)(s->v[a] + s->v[b]) : NAN;
-}
-
-static int collect_sample(void *ctx, const struct tm_sample *s)
-{
-	struct series *se = ctx;
-	struct pt *p;
-
-	if (tm_grow(&se->p, &se->cap, se->n, sizeof(*se->p), 1024))
-		return -1;
-	p = &se->p[se->n++];
-	p->t = s->t_mono_usec;
-	p->late = s->late_usec;
-	p->anon = get2(s, TM_M_CG_ANON_BYTES, TM_M_PROC_RSS_ANON_BYTES);
-	p->file = get(s, TM_M_CG_FILE_BYTES);
-	p->current = get(s, TM_M_CG_CURRENT_BYTES);
-	p->cg_peak = get(s, TM_M_CG_PEAK_BYTES);
-	p->rss = get(s, TM_M_PROC_RSS_BYTES);
-	p->heap_live = get(s, TM_M_HEAP_LIVE_BYTES);
-	p->heap_held = get(s, TM_M_HEAP_HELD_BYTES);
-	p->heap_alloc = get(s, TM_M_HEAP_ALLOC_BYTES);
-	p->heap_allocs = get(s, TM_M_HEAP_ALLOCS);
-	p->heap_frees = get(s, TM_M_HEAP_FREES);
-	p->heap_procs = get(s, TM_M_HEAP_PROCS);
-	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
-	p->procs = get(s, TM_M_PROC_COUNT);
-	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
-	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
-	             : sum2(s, TM_M_PROC_UTIME_USEC, TM_M_PROC_STIME_USEC);
-	p->io_r = get2(s, TM_M_CG_IO_READ_BYTES, TM_M_PROC_READ_BYTES);
-	p->io_w = get2(s, TM_M_CG_IO_WRITE_BYTES, TM_M_PROC_WRITE_BYTES);
-	p->psi_ms = get(s, TM_M_CG_PSI_MEM_SOME_USEC);
-	p->psi_mf = get(s, TM_M_CG_PSI_MEM_FULL_USEC);
-	p->psi_is = get(s, TM_M_CG_PSI_IO_SOME_USEC);
-	p->psi_if = get(s, TM_M_CG_PSI_IO_FULL_USEC);
-	p->ev_high = get(s, TM_M_CG_EVENTS_HIGH);
-	p->ev_max = get(s, TM_M_CG_EVENTS_MAX);
-	p->ev_oom = get(s, TM_M_CG_EVENTS_OOM);
-	p->ev_oom_kill = get(s, TM_M_CG_EVENTS_OOM_KILL);
-	p->lim_max = get(s, TM_M_CG_MAX_BYTES);
-	p->lim_high = get(s, TM_M_CG_HIGH_BYTES);
-	p->jvm_used = get(s, TM_M_JVM_HEAP_USED_BYTES);
-	p->jvm_cap = get(s, TM_M_JVM_HEAP_COMMITTED_BYTES);
-	p->jvm_old = get(s, TM_M_JVM_OLD_USED_BYTES);
-	p->jvm_meta = get(s, TM_M_JVM_METASPACE_USED_BYTES);
-	p->jvm_gcs = sum2(s, TM_M_JVM_YOUNG_GCS, TM_M_JVM_FULL_GCS);
-	p->jvm_gc_usec = sum2(s, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
-	p->gc_live = get(s, TM_M_GC_HEAP_LIVE_BYTES);
-	p->gc_cycles = get(s, TM_M_GC_CYCLES);
-	return 0;
-}
 
 static int collect_progress(void *ctx, int64_t wall, int64_t mono, double v)
 {
@@ -312,54 +222,10 @@ static void init_nan(struct tm_summary *s)
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
+	tm_jvm_split_compute(NAN, NAN, NAN, NAN, &s->jvm_split); /* no JVM */
 }
 
-static void max_into(double *acc, double v)
-{
-	if (isfinite(v) && (!isfinite(*acc) || v > *acc))
-		*acc = v;
-}
-
-/* last - first of a counter over the window; NAN when never present. */
-static double counter_delta(const struct pt *p, size_t n, size_t off)
-{
-	double first = NAN, last = NAN;
-	for (size_t i = 0; i < n; i++) {
-		double v;
-		memcpy(&v, (const char *)&p[i] + off, sizeof(v));
-		if (!isfinite(v))
-			continue;
-		if (!isfinite(first))
-			first = v;
-		last = v;
-	}
-	return isfinite(first) ? last - first : NAN;
-}
-
-#define DELTA(p, n, field) counter_delta(p, n, offsetof(struct pt, field))
-
-/* The rises of a sum of per-process counters: a process that exits takes
- * its share out of the sum, which is not a negative rate. */
-static double counter_rises(const struct pt *p, size_t n, size_t off)
-{
-	double prev = NAN, total = NAN;
-	for (size_t i = 0; i < n; i++) {
-		double v;
-		memcpy(&v, (const char *)&p[i] + off, sizeof(v));
-		if (!isfinite(v))
-			continue;
-		if (!isfinite(total))
-			total = 0;
-		else if (v > prev)
-			total += v - prev;
-		prev = v;
-	}
-	return total;
-}
-
-#define RISES(p, n, field) counter_rises(p, n, offsetof(struct pt, field))
-
-static bool alive(const struct pt *p)
+bool tm_sum_alive(const struct pt *p)
 {
 	return !isfinite(p->procs) || p->procs > 0;
 }
@@ -378,9 +244,10 @@ static bool same_heap(const struct pt *a, const struct pt *b)
  * of the nearest sample around it with the same heap counts (same_heap: no
  * allocator call between them, the test the recorder applies to an answer
  * it reads).  The answer comes when the process gets to it, so on a loaded
- * machine a sample can come before it.  NAN when none has one.
+ * machine a sample can come before it.  NAN when none has one.  (P is the
+ * samples kept around I: summary_acc.c keeps 32 or more on either side.)
  */
-static double held_answer(const struct pt *p, size_t n, size_t i)
+double tm_sum_held_answer(const struct pt *p, size_t n, size_t i)
 {
 	for (size_t d = 0; d < n; d++) {
 		bool any = false;
@@ -403,10 +270,10 @@ static double held_answer(const struct pt *p, size_t n, size_t i)
 /* Splits the anon of sample I into live heap, held by the allocator (its
  * own figure, capped at anon - live) and other anon (the rest); never below
  * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both. */
-static void split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
+void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
                        double *other)
 {
-	double answer = held_answer(p, n, i);
+	double answer = tm_sum_held_answer(p, n, i);
 	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
 	*held = *other = NAN;
 	if (!isfinite(p[i].anon) || !isfinite(p[i].heap_live) || !isfinite(answer))
@@ -432,160 +299,34 @@ static bool steep_fall(const struct pt *prev, const struct pt *p)
  * the next sample finds no process and anon fell steeply into it, the
  * kernel was tearing the exiting memory down, and the sample before holds
  * what the work held (up to 3 samples back while anon kept falling so, for
- * an exit longer than an interval).  n when there is none.
+ * an exit longer than an interval).  n when there is none.  (P is the
+ * window's last samples, as summary_acc.c keeps them.)
  */
-static size_t held_index(const struct pt *p, size_t n)
+size_t tm_sum_held_index(const struct pt *p, size_t n)
 {
 	size_t i = n;
-	while (i > 0 && (!alive(&p[i - 1]) || !isfinite(p[i - 1].anon)))
+	while (i > 0 && (!tm_sum_alive(&p[i - 1]) || !isfinite(p[i - 1].anon)))
 		i--;
 	if (i-- == 0)
 		return n;
-	if (i + 1 >= n || alive(&p[i + 1]))
+	if (i + 1 >= n || tm_sum_alive(&p[i + 1]))
 		return i; /* the run ended with the target alive: no exit seen */
-	for (int back = 0; back < 3 && i > 0 && alive(&p[i - 1]) && steep_fall(&p[i - 1], &p[i]);
-	     back++)
+	for (int back = 0;
+	     back < 3 && i > 0 && tm_sum_alive(&p[i - 1]) && steep_fall(&p[i - 1], &p[i]); back++)
 		i--;
 	return i;
 }
 
-static void memory_figures(const struct pt *p, size_t n, struct tm_summary *s)
-{
-	double *files = malloc((n ? n : 1) * sizeof(*files));
-	size_t peak_i = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (isfinite(p[i].anon) &&
-		    (!isfinite(s->peak_anon_bytes) || p[i].anon > s->peak_anon_bytes)) {
-			s->peak_anon_bytes = p[i].anon;
-			peak_i = i;
-		}
-		max_into(&s->peak_current_bytes, p[i].current);
-		max_into(&s->cg_peak_bytes, p[i].cg_peak);
-		max_into(&s->peak_file_bytes, p[i].file);
-		max_into(&s->peak_rss_bytes, p[i].rss);
-		max_into(&s->heap_live_peak_bytes, p[i].heap_live);
-		if (files)
-			files[i] = p[i].file;
-		if (isfinite(p[i].lim_max))
-			s->limit_max_bytes = p[i].lim_max;
-		if (isfinite(p[i].lim_high))
-			s->limit_high_bytes = p[i].lim_high;
-	}
-	if (files)
-		s->median_file_bytes = tm_median(files, n);
-	free(files);
-	if (n) {
-		s->final_anon_bytes = p[n - 1].anon;
-		s->file_at_peak_bytes = p[peak_i].file;
-		split_anon(p, n, peak_i, &s->anon_heap_live_at_peak_bytes,
-		           &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes);
-	}
-	/* live at the end: the final counters of a tree whose processes all
-	 * exited are in the last sample (read from the regions they kept) */
-	if (n && !alive(&p[n - 1]) && isfinite(p[n - 1].heap_live))
-		s->heap_live_end_bytes = p[n - 1].heap_live;
-	/* held: the last sample while the target was still alive, not in its exit */
-	size_t i = held_index(p, n);
-	if (i < n) {
-		s->held_anon_bytes = p[i].anon;
-		if (!isfinite(s->heap_live_end_bytes))
-			s->heap_live_end_bytes = p[i].heap_live;
-		split_anon(p, n, i, &s->anon_heap_live_end_bytes, &s->anon_allocator_held_end_bytes,
-		           &s->anon_other_end_bytes);
-	}
-}
-
-/* The JVMs' heap (hsperfdata): the peak of used, and the figures of the last
- * sample that has them while the target lived, at or before the "held"
- * sample (held_index). */
-static void jvm_figures(const struct pt *p, size_t n, struct tm_summary *s)
-{
-	size_t h = held_index(p, n);
-	for (size_t i = 0; i < n; i++)
-		max_into(&s->jvm_heap_used_peak_bytes, p[i].jvm_used);
-	for (size_t i = h < n ? h + 1 : n; i-- > 0;) {
-		if (!alive(&p[i]) || !isfinite(p[i].jvm_used))
-			continue;
-		s->jvm_heap_used_end_bytes = p[i].jvm_used;
-		s->jvm_heap_committed_end_bytes = p[i].jvm_cap;
-		s->jvm_old_used_end_bytes = p[i].jvm_old;
-		s->jvm_metaspace_used_end_bytes = p[i].jvm_meta;
-		if (isfinite(p[i].anon))
-			s->anon_minus_jvm_heap_used_end_bytes = p[i].anon - p[i].jvm_used;
-		break;
-	}
-	for (size_t i = 0; i < n; i++) {
-		max_into(&s->gc_heap_live_peak_bytes, p[i].gc_live);
-		if (isfinite(p[i].gc_live))
-			s->gc_heap_live_end_bytes = p[i].gc_live;
-	}
-	s->gc_cycles = RISES(p, n, gc_cycles);
-	s->jvm_gcs = RISES(p, n, jvm_gcs);
-	s->jvm_gc_usec = RISES(p, n, jvm_gc_usec);
-}
-
-/* The JVMs' old gen after their latest GC as of the window's end (the last
- * sample with the JVMs' heap while the target lived): the old gen used in
- * the first sample that saw the GC time rise (HotSpot adds a collection's
- * time when it ends; its count rises when it starts, so a sample taken
- * during one sees the count but the old gen of before), the first time
- * seen rising from 0; forgotten when the time falls (a JVM left).  All
- * samples before the end count: the latest GC may come before the window. */
-static void old_after_gc(const struct pt *p, size_t a, size_t b, struct tm_summary *s)
-{
-	double prev = NAN, cur = NAN;
-	size_t end = b;
-
-	while (end > a && !(alive(&p[end - 1]) && isfinite(p[end - 1].jvm_used)))
-		end--;
-	for (size_t i = 0; end > a && i < end; i++) {
-		double g = p[i].jvm_gc_usec;
-		if (!isfinite(g))
-			continue;
-		if (isfinite(prev) && g < prev)
-			cur = NAN;
-		if (isfinite(prev) ? g > prev : g > 0)
-			cur = p[i].jvm_old;
-		prev = g;
-	}
-	if (end > a)
-		s->jvm_old_after_gc_end_bytes = cur;
-}
-
-/*
- * The last finite anon and CPU values at or before a time, for progress
- * points taken in time order: the cursor only moves forward, so a run's
- * points cost one pass over its samples, not one pass each.  A point
- * earlier than the last one starts the walk again.
- */
-struct at_cursor {
-	size_t i;
-	int64_t t;
-	double anon, cpu;
-};
-
-static void value_at(const struct pt *p, size_t n, int64_t t, struct at_cursor *c)
-{
-	if (t < c->t)
-		*c = (struct at_cursor){0, INT64_MIN, NAN, NAN};
-	c->t = t;
-	for (; c->i < n && p[c->i].t <= t; c->i++) {
-		if (isfinite(p[c->i].anon))
-			c->anon = p[c->i].anon;
-		if (isfinite(p[c->i].cpu))
-			c->cpu = p[c->i].cpu;
-	}
-}
-
-static void progress_figures(const struct pt *p, size_t n, const struct progs *pr, int64_t from,
-                             int64_t to, struct tm_summary *s)
+/* Progress over the window [FROM, TO]: first, last, rate, and the slopes of
+ * anon and CPU on progress (from PA and PC, the values at each point's
+ * time; NAN slopes when NO_FIT: points in a rolled-up stretch). */
+static void progress_figures(const struct progs *pr, const double *pa, const double *pc,
+                             int64_t from, int64_t to, bool no_fit, struct tm_summary *s)
 {
 	double *x = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	double *ya = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	double *yc = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	int64_t t_first = 0, t_last = 0;
-	struct at_cursor at = {0, INT64_MIN, NAN, NAN};
 	size_t k = 0;
 
 	if (!x || !ya || !yc)
@@ -600,9 +341,8 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 		s->progress_last = pr->p[i].v;
 		t_last = pr->p[i].t;
 		x[k] = pr->p[i].v;
-		value_at(p, n, pr->p[i].t, &at);
-		ya[k] = at.anon;
-		yc[k] = at.cpu;
+		ya[k] = pa[i];
+		yc[k] = pc[i];
 		k++;
 	}
 	int64_t *times = malloc((k ? k : 1) * sizeof(*times));
@@ -619,11 +359,11 @@ static void progress_figures(const struct pt *p, size_t n, const struct progs *p
 	if (k >= 2 && t_last > t_first)
 		s->progress_rate_per_min =
 		    (s->progress_last - s->progress_first) / ((double)(t_last - t_first) / 60e6);
-	if (tm_linreg(x, ya, k, &s->anon_bytes_per_unit, &s->anon_per_unit_r2)) {
+	if (no_fit || tm_linreg(x, ya, k, &s->anon_bytes_per_unit, &s->anon_per_unit_r2)) {
 		s->anon_bytes_per_unit = NAN;
 		s->anon_per_unit_r2 = NAN;
 	}
-	if (tm_linreg(x, yc, k, &s->cpu_usec_per_unit, &s->cpu_per_unit_r2)) {
+	if (no_fit || tm_linreg(x, yc, k, &s->cpu_usec_per_unit, &s->cpu_per_unit_r2)) {
 		s->cpu_usec_per_unit = NAN;
 		s->cpu_per_unit_r2 = NAN;
 	}
@@ -633,122 +373,186 @@ out:
 	free(yc);
 }
 
-static void cost_figures(const struct pt *p, size_t n, struct tm_summary *s)
+bool tm_summary_approximate(const struct tm_summary *s)
 {
-	s->cpu_usec = DELTA(p, n, cpu);
-	s->io_read_bytes = DELTA(p, n, io_r);
-	s->io_write_bytes = DELTA(p, n, io_w);
-	s->psi_mem_some_usec = DELTA(p, n, psi_ms);
-	s->psi_mem_full_usec = DELTA(p, n, psi_mf);
-	s->psi_io_some_usec = DELTA(p, n, psi_is);
-	s->psi_io_full_usec = DELTA(p, n, psi_if);
-	s->high_events = DELTA(p, n, ev_high);
-	s->max_events = DELTA(p, n, ev_max);
-	s->oom_events = DELTA(p, n, ev_oom);
-	s->oom_kills = DELTA(p, n, ev_oom_kill);
-	s->heap_alloc_bytes = RISES(p, n, heap_alloc);
-	s->heap_allocs = RISES(p, n, heap_allocs);
-	if (n > 1 && p[n - 1].t > p[0].t)
-		s->heap_alloc_bytes_per_sec =
-		    s->heap_alloc_bytes / ((double)(p[n - 1].t - p[0].t) / 1e6);
+	return s->approx.rollup_samples > 0 || s->approx.median_file_rel_error > 0;
 }
 
-/* Counters start from zero in a fresh cgroup, and the heap shim's in a
- * process we launched, so the window's first sample would hide whatever
- * happened before it: count from zero when the window starts at the
- * beginning of the run. */
-static void count_from_start(const struct pt *all, size_t nall, const struct pt *p,
-                             struct tm_summary *s, const struct tm_run_info *ri)
+/* Where the run's data is: raw samples from FIRST_RAW (-1: none), and the
+ * seqs its buckets cover. */
+struct sources {
+	int64_t first_raw, first_raw_mono, first_raw_wall;
+	int64_t min_first, min_last, hour_first, hour_last;
+	int64_t through; /* the last seq summarised from buckets */
+};
+
+struct feed {
+	struct acc *a;
+	struct sources *src;
+	int64_t below; /* buckets starting at or past this seq are left to a finer source */
+};
+
+static int feed_bucket(void *ctx, const struct tm_rollup *r)
 {
-	if (p != all || !nall || strcmp(ri->target ? ri->target : "", "command"))
-		return;
-	/* the shim's own peak (between samples too) is since the process began:
-	 * a window's figure only when the window does */
-	for (size_t i = 0; i < (size_t)s->samples && i < nall; i++)
-		max_into(&s->heap_peak_bytes, p[i].heap_peak);
-	size_t h = 0; /* the first sample that saw the shim */
-	while (h < nall && !isfinite(all[h].heap_alloc))
-		h++;
-	if (h < nall && isfinite(s->heap_alloc_bytes)) {
-		s->heap_alloc_bytes += all[h].heap_alloc;
-		s->heap_allocs += all[h].heap_allocs;
-		if (s->duration_usec > 0)
-			s->heap_alloc_bytes_per_sec =
-			    s->heap_alloc_bytes / (s->duration_usec / 1e6);
+	struct feed *f = ctx;
+
+	if (r->first_seq <= f->src->through || r->first_seq >= f->below)
+		return 0;
+	tm_acc_bucket(f->a, r);
+	f->src->through = r->last_seq;
+	return 0;
+}
+
+static int feed_sample(void *ctx, const struct tm_sample *s)
+{
+	tm_acc_sample(ctx, s);
+	return 0;
+}
+
+static int first_times(void *ctx, const struct tm_sample *s)
+{
+	struct sources *src = ctx;
+	src->first_raw_mono = s->t_mono_usec;
+	src->first_raw_wall = s->t_wall_usec;
+	return 1;
+}
+
+static int find_sources(struct tm_store *st, int64_t run_id, struct sources *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->through = -1;
+	if (tm_store_first_seq(st, run_id, &src->first_raw) ||
+	    tm_store_rollup_span(st, run_id, TM_ROLLUP_MINUTE, &src->min_first, &src->min_last) ||
+	    tm_store_rollup_span(st, run_id, TM_ROLLUP_HOUR, &src->hour_first, &src->hour_last))
+		return -1;
+	if (src->first_raw > 0 &&
+	    tm_store_each_sample(st, run_id, src->first_raw, src->first_raw, first_times, src) < 0)
+		return -1;
+	return 0;
+}
+
+/* Hour buckets where no minute bucket is left, minute buckets where no raw
+ * sample is, then the raw samples. */
+static int feed_all(struct tm_store *st, int64_t run_id, struct sources *src, struct acc *a)
+{
+	int64_t raw_from = src->first_raw < 0 ? INT64_MAX : src->first_raw;
+	int64_t min_from = src->min_first < 0 ? INT64_MAX : src->min_first;
+	struct feed f = {a, src, min_from < raw_from ? min_from : raw_from};
+
+	if (src->first_raw != 0) {
+		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_HOUR, 0, 0, feed_bucket, &f))
+			return -1;
+		f.below = raw_from;
+		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_MINUTE, 0, 0, feed_bucket, &f))
+			return -1;
 	}
-	/* the JVMs' GC counts (hsperfdata) start with the JVMs we launched */
-	for (size_t g = 0; g < nall && isfinite(s->jvm_gcs); g++)
-		if (isfinite(all[g].jvm_gcs)) {
-			s->jvm_gcs += all[g].jvm_gcs;
-			s->jvm_gc_usec += isfinite(all[g].jvm_gc_usec) ? all[g].jvm_gc_usec : 0;
-			break;
-		}
-	/* --runtime's GC count starts with the process we launched */
-	for (size_t g = 0; g < nall && isfinite(s->gc_cycles); g++)
-		if (isfinite(all[g].gc_cycles)) {
-			s->gc_cycles += all[g].gc_cycles;
-			break;
-		}
-	if (!ri->cgroup_path)
-		return;
-	if (isfinite(all[0].ev_oom_kill) && isfinite(s->oom_kills))
-		s->oom_kills += all[0].ev_oom_kill;
-	if (isfinite(all[0].ev_high) && isfinite(s->high_events))
-		s->high_events += all[0].ev_high;
+	if (src->first_raw < 0)
+		return 0;
+	int64_t from = src->through + 1 > src->first_raw ? src->through + 1 : src->first_raw;
+	return tm_store_each_sample(st, run_id, from, -1, feed_sample, a);
 }
 
-int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
-                 struct tm_summary *out)
+/* The window needs raw samples: refuse one that starts where they were pruned. */
+static int check_window(const struct tm_window *w, const struct sources *src, int64_t from,
+                        int64_t run_id)
 {
-	struct series se = {0};
-	struct progs pr = {0};
-	struct marks mk = {0};
+	if (!w || w->kind == TM_WIN_ALL || src->first_raw == 0 ||
+	    (src->first_raw > 0 && from >= src->first_raw_mono))
+		return 0;
+	return tm_error("run %lld: its raw samples %s were pruned (its rollups stay); a window "
+	                "needs raw samples: report the whole run, or a window after them",
+	                (long long)run_id, src->first_raw < 0 ? "" : "before the window's start");
+}
+
+struct loaded {
 	struct tm_run_info ri;
+	struct progs pr;
+	struct marks mk;
 	int64_t from, to;
-	size_t a = 0, b;
+};
+
+static int load(struct tm_store *st, int64_t run_id, const struct tm_window *w, struct loaded *l)
+{
+	int rc = tm_store_run_get(st, run_id, &l->ri);
+
+	if (rc)
+		return rc > 0 ? tm_error("no run %lld in the store", (long long)run_id) : -1;
+	rc = tm_store_each_progress(st, run_id, collect_progress, &l->pr);
+	if (!rc)
+		rc = tm_store_each_mark(st, run_id, collect_mark, &l->mk);
+	if (!rc)
+		rc = resolve_window(w, l->ri.started_mono_usec, &l->pr, &l->mk, &l->from, &l->to);
+	return rc;
+}
+
+/* The throttle stream over the window, with the run's progress points. */
+static struct tm_throttle_stream *throttle_stream(const struct loaded *l)
+{
+	int64_t *mono = malloc((l->pr.n ? l->pr.n : 1) * sizeof(*mono));
+	double *v = malloc((l->pr.n ? l->pr.n : 1) * sizeof(*v));
+	struct tm_throttle_stream *ts = NULL;
+
+	if (mono && v) {
+		for (size_t i = 0; i < l->pr.n; i++) {
+			mono[i] = l->pr.p[i].t;
+			v[i] = l->pr.p[i].v;
+		}
+		ts = tm_throttle_stream_new(l->from, l->to == INT64_MAX ? -1 : l->to, mono, v,
+		                            l->pr.n);
+	}
+	free(mono);
+	free(v);
+	return ts;
+}
+
+int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_window *w,
+                          struct tm_summary *out, struct tm_throttle *th)
+{
+	struct loaded l = {0};
+	struct sources src;
+	struct acc *a = calloc(1, sizeof(*a));
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	init_nan(out);
 	out->run_id = run_id;
-	rc = tm_store_run_get(st, run_id, &ri);
-	if (rc)
-		return rc > 0 ? tm_error("no run %lld in the store", (long long)run_id) : -1;
-	rc = tm_store_each_sample(st, run_id, 0, -1, collect_sample, &se);
+	if (!a)
+		return tm_error("out of memory");
+	rc = load(st, run_id, w, &l);
 	if (!rc)
-		rc = tm_store_each_progress(st, run_id, collect_progress, &pr);
+		rc = find_sources(st, run_id, &src);
 	if (!rc)
-		rc = tm_store_each_mark(st, run_id, collect_mark, &mk);
+		rc = check_window(w, &src, l.from, run_id);
+	if (!rc && tm_acc_init(a, l.from, l.to, l.ri.interval_usec, &l.pr))
+		rc = tm_error("out of memory");
+	if (!rc && th && !(a->th = throttle_stream(&l)))
+		rc = tm_error("out of memory");
 	if (!rc)
-		rc = resolve_window(w, ri.started_mono_usec, &pr, &mk, &from, &to);
-	if (rc)
-		goto out;
-	while (a < se.n && se.p[a].t < from)
-		a++;
-	for (b = a; b < se.n && se.p[b].t <= to; b++)
-		;
-	if (a == b) {
-		rc = 1;
-		goto out;
+		rc = feed_all(st, run_id, &src, a);
+	if (!rc)
+		rc = tm_acc_finish(a, out, &l.ri);
+	if (!rc) {
+		out->approx.raw_from_wall_usec = src.first_raw_wall;
+		progress_figures(&l.pr, a->pa, a->pc, out->window_start_mono_usec,
+		                 out->window_end_mono_usec, out->approx.progress_in_rollups, out);
 	}
-	out->samples = (int64_t)(b - a);
-	for (size_t i = a; i < b; i++)
-		out->late_samples += se.p[i].late > ri.interval_usec / 4;
-	out->window_start_mono_usec = se.p[a].t;
-	out->window_end_mono_usec = se.p[b - 1].t;
-	out->duration_usec = (double)(se.p[b - 1].t - se.p[a].t);
-	memory_figures(se.p + a, b - a, out);
-	jvm_figures(se.p + a, b - a, out);
-	old_after_gc(se.p, a, b, out);
-	cost_figures(se.p + a, b - a, out);
-	count_from_start(se.p, se.n, se.p + a, out, &ri);
-	progress_figures(se.p, se.n, &pr, se.p[a].t, se.p[b - 1].t, out);
-	if (!w || w->kind == TM_WIN_ALL)
+	if (!rc && (!w || w->kind == TM_WIN_ALL))
 		rc = tm_summary_units(st, run_id, out);
-out:
-	tm_run_info_release(&ri);
-	free(se.p);
-	free(pr.p);
-	free(mk.m);
+	if (a->th) {
+		tm_throttle_stream_finish(a->th, th);
+		if (rc)
+			th->known = false;
+	}
+	tm_acc_release(a);
+	free(a);
+	tm_run_info_release(&l.ri);
+	free(l.pr.p);
+	free(l.mk.m);
 	return rc;
+}
+
+int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
+                 struct tm_summary *out)
+{
+	return tm_summarize_throttle(st, run_id, w, out, NULL);
 }

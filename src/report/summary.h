@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report/jvmsplit.h"
+
 struct tm_store;
 
 /*
@@ -30,6 +32,29 @@ struct tm_window {
 
 /* 0, or -1 after tm_error naming the spec. */
 int tm_window_parse(const char *spec, struct tm_window *w);
+
+/*
+ * What a summary could not take from raw samples.  A run whose old samples
+ * were pruned (tidemark prune, record --keep) is summarised from its
+ * rollups there (store/rollup.h): peaks, counts, counter deltas and rises,
+ * durations stay exact; what needs one sample is n/a, or given as bounds.
+ */
+struct tm_summary_approx {
+	int64_t rollup_samples;       /* samples summarised from rollups, not raw */
+	int64_t rollup_buckets;       /* how many buckets */
+	bool minute, hour;            /* which levels were read */
+	int64_t raw_from_wall_usec;   /* raw samples start here (0: none left) */
+	double median_file_rel_error; /* 0: exact; else the streaming sketch's bound */
+	/* the median from rollups: between the medians of the buckets' minima
+	 * and maxima (each weighted by its samples); NAN when exact */
+	double median_file_low_bytes, median_file_high_bytes;
+	bool peak_in_rollups;     /* anon peaked in a rolled-up stretch: the figures of
+	                             the peak's sample are n/a */
+	bool end_in_rollups;      /* the run's end is rolled up: held is the last value
+	                             of the last bucket the target was alive in */
+	bool progress_in_rollups; /* progress points in a rolled-up stretch: per-unit
+	                             slopes are n/a */
+};
 
 struct tm_summary {
 	int64_t run_id;
@@ -69,9 +94,15 @@ struct tm_summary {
 	 * the end (their live old data, what compares JVM arms); NAN before any */
 	double jvm_old_after_gc_end_bytes;
 	double jvm_gcs, jvm_gc_usec;
-	/* anon - Java heap used, at the end: free but touched Java heap, the JVM's
-	 * malloc, code cache, thread stacks, GC data */
+	/* anon - Java heap used, at the end (the sample of jvm_heap_used_end_bytes):
+	 * free but touched Java heap, the JVM's malloc, code cache, thread stacks,
+	 * GC data; NAN when used is more than anon */
 	double anon_minus_jvm_heap_used_end_bytes;
+	/* that sample's anon in three parts (report/jvmsplit.h): Java heap used +
+	 * the shim's malloc (live + held by the allocators when they said) +
+	 * other anon, each >= 0, adding up to its anon; NAN parts when not made,
+	 * and .why says why */
+	struct tm_jvm_split jvm_split;
 
 	/* a GC runtime's own report (record --runtime go|ghc): the live heap after
 	 * its collections, the peak and the last in the window, and how many */
@@ -105,7 +136,12 @@ struct tm_summary {
 	double units_per_min;      /* units over the duration */
 	double wall_usec_per_unit; /* duration / units */
 	char units_source[16];     /* "--units", "--units-from", or "" */
+
+	struct tm_summary_approx approx;
 };
+
+/* Whether any figure of S is not exact (S->approx says which). */
+bool tm_summary_approximate(const struct tm_summary *s);
 
 /* 0, 1 when the run has no samples in the window, -1 after tm_error. */
 /* Fills S's units figures from run RUN_ID's "units" event (record/units.h)
@@ -114,5 +150,12 @@ int tm_summary_units(struct tm_store *st, int64_t run_id, struct tm_summary *s);
 
 int tm_summarize(struct tm_store *st, int64_t run_id, const struct tm_window *w,
                  struct tm_summary *out);
+
+struct tm_throttle;
+/* tm_summarize, also finding the throttled stretches of the window (as
+ * tm_throttle_find) in the same pass over the samples when TH is not NULL.
+ * A window over a stretch whose raw samples were pruned is an error. */
+int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_window *w,
+                          struct tm_summary *out, struct tm_throttle *th);
 
 #endif

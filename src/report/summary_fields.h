@@ -16,6 +16,11 @@ struct tm_summary_field {
 	{                                                                                          \
 #f, offsetof(struct tm_summary, f)                                                 \
 	}
+/* a part of the JVM split (struct tm_jvm_split), under its own name */
+#define TM_SJ(name, f)                                                                             \
+	{                                                                                          \
+#name, offsetof(struct tm_summary, jvm_split.f)                                    \
+	}
 static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(duration_usec),
     TM_SF(peak_anon_bytes),
@@ -73,11 +78,19 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(jvm_gcs),
     TM_SF(jvm_gc_usec),
     TM_SF(anon_minus_jvm_heap_used_end_bytes),
+    TM_SJ(jvm_anon_end_bytes, anon_bytes),
+    TM_SJ(jvm_anon_java_heap_end_bytes, java_heap_bytes),
+    TM_SJ(jvm_anon_malloc_end_bytes, malloc_bytes),
+    TM_SJ(jvm_anon_malloc_live_end_bytes, malloc_live_bytes),
+    TM_SJ(jvm_anon_malloc_held_end_bytes, malloc_held_bytes),
+    TM_SJ(jvm_anon_other_end_bytes, other_bytes),
+    TM_SJ(jvm_anon_over_end_bytes, over_bytes),
     TM_SF(gc_heap_live_peak_bytes),
     TM_SF(gc_heap_live_end_bytes),
     TM_SF(gc_cycles),
 };
 #undef TM_SF
+#undef TM_SJ
 
 static inline double tm_summary_get(const struct tm_summary *s, const struct tm_summary_field *f)
 {

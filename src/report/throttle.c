@@ -23,50 +23,24 @@ struct tpt {
 	double high, full; /* counters; NAN when absent */
 };
 
-struct tseries {
-	struct tpt *p;
-	size_t n, cap;
+struct tm_throttle_stream {
+	int64_t from, to;
 	struct {
 		int64_t mono;
 		double v;
 	} * g;
-	size_t ng, gcap;
-	int64_t from, to;
+	size_t ng;
+	size_t n;               /* points taken */
+	struct tpt first, prev; /* the window's first point, the last one */
+	struct tpt start;       /* where the stalled stretch in progress began */
+	size_t start_k, prev_k; /* their positions */
+	bool in, high_ok, full_ok;
+	const char *unknown; /* set: the run cannot tell, for this reason */
+	struct tm_throttle out;
 };
 
-static int take_sample(void *ctx, const struct tm_sample *s)
-{
-	struct tseries *ts = ctx;
-
-	if (s->t_mono_usec < ts->from || (ts->to >= 0 && s->t_mono_usec > ts->to))
-		return 0;
-	if (tm_grow(&ts->p, &ts->cap, ts->n, sizeof(*ts->p), 256))
-		return -1;
-	ts->p[ts->n++] = (struct tpt){
-	    .mono = s->t_mono_usec,
-	    .wall = s->t_wall_usec,
-	    .high = tm_sample_has(s, TM_M_CG_EVENTS_HIGH) ? (double)s->v[TM_M_CG_EVENTS_HIGH] : NAN,
-	    .full = tm_sample_has(s, TM_M_CG_PSI_MEM_FULL_USEC)
-	                ? (double)s->v[TM_M_CG_PSI_MEM_FULL_USEC]
-	                : NAN,
-	};
-	return 0;
-}
-
-static int take_progress(void *ctx, int64_t wall, int64_t mono, double v)
-{
-	struct tseries *ts = ctx;
-	(void)wall;
-	if (tm_grow(&ts->g, &ts->gcap, ts->ng, sizeof(*ts->g), 256))
-		return -1;
-	ts->g[ts->ng].mono = mono;
-	ts->g[ts->ng].v = v;
-	ts->ng++;
-	return 0;
-}
-
 /* The last progress value at or before MONO, NAN when none yet. */
-static double progress_at(const struct tseries *ts, int64_t mono)
+static double progress_at(const struct tm_throttle_stream *ts, int64_t mono)
 {
 	double v = NAN;
 	for (size_t i = 0; i < ts->ng && ts->g[i].mono <= mono; i++)
@@ -76,7 +50,7 @@ static double progress_at(const struct tseries *ts, int64_t mono)
 
 /* Units per minute between mono times A and B, NAN when unknown.  When
  * no progress was recorded by A yet, from the first progress point. */
-static double rate(const struct tseries *ts, int64_t a, int64_t b)
+static double rate(const struct tm_throttle_stream *ts, int64_t a, int64_t b)
 {
 	double pa = progress_at(ts, a), pb = progress_at(ts, b);
 
@@ -99,11 +73,12 @@ static bool interval_stalled(const struct tpt *a, const struct tpt *b)
 	return dt > 0 && (b->full - a->full) / dt >= TM_THROTTLE_FULL_SHARE;
 }
 
-/* Samples I..J (J > I) were throttled in every interval: keep the stretch
- * when it is long enough and the rate fell (or is not known). */
-static void consider(const struct tseries *ts, size_t i, size_t j, struct tm_throttle *out)
+/* Points A..B, INTERVALS apart, were throttled in every interval: keep the
+ * stretch when it is long enough and the rate fell (or is not known). */
+static void consider(struct tm_throttle_stream *ts, const struct tpt *a, const struct tpt *b,
+                     size_t intervals)
 {
-	const struct tpt *a = &ts->p[i], *b = &ts->p[j];
+	struct tm_throttle *out = &ts->out;
 	struct tm_throttle_span s = {
 	    .start_wall_usec = a->wall,
 	    .end_wall_usec = b->wall,
@@ -114,10 +89,10 @@ static void consider(const struct tseries *ts, size_t i, size_t j, struct tm_thr
 	};
 	int64_t len = b->mono - a->mono, before = a->mono - len;
 
-	if (j - i < TM_THROTTLE_MIN_INTERVALS || !(s.high_events > 0))
+	if (intervals < TM_THROTTLE_MIN_INTERVALS || !(s.high_events > 0))
 		return; /* too short, or a stall that memory.high did not cause */
-	if (before < ts->p[0].mono)
-		before = ts->p[0].mono;
+	if (before < ts->first.mono)
+		before = ts->first.mono;
 	s.rate_during_per_min = rate(ts, a->mono, b->mono);
 	s.rate_before_per_min = before < a->mono ? rate(ts, before, a->mono) : NAN;
 	if (isfinite(s.rate_during_per_min) && isfinite(s.rate_before_per_min) &&
@@ -129,60 +104,140 @@ static void consider(const struct tseries *ts, size_t i, size_t j, struct tm_thr
 	out->throttled_usec += (double)len;
 }
 
-static void find_spans(const struct tseries *ts, struct tm_throttle *out)
+struct tm_throttle_stream *tm_throttle_stream_new(int64_t from_mono_usec, int64_t to_mono_usec,
+                                                  const int64_t *prog_mono, const double *prog_v,
+                                                  size_t n)
 {
-	size_t start = 0;
-	bool in = false;
+	struct tm_throttle_stream *ts = calloc(1, sizeof(*ts));
 
-	for (size_t k = 1; k < ts->n; k++) {
-		bool th = interval_stalled(&ts->p[k - 1], &ts->p[k]);
-		if (th && !in) {
-			start = k - 1;
-			in = true;
-		} else if (!th && in) {
-			consider(ts, start, k - 1, out);
-			in = false;
-		}
+	if (!ts || (n && !(ts->g = calloc(n, sizeof(*ts->g))))) {
+		free(ts);
+		return NULL;
 	}
-	if (in)
-		consider(ts, start, ts->n - 1, out);
+	for (size_t i = 0; i < n; i++) {
+		ts->g[i].mono = prog_mono[i];
+		ts->g[i].v = prog_v[i];
+	}
+	ts->ng = n;
+	ts->from = from_mono_usec;
+	ts->to = to_mono_usec;
+	ts->high_ok = ts->full_ok = true;
+	return ts;
 }
 
-/* Whether the series can tell: both counters measured throughout. */
-static bool can_tell(const struct tseries *ts, struct tm_throttle *out)
+void tm_throttle_stream_add(struct tm_throttle_stream *ts, int64_t mono, int64_t wall, double high,
+                            double full)
 {
-	bool high = ts->n > 1, full = ts->n > 1;
-	for (size_t k = 0; k < ts->n; k++) {
-		high &= isfinite(ts->p[k].high);
-		full &= isfinite(ts->p[k].full);
+	struct tpt p = {mono, wall, high, full};
+
+	if (mono < ts->from || (ts->to >= 0 && mono > ts->to))
+		return;
+	ts->high_ok &= isfinite(high);
+	ts->full_ok &= isfinite(full);
+	if (ts->n == 0) {
+		ts->first = ts->prev = p;
+		ts->n = 1;
+		return;
 	}
-	if (ts->n < 2)
-		snprintf(out->why, sizeof(out->why), "fewer than two samples");
-	else if (!high)
+	bool th = interval_stalled(&ts->prev, &p);
+	if (th && !ts->in) {
+		ts->start = ts->prev;
+		ts->start_k = ts->n - 1;
+		ts->in = true;
+	} else if (!th && ts->in) {
+		consider(ts, &ts->start, &ts->prev, ts->n - 1 - ts->start_k);
+		ts->in = false;
+	}
+	ts->prev = p;
+	ts->n++;
+}
+
+void tm_throttle_stream_unknown(struct tm_throttle_stream *ts, const char *why)
+{
+	ts->unknown = why;
+}
+
+void tm_throttle_stream_finish(struct tm_throttle_stream *ts, struct tm_throttle *out)
+{
+	struct tm_throttle *o = &ts->out;
+
+	if (ts->in)
+		consider(ts, &ts->start, &ts->prev, ts->n - 1 - ts->start_k);
+	o->known = false;
+	if (ts->unknown)
+		snprintf(o->why, sizeof(o->why), "%s", ts->unknown);
+	else if (ts->n < 2)
+		snprintf(o->why, sizeof(o->why), "fewer than two samples");
+	else if (!ts->high_ok)
 		snprintf(
-		    out->why, sizeof(out->why),
+		    o->why, sizeof(o->why),
 		    "memory.high events were not measured (cgroup v1 has no memory.high, or no "
 		    "cgroup)");
-	else if (!full)
-		snprintf(out->why, sizeof(out->why),
+	else if (!ts->full_ok)
+		snprintf(o->why, sizeof(o->why),
 		         "the cgroup's memory pressure (PSI) was not measured");
-	return high && full;
+	else
+		o->known = true;
+	if (!o->known) {
+		o->n = 0;
+		o->throttled_usec = 0;
+	}
+	*out = *o;
+	free(ts->g);
+	free(ts);
+}
+
+struct find_ctx {
+	struct tm_throttle_stream *ts;
+	int64_t *mono;
+	double *v;
+	size_t n, cap;
+};
+
+static int take_progress(void *ctx, int64_t wall, int64_t mono, double v)
+{
+	struct find_ctx *f = ctx;
+	size_t cap = f->cap;
+	(void)wall;
+	if (tm_grow(&f->mono, &cap, f->n, sizeof(*f->mono), 256) ||
+	    tm_grow(&f->v, &f->cap, f->n, sizeof(*f->v), 256))
+		return -1;
+	f->mono[f->n] = mono;
+	f->v[f->n++] = v;
+	return 0;
+}
+
+static int take_sample(void *ctx, const struct tm_sample *s)
+{
+	struct find_ctx *f = ctx;
+	tm_throttle_stream_add(
+	    f->ts, s->t_mono_usec, s->t_wall_usec,
+	    tm_sample_has(s, TM_M_CG_EVENTS_HIGH) ? (double)s->v[TM_M_CG_EVENTS_HIGH] : NAN,
+	    tm_sample_has(s, TM_M_CG_PSI_MEM_FULL_USEC) ? (double)s->v[TM_M_CG_PSI_MEM_FULL_USEC]
+	                                                : NAN);
+	return 0;
 }
 
 int tm_throttle_find(struct tm_store *st, int64_t run_id, int64_t from_mono_usec,
                      int64_t to_mono_usec, struct tm_throttle *out)
 {
-	struct tseries ts = {.from = from_mono_usec, .to = to_mono_usec};
+	struct find_ctx f = {0};
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (tm_store_each_sample(st, run_id, 0, -1, take_sample, &ts) ||
-	    tm_store_each_progress(st, run_id, take_progress, &ts))
+	if (tm_store_each_progress(st, run_id, take_progress, &f))
 		rc = -1;
-	else if ((out->known = can_tell(&ts, out)))
-		find_spans(&ts, out);
-	free(ts.p);
-	free(ts.g);
+	else if (!(f.ts = tm_throttle_stream_new(from_mono_usec, to_mono_usec, f.mono, f.v, f.n)))
+		rc = tm_error("out of memory");
+	else if (tm_store_each_sample(st, run_id, 0, -1, take_sample, &f))
+		rc = -1;
+	if (f.ts) {
+		tm_throttle_stream_finish(f.ts, out);
+		if (rc)
+			out->known = false;
+	}
+	free(f.mono);
+	free(f.v);
 	return rc;
 }
 

@@ -53,6 +53,21 @@ struct tm_throttle {
 int tm_throttle_find(struct tm_store *st, int64_t run_id, int64_t from_mono_usec,
                      int64_t to_mono_usec, struct tm_throttle *out);
 
+/* The same from samples given one at a time, in bounded memory: create
+ * with the window and the run's progress points (copied; N of them, time
+ * order), add each sample's (mono, wall, memory.high events, PSI memory
+ * full usec; NAN when absent) in order, finish into OUT (which frees TS).
+ * new: NULL when out of memory. */
+struct tm_throttle_stream;
+struct tm_throttle_stream *tm_throttle_stream_new(int64_t from_mono_usec, int64_t to_mono_usec,
+                                                  const int64_t *prog_mono, const double *prog_v,
+                                                  size_t n);
+void tm_throttle_stream_add(struct tm_throttle_stream *ts, int64_t mono, int64_t wall, double high,
+                            double full);
+/* Says the run cannot tell (WHY) whatever the samples say. */
+void tm_throttle_stream_unknown(struct tm_throttle_stream *ts, const char *why);
+void tm_throttle_stream_finish(struct tm_throttle_stream *ts, struct tm_throttle *out);
+
 /* One stretch as the sentence above (local time), into BUF. */
 void tm_throttle_span_text(const struct tm_throttle_span *s, char *buf, size_t size);
 

@@ -109,6 +109,7 @@ struct bucket_acc {
 	int64_t t0, width, to;
 	int nb; /* buckets used */
 	int64_t last_seq;
+	int64_t below;    /* rollups: only buckets whose first sample is below this seq */
 	double *t;        /* [points] first sample time in the bucket, seconds */
 	int64_t *seq0;    /* [points] the bucket's first sample's seq */
 	int64_t *mn, *mx; /* [points][nmetrics] */
@@ -148,6 +149,75 @@ static int take_sample(void *ctx, const struct tm_sample *s)
 		a->has[k] = 1;
 	}
 	return 0;
+}
+
+/* A rollup bucket into the panel bucket of its start (a bucket of a minute
+ * or an hour is placed whole: its values move by less than its width). */
+static int take_rollup(void *ctx, const struct tm_rollup *r)
+{
+	struct bucket_acc *a = ctx;
+	int64_t b;
+
+	if (r->last_seq <= a->last_seq || r->t_last_wall_usec < a->q->from_wall_usec)
+		return 0;
+	if (r->first_seq >= a->below)
+		return 1;
+	if (a->to && r->t_first_wall_usec > a->to)
+		return 1;
+	b = (r->t_first_wall_usec - a->t0) / a->width;
+	if (b < 0)
+		b = 0;
+	if (b >= a->q->points)
+		return 1;
+	a->last_seq = r->last_seq;
+	if (b >= a->nb)
+		a->nb = (int)b + 1;
+	if (a->t[b] == 0)
+		a->t[b] = (double)r->t_first_wall_usec / 1e6;
+	for (int i = 0; i < a->q->nmetrics; i++) {
+		size_t k = (size_t)b * (size_t)a->q->nmetrics + (size_t)i;
+		enum tm_metric m = (enum tm_metric)a->q->metrics[i];
+		if (!tm_rollup_has(r, m))
+			continue;
+		if (!a->has[k] || r->m[m].min < a->mn[k])
+			a->mn[k] = r->m[m].min;
+		if (!a->has[k] || r->m[m].max > a->mx[k])
+			a->mx[k] = r->m[m].max;
+		a->has[k] = 1;
+	}
+	return 0;
+}
+
+/*
+ * A range whose buckets are a minute or wider, asked whole (not the live
+ * panel's increments): from the rollups, hour buckets where the minute ones
+ * were pruned, instead of decoding every sample.  0 done, 1 not for
+ * rollups (the raw path follows), -1 after tm_error.
+ */
+static int from_rollups(struct tm_store *st, int64_t run_id, struct bucket_acc *a)
+{
+	int64_t mf, ml, hf, hl;
+	enum tm_rollup_level fine =
+	    a->width >= tm_rollup_width_usec(TM_ROLLUP_HOUR) ? TM_ROLLUP_HOUR : TM_ROLLUP_MINUTE;
+
+	if (a->q->from_seq || a->width < tm_rollup_width_usec(TM_ROLLUP_MINUTE))
+		return 1;
+	if (tm_store_rollup_span(st, run_id, fine, &mf, &ml) < 0 ||
+	    tm_store_rollup_span(st, run_id, TM_ROLLUP_HOUR, &hf, &hl) < 0)
+		return -1;
+	if (ml < 0)
+		return 1; /* a store from before rollups */
+	/* the grid on whole buckets, so each panel bucket is exact */
+	int64_t w = tm_rollup_width_usec(fine);
+	a->width = (a->width + w - 1) / w * w;
+	a->t0 = tm_rollup_bucket_of(fine, a->t0);
+	a->below = mf;
+	if (fine == TM_ROLLUP_MINUTE && hf >= 0 && hf < mf &&
+	    tm_store_each_rollup(st, run_id, TM_ROLLUP_HOUR, 0, 0, take_rollup, a) < 0)
+		return -1;
+	a->below = INT64_MAX;
+	int64_t from = tm_rollup_bucket_of(fine, a->q->from_wall_usec);
+	return tm_store_each_rollup(st, run_id, fine, from, a->to, take_rollup, a) < 0 ? -1 : 0;
 }
 
 static int last_time(void *ctx, const struct tm_sample *s)
@@ -391,7 +461,10 @@ json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_serie
 		tm_error("out of memory");
 		goto out;
 	}
-	if (q->from_seq <= last_seq &&
+	int rolled = q->from_seq <= last_seq ? from_rollups(st, run_id, &a) : 1;
+	if (rolled < 0)
+		goto out;
+	if (rolled && q->from_seq <= last_seq &&
 	    (first_seq(st, run_id, q, &from) < 0 ||
 	     tm_store_each_sample(st, run_id, from, -1, take_sample, &a) < 0))
 		goto out;

@@ -15,7 +15,9 @@
 #include "store/store_impl.h"
 #include "base/banned.h"
 
-#define SCHEMA_VERSION "1"
+/* 2: rollups and removed_runs (a version 1 file gets them when opened for
+ * writing; its runs' rollups are built at their next write or prune) */
+#define SCHEMA_VERSION "2"
 
 /* The statements every sample runs, prepared once per handle. */
 static const char *const cached_sql[TM_ST_COUNT] = {
@@ -26,6 +28,10 @@ static const char *const cached_sql[TM_ST_COUNT] = {
     [TM_ST_ADD_PROGRESS] = "INSERT INTO progress(run_id, t_wall_usec, t_mono_usec, value) "
                            "VALUES (?,?,?,?)",
     [TM_ST_ADD_MARK] = "INSERT INTO marks(run_id, t_wall_usec, t_mono_usec, text) VALUES (?,?,?,?)",
+    [TM_ST_PUT_ROLLUP] = "INSERT OR REPLACE INTO rollups(run_id, level_sec, bucket_wall_usec, "
+                         "first_seq, last_seq, samples, late_samples, t_first_wall_usec, "
+                         "t_last_wall_usec, t_first_mono_usec, t_last_mono_usec, data) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [TM_ST_ADD_SCRAPED] =
         "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
         " value) VALUES (?,?,?,?,?)",
@@ -54,7 +60,16 @@ static const char schema_sql[] =
     "CREATE INDEX IF NOT EXISTS progress_run ON progress(run_id, t_mono_usec);"
     "CREATE TABLE IF NOT EXISTS marks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
     " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, text TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS marks_run ON marks(run_id, t_mono_usec);";
+    "CREATE INDEX IF NOT EXISTS marks_run ON marks(run_id, t_mono_usec);"
+    "CREATE TABLE IF NOT EXISTS rollups(run_id INTEGER NOT NULL, level_sec INTEGER NOT NULL,"
+    " bucket_wall_usec INTEGER NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL,"
+    " samples INTEGER NOT NULL, late_samples INTEGER NOT NULL,"
+    " t_first_wall_usec INTEGER NOT NULL, t_last_wall_usec INTEGER NOT NULL,"
+    " t_first_mono_usec INTEGER NOT NULL, t_last_mono_usec INTEGER NOT NULL,"
+    " data BLOB NOT NULL, PRIMARY KEY(run_id, level_sec, bucket_wall_usec)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS removed_runs(run_id INTEGER PRIMARY KEY, uuid TEXT,"
+    " bench_id INTEGER, arm TEXT, bench_seq INTEGER, samples INTEGER,"
+    " removed_wall_usec INTEGER NOT NULL, how TEXT NOT NULL);";
 
 static const char *kind_name(enum tm_kind k)
 {
@@ -115,7 +130,7 @@ static int try_set_up(struct tm_store *st, char **err)
 	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db, tm_st_scraped_schema, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db,
-	                 "INSERT OR IGNORE INTO meta(key, value) VALUES "
+	                 "INSERT OR REPLACE INTO meta(key, value) VALUES "
 	                 "('schema_version', '" SCHEMA_VERSION "')",
 	                 NULL, NULL, err) != SQLITE_OK ||
 	    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
@@ -180,6 +195,8 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		tm_store_close(st);
 		return -1;
 	}
+	st->has_rollups =
+	    sqlite3_exec(st->db, "SELECT 1 FROM rollups LIMIT 1", NULL, NULL, NULL) == SQLITE_OK;
 	struct stat sb;
 	if (stat(path, &sb) == 0) {
 		st->dev = sb.st_dev;
@@ -329,9 +346,10 @@ int tm_store_commit(struct tm_store *st)
 {
 	if (!st->in_tx)
 		return 0;
+	int flushed = tm_st_rollup_flush_all(st);
 	st->in_tx = false;
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		int rc = tm_st_error(st, "commit");
+	if (flushed || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = flushed ? -1 : tm_st_error(st, "commit");
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		/* what the writers remember may not be in the file */
 		memset(st->writers, 0, sizeof(st->writers));

@@ -124,7 +124,7 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 	"r.id, uuid, machine, kernel, cgroup_mode, target, cgroup_path, command_json,"             \
 	" env_json, limits_json, allocator, interval_usec, started_wall_usec,"                     \
 	" started_mono_usec, ended_wall_usec, outcome, reason, arm, exit_code, term_signal,"       \
-	" bench_id, bench_seq, (SELECT count(*) FROM samples WHERE run_id = r.id),"                \
+	" bench_id, bench_seq, (SELECT max(seq) + 1 FROM samples WHERE run_id = r.id),"            \
 	" (SELECT t_wall_usec FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1)"
 
 static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)

@@ -23,6 +23,8 @@ static struct tm_writer_state *writer_for(struct tm_store *st, int64_t run_id, b
 	}
 	if (!create)
 		return NULL;
+	if (victim->run_id && tm_st_rollup_flush(st, victim))
+		return NULL;
 	memset(victim, 0, sizeof(*victim));
 	victim->run_id = run_id;
 	victim->last.seq = -1;
@@ -44,30 +46,49 @@ static int writer_load(struct tm_store *st, struct tm_writer_state *w)
 	int rc = tm_store_last_seq(st, w->run_id, &last);
 
 	w->last.seq = -1;
-	if (rc || last < 0)
+	if (rc)
 		return rc;
-	rc = tm_store_each_sample(st, w->run_id, last, last, load_last_cb, &w->last);
+	if (last >= 0)
+		rc = tm_store_each_sample(st, w->run_id, last, last, load_last_cb, &w->last);
 	if (!rc && w->last.seq != last)
 		return tm_error("store '%s': cannot decode the last sample of run %" PRId64,
 		                st->path, w->run_id);
-	return rc;
+	return rc ? rc : tm_st_rollup_load(st, w);
+}
+
+int tm_st_writer(struct tm_store *st, int64_t run_id, struct tm_writer_state **out)
+{
+	struct tm_writer_state *w = writer_for(st, run_id, false);
+
+	if (!w) {
+		if (tm_st_begin_batch(st) || !(w = writer_for(st, run_id, true)))
+			return -1;
+		if (writer_load(st, w)) {
+			w->run_id = 0;
+			return -1;
+		}
+	}
+	*out = w;
+	return 0;
+}
+
+void tm_st_writer_drop(struct tm_store *st, int64_t run_id)
+{
+	struct tm_writer_state *w = writer_for(st, run_id, false);
+	if (w)
+		w->run_id = 0;
 }
 
 int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sample *s)
 {
 	unsigned char data[TM_SAMPLE_ENC_MAX];
 	size_t len;
-	struct tm_writer_state *w = writer_for(st, run_id, false);
+	struct tm_writer_state *w;
 	const struct tm_sample *prev;
 	sqlite3_stmt *ins;
 
-	if (!w) {
-		w = writer_for(st, run_id, true);
-		if (writer_load(st, w)) {
-			w->run_id = 0;
-			return -1;
-		}
-	}
+	if (tm_st_writer(st, run_id, &w))
+		return -1;
 	if (s->seq != w->last.seq + 1)
 		return tm_error("store '%s': run %" PRId64 " expects sample %" PRId64
 		                ", got %" PRId64,
@@ -82,7 +103,7 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 	sqlite3_bind_int64(ins, 4, s->t_mono_usec);
 	sqlite3_bind_int64(ins, 5, s->late_usec);
 	sqlite3_bind_blob(ins, 6, data, (int)len, SQLITE_STATIC);
-	if (tm_st_step_done(st, ins, false, "add sample"))
+	if (tm_st_step_done(st, ins, false, "add sample") || tm_st_rollup_add(st, w, s))
 		return -1;
 	w->last = *s;
 	return 0;
@@ -131,13 +152,17 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 		int len = sqlite3_column_bytes(s, 4);
 		struct tm_sample *tmp;
 
-		if (seq != expect && seq % TM_KEYFRAME_EVERY) {
+		/* a gap is fine before a keyframe: every 256th sample, or the first
+		 * one kept after a prune (tm_st_make_keyframe) */
+		bool key =
+		    seq % TM_KEYFRAME_EVERY == 0 || (len > 0 && (*(const unsigned char *)data & 1));
+		if (seq != expect && !key) {
 			rc = tm_error("store '%s': run %" PRId64 " lacks sample %" PRId64, st->path,
 			              run_id, expect);
 			break;
 		}
-		if (tm_sample_decode(data, (size_t)len, seq % TM_KEYFRAME_EVERY ? prev : NULL,
-		                     cur)) {
+		if (tm_sample_decode(data, (size_t)len,
+		                     seq % TM_KEYFRAME_EVERY && seq == expect ? prev : NULL, cur)) {
 			rc = tm_error("store '%s': run %" PRId64 " sample %" PRId64
 			              " cannot be decoded",
 			              st->path, run_id, seq);
@@ -179,4 +204,39 @@ int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, in
 		*seq = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return rc;
+}
+
+static int take_one(void *ctx, const struct tm_sample *s)
+{
+	*(struct tm_sample *)ctx = *s;
+	return 1;
+}
+
+int tm_st_make_keyframe(struct tm_store *st, int64_t run_id, int64_t seq)
+{
+	unsigned char data[TM_SAMPLE_ENC_MAX];
+	struct tm_sample *s = malloc(sizeof(*s));
+	sqlite3_stmt *up;
+	int rc;
+
+	if (!s)
+		return tm_error("out of memory");
+	s->seq = -1;
+	rc = tm_store_each_sample(st, run_id, seq, seq, take_one, s);
+	if (rc >= 0 && s->seq != seq)
+		rc = tm_error("store '%s': run %" PRId64 " has no sample %" PRId64, st->path,
+		              run_id, seq);
+	if (rc >= 0 &&
+	    !tm_st_prepare(st, "UPDATE samples SET data = ? WHERE run_id = ? AND seq = ?", &up,
+	                   "prepare keyframe")) {
+		size_t len = tm_sample_encode(s, NULL, data);
+		sqlite3_bind_blob(up, 1, data, (int)len, SQLITE_STATIC);
+		sqlite3_bind_int64(up, 2, run_id);
+		sqlite3_bind_int64(up, 3, seq);
+		rc = tm_st_step_done(st, up, true, "write keyframe");
+	} else if (rc >= 0) {
+		rc = -1;
+	}
+	free(s);
+	return rc < 0 ? -1 : 0;
 }

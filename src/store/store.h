@@ -18,6 +18,7 @@
 
 #include "base/outcome.h"
 #include "base/sample.h"
+#include "store/rollup.h"
 
 struct tm_store;
 
@@ -74,7 +75,7 @@ struct tm_run_info {
 	char *outcome, *reason, *arm;
 	int exit_code, term_signal;
 	int64_t bench_id, bench_seq;
-	int64_t sample_count;
+	int64_t sample_count;          /* samples recorded: the last seq + 1 (pruned ones count) */
 	int64_t last_sample_wall_usec; /* the newest sample's wall time; 0 when none */
 };
 
@@ -198,6 +199,73 @@ int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq);
  * epoch), without decoding any: 0 with *SEQ set, 1 when every sample is
  * older (or there is none), -1 after tm_error. */
 int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t *seq);
+
+/* The first stored sample seq of a run (samples before it were pruned) in
+ * *SEQ, or -1 when it has none.  0, or -1 after tm_error. */
+int tm_store_first_seq(struct tm_store *st, int64_t run_id, int64_t *seq);
+
+/* ---- rollups (store/rollup.h) ---- */
+
+typedef int (*tm_rollup_cb)(void *ctx, const struct tm_rollup *r);
+/* The run's buckets of LEVEL starting in [FROM, TO] (wall usec; TO <= 0: no
+ * end), oldest first; R is valid during the call.  Includes the open
+ * bucket of a live run (up to its last committed sample).  As the
+ * iterators above; a file without rollups is a walk of nothing. */
+int tm_store_each_rollup(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                         int64_t from_wall_usec, int64_t to_wall_usec, tm_rollup_cb cb, void *ctx);
+/* The seqs the run's LEVEL buckets cover: the first bucket's first sample
+ * and the last bucket's last (-1 and -1 when none).  0 or -1. */
+int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                         int64_t *first_seq, int64_t *last_seq);
+
+/* ---- retention ---- */
+
+/* How long each kind of data is kept, in usec; TM_KEEP_FOREVER: always. */
+#define TM_KEEP_FOREVER INT64_MAX
+struct tm_keep {
+	int64_t raw_usec, minute_usec, hour_usec;
+};
+/* The defaults: raw=7d,minute=90d,hour=forever. */
+void tm_keep_default(struct tm_keep *k);
+/* Parses "raw=7d,minute=90d,hour=forever" (any subset; the others keep
+ * their value in *K; durations as tm_parse_duration, or "forever") into
+ * *K.  0, or -1 with WHY (WHY_SIZE bytes) saying what is wrong. */
+int tm_keep_parse(const char *spec, struct tm_keep *k, char *why, size_t why_size);
+
+struct tm_prune_stats {
+	int64_t samples, minute_rows, hour_rows; /* removed */
+};
+/*
+ * Removes what run RUN_ID keeps past K at wall time NOW_WALL_USEC, in one
+ * batch (committed here): first brings its rollups up to its last sample
+ * (building them for runs stored before rollups), then deletes raw samples
+ * older than K->raw_usec (never the last one; the first kept is rewritten
+ * as a keyframe),
+ * and buckets that ended before K's periods (never the newest of a level).
+ * Adds what went to *OUT.  0, or -1 after tm_error (nothing removed).
+ */
+int tm_store_prune_run(struct tm_store *st, int64_t run_id, const struct tm_keep *k,
+                       int64_t now_wall_usec, struct tm_prune_stats *out);
+
+/*
+ * Removes run RUN_ID and everything it recorded (samples, rollups, events,
+ * progress, marks, its bench_runs row), leaving a row in removed_runs (its
+ * uuid, bench, arm, sample count, when, and HOW: "runs rm") so that a
+ * bench table can say the run was removed.  One batch, committed here.
+ * 0, 1 when there is no such run, -1 after tm_error (nothing removed).
+ */
+int tm_store_run_delete(struct tm_store *st, int64_t run_id, const char *how,
+                        int64_t now_wall_usec);
+
+/* A removed run, as tm_store_run_delete() left it. */
+struct tm_removed_run {
+	int64_t run_id, bench_id, bench_seq, samples, removed_wall_usec;
+	const char *uuid, *arm, *how; /* valid during the callback */
+};
+typedef int (*tm_removed_cb)(void *ctx, const struct tm_removed_run *r);
+/* The removed runs of bench BENCH_ID (0: all), by run id.  As the
+ * iterators above. */
+int tm_store_each_removed(struct tm_store *st, int64_t bench_id, tm_removed_cb cb, void *ctx);
 
 /*
  * Other parts keep their own tables in the same file, behind functions of

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "base/sample.h"
+#include "store/rollup.h"
 #include "store/store.h"
 
 /* Every KEYFRAME_EVERY-th sample is encoded whole, so a reader can start
@@ -21,11 +22,16 @@
 #define TM_KEYFRAME_EVERY 256
 #define TM_WRITER_CACHE   16
 
-/* The last sample written to a run, the base of the next delta. */
+/* The last sample written to a run, the base of the next delta, and the
+ * run's open rollup buckets (written to the file at each commit, at a
+ * bucket's end and when the state is dropped from the cache). */
 struct tm_writer_state {
 	int64_t run_id;
 	struct tm_sample last;
 	uint64_t lru;
+	int64_t late_usec; /* the run's interval / 4: a later sample is late */
+	struct tm_rollup roll[TM_ROLLUP_LEVELS];
+	bool dirty[TM_ROLLUP_LEVELS];
 };
 
 /* Statements prepared once per handle: the ones run for every sample. */
@@ -34,6 +40,7 @@ enum tm_stmt_id {
 	TM_ST_ADD_EVENT,
 	TM_ST_ADD_PROGRESS,
 	TM_ST_ADD_MARK,
+	TM_ST_PUT_ROLLUP,
 	TM_ST_ADD_SCRAPED,
 	TM_ST_COUNT
 };
@@ -47,6 +54,8 @@ struct tm_store {
 	sqlite3_stmt *stmt[TM_ST_COUNT];
 	struct tm_writer_state writers[TM_WRITER_CACHE];
 	uint64_t lru_clock;
+	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
+	                     handle on an older file may not) */
 };
 
 /* The schema of scraped.c's tables, set up with the others when a store
@@ -93,6 +102,32 @@ char *tm_st_dup_text(sqlite3_stmt *s, int i);
  * or NULL, -1 after tm_error. */
 int tm_st_query_int64(struct tm_store *st, const char *sql, const char *text, int64_t num,
                       int64_t *out);
+
+/* The writer state of RUN_ID in *OUT: the cached one, else one loaded from
+ * the file (its last sample, its rollups brought up to it), inside the
+ * batch.  0, or -1 after tm_error. */
+int tm_st_writer(struct tm_store *st, int64_t run_id, struct tm_writer_state **out);
+
+/* Rewrites sample SEQ of RUN_ID as a keyframe (its values absolute), so
+ * that the samples before it can go.  0, or -1 after tm_error. */
+int tm_st_make_keyframe(struct tm_store *st, int64_t run_id, int64_t seq);
+
+/* Forgets RUN_ID's writer state without writing it (a removed run). */
+void tm_st_writer_drop(struct tm_store *st, int64_t run_id);
+
+/* ---- rollups (rollups.c) ---- */
+
+/* Brings W's rollups up to its last sample (W->last), loading its open
+ * buckets from the file and rolling up stored samples not yet in them (a
+ * store written before rollups existed).  0, or -1 after tm_error. */
+int tm_st_rollup_load(struct tm_store *st, struct tm_writer_state *w);
+/* Adds S (just stored) to W's open buckets, writing a bucket S closes.
+ * 0, or -1 after tm_error. */
+int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struct tm_sample *s);
+/* Writes W's changed buckets (inside the batch).  0, or -1 after tm_error. */
+int tm_st_rollup_flush(struct tm_store *st, struct tm_writer_state *w);
+/* The same for every cached writer. */
+int tm_st_rollup_flush_all(struct tm_store *st);
 
 /* ---- the sample encoding (encoding.c; docs/store.md) ---- */
 

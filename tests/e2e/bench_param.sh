@@ -68,6 +68,11 @@ for v in p["by_value"]:
 # no median across values at the top: figures per value only
 assert "figures" not in d["arms"][0]
 assert all(r["param_value"] in (1000, 10000, 100000) for r in d["runs"])
+# every run's own heap peak: none takes the previous run's (a region of the
+# bench's earlier run left in /dev/shm used to be read as the next run's)
+for r in d["runs"]:
+    want = k * r["param_value"] + fit["intercept"]
+    assert abs(r["figures"]["heap_peak_bytes"] - want) < 64, ("run", r["run_id"], r["param_value"], r["figures"]["heap_peak_bytes"])
 PY
 if out=$(python3 "$T/exact.py" "$T/exact.json" 2>&1); then
 	ok "heap peak per N is 1000 B within 1 %, growth exponent 1 ± 0.02 ($out)"
@@ -121,6 +126,37 @@ assert f["n"]==1 and f["slope_per_unit"] is None and f["r2"] is None and f["expo
 	ok "one value: slope, R² and exponent are null in JSON"
 else
 	fail "one value: slope, R² and exponent are null in JSON" "$(cat "$T/py.err")"
+fi
+
+# ---- an OOM kill at one value: counted, its figures missing (not 0), the fits over the rest ----
+"$TM" bench -o "$T/k.db" --arm glibc --runs 1 -i 50ms --heap --memory-max 48M --swap-max 0 \
+	--param N=1000,10000,100000 -- "$P" --units '{N}' --bytes 1000 --hold-ms 500 >"$T/k.txt" 2>&1
+"$TM" bench -o "$T/k.db" --table 1 --json >"$T/k.json" 2>/dev/null
+heapblk=$(sed -n '/^heap peak MiB$/,/growth exponent/p' "$T/k.txt")
+if grep -q '^  N=100000  *0/1 (1 oom-killed)$' "$T/k.txt" &&
+	echo "$heapblk" | grep -q '^  N=100000  *—$' &&
+	echo "$heapblk" | grep -Eq '^  per N +1000 B  R² n/a \(2 values\)$' &&
+	sed -n '/^killed at anon MiB$/,/^  N=100000/p' "$T/k.txt" | grep -Eq '^  N=100000 +[0-9.]+$' &&
+	python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1])); p=d["param"]
+big=p["by_value"][2]["table"]["arms"][0]
+assert big["outcomes"]["oom-killed"]==1 and big["figures"]["heap_peak_bytes"]["median"] is None
+f=[f for f in p["fits"] if f["figure"]=="heap_peak_bytes"][0]
+assert f["n"]==2 and f["r2"] is None and abs(f["slope_per_unit"]-1000)<10
+' "$T/k.json"; then
+	ok "an OOM-killed value: survived 0/1 (1 oom-killed), — for its figures, killed at anon, fits over the 2 others"
+else
+	fail "an OOM-killed value in the table" "$(sed -n '/^survived/,/^peak anon/p;/^heap peak/,/growth/p;/^killed at anon/,/100000/p' "$T/k.txt")"
+fi
+
+# the notes: said once when every value has them, else under the values that do
+if [ "$(grep -c '^median \[min–max\] over the runs that survived' "$T/exact.txt")" = 1 ] &&
+	grep -q '^N=1000, 10000: not shown, 0 in every run: ' "$T/k.txt" &&
+	! grep -q '^N=100000: not shown' "$T/k.txt"; then
+	ok "a note every value has is said once; one some values have names them"
+else
+	fail "the notes of the values" "$(sed -n '/^median/,$p' "$T/exact.txt" "$T/k.txt")"
 fi
 
 # ---- the option ----

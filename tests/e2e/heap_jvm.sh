@@ -42,6 +42,33 @@ for case in "full:512K:$SHIM" "sampled:1:$SHIM" "sites:512K:$TM_BUILD/libtidemar
 done
 
 fig() { echo "$1" | sed -n "s/.*\"$2\": *\([0-9.-]*\).*/\1/p" | cut -d. -f1; }
+# the JVM split of a report's JSON: its three parts (Java heap used, the
+# JVM's malloc, other anon) each >= 0 adding up to the anon of "held after
+# the work" within 1 MiB, or n/a with the reason and none of them (MODE any);
+# MODE made: a split, with the parts this program holds
+split_sane() { # JSON MODE: MODE any (split or n/a) or made (a split)
+	echo "$1" | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["figures"]
+M = 1 << 20
+parts = [f["jvm_anon_java_heap_end_bytes"], f["jvm_anon_malloc_end_bytes"], f["jvm_anon_other_end_bytes"]]
+why = f["jvm_split_na_reason"]
+if why is not None:
+    assert sys.argv[1] == "any", "split n/a: %s (over by %s)" % (why, f["jvm_anon_over_end_bytes"])
+    assert parts == [None, None, None] and f["jvm_anon_over_end_bytes"] > 0, f
+    print("n/a: %s, over by %.1f MiB" % (why, f["jvm_anon_over_end_bytes"] / M))
+    sys.exit(0)
+assert all(p is not None and p >= 0 for p in parts), parts
+assert abs(sum(parts) - f["jvm_anon_end_bytes"]) <= M, (parts, f["jvm_anon_end_bytes"])
+assert abs(f["jvm_anon_end_bytes"] - f["held_anon_bytes"]) <= M, (f["jvm_anon_end_bytes"], f["held_anon_bytes"])
+assert parts[0] == f["jvm_heap_used_end_bytes"], f
+if sys.argv[1] == "made":
+    assert 256 * M <= parts[0] < 320 * M, parts
+    assert 64 * M <= parts[1] < 128 * M, parts
+    assert parts[2] >= 4 * M, parts
+print("anon %.1f MiB = %.1f Java heap used + %.1f malloc + %.1f other" % ((f["jvm_anon_end_bytes"] / M,) + tuple(p / M for p in parts)))
+' "$2"
+}
 for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	name=heap_jvm_record_${lib:-glibc}
 	if [ -n "$lib" ] && [ ! -r "$LIBDIR/$lib" ]; then
@@ -87,7 +114,36 @@ out: $(head -c 300 "$T/out"); err: $(head -c 300 "$T/err")"
 	else
 		fail "$name: the Java heap is other anon and in hsperfdata" "other anon '$other' jvm heap used '$jheap'"
 	fi
+	# 256 KiB arrays leave G1's 1 MiB regions a filled-in, untouched end,
+	# which Java heap used counts: the split may not fit in anon, and then
+	# it says n/a and why, never a negative part
+	check "$name: the JVM split adds up or says n/a with the reason" split_sane "$js" any
 done
+
+# The JVM split on a real run: anon at the end = Java heap used + the JVM's
+# malloc + other anon, all from one sample.  Arrays of 262128 bytes (256 KiB
+# with their header) fill G1's regions whole, so used is all touched.
+# Tolerance 1 MiB: the parts are MiB-rounded nowhere, but anon and heap
+# counts are whole bytes read at one moment; the anon they add up to must be
+# "held after the work" (the same end sample), the malloc the shim's live
+# bytes of the JVM (64 MiB of buffers and HotSpot's own), and other anon at
+# least 4 MiB (code cache, thread stacks and GC data are never nothing).
+db=$T/split.db
+if timeout -k 5 90 "$TM" record -o "$db" -i 100ms --timeout 40s --heap -- \
+	java -Xmx512m -cp "$T" NativeAndHeap 64 256 1500 262128 >"$T/out" 2>"$T/err" &&
+	grep -q '^done ' "$T/out"; then
+	js=$("$TM" report 1 --db "$db" --json)
+	check "heap_jvm_split: anon = Java heap used + the JVM's malloc + other anon, within 1 MiB" \
+		split_sane "$js" made
+	txt=$("$TM" report 1 --db "$db")
+	if echo "$txt" | grep -q "anon at the end .* MiB = .* MiB Java heap used + .* MiB the JVM's malloc (.* live, .* held by the allocator) + .* MiB other anon"; then
+		ok "heap_jvm_split_text: the report's line names the three parts"
+	else
+		fail heap_jvm_split_text "$(echo "$txt" | grep -A2 'java heap')"
+	fi
+else
+	fail heap_jvm_split "the run failed: $(head -c 300 "$T/err")"
+fi
 
 # the single-file source launcher compiles in the JVM first (more threads,
 # the compiler's native allocations), and every allocation is sampled

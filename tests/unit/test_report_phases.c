@@ -124,6 +124,33 @@ static void test_missing_in_the_middle(void **state)
 	tm_phases_release(&ph);
 }
 
+/* A series that begins inside a phase (a JVM's counters once it is up):
+ * no start or change there, nor in the run's row; the next phase starts
+ * from its end. */
+static void test_series_beginning_late(void **state)
+{
+	struct tm_phase_pt p[NPTS];
+	struct tm_phase_mark mk[] = {mark(2.5, "a"), mark(6.5, "b")};
+	struct tm_phases ph;
+
+	(void)state;
+	make_pts(p, NPTS);
+	for (int i = 4; i < NPTS; i++)
+		p[i].v[TM_PS_JVM_HEAP] = (double)(100 + i) * MIB;
+	assert_int_equal(tm_phases_compute(p, NPTS, NULL, 0, mk, 2, NULL, &ph), 0);
+	assert_true(isnan(ph.p[0].start[TM_PS_JVM_HEAP]) && isnan(ph.p[0].end[TM_PS_JVM_HEAP]));
+	assert_true(isnan(ph.p[1].start[TM_PS_JVM_HEAP])); /* not its first reading, 104 */
+	assert_true(ph.p[1].end[TM_PS_JVM_HEAP] == 106 * MIB);
+	assert_true(isnan(ph.p[1].change[TM_PS_JVM_HEAP]));
+	assert_true(ph.p[2].start[TM_PS_JVM_HEAP] == 106 * MIB);
+	assert_true(ph.p[2].change[TM_PS_JVM_HEAP] == 3 * MIB);
+	assert_true(isnan(ph.total.start[TM_PS_JVM_HEAP]) &&
+	            isnan(ph.total.change[TM_PS_JVM_HEAP]));
+	assert_true(ph.total.end[TM_PS_JVM_HEAP] == 109 * MIB);
+	assert_true(ph.has[TM_PS_JVM_HEAP]);
+	tm_phases_release(&ph);
+}
+
 static void test_phase_without_samples(void **state)
 {
 	struct tm_phase_pt p[NPTS];
@@ -386,6 +413,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_marks_add_up),
 	    cmocka_unit_test(test_missing_in_the_middle),
+	    cmocka_unit_test(test_series_beginning_late),
 	    cmocka_unit_test(test_phase_without_samples),
 	    cmocka_unit_test(test_marks_out_of_order_and_outside),
 	    cmocka_unit_test(test_progress_split),

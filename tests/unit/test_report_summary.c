@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -129,12 +130,14 @@ static void test_progress_window(void **state)
 }
 
 /* One constructed sample: processes, anon, and (heap_live >= 0) the shim's
- * counts and the allocators' answer (held < 0: no answer). */
+ * counts and the allocators' answer (held < 0: no answer); a JVM's heap
+ * used when jvm_mib > 0. */
 struct cs {
 	int procs;
 	double anon_mib, live_mib;
 	int64_t allocs, frees;
 	double held_mib;
+	double jvm_mib;
 };
 
 /* V is a figure (never NAN, which assert_float_equal lets through) near W */
@@ -166,6 +169,8 @@ static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n
 				tm_sample_set(&s, TM_M_HEAP_HELD_BYTES,
 				              (int64_t)(c[i].held_mib * MIB));
 		}
+		if (c[i].jvm_mib > 0)
+			tm_sample_set(&s, TM_M_JVM_HEAP_USED_BYTES, (int64_t)(c[i].jvm_mib * MIB));
 		assert_int_equal(tm_store_add_sample(st, run, &s), 0);
 	}
 	assert_int_equal(tm_store_commit(st), 0);
@@ -180,8 +185,8 @@ static void test_held_not_in_exit(void **state)
 	struct tm_window w = {.kind = TM_WIN_ALL};
 	struct tm_summary s;
 	const struct cs exiting[] = {
-	    {1, 10, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1},
-	    {1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	    {1, 10, -1, 0, 0, -1, 0}, {1, 40, -1, 0, 0, -1, 0}, {1, 40, -1, 0, 0, -1, 0},
+	    {1, 40, -1, 0, 0, -1, 0}, {1, 6, -1, 0, 0, -1, 0},  {0, 0, -1, 0, 0, -1, 0},
 	};
 	int64_t run = constructed_run(f->st, exiting, TM_ARRAY_SIZE(exiting));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
@@ -191,8 +196,8 @@ static void test_held_not_in_exit(void **state)
 	/* an exit longer than an interval: two samples inside it, the first
 	 * when the kernel had freed only a little */
 	const struct cs slow[] = {
-	    {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 38.5, -1, 0, 0, -1},
-	    {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	    {1, 40, -1, 0, 0, -1, 0}, {1, 40, -1, 0, 0, -1, 0}, {1, 38.5, -1, 0, 0, -1, 0},
+	    {1, 6, -1, 0, 0, -1, 0},  {0, 0, -1, 0, 0, -1, 0},
 	};
 	run = constructed_run(f->st, slow, TM_ARRAY_SIZE(slow));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
@@ -201,15 +206,15 @@ static void test_held_not_in_exit(void **state)
 	/* a program that freed its memory and went on living: what it holds
 	 * then is what it held after the work */
 	const struct cs freed[] = {
-	    {1, 40, -1, 0, 0, -1}, {1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1},
-	    {1, 6, -1, 0, 0, -1},  {0, 0, -1, 0, 0, -1},
+	    {1, 40, -1, 0, 0, -1, 0}, {1, 40, -1, 0, 0, -1, 0}, {1, 6, -1, 0, 0, -1, 0},
+	    {1, 6, -1, 0, 0, -1, 0},  {0, 0, -1, 0, 0, -1, 0},
 	};
 	run = constructed_run(f->st, freed, TM_ARRAY_SIZE(freed));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_figure(s.held_anon_bytes, 6 * MIB);
 
 	/* a run that ended with the target alive has no exit to skip */
-	const struct cs alive[] = {{1, 40, -1, 0, 0, -1}, {1, 6, -1, 0, 0, -1}};
+	const struct cs alive[] = {{1, 40, -1, 0, 0, -1, 0}, {1, 6, -1, 0, 0, -1, 0}};
 	run = constructed_run(f->st, alive, TM_ARRAY_SIZE(alive));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_figure(s.held_anon_bytes, 6 * MIB);
@@ -224,8 +229,8 @@ static void test_split_late_answer(void **state)
 	struct tm_window w = {.kind = TM_WIN_ALL};
 	struct tm_summary s;
 	const struct cs late[] = {
-	    {1, 20, 19, 30, 1, 0.5},  {1, 42, 40, 65, 1, -1},   {1, 42, 40, 65, 1, 0.25},
-	    {1, 42, 40, 65, 1, 0.25}, {1, 42.5, 40, 65, 1, -1}, {0, 0, 40, 72, 7, -1},
+	    {1, 20, 19, 30, 1, 0.5, 0},  {1, 42, 40, 65, 1, -1, 0},   {1, 42, 40, 65, 1, 0.25, 0},
+	    {1, 42, 40, 65, 1, 0.25, 0}, {1, 42.5, 40, 65, 1, -1, 0}, {0, 0, 40, 72, 7, -1, 0},
 	};
 	int64_t run = constructed_run(f->st, late, TM_ARRAY_SIZE(late));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
@@ -237,8 +242,8 @@ static void test_split_late_answer(void **state)
 
 	/* the first sample at 42 MiB is the peak; its answer came a sample late */
 	const struct cs peak[] = {
-	    {1, 20, 19, 30, 1, 0.5},   {1, 42, 40, 65, 1, -1}, {1, 41, 40, 65, 1, 0.25},
-	    {1, 40.8, 29, 80, 20, -1}, {0, 0, 29, 80, 20, -1},
+	    {1, 20, 19, 30, 1, 0.5, 0},   {1, 42, 40, 65, 1, -1, 0}, {1, 41, 40, 65, 1, 0.25, 0},
+	    {1, 40.8, 29, 80, 20, -1, 0}, {0, 0, 29, 80, 20, -1, 0},
 	};
 	run = constructed_run(f->st, peak, TM_ARRAY_SIZE(peak));
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
@@ -248,6 +253,108 @@ static void test_split_late_answer(void **state)
 	assert_figure(s.anon_heap_live_end_bytes, 29 * MIB);
 	assert_true(isnan(s.anon_allocator_held_end_bytes));
 	assert_true(isnan(s.anon_other_end_bytes));
+}
+
+/* The JVM split's parts: finite, >= 0, adding up to the sample's anon. */
+static void assert_jvm_parts_add_up(const struct tm_summary *s)
+{
+	const struct tm_jvm_split *j = &s->jvm_split;
+	assert_int_equal(j->why, TM_JVM_SPLIT_OK);
+	assert_true(j->java_heap_bytes >= 0 && j->malloc_bytes >= 0 && j->other_bytes >= 0);
+	assert_float_equal(j->java_heap_bytes + j->malloc_bytes + j->other_bytes, j->anon_bytes, 1);
+	assert_float_equal(j->malloc_live_bytes + j->malloc_held_bytes, j->malloc_bytes, 1);
+}
+
+/* A JVM under the shim: anon splits into Java heap used + the shim's malloc
+ * + other anon, all from the "held after" sample (not the exit's, whose
+ * final counters hold more malloc than the Java heap leaves room for). */
+static void test_jvm_split_one_sample(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	char text[512];
+	const struct cs run1[] = {
+	    {1, 100, 5, 10, 0, 1, 50},
+	    {1, 440, 72, 1000, 10, 1.5, 341},
+	    {1, 420, 72, 1000, 10, -1, 341},
+	    {0, 5, 110, 1100, 10, -1, 0},
+	};
+	int64_t run = constructed_run(f->st, run1, TM_ARRAY_SIZE(run1));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 440 * MIB);
+	assert_jvm_parts_add_up(&s);
+	assert_figure(s.jvm_split.anon_bytes, 440 * MIB);
+	assert_figure(s.jvm_split.java_heap_bytes, 341 * MIB);
+	assert_figure(s.jvm_split.malloc_bytes, 73.5 * MIB);
+	assert_figure(s.jvm_split.other_bytes, 25.5 * MIB);
+	assert_figure(s.anon_minus_jvm_heap_used_end_bytes, 99 * MIB);
+	tm_jvm_split_text(&s.jvm_split, text, sizeof(text));
+	assert_non_null(strstr(text, "440.0 MiB = 341.0 MiB Java heap used + 73.5 MiB"));
+
+	/* Java heap used + malloc above anon (used counts untouched heap): n/a
+	 * with the reason and by how much, never a negative part */
+	const struct cs over[] = {
+	    {1, 417, 73.8, 1000, 10, 1.3, 342.4},
+	    {1, 417, 73.8, 1000, 10, 1.3, 342.4},
+	};
+	run = constructed_run(f->st, over, TM_ARRAY_SIZE(over));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.jvm_split.why, TM_JVM_SPLIT_MALLOC_OVER);
+	assert_true(isnan(s.jvm_split.java_heap_bytes) && isnan(s.jvm_split.malloc_bytes) &&
+	            isnan(s.jvm_split.other_bytes));
+	assert_true(isfinite(s.jvm_split.over_bytes));
+	assert_float_equal(s.jvm_split.over_bytes, 0.5 * MIB, 16); /* MiB rounded to bytes */
+	tm_jvm_split_text(&s.jvm_split, text, sizeof(text));
+	assert_non_null(strstr(text, "n/a"));
+	assert_null(strstr(text, "-"));
+
+	/* Java heap used above anon: no rest either, rather than a negative one */
+	const struct cs heap_over[] = {{1, 300, 10, 10, 0, 1, 320}, {1, 300, 10, 10, 0, 1, 320}};
+	run = constructed_run(f->st, heap_over, TM_ARRAY_SIZE(heap_over));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.jvm_split.why, TM_JVM_SPLIT_HEAP_OVER);
+	assert_true(isnan(s.anon_minus_jvm_heap_used_end_bytes));
+	assert_true(isnan(s.jvm_split.java_heap_bytes));
+
+	/* no shim: the Java heap and the rest; malloc and other are not known */
+	const struct cs bare[] = {{1, 300, -1, 0, 0, -1, 200}, {1, 300, -1, 0, 0, -1, 200}};
+	run = constructed_run(f->st, bare, TM_ARRAY_SIZE(bare));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.jvm_split.why, TM_JVM_SPLIT_NO_SHIM);
+	assert_figure(s.jvm_split.java_heap_bytes, 200 * MIB);
+	assert_true(isnan(s.jvm_split.malloc_bytes) && isnan(s.jvm_split.other_bytes));
+	assert_figure(s.anon_minus_jvm_heap_used_end_bytes, 100 * MIB);
+
+	/* no JVM: nothing to split */
+	const struct cs none[] = {{1, 300, 10, 10, 0, 1, 0}};
+	run = constructed_run(f->st, none, TM_ARRAY_SIZE(none));
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.jvm_split.why, TM_JVM_SPLIT_NO_JVM);
+	assert_true(isnan(s.jvm_split.anon_bytes) && isnan(s.jvm_split.other_bytes));
+}
+
+/* The split on its own: an allocators' answer that would overflow the rest,
+ * and one that is not known (malloc is then the live bytes only). */
+static void test_jvm_split_compute(void **state)
+{
+	struct tm_jvm_split j;
+	(void)state;
+	tm_jvm_split_compute(100 * MIB, 60 * MIB, 30 * MIB, 20 * MIB, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_MALLOC_OVER);
+	assert_float_equal(j.over_bytes, 10 * MIB, 1);
+	assert_true(isnan(j.other_bytes) && isnan(j.malloc_bytes));
+	tm_jvm_split_compute(100 * MIB, 60 * MIB, 30 * MIB, NAN, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_OK);
+	assert_true(isnan(j.malloc_held_bytes));
+	assert_float_equal(j.malloc_bytes, 30 * MIB, 1);
+	assert_float_equal(j.other_bytes, 10 * MIB, 1);
+	tm_jvm_split_compute(100 * MIB, 60 * MIB, 40 * MIB, 0, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_OK);
+	assert_float_equal(j.other_bytes, 0, 1);
+	tm_jvm_split_compute(NAN, 60 * MIB, 40 * MIB, 0, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_NO_ANON);
+	assert_non_null(strstr(tm_jvm_split_why_text(j.why), "no anon"));
 }
 
 static void test_window_parse(void **state)
@@ -277,6 +384,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_progress_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_held_not_in_exit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_split_late_answer, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_jvm_split_one_sample, setup, teardown),
+	    cmocka_unit_test(test_jvm_split_compute),
 	    cmocka_unit_test(test_window_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

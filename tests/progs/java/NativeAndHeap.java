@@ -2,21 +2,25 @@
 // (HotSpot allocates them with malloc: the heap shim counts them) and HEAP
 // MiB of byte arrays on the Java heap (HotSpot maps it itself: not malloc),
 // all touched and kept for HOLD_MS, with a few threads doing the same.
-// Prints "held" and "done" lines.  Usage: java NativeAndHeap DIRECT HEAP HOLD_MS
+// Prints "held" and "done" lines.  Usage: java NativeAndHeap DIRECT HEAP HOLD_MS [ARRAY]
+// ARRAY: the bytes of each array (default 256 KiB; 262128 makes each array
+// with its 16-byte header 256 KiB, so that G1's 1 MiB regions hold four
+// each with no filled-in end, and Java heap used is all touched).
 import java.nio.ByteBuffer;
 
 public class NativeAndHeap {
     public static void main(String[] a) throws Exception {
         int direct = Integer.parseInt(a[0]), heap = Integer.parseInt(a[1]);
         long holdMs = Long.parseLong(a[2]);
+        int array = a.length > 3 ? Integer.parseInt(a[3]) : 256 << 10;
         ByteBuffer[] nat = new ByteBuffer[direct];
         for (int i = 0; i < direct; i++) {
             nat[i] = ByteBuffer.allocateDirect(1 << 20);
             for (int j = 0; j < (1 << 20); j += 4096) nat[i].put(j, (byte) 1);
         }
-        byte[][] keep = new byte[heap * 4][];
+        byte[][] keep = new byte[(int) (((long) heap << 20) / array)][];
         for (int i = 0; i < keep.length; i++) {
-            keep[i] = new byte[256 << 10];
+            keep[i] = new byte[array];
             for (int j = 0; j < keep[i].length; j += 4096) keep[i][j] = 1;
         }
         Thread[] ts = new Thread[4];
