@@ -677,8 +677,8 @@ int tm_bench_unit_store_unrecorded(struct tm_bench_unit *u, const struct tm_benc
 	    tm_store_run_begin(r->st, &m, &res->run_id))
 		return -1;
 	snprintf(res->reason, sizeof(res->reason),
-	         "%s%sthe unit ended before tidemark could record its cgroup: no samples", reason,
-	         reason[0] ? "; " : "");
+	         "%.180s%sthe unit ended before tidemark could record its cgroup: no samples",
+	         reason, reason[0] ? "; " : "");
 	res->outcome = o == TM_OUTCOME_COMPLETED ? TM_OUTCOME_INVALID : o;
 	res->oom_killed = o == TM_OUTCOME_OOM_KILLED;
 	struct tm_run_end e = {.ended_wall_usec = tm_now_wall_usec(),
