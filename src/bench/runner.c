@@ -425,6 +425,12 @@ static int unit_target(struct tm_bench_plan *b, struct tm_record_opts *o, char *
 	o->new_cgroup = false;
 	o->cgroup_path = cg;
 	o->cgroup_name = NULL;
+	/* progress from this start's journal entries, as record --unit reads them */
+	o->journal_unit = b->unit.name;
+	o->unit_invocation = b->unit.invocation;
+	o->journal_from_start = true;
+	o->unit_seq = o->bench_seq + 1;
+	o->unit_main_pid = b->unit.main_pid;
 	return 0;
 }
 

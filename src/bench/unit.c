@@ -502,8 +502,9 @@ int tm_bench_unit_arm(struct tm_bench_unit *u, const char *text)
  * (sysd/unit.h, as record --unit does): under the cgroup2 mount, or the
  * memory controller's on v1 and hybrid hosts (CG_ROOT, when given, instead).
  * 0; 1 when the unit runs no more; -1 after tm_error. */
-static int unit_cgroup(const char *name, const char *cg_root, char *out, size_t size)
+static int unit_cgroup(struct tm_bench_unit *u, const char *cg_root, char *out, size_t size)
 {
+	const char *name = u->name;
 	struct tm_sdunit *su;
 	struct tm_sdunit_state st;
 	struct tm_cg_host host;
@@ -517,6 +518,8 @@ static int unit_cgroup(const char *name, const char *cg_root, char *out, size_t 
 		return -1;
 	if (!st.running || !st.cgroup[0])
 		return 1;
+	snprintf(u->invocation, sizeof(u->invocation), "%s", st.invocation);
+	u->main_pid = st.main_pid;
 	if (!cg_root) {
 		if (tm_cg_host_detect(&host))
 			return -1;
@@ -539,7 +542,7 @@ int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out,
 
 	/* a failed run (an OOM kill) must not count against the start limit */
 	quiet(reset);
-	if (run_verb("start", u->name) || (rc = unit_cgroup(u->name, cg_root, out, size)) < 0)
+	if (run_verb("start", u->name) || (rc = unit_cgroup(u, cg_root, out, size)) < 0)
 		return -1;
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", out);
 	int fd = rc == 0 ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
@@ -676,6 +679,7 @@ int tm_bench_unit_store_unrecorded(struct tm_bench_unit *u, const struct tm_benc
 	if (tm_bench_unit_outcome(u, TM_OUTCOME_FAILED, &o, reason, sizeof(reason)) ||
 	    tm_store_run_begin(r->st, &m, &res->run_id))
 		return -1;
+	/* %.180s: the whole line fits res->reason (gcc's -Wformat-truncation) */
 	snprintf(res->reason, sizeof(res->reason),
 	         "%.180s%sthe unit ended before tidemark could record its cgroup: no samples",
 	         reason, reason[0] ? "; " : "");

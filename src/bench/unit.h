@@ -70,6 +70,8 @@ struct tm_bench_unit {
 	bool made_dir;            /* we created DIR: removed again when empty */
 	bool was_active;          /* running before the bench: started again after it */
 	bool written;             /* the drop-in is in place */
+	char invocation[33];      /* the run's InvocationID (its journal entries) */
+	uint32_t main_pid;        /* the run's main process, 0: unknown */
 	int cleaner_fd;           /* the write end of the cleaner's pipe, -1 */
 	pid_t cleaner_pid;
 };
@@ -86,11 +88,11 @@ int tm_bench_unit_open(struct tm_bench_unit *u, const char *name, const char *ro
  * unit.  0, or -1 after tm_error. */
 int tm_bench_unit_arm(struct tm_bench_unit *u, const char *text);
 
-/* Starts the unit and writes the cgroup directory its processes run in
- * (systemd's ControlGroup over D-Bus, sysd/unit.h, under the memory
- * controller's mount here, or under CG_ROOT when not NULL) into OUT.  0; 1 when it ended before it
- * could be recorded (no process left in its cgroup: see
- * tm_bench_unit_store_unrecorded); -1 after tm_error (it failed to start). */
+/* Starts the unit (its InvocationID and main process into U) and writes the cgroup directory its
+ * processes run in (systemd's ControlGroup over D-Bus, sysd/unit.h, under the memory controller's
+ * mount here, or under CG_ROOT when not NULL) into OUT.  0; 1 when it ended before it could be
+ * recorded (no process left in its cgroup: see tm_bench_unit_store_unrecorded); -1 after tm_error
+ * (it failed to start). */
 int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out, size_t size);
 
 /* How a run ended, from systemd: Result= (success: completed, oom-kill:

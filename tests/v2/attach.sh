@@ -26,8 +26,10 @@ start_in()
 	return 1
 }
 
-# 1. -p PID: a service that touches 48 MiB and holds it
-start_in $SVC "$P" 48 2500
+# 1. -p PID: a service that touches 48 MiB and holds it (6 s: on a loaded
+#    TCG guest, starting the recorder can take longer than 2.5 s, and a
+#    service gone before it attaches is "no process with pid")
+start_in $SVC "$P" 48 6000
 for _ in $(seq 100); do grep -q ready "$T/svc.out" && break; sleep 0.1; done
 "$TM" record -q -o "$DB" -i 100ms -p $svc 2>"$T/err"
 rc=$?

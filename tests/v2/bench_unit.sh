@@ -2,7 +2,7 @@
 # bench --unit in the systemd guest (Debian's systemd as PID 1): each arm a
 # drop-in of a real service, the unit restarted from the same restored
 # state for each run, its cgroup recorded, its outcome as systemd saw it
-# (an OOM kill under an arm's MemoryMax); the guard refusing while another
+# (an OOM kill under an arm's MemoryMax), progress from its journal; the guard refusing while another
 # drop-in (or an EnvironmentFile it names) sets an allocation variable; the
 # drop-in gone afterwards whatever happens: after a clean end, after
 # SIGTERM, and after SIGKILL (the cleaner), with a unit that ran before the
@@ -49,7 +49,7 @@ systemctl daemon-reload
 
 # ---- a bench of three arms, two runs each ----
 "$TM" bench -o "$DB" --unit tm-bench --arm glibc --arm arena1 --arm jemalloc \
-	--arm tight:MemoryMax=24M --runs 1 -i 100ms --swap-max 0 \
+	--arm tight:MemoryMax=24M --runs 1 -i 100ms --swap-max 0 --progress 'progress=([0-9]+)' \
 	--restore /var/lib/tm-snap:/var/lib/tm-bench >"$T/b.txt" 2>"$T/b.err"
 rc=$?
 is "$rc" = 0 "bench --unit runs every arm" "$(grep -v '^  ' "$T/b.err" | tail -25)"
@@ -72,6 +72,9 @@ is "$(series "$DB" "$tight" cg_max_bytes | grep -c '^25165824$')" -gt 0 \
 jem=$(sql "$DB" "select id from runs where arm = 'jemalloc' limit 1")
 is "$(fig "$DB" "$jem" peak_anon_bytes | awk '{ print ($1 >= 48 * 1048576) }')" = 1 \
 	"the unit's cgroup was recorded (the 48 MiB it allocates)" "$("$TM" report -o "$DB" "$jem" 2>&1 | head -20)"
+glibc=$(sql "$DB" "select id from runs where arm = 'glibc' limit 1")
+is "$(fig "$DB" "$glibc" progress_last)" = 8 "progress came from the unit's journal (its 8 steps)" \
+	"$("$TM" report -o "$DB" "$glibc" 2>&1 | grep -i progress)"
 grep -q "zz-tidemark-bench.conf" "$T/b.err" && ok "the plan names the drop-in" || fail "the plan names the drop-in" "$(head -5 "$T/b.err")"
 is "$(ls -A $D 2>/dev/null | wc -l)" = 0 "afterwards the drop-in is gone"
 is "x$(systemctl show -P DropInPaths tm-bench.service)" = x "systemd no longer reads a drop-in for the unit"
