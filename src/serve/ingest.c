@@ -492,10 +492,31 @@ static int decode_bench(json_t *o, struct tm_batch_bench *bn, char *err, size_t 
 	return check_spec(bn->spec_json, err, errlen);
 }
 
+/* bench --param's value of the run: {name, value, text}. */
+static int decode_param(json_t *o, struct tm_batch_bench_run *n, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"name", "value", "text", NULL};
+	json_t *v = json_object_get(o, "value");
+
+	if (!json_is_object(o))
+		return tm_error_buf(err, errlen, "bench_run: 'param' must be an object");
+	if (only_keys(o, "bench_run: param", keys, err, errlen) < 0 ||
+	    get_str(o, "bench_run: param", "name", true, TM_NAME_MAX, STR_NAME, &n->param_name, err,
+	            errlen) < 0 ||
+	    get_str(o, "bench_run: param", "text", true, 256, STR_TEXT, &n->param_text, err,
+	            errlen) < 0)
+		return -1;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		return tm_error_buf(err, errlen,
+		                    "bench_run: param 'value' must be a finite number");
+	n->param_value = json_number_value(v);
+	return 0;
+}
+
 static int decode_bench_run(json_t *o, struct tm_batch_bench_run *n, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"arm_index", "warmup", "wall_usec", "rig_cpu_usec",
-	                                   NULL};
+	static const char *const keys[] = {"arm_index",    "warmup", "wall_usec",
+	                                   "rig_cpu_usec", "param",  NULL};
 	int64_t arm = 0;
 	json_t *w = json_object_get(o, "warmup");
 
@@ -512,6 +533,9 @@ static int decode_bench_run(json_t *o, struct tm_batch_bench_run *n, char *err, 
 		return -1;
 	if (w && !json_is_boolean(w))
 		return tm_error_buf(err, errlen, "bench_run: 'warmup' must be true or false");
+	if (json_object_get(o, "param") &&
+	    decode_param(json_object_get(o, "param"), n, err, errlen))
+		return -1;
 	n->arm_index = (int)arm;
 	n->warmup = json_is_true(w);
 	return 0;

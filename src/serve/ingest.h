@@ -54,6 +54,9 @@ struct tm_batch_bench_run {
 	int arm_index;
 	bool warmup;
 	int64_t wall_usec, rig_cpu_usec; /* 0 and -1: unknown */
+	const char *param_name;          /* bench --param: the value it ran at; NULL: none */
+	double param_value;
+	const char *param_text;
 };
 
 struct tm_batch {

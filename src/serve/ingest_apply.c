@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/ingest.h"
+#include "store/bench_params.h"
 #include "store/bench_tables.h"
 #include "store/server_tables.h"
 #include "store/scraped.h"
@@ -133,7 +134,10 @@ static int file_bench_note(struct tm_store *st, const struct tm_batch *b, int64_
 
 	if (!bench_id || !b->has_bench_run)
 		return 0;
-	if (tm_bench_store_run(st, &note) < 0)
+	if (tm_bench_store_run(st, &note) < 0 ||
+	    (n->param_name && (tm_bench_params_init(st) < 0 ||
+	                       tm_bench_params_store(st, bench_id, run_id, n->param_name,
+	                                             n->param_value, n->param_text) < 0)))
 		return fail(500, err, errlen, "store error filing the bench's note of the run");
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"
+#include "store/bench_params.h"
 #include "store/bench_tables.h"
 #include "store/scraped.h"
 #include "store/store.h"
@@ -203,11 +204,27 @@ static json_t *bench_meta(struct tm_store *st, const struct tm_run_info *ri)
 	return o;
 }
 
+struct param_of {
+	int64_t run_id;
+	json_t *out;
+};
+
+static int param_of_run(void *ctx, int64_t run_id, const char *name, double value, const char *text)
+{
+	struct param_of *p = ctx;
+	if (run_id != p->run_id || !name)
+		return 0;
+	p->out =
+	    json_pack("{s:s, s:f, s:s}", "name", name, "value", value, "text", text ? text : "");
+	return 1;
+}
+
 /* What the bench noted of its run once it ended (warmup, the work's wall
- * time, the rig's CPU): NULL until then. */
+ * time, the rig's CPU, the --param value it ran at): NULL until then. */
 static json_t *bench_note(struct tm_store *st, const struct tm_run_info *ri)
 {
 	struct tm_bench_run_note n;
+	struct param_of param = {ri->id, NULL};
 	json_t *o;
 
 	if (ri->bench_id <= 0 || tm_bench_store_note(st, ri->id, &n) != 0)
@@ -217,6 +234,8 @@ static json_t *bench_note(struct tm_store *st, const struct tm_run_info *ri)
 		json_object_set_new(o, "wall_usec", json_integer(n.wall_usec));
 	if (o && n.rig_cpu_usec >= 0)
 		json_object_set_new(o, "rig_cpu_usec", json_integer(n.rig_cpu_usec));
+	if (o && tm_bench_params_each(st, ri->bench_id, param_of_run, &param) > 0 && param.out)
+		json_object_set_new(o, "param", param.out);
 	return o;
 }
 

@@ -70,13 +70,27 @@ n=$(q "$S" "select count(*) || '/' || count(distinct bench_id) from runs")
 w=$(q "$S" "select count(*) from bench_runs where wall_usec > 0")
 [ "$n" = "4/1" ] && [ "$w" = 4 ] && ok "each run once, in one bench, with the bench's note" ||
 	fail "each run once, in one bench, with the bench's note" "runs/benches $n, notes $w"
-[ "$(q "$S" "select machine from benches")" = box ] && [ -n "$(q "$S" "select ended_wall_usec from benches")" ] &&
+[ "$(q "$S" "select machine from benches where id = 1")" = box ] && [ -n "$(q "$S" "select ended_wall_usec from benches where id = 1")" ] &&
 	ok "the bench is the token's machine's, and ended" || fail "the bench is the token's machine's, and ended"
+
+# a bench with --param: each run's value goes with it, so the server has
+# the per-value table too
+"$TM" bench -o "$T/l.db" --arm glibc --runs 1 -i 100ms --param N=8,16 --push "$URL" \
+	--token-file "$T/box.tok" -- "$P" --mib '{N}' --steps 2 --step-ms 50 --hold-ms 200 >"$T/param.txt" 2>"$T/param.err"
+"$TM" bench --table 2 --db "$T/l.db" --json >"$T/lp.json" 2>&1
+"$TM" bench --table 2 --db "$S" --json >"$T/sp.json" 2>&1
+if grep -q '"param"' "$T/lp.json" && cmp -s "$T/lp.json" "$T/sp.json" &&
+	[ "$(q "$S" "select group_concat(text, ' ') from (select text from bench_params order by value)")" = "8 16" ]; then
+	ok "a --param bench: the server has each run's value and the same per-value table"
+else
+	fail "a --param bench: the server has each run's value and the same per-value table" \
+		"$(cat "$T/param.err" | tail -3; diff "$T/lp.json" "$T/sp.json" | head -6)"
+fi
 
 # another machine cannot file runs into box's bench
 "$TM" serve token add other --db "$S" >"$T/other.tok"
 chmod 600 "$T/other.tok"
-uuid=$(q "$S" "select uuid from benches")
+uuid=$(q "$S" "select uuid from benches where id = 1")
 body='{"v":1,"run":{"uuid":"intruder","interval_usec":1000000,"started_wall_usec":1790000000000000},"bench":{"uuid":"'$uuid'","spec_json":"{\"arms\":[]}","started_wall_usec":1790000000000000}}'
 expect_status "a run of another machine cannot join the bench" 403 POST /api/v1/push \
 	-H "Authorization: Bearer $(cat "$T/other.tok")" -d "$body"

@@ -240,6 +240,23 @@ static void test_decode_bench(void **state)
 	assert_int_equal(b.bench_run.wall_usec, 5);
 	assert_int_equal(b.bench_run.rig_cpu_usec, -1);
 	tm_batch_release(&b);
+	const char *param =
+	    "{\"v\":1," RUN
+	    "," BENCH("b-1", SPEC,
+	              "") ",\"bench_run\":{\"arm_index\":0,\"param\":{\"name\":\"N\",\"value\":16,"
+	                  "\"text\":\"16\"}}}";
+	if (tm_batch_decode(param, strlen(param), &b, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	assert_string_equal(b.bench_run.param_name, "N");
+	assert_float_equal(b.bench_run.param_value, 16, 0);
+	assert_string_equal(b.bench_run.param_text, "16");
+	tm_batch_release(&b);
+	expect_refused(
+	    "{\"v\":1," RUN "," BENCH(
+	        "b-1", SPEC,
+	        "") ",\"bench_run\":{\"arm_index\":0,\"param\":{\"name\":\"N\",\"value\":\"x\","
+	            "\"text\":\"16\"}}}",
+	    "finite number");
 	expect_refused("{\"v\":1," RUN ",\"bench_run\":{\"arm_index\":0}}", "needs 'bench'");
 	expect_refused("{\"v\":1," RUN "," BENCH("b-1", "[]", "") "}", "spec");
 	expect_refused("{\"v\":1," RUN
