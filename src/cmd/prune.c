@@ -123,9 +123,9 @@ int cmd_prune(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		if (i >= argc)
 			break;
 	}
-	printf("pruned %" PRId64 " run%s: %" PRId64 " raw samples, %" PRId64 " minute and %" PRId64
-	       " hour rollups removed\n",
-	       w.runs, w.runs == 1 ? "" : "s", w.stats.samples, w.stats.minute_rows,
-	       w.stats.hour_rows);
+	printf("pruned %" PRId64 " run%s: %" PRId64 " raw samples (%" PRId64
+	       " scraped values), %" PRId64 " minute and %" PRId64 " hour rollups removed\n",
+	       w.runs, w.runs == 1 ? "" : "s", w.stats.samples, w.stats.scraped_values,
+	       w.stats.minute_rows, w.stats.hour_rows);
 	return 0;
 }

@@ -59,7 +59,12 @@ static int add_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_u
 
 int tm_scraped_summarize(struct tm_store *st, int64_t run, struct tm_scraped_figs *out)
 {
+	int64_t first = -1;
+
 	memset(out, 0, sizeof(*out));
+	if (tm_store_first_seq(st, run, &first))
+		return -1;
+	out->kept_from_seq = first > 0 ? first : 0;
 	if (tm_store_each_scraped_series(st, run, add_series, out) ||
 	    (out->n && tm_store_each_scraped_value(st, run, 0, 0, -1, add_value, out))) {
 		tm_scraped_release(out);
@@ -108,12 +113,13 @@ json_t *tm_scraped_json(const struct tm_scraped_figs *f, int64_t samples)
 	for (size_t i = 0; arr && i < f->n; i++) {
 		const struct tm_scraped_fig *g = &f->f[i];
 		bool counter = tm_scraped_is_counter(g);
-		json_t *o =
-		    json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "name", g->name,
-		              "kind", g->kind, "source", g->source, "values", (json_int_t)g->values,
-		              "samples", (json_int_t)samples, "first", num(g->first), "last",
-		              num(g->last), "min", num(g->min), "max", num(g->max), "rise",
-		              counter ? num(g->last - g->first) : json_null());
+		json_t *o = json_pack(
+		    "{s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "name", g->name,
+		    "kind", g->kind, "source", g->source, "values", (json_int_t)g->values,
+		    "samples", (json_int_t)samples, "first", num(g->first), "last", num(g->last),
+		    "min", num(g->min), "max", num(g->max), "rise",
+		    counter ? num(g->last - g->first) : json_null(), "kept_from_seq",
+		    f->kept_from_seq ? json_integer(f->kept_from_seq) : json_null());
 		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);
 			return NULL;
@@ -139,6 +145,12 @@ void tm_scraped_text(FILE *out, const struct tm_scraped_figs *f, int64_t samples
 	const char *source = NULL;
 	char a[48], b[48], c[48];
 
+	if (f->n && f->kept_from_seq)
+		fprintf(
+		    out,
+		    "  scraped     samples before %" PRId64
+		    " were pruned with their scraped values: figures over the kept stretch only\n",
+		    f->kept_from_seq);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct tm_scraped_fig *g = &f->f[i];
 		if (!source || strcmp(source, g->source)) {
@@ -149,11 +161,14 @@ void tm_scraped_text(FILE *out, const struct tm_scraped_figs *f, int64_t samples
 		fprintf(out, "              %s (%s) ", g->name, g->kind);
 		if (!g->values)
 			fprintf(out, "n/a: %s\n",
-			        !strcmp(g->kind, "unknown") ? "never served" : "no value read");
+			        !strcmp(g->kind, "unknown") ? "never served"
+			        : f->kept_from_seq          ? "no value kept"
+			                                    : "no value read");
 		else if (tm_scraped_is_counter(g))
-			fprintf(out, "last %s, rose %s over the run",
+			fprintf(out, "last %s, rose %s over the %s",
 			        fmt_value(a, sizeof(a), g, g->last),
-			        fmt_value(b, sizeof(b), g, g->last - g->first));
+			        fmt_value(b, sizeof(b), g, g->last - g->first),
+			        f->kept_from_seq ? "kept stretch" : "run");
 		else
 			fprintf(
 			    out, "last %s, peak %s, low %s", fmt_value(a, sizeof(a), g, g->last),

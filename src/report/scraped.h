@@ -28,6 +28,9 @@ struct tm_scraped_fig {
 struct tm_scraped_figs {
 	size_t n;
 	struct tm_scraped_fig *f;
+	/* the run's first kept sample when raw samples (and their scraped
+	 * values) were pruned, else 0: the figures cover seqs from it on */
+	int64_t kept_from_seq;
 };
 
 /* The figures of run RUN's series into *OUT (release it).  0, or -1 after
@@ -43,12 +46,14 @@ const struct tm_scraped_fig *tm_scraped_find(const struct tm_scraped_figs *f, co
 int tm_scraped_is_counter(const struct tm_scraped_fig *g);
 
 /* The figures as a JSON array of {name, kind, source, values, samples,
- * first, last, min, max, rise} (rise: last - first for counters, else
- * null; absent figures null).  SAMPLES is the run's sample count.  NULL
+ * first, last, min, max, rise, kept_from_seq} (rise: last - first for
+ * counters, else null; absent figures null; kept_from_seq: the first kept
+ * sample when earlier ones were pruned, else null).  SAMPLES is the run's sample count.  NULL
  * when out of memory. */
 json_t *tm_scraped_json(const struct tm_scraped_figs *f, int64_t samples);
 
-/* The "scraped" lines of `report` (nothing when the run has none). */
+/* The "scraped" lines of `report` (nothing when the run has none); over a
+ * pruned run they say the figures cover the kept stretch only. */
 void tm_scraped_text(FILE *out, const struct tm_scraped_figs *f, int64_t samples);
 
 /* One series' values as CSV (seq,t_wall_usec,value) on OUT: a stored

@@ -109,6 +109,14 @@ static int raw_cut(struct tm_store *st, int64_t run_id, int64_t cutoff_wall, int
 	return 0;
 }
 
+static bool table_exists(struct tm_store *st, const char *name)
+{
+	int64_t one;
+	return tm_st_query_int64(st,
+	                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	                         name, 0, &one) == 0;
+}
+
 static int64_t cutoff(int64_t now, int64_t keep)
 {
 	return keep == TM_KEEP_FOREVER || keep > now ? INT64_MIN : now - keep;
@@ -135,6 +143,12 @@ static int prune_in_batch(struct tm_store *st, int64_t run_id, const struct tm_k
 		    ((cut % TM_KEYFRAME_EVERY && tm_st_make_keyframe(st, run_id, cut)) ||
 		     exec2(st, "DELETE FROM samples WHERE run_id = ? AND seq < ?", run_id, cut,
 		           &out->samples)))
+			return -1;
+		/* the scraped values of the samples that went (and of any pruned
+		 * before this was done); the series rows stay, so their names do */
+		if (table_exists(st, "scrape_values") &&
+		    exec2(st, "DELETE FROM scrape_values WHERE run_id = ? AND seq < ?", run_id,
+		          cut > first ? cut : first, &out->scraped_values))
 			return -1;
 	}
 	static const char del_sql[] =
@@ -170,15 +184,8 @@ int tm_store_prune_run(struct tm_store *st, int64_t run_id, const struct tm_keep
 	out->samples += got.samples;
 	out->minute_rows += got.minute_rows;
 	out->hour_rows += got.hour_rows;
+	out->scraped_values += got.scraped_values;
 	return 0;
-}
-
-static bool table_exists(struct tm_store *st, const char *name)
-{
-	int64_t one;
-	return tm_st_query_int64(st,
-	                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-	                         name, 0, &one) == 0;
 }
 
 static int delete_in_batch(struct tm_store *st, int64_t run_id, const char *how, int64_t now)

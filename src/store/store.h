@@ -234,13 +234,15 @@ int tm_keep_parse(const char *spec, struct tm_keep *k, char *why, size_t why_siz
 
 struct tm_prune_stats {
 	int64_t samples, minute_rows, hour_rows; /* removed */
+	int64_t scraped_values;                  /* scrape_values rows removed */
 };
 /*
  * Removes what run RUN_ID keeps past K at wall time NOW_WALL_USEC, in one
  * batch (committed here): first brings its rollups up to its last sample
  * (building them for runs stored before rollups), then deletes raw samples
  * older than K->raw_usec (never the last one; the first kept is rewritten
- * as a keyframe),
+ * as a keyframe) with their scraped values (scrape_values rows of seqs
+ * below the first kept sample; the scrape_series rows stay),
  * and buckets that ended before K's periods (never the newest of a level).
  * Adds what went to *OUT.  0, or -1 after tm_error (nothing removed).
  */

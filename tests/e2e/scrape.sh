@@ -6,6 +6,8 @@
 # beside the sample.  An endpoint that hangs or dies costs the command
 # nothing (same samples, same time) and its missed values are absent, not
 # 0 and not the last one repeated.  A bad URL or metric list exits 2.
+# Bounded retention (record --keep, prune) drops the pruned samples'
+# scraped values and keeps the series; the report says so.
 . "$(dirname "$0")/../lib.sh"
 
 free_port() {
@@ -94,6 +96,47 @@ EOP
 	if grep -q "values are missing (absent, not 0)" "$T/$mode.err"; then ok "the ${mode} is said once on stderr"; else
 		fail "the ${mode} is said once on stderr" "$(cat "$T/$mode.err")"; fi
 done
+
+# ---- bounded retention: --keep / prune drop the pruned samples' scraped values ----
+port=$(free_port)
+python3 "$T/endpoint.py" "$port" 1000000 hang &
+epid=$!
+sleep 0.3
+"$TM" record -q -o "$T/keep.db" -i 100ms --no-cgroup --keep raw=2s,minute=1h,hour=forever \
+	--scrape "http://127.0.0.1:$port/metrics" -- sleep 5 2>"$T/keep.err"
+first=$(sql "$T/keep.db" "SELECT min(seq) FROM samples")
+below=$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq < $first")
+kept=$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq >= $first")
+if [ "$first" -gt 10 ] && [ "$below" = 0 ] && [ "$kept" -gt 0 ] &&
+	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_series")" = 1 ] &&
+	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ]; then
+	ok "record --keep raw=2s pruned the scraped values below the first kept sample ($first; $kept kept), kept the series, integrity ok"
+else
+	fail "record --keep raw=2s pruned the scraped values" "first $first, $below below, $kept kept, $(cat "$T/keep.err")"
+fi
+"$TM" report -o "$T/keep.db" >"$T/keep.txt" 2>&1
+if grep -q "^  scraped     samples before $first were pruned with their scraped values: figures over the kept stretch only" "$T/keep.txt" &&
+	grep -q "^              app_gauge (gauge) last 42, peak 42, low 42; $kept of " "$T/keep.txt"; then
+	ok "report's scraped block over the pruned run covers the kept stretch, labelled"
+else
+	fail "report's scraped block over the pruned run covers the kept stretch, labelled" "$(grep -A3 scraped "$T/keep.txt")"
+fi
+check "report --json: kept_from_seq is the first kept sample" sh -c \
+	"'$TM' report -o '$T/keep.db' --json | jq -e '.scraped[0].kept_from_seq == $first and .scraped[0].values == $kept'"
+# tidemark prune on the ended run, keeping its last second: more samples go, with their values
+"$TM" prune -o "$T/keep.db" --keep raw=1s >"$T/prune.out" 2>&1
+first2=$(sql "$T/keep.db" "SELECT min(seq) FROM samples")
+if [ "$first2" -gt "$first" ] &&
+	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq < $first2")" = 0 ] &&
+	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq >= $first2")" -gt 0 ] &&
+	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_series")" = 1 ] &&
+	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ] && grep -q "scraped values)" "$T/prune.out"; then
+	ok "tidemark prune removes the scraped values below the first kept sample ($first2), integrity ok"
+else
+	fail "tidemark prune removes the scraped values" "first $first2; $(cat "$T/prune.out")"
+fi
+kill $epid 2>/dev/null
+wait $epid 2>/dev/null
 
 # ---- Go through its own /metrics ----
 if ! command -v go >/dev/null; then

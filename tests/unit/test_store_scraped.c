@@ -1,8 +1,9 @@
 /* store/scraped: a run's scraped series (added once by name, an "unknown"
  * one taking its kind when it is first served), their values in seq order
  * per series or all, a non-finite value refused, the rows of one run only,
- * deletion, and a store written before these tables (read-only) read as
- * having none. */
+ * deletion, prune removing the values of pruned samples (keeping the
+ * series, the report's figures then over the kept stretch), and a store
+ * written before these tables (read-only) read as having none. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "base/sample.h"
+#include "report/scraped.h"
 #include "store/scraped.h"
 #include "store/store.h"
 #include "store_fixture.h"
@@ -113,6 +116,76 @@ static void test_series_and_values(void **state)
 	store_fixture_close(f);
 }
 
+static int count_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_usec, double v)
+{
+	int64_t *n = ctx;
+	(void)series_id;
+	(void)t_wall_usec;
+	(void)v;
+	n[seq < 499 ? 0 : 1]++;
+	return 0;
+}
+
+#define T0_WALL 1700000000000000LL
+
+/* Prune drops the scraped values of the samples it removes, in its own
+ * batch, and keeps the series (names); the figures then cover the kept
+ * stretch, an all-pruned series n/a, never 0. */
+static void test_prune_drops_values(void **state)
+{
+	struct store_fixture *f = store_fixture_open("scraped-prune");
+	struct tm_run_meta m = {.machine = "t", .target = "cgroup", .interval_usec = 1000000};
+	int64_t run, other = new_run(f->st), a, b, o, n[2] = {0, 0};
+	struct tm_prune_stats ps = {0};
+	struct tm_scraped_figs figs;
+	struct tm_sample s;
+	struct tm_keep k;
+	struct got g = {0};
+
+	(void)state;
+	assert_int_equal(tm_store_run_begin(f->st, &m, &run), 0);
+	assert_int_equal(tm_store_scraped_series(f->st, run, "heap_bytes", "gauge", "h", &a), 0);
+	assert_int_equal(tm_store_scraped_series(f->st, run, "early", "gauge", "h", &b), 0);
+	assert_int_equal(tm_store_scraped_series(f->st, other, "x", "gauge", "h", &o), 0);
+	for (int i = 0; i < 600; i++) {
+		tm_sample_clear(&s);
+		s.seq = i;
+		s.t_wall_usec = T0_WALL + i * 1000000LL;
+		s.t_mono_usec = 1000000 + i * 1000000LL;
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES, 1000 + i);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+		assert_int_equal(tm_store_add_scraped(f->st, run, a, i, s.t_wall_usec, i), 0);
+		if (i < 100)
+			assert_int_equal(tm_store_add_scraped(f->st, run, b, i, s.t_wall_usec, 5),
+			                 0);
+	}
+	assert_int_equal(tm_store_add_scraped(f->st, other, o, 3, T0_WALL, 1), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	tm_keep_default(&k);
+	k.raw_usec = 100 * 1000000LL;
+	assert_int_equal(tm_store_prune_run(f->st, run, &k, T0_WALL + 599 * 1000000LL, &ps), 0);
+	assert_int_equal(ps.samples, 499);
+	assert_int_equal(ps.scraped_values, 499 + 100);
+	assert_int_equal(tm_store_each_scraped_value(f->st, run, 0, 0, -1, count_value, n), 0);
+	assert_int_equal(n[0], 0);   /* none below the first kept sample */
+	assert_int_equal(n[1], 101); /* every kept one */
+	assert_int_equal(tm_store_each_scraped_series(f->st, run, see_series, &g), 0);
+	assert_int_equal(g.n, 2); /* the names stay */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(tm_store_each_scraped_value(f->st, other, 0, 0, -1, see_value, &g), 0);
+	assert_int_equal(g.n, 1); /* another run's below the cut stay */
+	/* the figures: over the kept stretch, the all-pruned series n/a */
+	assert_int_equal(tm_scraped_summarize(f->st, run, &figs), 0);
+	assert_int_equal(figs.kept_from_seq, 499);
+	assert_int_equal(figs.n, 2);
+	assert_int_equal(figs.f[0].values, 101);
+	assert_true(figs.f[0].first == 499 && figs.f[0].min == 499 && figs.f[0].max == 599);
+	assert_int_equal(figs.f[1].values, 0);
+	assert_true(isnan(figs.f[1].last) && isnan(figs.f[1].max));
+	tm_scraped_release(&figs);
+	store_fixture_close(f);
+}
+
 static void test_old_store(void **state)
 {
 	struct store_fixture *f = store_fixture_open("scraped-old");
@@ -147,6 +220,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_series_and_values),
+	    cmocka_unit_test(test_prune_drops_values),
 	    cmocka_unit_test(test_old_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
