@@ -36,6 +36,12 @@ bool tm_bench_run_killed(const struct tm_bench_run_row *r);
 /* Whether run R shared the machine: CPU steal (*STEAL) or others' load (*OTHER). */
 bool tm_bench_run_noisy(const struct tm_bench_run_row *r, bool *steal, bool *other);
 
+/* Display width of UTF-8 text S in columns: its code points (no wide or
+ * combining characters: our cells use – and × only). */
+int tm_bench_text_width(const char *s);
+/* Writes S to OUT, then spaces up to display width W (none if S is wider). */
+void tm_bench_pad(FILE *out, const char *s, int w);
+
 /* benchexport.c: what WRITE prints for T, one JSON string per non-empty
  * line (newline cut off), a new reference; NULL when out of memory. */
 json_t *tm_bench_lines_json(const struct tm_bench_table *t,
