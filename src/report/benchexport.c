@@ -14,6 +14,7 @@
 #include "report/benchparam.h"
 #include "report/benchtab.h"
 #include "report/benchtab_int.h"
+#include "report/seriescsv.h"
 #include "report/stats.h"
 #include "base/banned.h"
 
@@ -221,22 +222,6 @@ void tm_bench_csv_num(FILE *out, double v)
 		fprintf(out, "%.10g", v);
 }
 
-/* Quotes a CSV field when it needs it. */
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* Long format: one line per arm and figure, then one per run and figure. */
 void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 {
@@ -250,11 +235,11 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_arm_row *a = &t->arms[ai];
 		fprintf(out, "arm,%lld,", (long long)t->bench_id);
-		csv_str(out, a->name);
+		tm_csv_field(out, a->name);
 		fprintf(out, ",,,survived,%d,,,,,,,,%d\n", a->runs, a->survived);
 		for (int f = 0; f < TM_BF_COUNT; f++) {
 			fprintf(out, "arm,%lld,", (long long)t->bench_id);
-			csv_str(out, a->name);
+			tm_csv_field(out, a->name);
 			fprintf(out, ",,,%s,%d,", tm_bench_fig_info(f)->key, a->stat[f].n);
 			tm_bench_csv_num(out, a->stat[f].median);
 			fputc(',', out);
@@ -275,7 +260,7 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 		for (int f = 0; f < TM_BF_COUNT; f++) {
 			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
 			        (long long)t->bench_id);
-			csv_str(out, arm);
+			tm_csv_field(out, arm);
 			fprintf(out, ",%lld,%s,%s,,,,,,,,,", (long long)r->run_id,
 			        tm_outcome_name(r->outcome), tm_bench_fig_info(f)->key);
 			tm_bench_csv_num(out, r->fig[f]);
