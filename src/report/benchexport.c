@@ -13,6 +13,8 @@
 #include "base/util.h"
 #include "report/benchparam.h"
 #include "report/benchtab.h"
+#include "report/benchtab_int.h"
+#include "report/seriescsv.h"
 #include "report/stats.h"
 #include "base/banned.h"
 
@@ -84,7 +86,7 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	return o;
 }
 
-static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
+const char *tm_bench_note_kind_name(int kind)
 {
 	static const char *const kinds[] = {
 	    [TM_BN_LEGEND] = "legend",
@@ -98,13 +100,17 @@ static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
 	    [TM_BN_THROTTLE] = "throttle",
 	    [TM_BN_SCRAPED] = "scraped",
 	};
-	json_array_append_new(ctx, json_pack("{s:s, s:s}", "kind", kinds[kind], "text", text));
+	return kind >= 0 && kind <= TM_BN_SCRAPED && kinds[kind] ? kinds[kind] : "note";
 }
 
-/* What WRITE prints, one JSON string per non-empty line (newline cut off);
- * NULL when out of memory. */
-static json_t *lines_json(const struct tm_bench_table *t,
-                          void (*write)(const struct tm_bench_table *, FILE *))
+static void note_json(void *ctx, enum tm_bench_note kind, const char *text)
+{
+	json_array_append_new(
+	    ctx, json_pack("{s:s, s:s}", "kind", tm_bench_note_kind_name(kind), "text", text));
+}
+
+json_t *tm_bench_lines_json(const struct tm_bench_table *t,
+                            void (*write)(const struct tm_bench_table *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -151,7 +157,7 @@ static json_t *text_json(const struct tm_bench_table *t)
 		                                fi ? json_string(fi->key) : json_null(), "label",
 		                                tm_bench_table_row_label(rows[r]), "cells", cells));
 	}
-	json_object_set_new(o, "header", lines_json(t, tm_bench_table_write_header));
+	json_object_set_new(o, "header", tm_bench_lines_json(t, tm_bench_table_write_header));
 	json_object_set_new(o, "rows", jrows);
 	return o;
 }
@@ -210,26 +216,10 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	return text;
 }
 
-static void csv_num(FILE *out, double v)
+void tm_bench_csv_num(FILE *out, double v)
 {
 	if (isfinite(v))
 		fprintf(out, "%.10g", v);
-}
-
-/* Quotes a CSV field when it needs it. */
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 /* Long format: one line per arm and figure, then one per run and figure. */
@@ -245,21 +235,21 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 	for (int ai = 0; ai < t->n_arms; ai++) {
 		const struct tm_bench_arm_row *a = &t->arms[ai];
 		fprintf(out, "arm,%lld,", (long long)t->bench_id);
-		csv_str(out, a->name);
+		tm_csv_field(out, a->name);
 		fprintf(out, ",,,survived,%d,,,,,,,,%d\n", a->runs, a->survived);
 		for (int f = 0; f < TM_BF_COUNT; f++) {
 			fprintf(out, "arm,%lld,", (long long)t->bench_id);
-			csv_str(out, a->name);
+			tm_csv_field(out, a->name);
 			fprintf(out, ",,,%s,%d,", tm_bench_fig_info(f)->key, a->stat[f].n);
-			csv_num(out, a->stat[f].median);
+			tm_bench_csv_num(out, a->stat[f].median);
 			fputc(',', out);
-			csv_num(out, a->stat[f].min);
+			tm_bench_csv_num(out, a->stat[f].min);
 			fputc(',', out);
-			csv_num(out, a->stat[f].max);
+			tm_bench_csv_num(out, a->stat[f].max);
 			fputc(',', out);
-			csv_num(out, a->ratio[f]);
+			tm_bench_csv_num(out, a->ratio[f]);
 			fprintf(out, ",%d,", a->overlap[f]);
-			csv_num(out, a->p[f]);
+			tm_bench_csv_num(out, a->p[f]);
 			const char *v = tm_bench_verdict_name(a->verdict[f]);
 			fprintf(out, ",%s,\n", v ? v : "");
 		}
@@ -270,10 +260,10 @@ void tm_bench_table_write_csv(const struct tm_bench_table *t, FILE *out)
 		for (int f = 0; f < TM_BF_COUNT; f++) {
 			fprintf(out, "%s,%lld,", r->warmup ? "warmup" : "run",
 			        (long long)t->bench_id);
-			csv_str(out, arm);
+			tm_csv_field(out, arm);
 			fprintf(out, ",%lld,%s,%s,,,,,,,,,", (long long)r->run_id,
 			        tm_outcome_name(r->outcome), tm_bench_fig_info(f)->key);
-			csv_num(out, r->fig[f]);
+			tm_bench_csv_num(out, r->fig[f]);
 			fputc('\n', out);
 		}
 	}

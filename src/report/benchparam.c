@@ -481,22 +481,6 @@ int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote *
 
 /* ---- text ---- */
 
-/* Display width of UTF-8 text. */
-static int width(const char *s)
-{
-	int w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void pad(FILE *out, const char *s, int w)
-{
-	fputs(s, out);
-	for (int n = width(s); n < w; n++)
-		fputc(' ', out);
-}
-
 void tm_bench_param_write_header(const struct tm_bench_table *t, FILE *out)
 {
 	const struct tm_bench_ptab *p = t->param;
@@ -539,22 +523,24 @@ void tm_bench_param_write_text(const struct tm_bench_table *t, FILE *out)
 	tm_bench_param_write_header(t, out);
 	if (tm_bench_param_rows(t, &rs) == 0) {
 		for (int i = 0; i < rs.n; i++) {
-			lw = width(rs.rows[i].label) > lw ? width(rs.rows[i].label) : lw;
+			lw = tm_bench_text_width(rs.rows[i].label) > lw
+			         ? tm_bench_text_width(rs.rows[i].label)
+			         : lw;
 			for (int ai = 0; ai < t->n_arms; ai++)
-				if (width(rs.rows[i].cells[ai]) > w[ai])
-					w[ai] = width(rs.rows[i].cells[ai]);
+				if (tm_bench_text_width(rs.rows[i].cells[ai]) > w[ai])
+					w[ai] = tm_bench_text_width(rs.rows[i].cells[ai]);
 		}
 		for (int i = 0; i < rs.n; i++) {
 			if (rs.rows[i].kind == TM_PROW_TITLE && rs.rows[i].row != TM_BR_HEADER) {
 				fprintf(out, "%s\n", rs.rows[i].label); /* its cells are empty */
 				continue;
 			}
-			pad(out, rs.rows[i].label, lw + 2);
+			tm_bench_pad(out, rs.rows[i].label, lw + 2);
 			for (int ai = 0; ai < t->n_arms; ai++)
 				if (ai == t->n_arms - 1)
 					fputs(rs.rows[i].cells[ai], out);
 				else
-					pad(out, rs.rows[i].cells[ai], w[ai] + 3);
+					tm_bench_pad(out, rs.rows[i].cells[ai], w[ai] + 3);
 			fputc('\n', out);
 		}
 	}

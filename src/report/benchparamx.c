@@ -12,6 +12,7 @@
 
 #include "report/benchparam.h"
 #include "report/benchparam_int.h"
+#include "report/benchtab_int.h"
 #include "base/banned.h"
 
 static json_t *num(double v)
@@ -21,21 +22,7 @@ static json_t *num(double v)
 
 static const char *note_kind(int kind)
 {
-	static const char *const kinds[] = {
-	    [TM_BN_LEGEND] = "legend",
-	    [TM_BN_FLOOR] = "noise-floor",
-	    [TM_BN_ZERO] = "zero",
-	    [TM_BN_REF] = "reference",
-	    [TM_BN_TOO_FEW] = "too-few-runs",
-	    [TM_BN_OUTLIER] = "outlier",
-	    [TM_BN_RUN] = "run",
-	    [TM_BN_NOISY] = "noisy",
-	    [TM_BN_THROTTLE] = "throttle",
-	    [TM_BN_SCRAPED] = "scraped",
-	};
-	if (kind == TM_PNOTE_FIT)
-		return "param-fit";
-	return kind >= 0 && kind <= TM_BN_SCRAPED && kinds[kind] ? kinds[kind] : "note";
+	return kind == TM_PNOTE_FIT ? "param-fit" : tm_bench_note_kind_name(kind);
 }
 
 /* The table's JSON without the parameter (T's own, over all its runs),
@@ -106,27 +93,6 @@ static json_t *param_json(const struct tm_bench_table *t)
 	return o;
 }
 
-static json_t *header_json(const struct tm_bench_table *t)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	json_t *arr = json_array();
-
-	if (!f)
-		return arr;
-	tm_bench_param_write_header(t, f);
-	fclose(f);
-	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-		if (n)
-			json_array_append_new(arr, json_stringn(line, n));
-	}
-	free(buf);
-	return arr;
-}
-
 /* The text table: header lines and rows as the terminal prints them. */
 static json_t *text_json(const struct tm_bench_table *t)
 {
@@ -151,7 +117,8 @@ static json_t *text_json(const struct tm_bench_table *t)
 			              "label", r->label, "cells", cells));
 		}
 	free(rs.rows);
-	return json_pack("{s:o, s:o}", "header", header_json(t), "rows", rows);
+	return json_pack("{s:o, s:o}", "header",
+	                 tm_bench_lines_json(t, tm_bench_param_write_header), "rows", rows);
 }
 
 char *tm_bench_param_to_json(const struct tm_bench_table *t)
@@ -193,12 +160,6 @@ char *tm_bench_param_to_json(const struct tm_bench_table *t)
 
 /* ---- CSV: the plain table's long format per value, with two columns in front ---- */
 
-static void csv_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-}
-
 static void fit_lines(const struct tm_bench_table *t, FILE *out)
 {
 	static const char *const what[] = {"fit-slope", "fit-intercept", "fit-r2", "fit-exponent",
@@ -218,7 +179,7 @@ static void fit_lines(const struct tm_bench_table *t, FILE *out)
 				        (long long)t->bench_id, t->arms[ai].name,
 				        tm_bench_fig_info((enum tm_bench_fig)f)->key,
 				        k < 3 ? fit->n : fit->n_log);
-				csv_num(out, v[k]);
+				tm_bench_csv_num(out, v[k]);
 				fputc('\n', out);
 			}
 		}

@@ -270,22 +270,6 @@ static bool fig_shown(const struct tm_bench_phases *bp, int k, int f)
 #define PLABEL  24
 #define MAXARMS TM_BENCH_TAB_MAX_ARMS
 
-/* Display width of UTF-8 text. */
-static int width(const char *s)
-{
-	int w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void pad(FILE *out, const char *s, int w)
-{
-	fputs(s, out);
-	for (int n = width(s); n < w; n++)
-		fputc(' ', out);
-}
-
 static void write_notes(const struct tm_bench_phases *bp, FILE *out)
 {
 	char safe[TM_PHASE_NAME_MAX * 4];
@@ -325,19 +309,20 @@ void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
 		return;
 	for (int ai = 0; ai < bp->t.n_arms; ai++) {
 		tm_bench_table_cell(&bp->t, TM_BR_HEADER, ai, cells[ai], PCELL);
-		w[ai] = width(cells[ai]);
+		w[ai] = tm_bench_text_width(cells[ai]);
 		for (int k = 0; k < bp->n; k++)
 			for (int f = 0; f < TM_BPF_COUNT; f++) {
 				char c[PCELL];
 				cell_text(&bp->rows[k].cell[ai][f], f, c, sizeof(c));
-				w[ai] = width(c) > w[ai] ? width(c) : w[ai];
+				w[ai] =
+				    tm_bench_text_width(c) > w[ai] ? tm_bench_text_width(c) : w[ai];
 			}
 	}
 	fprintf(out, "phases of bench %lld, split %s\n", (long long)bp->t.bench_id,
 	        bp->kind == TM_SPLIT_MARKS ? "at the runs' marks" : "at progress values");
-	pad(out, "", PLABEL);
+	tm_bench_pad(out, "", PLABEL);
 	for (int ai = 0; ai < bp->t.n_arms; ai++)
-		pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
+		tm_bench_pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
 	fputc('\n', out);
 	for (int k = 0; k < bp->n; k++) {
 		fprintf(out, "%s\n", tm_text_safe(safe, sizeof(safe), bp->rows[k].name));
@@ -345,10 +330,10 @@ void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
 			if (!fig_shown(bp, k, f))
 				continue;
 			fputs("  ", out);
-			pad(out, fig_info[f].label, PLABEL - 2);
+			tm_bench_pad(out, fig_info[f].label, PLABEL - 2);
 			for (int ai = 0; ai < bp->t.n_arms; ai++) {
 				cell_text(&bp->rows[k].cell[ai][f], f, cells[ai], PCELL);
-				pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
+				tm_bench_pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
 			}
 			fputc('\n', out);
 		}

@@ -330,8 +330,7 @@ size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
-/* Display width of UTF-8 text (our cells use – and × only). */
-static int width(const char *s)
+int tm_bench_text_width(const char *s)
 {
 	int w = 0;
 	for (; *s; s++)
@@ -340,10 +339,10 @@ static int width(const char *s)
 	return w;
 }
 
-static void pad(FILE *out, const char *s, int w)
+void tm_bench_pad(FILE *out, const char *s, int w)
 {
 	fputs(s, out);
-	for (int n = width(s); n < w; n++)
+	for (int n = tm_bench_text_width(s); n < w; n++)
 		fputc(' ', out);
 }
 
@@ -585,17 +584,17 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 	for (int r = 0; r < n_rows; r++) {
 		row_cells(t, rows[r], from, to, cells);
 		for (int ai = 0; ai < to - from; ai++)
-			if (width(cells[ai]) > w[ai])
-				w[ai] = width(cells[ai]);
+			if (tm_bench_text_width(cells[ai]) > w[ai])
+				w[ai] = tm_bench_text_width(cells[ai]);
 	}
 	for (int r = 0; r < n_rows; r++) {
 		row_cells(t, rows[r], from, to, cells);
-		pad(out, tm_bench_table_row_label(rows[r]), LABEL_W + 2);
+		tm_bench_pad(out, tm_bench_table_row_label(rows[r]), LABEL_W + 2);
 		for (int ai = 0; ai < to - from; ai++) {
 			if (ai == to - from - 1)
 				fputs(cells[ai], out);
 			else
-				pad(out, cells[ai], w[ai] + 3);
+				tm_bench_pad(out, cells[ai], w[ai] + 3);
 		}
 		fputc('\n', out);
 	}

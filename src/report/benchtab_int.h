@@ -1,12 +1,16 @@
 /*
  * What benchtab.c (statistics, cells) shares with benchnotes.c (the notes
- * under the table) and benchexport.c.  Not for use outside src/report/.
+ * under the table) and benchexport.c, and what benchexport.c (JSON, CSV)
+ * shares with benchparamx.c.  Not for use outside src/report/.
  */
 #ifndef TM_BENCHTAB_INT_H
 #define TM_BENCHTAB_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "report/benchtab.h"
 
@@ -31,5 +35,21 @@ bool tm_bench_above_floor(const struct tm_bench_stat *s, int f);
 bool tm_bench_run_killed(const struct tm_bench_run_row *r);
 /* Whether run R shared the machine: CPU steal (*STEAL) or others' load (*OTHER). */
 bool tm_bench_run_noisy(const struct tm_bench_run_row *r, bool *steal, bool *other);
+
+/* Display width of UTF-8 text S in columns: its code points (no wide or
+ * combining characters: our cells use – and × only). */
+int tm_bench_text_width(const char *s);
+/* Writes S to OUT, then spaces up to display width W (none if S is wider). */
+void tm_bench_pad(FILE *out, const char *s, int w);
+
+/* benchexport.c: what WRITE prints for T, one JSON string per non-empty
+ * line (newline cut off), a new reference; NULL when out of memory. */
+json_t *tm_bench_lines_json(const struct tm_bench_table *t,
+                            void (*write)(const struct tm_bench_table *, FILE *));
+/* benchexport.c: a note's kind as JSON names it ("noise-floor", ...) for an
+ * enum tm_bench_note; "note" for any other KIND.  A static string. */
+const char *tm_bench_note_kind_name(int kind);
+/* benchexport.c: a CSV number, %.10g; nothing (an empty field) for NAN/inf. */
+void tm_bench_csv_num(FILE *out, double v);
 
 #endif

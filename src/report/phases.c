@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "report/phases.h"
+#include "report/summary.h"
 #include "base/banned.h"
 
 static const char *const series_keys[TM_PS_COUNT] = {
@@ -366,14 +367,6 @@ static bool gone(const struct tm_phase_pt *p)
 	return isfinite(p->procs) && p->procs <= 0;
 }
 
-/* anon fell from A to B by 1 MiB and 2 % at least (as report/summary.c's
- * held sample rule): the kernel tearing an exiting process's memory down */
-static bool steep_fall(const struct tm_phase_pt *a, const struct tm_phase_pt *b)
-{
-	double x = a->v[TM_PS_ANON], y = b->v[TM_PS_ANON];
-	return isfinite(x) && isfinite(y) && x - y >= 1048576.0 && y < 0.98 * x;
-}
-
 /* One past the run's last sample: the last while the target lived, not
  * inside the exit of its last processes (a sample before one that finds
  * none, whose anon fell steeply into it: up to 3 back), as "held after"
@@ -386,7 +379,10 @@ static size_t span_end(const struct tm_phase_pt *p, size_t n)
 		last--;
 	if (last == 0 || last == n)
 		return last;
-	for (int back = 0; back < 3 && last > 1 && steep_fall(&p[last - 2], &p[last - 1]); back++)
+	for (int back = 0;
+	     back < 3 && last > 1 &&
+	     tm_anon_fell_steeply(p[last - 2].v[TM_PS_ANON], p[last - 1].v[TM_PS_ANON]);
+	     back++)
 		last--;
 	return last;
 }

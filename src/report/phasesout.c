@@ -12,6 +12,7 @@
 #include "base/sample.h"
 #include "base/util.h"
 #include "report/phases.h"
+#include "report/seriescsv.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -331,22 +332,6 @@ json_t *tm_phases_json(const struct tm_phases *ph)
 	return o;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_text(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_row(FILE *out, const char *row, const struct tm_phase *r)
 {
 	char keys[ROW_FIGS][48];
@@ -354,7 +339,7 @@ static void csv_row(FILE *out, const char *row, const struct tm_phase *r)
 	int n = row_figs(r, keys, vals);
 
 	fprintf(out, "%s,", row);
-	csv_text(out, r->name);
+	tm_csv_field(out, r->name);
 	fprintf(out, ",%d", r->samples);
 	for (int i = 0; i < n; i++)
 		isfinite(vals[i]) ? fprintf(out, ",%.15g", vals[i]) : fprintf(out, ",");

@@ -1,6 +1,7 @@
-/* A run's series as CSV (report/seriescsv.h). */
+/* A run's series as CSV, and the report's CSV field rule (report/seriescsv.h). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "report/scraped.h"
@@ -66,4 +67,19 @@ int tm_series_csv(struct tm_store *st, int64_t run_id, const char *name, int rol
 		             "report lists it)",
 		             run_id, name);
 	return rc;
+}
+
+void tm_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }

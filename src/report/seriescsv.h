@@ -1,4 +1,5 @@
-/* A run's series as CSV (report --series): its rollup buckets. */
+/* A run's series as CSV (report --series): its rollup buckets; and how the
+ * report's CSV writers write a text field. */
 #ifndef TM_REPORT_SERIESCSV_H
 #define TM_REPORT_SERIESCSV_H
 
@@ -25,5 +26,10 @@ int tm_series_note_pruned(struct tm_store *st, int64_t run_id);
  * after tm_error. */
 int tm_series_csv_rollup(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
                          FILE *out);
+
+/* Writes S to OUT as one CSV field (RFC 4180): as it is, or in double
+ * quotes with each quote doubled when it holds a comma, a quote, a carriage
+ * return or a line feed. */
+void tm_csv_field(FILE *out, const char *s);
 
 #endif

@@ -284,13 +284,10 @@ void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, dou
 	*other = rest - *held;
 }
 
-/* anon fell from PREV to P by 1 MiB and 2 % at least: more than a live
- * program's noise (the kernel frees an exiting process's memory over more
- * than one sample when it is large or the machine is loaded) */
-static bool steep_fall(const struct pt *prev, const struct pt *p)
+bool tm_anon_fell_steeply(double before_bytes, double after_bytes)
 {
-	return isfinite(prev->anon) && isfinite(p->anon) && prev->anon - p->anon >= 1048576.0 &&
-	       p->anon < 0.98 * prev->anon;
+	return isfinite(before_bytes) && isfinite(after_bytes) &&
+	       before_bytes - after_bytes >= 1048576.0 && after_bytes < 0.98 * before_bytes;
 }
 
 /*
@@ -311,8 +308,9 @@ size_t tm_sum_held_index(const struct pt *p, size_t n)
 		return n;
 	if (i + 1 >= n || tm_sum_alive(&p[i + 1]))
 		return i; /* the run ended with the target alive: no exit seen */
-	for (int back = 0;
-	     back < 3 && i > 0 && tm_sum_alive(&p[i - 1]) && steep_fall(&p[i - 1], &p[i]); back++)
+	for (int back = 0; back < 3 && i > 0 && tm_sum_alive(&p[i - 1]) &&
+	                   tm_anon_fell_steeply(p[i - 1].anon, p[i].anon);
+	     back++)
 		i--;
 	return i;
 }

@@ -140,6 +140,14 @@ struct tm_summary {
 	struct tm_summary_approx approx;
 };
 
+/*
+ * Whether anon fell from BEFORE_BYTES to AFTER_BYTES by 1 MiB and 2 % at
+ * least: more than a live program's noise, the kernel tearing an exiting
+ * process's memory down.  The one rule behind "held after" (summary.c)
+ * and a run's last phase (phases.c).  False when either is not finite.
+ */
+bool tm_anon_fell_steeply(double before_bytes, double after_bytes);
+
 /* Whether any figure of S is not exact (S->approx says which). */
 bool tm_summary_approximate(const struct tm_summary *s);
 

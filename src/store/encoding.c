@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "store/store_impl.h"
+#include "store/varint.h"
 #include "base/banned.h"
 
 enum {
@@ -20,43 +21,15 @@ struct buf {
 	size_t len, cap;
 };
 
+/* Appends v as a varint; bytes past b->cap are counted but not written. */
 static void put_varint(struct buf *b, uint64_t v)
 {
-	do {
-		unsigned char c = v & 0x7f;
-		v >>= 7;
-		if (v)
-			c |= 0x80;
+	unsigned char tmp[TM_VARINT_MAX];
+	size_t n = (size_t)(tm_varint_put(tmp, v) - tmp);
+
+	for (size_t i = 0; i < n; i++, b->len++)
 		if (b->len < b->cap)
-			b->p[b->len] = c;
-		b->len++;
-	} while (v);
-}
-
-static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (*p >= end)
-			return -1;
-		unsigned char c = *(*p)++;
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80)) {
-			*out = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
-}
-
-static int64_t unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+			b->p[b->len] = tmp[i];
 }
 
 size_t tm_sample_encode(const struct tm_sample *s, const struct tm_sample *prev, unsigned char *out)
@@ -77,7 +50,7 @@ size_t tm_sample_encode(const struct tm_sample *s, const struct tm_sample *prev,
 			continue;
 		int64_t base = prev && tm_sample_has(prev, m) ? prev->v[m] : 0;
 		/* wrapping difference: exact for any pair of int64 values */
-		put_varint(b, zigzag((int64_t)((uint64_t)s->v[m] - (uint64_t)base)));
+		put_varint(b, tm_zigzag((int64_t)((uint64_t)s->v[m] - (uint64_t)base)));
 	}
 	if (b->len > b->cap)
 		TM_BUG("sample encoding overflow");
@@ -92,7 +65,7 @@ int tm_sample_decode(const unsigned char *p, size_t len, const struct tm_sample 
 	const unsigned char *end = p + len;
 	uint64_t flags, words, word;
 
-	if (get_varint(&p, end, &flags))
+	if (tm_varint_get(&p, end, &flags))
 		return -1;
 	if (!(flags & ENC_KEYFRAME) && !prev)
 		return -1;
@@ -102,10 +75,10 @@ int tm_sample_decode(const unsigned char *p, size_t len, const struct tm_sample 
 			return -1;
 		memcpy(s->present, prev->present, sizeof(s->present));
 	} else {
-		if (get_varint(&p, end, &words) || words > 64)
+		if (tm_varint_get(&p, end, &words) || words > 64)
 			return -1;
 		for (uint64_t w = 0; w < words; w++) {
-			if (get_varint(&p, end, &word))
+			if (tm_varint_get(&p, end, &word))
 				return -1;
 			if (w < TM_SAMPLE_WORDS)
 				s->present[w] = word;
@@ -117,10 +90,10 @@ int tm_sample_decode(const unsigned char *p, size_t len, const struct tm_sample 
 		uint64_t z;
 		if (!((s->present[m / 64] >> (m % 64)) & 1))
 			continue;
-		if (m >= TM_METRIC_COUNT || get_varint(&p, end, &z))
+		if (m >= TM_METRIC_COUNT || tm_varint_get(&p, end, &z))
 			return -1;
 		int64_t base = !(flags & ENC_KEYFRAME) && tm_sample_has(prev, m) ? prev->v[m] : 0;
-		s->v[m] = (int64_t)((uint64_t)base + (uint64_t)unzigzag(z));
+		s->v[m] = (int64_t)((uint64_t)base + (uint64_t)tm_unzigzag(z));
 	}
 	return p == end ? 0 : -1;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "store/rollup.h"
+#include "store/varint.h"
 #include "base/banned.h"
 
 static const int64_t width_usec[TM_ROLLUP_LEVELS] = {
@@ -86,42 +87,6 @@ double tm_rollup_mean(const struct tm_rollup *r, enum tm_metric m)
 	return r->m[m].sum / (double)r->m[m].n;
 }
 
-static unsigned char *put_varint(unsigned char *p, uint64_t v)
-{
-	do {
-		unsigned char c = v & 0x7f;
-		v >>= 7;
-		*p++ = v ? c | 0x80 : c;
-	} while (v);
-	return p;
-}
-
-static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (*p >= end)
-			return -1;
-		unsigned char c = *(*p)++;
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80)) {
-			*out = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static uint64_t zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
-}
-
-static int64_t unzz(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
 /*
  * varint W, W mask words; per present metric in id order: varint n,
  * zigzag min, varint max - min, zigzag first - min, zigzag last - min,
@@ -131,20 +96,20 @@ size_t tm_rollup_encode(const struct tm_rollup *r, unsigned char *out)
 {
 	unsigned char *p = out;
 
-	p = put_varint(p, TM_SAMPLE_WORDS);
+	p = tm_varint_put(p, TM_SAMPLE_WORDS);
 	for (int w = 0; w < TM_SAMPLE_WORDS; w++)
-		p = put_varint(p, r->present[w]);
+		p = tm_varint_put(p, r->present[w]);
 	for (int m = 0; m < TM_METRIC_COUNT; m++) {
 		const struct tm_rollup_metric *a = &r->m[m];
 		uint64_t bits;
 		if (!tm_rollup_has(r, (enum tm_metric)m))
 			continue;
-		p = put_varint(p, (uint64_t)a->n);
-		p = put_varint(p, zz(a->min));
-		p = put_varint(p, (uint64_t)a->max - (uint64_t)a->min);
-		p = put_varint(p, zz((int64_t)((uint64_t)a->first - (uint64_t)a->min)));
-		p = put_varint(p, zz((int64_t)((uint64_t)a->last - (uint64_t)a->min)));
-		p = put_varint(p, (uint64_t)a->rises);
+		p = tm_varint_put(p, (uint64_t)a->n);
+		p = tm_varint_put(p, tm_zigzag(a->min));
+		p = tm_varint_put(p, (uint64_t)a->max - (uint64_t)a->min);
+		p = tm_varint_put(p, tm_zigzag((int64_t)((uint64_t)a->first - (uint64_t)a->min)));
+		p = tm_varint_put(p, tm_zigzag((int64_t)((uint64_t)a->last - (uint64_t)a->min)));
+		p = tm_varint_put(p, (uint64_t)a->rises);
 		memcpy(&bits, &a->sum, sizeof(bits));
 		for (int i = 0; i < 8; i++)
 			*p++ = (unsigned char)(bits >> (8 * i));
@@ -157,18 +122,18 @@ static int decode_metric(const unsigned char **p, const unsigned char *end,
 {
 	uint64_t n, mn, span, first, last, rises, bits = 0;
 
-	if (get_varint(p, end, &n) || get_varint(p, end, &mn) || get_varint(p, end, &span) ||
-	    get_varint(p, end, &first) || get_varint(p, end, &last) || get_varint(p, end, &rises) ||
-	    end - *p < 8 || n == 0)
+	if (tm_varint_get(p, end, &n) || tm_varint_get(p, end, &mn) ||
+	    tm_varint_get(p, end, &span) || tm_varint_get(p, end, &first) ||
+	    tm_varint_get(p, end, &last) || tm_varint_get(p, end, &rises) || end - *p < 8 || n == 0)
 		return -1;
 	for (int i = 0; i < 8; i++)
 		bits |= (uint64_t)(*p)[i] << (8 * i);
 	*p += 8;
 	a->n = (int64_t)n;
-	a->min = unzz(mn);
+	a->min = tm_unzigzag(mn);
 	a->max = (int64_t)((uint64_t)a->min + span);
-	a->first = (int64_t)((uint64_t)a->min + (uint64_t)unzz(first));
-	a->last = (int64_t)((uint64_t)a->min + (uint64_t)unzz(last));
+	a->first = (int64_t)((uint64_t)a->min + (uint64_t)tm_unzigzag(first));
+	a->last = (int64_t)((uint64_t)a->min + (uint64_t)tm_unzigzag(last));
 	a->rises = (int64_t)rises;
 	memcpy(&a->sum, &bits, sizeof(bits));
 	return 0;
@@ -180,10 +145,10 @@ int tm_rollup_decode(const unsigned char *p, size_t len, struct tm_rollup *r)
 	uint64_t words, w;
 
 	memset(r->present, 0, sizeof(r->present));
-	if (get_varint(&p, end, &words) || words == 0)
+	if (tm_varint_get(&p, end, &words) || words == 0)
 		return -1;
 	for (uint64_t i = 0; i < words; i++) {
-		if (get_varint(&p, end, &w))
+		if (tm_varint_get(&p, end, &w))
 			return -1;
 		if (i < TM_SAMPLE_WORDS)
 			r->present[i] = w;
