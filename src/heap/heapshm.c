@@ -273,38 +273,46 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 	return &rd->m[rd->n++];
 }
 
+/* The pid of a heap region's file name in /dev/shm ("tidemark-heap.PID"),
+ * 0 when NAME is not one. */
+static pid_t region_pid(const char *name)
+{
+	static const char pre[] = "tidemark-heap.";
+	char *end;
+
+	if (strncmp(name, pre, sizeof(pre) - 1))
+		return 0;
+	long pid = strtol(name + sizeof(pre) - 1, &end, 10);
+	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+}
+
 /* Regions our children kept (TIDEMARK_HEAP_KEEP=tag) of processes that
  * exited or died without ever being listed (lived between two samples):
  * their final counters into S, once. */
 static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
 {
-	static const char pre[] = "tidemark-heap.";
 	DIR *d = opendir("/dev/shm");
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, pre, sizeof(pre) - 1))
-			continue;
-		long pid = strtol(de->d_name + sizeof(pre) - 1, &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX)
+		pid_t pid = region_pid(de->d_name);
+		if (pid == 0)
 			continue;
 		int listed = 0;
 		for (size_t i = 0; i < rd->n; i++)
-			listed |= rd->m[i].pid == (pid_t)pid;
+			listed |= rd->m[i].pid == pid;
 		if (listed)
 			continue;
-		const struct tmh_region *r = tm_heap_region_map((pid_t)pid);
+		const struct tmh_region *r = tm_heap_region_map(pid);
 		if (!r)
 			continue;
 		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		int gone = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+		int gone = kill(pid, 0) < 0 && errno == ESRCH;
 		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone) &&
-		    !is_done(rd, (pid_t)pid, r->start_wall_usec) &&
-		    add_counters(r, 0, NULL, s, h) == 0) {
-			mark_done(rd, (pid_t)pid, r->start_wall_usec);
+		    !is_done(rd, pid, r->start_wall_usec) && add_counters(r, 0, NULL, s, h) == 0) {
+			mark_done(rd, pid, r->start_wall_usec);
 			if (gone && state == TMH_EXITED) {
 				char path[64];
-				tm_heap_region_path(path, sizeof(path), (pid_t)pid);
+				tm_heap_region_path(path, sizeof(path), pid);
 				unlink(path);
 			}
 		}
@@ -319,24 +327,20 @@ static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct
  * them for its own run's. */
 static void forget_kept(const struct tm_heap_reader *rd)
 {
-	static const char pre[] = "tidemark-heap.";
 	DIR *d = opendir("/dev/shm");
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, pre, sizeof(pre) - 1))
+		pid_t pid = region_pid(de->d_name);
+		if (pid == 0)
 			continue;
-		long pid = strtol(de->d_name + sizeof(pre) - 1, &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX)
-			continue;
-		const struct tmh_region *r = tm_heap_region_map((pid_t)pid);
+		const struct tmh_region *r = tm_heap_region_map(pid);
 		if (!r)
 			continue;
 		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		int gone = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+		int gone = kill(pid, 0) < 0 && errno == ESRCH;
 		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone)) {
 			char path[64];
-			tm_heap_region_path(path, sizeof(path), (pid_t)pid);
+			tm_heap_region_path(path, sizeof(path), pid);
 			unlink(path);
 		}
 		tm_heap_region_unmap(r);
