@@ -17,6 +17,7 @@
 #include "advise/advise_int.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 enum row_kind { ROW_MEASURED, ROW_SETTING };
@@ -335,11 +336,6 @@ void tm_advise_write_text(const struct tm_advise *a, FILE *out)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 {
 	const struct tm_advise_profile *p = &a->arms[ai].prof[ri];
@@ -356,16 +352,16 @@ static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 	json_object_set_new(o, "refused", json_null());
 	json_object_set_new(o, "survivors", json_integer(p->survivors));
 	json_object_set_new(o, "min_samples", json_integer(p->min_samples));
-	json_object_set_new(o, "refaults", num_or_null(p->refaults));
-	json_object_set_new(o, "psi_io_share", num_or_null(p->psi_io_share));
-	json_object_set_new(o, "killed_cache_bytes", num_or_null(p->killed_cache_bytes));
-	json_object_set_new(o, "sweep_min_bytes", num_or_null(p->sweep_min_bytes));
-	json_object_set_new(o, "sweep_high_min_bytes", num_or_null(p->sweep_high_min_bytes));
+	json_object_set_new(o, "refaults", tm_json_num(p->refaults));
+	json_object_set_new(o, "psi_io_share", tm_json_num(p->psi_io_share));
+	json_object_set_new(o, "killed_cache_bytes", tm_json_num(p->killed_cache_bytes));
+	json_object_set_new(o, "sweep_min_bytes", tm_json_num(p->sweep_min_bytes));
+	json_object_set_new(o, "sweep_high_min_bytes", tm_json_num(p->sweep_high_min_bytes));
 	profile_rows(a, p, r);
 	figs = json_object();
 	for (int i = 0; i < N_ROWS; i++) {
 		json_t *f = json_object();
-		json_object_set_new(f, "value", num_or_null(r[i].bytes));
+		json_object_set_new(f, "value", tm_json_num(r[i].bytes));
 		json_object_set_new(f, "from", json_string(r[i].from));
 		/* the terminal's label and value, for the HTML report */
 		json_object_set_new(f, "label", json_string(r[i].label));
@@ -409,7 +405,7 @@ char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify
 	char *text;
 
 	json_object_set_new(o, "made_wall_usec", json_integer(a->made_wall_usec));
-	json_object_set_new(o, "ram_bytes", num_or_null(a->opts.ram_bytes));
+	json_object_set_new(o, "ram_bytes", tm_json_num(a->opts.ram_bytes));
 	json_object_set_new(o, "ram_from", json_string(a->opts.ram_from));
 	for (int i = 0; i < a->opts.n_reserves; i++)
 		json_object_set_new(res, a->opts.reserves[i].name,

@@ -16,6 +16,7 @@
 #include "report/throttle.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 /* A limit a run did not set (cgroup/cgroup.h's TM_LIMIT_UNSET). */
@@ -80,11 +81,6 @@ bool tm_sweep_point_passed(const struct tm_sweep_point *p, enum tm_sweep_kind k)
 	return k != TM_SWEEP_KIND_HIGH || (p->throttled == 0 && p->throttle_unknown == 0);
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *tm_sweep_arm_json(const char *arm, int64_t smallest, int64_t largest_failed,
                           bool interrupted, const struct tm_sweep_point *points, int n)
 {
@@ -105,10 +101,10 @@ json_t *tm_sweep_arm_json(const char *arm, int64_t smallest, int64_t largest_fai
 		    pts,
 		    json_pack("{s:I, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i}", "limit_bytes",
 		              (json_int_t)p->limit, "runs", p->tried, "survived", p->survived,
-		              "throttled", p->throttled, "peak_anon_bytes", num(p->peak_anon),
-		              "wall_usec", num(p->wall_usec), "rate_per_min", num(p->rate_per_min),
-		              "psi_mem_share", num(p->psi_mem_share), "run_ids", runs, "reused",
-		              p->reused));
+		              "throttled", p->throttled, "peak_anon_bytes",
+		              tm_json_num(p->peak_anon), "wall_usec", tm_json_num(p->wall_usec),
+		              "rate_per_min", tm_json_num(p->rate_per_min), "psi_mem_share",
+		              tm_json_num(p->psi_mem_share), "run_ids", runs, "reused", p->reused));
 	}
 	json_object_set_new(o, "curve", pts);
 	return o;

@@ -46,15 +46,24 @@ static const char *label_set_end(const char *p, const char *end)
 	return NULL;
 }
 
+/* The N bytes at P as a string in TOK (SIZE bytes); false when there are
+ * none or they do not fit. */
+static bool token_copy(const char *p, size_t n, char *tok, size_t size)
+{
+	if (n == 0 || n >= size)
+		return false;
+	memcpy(tok, p, n);
+	tok[n] = 0;
+	return true;
+}
+
 /* A float token (Go's ParseFloat spellings the format allows). */
 static bool number(const char *p, size_t n, double *v)
 {
 	char tok[64], *e;
 
-	if (n == 0 || n >= sizeof(tok))
+	if (!token_copy(p, n, tok, sizeof(tok)))
 		return false;
-	memcpy(tok, p, n);
-	tok[n] = 0;
 	if (!strcmp(tok, "NaN")) {
 		*v = NAN;
 		return true;
@@ -79,11 +88,7 @@ static bool integer(const char *p, size_t n, int64_t *v)
 {
 	char tok[32], *e;
 
-	if (n == 0 || n >= sizeof(tok))
-		return false;
-	memcpy(tok, p, n);
-	tok[n] = 0;
-	if (!strchr("-0123456789", tok[0]))
+	if (!token_copy(p, n, tok, sizeof(tok)) || !strchr("-0123456789", tok[0]))
 		return false;
 	*v = strtoll(tok, &e, 10);
 	return e == tok + n;
