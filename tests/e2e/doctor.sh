@@ -77,6 +77,15 @@ fi
 out=$("$TM" doctor --root "$FX/pi-bullseye")
 echo "$out" | grep -q "/boot/cmdline.txt" && ok doctor_pi_bullseye_cmdline_txt ||
 	fail doctor_pi_bullseye_cmdline_txt "$out"
+# a Pi's SD card on this machine: its boot partition's cmdline.txt, not a GRUB fix
+out=$("$TM" doctor --root "$FX/pi-sdcard-bootfs")
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "^2 problems" && echo "$out" | grep -q 'psi=1' &&
+	echo "$out" | grep -q 'cgroup_enable=memory' && ! echo "$out" | grep -qi 'grub'; then
+	ok doctor_pi_sdcard_boot_partition
+else
+	fail doctor_pi_sdcard_boot_partition "exit $rc: $out"
+fi
 for h in v2 hybrid; do
 	"$TM" doctor --root "$FX/$h" >"$T/$h" 2>&1
 	check "doctor_root_${h}_no_problem" sh -c "grep -q '^0 problems' '$T/$h' || { cat '$T/$h'; exit 1; }"
