@@ -123,6 +123,12 @@ is "$(systemctl is-active tm-long.service)" = active "a unit runs before the nex
 pid=$!
 if wait_dropin tm-long.service $L; then
 	kill -KILL $pid
+	# the cleaner's message is its last act (after the stop and the start):
+	# the drop-in is gone, and the old process still runs, before that
+	for _ in $(seq 300); do
+		grep -q "ended without cleaning up" "$T/k.err" && break
+		sleep 0.1
+	done
 	gone tm-long.service active
 	now=$(systemctl show -P MainPID tm-long.service)
 	is "$(ls -A $L 2>/dev/null | wc -l)/$(systemctl show -P DropInPaths tm-long.service)" = "0/" \
