@@ -56,6 +56,21 @@ awk 'BEGIN { print "const char *\nwide(int a,\n     int b)\n{"; for (i = 1; i <=
 check_fails style_length_refuses_long_function "shim/fn.c:4: function wide is 81 lines" \
 	sh scripts/length.sh "$T"
 
+# Every folder of src/ is in README's layout and has its row in
+# docs/ARCHITECTURE.md, and neither names a folder that is not there.
+docs_bad=
+for d in src/*/; do
+	d=${d#src/}
+	d=${d%/}
+	grep -q "^src/$d/" README.md || docs_bad="$docs_bad README.md lacks src/$d/;"
+	grep -q "^| \`$d/\` |" docs/ARCHITECTURE.md || docs_bad="$docs_bad docs/ARCHITECTURE.md lacks $d/;"
+done
+for d in $(sed -n 's|^src/\([a-z]*\)/.*|\1|p' README.md) \
+	$(sed -n 's/^| `\([a-z]*\)\/` |.*/\1/p' docs/ARCHITECTURE.md); do
+	[ -d "src/$d" ] || docs_bad="$docs_bad src/$d/ is named but not there;"
+done
+[ -z "$docs_bad" ] && ok "style_docs_name_every_folder" || fail "style_docs_name_every_folder" "$docs_bad"
+
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
 [ -z "$outside" ] && ok "style_sql_only_in_store" ||
