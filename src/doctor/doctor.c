@@ -236,6 +236,10 @@ static void check_mode(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	}
 	if (!f->mountinfo_read) {
 		say(r, TM_DOC_PROBLEM, "cannot read %s/proc/self/mountinfo", f->root);
+		tm_doc_put(
+		    r->fix, sizeof(r->fix),
+		    "mount /proc (`mount -t proc proc %s/proc`), as the running system has it",
+		    f->root);
 		return;
 	}
 	tm_doc_cmdline_fix(f, true, "systemd.unified_cgroup_hierarchy=1", fix, sizeof(fix));

@@ -77,6 +77,15 @@ fi
 out=$("$TM" doctor --root "$FX/pi-bullseye")
 echo "$out" | grep -q "/boot/cmdline.txt" && ok doctor_pi_bullseye_cmdline_txt ||
 	fail doctor_pi_bullseye_cmdline_txt "$out"
+# every problem found on any fixture host comes with its fix
+bad=""
+for h in "$FX"/*/; do
+	"$TM" doctor --root "$h" --json | jq_py '
+bad = [c["name"] for c in d["checks"] if c["status"] == "problem" and not c["fix"]]
+assert not bad, bad' 2>/dev/null || bad="$bad $(basename "$h")"
+done
+[ -z "$bad" ] && ok "doctor_every_problem_has_a_fix ($(ls -d "$FX"/*/ | wc -l) fixture hosts)" ||
+	fail doctor_every_problem_has_a_fix "a problem without a fix on:$bad"
 # a Pi's SD card on this machine: its boot partition's cmdline.txt, not a GRUB fix
 out=$("$TM" doctor --root "$FX/pi-sdcard-bootfs")
 rc=$?

@@ -225,6 +225,20 @@ static void test_delegated(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A running system's root whose /proc lacks mountinfo: a problem, with a fix. */
+static void test_no_mountinfo(void **state)
+{
+	(void)state;
+	char base[] = "/tmp/tidemark-doctor-XXXXXX", cmd[4300];
+	assert_non_null(mkdtemp(base));
+	make(base, "proc", "cmdline", "quiet\n");
+	struct tm_doc_host h = {.root = base};
+	tm_doctor_check(&h, TM_DOC_CGROUP_MODE, &res[TM_DOC_CGROUP_MODE]);
+	expect(TM_DOC_CGROUP_MODE, TM_DOC_PROBLEM, "cannot read", "mount -t proc proc");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* What record and bench print: one line, only when there is a problem. */
 static void test_notice(void **state)
 {
@@ -279,8 +293,8 @@ int main(void)
 	    cmocka_unit_test(test_v1),           cmocka_unit_test(test_hybrid),
 	    cmocka_unit_test(test_pi_bookworm),  cmocka_unit_test(test_pi_bullseye),
 	    cmocka_unit_test(test_missing_root), cmocka_unit_test(test_pi_sdcard),
-	    cmocka_unit_test(test_delegated),    cmocka_unit_test(test_notice),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_delegated),    cmocka_unit_test(test_no_mountinfo),
+	    cmocka_unit_test(test_notice),       cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
