@@ -14,25 +14,16 @@
 //                  scraped chart, with values, and gaps (null, not 0) for the
 //                  samples that have none
 // Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [target, png, ...checks] = process.argv.slice(2);
 const MiB = 1024 * 1024;
-let failed = 0;
-const ok = (n) => console.log(`ok - ${n}`);
-const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${String(why).replace(/\n/g, "\n# ")}`); };
-const check = (cond, n, why) => (cond ? ok(n) : notOk(n, why));
 
 const [file, hash = ""] = target.split("#");
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, offline: true, viewport: { width: 1300, height: 1000 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ offline: true, viewport: { width: 1300, height: 1000 } });
 try {
 	const page = await browser.newPage();
 	const errors = [];
@@ -100,7 +91,6 @@ try {
 	fs.mkdirSync(path.dirname(png), { recursive: true });
 	await page.screenshot({ path: png, fullPage: true });
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();
