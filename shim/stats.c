@@ -149,14 +149,28 @@ static int64_t now_nsec(clockid_t clk)
  * the program's threads wait on that lock meanwhile.  So after a reading
  * that took T the next one waits at least 100 T: readings take at most 1 %
  * of the time, and a request that comes sooner is answered later (its
- * sample then has no allocator-held figure).  FORCE: at start-up, in a
- * forked child and at exit; such a reading puts off no request: its cost is
- * a first call's (lazy binding, page faults; under emulation, translating
- * the code), which at start-up put off every answer of a short-lived
- * program until after its work, so that no sample of a quiet program had a
- * current answer.
+ * sample then has no allocator-held figure).  T is the least of the last
+ * 4 readings' times: a reading's wall time only grows when its thread is
+ * preempted (a loaded machine, a vCPU under emulation), and one preempted
+ * reading took 100 times its stall off the answers, so that a program that
+ * went quiet had no current answer for seconds.  A slow heap's readings are
+ * all slow.  FORCE: at start-up, in a forked child and at exit; such a
+ * reading (a first call's cost) puts off no request.
  */
-static int64_t next_ok_nsec;
+#define TOOK_KEPT 4
+static int64_t next_ok_nsec, took_nsec[TOOK_KEPT];
+static unsigned took_n;
+
+/* 100 times the least of the last TOOK_KEPT readings' times, with TOOK. */
+static int64_t put_off_nsec(int64_t took)
+{
+	took_nsec[took_n++ % TOOK_KEPT] = took;
+	int64_t least = took;
+	for (unsigned i = 0; i < TOOK_KEPT && i < took_n; i++)
+		if (took_nsec[i] < least)
+			least = took_nsec[i];
+	return 100 * least;
+}
 
 void tmh_stats_answer(int force)
 {
@@ -178,7 +192,7 @@ void tmh_stats_answer(int force)
 	own_totals(&live, &ops);
 	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
 	if (!force)
-		next_ok_nsec = t1 + 100 * took;
+		next_ok_nsec = t1 + put_off_nsec(took);
 	TMH_ADD(r->stats_seq, 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	TMH_ST(r->stats_allocator, (uint32_t)kind);
