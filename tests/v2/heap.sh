@@ -7,12 +7,16 @@ DB=$T/h.db
 cat >"$T/self.sh" <<'SH'
 d=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)
 "$@" >/dev/null
-cat "$d/memory.peak" >"$OUT/peak"
+read -r peak <"$d/memory.peak"
+echo "$peak" >"$OUT/peak"
 SH
 # the allocator answers the recorder between samples: under TCG on a loaded
 # host a sample can come before its answer; the split takes the answer of a
 # neighbouring sample with the same heap counts (report/summary.c), and the
-# reading after the work is not one inside the exit
+# reading after the work is not one inside the exit.  memory.peak is read by
+# the shell itself: a process started after the work (cat, under the shim
+# too) would be the target's last, and the split of the last sample while
+# it allocated before any answer of its own cannot be known (n/a)
 OUT=$T "$TM" record -q -o "$DB" -i 100ms --heap -- sh "$T/self.sh" "$P" 40 600 2>"$T/err"
 rc=$?
 run=$(last_run "$DB")
