@@ -27,6 +27,10 @@ systemd_boot()
 			die "cannot show the checkout $tmroot" ;;
 	esac
 	mount -t tmpfs -o mode=755,nosuid,nodev run $R/run || die "no /run"
+	# both layers, for a pooled guest to undo what each job wrote (pool.sh)
+	mkdir -p $R/run/tm-overlay/upper $R/run/tm-overlay/lower
+	mount -o bind /up/upper $R/run/tm-overlay/upper &&
+		mount -o bind,ro /lower $R/run/tm-overlay/lower || die "cannot show the overlay's layers"
 	mkdir -p $R/run/job
 	mount -t 9p -o trans=virtio,version=9p2000.L,rw,cache=none,msize=512000 job $R/run/job ||
 		die "cannot mount the job directory"

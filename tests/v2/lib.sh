@@ -25,23 +25,25 @@ fi
 # last_run DB: the id of the newest run.
 last_run() { sql "$1" "select max(id) from runs"; }
 
-# fig DB RUN NAME: one figure of `tidemark report --json` (empty when null).
+# fig DB RUN NAME: one figure of the run (`tidemark report --csv`, whose
+# columns are the figures of `report --json`), as an integer (empty when
+# null).  (awk, not python3: starting python3 takes seconds in the guest.)
 fig()
 {
-	"$TM" report -o "$1" --json "$2" | python3 -c '
-import json, sys
-v = json.load(sys.stdin)["figures"][sys.argv[1]]
-print("" if v is None else int(v))' "$3"
+	"$TM" report -o "$1" --csv "$2" | awk -F, -v k="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i }
+		NR == 2 && c { v = $c; if (v != "" && v !~ /^-?[0-9]+$/) v = sprintf("%.0f", int(v)); print v; found = 1 }
+		END { if (!found) { print "fig: no figure " k > "/dev/stderr"; exit 1 } }'
 }
 
 # series DB RUN COLUMN: that column of the run's samples, one a line
 # (empty lines where the metric is absent).
 series()
 {
-	"$TM" report -o "$1" --series "$2" | python3 -c '
-import csv, sys
-for r in csv.DictReader(sys.stdin):
-    print(r[sys.argv[1]])' "$3"
+	"$TM" report -o "$1" --series "$2" | awk -F, -v k="$3" '
+		NR == 1 { if (index($0, "\"")) bad = 1; for (i = 1; i <= NF; i++) if ($i == k) c = i }
+		NR == 1 && (bad || !c) { print "series: no plain column " k > "/dev/stderr"; exit 1 }
+		NR > 1 { print $c }'
 }
 
 # kv FILE KEY: the value of KEY in a flat-keyed cgroup file (memory.events).
