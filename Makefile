@@ -58,7 +58,7 @@ PNET_OBJ = $(patsubst %.c,$(B)/pic/obj/%.o,$(NET_SRC))
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 AUNIT_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test demo check check-v2 unit e2e bench fuzz format cppcheck clean
+.PHONY: all deps deps-test demo check check-v2 test-build unit e2e bench fuzz format cppcheck clean
 all: $(ALL_TARGETS)
 
 deps:
@@ -133,6 +133,10 @@ check-v2:
 	@sh scripts/deps.sh --test
 	@$(MAKE) --no-print-directory all $(CHECK_EXTRA)
 	@sh tests/run.sh v2
+
+# Everything the tests need, built without running them (a fresh worktree,
+# before tests/run.sh).
+test-build: all unit $(CHECK_EXTRA)
 
 bench: all
 	@sh bench/run.sh

@@ -5,12 +5,14 @@
 #   pprof   the heap-profile reader behind `heap top` (src/heap/heaptop.c)
 #   hprof   the HPROF heap-dump reader behind `hprof top` (src/hprof)
 #   runtime the runtime parsers (src/runtime: hsperfdata ...) and the JVM maps search
+#   text    the option-value parsers: sizes, durations, numbers, a systemd
+#           unit's name (src/sysd), --keep, --window, --phases-at, --units
 # They link the library built once more by clang with the fuzzer's
 # instrumentation (build/fuzz/).  `make fuzz` runs each for FUZZ_SECONDS;
 # scripts/fuzz.sh NAME SECONDS runs one (the smoke test in make check runs
 # each over its seeds and a few seconds more: tests/e2e/fuzz_smoke.sh).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := ingest kern ini pprof hprof runtime
+FUZZ_TARGETS := ingest kern ini pprof hprof runtime text
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined \

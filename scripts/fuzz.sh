@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs one libFuzzer target over its seeds, then for SECONDS more.
-#   scripts/fuzz.sh NAME SECONDS      (NAME: ingest, kern, ini, pprof)
+#   scripts/fuzz.sh NAME SECONDS      (NAME: one of FUZZ_TARGETS in mk/fuzz.mk)
 # Seeds: fuzz/corpus/NAME/ when present (with inputs that once crashed); kern's are made from the fixture
 # files under tests/fixtures, one copy per parser (the first byte picks it);
 # ini's are tests/fixtures/bench/*.ini.  New inputs the fuzzer finds go to

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "report/benchtab.h"
 #include "report/summary.h"
 
@@ -162,6 +164,17 @@ void tm_advise_write_text(const struct tm_advise *a, FILE *out);
 /* As JSON text (malloc'd), with the verification V when not NULL, or NULL
  * when out of memory. */
 char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify *v);
+
+/*
+ * What the HTML report of bench BENCH shows beside its table, added to
+ * DOCS under the API paths the panel reads them from: the survival curve
+ * of the sweep its arms were part of ("/api/v1/bench/ID/sweep"; none when
+ * there was no sweep) and the advice over its runs and the sweep's
+ * ("/api/v1/bench/ID/advice": as `advise --bench ID --json`, with
+ * "header", the lines the terminal prints above the arms).  0, or -1
+ * after tm_error.
+ */
+int tm_advise_bench_docs(struct tm_store *st, int64_t bench, json_t *docs);
 /* A systemd drop-in for the recommended arm and regime REGIME (index):
  * [Service] with the settings and a comment block saying where each number
  * came from.  VERIFIED (NULL: not verified) says whether a bench proved it

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -17,6 +18,9 @@
 #include "advise/advise_int.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "report/runjson.h"
+#include "report/sweepcurve.h"
+#include "store/store.h"
 #include "base/banned.h"
 
 enum row_kind { ROW_MEASURED, ROW_SETTING };
@@ -335,11 +339,6 @@ void tm_advise_write_text(const struct tm_advise *a, FILE *out)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 {
 	const struct tm_advise_profile *p = &a->arms[ai].prof[ri];
@@ -356,16 +355,16 @@ static json_t *profile_json(const struct tm_advise *a, int ai, int ri)
 	json_object_set_new(o, "refused", json_null());
 	json_object_set_new(o, "survivors", json_integer(p->survivors));
 	json_object_set_new(o, "min_samples", json_integer(p->min_samples));
-	json_object_set_new(o, "refaults", num_or_null(p->refaults));
-	json_object_set_new(o, "psi_io_share", num_or_null(p->psi_io_share));
-	json_object_set_new(o, "killed_cache_bytes", num_or_null(p->killed_cache_bytes));
-	json_object_set_new(o, "sweep_min_bytes", num_or_null(p->sweep_min_bytes));
-	json_object_set_new(o, "sweep_high_min_bytes", num_or_null(p->sweep_high_min_bytes));
+	json_object_set_new(o, "refaults", tm_json_num(p->refaults));
+	json_object_set_new(o, "psi_io_share", tm_json_num(p->psi_io_share));
+	json_object_set_new(o, "killed_cache_bytes", tm_json_num(p->killed_cache_bytes));
+	json_object_set_new(o, "sweep_min_bytes", tm_json_num(p->sweep_min_bytes));
+	json_object_set_new(o, "sweep_high_min_bytes", tm_json_num(p->sweep_high_min_bytes));
 	profile_rows(a, p, r);
 	figs = json_object();
 	for (int i = 0; i < N_ROWS; i++) {
 		json_t *f = json_object();
-		json_object_set_new(f, "value", num_or_null(r[i].bytes));
+		json_object_set_new(f, "value", tm_json_num(r[i].bytes));
 		json_object_set_new(f, "from", json_string(r[i].from));
 		/* the terminal's label and value, for the HTML report */
 		json_object_set_new(f, "label", json_string(r[i].label));
@@ -409,7 +408,7 @@ char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify
 	char *text;
 
 	json_object_set_new(o, "made_wall_usec", json_integer(a->made_wall_usec));
-	json_object_set_new(o, "ram_bytes", num_or_null(a->opts.ram_bytes));
+	json_object_set_new(o, "ram_bytes", tm_json_num(a->opts.ram_bytes));
 	json_object_set_new(o, "ram_from", json_string(a->opts.ram_from));
 	for (int i = 0; i < a->opts.n_reserves; i++)
 		json_object_set_new(res, a->opts.reserves[i].name,
@@ -470,4 +469,99 @@ int tm_advise_write_dropin(const struct tm_advise *a, int regime, const char *ve
 	for (int i = 0; i < arm->n_env; i++)
 		fprintf(out, "Environment=\"%s\"\n", arm->env[i]);
 	return ferror(out) ? tm_error("cannot write the drop-in") : 0;
+}
+
+static int add_advice_run(void *ctx, const struct tm_run_info *ri)
+{
+	struct tm_advise_opts *o = ctx;
+
+	for (int i = 0; i < o->n_runs; i++)
+		if (o->runs[i] == ri->id)
+			return 0;
+	if (o->n_runs < TM_ADVISE_MAX_RUNS)
+		o->runs[o->n_runs++] = ri->id;
+	return 0;
+}
+
+/* The advice document: its JSON TEXT with "header", the lines the
+ * terminal prints above the arms. */
+static int add_advice_doc(const struct tm_advise *a, const char *text, int64_t bench, json_t *docs)
+{
+	json_t *doc = json_loads(text, 0, NULL), *head = json_array();
+	char key[64], *out = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!doc || !f) {
+		if (f)
+			fclose(f);
+		free(out);
+		json_decref(doc);
+		json_decref(head);
+		return tm_error("out of memory");
+	}
+	tm_advise_write_text(a, f);
+	fclose(f);
+	/* the lines before the first arm's (which follows a blank line) */
+	for (char *l = out; l && *l != '\n'; l = save) {
+		save = strchr(l, '\n');
+		if (save)
+			*save++ = '\0';
+		json_array_append_new(head, json_string(l));
+	}
+	free(out);
+	json_object_set_new(doc, "header", head);
+	snprintf(key, sizeof(key), "/api/v1/bench/%lld/advice", (long long)bench);
+	json_object_set_new(docs, key, doc);
+	return 0;
+}
+
+/* The advice (as `advise --bench ID --json`, with the sweep's runs) under
+ * PATH in DOCS.  0, or -1 after tm_error. */
+static int add_advice(struct tm_store *st, int64_t bench, const int64_t *runs, int n, json_t *docs)
+{
+	struct tm_advise_opts *o = calloc(1, sizeof(*o));
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	char *text = NULL;
+	int rc = o && a ? 0 : tm_error("out of memory");
+
+	if (rc == 0)
+		rc = tm_store_each_run(st, bench, add_advice_run, o);
+	for (int i = 0; rc == 0 && i < n; i++)
+		add_advice_run(o, &(struct tm_run_info){.id = runs[i]});
+	if (rc == 0) {
+		o->ram_bytes = pages > 0 && size > 0 ? (double)pages * (double)size : NAN;
+		snprintf(o->ram_from, sizeof(o->ram_from), "this host");
+		rc = tm_advise_compute(st, o, a);
+		text = rc == 0 ? tm_advise_to_json(a, NULL) : NULL;
+		if (rc == 0 && !text)
+			rc = tm_error("out of memory");
+		if (rc == 0)
+			rc = add_advice_doc(a, text, bench, docs);
+		tm_advise_release(a);
+	}
+	free(text);
+	free(a);
+	free(o);
+	return rc;
+}
+
+int tm_advise_bench_docs(struct tm_store *st, int64_t bench, json_t *docs)
+{
+	int64_t *runs = calloc(TM_ADVISE_MAX_RUNS, sizeof(*runs));
+	json_t *curve = NULL;
+	char key[64];
+	int n = 0, rc = runs ? 0 : tm_error("out of memory");
+
+	if (rc == 0 && !(curve = tm_sweep_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
+		rc = -1;
+	snprintf(key, sizeof(key), "/api/v1/bench/%lld/sweep", (long long)bench);
+	if (curve && !json_is_null(curve))
+		json_object_set(docs, key, curve);
+	json_decref(curve);
+	if (rc == 0)
+		rc = add_advice(st, bench, runs, n, docs);
+	free(runs);
+	return rc;
 }

@@ -273,6 +273,14 @@ const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes)
 	return buf;
 }
 
+const char *tm_mib_text(char *buf, size_t size, double bytes)
+{
+	if (!isfinite(bytes))
+		return "n/a";
+	snprintf(buf, size, "%.1f MiB", bytes / TM_MIB);
+	return buf;
+}
+
 void tm_path_parent(const char *path, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');

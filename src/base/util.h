@@ -83,5 +83,8 @@ bool tm_text_is_hidden_control(const unsigned char *s, size_t n, size_t *len);
 
 /* "1234.5 MiB" into BUF. */
 const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
+/* A figure in bytes as "1234.5 MiB" into BUF, or "n/a" (a constant) when
+ * BYTES is not finite (not known).  BUF or the constant. */
+const char *tm_mib_text(char *buf, size_t size, double bytes);
 
 #endif

@@ -10,6 +10,7 @@
 #include "bench/param.h"
 #include "bench/persist.h"
 #include "cgroup/cgroup.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)
@@ -50,11 +51,6 @@ void tm_bench_limits_text(const struct tm_bench_spec *sp, const struct tm_bench_
 		buf[n - 1] = '\0';
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *argv_json(char *const *argv)
 {
 	json_t *a = json_array();
@@ -76,8 +72,8 @@ static json_t *arm_spec_json(const struct tm_bench_spec *sp, const struct tm_ben
 	                      tm_bench_alloc_name(arm->alloc), "expect", tm_bench_arm_expect(arm),
 	                      "env_text", env_text ? env_text : "", "limits_text", limits);
 	json_object_set_new(o, "declared_env", env);
-	json_object_set_new(o, "preload", str_or_null(arm->preload));
-	json_object_set_new(o, "exec_start", str_or_null(arm->exec_start));
+	json_object_set_new(o, "preload", tm_json_str(arm->preload));
+	json_object_set_new(o, "exec_start", tm_json_str(arm->exec_start));
 	json_object_set_new(o, "memory_max_bytes", json_integer(arm->memory_max_bytes));
 	json_object_set_new(o, "memory_high_bytes", json_integer(arm->memory_high_bytes));
 	json_object_set_new(o, "swap_max_bytes", json_integer(arm->swap_max_bytes));
@@ -98,14 +94,14 @@ char *tm_bench_spec_json(const struct tm_bench_spec *sp, char *const *argv, char
 	json_object_set_new(o, "warmup", json_integer(sp->warmup));
 	json_object_set_new(o, "order", json_string(tm_bench_order_name(sp->order)));
 	json_object_set_new(o, "seed", json_integer(sp->seed));
-	json_object_set_new(o, "window", str_or_null(sp->window));
-	json_object_set_new(o, "restore", str_or_null(sp->restore));
-	json_object_set_new(o, "unit", str_or_null(sp->unit));
-	json_object_set_new(o, "prepare", str_or_null(sp->prepare));
-	json_object_set_new(o, "cleanup", str_or_null(sp->cleanup));
-	json_object_set_new(o, "progress_regex", str_or_null(sp->rec.progress_regex));
+	json_object_set_new(o, "window", tm_json_str(sp->window));
+	json_object_set_new(o, "restore", tm_json_str(sp->restore));
+	json_object_set_new(o, "unit", tm_json_str(sp->unit));
+	json_object_set_new(o, "prepare", tm_json_str(sp->prepare));
+	json_object_set_new(o, "cleanup", tm_json_str(sp->cleanup));
+	json_object_set_new(o, "progress_regex", tm_json_str(sp->rec.progress_regex));
 	json_object_set_new(o, "units", sp->rec.has_units ? json_real(sp->rec.units) : json_null());
-	json_object_set_new(o, "units_from", str_or_null(sp->rec.units_from));
+	json_object_set_new(o, "units_from", tm_json_str(sp->rec.units_from));
 	json_object_set_new(o, "until_progress",
 	                    sp->rec.stop_at_progress ? json_real(sp->rec.until_progress)
 	                                             : json_null());

@@ -252,15 +252,7 @@ static int cmp_probe(const void *a, const void *b)
 
 static const char *limit_name(int which)
 {
-	return which == TM_SWEEP_MEMORY_MAX ? "MemoryMax" : "MemoryHigh";
-}
-
-static void fmt_or_na(char *buf, size_t size, const char *fmt, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, size, fmt, v);
-	else
-		snprintf(buf, size, "n/a");
+	return tm_sweep_kind_name(kind_of(which));
 }
 
 static void print_verdict(const struct tm_bench_spec *sp, const struct arm_sweep *as, FILE *f)
@@ -287,33 +279,28 @@ static void print_verdict(const struct tm_bench_spec *sp, const struct arm_sweep
 
 static void print_curve(const struct tm_bench_spec *sp, const struct arm_sweep *as, FILE *f)
 {
-	bool high = sp->sweep.limit == TM_SWEEP_MEMORY_HIGH;
+	static const char *const fmt[TM_SWEEP_CELLS] = {"  %-11s", " %-9s", " %-15s", " %-8s",
+	                                                " %-10s",  " %-8s", " %s"};
+	const char *head[TM_SWEEP_CELLS];
+	char cells[TM_SWEEP_CELLS][TM_SWEEP_CELL_SIZE];
+	int n = tm_sweep_curve_head(kind_of(sp->sweep.limit), head);
 
 	print_verdict(sp, as, f);
-	fprintf(f, "  %-11s %-9s %-15s %-8s%s\n", limit_name(sp->sweep.limit), "survived",
-	        "peak anon MiB", "wall s", high ? " rate /min  psi mem  throttled" : "");
+	for (int c = 0; c < n; c++)
+		fprintf(f, fmt[c], head[c]);
+	fputc('\n', f);
 	for (int i = 0; i < as->n; i++) {
-		const struct tm_sweep_point *p = &as->probes[i];
-		char lim[32], k[16], peak[32], wall[32], rate[32], psi[32];
-		tm_fmt_mib(lim, sizeof(lim), p->limit);
-		snprintf(k, sizeof(k), "%d/%d", p->survived, p->tried);
-		fmt_or_na(peak, sizeof(peak), p->survived == 0 ? "%.1f (killed)" : "%.1f",
-		          p->peak_anon / 1048576);
-		fmt_or_na(wall, sizeof(wall), "%.2f", p->wall_usec / 1e6);
-		fprintf(f, "  %-11s %-9s %-15s %-8s", lim, k, peak, wall);
-		if (high) {
-			fmt_or_na(rate, sizeof(rate), "%.0f", p->rate_per_min);
-			fmt_or_na(psi, sizeof(psi), "%.0f %%", 100 * p->psi_mem_share);
-			fprintf(f, " %-10s %-8s %d/%d", rate, psi, p->throttled, p->tried);
-		}
+		n = tm_sweep_point_cells(&as->probes[i], kind_of(sp->sweep.limit), cells);
+		for (int c = 0; c < n; c++)
+			fprintf(f, fmt[c], cells[c]);
 		fputc('\n', f);
 	}
 }
 
-static json_t *curve_json(const struct arm_sweep *as)
+static json_t *curve_json(const struct tm_bench_spec *sp, const struct arm_sweep *as)
 {
-	return tm_sweep_arm_json(as->name, as->smallest, as->largest_failed, as->interrupted,
-	                         as->probes, as->n);
+	return tm_sweep_arm_json(as->name, kind_of(sp->sweep.limit), as->smallest,
+	                         as->largest_failed, as->interrupted, as->probes, as->n);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -371,7 +358,7 @@ static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, in
 		json_object_set_new(o, "resolution_bytes", json_integer(sp->sweep.resolution));
 		json_object_set_new(o, "runs_per_limit", json_integer(sp->runs));
 		for (int i = 0; i < n; i++)
-			json_array_append_new(a, curve_json(&arms[i]));
+			json_array_append_new(a, curve_json(sp, &arms[i]));
 		json_object_set_new(o, "arms", a);
 		json_dumpf(o, f, JSON_INDENT(2));
 		fputc('\n', f);

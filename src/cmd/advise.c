@@ -393,17 +393,20 @@ static int output(const struct tm_advise *adv, const struct args *a, int ri,
 static int advise(struct tm_store *st, struct args *a, struct tm_advise *adv)
 {
 	struct tm_advise_verify v;
+	bool verify;
 	int ri;
 
 	if (tm_advise_compute(st, &a->o, adv))
 		return 1;
 	if ((ri = regime_index(adv, a->dropin_regime)) < 0)
 		return 2;
-	if (a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0 &&
-	    tm_advise_verify(st, adv, ri, a->verify_runs ? a->verify_runs : 3, &v))
+	verify = a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0;
+	/* --verify runs a bench on this host: the host notice, once, as bench says it */
+	if (verify)
+		tm_cmd_host_notice();
+	if (verify && tm_advise_verify(st, adv, ri, a->verify_runs ? a->verify_runs : 3, &v))
 		return 1;
-	return output(adv, a, ri,
-	              a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0 ? &v : NULL);
+	return output(adv, a, ri, verify ? &v : NULL);
 }
 
 int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx)

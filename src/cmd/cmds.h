@@ -81,7 +81,7 @@ int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx);
 
-/* For record and bench, once each: one line on stderr when this host has
+/* For record, bench and advise --verify, once each: one line on stderr when this host has
  * no memory controller or PSI off, pointing to `tidemark doctor`
  * (cmd/doctor.c).  The host is $TIDEMARK_HOST_ROOT when set (tests), else /. */
 void tm_cmd_host_notice(void);

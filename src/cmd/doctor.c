@@ -24,16 +24,19 @@ static const char usage_text[] =
     "  --json       the checks as JSON (name, status, summary, fix, value)\n"
     "  --root DIR   check the files of a host mounted at DIR (a Pi's SD card, a\n"
     "               fixture tree) instead of this one; the checks that need the\n"
-    "               running system are skipped\n"
+    "               running system are skipped.  On an SD card (no /proc) the\n"
+    "               memory controller and PSI are read from cmdline.txt: give\n"
+    "               the boot partition, or the root file system with the boot\n"
+    "               partition at /boot/firmware\n"
     "\n"
-    "Exits 1 when a check finds a problem, 0 otherwise.  record and bench say once\n"
-    "when this host has no memory controller or PSI off (TIDEMARK_HOST_ROOT points\n"
-    "them at another root, for tests).\n"
+    "Exits 1 when a check finds a problem, 0 otherwise.  record, bench and advise\n"
+    "--verify say once when this host has no memory controller or PSI off\n"
+    "(TIDEMARK_HOST_ROOT points them at another root, for tests).\n"
     "\n"
     "examples:\n"
     "  tidemark doctor\n"
     "  tidemark doctor --json | jq '.checks[] | select(.status == \"problem\")'\n"
-    "  sudo tidemark doctor --root /media/$USER/rootfs\n";
+    "  sudo tidemark doctor --root /media/$USER/bootfs\n";
 
 /* Prints TEXT wrapped at 100 columns, each line after the first indented
  * by INDENT columns. */

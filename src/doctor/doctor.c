@@ -152,7 +152,10 @@ static void find_pi(struct tm_doc_facts *f)
 		f->pi_cmdline_txt = "/boot/firmware/cmdline.txt";
 	else if (tm_doc_exists(f, "/boot", "cmdline.txt"))
 		f->pi_cmdline_txt = "/boot/cmdline.txt";
-	f->is_pi = f->pi_model[0] || f->pi_cmdline_txt || strstr(f->release, "rpi");
+	else if (tm_doc_exists(f, "", "cmdline.txt") && tm_doc_exists(f, "", "config.txt"))
+		f->pi_cmdline_txt = "/cmdline.txt"; /* the root is a Pi's boot partition */
+	f->is_pi = f->pi_model[0] || f->pi_cmdline_txt || strstr(f->release, "rpi") ||
+	           tm_doc_exists(f, "/etc", "rpi-issue");
 }
 
 void tm_doc_facts_read(const struct tm_doc_host *host, struct tm_doc_facts *f)
@@ -177,6 +180,9 @@ void tm_doc_facts_read(const struct tm_doc_host *host, struct tm_doc_facts *f)
 	f->memcg_enabled = memcg_enabled(f);
 	find_probe(f);
 	find_pi(f);
+	f->offline = !f->mountinfo_read && !f->cmdline[0];
+	if (f->offline && f->pi_cmdline_txt)
+		read_line(f, f->pi_cmdline_txt, f->cmdline, sizeof(f->cmdline));
 }
 
 void tm_doc_cmdline_fix(const struct tm_doc_facts *f, bool add, const char *word, char *buf,
@@ -185,10 +191,11 @@ void tm_doc_cmdline_fix(const struct tm_doc_facts *f, bool add, const char *word
 	const char *verb = add ? "add" : "remove", *prep = add ? "to" : "from";
 
 	if (f->is_pi && f->pi_cmdline_txt)
-		tm_doc_put(buf, size,
-		           "%s `%s` %s the one line of %s (the kernel command line of a Raspberry "
-		           "Pi), then reboot",
-		           verb, word, prep, f->pi_cmdline_txt);
+		tm_doc_put(
+		    buf, size,
+		    "%s `%s` %s the one line of %s%s (the kernel command line of a Raspberry "
+		    "Pi), then reboot",
+		    verb, word, prep, f->offline ? f->root : "", f->pi_cmdline_txt);
 	else if (f->is_pi)
 		tm_doc_put(
 		    buf, size,
@@ -220,8 +227,19 @@ static void check_mode(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	const struct tm_cg_mounts *m = &f->cg.mounts;
 	char fix[512];
 
+	if (f->offline) {
+		say(r, TM_DOC_SKIPPED,
+		    "not a running system: %s has no proc/self/mountinfo (a disk, such as a "
+		    "Raspberry Pi's SD card); the mode shows when doctor runs on the host itself",
+		    f->root);
+		return;
+	}
 	if (!f->mountinfo_read) {
 		say(r, TM_DOC_PROBLEM, "cannot read %s/proc/self/mountinfo", f->root);
+		tm_doc_put(
+		    r->fix, sizeof(r->fix),
+		    "mount /proc (`mount -t proc proc %s/proc`), as the running system has it",
+		    f->root);
 		return;
 	}
 	tm_doc_cmdline_fix(f, true, "systemd.unified_cgroup_hierarchy=1", fix, sizeof(fix));
@@ -253,6 +271,45 @@ static void check_mode(const struct tm_doc_facts *f, struct tm_doc_result *r)
 		           "mount cgroup2 as root: `mount -t cgroup2 none /sys/fs/cgroup` (systemd "
 		           "does it at boot)");
 	}
+}
+
+/*
+ * On a disk (F->offline): whether the kernel command line it keeps
+ * (cmdline.txt) has WHAT on at the next boot.  Raspberry Pi kernels leave
+ * it off without ON_WORD; OFF_WORD turns it off.  LOSES: what is missing
+ * while it is off.  Elsewhere there is no command line to read: skipped.
+ */
+static void offline_cmdline(const struct tm_doc_facts *f, struct tm_doc_result *r, const char *what,
+                            const char *on_word, const char *off_word, const char *loses)
+{
+	bool on = tm_doc_cmdline_has(f, on_word), off = tm_doc_cmdline_has(f, off_word);
+	size_t n;
+
+	if (!f->pi_cmdline_txt) {
+		say(r, TM_DOC_SKIPPED, "%s: %s",
+		    f->is_pi ? "a Raspberry Pi's root file system without its boot partition "
+		               "(where cmdline.txt, its kernel command line, is)"
+		             : "not a running system, and no cmdline.txt under it",
+		    f->is_pi ? "run `tidemark doctor --root` on the boot partition (such as "
+		               "/media/$USER/bootfs)"
+		             : "run tidemark doctor on the host itself");
+		return;
+	}
+	if (on && !off) {
+		tm_doc_put(r->value, sizeof(r->value), "on");
+		say(r, TM_DOC_OK, "on at the next boot: %s%s has %s", f->root, f->pi_cmdline_txt,
+		    on_word);
+		return;
+	}
+	tm_doc_put(r->value, sizeof(r->value), "off");
+	say(r, TM_DOC_PROBLEM,
+	    "off at the next boot: %s%s has %s%s (%s is off on Raspberry Pi "
+	    "kernels without %s): %s",
+	    f->root, f->pi_cmdline_txt, off ? "" : "no ", off ? off_word : on_word, what, on_word,
+	    loses);
+	tm_doc_cmdline_fix(f, true, on_word, r->fix, sizeof(r->fix));
+	if (off && (n = strlen(r->fix)) < sizeof(r->fix))
+		tm_doc_put(r->fix + n, sizeof(r->fix) - n, "; and remove `%s` from it", off_word);
 }
 
 /* Why the memory controller is missing, and the fix, into R. */
@@ -298,6 +355,16 @@ static void check_memctl(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	const struct tm_cg_mounts *m = &f->cg.mounts;
 	char path[PATH_MAX + 32];
 
+	if (f->offline) {
+		offline_cmdline(f, r, "the memory controller", "cgroup_enable=memory",
+		                "cgroup_disable=memory", "no limits, no cgroup memory figures");
+		size_t n = strlen(r->fix);
+		if (r->status == TM_DOC_PROBLEM && n)
+			tm_doc_put(
+			    r->fix + n, sizeof(r->fix) - n,
+			    " (older Raspberry Pi kernels also want `cgroup_memory=1` there)");
+		return;
+	}
 	if (m->memory.found) {
 		tm_doc_put(r->value, sizeof(r->value), "v1");
 		say(r, TM_DOC_OK, "enabled: the v1 memory hierarchy is mounted at %s",
@@ -329,6 +396,11 @@ static void check_psi(const struct tm_doc_facts *f, struct tm_doc_result *r)
 		say(r, TM_DOC_OK, "present and enabled: /proc/pressure/memory, cpu, io%s",
 		    f->cg.mounts.unified.found ? ", and per cgroup on cgroup2" : "");
 		tm_doc_put(r->value, sizeof(r->value), "on");
+		return;
+	}
+	if (f->offline) {
+		offline_cmdline(f, r, "PSI", "psi=1", "psi=0",
+		                "memory, CPU and I/O pressure will be n/a");
 		return;
 	}
 	tm_doc_put(r->value, sizeof(r->value), "off");

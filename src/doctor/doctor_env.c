@@ -133,6 +133,10 @@ static void check_create(const struct tm_doc_facts *f, struct tm_doc_result *r)
 static void check_alloc(const struct tm_doc_facts *f, enum tm_bench_alloc a,
                         struct tm_doc_result *r)
 {
+	/* another root (a Pi's SD card on a PC) may hold another machine's libraries */
+	static const char *const other[] = {"/usr/lib/aarch64-linux-gnu",
+	                                    "/usr/lib/arm-linux-gnueabihf",
+	                                    "/usr/lib/x86_64-linux-gnu", NULL};
 	const char *const *dirs = tm_bench_lib_dirs();
 	char prefixed[16][PATH_MAX];
 	const char *list[17];
@@ -140,6 +144,10 @@ static void check_alloc(const struct tm_doc_facts *f, enum tm_bench_alloc a,
 
 	for (; n < 16 && dirs[n]; n++) {
 		tm_doc_put(prefixed[n], sizeof(prefixed[n]), "%s%s", f->root, dirs[n]);
+		list[n] = prefixed[n];
+	}
+	for (int k = 0; !f->host->live && other[k] && n < 16; k++, n++) {
+		tm_doc_put(prefixed[n], sizeof(prefixed[n]), "%s%s", f->root, other[k]);
 		list[n] = prefixed[n];
 	}
 	list[n] = NULL;

@@ -20,6 +20,9 @@ struct tm_doc_facts {
 	bool is_pi;           /* a Raspberry Pi (device tree model, rpi kernel, cmdline.txt) */
 	char pi_model[128];   /* the device tree's model, "" when none */
 	const char *pi_cmdline_txt; /* where its kernel command line is kept */
+	bool offline;               /* no proc/cmdline nor proc/self/mountinfo under the root: the
+	                             * files of a host that is not running (a Pi's SD card), whose
+	                             * CMDLINE is then its cmdline.txt's, when there is one */
 	int memcg_enabled;          /* proc/cgroups: 1, 0 (disabled), -1 absent, -2 unreadable */
 	char probe[PATH_MAX];       /* host path of a cgroup with memory files ("" when none) */
 };

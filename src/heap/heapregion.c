@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "base/error.h"
+#include "base/util.h"
 #include "heap/heapregion.h"
 #include "base/banned.h"
 
@@ -175,4 +177,75 @@ int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)
 			return 0;
 	}
 	return -1;
+}
+
+/* libtidemark-heap-sites.so keeps no counters: say so rather than print zeros. */
+static int sites_only_stats(pid_t pid, const char *state, const struct tm_heap_counters *c,
+                            bool json, FILE *out)
+{
+	if (json) {
+		fprintf(out,
+		        "{\"pid\":%d,\"state\":\"%s\",\"sites_only\":true,\"threads\":%lld,"
+		        "\"sample_mean_bytes\":%lld,\"samples_dropped\":%lld}\n",
+		        (int)pid, state, (long long)c->threads_seen,
+		        (long long)c->sample_mean_bytes, (long long)c->samples_dropped);
+		return 0;
+	}
+	char mean[32];
+	fprintf(out,
+	        "pid %d (%s): allocation sites only (libtidemark-heap-sites.so keeps no exact "
+	        "counters)\nsampling every %s on average, %lld threads, %lld samples dropped\n",
+	        (int)pid, state, tm_fmt_mib(mean, sizeof(mean), c->sample_mean_bytes),
+	        (long long)c->threads_seen, (long long)c->samples_dropped);
+	return 0;
+}
+
+int tm_heap_stats_print(pid_t pid, bool json, FILE *out)
+{
+	int writable = 0;
+	const struct tmh_region *r = tm_heap_region_map_rw(pid, &writable);
+	if (!r) {
+		if (errno == ENOENT)
+			return tm_error("pid %d has no heap region (not running with the shim)",
+			                (int)pid);
+		return tm_error("cannot read the heap region of pid %d: %s", (int)pid,
+		                strerror(errno));
+	}
+	struct tm_heap_counters c;
+	int rc = tm_heap_region_counters(r, &c);
+	if (rc == 0 && writable && !c.sites_only)
+		tm_heap_region_publish_peak(r, c.live_bytes); /* no later peak below this live */
+	tm_heap_region_unmap(r);
+	if (rc < 0)
+		return tm_error("the counters of pid %d kept changing", (int)pid);
+	static const char *const states[] = {"running", "exited", "superseded"};
+	const char *state = c.state >= 0 && c.state <= 2 ? states[c.state] : "?";
+	if (c.sites_only)
+		return sites_only_stats(pid, state, &c, json, out);
+	if (json) {
+		fprintf(out,
+		        "{\"pid\":%d,\"state\":\"%s\",\"sites_only\":false,\"live_bytes\":%lld,"
+		        "\"peak_bytes\":%lld,"
+		        "\"alloc_bytes\":%lld,\"allocs\":%lld,\"frees\":%lld,\"threads\":%lld,"
+		        "\"sample_mean_bytes\":%lld,\"samples_dropped\":%lld,\"size_classes\":[",
+		        (int)pid, state, (long long)c.live_bytes, (long long)c.peak_bytes,
+		        (long long)c.alloc_bytes, (long long)c.allocs, (long long)c.frees,
+		        (long long)c.threads_seen, (long long)c.sample_mean_bytes,
+		        (long long)c.samples_dropped);
+		for (int i = 0; i < TMH_CLASSES; i++)
+			fprintf(out, "%s%lld", i ? "," : "", (long long)c.hist[i]);
+		fprintf(out, "]}\n");
+		return 0;
+	}
+	char a[32], b[32], d[32];
+	fprintf(out,
+	        "pid %d (%s): live %s, peak %s, allocated %s in %lld allocations, %lld frees\n",
+	        (int)pid, state, tm_fmt_mib(a, sizeof(a), c.live_bytes),
+	        tm_fmt_mib(b, sizeof(b), c.peak_bytes), tm_fmt_mib(d, sizeof(d), c.alloc_bytes),
+	        (long long)c.allocs, (long long)c.frees);
+	fprintf(out, "allocations by requested size:\n");
+	for (int i = 0; i < TMH_CLASSES; i++)
+		if (c.hist[i])
+			fprintf(out, "  <= %12llu  %lld\n", 16ull << i, (long long)c.hist[i]);
+	return 0;
 }

@@ -5,7 +5,9 @@
 #ifndef TM_HEAPREGION_H
 #define TM_HEAPREGION_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "tidemark-heap.h"
@@ -38,6 +40,16 @@ void tm_heap_region_path(char *buf, size_t size, pid_t pid);
 /* Sums the slots under the fold seqlock.  0, or -1 if it never got a
  * consistent pass (a writer stuck mid-fold). */
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c);
+
+/*
+ * `tidemark heap stats PID`: PID's counters (live, peak, allocated, frees,
+ * allocations by requested size; for libtidemark-heap-sites.so only what it
+ * keeps, saying so rather than printing zeros) to OUT as text, or with JSON
+ * as one JSON line of raw bytes.  Publishes the live bytes it read into the
+ * peak when it may write the region.  0, or -1 after tm_error (no region,
+ * counters that kept changing).
+ */
+int tm_heap_stats_print(pid_t pid, bool json, FILE *out);
 
 /* With a writable mapping: raises R's peak to LIVE_BYTES if it is lower (a
  * live value a reader has shown is never above a peak shown later). */

@@ -200,6 +200,14 @@ static int add_counters(const struct tmh_region *r, int writable, uint64_t *aske
 	return 0;
 }
 
+/* Unlinks PID's region file in /dev/shm (mappings of it stay valid). */
+static void remove_region(pid_t pid)
+{
+	char path[64];
+	tm_heap_region_path(path, sizeof(path), pid);
+	unlink(path);
+}
+
 /* Drops entry I; unlinks the region when its process is gone.  With S,
  * its final counters go into S first (what it did since the last sample). */
 static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struct held_sum *h)
@@ -211,16 +219,13 @@ static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struc
 		write_profile(rd, e, 0);
 	free(e->maps);
 	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
-	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH) {
-		char path[64];
-		tm_heap_region_path(path, sizeof(path), e->pid);
-		unlink(path);
-	}
+	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH)
+		remove_region(e->pid);
 	tm_heap_region_unmap(e->r);
 	rd->m[i] = rd->m[--rd->n];
 }
 
-static void forget_kept(const struct tm_heap_reader *rd);
+static void forget_kept(struct tm_heap_reader *rd);
 
 void tm_heap_reader_free(struct tm_heap_reader *rd)
 {
@@ -230,11 +235,8 @@ void tm_heap_reader_free(struct tm_heap_reader *rd)
 	 * while the process is a zombie not yet reaped, and must not be found
 	 * by the next reader of this process (the next run of a bench) */
 	for (size_t i = 0; i < rd->n; i++)
-		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) == TMH_EXITED) {
-			char path[64];
-			tm_heap_region_path(path, sizeof(path), rd->m[i].pid);
-			unlink(path);
-		}
+		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) == TMH_EXITED)
+			remove_region(rd->m[i].pid);
 	while (rd->n)
 		drop(rd, rd->n - 1, NULL, NULL);
 	forget_kept(rd);
@@ -286,10 +288,19 @@ static pid_t region_pid(const char *name)
 	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
 }
 
-/* Regions our children kept (TIDEMARK_HEAP_KEEP=tag) of processes that
- * exited or died without ever being listed (lived between two samples):
- * their final counters into S, once. */
-static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
+/* What each_kept() does with a region once FN has taken it. */
+enum kept_action { KEPT_LEAVE, KEPT_REMOVE };
+
+/* Calls FN(RD, PID, R, ARG) for each region in /dev/shm that our children
+ * kept (TIDEMARK_HEAP_KEEP=tag) of a process that exited or died, skipping
+ * the processes RD lists when SKIP_LISTED.  FN's KEPT_REMOVE unlinks the
+ * region's file; EXITED_AND_GONE tells FN whether the process both said it
+ * exited and is gone (no later write can come). */
+static void each_kept(struct tm_heap_reader *rd, bool skip_listed,
+                      enum kept_action (*fn)(struct tm_heap_reader *rd, pid_t pid,
+                                             const struct tmh_region *r, bool exited_and_gone,
+                                             void *arg),
+                      void *arg)
 {
 	DIR *d = opendir("/dev/shm");
 	struct dirent *de;
@@ -298,55 +309,61 @@ static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct
 		if (pid == 0)
 			continue;
 		int listed = 0;
-		for (size_t i = 0; i < rd->n; i++)
+		for (size_t i = 0; skip_listed && i < rd->n; i++)
 			listed |= rd->m[i].pid == pid;
-		if (listed)
-			continue;
-		const struct tmh_region *r = tm_heap_region_map(pid);
+		const struct tmh_region *r = listed ? NULL : tm_heap_region_map(pid);
 		if (!r)
 			continue;
 		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		int gone = kill(pid, 0) < 0 && errno == ESRCH;
 		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone) &&
-		    !is_done(rd, pid, r->start_wall_usec) && add_counters(r, 0, NULL, s, h) == 0) {
-			mark_done(rd, pid, r->start_wall_usec);
-			if (gone && state == TMH_EXITED) {
-				char path[64];
-				tm_heap_region_path(path, sizeof(path), pid);
-				unlink(path);
-			}
-		}
+		    fn(rd, pid, r, gone && state == TMH_EXITED, arg) == KEPT_REMOVE)
+			remove_region(pid);
 		tm_heap_region_unmap(r);
 	}
 	if (d)
 		closedir(d);
 }
 
+struct unlisted {
+	struct tm_sample *s;
+	struct held_sum *h;
+};
+
+/* A kept region of a process never listed (it lived between two samples):
+ * its final counters into the sample, once; removed once nothing more can
+ * be written to it. */
+static enum kept_action add_unlisted(struct tm_heap_reader *rd, pid_t pid,
+                                     const struct tmh_region *r, bool exited_and_gone, void *arg)
+{
+	struct unlisted *u = arg;
+	if (is_done(rd, pid, r->start_wall_usec) || add_counters(r, 0, NULL, u->s, u->h) != 0)
+		return KEPT_LEAVE;
+	mark_done(rd, pid, r->start_wall_usec);
+	return exited_and_gone ? KEPT_REMOVE : KEPT_LEAVE;
+}
+
+/* Regions our children kept of processes that exited or died without ever
+ * being listed: their final counters into S, once. */
+static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
+{
+	struct unlisted u = {s, h};
+	each_kept(rd, true, add_unlisted, &u);
+}
+
+static enum kept_action remove_kept(struct tm_heap_reader *rd, pid_t pid,
+                                    const struct tmh_region *r, bool exited_and_gone, void *arg)
+{
+	(void)rd, (void)pid, (void)r, (void)exited_and_gone, (void)arg;
+	return KEPT_REMOVE;
+}
+
 /* At the end of a run: removes the regions our children kept of processes
  * that exited (or died), so that no later reader of this process takes
  * them for its own run's. */
-static void forget_kept(const struct tm_heap_reader *rd)
+static void forget_kept(struct tm_heap_reader *rd)
 {
-	DIR *d = opendir("/dev/shm");
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		pid_t pid = region_pid(de->d_name);
-		if (pid == 0)
-			continue;
-		const struct tmh_region *r = tm_heap_region_map(pid);
-		if (!r)
-			continue;
-		int state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		int gone = kill(pid, 0) < 0 && errno == ESRCH;
-		if (r->keep_tag == rd->tag && (state == TMH_EXITED || gone)) {
-			char path[64];
-			tm_heap_region_path(path, sizeof(path), pid);
-			unlink(path);
-		}
-		tm_heap_region_unmap(r);
-	}
-	if (d)
-		closedir(d);
+	each_kept(rd, false, remove_kept, NULL);
 }
 
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,

@@ -8,14 +8,6 @@
 #include "report/approxtext.h"
 #include "base/banned.h"
 
-static const char *mib(char *buf, size_t size, double bytes)
-{
-	if (!isfinite(bytes))
-		return "n/a";
-	snprintf(buf, size, "%.1f MiB", bytes / TM_MIB);
-	return buf;
-}
-
 /* The median of the page cache, with its bound when it is not exact. */
 const char *tm_median_file_text(char *buf, size_t size, const struct tm_summary *s)
 {
@@ -24,14 +16,14 @@ const char *tm_median_file_text(char *buf, size_t size, const struct tm_summary 
 
 	if (ap->rollup_samples)
 		snprintf(buf, size, "between %s and %s (from rollups)",
-		         mib(lo, sizeof(lo), ap->median_file_low_bytes),
-		         mib(hi, sizeof(hi), ap->median_file_high_bytes));
+		         tm_mib_text(lo, sizeof(lo), ap->median_file_low_bytes),
+		         tm_mib_text(hi, sizeof(hi), ap->median_file_high_bytes));
 	else if (ap->median_file_rel_error > 0 && isfinite(s->median_file_bytes))
 		snprintf(buf, size, "%s (±%.1f %%, streaming sketch)",
-		         mib(lo, sizeof(lo), s->median_file_bytes),
+		         tm_mib_text(lo, sizeof(lo), s->median_file_bytes),
 		         100 * ap->median_file_rel_error);
 	else
-		return mib(buf, size, s->median_file_bytes);
+		return tm_mib_text(buf, size, s->median_file_bytes);
 	return buf;
 }
 

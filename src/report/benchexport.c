@@ -16,17 +16,14 @@
 #include "report/benchtab_int.h"
 #include "report/seriescsv.h"
 #include "report/stats.h"
+#include "report/runjson.h"
 #include "base/banned.h"
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 static json_t *stat_json(const struct tm_bench_stat *s)
 {
-	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median", num(s->median), "min",
-	                 num(s->min), "max", num(s->max), "mad", num(s->mad));
+	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median", tm_json_num(s->median),
+	                 "min", tm_json_num(s->min), "max", tm_json_num(s->max), "mad",
+	                 tm_json_num(s->mad));
 }
 
 static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
@@ -36,11 +33,11 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		json_t *s = stat_json(&a->stat[f]);
-		json_object_set_new(s, "ratio", num(a->ratio[f]));
+		json_object_set_new(s, "ratio", tm_json_num(a->ratio[f]));
 		json_object_set_new(s, "overlaps_control", json_boolean(a->overlap[f]));
-		json_object_set_new(s, "p_value", num(a->p[f]));
+		json_object_set_new(s, "p_value", tm_json_num(a->p[f]));
 		const char *v = tm_bench_verdict_name(a->verdict[f]);
-		json_object_set_new(s, "verdict", v ? json_string(v) : json_null());
+		json_object_set_new(s, "verdict", tm_json_str(v));
 		json_object_set_new(figures, tm_bench_fig_info(f)->key, s);
 	}
 	o = json_pack("{s:s, s:b, s:s, s:s, s:s, s:i, s:i}", "name", a->name, "control", control,
@@ -70,7 +67,7 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	json_t *figures = json_object(), *outliers = json_array();
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
-		json_object_set_new(figures, tm_bench_fig_info(f)->key, num(r->fig[f]));
+		json_object_set_new(figures, tm_bench_fig_info(f)->key, tm_json_num(r->fig[f]));
 		if (r->outlier_mask >> f & 1)
 			json_array_append_new(outliers, json_string(tm_bench_fig_info(f)->key));
 	}
@@ -80,9 +77,9 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	                      tm_outcome_name(r->outcome), "reason", r->reason);
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "outliers", outliers);
-	json_object_set_new(o, "work_wall_usec", num(r->work_wall_usec));
-	json_object_set_new(o, "steal_share", num(r->steal_share));
-	json_object_set_new(o, "other_load_share", num(r->other_share));
+	json_object_set_new(o, "work_wall_usec", tm_json_num(r->work_wall_usec));
+	json_object_set_new(o, "steal_share", tm_json_num(r->steal_share));
+	json_object_set_new(o, "other_load_share", tm_json_num(r->other_share));
 	return o;
 }
 
@@ -194,7 +191,7 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 		json_decref(runs);
 		return NULL;
 	}
-	json_object_set_new(o, "command", t->command ? json_string(t->command) : json_null());
+	json_object_set_new(o, "command", tm_json_str(t->command));
 	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
 	/* what rows scraped_N_* are: the series' names, null for an unused slot */
 	json_t *scraped = json_array();

@@ -13,12 +13,8 @@
 #include "report/benchparam.h"
 #include "report/benchparam_int.h"
 #include "report/benchtab_int.h"
+#include "report/runjson.h"
 #include "base/banned.h"
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 static const char *note_kind(int kind)
 {
@@ -54,11 +50,11 @@ static json_t *fit_json(const struct tm_bench_table *t, int ai, int f)
 	json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "arm", t->arms[ai].name, "figure",
 	                      tm_bench_fig_info((enum tm_bench_fig)f)->key, "n", fit->n, "n_log",
 	                      fit->n_log);
-	json_object_set_new(o, "slope_per_unit", num(fit->slope));
-	json_object_set_new(o, "intercept", num(fit->intercept));
-	json_object_set_new(o, "r2", num(fit->r2));
-	json_object_set_new(o, "exponent", num(fit->exponent));
-	json_object_set_new(o, "exponent_r2", num(fit->exp_r2));
+	json_object_set_new(o, "slope_per_unit", tm_json_num(fit->slope));
+	json_object_set_new(o, "intercept", tm_json_num(fit->intercept));
+	json_object_set_new(o, "r2", tm_json_num(fit->r2));
+	json_object_set_new(o, "exponent", tm_json_num(fit->exponent));
+	json_object_set_new(o, "exponent_r2", tm_json_num(fit->exp_r2));
 	json_object_set_new(o, "slope_text", json_string(slope));
 	json_object_set_new(o, "exponent_text", json_string(expo));
 	return o;
@@ -143,7 +139,7 @@ char *tm_bench_param_to_json(const struct tm_bench_table *t)
 	json_array_foreach(json_object_get(o, "runs"), i, r)
 	{
 		double v = i < (size_t)t->n_runs ? t->param->run_value[i] : NAN;
-		json_object_set_new(r, "param_value", num(v));
+		json_object_set_new(r, "param_value", tm_json_num(v));
 	}
 	n = tm_bench_param_notes(t, &pn);
 	for (int k = 0; k < n; k++)

@@ -15,6 +15,7 @@
 #include "report/benchphases.h"
 #include "report/benchtab_int.h"
 #include "report/stats.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 static const struct {
@@ -342,11 +343,6 @@ void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
 	free(cells);
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *cell_json(const struct tm_bench_phases *bp, int k, int ai, int f)
 {
 	const struct tm_bench_phase_cell *c = &bp->rows[k].cell[ai][f];
@@ -354,12 +350,12 @@ static json_t *cell_json(const struct tm_bench_phases *bp, int k, int ai, int f)
 	json_t *o = json_pack("{s:s, s:i, s:i}", "arm", bp->t.arms[ai].name, "n", c->stat.n,
 	                      "runs_without", bp->rows[k].without[ai]);
 
-	json_object_set_new(o, "median", num(c->stat.median));
-	json_object_set_new(o, "min", num(c->stat.min));
-	json_object_set_new(o, "max", num(c->stat.max));
-	json_object_set_new(o, "ratio", num(c->ratio));
-	json_object_set_new(o, "p_value", num(c->p));
-	json_object_set_new(o, "verdict", v ? json_string(v) : json_null());
+	json_object_set_new(o, "median", tm_json_num(c->stat.median));
+	json_object_set_new(o, "min", tm_json_num(c->stat.min));
+	json_object_set_new(o, "max", tm_json_num(c->stat.max));
+	json_object_set_new(o, "ratio", tm_json_num(c->ratio));
+	json_object_set_new(o, "p_value", tm_json_num(c->p));
+	json_object_set_new(o, "verdict", tm_json_str(v));
 	return o;
 }
 

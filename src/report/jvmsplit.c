@@ -64,45 +64,37 @@ const char *tm_jvm_split_why_text(enum tm_jvm_split_why why)
 	return "?";
 }
 
-static const char *mib(char *buf, size_t size, double bytes)
-{
-	if (!isfinite(bytes))
-		return "n/a";
-	snprintf(buf, size, "%.1f MiB", bytes / TM_MIB);
-	return buf;
-}
-
 void tm_jvm_split_text(const struct tm_jvm_split *sp, char *buf, size_t size)
 {
 	char a[32], j[32], m[32], l[32], h[32], o[32];
 
-	mib(a, sizeof(a), sp->anon_bytes);
-	mib(j, sizeof(j), sp->java_heap_bytes);
+	tm_mib_text(a, sizeof(a), sp->anon_bytes);
+	tm_mib_text(j, sizeof(j), sp->java_heap_bytes);
 	if (sp->why == TM_JVM_SPLIT_OK && isfinite(sp->malloc_held_bytes))
 		snprintf(buf, size,
 		         "anon at the end %s = %s Java heap used + %s the JVM's malloc (%s live, "
 		         "%s held by the allocator) + %s other anon (code cache, thread stacks, GC "
 		         "data, free but touched heap)",
-		         a, j, mib(m, sizeof(m), sp->malloc_bytes),
-		         mib(l, sizeof(l), sp->malloc_live_bytes),
-		         mib(h, sizeof(h), sp->malloc_held_bytes),
-		         mib(o, sizeof(o), sp->other_bytes));
+		         a, j, tm_mib_text(m, sizeof(m), sp->malloc_bytes),
+		         tm_mib_text(l, sizeof(l), sp->malloc_live_bytes),
+		         tm_mib_text(h, sizeof(h), sp->malloc_held_bytes),
+		         tm_mib_text(o, sizeof(o), sp->other_bytes));
 	else if (sp->why == TM_JVM_SPLIT_OK)
 		snprintf(buf, size,
 		         "anon at the end %s = %s Java heap used + %s the JVM's malloc (live; what "
 		         "the allocator holds is not known and is in the rest) + %s other anon "
 		         "(code cache, thread stacks, GC data, free but touched heap)",
-		         a, j, mib(m, sizeof(m), sp->malloc_bytes),
-		         mib(o, sizeof(o), sp->other_bytes));
+		         a, j, tm_mib_text(m, sizeof(m), sp->malloc_bytes),
+		         tm_mib_text(o, sizeof(o), sp->other_bytes));
 	else if (sp->why == TM_JVM_SPLIT_NO_SHIM)
 		snprintf(buf, size,
 		         "anon at the end %s = %s Java heap used + %s the rest (the JVM's malloc, "
 		         "code cache, thread stacks, GC data, free but touched heap; record --heap "
 		         "splits the malloc out)",
-		         a, j, mib(o, sizeof(o), sp->anon_bytes - sp->java_heap_bytes));
+		         a, j, tm_mib_text(o, sizeof(o), sp->anon_bytes - sp->java_heap_bytes));
 	else if (sp->why == TM_JVM_SPLIT_HEAP_OVER || sp->why == TM_JVM_SPLIT_MALLOC_OVER)
 		snprintf(buf, size, "anon at the end %s: its split is n/a, %s (by %s)", a,
-		         tm_jvm_split_why_text(sp->why), mib(o, sizeof(o), sp->over_bytes));
+		         tm_jvm_split_why_text(sp->why), tm_mib_text(o, sizeof(o), sp->over_bytes));
 	else
 		snprintf(buf, size, "anon at the end: its split is n/a, %s",
 		         tm_jvm_split_why_text(sp->why));

@@ -14,6 +14,7 @@
 #include "report/phases.h"
 #include "report/seriescsv.h"
 #include "store/store.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 struct load {
@@ -258,11 +259,6 @@ void tm_phases_write_text(const struct tm_phases *ph, FILE *out)
 
 /* ---- JSON and CSV: one set of keys ---- */
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* The row's figures in order, KEYS[i] naming VALS[i]; their count. */
 #define ROW_FIGS (6 + 4 * TM_PS_COUNT + 1)
 static int row_figs(const struct tm_phase *r, char keys[][48], double *vals)
@@ -305,7 +301,7 @@ static json_t *row_json(const struct tm_phase *r)
 	                      "progress_bunched", r->bunched);
 
 	for (int i = 0; o && i < n; i++)
-		json_object_set_new(o, keys[i], num(vals[i]));
+		json_object_set_new(o, keys[i], tm_json_num(vals[i]));
 	return o;
 }
 

@@ -120,9 +120,14 @@ const char *tm_run_state_name(enum tm_run_state st)
 	return "?";
 }
 
-static json_t *real_or_null(double v)
+json_t *tm_json_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *tm_json_str(const char *s)
+{
+	return s ? json_string(s) : json_null();
 }
 
 /* What is not exact, and its bound (see struct tm_summary_approx). */
@@ -150,8 +155,8 @@ static json_t *approx_json(const struct tm_summary_approx *a)
 	json_object_set_new(o, "median_file_bytes",
 	                    json_pack("{s:s, s:o, s:o}", "method",
 	                              "between the medians of the buckets' minima and maxima",
-	                              "low", real_or_null(a->median_file_low_bytes), "high",
-	                              real_or_null(a->median_file_high_bytes)));
+	                              "low", tm_json_num(a->median_file_low_bytes), "high",
+	                              tm_json_num(a->median_file_high_bytes)));
 	json_object_set_new(o, "peak_in_rollups", json_boolean(a->peak_in_rollups));
 	json_object_set_new(o, "end_in_rollups", json_boolean(a->end_in_rollups));
 	json_object_set_new(o, "progress_in_rollups", json_boolean(a->progress_in_rollups));

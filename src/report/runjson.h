@@ -30,6 +30,13 @@ enum tm_run_json_form {
 	TM_RUN_JSON_PUSH_END,
 };
 
+/* A figure as JSON: V as a number, or null when it is not finite (NAN is
+ * how a figure that is not known travels: missing is not zero).  A new
+ * reference the caller owns (or NULL when out of memory). */
+json_t *tm_json_num(double v);
+/* S as a JSON string, or null when S is NULL.  A new reference. */
+json_t *tm_json_str(const char *s);
+
 /* Whether a run is still being recorded.  A run that has no end and no
  * sample for TM_STALE_INTERVALS intervals (at least TM_STALE_MIN_USEC) is
  * stale: its recorder died or can no longer reach the store or server. */

@@ -10,6 +10,7 @@
 #include "report/scraped.h"
 #include "store/scraped.h"
 #include "store/store.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 static int add_series(void *ctx, const struct tm_scraped_series *s)
@@ -101,11 +102,6 @@ int tm_scraped_is_counter(const struct tm_scraped_fig *g)
 	        (ends_with(g->name, "_sum") || ends_with(g->name, "_count")));
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *tm_scraped_json(const struct tm_scraped_figs *f, int64_t samples)
 {
 	json_t *arr = json_array();
@@ -116,9 +112,10 @@ json_t *tm_scraped_json(const struct tm_scraped_figs *f, int64_t samples)
 		json_t *o = json_pack(
 		    "{s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "name", g->name,
 		    "kind", g->kind, "source", g->source, "values", (json_int_t)g->values,
-		    "samples", (json_int_t)samples, "first", num(g->first), "last", num(g->last),
-		    "min", num(g->min), "max", num(g->max), "rise",
-		    counter ? num(g->last - g->first) : json_null(), "kept_from_seq",
+		    "samples", (json_int_t)samples, "first", tm_json_num(g->first), "last",
+		    tm_json_num(g->last), "min", tm_json_num(g->min), "max", tm_json_num(g->max),
+		    "rise", counter ? tm_json_num(g->last - g->first) : json_null(),
+		    "kept_from_seq",
 		    f->kept_from_seq ? json_integer(f->kept_from_seq) : json_null());
 		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);

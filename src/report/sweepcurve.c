@@ -10,12 +10,14 @@
 
 #include "base/error.h"
 #include "base/outcome.h"
+#include "base/util.h"
 #include "report/benchtab.h"
 #include "report/stats.h"
 #include "report/sweepcurve.h"
 #include "report/throttle.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 /* A limit a run did not set (cgroup/cgroup.h's TM_LIMIT_UNSET). */
@@ -80,35 +82,100 @@ bool tm_sweep_point_passed(const struct tm_sweep_point *p, enum tm_sweep_kind k)
 	return k != TM_SWEEP_KIND_HIGH || (p->throttled == 0 && p->throttle_unknown == 0);
 }
 
-static json_t *num(double v)
+int tm_sweep_curve_head(enum tm_sweep_kind k, const char *head[TM_SWEEP_CELLS])
 {
-	return isfinite(v) ? json_real(v) : json_null();
+	static const char *const cols[TM_SWEEP_CELLS] = {
+	    NULL, "survived", "peak anon MiB", "wall s", "rate /min", "psi mem", "throttled"};
+	int n = k == TM_SWEEP_KIND_HIGH ? TM_SWEEP_CELLS : 4;
+
+	for (int i = 0; i < n; i++)
+		head[i] = i ? cols[i] : tm_sweep_kind_name(k);
+	return n;
 }
 
-json_t *tm_sweep_arm_json(const char *arm, int64_t smallest, int64_t largest_failed,
-                          bool interrupted, const struct tm_sweep_point *points, int n)
+static void fmt_or_na(char *buf, size_t size, const char *fmt, double v)
 {
-	json_t *o = json_object(), *pts = json_array();
+	if (isfinite(v))
+		snprintf(buf, size, fmt, v);
+	else
+		snprintf(buf, size, "n/a");
+}
 
+int tm_sweep_point_cells(const struct tm_sweep_point *p, enum tm_sweep_kind k,
+                         char cells[TM_SWEEP_CELLS][TM_SWEEP_CELL_SIZE])
+{
+	tm_fmt_mib(cells[0], TM_SWEEP_CELL_SIZE, p->limit);
+	snprintf(cells[1], TM_SWEEP_CELL_SIZE, "%d/%d", p->survived, p->tried);
+	fmt_or_na(cells[2], TM_SWEEP_CELL_SIZE, p->survived == 0 ? "%.1f (killed)" : "%.1f",
+	          p->peak_anon / TM_MIB);
+	fmt_or_na(cells[3], TM_SWEEP_CELL_SIZE, "%.2f", p->wall_usec / 1e6);
+	if (k != TM_SWEEP_KIND_HIGH)
+		return 4;
+	fmt_or_na(cells[4], TM_SWEEP_CELL_SIZE, "%.0f", p->rate_per_min);
+	fmt_or_na(cells[5], TM_SWEEP_CELL_SIZE, "%.0f %%", 100 * p->psi_mem_share);
+	snprintf(cells[6], TM_SWEEP_CELL_SIZE, "%d/%d", p->throttled, p->tried);
+	return TM_SWEEP_CELLS;
+}
+
+/* The line above an arm's curve: what the curve says of its limit. */
+static void verdict_text(char *buf, size_t size, const char *arm, enum tm_sweep_kind k,
+                         int64_t smallest, int64_t largest_failed, bool interrupted)
+{
+	char a[32], b[32];
+
+	if (smallest < 0) {
+		snprintf(buf, size, "%s: no %s measured passes every run", arm,
+		         tm_sweep_kind_name(k));
+		return;
+	}
+	tm_fmt_mib(a, sizeof(a), smallest);
+	if (largest_failed < 0) {
+		snprintf(buf, size, "%s: passes every run already at the smallest %s measured, %s",
+		         arm, tm_sweep_kind_name(k), a);
+		return;
+	}
+	snprintf(buf, size, "%s: smallest %s passing every run %s (%s did not)%s", arm,
+	         tm_sweep_kind_name(k), a, tm_fmt_mib(b, sizeof(b), largest_failed),
+	         interrupted ? " — interrupted" : "");
+}
+
+json_t *tm_sweep_arm_json(const char *arm, enum tm_sweep_kind k, int64_t smallest,
+                          int64_t largest_failed, bool interrupted,
+                          const struct tm_sweep_point *points, int n)
+{
+	json_t *o = json_object(), *pts = json_array(), *cols = json_array();
+	const char *head[TM_SWEEP_CELLS];
+	char cells[TM_SWEEP_CELLS][TM_SWEEP_CELL_SIZE], verdict[512];
+	int nc = tm_sweep_curve_head(k, head);
+
+	verdict_text(verdict, sizeof(verdict), arm, k, smallest, largest_failed, interrupted);
 	json_object_set_new(o, "arm", json_string(arm));
 	json_object_set_new(o, "smallest_passing_bytes",
 	                    smallest >= 0 ? json_integer(smallest) : json_null());
 	json_object_set_new(o, "largest_failing_bytes",
 	                    largest_failed >= 0 ? json_integer(largest_failed) : json_null());
 	json_object_set_new(o, "interrupted", json_boolean(interrupted));
+	json_object_set_new(o, "verdict", json_string(verdict));
+	for (int c = 0; c < nc; c++)
+		json_array_append_new(cols, json_string(head[c]));
+	json_object_set_new(o, "columns", cols);
 	for (int i = 0; i < n; i++) {
 		const struct tm_sweep_point *p = &points[i];
-		json_t *runs = json_array();
+		json_t *runs = json_array(), *text = json_array();
 		for (int r = 0; r < p->n_runs; r++)
 			json_array_append_new(runs, json_integer(p->runs[r]));
+		nc = tm_sweep_point_cells(p, k, cells);
+		for (int c = 0; c < nc; c++)
+			json_array_append_new(text, json_string(cells[c]));
 		json_array_append_new(
 		    pts,
-		    json_pack("{s:I, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i}", "limit_bytes",
-		              (json_int_t)p->limit, "runs", p->tried, "survived", p->survived,
-		              "throttled", p->throttled, "peak_anon_bytes", num(p->peak_anon),
-		              "wall_usec", num(p->wall_usec), "rate_per_min", num(p->rate_per_min),
-		              "psi_mem_share", num(p->psi_mem_share), "run_ids", runs, "reused",
-		              p->reused));
+		    json_pack("{s:I, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+		              "limit_bytes", (json_int_t)p->limit, "runs", p->tried, "survived",
+		              p->survived, "throttled", p->throttled, "peak_anon_bytes",
+		              tm_json_num(p->peak_anon), "wall_usec", tm_json_num(p->wall_usec),
+		              "rate_per_min", tm_json_num(p->rate_per_min), "psi_mem_share",
+		              tm_json_num(p->psi_mem_share), "run_ids", runs, "reused", p->reused,
+		              "text", text));
 	}
 	json_object_set_new(o, "curve", pts);
 	return o;
@@ -280,7 +347,7 @@ static int curve_arms(struct stored *s, enum tm_sweep_kind k, json_t *arms, int6
 		if (stored_curve(s->st, a->pts[li], a->n[li], k, &lo, &bad))
 			return -1;
 		json_array_append_new(
-		    arms, tm_sweep_arm_json(a->arm, lo, bad, false, a->pts[li], a->n[li]));
+		    arms, tm_sweep_arm_json(a->arm, k, lo, bad, false, a->pts[li], a->n[li]));
 		for (int p = 0; p < a->n[li]; p++)
 			for (int r = 0; r < a->pts[li][p].n_runs && *n_runs < max_runs; r++)
 				runs[(*n_runs)++] = a->pts[li][p].runs[r];

@@ -48,12 +48,28 @@ int tm_sweep_point_judge(struct tm_store *st, struct tm_sweep_point *p);
  * limbo and throttling was measured for each. */
 bool tm_sweep_point_passed(const struct tm_sweep_point *p, enum tm_sweep_kind k);
 
+/* The curve table's columns, as bench --sweep prints them and the panel
+ * shows them: the limit, "survived", "peak anon MiB", "wall s"; for
+ * MemoryHigh also "rate /min", "psi mem", "throttled".  Into HEAD; their
+ * count. */
+#define TM_SWEEP_CELLS     7
+#define TM_SWEEP_CELL_SIZE 32
+int tm_sweep_curve_head(enum tm_sweep_kind k, const char *head[TM_SWEEP_CELLS]);
+
+/* Point P's cells in a curve over K, as its row of the table: "400.0 MiB",
+ * "2/3", "310.2" (or "n/a", "(killed)" when none survived), "1.25", and for
+ * MemoryHigh "1234", "12 %", "1/3".  Into CELLS; their count. */
+int tm_sweep_point_cells(const struct tm_sweep_point *p, enum tm_sweep_kind k,
+                         char cells[TM_SWEEP_CELLS][TM_SWEEP_CELL_SIZE]);
+
 /* One arm's curve as bench --sweep --json prints it: {"arm", "smallest_passing_bytes",
- * "largest_failing_bytes", "interrupted", "curve": [points]} (SMALLEST or
- * LARGEST_FAILED < 0: null).  POINTS sorted by limit.  New reference, or
- * NULL when out of memory. */
-json_t *tm_sweep_arm_json(const char *arm, int64_t smallest, int64_t largest_failed,
-                          bool interrupted, const struct tm_sweep_point *points, int n);
+ * "largest_failing_bytes", "interrupted", "verdict": the line above the
+ * arm's table, "columns": tm_sweep_curve_head's, "curve": [points, each
+ * with "text": its cells]} (SMALLEST or LARGEST_FAILED < 0: null).  POINTS
+ * sorted by limit, over K.  New reference, or NULL when out of memory. */
+json_t *tm_sweep_arm_json(const char *arm, enum tm_sweep_kind k, int64_t smallest,
+                          int64_t largest_failed, bool interrupted,
+                          const struct tm_sweep_point *points, int n);
 
 /*
  * The curve of a sweep that bench BENCH_ID's arms were part of: every

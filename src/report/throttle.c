@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "report/throttle.h"
 #include "store/store.h"
+#include "report/runjson.h"
 #include "base/banned.h"
 
 struct tpt {
@@ -285,11 +286,6 @@ void tm_throttle_span_text(const struct tm_throttle_span *s, char *buf, size_t s
 	         a, b, h, 100 * s->mem_full_share, r);
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *tm_throttle_json(const struct tm_throttle *t)
 {
 	json_t *o = json_object(), *spans = json_array();
@@ -313,8 +309,8 @@ json_t *tm_throttle_json(const struct tm_throttle *t)
 		json_object_set_new(j, "end_wall_usec", json_integer(s->end_wall_usec));
 		json_object_set_new(j, "high_events", json_real(s->high_events));
 		json_object_set_new(j, "mem_full_share", json_real(s->mem_full_share));
-		json_object_set_new(j, "rate_before_per_min", num(s->rate_before_per_min));
-		json_object_set_new(j, "rate_during_per_min", num(s->rate_during_per_min));
+		json_object_set_new(j, "rate_before_per_min", tm_json_num(s->rate_before_per_min));
+		json_object_set_new(j, "rate_during_per_min", tm_json_num(s->rate_during_per_min));
 		tm_throttle_span_text(s, text, sizeof(text));
 		json_object_set_new(j, "text", json_string(text));
 		json_array_append_new(spans, j);

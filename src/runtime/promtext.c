@@ -46,15 +46,24 @@ static const char *label_set_end(const char *p, const char *end)
 	return NULL;
 }
 
+/* The N bytes at P as a string in TOK (SIZE bytes); false when there are
+ * none or they do not fit. */
+static bool token_copy(const char *p, size_t n, char *tok, size_t size)
+{
+	if (n == 0 || n >= size)
+		return false;
+	memcpy(tok, p, n);
+	tok[n] = 0;
+	return true;
+}
+
 /* A float token (Go's ParseFloat spellings the format allows). */
 static bool number(const char *p, size_t n, double *v)
 {
 	char tok[64], *e;
 
-	if (n == 0 || n >= sizeof(tok))
+	if (!token_copy(p, n, tok, sizeof(tok)))
 		return false;
-	memcpy(tok, p, n);
-	tok[n] = 0;
 	if (!strcmp(tok, "NaN")) {
 		*v = NAN;
 		return true;
@@ -79,11 +88,7 @@ static bool integer(const char *p, size_t n, int64_t *v)
 {
 	char tok[32], *e;
 
-	if (n == 0 || n >= sizeof(tok))
-		return false;
-	memcpy(tok, p, n);
-	tok[n] = 0;
-	if (!strchr("-0123456789", tok[0]))
+	if (!token_copy(p, n, tok, sizeof(tok)) || !strchr("-0123456789", tok[0]))
 		return false;
 	*v = strtoll(tok, &e, 10);
 	return e == tok + n;
@@ -235,6 +240,27 @@ int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *e
 	return 0;
 }
 
+/* From P to a label's opening quote, then its value (backslash escapes
+ * undone, \n a newline) up to the closing quote: into OUT (SIZE bytes;
+ * what does not fit with a NUL after it is not written) unless OUT is
+ * NULL, its length into *N.  The closing quote's position, at or past END
+ * when there is none. */
+static const char *quoted(const char *p, const char *end, char *out, size_t size, size_t *n)
+{
+	while (p < end && *p != '"')
+		p++;
+	*n = 0;
+	for (p++; p < end && *p != '"'; p++) {
+		char c = *p;
+		if (c == '\\' && p + 1 < end)
+			c = *++p == 'n' ? '\n' : *p;
+		if (out && *n + 1 < size)
+			out[*n] = c;
+		(*n)++;
+	}
+	return p;
+}
+
 int tm_prom_label(const char *labels, size_t labels_len, const char *label, char *out, size_t size)
 {
 	const char *p = labels, *end = labels + labels_len;
@@ -250,17 +276,9 @@ int tm_prom_label(const char *labels, size_t labels_len, const char *label, char
 		while (p < end && *p != '=' && *p != ' ')
 			p++;
 		match = (size_t)(p - n0) == ln && !memcmp(n0, label, ln);
-		while (p < end && *p != '"')
-			p++;
-		for (p++; p < end && *p != '"'; p++) {
-			char c = *p;
-			if (c == '\\' && p + 1 < end)
-				c = *++p == 'n' ? '\n' : *p;
-			if (match && o + 1 < size)
-				out[o++] = c;
-			else if (match)
-				return -1;
-		}
+		p = quoted(p, end, match ? out : NULL, size, &o);
+		if (match && o >= size)
+			return -1;
 		p++;
 		if (match && size) {
 			out[o] = 0;
@@ -288,17 +306,8 @@ int tm_prom_label_next(const char *labels, size_t labels_len, size_t *pos, char 
 		return -1;
 	memcpy(name, n0, (size_t)(p - n0));
 	name[p - n0] = 0;
-	while (p < end && *p != '"')
-		p++;
-	for (p++; p < end && *p != '"'; p++) {
-		char c = *p;
-		if (c == '\\' && p + 1 < end)
-			c = *++p == 'n' ? '\n' : *p;
-		if (o + 1 >= vsize)
-			return -1;
-		value[o++] = c;
-	}
-	if (p >= end || !vsize)
+	p = quoted(p, end, value, vsize, &o);
+	if (o >= vsize || p >= end)
 		return -1;
 	value[o] = 0;
 	*pos = (size_t)(p + 1 - labels);

@@ -15,11 +15,6 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 struct runs_ctx {
 	json_t *arr;
 	const char *machine;
@@ -126,7 +121,7 @@ static int add_event(void *ctx, const struct tm_event *ev)
 	json_array_append_new(arr, json_pack("{s:I, s:s, s:I, s:I, s:o}", "t_wall_usec",
 	                                     (json_int_t)ev->t_wall_usec, "kind", ev->kind, "pid",
 	                                     (json_int_t)ev->pid, "value", (json_int_t)ev->value,
-	                                     "detail", str_or_null(ev->detail)));
+	                                     "detail", tm_json_str(ev->detail)));
 	return 0;
 }
 

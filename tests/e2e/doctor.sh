@@ -1,7 +1,7 @@
 #!/bin/sh
 # tidemark doctor: this host, the fixture hosts of tests/fixtures/doctor
 # (v1, hybrid, v2, Raspberry Pi), --json, a shim that does not load, a user
-# who is not root, and the one-line notice of record and bench.
+# who is not root, and the one-line notice of record, bench and advise --verify.
 . "$(dirname "$0")/../lib.sh"
 
 FX=$TM_ROOT/tests/fixtures/doctor
@@ -77,6 +77,24 @@ fi
 out=$("$TM" doctor --root "$FX/pi-bullseye")
 echo "$out" | grep -q "/boot/cmdline.txt" && ok doctor_pi_bullseye_cmdline_txt ||
 	fail doctor_pi_bullseye_cmdline_txt "$out"
+# every problem found on any fixture host comes with its fix
+bad=""
+for h in "$FX"/*/; do
+	"$TM" doctor --root "$h" --json | jq_py '
+bad = [c["name"] for c in d["checks"] if c["status"] == "problem" and not c["fix"]]
+assert not bad, bad' 2>/dev/null || bad="$bad $(basename "$h")"
+done
+[ -z "$bad" ] && ok "doctor_every_problem_has_a_fix ($(ls -d "$FX"/*/ | wc -l) fixture hosts)" ||
+	fail doctor_every_problem_has_a_fix "a problem without a fix on:$bad"
+# a Pi's SD card on this machine: its boot partition's cmdline.txt, not a GRUB fix
+out=$("$TM" doctor --root "$FX/pi-sdcard-bootfs")
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "^2 problems" && echo "$out" | grep -q 'psi=1' &&
+	echo "$out" | grep -q 'cgroup_enable=memory' && ! echo "$out" | grep -qi 'grub'; then
+	ok doctor_pi_sdcard_boot_partition
+else
+	fail doctor_pi_sdcard_boot_partition "exit $rc: $out"
+fi
 for h in v2 hybrid; do
 	"$TM" doctor --root "$FX/$h" >"$T/$h" 2>&1
 	check "doctor_root_${h}_no_problem" sh -c "grep -q '^0 problems' '$T/$h' || { cat '$T/$h'; exit 1; }"
@@ -99,6 +117,49 @@ TIDEMARK_HOST_ROOT=$FX/pi-bullseye "$TM" bench --dry-run --arm glibc --arm arena
 n=$(grep -c 'tidemark doctor' "$T/b.err")
 [ "$n" -eq 1 ] && ! grep -q 'memory controller' "$T/b.err" && ok doctor_notice_bench_once ||
 	fail doctor_notice_bench_once "$n lines: $(cat "$T/b.err")"
+# every other path that records or benches on the host says it exactly once
+# per command: not per sample, per run, per arm or per bench of a sweep
+P=$TM_BUILD/progs/alloc_touch
+notice_once() # NAME CMD...: CMD's stderr holds the notice once
+{
+	name=$1
+	shift
+	TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$@" >"$T/once.out" 2>"$T/once.err"
+	n=$(grep -c 'tidemark doctor' "$T/once.err")
+	[ "$n" -eq 1 ] && ok "doctor_notice_once_$name" ||
+		fail "doctor_notice_once_$name" "$n lines: $(head -c 800 "$T/once.err")"
+}
+notice_once record_samples "$TM" record -q -o "$T/o.db" -i 50ms -- sleep 0.5
+sleep 3 &
+notice_once record_p "$TM" record -q -o "$T/o.db" -i 100ms --timeout 500ms -p $!
+kill $! 2>/dev/null
+CG=/sys/fs/cgroup/memory/tidemark-doctor-$$
+if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
+	sh -c 'echo $$ >'"$CG"'/cgroup.procs; exec sleep 3' &
+	notice_once record_cgroup "$TM" record -q -o "$T/o.db" -i 100ms --timeout 500ms --cgroup "$CG"
+	kill $! 2>/dev/null
+	wait $! 2>/dev/null
+	rmdir "$CG"
+else
+	skip doctor_notice_once_record_cgroup "no cgroup v1 memory hierarchy to make a cgroup in here"
+fi
+# (--unit: said before systemd is asked, so here without systemd as well)
+notice_once record_unit "$TM" record -q -o "$T/o.db" --timeout 1s --unit tm-doctor-none.service
+notice_once bench_runs "$TM" bench -o "$T/o.db" -n 2 -i 100ms --arm glibc --arm arena1 -- sleep 0.3
+notice_once bench_sweep "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc \
+	--sweep MemoryMax=16M..64M --resolution 16M -- true
+notice_once bench_param "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --param N=1,2 \
+	-- sh -c 'exit 0 # {N}'
+notice_once bench_phases "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --phases -- true
+notice_once bench_unit "$TM" bench -o "$T/o.db" -n 1 --arm glibc --unit tm-doctor-none.service
+# advise --verify benches the proposed limits on this host
+"$TM" bench -o "$T/v.db" -n 2 -i 100ms --arm glibc -- "$P" 16 1500 >/dev/null 2>&1
+notice_once advise_verify "$TM" advise -o "$T/v.db" --bench 1 --verify --verify-runs 1
+grep -q 'verified' "$T/once.out" && ok "doctor_notice_advise_verify_ran" ||
+	fail doctor_notice_advise_verify_ran "$(tail -5 "$T/once.out" "$T/once.err")"
+TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TM" advise -o "$T/v.db" --bench 1 >/dev/null 2>"$T/adv.err"
+grep -q 'tidemark doctor' "$T/adv.err" && fail doctor_notice_advise_reads_only "$(cat "$T/adv.err")" ||
+	ok "doctor_notice_advise_reads_only (advise without --verify runs nothing here: no notice)"
 TIDEMARK_HOST_ROOT=$FX/v2 "$TM" record -q -o "$T/n.db" -- true 2>"$T/rec2.err"
 grep -q 'tidemark doctor' "$T/rec2.err" && fail doctor_notice_quiet_when_fine "$(cat "$T/rec2.err")" ||
 	ok doctor_notice_quiet_when_fine

@@ -5,7 +5,10 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 SECS=${TM_FUZZ_SMOKE_SECONDS:-5}
-for name in ingest kern ini pprof hprof runtime; do
+# the targets as mk/fuzz.mk lists them (one list: a new target is smoked too)
+targets=$(sed -n 's/^FUZZ_TARGETS := //p' mk/fuzz.mk)
+[ -n "$targets" ] || fail "fuzz targets listed" "no FUZZ_TARGETS line in mk/fuzz.mk"
+for name in $targets; do
 	bin=$TM_BUILD/fuzz/fuzz_$name
 	if [ ! -x "$bin" ]; then
 		fail "fuzz_$name survives its corpus" "no $bin (make fuzz-build)"

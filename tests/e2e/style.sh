@@ -1,6 +1,8 @@
 #!/bin/sh
 # The code style the repository promises: clang-format with the repo's
-# .clang-format on every C file, and cppcheck clean (make cppcheck).
+# .clang-format on every C file, cppcheck clean (make cppcheck), the
+# include rule of src/LAYERS (scripts/layers.sh), the size limits of files
+# and functions (scripts/length.sh), SQLite only in src/store/.
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 
@@ -21,6 +23,53 @@ fi
 
 # The parts include each other only as src/LAYERS allows.
 check style_layers sh scripts/layers.sh "$TM_ROOT"
+
+# The checks above see what they forbid: a planted include that LAYERS does
+# not allow, an include by bare name, and a cycle in LAYERS, each fail
+# (in a tree of their own under the test's $T).
+mkdir -p "$T/src/base" "$T/src/kern" "$T/shim"
+printf 'base:\nkern: base\n' >"$T/src/LAYERS"
+echo '#include "base/x.h"' >"$T/src/kern/k.c"
+check style_layers_allows sh scripts/layers.sh "$T"
+echo '#include "kern/k.h"' >"$T/src/base/b.c"
+check_fails style_layers_refuses_upward "base/b.c:1: base may not include kern/" \
+	sh scripts/layers.sh "$T"
+echo '#include "k.h"' >"$T/src/base/b.c"
+check_fails style_layers_refuses_bare_name "include by folder path" sh scripts/layers.sh "$T"
+rm "$T/src/base/b.c"
+printf 'base: kern\nkern: base\n' >"$T/src/LAYERS"
+check_fails style_layers_refuses_cycle "depends on itself" sh scripts/layers.sh "$T"
+
+# No file under src/ or shim/ over 800 lines, no function over 80
+# (scripts/length.sh); and the check refuses a planted 801st line and 81st.
+check style_length sh scripts/length.sh "$TM_ROOT"
+rm -rf "$T/src" && mkdir -p "$T/src/x"
+awk 'BEGIN { for (i = 1; i <= 800; i++) print "int a" i ";" }' >"$T/src/x/long.c"
+awk 'BEGIN { print "static int f(void)\n{"; for (i = 1; i <= 78; i++) print "\tg();"; print "}" }' \
+	>"$T/shim/fn.c"
+check style_length_at_limits sh scripts/length.sh "$T"
+echo 'int more;' >>"$T/src/x/long.c"
+check_fails style_length_refuses_long_file "src/x/long.c: 801 lines" sh scripts/length.sh "$T"
+rm "$T/src/x/long.c" && echo 'int a;' >"$T/src/x/short.c"
+awk 'BEGIN { print "const char *\nwide(int a,\n     int b)\n{"; for (i = 1; i <= 79; i++) print "\tg();"; print "}" }' \
+	>"$T/shim/fn.c"
+check_fails style_length_refuses_long_function "shim/fn.c:4: function wide is 81 lines" \
+	sh scripts/length.sh "$T"
+
+# Every folder of src/ is in README's layout and has its row in
+# docs/ARCHITECTURE.md, and neither names a folder that is not there.
+docs_bad=
+for d in src/*/; do
+	d=${d#src/}
+	d=${d%/}
+	grep -q "^src/$d/" README.md || docs_bad="$docs_bad README.md lacks src/$d/;"
+	grep -q "^| \`$d/\` |" docs/ARCHITECTURE.md || docs_bad="$docs_bad docs/ARCHITECTURE.md lacks $d/;"
+done
+for d in $(sed -n 's|^src/\([a-z]*\)/.*|\1|p' README.md) \
+	$(sed -n 's/^| `\([a-z]*\)\/` |.*/\1/p' docs/ARCHITECTURE.md); do
+	[ -d "src/$d" ] || docs_bad="$docs_bad src/$d/ is named but not there;"
+done
+[ -z "$docs_bad" ] && ok "style_docs_name_every_folder" || fail "style_docs_name_every_folder" "$docs_bad"
 
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')

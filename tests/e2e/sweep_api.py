@@ -1,7 +1,8 @@
 """The server's sweep curve (/api/v1/bench/N/sweep) against what `bench
 --sweep` printed: the same limit kind, one arm per arm printed, and for
 each arm the same limits with the same survived k/n (and, for MemoryHigh,
-the same throttled k/n), in order.  Used by tests/e2e/sweep_html.sh and
+the same throttled k/n), in order, in the cells the server serves for the
+panel (each point's "text").  Used by tests/e2e/sweep_html.sh and
 tests/v2/sweep_high_html.sh.
 
     python3 sweep_api.py API_JSON SWEEP_TXT    prints "same", or what differs
@@ -33,9 +34,11 @@ got = {}
 for a in doc.get("arms", []):
     rows = []
     for p in a["curve"]:
-        row = ["%.1f MiB" % (p["limit_bytes"] / 1048576), "%d/%d" % (p["survived"], p["runs"])]
+        # the cells the C code made (report/sweepcurve.c), which the panel shows
+        cells = p.get("text") or ["?", "?"]
+        row = cells[:2]
         if kind == "MemoryHigh":
-            row.append("%d/%d" % (p["throttled"], p["runs"]))
+            row.append(cells[-1])
         rows.append(row)
     got[a["arm"]] = rows
 if doc.get("limit") == kind and want and got == want:

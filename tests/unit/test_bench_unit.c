@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "child.h"
+
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
@@ -154,6 +156,37 @@ static void test_dropin_text(void **state)
 /* The bench dies (here: its process ends without closing) with its
  * drop-in in place: the cleaner removes it, reloads systemd and stops the
  * unit; a bench that closes itself leaves the cleaner nothing to do. */
+/* The log LOG once it holds WANT, waiting up to 10 s (the cleaner's
+ * systemctl calls come after the drop-in is gone, slower on a loaded
+ * machine); the log as it is then, or NULL. */
+static char *log_with(const char *log, const char *want)
+{
+	char *l = NULL;
+	for (int i = 0; i < 200; i++) {
+		free(l);
+		l = tm_read_file(log, NULL);
+		if (l && strstr(l, want))
+			break;
+		usleep(50000);
+	}
+	return l;
+}
+
+/* A bench's child that arms the unit under ARG's root (ARG: root, then the
+ * drop-in's path) and ends without closing it, as a killed bench does:
+ * exit 0 with the drop-in in place. */
+static void armed_and_killed(void *arg, int go_fd, int ready_fd)
+{
+	const char *const *paths = arg;
+	struct tm_bench_unit u;
+
+	(void)go_fd, (void)ready_fd;
+	if (tm_bench_unit_open(&u, "tm-x.service", paths[0]) ||
+	    tm_bench_unit_arm(&u, "[Service]\n"))
+		_exit(1);
+	_exit(access(paths[1], F_OK) == 0 ? 0 : 2);
+}
+
 static void test_cleaner(void **state)
 {
 	char fake[128], log[128], root[128], dropin[256], script[512];
@@ -172,26 +205,21 @@ static void test_cleaner(void **state)
 	chmod(fake, 0755);
 	setenv("TIDEMARK_SYSTEMCTL", fake, 1);
 
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct tm_bench_unit u;
-		if (tm_bench_unit_open(&u, "tm-x.service", root) ||
-		    tm_bench_unit_arm(&u, "[Service]\n"))
-			_exit(1);
-		_exit(access(dropin, F_OK) == 0 ? 0 : 2); /* "killed" with the drop-in in place */
-	}
+	struct child c;
+	const char *paths[2] = {root, dropin};
 	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	child_spawn(&c, armed_and_killed, paths);
+	child_reap(&c, &st);
+	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	for (int i = 0; i < 100 && access(dropin, F_OK) == 0; i++)
 		usleep(50000);
-	usleep(200000); /* the cleaner's last systemctl calls */
 	assert_int_not_equal(access(dropin, F_OK), 0);
-	char *l = tm_read_file(log, NULL);
-	assert_non_null(l);
 	/* armed: reload, stop; then the cleaner: reload, stop, reset-failed */
 	const char *want = "daemon-reload\nstop tm-x.service\ndaemon-reload\nstop tm-x.service\n"
 	                   "reset-failed tm-x.service\n";
+	char *l = log_with(log, want);
+	assert_non_null(l);
 	assert_non_null(strstr(l, want));
 	free(l);
 

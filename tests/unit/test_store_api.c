@@ -420,6 +420,30 @@ static void test_run_json(void **state)
 	json_decref(end);
 }
 
+/* A figure that is not known is null in JSON, never 0 (rule 3). */
+static void test_json_num_and_str(void **state)
+{
+	(void)state;
+	json_t *j = tm_json_num(NAN);
+	assert_true(json_is_null(j));
+	json_decref(j);
+	j = tm_json_num(INFINITY);
+	assert_true(json_is_null(j));
+	json_decref(j);
+	j = tm_json_num(0.0);
+	assert_true(json_is_real(j) && json_real_value(j) == 0.0);
+	json_decref(j);
+	j = tm_json_num(1.5);
+	assert_true(json_real_value(j) == 1.5);
+	json_decref(j);
+	j = tm_json_str(NULL);
+	assert_true(json_is_null(j));
+	json_decref(j);
+	j = tm_json_str("");
+	assert_string_equal(json_string_value(j), "");
+	json_decref(j);
+}
+
 static void test_summary_json(void **state)
 {
 	struct tm_summary s;
@@ -451,6 +475,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 	    cmocka_unit_test(test_encoding),
 	    cmocka_unit_test(test_run_json),
+	    cmocka_unit_test(test_json_num_and_str),
 	    cmocka_unit_test(test_summary_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

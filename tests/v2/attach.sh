@@ -78,6 +78,22 @@ last_high=$(series "$DB" "$run" cg_events_high | tail -1)
 is "$last_high" -le "$kh" "the last sampled high count is no more than memory.events says after"
 is $(((last_high - h0) * 10)) -ge $(((kh - h0) * 7)) "and most of its rise over the run" "$last_high vs $kh, from $h0"
 is "$(fig "$DB" "$run" high_events)" -gt 10 "the throttling is recorded as high events"
+# memory.events high as timed events: each carries the counter's rise at the
+# sample it follows, and comes before the next sample
+sql "$DB" "select t_wall_usec, value from events where run_id=$run and kind='high_throttle'" >"$T/hev"
+set -- $("$TM" report -o "$DB" --series "$run" | python3 -c '
+import csv, sys
+s = [(int(r["t_wall_usec"]), int(r["cg_events_high"])) for r in csv.DictReader(sys.stdin)
+     if r["cg_events_high"]]
+n = bad = 0
+for line in open(sys.argv[1]):
+    t, v = (int(x) for x in line.split("|"))
+    i = max([k for k, (ts, _) in enumerate(s) if ts <= t], default=0)
+    n += 1
+    bad += not (i >= 1 and s[i][1] - s[i - 1][1] == v and (i + 1 == len(s) or t < s[i + 1][0]))
+print(n, bad)' "$T/hev" 2>&1)
+is "${1:-0}" -ge 5 "memory.events high is recorded as timed events (${1:-0})"
+is "${2:-1}" -eq 0 "each high event is the counter's rise at its sample, timed before the next" "$*"
 last_some=$(series "$DB" "$run" cg_psi_mem_some_usec | tail -1)
 is "$last_some" -le "$ks" "the last sampled memory stall is no more than memory.pressure says after"
 is $((last_some - s0)) -ge 1000000 "and the stall grew by over 1 s" "from $s0 to $last_some"

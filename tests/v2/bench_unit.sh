@@ -123,6 +123,13 @@ is "$(systemctl is-active tm-long.service)" = active "a unit runs before the nex
 pid=$!
 if wait_dropin tm-long.service $L; then
 	kill -KILL $pid
+	# the cleaner's line is its last act (after the stop and the start):
+	# before it, the drop-in is gone and the arm's run still active, which
+	# gone() alone takes for the end (a loaded clean-clone run did)
+	for _ in $(seq 600); do
+		grep -q "ended without cleaning up" "$T/k.err" && break
+		sleep 0.1
+	done
 	gone tm-long.service active
 	now=$(systemctl show -P MainPID tm-long.service)
 	is "$(ls -A $L 2>/dev/null | wc -l)/$(systemctl show -P DropInPaths tm-long.service)" = "0/" \

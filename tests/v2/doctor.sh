@@ -12,18 +12,24 @@ peak=no
 ls $CG/*/memory.peak >/dev/null 2>&1 && peak=yes
 psi=off
 cat /proc/pressure/memory >/dev/null 2>&1 && psi=on
+sacc=off
+ls $CG/*/memory.swap.current >/dev/null 2>&1 && sacc=on
 if python3 -c 'import json, sys
 v = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
-peak, psi = sys.argv[2], sys.argv[3]
+peak, psi, sacc = sys.argv[2], sys.argv[3], sys.argv[4]
+assert v["swap_accounting"]["value"] == sacc, v["swap_accounting"]
+# the allocators scripts/deps.sh --test installs, found as bench finds them
+for a in ("jemalloc", "mimalloc", "tcmalloc"):
+    assert v["allocator_" + a]["status"] == "ok", v["allocator_" + a]
 assert v["cgroup_mode"]["value"] == "v2", v["cgroup_mode"]
 assert v["memory_controller"]["status"] == "ok" and v["memory_controller"]["value"] == "v2"
 assert v["psi"]["value"] == psi and v["psi"]["status"] == ("ok" if psi == "on" else "problem")
 assert ("memory.peak " + peak) in v["kernel_files"]["summary"], v["kernel_files"]
 assert v["create_cgroups"]["value"] == "root" and v["memory_high"]["value"] == "throttles"
 assert v["heap_shim"]["status"] == "ok", v["heap_shim"]
-assert json.load(open(sys.argv[1]))["problems"] == 0' "$T/d.json" "$peak" "$psi" 2>"$T/err" &&
+assert json.load(open(sys.argv[1]))["problems"] == 0' "$T/d.json" "$peak" "$psi" "$sacc" 2>"$T/err" &&
 	[ $rc -eq 0 ]; then
-	ok "v2_doctor_agrees_with_the_kernel (memory.peak $peak, PSI $psi, $(uname -r))"
+	ok "v2_doctor_agrees_with_the_kernel (memory.peak $peak, PSI $psi, swap accounting $sacc, $(uname -r))"
 else
 	fail v2_doctor_agrees_with_the_kernel "exit $rc: $(cat "$T/err" "$T/d.err" "$T/d.txt")"
 fi

@@ -16,8 +16,9 @@ cat "$d/memory.peak" >"$OUT/peak"
 echo "$d" >"$OUT/dir"
 SH
 
-# 1. limits: an unaligned memory.max is rounded down to pages by the kernel
-OUT=$T "$TM" record -q -o "$DB" -i 100ms --memory-max 100000000 --memory-high 80M --swap-max 0 \
+# 1. limits: unaligned limits are rounded down to pages by the kernel
+OUT=$T "$TM" record -q -o "$DB" -i 100ms --memory-max 100000000 --memory-high 83886081 \
+	--swap-max 50000001 \
 	-- sh "$T/self.sh" "$P" 64 400
 rc=$?
 run=$(last_run "$DB")
@@ -26,20 +27,20 @@ mode=$(sql "$DB" "select cgroup_mode from runs where id=$run")
 is "$mode" = v2 "the run says cgroup v2"
 set -- $(cat "$T/limits")
 is "$1" = 99999744 "memory.max holds the request rounded down to pages"
-is "$2" = 83886080 "memory.high holds 80 MiB"
-is "$3" = 0 "memory.swap.max holds 0"
+is "$2" = 83886080 "memory.high holds the request rounded down to pages (80 MiB)"
+is "$3" = 49999872 "memory.swap.max holds the request rounded down to pages"
 lim=$(sql "$DB" "select limits_json from runs where id=$run")
 got=$(echo "$lim" | python3 -c '
 import json, sys
 l = json.load(sys.stdin)
 print(" ".join(str(l[k]["requested"]) + ":" + l[k]["file"] + ":" + str(l[k]["value"])
                for k in ("memory_max", "memory_high", "swap_max")))')
-is "$got" = "100000000:memory.max:99999744 83886080:memory.high:83886080 0:memory.swap.max:0" \
+is "$got" = "100000000:memory.max:99999744 83886081:memory.high:83886080 50000001:memory.swap.max:49999872" \
 	"the run says what each limit became (requested, file, value)" "$lim"
 is "$(series "$DB" "$run" cg_max_bytes | sort -u | tr '\n' ' ')" = "99999744 " \
 	"every sample's cg_max_bytes is the kernel's memory.max"
-is "$(series "$DB" "$run" cg_swap_max_bytes | sort -u | tr '\n' ' ')" = "0 " \
-	"every sample's cg_swap_max_bytes is 0"
+is "$(series "$DB" "$run" cg_swap_max_bytes | sort -u | tr '\n' ' ')" = "49999872 " \
+	"every sample's cg_swap_max_bytes is the kernel's memory.swap.max"
 [ -d "$(cat "$T/dir")" ] && fail "the run's cgroup is removed after it" "$(cat "$T/dir")" ||
 	ok "the run's cgroup is removed after it"
 

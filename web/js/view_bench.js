@@ -9,7 +9,9 @@
  * The page is a list of sections, each a function of the bench document
  * and the runs' series.  The sweep's curve (as `bench --sweep --json`) and
  * the advice (as `advise --json`) are documents the HTML report embeds
- * (src/cmd/report.c computes them); absent, their section is not shown.
+ * (tm_advise_bench_docs in src/advise/output.c computes them); absent, their
+ * section is not shown.  The curve's table shows the columns, cells and
+ * verdict the C code made (src/report/sweepcurve.c), as `bench --sweep`.
  * The server serves the curve too (/api/v1/bench/ID/sweep), not the advice.
  * A MemoryMax sweep's curve is survival against the limit; a MemoryHigh
  * sweep's is the progress rate and memory pressure against the ceiling.
@@ -17,7 +19,7 @@
 import {api, reportData} from "./api.js";
 import {armColor, benchMarks, byteValue, makeChart, secondsAxis, yAxis, yScale} from "./charts.js";
 import {el, table} from "./dom.js";
-import {MiB, mib} from "./fmt.js";
+import {mib} from "./fmt.js";
 import {col, maskExited, nulls, usable} from "./series.js";
 import {paramSection} from "./view_param.js";
 
@@ -134,20 +136,6 @@ function runsSection(page, root, b) {
 		})));
 }
 
-/* A number as the terminal prints it, or n/a (missing is not zero). */
-function fixed(v, digits, scale) {
-	return v === null || v === undefined ? "n/a" : (v / scale).toFixed(digits);
-}
-
-/* One arm's curve as the terminal's `bench --sweep` prints it: the verdict,
- * then limit, survived k/n, peak anon MiB, wall s. */
-function curveVerdict(limit, a) {
-	if (a.smallest_passing_bytes === null) return a.arm + ": no " + limit + " measured passes every run";
-	if (a.largest_failing_bytes === null) return a.arm + ": passes every run already at the smallest " + limit + " measured, " + mib(a.smallest_passing_bytes);
-	return a.arm + ": smallest " + limit + " passing every run " + mib(a.smallest_passing_bytes) +
-		" (" + mib(a.largest_failing_bytes) + " did not)" + (a.interrupted ? " — interrupted" : "");
-}
-
 /* The survival curve: survived k/n against MemoryMax, per arm. */
 function survivalChart(page, sec, sw, xRange) {
 	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.runs ? p.survived / p.runs : null)]);
@@ -222,15 +210,11 @@ function sweepSection(page, root, b, runs, docs, extra) {
 	const top = Math.max(...sw.arms.flatMap(a => a.curve.map(p => p.limit_bytes)));
 	const xRange = () => yScale(true).range(null, 0, top);
 	(high ? throttleChart : survivalChart)(page, sec, sw, xRange);
-	/* the columns bench --sweep prints, in its words */
-	const head = [sw.limit, "survived", "peak anon MiB", "wall s"].concat(high ? ["rate /min", "psi mem", "throttled"] : []);
+	/* the columns and cells bench --sweep prints, made by the C code
+	 * (report/sweepcurve.c: columns, each point's text, the verdict) */
 	for (const a of sw.arms) {
-		sec.appendChild(el("p", {class: "lead"}, swatch(a.arm), curveVerdict(sw.limit, a)));
-		const t = table(head, a.curve.map(p => [
-			mib(p.limit_bytes), p.survived + "/" + p.runs,
-			fixed(p.peak_anon_bytes, 1, MiB) + (p.survived === 0 && p.peak_anon_bytes !== null ? " (killed)" : ""),
-			fixed(p.wall_usec, 2, 1e6)].concat(high ? [fixed(p.rate_per_min, 0, 1),
-			p.psi_mem_share === null ? "n/a" : (100 * p.psi_mem_share).toFixed(0) + " %", p.throttled + "/" + p.runs] : [])));
+		sec.appendChild(el("p", {class: "lead"}, swatch(a.arm), a.verdict));
+		const t = table(a.columns, a.curve.map(p => p.text));
 		t.setAttribute("data-arm", a.arm);
 		t.classList.add("curve");
 		sec.appendChild(t);

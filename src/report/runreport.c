@@ -1,0 +1,454 @@
+/* tidemark report's figures of one run: text, JSON, CSV or its series. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/outcome.h"
+#include "base/util.h"
+#include "report/approxtext.h"
+#include "report/jvmsplit.h"
+#include "report/limitnote.h"
+#include "report/phases.h"
+#include "report/runjson.h"
+#include "report/runreport.h"
+#include "report/runtext.h"
+#include "report/scraped.h"
+#include "report/seriescsv.h"
+#include "report/summary.h"
+#include "report/summary_fields.h"
+#include "report/throttle.h"
+#include "store/store.h"
+#include "base/banned.h"
+
+static const char *secs(char *buf, size_t size, double usec)
+{
+	if (!isfinite(usec))
+		return "n/a";
+	snprintf(buf, size, "%.1f s", usec / 1e6);
+	return buf;
+}
+
+static const char *count(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		return "n/a";
+	snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
+static const char *limit(char *buf, size_t size, double bytes)
+{
+	if (!isfinite(bytes))
+		return "n/a";
+	if (bytes < 0)
+		return "none";
+	return tm_mib_text(buf, size, bytes);
+}
+
+static void print_outcome(FILE *out, const struct tm_run_info *ri)
+{
+	enum tm_outcome o = tm_outcome_of(ri->outcome);
+
+	fprintf(out, "  outcome     %s",
+	        o == TM_OUTCOME_LIVE ? tm_outcome_text(o)
+	        : ri->outcome        ? ri->outcome
+	                             : "?");
+	if (o == TM_OUTCOME_OOM_KILLED)
+		fprintf(out, " (confirmed by the oom_kill counter)");
+	else if (ri->term_signal && o == TM_OUTCOME_COMPLETED)
+		fprintf(out, " (the work was done; tidemark stopped it with signal %d)",
+		        ri->term_signal);
+	else if (ri->term_signal)
+		fprintf(out, " (signal %d)", ri->term_signal);
+	else if (ri->exit_code > 0)
+		fprintf(out, " (exit status %d)", ri->exit_code);
+	if (ri->reason) {
+		char why[1024];
+		fprintf(out, " — %s", tm_text_safe(why, sizeof(why), ri->reason));
+	}
+	fprintf(out, "\n");
+}
+
+/* The heap profiles the recorder wrote (events "heap_profile": value 1 for
+ * a process's final one), as a JSON array of {pid, path, final, t_wall_usec}. */
+static int add_heap_profile(void *ctx, const struct tm_event *ev)
+{
+	if (strcmp(ev->kind, "heap_profile") || !ev->detail)
+		return 0;
+	json_t *p = json_object();
+	json_object_set_new(p, "pid", json_integer(ev->pid));
+	json_object_set_new(p, "path", json_string(ev->detail));
+	json_object_set_new(p, "final", json_boolean(ev->value == 1));
+	json_object_set_new(p, "t_wall_usec", json_integer(ev->t_wall_usec));
+	return json_array_append_new(ctx, p);
+}
+
+static json_t *heap_profiles(struct tm_store *st, int64_t run)
+{
+	json_t *arr = json_array();
+	if (arr && tm_store_each_event(st, run, add_heap_profile, arr)) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* "  profiles    5 heap profiles written; final: A, B" (at most 4 named). */
+static void print_heap_profiles(FILE *out, const json_t *profiles)
+{
+	size_t n = json_array_size(profiles), finals = 0, named = 0;
+	json_t *p;
+	size_t i;
+
+	if (n == 0)
+		return;
+	fprintf(out, "  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
+	json_array_foreach(profiles, i, p)
+	{
+		if (!json_is_true(json_object_get(p, "final")))
+			continue;
+		if (named < 4)
+			fprintf(out, "%s%s", named ? ", " : "; final: ",
+			        json_string_value(json_object_get(p, "path")));
+		named += named < 4;
+		finals++;
+	}
+	if (finals > named)
+		fprintf(out, " and %zu more", finals - named);
+	fprintf(out, "\n");
+}
+
+/* The work a batch job did (--units, --units-from) and its cost per unit;
+ * true when that is all there is to say about progress. */
+static bool print_units(FILE *out, const struct tm_summary *s)
+{
+	if (!isfinite(s->units))
+		return false;
+	fprintf(out, "  work        %g units (%s)", s->units, s->units_source);
+	if (isfinite(s->units_per_min))
+		fprintf(out, ", %.1f units/min", s->units_per_min);
+	fputc('\n', out);
+	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
+		return false; /* a progress line too: its per-unit fit follows */
+	fprintf(out, "  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	if (isfinite(s->wall_usec_per_unit))
+		fprintf(out, ", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+	fprintf(out, " (totals over %g units)\n", s->units);
+	return true;
+}
+
+/* When the launched process and the last process of the run left (usec
+ * since the start; 0: not recorded), from the events "start", its "exit" or
+ * "signal", and "last_left". */
+struct lifetimes {
+	int64_t start_mono, first_pid, first_exit, last_left;
+};
+
+static int add_lifetime(void *ctx, const struct tm_event *ev)
+{
+	struct lifetimes *l = ctx;
+	if (!strcmp(ev->kind, "start")) {
+		l->start_mono = ev->t_mono_usec;
+		l->first_pid = ev->pid;
+	} else if ((!strcmp(ev->kind, "exit") || !strcmp(ev->kind, "signal")) &&
+	           ev->pid == l->first_pid && l->first_pid && !l->first_exit) {
+		l->first_exit = ev->t_mono_usec - l->start_mono;
+	} else if (!strcmp(ev->kind, "last_left") && l->start_mono) {
+		l->last_left = ev->t_mono_usec - l->start_mono;
+	}
+	return 0;
+}
+
+/* "the first process exited after 0.1 s; recorded until the last one left
+ * after 42 s", for a command that left processes behind (a daemon). */
+static void print_lifetimes(FILE *out, struct tm_store *st, int64_t run)
+{
+	struct lifetimes l = {0};
+	if (tm_store_each_event(st, run, add_lifetime, &l) || !l.first_exit ||
+	    l.last_left <= l.first_exit + 50000)
+		return;
+	fprintf(out,
+	        "  processes   the first process exited after %.1f s; recorded until the last one "
+	        "left after %.1f s\n",
+	        (double)l.first_exit / 1e6, (double)l.last_left / 1e6);
+}
+
+/* "  throttle    throttled by memory.high from ...", one line a stretch. */
+static void print_throttle(FILE *out, const struct tm_throttle *th)
+{
+	char line[256];
+
+	if (!th->known) {
+		fprintf(out, "  throttle    n/a: %s\n", th->why);
+		return;
+	}
+	if (th->n == 0)
+		fprintf(out,
+		        "  throttle    none (no sustained memory.high throttling with memory full "
+		        "stall and a falling rate)\n");
+	for (int i = 0; i < th->n && i < TM_THROTTLE_MAX_SPANS; i++) {
+		tm_throttle_span_text(&th->spans[i], line, sizeof(line));
+		fprintf(out, "  throttle    %s\n", line);
+	}
+	if (th->n > TM_THROTTLE_MAX_SPANS)
+		fprintf(out, "              and %d more stretches\n",
+		        th->n - TM_THROTTLE_MAX_SPANS);
+}
+
+/* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
+static void print_jvm(FILE *out, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], line[512];
+
+	if (!isfinite(s->jvm_heap_used_peak_bytes))
+		return;
+	fprintf(out,
+	        "  java heap   used at the end %s of %s committed (old %s, metaspace %s), "
+	        "peak used %s; %s GCs, %s in GC\n",
+	        tm_mib_text(a, sizeof(a), s->jvm_heap_used_end_bytes),
+	        tm_mib_text(b, sizeof(b), s->jvm_heap_committed_end_bytes),
+	        tm_mib_text(c, sizeof(c), s->jvm_old_used_end_bytes),
+	        tm_mib_text(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
+	        tm_mib_text(e, sizeof(e), s->jvm_heap_used_peak_bytes),
+	        count(f, sizeof(f), s->jvm_gcs), secs(g, sizeof(g), s->jvm_gc_usec));
+	tm_jvm_split_text(&s->jvm_split, line, sizeof(line));
+	fprintf(out, "              %s\n", line);
+}
+
+/* The run's identity: command, machine, outcome, process lifetimes. */
+static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri)
+{
+	char cmd[4096], mach[256], kern[256], alloc[512];
+
+	fprintf(out, "run %" PRId64 "  %s", ri->id, tm_run_command_text(ri, cmd, sizeof(cmd)));
+	fprintf(out, "\n  machine     %s, kernel %s, cgroup %s%s%s\n",
+	        tm_text_safe(mach, sizeof(mach), ri->machine ? ri->machine : "?"),
+	        tm_text_safe(kern, sizeof(kern), ri->kernel ? ri->kernel : "?"),
+	        ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
+	        tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
+	print_outcome(out, ri);
+	print_lifetimes(out, st, ri->id);
+}
+
+static void print_memory(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[96];
+
+	fprintf(out, "  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
+	        secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
+	        s->late_samples);
+	fprintf(out, "  anon        peak %s, held after the work %s\n",
+	        tm_mib_text(a, sizeof(a), s->peak_anon_bytes),
+	        tm_mib_text(b, sizeof(b), s->held_anon_bytes));
+	fprintf(out,
+	        "  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
+	        tm_mib_text(a, sizeof(a), s->peak_current_bytes),
+	        tm_mib_text(b, sizeof(b), s->cg_peak_bytes),
+	        limit(c, sizeof(c), s->limit_max_bytes), limit(d, sizeof(d), s->limit_high_bytes));
+	if (isfinite(s->limit_high_bytes) && s->limit_high_bytes >= 0 &&
+	    tm_mode_memory_v1(ri->cgroup_mode))
+		fprintf(out, "              %s\n", TM_V1_HIGH_NOTE);
+	fprintf(out, "  page cache  median %s, peak %s, at the anon peak %s\n",
+	        tm_median_file_text(d, sizeof(d), s), tm_mib_text(b, sizeof(b), s->peak_file_bytes),
+	        tm_mib_text(c, sizeof(c), s->file_at_peak_bytes));
+	tm_approx_text(out, &s->approx);
+}
+
+static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
+		fprintf(
+		    out,
+		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",
+		    tm_mib_text(a, sizeof(a), s->heap_peak_bytes),
+		    tm_mib_text(d, sizeof(d), s->heap_live_peak_bytes),
+		    tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	else if (isfinite(s->heap_live_peak_bytes))
+		fprintf(out, "  heap        live peak %s, live at the end %s\n",
+		        tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
+		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	if (isfinite(s->heap_live_peak_bytes))
+		fprintf(out,
+		        "  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
+		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
+		        tm_mib_text(b, sizeof(b), s->anon_heap_live_end_bytes),
+		        tm_mib_text(c, sizeof(c), s->anon_allocator_held_end_bytes),
+		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
+	print_jvm(out, s);
+	if (isfinite(s->gc_heap_live_end_bytes))
+		fprintf(
+		    out,
+		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		    "GC lines; Go prints whole MiB)\n",
+		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
+		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		    count(c, sizeof(c), s->gc_cycles));
+	if (isfinite(s->heap_alloc_bytes))
+		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
+		        tm_mib_text(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,
+		        tm_mib_text(b, sizeof(b), s->heap_alloc_bytes_per_sec));
+	print_heap_profiles(out, profiles);
+}
+
+static void print_costs(FILE *out, const struct tm_summary *s, const struct tm_throttle *th)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(out, "  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
+	        count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
+	        count(c, sizeof(c), s->max_events));
+	print_throttle(out, th);
+	fprintf(out, "  cpu         %s   io read %s, written %s\n", secs(a, sizeof(a), s->cpu_usec),
+	        tm_mib_text(b, sizeof(b), s->io_read_bytes),
+	        tm_mib_text(c, sizeof(c), s->io_write_bytes));
+	fprintf(out, "  pressure    memory some %s full %s, io some %s full %s\n",
+	        secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
+	        secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+}
+
+static void print_progress(FILE *out, const struct tm_summary *s)
+{
+	if (print_units(out, s))
+		return;
+	if (!isfinite(s->progress_first)) {
+		fprintf(
+		    out,
+		    "  progress    none recorded (use --progress REGEX, or --units N for a batch "
+		    "job)\n");
+		return;
+	}
+	if (s->progress_bunched) {
+		fprintf(out,
+		        "  progress    %g -> %g; %.0f of its %.0f points arrived at once "
+		        "(block-buffered "
+		        "output): no rate, no per-unit figures\n",
+		        s->progress_first, s->progress_last, s->progress_points_bunched,
+		        s->progress_points);
+		return;
+	}
+	fprintf(out, "  progress    %g -> %g, %.1f units/min\n", s->progress_first,
+	        s->progress_last, s->progress_rate_per_min);
+	if (isfinite(s->anon_bytes_per_unit))
+		fprintf(out, "  per unit    anon %+.3f MiB (R² %.2f), cpu %.1f ms (R² %.2f)\n",
+		        s->anon_bytes_per_unit / TM_MIB, s->anon_per_unit_r2,
+		        s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
+}
+
+static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info *ri,
+                       const struct tm_summary *s, const json_t *profiles,
+                       const struct tm_throttle *th)
+{
+	print_header(out, st, ri);
+	print_memory(out, ri, s);
+	print_heap(out, s, profiles);
+	print_costs(out, s, th);
+	print_progress(out, s);
+}
+
+static int print_json(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
+                      json_t *profiles, const struct tm_throttle *th, json_t *scraped)
+{
+	json_t *root =
+	    json_pack("{s:o?, s:o?, s:O, s:o?, s:o?}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
+	              "figures", tm_summary_json(s), "heap_profiles", profiles, "throttle",
+	              tm_throttle_json(th), "scraped", scraped);
+
+	if (!root)
+		return tm_error("out of memory");
+	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	fputc('\n', out);
+	json_decref(root);
+	return 0;
+}
+
+static void print_csv(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	fprintf(out, "run,outcome,samples");
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
+		fprintf(out, ",%s", tm_summary_fields[i].name);
+	fprintf(out, "\n%" PRId64 ",%s,%" PRId64, ri->id, ri->outcome ? ri->outcome : "",
+	        s->samples);
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++) {
+		double v = tm_summary_get(s, &tm_summary_fields[i]);
+		if (isfinite(v))
+			fprintf(out, ",%.15g", v);
+		else
+			fprintf(out, ",");
+	}
+	fprintf(out, "\n");
+}
+
+int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
+                  enum tm_report_fmt fmt, const char *series_name, int rollup, FILE *out)
+{
+	struct tm_run_info ri;
+	struct tm_summary s;
+	int rc = tm_store_run_get(st, run, &ri);
+
+	if (rc)
+		return rc > 0 ? tm_error("no run %" PRId64 " in the store", run) : -1;
+	if (fmt == TM_REPORT_SERIES) {
+		rc = tm_series_csv(st, run, series_name, rollup, out);
+		tm_run_info_release(&ri);
+		return rc;
+	}
+	struct tm_throttle th;
+	rc = tm_summarize_throttle(st, run, w, &s, fmt == TM_REPORT_CSV ? NULL : &th);
+	if (rc == 1)
+		rc = tm_error("run %" PRId64 " has no samples%s", run, w ? " in that window" : "");
+	json_t *profiles = rc || fmt == TM_REPORT_CSV ? NULL : heap_profiles(st, run);
+	if (!rc && fmt != TM_REPORT_CSV && !profiles)
+		rc = -1;
+	struct tm_scraped_figs sf = {0};
+	if (!rc && fmt != TM_REPORT_CSV)
+		rc = tm_scraped_summarize(st, run, &sf);
+	if (!rc && fmt == TM_REPORT_TEXT) {
+		print_text(out, st, &ri, &s, profiles, &th);
+		if (w && sf.n)
+			fprintf(out,
+			        "  scraped     (the whole run's figures, not only the window's)\n");
+		tm_scraped_text(out, &sf, ri.sample_count);
+	} else if (!rc && fmt == TM_REPORT_JSON)
+		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count));
+	else if (!rc)
+		print_csv(out, &ri, &s);
+	tm_scraped_release(&sf);
+	json_decref(profiles);
+	tm_run_info_release(&ri);
+	return rc;
+}
+
+int tm_report_phases(struct tm_store *st, int64_t run, const struct tm_phase_split *split,
+                     enum tm_report_fmt fmt, FILE *out)
+{
+	struct tm_phases ph;
+	int rc = tm_phases_load(st, run, split, &ph);
+
+	if (rc == 1)
+		return tm_error("run %" PRId64 " has no samples", run);
+	if (rc)
+		return -1;
+	if (fmt == TM_REPORT_JSON) {
+		json_t *o = tm_phases_json(&ph);
+		rc = o ? 0 : tm_error("out of memory");
+		if (o) {
+			json_dumpf(o, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+			fputc('\n', out);
+		}
+		json_decref(o);
+	} else if (fmt == TM_REPORT_CSV) {
+		tm_phases_write_csv(&ph, out);
+	} else {
+		tm_phases_write_text(&ph, out);
+	}
+	tm_phases_release(&ph);
+	return rc;
+}
