@@ -200,6 +200,9 @@ run_job()
 		echo "not ok - ${1%.*} leaves the guest as it found it (the pool cleans up after each script)" >>"$d/out"
 		echo "# left:$left" >>"$d/out"
 		say "after $1, left:$left; powering off"
+		# (before the status: the host must not hand this guest another job)
+		rm -f $J/ready
+		: >$J/stop
 	fi
 	sync
 	echo $rc >"$d/status.tmp" && mv "$d/status.tmp" "$d/status"

@@ -1,7 +1,8 @@
 # Helpers for the tests that run in the cgroup v2 guest (scripts/vm/).
 # Source it instead of tests/lib.sh: on the host, it runs the calling
-# script again inside a fresh guest (scripts/vm/run-in-guest) and exits
-# with its status; in the guest it sources tests/lib.sh and checks that
+# script again inside a guest (scripts/vm/run-in-guest: a fresh one, or
+# under tests/run.sh the pooled guest of its kind, put back after each
+# script as the script found it) and exits with its status; in the guest it sources tests/lib.sh and checks that
 # the guest is what the tests assume (cgroup2 alone, memory controller).
 # A script sets, before sourcing it: V2_TIMEOUT (seconds, default 240),
 # V2_SWAP_MIB (a swap disk; default none), V2_SYSTEMD=1 (boot the guest
