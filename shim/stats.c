@@ -149,7 +149,12 @@ static int64_t now_nsec(clockid_t clk)
  * the program's threads wait on that lock meanwhile.  So after a reading
  * that took T the next one waits at least 100 T: readings take at most 1 %
  * of the time, and a request that comes sooner is answered later (its
- * sample then has no allocator-held figure).  FORCE: at start-up and exit.
+ * sample then has no allocator-held figure).  FORCE: at start-up, in a
+ * forked child and at exit; such a reading puts off no request: its cost is
+ * a first call's (lazy binding, page faults; under emulation, translating
+ * the code), which at start-up put off every answer of a short-lived
+ * program until after its work, so that no sample of a quiet program had a
+ * current answer.
  */
 static int64_t next_ok_nsec;
 
@@ -172,7 +177,8 @@ void tmh_stats_answer(int force)
 	allocator_figures(&total, &inuse);
 	own_totals(&live, &ops);
 	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
-	next_ok_nsec = t1 + 100 * took;
+	if (!force)
+		next_ok_nsec = t1 + 100 * took;
 	TMH_ADD(r->stats_seq, 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	TMH_ST(r->stats_allocator, (uint32_t)kind);

@@ -122,49 +122,21 @@ static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	return rc;
 }
 
-struct push_ctx {
-	const char *url, *token_file;
-	struct tm_store *st;
-	int failed, sent;
-};
-
-static int push_one(struct push_ctx *c, int64_t run_id)
-{
-	struct tm_pusher *p;
-	int rc;
-
-	if (tm_pusher_new(c->url, c->token_file, c->st, run_id, &p) < 0)
-		return -1;
-	rc = tm_pusher_finish(p, 60 * 1000000LL);
-	tm_pusher_free(p);
-	if (rc < 0) {
-		fprintf(stderr, "tidemark serve push: run %lld: not everything was acknowledged\n",
-		        (long long)run_id);
-		c->failed++;
-	} else {
-		c->sent++;
-	}
-	return 0;
-}
-
-static int push_run_cb(void *ctx, const struct tm_run_info *ri)
-{
-	return push_one(ctx, ri->id) < 0 ? -1 : 0;
-}
-
 static int push_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option opts[] = {{"token-file", required_argument, NULL, 't'},
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
-	struct push_ctx c = {0};
-	int ch, rc = 0;
+	const char *url, *token_file = NULL;
+	struct tm_store *st;
+	int64_t *ids;
+	int ch, n = 0, sent = 0, failed = 0, rc;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (ch == 't')
-			c.token_file = optarg;
+			token_file = optarg;
 		else if (ch == 'd')
 			tm_cmd_set_db(ctx, optarg);
 		else if (ch == 'h')
@@ -172,32 +144,27 @@ static int push_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		else
 			return usage(stderr), 2;
 	}
-	if (!c.token_file || optind >= argc) {
+	if (!token_file || optind >= argc) {
 		fprintf(stderr, "tidemark serve push: want --token-file F and a server URL\n");
 		return 2;
 	}
-	c.url = argv[optind++];
+	url = argv[optind++];
+	if (!(ids = calloc((size_t)argc, sizeof(*ids))))
+		return tm_error("out of memory"), 1;
 	for (int i = optind; i < argc; i++) {
-		int64_t id;
-		if (tm_parse_int64(argv[i], &id) < 0 || id <= 0) {
+		if (tm_parse_int64(argv[i], &ids[n]) < 0 || ids[n] <= 0) {
 			fprintf(stderr, "tidemark serve push: '%s' is not a run id\n", argv[i]);
+			free(ids);
 			return 2;
 		}
+		n++;
 	}
-	if (!(c.st = tm_cmd_store(ctx, TM_CMD_READ)))
-		return 1;
-	if (optind == argc) {
-		rc = tm_store_each_run(c.st, 0, push_run_cb, &c) < 0;
-	} else {
-		for (int i = optind; i < argc && !rc; i++) {
-			int64_t id;
-			tm_parse_int64(argv[i], &id);
-			rc = push_one(&c, id) < 0;
-		}
-	}
+	st = tm_cmd_store(ctx, TM_CMD_READ);
+	rc = st ? tm_push_runs(st, url, token_file, ids, n, &sent, &failed) : -1;
+	free(ids);
 	if (!rc)
-		printf("%d run(s) sent, %d incomplete\n", c.sent, c.failed);
-	return rc || c.failed ? 1 : 0;
+		printf("%d run(s) sent, %d incomplete\n", sent, failed);
+	return rc || failed ? 1 : 0;
 }
 
 static int parse_opts(int argc, char **argv, struct tm_server_opts *o, struct tm_cmd_ctx *ctx)

@@ -152,6 +152,23 @@ int64_t tm_rec_read_vmstat_oom(void)
 	return v;
 }
 
+/* A run of an arm that would count as completed while no sample could tell
+ * its allocator (it ended before a sample saw one of its processes with its
+ * libraries loaded) is not vouched for: true, with the reason said, when the
+ * run is to be invalid.  (A run killed or failed is what it was whatever
+ * its allocator.) */
+static bool unchecked_allocator(struct rec *r)
+{
+	if (!r->launched || !r->o->expect_allocator || r->allocator[0])
+		return false;
+	snprintf(r->reason, sizeof(r->reason),
+	         "the allocator (the arm expects %s) could not be checked: the run ended after "
+	         "%.2f s, before a sample saw one of its processes with its libraries loaded "
+	         "(/proc/PID/maps); a shorter --interval samples sooner",
+	         r->o->expect_allocator, (double)(tm_now_mono_usec() - r->start_mono) / 1e6);
+	return true;
+}
+
 void tm_rec_decide(struct rec *r, struct tm_record_result *res)
 {
 	int st = r->child_status;
@@ -178,6 +195,10 @@ void tm_rec_decide(struct rec *r, struct tm_record_result *res)
 		         "SIGKILL while the host's oom_kill counter rose (no cgroup to confirm)");
 	}
 	res->outcome = tm_outcome_decide(&f);
+	if (res->outcome == TM_OUTCOME_COMPLETED && unchecked_allocator(r)) {
+		f.invalid = r->invalid = true;
+		res->outcome = tm_outcome_decide(&f);
+	}
 	res->exit_code = f.exit_code;
 	res->term_signal = f.term_signal;
 	if (r->store_failed)

@@ -607,3 +607,46 @@ int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec)
 		nanosleep(&ts, NULL);
 	}
 }
+
+struct push_runs {
+	const char *url, *token_file;
+	struct tm_store *st;
+	int *failed, *sent;
+};
+
+static int push_one(struct push_runs *c, int64_t run_id)
+{
+	struct tm_pusher *p;
+	int rc;
+
+	if (tm_pusher_new(c->url, c->token_file, c->st, run_id, &p) < 0)
+		return -1;
+	rc = tm_pusher_finish(p, 60 * 1000000LL);
+	tm_pusher_free(p);
+	if (rc < 0) {
+		fprintf(stderr, "tidemark serve push: run %lld: not everything was acknowledged\n",
+		        (long long)run_id);
+		(*c->failed)++;
+	} else {
+		(*c->sent)++;
+	}
+	return 0;
+}
+
+static int push_run_cb(void *ctx, const struct tm_run_info *ri)
+{
+	return push_one(ctx, ri->id) < 0 ? -1 : 0;
+}
+
+int tm_push_runs(struct tm_store *st, const char *url, const char *token_file, const int64_t *ids,
+                 int n, int *sent, int *failed)
+{
+	struct push_runs c = {url, token_file, st, failed, sent};
+
+	if (n == 0)
+		return tm_store_each_run(st, 0, push_run_cb, &c) < 0 ? -1 : 0;
+	for (int i = 0; i < n; i++)
+		if (push_one(&c, ids[i]) < 0)
+			return -1;
+	return 0;
+}

@@ -25,4 +25,14 @@ bool tm_pusher_reached(const struct tm_pusher *p);
 int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec);
 void tm_pusher_free(struct tm_pusher *p);
 
+/*
+ * `serve push`: sends runs of ST to the server at URL with the write token
+ * in TOKEN_FILE, each until the server has acknowledged everything or for
+ * up to 60 s: the N runs IDS, or every run of ST when N is 0.  A run not
+ * fully acknowledged is said on stderr and counted in *FAILED, the others
+ * in *SENT.  0, or -1 after tm_error (bad URL, unreadable token, the store).
+ */
+int tm_push_runs(struct tm_store *st, const char *url, const char *token_file, const int64_t *ids,
+                 int n, int *sent, int *failed);
+
 #endif

@@ -10,16 +10,12 @@
 // TERM is what `tidemark report --bench N` printed.  Also checked: the anon
 // chart marks each killed run and draws the limit; run links open the run.
 // Prints TAP lines; exits 1 on failure.  Screenshots go to OUT_DIR.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [mode, target, termFile, outDir] = process.argv.slice(2);
-let failed = 0;
-const ok = (n) => console.log(`ok - ${n}`);
-const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${String(why).replace(/\n/g, "\n# ")}`); };
-const check = (cond, n, why) => (cond ? ok(n) : notOk(n, why));
 const norm = (s) => s.replace(/\s+/g, " ").trim();
 
 // The terminal's table: header lines, a blank line, the rows, a blank line,
@@ -30,13 +26,7 @@ const termRows = blocks.slice(1, -1).flat().map(norm);
 const termNotes = blocks[blocks.length - 1].map(norm);
 if (blocks.length !== 3) notOk("terminal table has one block of rows", `${blocks.length} blocks: use at most 4 arms`);
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, offline: mode === "report",
-	viewport: { width: 1300, height: 1000 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ offline: mode === "report", viewport: { width: 1300, height: 1000 } });
 
 async function tableChecks(page, where) {
 	const shown = await page.evaluate(() => ({
@@ -154,7 +144,6 @@ try {
 	check(errors.length === 0, `${mode}: no page errors`, errors.join(" | "));
 	if (mode === "panel") await statusCheck(page, url); /* (the browser logs the 502 it answers) */
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

@@ -2,19 +2,13 @@
 // every bench, whatever its place, and the arms of one bench differ.
 //   node colors.mjs REPORT_A.html REPORT_B.html   (two `report --bench N --html` files)
 // Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const files = process.argv.slice(2);
-let failed = 0;
-const check = (cond, n, why) => { if (cond) console.log(`ok - ${n}`); else { failed++; console.log(`not ok - ${n}\n# ${why}`); } };
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, offline: true,
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const { browser, close } = await launch({ offline: true });
 try {
 	const page = await browser.newPage();
 	const seen = [];
@@ -43,7 +37,6 @@ try {
 	const wrong = seen.flatMap((s) => s.series.filter(([n, c]) => rgb(c) !== colourOf(s)[n]));
 	check(seen.every((s) => s.series.length) && !wrong.length, "every run's line has its arm's colour", JSON.stringify(wrong));
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

@@ -6,22 +6,13 @@
 // when the server is slower than the tick; leaving the page stops its poll
 // and destroys its charts; a live page left before its data arrived never
 // paints and never starts polling.  Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const url = process.argv[2];
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, viewport: { width: 1300, height: 1200 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-let failed = 0;
-const ok = (n) => console.log(`ok - ${n}`);
-const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${why}`); };
-const check = (cond, n, why) => (cond ? ok(n) : notOk(n, why));
+const { browser, close } = await launch({ viewport: { width: 1300, height: 1200 } });
 const isPoll = (u) => /\/series\?.*from_seq=/.test(u);
 
 // (not page.waitForFunction: it evaluates a string, which the server's CSP forbids)
@@ -106,7 +97,6 @@ try {
 		JSON.stringify({ painted, polls: polls - p2 }));
 	check(errors.length === 0, "live page: no page errors", errors.join(" | "));
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

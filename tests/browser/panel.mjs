@@ -7,25 +7,15 @@
 // the home page shows each MACHINE with a chart holding data points; no
 // script from collector data ran (window.__pwned); the page logged no
 // errors.  Saves OUT_DIR/panel.png.  Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [url, outDir, ...machines] = process.argv.slice(2);
-let failed = 0;
-const ok = (name) => console.log(`ok - ${name}`);
-const notOk = (name, why) => { failed++; console.log(`not ok - ${name}\n# ${why}`); };
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
 // A persistent context is how playwright passes a fresh --user-data-dir.
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium",
-	headless: true,
-	viewport: { width: 1400, height: 1800 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ viewport: { width: 1400, height: 1800 } });
 try {
 	const page = await browser.newPage();
 	const errors = [];
@@ -77,7 +67,6 @@ try {
 	pwned ? ok("collector text rendered inert") : notOk("collector text rendered inert", "an element or script from data appeared");
 	errors.length === 0 ? ok("no page errors") : notOk("no page errors", errors.join(" | "));
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

@@ -1,22 +1,13 @@
 // Opens a `tidemark report --html` file in headless chromium with the
 // network cut off and checks that it draws its charts from the inlined data.
 //   node report.mjs FILE OUT_DIR [CHART_KEY (memory; bench for a bench report)]
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [file, outDir, key = "memory"] = process.argv.slice(2);
-let failed = 0;
-const ok = (n) => console.log(`ok - ${n}`);
-const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${why}`); };
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, offline: true,
-	viewport: { width: 1300, height: 1600 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ offline: true, viewport: { width: 1300, height: 1600 } });
 try {
 	const page = await browser.newPage();
 	const errors = [], requests = [];
@@ -34,7 +25,6 @@ try {
 	fs.mkdirSync(outDir, { recursive: true });
 	await page.screenshot({ path: path.join(outDir, `report-${key}.png`), fullPage: true });
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

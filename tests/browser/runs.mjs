@@ -7,24 +7,14 @@
 //
 // URL is the panel address with #token=... when reads need a token.
 // Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [url] = process.argv.slice(2);
-let failed = 0;
-const ok = (name) => console.log(`ok - ${name}`);
-const notOk = (name, why) => { failed++; console.log(`not ok - ${name}\n# ${why}`); };
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium",
-	headless: true,
-	viewport: { width: 1400, height: 1800 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ viewport: { width: 1400, height: 1800 } });
 // The run ids listed in the runs table (the last table of the home page).
 const ids = (page) => page.evaluate(() => {
 	const t = [...document.querySelectorAll("main table")].pop();
@@ -86,7 +76,6 @@ try {
 	await page.unroute(runDoc);
 	errors.length === 0 ? ok("no page errors while paging") : notOk("no page errors while paging", errors.join(" | "));
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

@@ -14,7 +14,7 @@
 //       sweep: no curve section at all; with ADVISE_TXT, every refusal
 //       line `advise` printed is in the advice section)
 // Prints TAP lines; exits 1 on failure.
-import { chromium } from "playwright-core";
+import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,19 +22,9 @@ import path from "node:path";
 const args = process.argv.slice(2);
 const noSweep = args[0] === "--no-sweep";
 const [file, sweepFile, adviseFile, png] = noSweep ? [args[1], null, args[2]] : args;
-let failed = 0;
-const ok = (n) => console.log(`ok - ${n}`);
-const notOk = (n, why) => { failed++; console.log(`not ok - ${n}\n# ${String(why).replace(/\n/g, "\n# ")}`); };
-const check = (cond, n, why) => (cond ? ok(n) : notOk(n, why));
 const norm = (s) => s.replace(/\s+/g, " ").trim();
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tm-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: "/usr/bin/chromium", headless: true, offline: true,
-	viewport: { width: 1300, height: 1000 },
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { browser, close } = await launch({ offline: true, viewport: { width: 1300, height: 1000 } });
 try {
 	const page = await browser.newPage();
 	const errors = [];
@@ -112,7 +102,6 @@ try {
 		if (png) await page.locator("section.sweep").screenshot({ path: png });
 	}
 } finally {
-	await browser.close();
-	fs.rmSync(profile, { recursive: true, force: true });
+	await close();
 }
-process.exit(failed ? 1 : 0);
+exitWithStatus();

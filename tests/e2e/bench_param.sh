@@ -195,7 +195,7 @@ check_fails "two Param= in a file are refused with the line" "two.ini:3: .*a ben
 # {N} in an arm's Environment= value and the hooks
 "$TM" bench -o "$T/env.db" --arm 'big:WORK_SIZE={N}' --runs 1 -i 50ms --param N=11,22 \
 	--prepare "echo prep {N} >>$T/hooks" --cleanup "echo clean {N} >>$T/hooks" \
-	-- sh -c 'test "$WORK_SIZE" = 11 || test "$WORK_SIZE" = 22' >"$T/env.txt" 2>&1
+	-- sh -c '{ test "$WORK_SIZE" = 11 || test "$WORK_SIZE" = 22; } && sleep 0.3' >"$T/env.txt" 2>&1
 if grep -q '^  N=22 .*1/1' "$T/env.txt" && grep -q '^  N=11 .*1/1' "$T/env.txt" &&
 	[ "$(sort "$T/hooks" | tr '\n' ' ')" = "clean 11 clean 22 prep 11 prep 22 " ]; then
 	ok "{N} is replaced in an arm's environment and in --prepare/--cleanup"
@@ -204,7 +204,7 @@ else
 fi
 # a store from before bench_params: a plain bench reads, and a bench with a
 # parameter adds the table
-"$TM" bench -o "$T/old.db" --arm glibc --runs 1 -i 50ms -- true >/dev/null 2>&1
+"$TM" bench -o "$T/old.db" --arm glibc --runs 1 -i 50ms -- sleep 0.3 >/dev/null 2>&1
 t0=$(sql "$T/old.db" "SELECT count(*) FROM sqlite_master WHERE name = 'bench_params'")
 "$TM" bench -o "$T/old.db" --table 1 >"$T/old.txt" 2>&1
 r1=$?

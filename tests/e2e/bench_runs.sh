@@ -104,13 +104,28 @@ esac
 grep -qE '^survived +1/1 +0/0 \(1 invalid\)' "$T/liar.txt" && ok "an invalid run is not a data point" ||
 	fail "an invalid run is not a data point" "$(cat "$T/liar.txt")"
 JE=$("$TM" bench --arm jemalloc --dry-run -- true 2>&1 | sed -n 's/.*LD_PRELOAD=\([^ ]*\).*/\1/p')
+# (it holds its 8 MiB for a second: samples see its maps however late they come)
 env LD_PRELOAD="$JE" "$TM" bench -o "$DB" --inherit-env --runs 1 -i 100ms --arm glibc \
-	-- "$P" --mib 8 --steps 2 >"$T/ctl.txt" 2>&1
+	-- "$P" --mib 8 --steps 2 --hold-ms 1000 >"$T/ctl.txt" 2>&1
 r=$(sql "$DB" "select outcome || ': ' || reason from runs where bench_id = 4")
 case $r in
 invalid:*glibc*jemalloc*) ok "a control arm with libjemalloc mapped is an invalid run" ;;
 *) fail "a control arm with libjemalloc mapped is an invalid run" "$r; $(cat "$T/ctl.txt")" ;;
 esac
+# a run over before a sample could tell its allocator cannot vouch for it:
+# it is invalid, and says it could not check.  (A static busybox maps no
+# libc: the maps tell only after 4 samples, and at 1 s a 0.2 s run has 1.)
+if [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; then
+	"$TM" bench -o "$T/gone.db" --runs 1 -i 1s --arm glibc -- /bin/busybox sleep 0.2 >"$T/gone.txt" 2>&1
+	r=$(sql "$T/gone.db" "select outcome || ': ' || reason from runs")
+	case $r in
+	"invalid: the allocator (the arm expects glibc) could not be checked: the run ended after "*)
+		ok "a run whose allocator no sample could tell is invalid: it says it could not check" ;;
+	*) fail "a run whose allocator no sample could tell is invalid" "$r; $(cat "$T/gone.txt")" ;;
+	esac
+else
+	fail "a run whose allocator no sample could tell is invalid" "needs a static /bin/busybox (busybox-static, scripts/deps.sh installs it)"
+fi
 # a wrapper script (glibc) whose child runs jemalloc and holds the memory:
 # the control arm is invalid, the reason names the child, and the run lists
 # the allocator of every process

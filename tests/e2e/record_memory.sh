@@ -35,8 +35,9 @@ python3 -c "import sys; sys.exit(0 if abs($rss - $pk) <= 0.02 * $pk else 1)" &&
 	ok "the process tree's RssAnon agrees with the cgroup's anon" ||
 	fail "the process tree's RssAnon agrees with the cgroup's anon" "rss $rss cgroup $pk"
 
-# 2. an OOM kill under a small limit
-"$TM" record -q -o "$DB" -i 50ms --memory-max 64M -- "$P" 400 2000 2>"$T/err"
+# 2. an OOM kill under a small limit, reached slowly (1 MiB every 10 ms: the
+#    kill comes after about 0.6 s, a dozen samples)
+"$TM" record -q -o "$DB" -i 50ms --memory-max 64M -- "$P" 400 2000 1024 10 2>"$T/err"
 rc=$?
 run=$(sql "$DB" "select id from runs order by id desc limit 1")
 o=$(sql "$DB" "select outcome || ' ' || term_signal from runs where id=$run")
@@ -44,8 +45,19 @@ o=$(sql "$DB" "select outcome || ' ' || term_signal from runs where id=$run")
 [ $rc -eq 137 ] && ok "record exits 128+9 for the OOM-killed child" || fail "record exits 128+9 for the OOM-killed child" "rc $rc"
 e=$(sql "$DB" "select count(*) from events where run_id=$run and kind='oom_kill'")
 [ "$e" -ge 1 ] && ok "the oom_kill event is recorded" || fail "the oom_kill event is recorded" "$e"
-last=$(sql "$DB" "select max(s.t_mono_usec) <= (select min(t_mono_usec) from events where run_id=$run and kind='oom_kill') from samples s where run_id=$run and seq < (select max(seq) from samples where run_id=$run)")
-[ "$last" = 1 ] && ok "samples before the kill are kept" || fail "samples before the kill are kept" "$last"
+# every sample is kept (seq 0..N, no gap), and those taken before the kill
+# event show the growth towards the limit.  (Samples may come after the event:
+# the kill is counted before the dying process is reaped.)
+kill_t=$(sql "$DB" "select min(t_mono_usec) from events where run_id=$run and kind='oom_kill'")
+r=$(sql "$DB" "select (count(*) = max(seq) + 1 and min(seq) = 0) || ' ' || sum(t_mono_usec < ${kill_t:-0}) from samples where run_id=$run")
+grown=$("$TM" report -o "$DB" --series "$run" | python3 -c '
+import csv, sys
+print(max([int(x["cg_anon_bytes"] or 0) for x in csv.DictReader(sys.stdin) if int(x["t_mono_usec"]) < int(sys.argv[1])] or [0]))' "${kill_t:-0}")
+if [ "${r%% *}" = 1 ] && [ "${r#* }" -ge 3 ] && [ "${grown:-0}" -ge $((32 * 1048576)) ]; then
+	ok "samples before the kill are kept (${r#* } of them, up to $((grown / 1048576)) MiB of anon)"
+else
+	fail "samples before the kill are kept" "no gap, samples before the kill: $r; anon before it: $grown"
+fi
 lim=$(sql "$DB" "select limits_json from runs where id=$run")
 echo "$lim" | grep -q '"memory_max"' && echo "$lim" | grep -q 67108864 && ok "the run says what memory.max became" || fail "the run says what memory.max became" "$lim"
 peak_under=$("$TM" report -o "$DB" --json "$run" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int(f["peak_current_bytes"]))')

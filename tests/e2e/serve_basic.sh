@@ -174,6 +174,13 @@ check "serve push sends a local store" "$TM" serve push --token-file "$T/pi.tok"
 n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(cat "$T/late.uuid")'")
 [ "$n" = 250 ] && ok "late run arrived whole" || fail "late run arrived whole" "$n"
 check_fails "serve push without a token file" "token-file" "$TM" serve push "$URL"
+# by run id: the one named is sent (again: acknowledged, nothing doubled); a bad id is refused
+out=$("$TM" serve push --token-file "$T/pi.tok" --db "$T/late.db" "$URL" 1 2>&1)
+n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(cat "$T/late.uuid")'")
+[ "$out" = "1 run(s) sent, 0 incomplete" ] && [ "$n" = 250 ] && ok "serve push URL 1 sends run 1 once" ||
+	fail "serve push URL 1 sends run 1 once" "$out; $n samples"
+check_fails "serve push URL x: not a run id" "'x' is not a run id" "$TM" serve push --token-file "$T/pi.tok" \
+	--db "$T/late.db" "$URL" x
 
 # rate limit: 1 sample/s leaves a burst of one full batch; --public-read
 stop_server

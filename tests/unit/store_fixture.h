@@ -10,6 +10,7 @@
 #ifndef TM_TEST_STORE_FIXTURE_H
 #define TM_TEST_STORE_FIXTURE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -40,6 +41,17 @@ static inline struct store_fixture *store_fixture_open(const char *tag)
 	store_fixture_unlink(f->path);
 	assert_int_equal(tm_store_open(f->path, &f->st), 0);
 	return f;
+}
+
+/* A new run in ST (machine "test", a command, 1 ms interval); its id. */
+static inline int64_t store_fixture_run(struct tm_store *st)
+{
+	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
+	int64_t id = 0;
+
+	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
+	assert_true(id > 0);
+	return id;
 }
 
 static inline void store_fixture_close(struct store_fixture *f)

@@ -26,15 +26,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t new_run(struct tm_store *st)
-{
-	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
-	int64_t id = 0;
-	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
-	assert_true(id > 0);
-	return id;
-}
-
 /* A deterministic sample with wide-ranging values and some metrics absent. */
 static void make_sample(int64_t seq, struct tm_sample *s)
 {
@@ -78,7 +69,7 @@ static int check_cb(void *ctx, const struct tm_sample *got)
 static void test_round_trip(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 	struct tm_sample s;
 	struct collect c = {0};
 	int64_t last;
@@ -113,7 +104,7 @@ static int copy_cb(void *ctx, const struct tm_sample *s)
 static void test_absent_is_not_zero(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 	struct tm_sample s, got;
 
 	tm_sample_clear(&s);
@@ -130,7 +121,7 @@ static void test_absent_is_not_zero(void **state)
 static void test_order_enforced(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 	struct tm_sample s;
 
 	make_sample(1, &s);
@@ -148,7 +139,7 @@ static void test_order_enforced(void **state)
 static void test_reopen_continues(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 	struct tm_store *other;
 	struct tm_sample s;
 	struct collect c = {0};
@@ -197,7 +188,7 @@ static int progress_cb(void *ctx, int64_t w, int64_t m, double v)
 static void test_runs_and_side_tables(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st), latest = 0, by_uuid = 0;
+	int64_t run = store_fixture_run(f->st), latest = 0, by_uuid = 0;
 	struct tm_event ev = {.t_wall_usec = 1, .t_mono_usec = 2, .kind = "oom_kill", .value = 1};
 	struct tm_run_end end = {.ended_wall_usec = 99,
 	                         .outcome = TM_OUTCOME_OOM_KILLED,

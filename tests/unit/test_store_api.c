@@ -35,15 +35,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t new_run(struct tm_store *st)
-{
-	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
-	int64_t id = 0;
-
-	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
-	return id;
-}
-
 /* ---- items ---- */
 
 struct seen {
@@ -109,7 +100,7 @@ static void assert_seen(const struct seen *s, const int64_t *want, int n)
 static void test_items_in_time_order(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st), other = new_run(f->st);
+	int64_t run = store_fixture_run(f->st), other = store_fixture_run(f->st);
 	static const int64_t by_time[] = {0, 2, 4, 3, 1};
 	struct seen e = {0}, p = {0}, m = {0}, none = {0};
 
@@ -129,7 +120,7 @@ static void test_items_in_time_order(void **state)
 static void test_items_as_stored_from_a_position(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 	static const int64_t all[] = {0, 1, 2, 3, 4}, mid[] = {1, 2}, tail[] = {3, 4};
 	struct seen e = {0}, p = {0}, m = {0}, past = {0}, stop = {.stop_after = 2};
 
@@ -150,7 +141,7 @@ static void test_items_as_stored_from_a_position(void **state)
 static void test_item_counts(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st), empty = new_run(f->st);
+	int64_t run = store_fixture_run(f->st), empty = store_fixture_run(f->st);
 	struct tm_item_counts n = {-1, -1, -1};
 	struct tm_event ev = {.kind = "start"};
 
@@ -171,7 +162,7 @@ static void test_item_counts(void **state)
 static void test_seq_at_time(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st), empty = new_run(f->st), seq = -5;
+	int64_t run = store_fixture_run(f->st), empty = store_fixture_run(f->st), seq = -5;
 	struct tm_sample s;
 
 	for (int64_t i = 0; i < 600; i++) {
@@ -323,7 +314,7 @@ static void test_bench_tables(void **state)
 static void test_read_only(void **state)
 {
 	struct store_fixture *f = *state;
-	int64_t run = new_run(f->st), got_run = 0;
+	int64_t run = store_fixture_run(f->st), got_run = 0;
 	struct tm_store *ro;
 	struct tm_bench_info b;
 	struct tm_item_counts n;

@@ -23,15 +23,6 @@
 #include "store/store.h"
 #include "store_fixture.h"
 
-static int64_t new_run(struct tm_store *st)
-{
-	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
-	int64_t id = 0;
-
-	assert_int_equal(tm_store_run_begin(st, &m, &id), 0);
-	return id;
-}
-
 struct got {
 	int n;
 	char names[8][64], kinds[8][16];
@@ -61,7 +52,7 @@ static int see_value(void *ctx, int64_t series_id, int64_t seq, int64_t t_wall_u
 static void test_series_and_values(void **state)
 {
 	struct store_fixture *f = store_fixture_open("scraped");
-	int64_t run = new_run(f->st), other = new_run(f->st), a, b, a2, o;
+	int64_t run = store_fixture_run(f->st), other = store_fixture_run(f->st), a, b, a2, o;
 	struct got g = {0};
 
 	(void)state;
@@ -135,7 +126,7 @@ static void test_prune_drops_values(void **state)
 {
 	struct store_fixture *f = store_fixture_open("scraped-prune");
 	struct tm_run_meta m = {.machine = "t", .target = "cgroup", .interval_usec = 1000000};
-	int64_t run, other = new_run(f->st), a, b, o, n[2] = {0, 0};
+	int64_t run, other = store_fixture_run(f->st), a, b, o, n[2] = {0, 0};
 	struct tm_prune_stats ps = {0};
 	struct tm_scraped_figs figs;
 	struct tm_sample s;
@@ -192,7 +183,7 @@ static void test_old_store(void **state)
 	struct tm_store *ro;
 	struct got g = {0};
 	sqlite3 *db;
-	int64_t run = new_run(f->st);
+	int64_t run = store_fixture_run(f->st);
 
 	(void)state;
 	assert_int_equal(tm_store_commit(f->st), 0);

@@ -17,6 +17,7 @@
 #include "report/benchtab.h"
 #include "report/throttle.h"
 #include "store/store.h"
+#include "store_fixture.h"
 #include "base/banned.h"
 
 /* 30 samples a second apart; seconds 10..19 are the stretch: high events
@@ -67,16 +68,10 @@ static int64_t add_run(struct tm_store *st, const struct shape *sh)
 
 static void find(const struct shape *sh, struct tm_throttle *th)
 {
-	char path[64];
-	struct tm_store *st;
-
-	snprintf(path, sizeof(path), "/tmp/test_throttle_%d.db", (int)getpid());
-	unlink(path);
-	assert_int_equal(tm_store_open(path, &st), 0);
-	int64_t id = add_run(st, sh);
-	assert_int_equal(tm_throttle_find(st, id, 0, -1, th), 0);
-	tm_store_close(st);
-	unlink(path);
+	struct store_fixture *f = store_fixture_open("throttle");
+	int64_t id = add_run(f->st, sh);
+	assert_int_equal(tm_throttle_find(f->st, id, 0, -1, th), 0);
+	store_fixture_close(f);
 }
 
 static void test_throttled(void **state)
@@ -181,14 +176,12 @@ static void test_bench_note(void **state)
 	                   .psi = true,
 	                   .high = true,
 	                   .progress = true};
-	char path[64], note[256] = "";
-	struct tm_store *st;
+	char note[256] = "";
+	struct store_fixture *f = store_fixture_open("throttle-bench");
+	struct tm_store *st = f->st;
 	struct tm_bench_table *t = calloc(1, sizeof(*t));
 	(void)state;
 
-	snprintf(path, sizeof(path), "/tmp/test_throttle_b%d.db", (int)getpid());
-	unlink(path);
-	assert_int_equal(tm_store_open(path, &st), 0);
 	int64_t ids[2] = {add_run(st, &sh), 0};
 	sh.full_share = 0;
 	ids[1] = add_run(st, &sh);
@@ -199,8 +192,7 @@ static void test_bench_note(void **state)
 	assert_non_null(strstr(note, "run 1 (run 1) throttled by memory.high from "));
 	tm_bench_table_release(t);
 	free(t);
-	tm_store_close(st);
-	unlink(path);
+	store_fixture_close(f);
 }
 
 int main(void)

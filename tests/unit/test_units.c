@@ -16,31 +16,22 @@
 #include "record/units.h"
 #include "report/summary.h"
 #include "store/store.h"
+#include "store_fixture.h"
 #include "base/banned.h"
 
-static char path[64];
+static struct store_fixture *fx;
 
 static struct tm_store *fresh(int64_t *run_id)
 {
-	struct tm_store *st;
-	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 1000};
-
-	snprintf(path, sizeof(path), "/tmp/tm-units-test-%d.db", getpid());
-	unlink(path);
-	assert_int_equal(tm_store_open(path, &st), 0);
-	assert_int_equal(tm_store_run_begin(st, &m, run_id), 0);
-	return st;
+	fx = store_fixture_open("units-test");
+	*run_id = store_fixture_run(fx->st);
+	return fx->st;
 }
 
 static void done(struct tm_store *st)
 {
-	char p[80];
-	tm_store_close(st);
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
+	assert_ptr_equal(st, fx->st);
+	store_fixture_close(fx);
 }
 
 static void blank(struct tm_summary *s)

@@ -33,7 +33,12 @@ is "$anon" -le "$kpeak" "peak anon is under the kernel's memory.peak" "memory.pe
 lp=$(fig "$DB" "$run" anon_heap_live_at_peak_bytes)
 is "$lp" -ge "$want" "the split of anon at its peak: live heap holds the 40 MiB"
 other=$(fig "$DB" "$run" anon_other_end_bytes)
-is "$other" -ge 0 "anon other than heap and allocator-held is a figure"
+# (on failure: the samples the split is made of)
+split=$("$TM" report -o "$DB" --series "$run" | python3 -c '
+import csv, sys
+k = ("seq", "proc_count", "cg_anon_bytes", "heap_procs", "heap_live_bytes", "heap_allocs", "heap_frees", "heap_held_bytes")
+print(" | ".join(" ".join(r[c] or "-" for c in k) for r in csv.DictReader(sys.stdin)))')
+is "$other" -ge 0 "anon other than heap and allocator-held is a figure" "samples (seq procs anon heap_procs live allocs frees held): $split"
 is "$other" -le 8388608 "and small for a program whose anon is its heap (<= 8 MiB)"
 ret=$(fig "$DB" "$run" anon_allocator_held_at_peak_bytes)
 is "$ret" -ge 0 "what the allocator holds at the peak is a figure"

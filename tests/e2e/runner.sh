@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/run.sh cannot hide a failure: a script that stops before `finish`
+# fails even though every line it printed was "ok", one that exits non-zero
+# without a "not ok" fails (twice: its status, and no finish), and a whole
+# one passes.  Each runs in a copy of
+# run.sh and lib.sh in a tree of its own.
+. "$(dirname "$0")/../lib.sh"
+R=$T/tree
+mkdir -p "$R/tests/e2e"
+cp "$TM_ROOT/tests/run.sh" "$TM_ROOT/tests/lib.sh" "$R/tests/"
+for s in early whole crash; do
+	{
+		echo '. "$(dirname "$0")/../lib.sh"'
+		echo 'ok "one check"'
+		case $s in
+		early) echo 'exit 0' ;;
+		whole) echo 'finish' ;;
+		crash) echo 'exit 3' ;;
+		esac
+	} >"$R/tests/e2e/$s.sh"
+done
+
+# runs NAME: run.sh over e2e/NAME.sh alone; its exit status and last line
+runs()
+{
+	out=$(B="$T/b-$1" sh "$R/tests/run.sh" e2e "$1" 2>&1)
+	echo "$? $(echo "$out" | tail -1)"
+	echo "$out" | sed 's/^/# /' >"$T/$1.out" # its "not ok" lines are not ours
+}
+
+r=$(runs early)
+[ "$r" = "1 1 passed, 1 failed, 0 skipped" ] && grep -q "not ok - e2e/early stopped before its end" "$T/early.out" &&
+	ok "a script that stops before finish fails" ||
+	fail "a script that stops before finish fails" "$r: $(cat "$T/early.out")"
+r=$(runs crash)
+[ "$r" = "1 1 passed, 2 failed, 0 skipped" ] && grep -q "not ok - e2e/crash exited with status 3" "$T/crash.out" &&
+	ok "a script that exits non-zero without 'not ok' fails" ||
+	fail "a script that exits non-zero without 'not ok' fails" "$r: $(cat "$T/crash.out")"
+r=$(runs whole)
+[ "$r" = "0 1 passed, 0 failed, 0 skipped" ] && ok "a whole script passes" ||
+	fail "a whole script passes" "$r: $(cat "$T/whole.out")"
+finish
