@@ -5,7 +5,7 @@
 #   tests/run.sh unit       only the unit tests
 #   tests/run.sh e2e [PAT]  only end-to-end tests whose file name matches PAT
 #   tests/run.sh v2 [PAT]   only the tests in the cgroup v2 guest (tests/v2/,
-#                           each in its own guest: scripts/vm/run-in-guest)
+#                           in one pooled guest of each kind: scripts/vm/run-in-guest)
 #
 # Every test speaks TAP ("ok - name", "not ok - name", "ok - name # SKIP why");
 # cmocka is told to do so too.  A test binary or script that dies without
@@ -61,20 +61,36 @@ if [ "$what" = all ] || [ "$what" = e2e ]; then
 	done
 fi
 
-# tests/v2: each script boots a real cgroup v2 kernel (scripts/vm/) and runs
-# inside it; it prints the guest's console when it fails.
+# tests/v2: each script runs in the cgroup v2 guest (scripts/vm/): in a
+# pooled guest of its kind, booted once for all of them (run-in-guest with
+# TM_VM_POOL=1: the plain guest's scripts, then those that set V2_SYSTEMD=1
+# in the systemd guest), each with its own limit and log, the guest put
+# back as it found it after each; it prints its part of the guest's console
+# when it fails.
 if [ "$what" = all ] || [ "$what" = v2 ]; then
-	export TM="$ROOT/$B/tidemark" TM_ROOT="$ROOT" TM_BUILD="$ROOT/$B"
+	export TM="$ROOT/$B/tidemark" TM_ROOT="$ROOT" TM_BUILD="$ROOT/$B" TM_VM_POOL=1
+	plain="" sysd=""
 	for t in tests/v2/*.sh; do
 		[ "$(basename "$t")" = lib.sh ] && continue
 		case "$t" in *"$pat"*) ;; *) continue ;; esac
-		# the script boots its own guest (tests/v2/lib.sh)
-		run_tap "v2/$(basename "$t" .sh)" 600 env -u TM_IN_GUEST sh "$t"
-		if ! grep -qx '# tidemark-test-finished' "$out"; then
-			echo "not ok - v2/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
-				tee -a "$results"
-		fi
+		if grep -q '^V2_SYSTEMD=1' "$t"; then sysd="$sysd $t"; else plain="$plain $t"; fi
 	done
+	trap 'sh scripts/vm/run-in-guest --pool-stop; sh scripts/vm/run-in-guest --pool-stop --systemd; exit 130' INT TERM
+	for kind in plain systemd; do
+		if [ $kind = plain ]; then list=$plain opt=""; else list=$sysd opt=--systemd; fi
+		[ -n "$list" ] || continue
+		# (a pool that does not boot: each script then says so as its failure)
+		sh scripts/vm/run-in-guest --pool-start $opt >"$LOG/v2_pool_$kind.log" 2>&1
+		for t in $list; do
+			run_tap "v2/$(basename "$t" .sh)" 600 env -u TM_IN_GUEST sh "$t"
+			if ! grep -qx '# tidemark-test-finished' "$out"; then
+				echo "not ok - v2/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
+					tee -a "$results"
+			fi
+		done
+		sh scripts/vm/run-in-guest --pool-stop $opt
+	done
+	trap - INT TERM
 fi
 
 # The tests' shimmed processes keep their heap regions after exit (for a

@@ -98,6 +98,7 @@ static int one_run(const struct tm_record_opts *o, struct follow_unit *f,
 	f->stopped = false;
 	f->next_look = tm_now_mono_usec() + LOOK_USEC;
 	run.unit[0] = '\0';
+	run.until_stop = false; /* (follow() ends at the stop; the run is of a cgroup) */
 	run.cgroup_path = dir;
 	run.stay_when_empty = true; /* the unit, not its processes, ends the run */
 	run.until = (struct tm_record_until){.ctx = f, .ended = unit_ended};

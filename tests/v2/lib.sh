@@ -1,7 +1,8 @@
 # Helpers for the tests that run in the cgroup v2 guest (scripts/vm/).
 # Source it instead of tests/lib.sh: on the host, it runs the calling
-# script again inside a fresh guest (scripts/vm/run-in-guest) and exits
-# with its status; in the guest it sources tests/lib.sh and checks that
+# script again inside a guest (scripts/vm/run-in-guest: a fresh one, or
+# under tests/run.sh the pooled guest of its kind, put back after each
+# script as the script found it) and exits with its status; in the guest it sources tests/lib.sh and checks that
 # the guest is what the tests assume (cgroup2 alone, memory controller).
 # A script sets, before sourcing it: V2_TIMEOUT (seconds, default 240),
 # V2_SWAP_MIB (a swap disk; default none), V2_SYSTEMD=1 (boot the guest
@@ -25,23 +26,25 @@ fi
 # last_run DB: the id of the newest run.
 last_run() { sql "$1" "select max(id) from runs"; }
 
-# fig DB RUN NAME: one figure of `tidemark report --json` (empty when null).
+# fig DB RUN NAME: one figure of the run (`tidemark report --csv`, whose
+# columns are the figures of `report --json`), as an integer (empty when
+# null).  (awk, not python3: starting python3 takes seconds in the guest.)
 fig()
 {
-	"$TM" report -o "$1" --json "$2" | python3 -c '
-import json, sys
-v = json.load(sys.stdin)["figures"][sys.argv[1]]
-print("" if v is None else int(v))' "$3"
+	"$TM" report -o "$1" --csv "$2" | awk -F, -v k="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i }
+		NR == 2 && c { v = $c; if (v != "" && v !~ /^-?[0-9]+$/) v = sprintf("%.0f", int(v)); print v; found = 1 }
+		END { if (!found) { print "fig: no figure " k > "/dev/stderr"; exit 1 } }'
 }
 
 # series DB RUN COLUMN: that column of the run's samples, one a line
 # (empty lines where the metric is absent).
 series()
 {
-	"$TM" report -o "$1" --series "$2" | python3 -c '
-import csv, sys
-for r in csv.DictReader(sys.stdin):
-    print(r[sys.argv[1]])' "$3"
+	"$TM" report -o "$1" --series "$2" | awk -F, -v k="$3" '
+		NR == 1 { if (index($0, "\"")) bad = 1; for (i = 1; i <= NF; i++) if ($i == k) c = i }
+		NR == 1 && (bad || !c) { print "series: no plain column " k > "/dev/stderr"; exit 1 }
+		NR > 1 { print $c }'
 }
 
 # kv FILE KEY: the value of KEY in a flat-keyed cgroup file (memory.events).

@@ -13,23 +13,30 @@ b_high=$(kv $PARENT/memory.events high) b_oom=$(kv $PARENT/memory.events oom_kil
 # The run's own cgroup as the kernel shows it, as often as the guest's shell
 # can, until it goes: "before high some after" (wall-clock usec around the
 # reads).  Its counters only rise, so each reading must lie between the
-# recorder's samples before and after it.
-(
-	for _ in $(seq 200); do
-		d=$(ls -d $PARENT/tidemark-* 2>/dev/null | head -1)
-		[ -n "$d" ] && break
+# recorder's samples before and after it.  (bash, for EPOCHREALTIME and
+# reads by builtins: a reading starts no process, so a loaded guest, where
+# each exec takes a tenth of a second or more, still reads it many times a
+# second and between most samples.)
+PARENT=$PARENT bash -c '
+	d=""
+	for _ in $(seq 400); do
+		for d in "$PARENT"/tidemark-*; do [ -d "$d" ] && break; done
+		[ -d "$d" ] && break
+		d=""
 		sleep 0.05
 	done
-	for _ in $(seq 400); do
-		[ -n "$d" ] && [ -d "$d" ] || break
-		t1=$(date +%s%6N)
-		h=$(kv "$d/memory.events" high) p=$(psi_total "$d/memory.pressure" some)
-		t2=$(date +%s%6N)
+	[ -n "$d" ] || exit 0
+	for _ in $(seq 1000); do
+		[ -d "$d" ] || break
+		t1=${EPOCHREALTIME/./} h="" p=""
+		while read -r k v; do [ "$k" = high ] && h=$v; done <"$d/memory.events"
+		while read -r k _ _ _ tot; do [ "$k" = some ] && p=${tot#total=}; done <"$d/memory.pressure"
+		t2=${EPOCHREALTIME/./}
 		# (both read before the cgroup went: a half-read pair is not kept)
-		[ -n "$h" ] && [ -n "$p" ] && echo "$t1 $h $p $t2" >>"$T/watch"
+		[ -n "$h" ] && [ -n "$p" ] && echo "$t1 $h $p $t2" >>"$0"
 		sleep 0.1
 	done
-) &
+' "$T/watch" 2>/dev/null &
 watcher=$!
 
 # 64 MiB in 256 KiB steps under memory.high 32M, no swap: anon cannot be

@@ -97,7 +97,9 @@ is "$(sql "$DB" "select outcome from runs where id=3")" = detached "its last run
 # --until-stop: the recorder ends with the unit
 "$TM" record -o "$T/s.db" -q -i 200ms --unit $U --until-stop 2>"$T/err2" &
 rec=$!
-wait_sql "$T/s.db" "select count(*) >= 1 from samples" 1 100
+wait_sql "$T/s.db" "select count(*) >= 1 from samples" 1 100 &&
+	ok "record --until-stop records the running unit" ||
+	fail "record --until-stop records the running unit" "$(cat "$T/err2")"
 systemctl stop $U
 for _ in $(seq 50); do kill -0 $rec 2>/dev/null || break; sleep 0.2; done
 kill -0 $rec 2>/dev/null && { fail "--until-stop ends when the unit stops"; kill $rec; } ||

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The pooled guest (tests/run.sh, scripts/vm/pool.sh) puts itself back as
+# each script found it: after a script that leaves processes behind (one in
+# a session of its own), cgroups, files in /tmp, /dev/shm and /run, and its
+# swap on, the next script in the same guest finds none of them; and what
+# the pool cannot undo (a mount left in /tmp) fails the script that left
+# it, and the next script gets a fresh guest.
+if [ -n "${TM_IN_GUEST:-}" ]; then
+	. "$(dirname "$0")/lib.sh"
+	echo "# boot $(cat /proc/sys/kernel/random/boot_id)"
+	case "$1" in
+	dirty)
+		mkdir -p $CG/app.slice/left.service $CG/left
+		echo +memory >$CG/app.slice/cgroup.subtree_control
+		sh -c 'echo $$ >'"$CG"'/app.slice/left.service/cgroup.procs; exec sleep 1000' &
+		setsid sleep 1001 &
+		mkdir /tmp/left-dir && echo x >/dev/shm/left-shm && echo y >/run/left-run
+		is "$(awk 'NR > 1' /proc/swaps | wc -l)" = 1 "a script that asks for swap has it on (-s)"
+		ok "a script leaves processes, cgroups and files behind"
+		;;
+	check)
+		is "$(find $CG -mindepth 1 -type d | tr '\n' ' ')" = "$CG/init.scope " \
+			"the next script finds no cgroup but init.scope"
+		is "$(ls -A /tmp /dev/shm | grep -c left)" = 0 "nor the files in /tmp and /dev/shm"
+		[ -e /run/left-run ] && fail "nor the file in /run" || ok "nor the file in /run"
+		left=$(ps -e -o args= | grep -cE '^sleep 100[01]$')
+		is "$left" = 0 "nor the processes (the one in its own session too)"
+		is "$(awk 'NR > 1' /proc/swaps | wc -l)" = 0 "and no swap on"
+		;;
+	stuck)
+		mkdir /tmp/stuck && mount -t tmpfs stuck /tmp/stuck && echo z >/tmp/stuck/z
+		ok "a script leaves a mount in /tmp"
+		;;
+	esac
+	finish
+fi
+
+# ---- on the host: three scripts in the pooled guest, one after another ----
+. "$(dirname "$0")/../lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VM=$ROOT/${B:-build}/vm
+had=0
+[ -e "$VM/pool/plain/ready" ] && had=1
+export TM_VM_POOL=1
+job() { sh "$ROOT/scripts/vm/run-in-guest" -t 120 "$@" 2>&1; }
+boot() { sed -n 's/^# boot //p' "$1"; }
+job -s 256 "$0" dirty >"$T/dirty"
+job "$0" check >"$T/check"
+job "$0" stuck >"$T/stuck"
+job "$0" check >"$T/after"
+# the guest's own checks, as they are
+grep -hE '^(not )?ok' "$T/dirty" "$T/check" "$T/after"
+[ -n "$(boot "$T/dirty")" ] && [ "$(boot "$T/dirty")" = "$(boot "$T/check")" ] &&
+	ok "the second script ran in the same guest as the first" ||
+	fail "the second script ran in the same guest as the first" "$(sed 's/^/# /' "$T/dirty" "$T/check")"
+grep -q '^not ok - pool leaves the guest as it found it' "$T/stuck" &&
+	grep -q '^# left: files: /tmp/stuck' "$T/stuck" &&
+	ok "what the pool cannot undo fails the script that left it, and says what" ||
+	fail "what the pool cannot undo fails the script that left it, and says what" "$(sed 's/^/# /' "$T/stuck")"
+[ -n "$(boot "$T/after")" ] && [ "$(boot "$T/after")" != "$(boot "$T/stuck")" ] &&
+	ok "and the next script gets a fresh guest" ||
+	fail "and the next script gets a fresh guest" "$(sed 's/^/# /' "$T/stuck" "$T/after")"
+[ $had = 1 ] || sh "$ROOT/scripts/vm/run-in-guest" --pool-stop
+finish
