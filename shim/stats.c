@@ -147,15 +147,17 @@ static int64_t now_nsec(clockid_t clk)
  * A reading can be slow: glibc's mallinfo2 walks every free chunk under
  * each arena's lock (150 ms with 500 000 of them, bench/heap/README.md), and
  * the program's threads wait on that lock meanwhile.  So after a reading
- * that took T the next one waits at least 100 T: readings take at most 1 %
- * of the time, and a request that comes sooner is answered later (its
- * sample then has no allocator-held figure).  T is the least of the last
- * 4 readings' times: a reading's wall time only grows when its thread is
- * preempted (a loaded machine, a vCPU under emulation), and one preempted
- * reading took 100 times its stall off the answers, so that a program that
- * went quiet had no current answer for seconds.  A slow heap's readings are
- * all slow.  FORCE: at start-up, in a forked child and at exit; such a
- * reading (a first call's cost) puts off no request.
+ * that took T the next one waits at least 100 T, and a request that comes
+ * sooner is answered later (its sample then has no allocator-held figure).
+ * T is the least of the last 4 readings' times: a reading also takes long
+ * when its thread is preempted (a loaded machine, a vCPU under emulation),
+ * and one preempted reading put 100 times its stall off the answers, so
+ * that a program that went quiet had no current answer for seconds.  The
+ * price: when the heap grows so that its readings become slower, up to 3
+ * more readings come at the old pace before the put-off catches up; from
+ * then on readings take at most 1 % of the time.  FORCE: at start-up, in a
+ * forked child and at exit; such a reading (a first call's cost) puts off
+ * no request.
  */
 #define TOOK_KEPT 4
 static int64_t next_ok_nsec, took_nsec[TOOK_KEPT];
