@@ -2,24 +2,19 @@
  * tidemark heap: profiles and counters of processes running with
  * libtidemark-heap.so (see docs/heap.md).
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/wait.h>
 
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
-#include "heap/heapenv.h"
+#include "heap/heapcli.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
-#include "heap/heapshm.h"
 #include "tidemark-size.h"
 #include "base/banned.h"
 
@@ -91,40 +86,10 @@ static int heap_stats(pid_t pid, int json)
 	return tm_heap_stats_print(pid, json, stdout) ? 1 : 0;
 }
 
+/* heap PID: 0, or 1 after tm_error. */
 static int heap_profile(pid_t pid, const char *out, int collapsed, int alloc)
 {
-	char def[64];
-	if (!out) {
-		snprintf(def, sizeof(def), collapsed ? "-" : "heap.%d.pb.gz", (int)pid);
-		out = def;
-	}
-	struct tm_heap_snapshot s;
-	if (tm_heap_snapshot_take(pid, &s) < 0)
-		return 1;
-	int rc;
-	if (collapsed) {
-		FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-		if (!f) {
-			tm_heap_snapshot_release(&s);
-			return tm_error("cannot write '%s': %s", out, strerror(errno)), 1;
-		}
-		rc = tm_heap_write_collapsed(&s, f, alloc);
-		if (f != stdout && fclose(f) != 0)
-			rc = tm_error("cannot write '%s': %s", out, strerror(errno));
-	} else {
-		rc = tm_heap_write_pprof(&s, out);
-		if (rc == 0) {
-			char a[32], b[32];
-			int64_t inuse = 0;
-			for (size_t i = 0; i < s.nsites; i++)
-				inuse += s.sites[i].inuse_bytes;
-			fprintf(stderr, "wrote %s: %zu sites, sampled in use %s (shim live %s)\n",
-			        out, s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
-			        tm_fmt_mib(b, sizeof(b), s.counters.live_bytes));
-		}
-	}
-	tm_heap_snapshot_release(&s);
-	return rc < 0 ? 1 : 0;
+	return tm_heap_cli_profile(pid, out, collapsed, alloc) < 0 ? 1 : 0;
 }
 
 /* SIGUSR1 to tidemark during --every: a profile now (the only state a
@@ -137,69 +102,24 @@ static void on_usr1(int sig)
 	profile_now = 1;
 }
 
-/* Profiles PID every EVERY_USEC (and on SIGUSR1) until it exits; the last
- * profile is taken from the region it leaves (with TIDEMARK_HEAP_KEEP=1). */
+/* heap PID --every: 0, or 1 after tm_error. */
 static int heap_every(pid_t pid, const char *prefix, int64_t every_usec)
 {
-	char def[64], path[4096];
-	if (!prefix) {
-		snprintf(def, sizeof(def), "heap.%d", (int)pid);
-		prefix = def;
-	}
 	struct sigaction sa = {.sa_handler = on_usr1};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
-	int64_t next = tm_now_mono_usec();
-	for (int n = 1;; n++) {
-		const struct tmh_region *r = tm_heap_region_map(pid);
-		int running = r && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_RUNNING;
-		tm_heap_region_unmap(r);
-		if (!r)
-			return n > 1 ? 0 : (tm_error("pid %d has no heap region", (int)pid), 1);
-		snprintf(path, sizeof(path), "%s.%d.pb.gz", prefix, n);
-		if (tm_heap_profile_write(pid, path) < 0)
-			return n > 1 && !running ? 0 : 1;
-		fprintf(stderr, "wrote %s\n", path);
-		if (!running)
-			return 0;
-		if (!profile_now) {
-			next += every_usec;
-			tm_sleep_until_mono(next, (volatile const int *)&profile_now);
-		}
-		profile_now = 0;
-	}
+	return tm_heap_cli_every(pid, prefix, every_usec, &profile_now) < 0 ? 1 : 0;
 }
 
-/* Runs CMD with the shim (regions kept at exit) and profiles it at exit. */
+/* heap run -- CMD: CMD's exit status, 1 after tm_error, 2 on bad input. */
 static int heap_run(char **cmd, const char *out, const char *sample, int sites)
 {
-	char preload[8192];
+	int status;
 	if (sites && sample && !strcmp(sample, "0"))
 		return usage_error("%s", "--sites with --sample 0 would measure nothing");
-	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), sites) < 0)
+	if (tm_heap_cli_run(cmd, out, sample, sites, &status) < 0)
 		return 1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return tm_error("cannot fork: %s", strerror(errno)), 1;
-	if (pid == 0) {
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("TIDEMARK_HEAP_KEEP", "1", 1);
-		if (sample)
-			setenv("TIDEMARK_HEAP_SAMPLE", sample, 1);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "tidemark: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	int rc = sample && !strcmp(sample, "0") ? heap_stats(pid, 0) : heap_profile(pid, out, 0, 0);
-	char path[64];
-	tm_heap_region_path(path, sizeof(path), pid);
-	unlink(path);
-	if (rc)
-		return rc;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return status;
 }
 
 static int heap_top(int argc, char **argv)
