@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -18,6 +19,7 @@
 
 #include "child.h"
 #include "base/util.h"
+#include "heap/heapcli.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
@@ -195,12 +197,61 @@ static void test_no_region(void **state)
 	assert_int_equal(tm_heap_snapshot_take(getpid(), &s), -1);
 }
 
+/* `tidemark heap`'s library calls return an error for a process without
+ * the shim, and never exit; --every leaves the caller's flag alone. */
+static void test_cli_no_region(void **state)
+{
+	(void)state;
+	char path[64];
+	volatile sig_atomic_t now = 1;
+	snprintf(path, sizeof(path), "/tmp/tm-heapcli-%d", (int)getpid());
+	assert_int_equal(tm_heap_cli_profile(getpid(), path, false, false), -1);
+	assert_int_equal(tm_heap_cli_profile(getpid(), path, true, false), -1);
+	assert_int_equal(tm_heap_cli_every(getpid(), path, 100000, &now), -1);
+	assert_int_equal(now, 1);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/* heap run: heap_sites (stdin and stdout /dev/null) profiled at exit, its
+ * exit status passed back; a command that cannot run
+ * is an error, not an exit. */
+static void test_cli_run(void **state)
+{
+	(void)state;
+	char out[64];
+	char *cmd[] = {SITES, "1", NULL}, *bad[] = {"/nonexistent/tm-cmd", NULL};
+	int status = -1;
+	if (access(SHIM, R_OK) || access(SITES, X_OK))
+		skip(); /* make heap-progs builds them */
+	setenv("TIDEMARK_HEAP_LIB", SHIM, 1);
+	snprintf(out, sizeof(out), "/tmp/tm-heapcli-%d.pb.gz", (int)getpid());
+	fflush(stdout);
+	int in0 = dup(0), out1 = dup(1), null = open("/dev/null", O_RDWR);
+	assert_true(in0 >= 0 && out1 >= 0 && null >= 0);
+	dup2(null, 0);
+	dup2(null, 1);
+	int rc = tm_heap_cli_run(cmd, out, "32K", false, &status);
+	int rc_bad = tm_heap_cli_run(bad, out, "32K", false, &status);
+	dup2(in0, 0);
+	dup2(out1, 1);
+	close(in0);
+	close(out1);
+	close(null);
+	unsetenv("TIDEMARK_HEAP_LIB");
+	assert_int_equal(rc, 0);
+	assert_int_equal(status, 0);
+	assert_int_equal(access(out, R_OK), 0);
+	unlink(out);
+	assert_int_equal(rc_bad, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_maps),    cmocka_unit_test(test_symbolize_self),
 	    cmocka_unit_test(test_reader_sample), cmocka_unit_test(test_profile_and_top),
 	    cmocka_unit_test(test_shim_path),     cmocka_unit_test(test_no_region),
+	    cmocka_unit_test(test_cli_no_region), cmocka_unit_test(test_cli_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
