@@ -1,20 +1,15 @@
 /* tidemark advise: from measured runs to MemoryHigh, MemoryMax, MemorySwapMax and the allocator. */
 #include <errno.h>
-#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "advise/advise.h"
+#include "advise/run.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
-#include "store/store.h"
 #include "base/banned.h"
-
-#define TM_ADVISE_MAX_BENCHES 128
 
 static const char usage_text[] =
     "usage: tidemark advise [options] [RUN...] [--bench ID...]\n"
@@ -94,17 +89,7 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-struct args {
-	struct tm_advise_opts o;
-	int64_t benches[TM_ADVISE_MAX_BENCHES];
-	int n_benches;
-	bool json, verify;
-	int verify_runs;
-	const char *dropin;
-	char dropin_regime[32]; /* "" for the first regime */
-};
-
-static int add_regime(struct args *a, const char *name, const char *spec)
+static int add_regime(struct tm_advise_request *a, const char *name, const char *spec)
 {
 	struct tm_advise_regime *r;
 
@@ -136,7 +121,7 @@ static int split_eq(const char *arg, char *name, size_t size, const char **value
 	return 0;
 }
 
-static int add_reserve(struct args *a, const char *arg)
+static int add_reserve(struct tm_advise_request *a, const char *arg)
 {
 	struct tm_advise_reserve *r;
 	const char *v;
@@ -167,7 +152,7 @@ static int parse_pct(const char *s, double *frac)
 	return 0;
 }
 
-static int parse_ram(struct args *a, const char *s)
+static int parse_ram(struct tm_advise_request *a, const char *s)
 {
 	int64_t b;
 
@@ -178,7 +163,7 @@ static int parse_ram(struct args *a, const char *s)
 	return 0;
 }
 
-static int parse_dropin(struct args *a, const char *s)
+static int parse_dropin(struct tm_advise_request *a, const char *s)
 {
 	const char *eq = strchr(s, '=');
 
@@ -192,7 +177,7 @@ static int parse_dropin(struct args *a, const char *s)
 }
 
 /* --bench ID, or a list of IDs and ranges: 3,5-9. */
-static int add_bench(struct args *a, const char *s)
+static int add_bench(struct tm_advise_request *a, const char *s)
 {
 	char buf[256], *save = NULL;
 
@@ -220,7 +205,7 @@ static int add_bench(struct args *a, const char *s)
 }
 
 /* One option.  0, -1 after tm_error (bad argument). */
-static int parse_opt(struct args *a, int c, struct tm_cmd_ctx *ctx)
+static int parse_opt(struct tm_advise_request *a, int c, struct tm_cmd_ctx *ctx)
 {
 	switch (c) {
 	case 'o':
@@ -274,7 +259,7 @@ static int parse_opt(struct args *a, int c, struct tm_cmd_ctx *ctx)
 }
 
 /* 0, 1 after --help, 2 on bad arguments (said on stderr). */
-static int parse_args(int argc, char **argv, struct args *a, struct tm_cmd_ctx *ctx)
+static int parse_args(int argc, char **argv, struct tm_advise_request *a, struct tm_cmd_ctx *ctx)
 {
 	int c;
 
@@ -304,137 +289,38 @@ static int parse_args(int argc, char **argv, struct args *a, struct tm_cmd_ctx *
 	return 0;
 }
 
-static int add_run_id(void *ctx, const struct tm_run_info *ri)
-{
-	struct tm_advise_opts *o = ctx;
-	if (o->n_runs == TM_ADVISE_MAX_RUNS)
-		return tm_error("more than %d runs", TM_ADVISE_MAX_RUNS);
-	o->runs[o->n_runs++] = ri->id;
-	return 0;
-}
-
-static int expand_benches(struct tm_store *st, struct args *a)
-{
-	for (int i = 0; i < a->n_benches; i++) {
-		int before = a->o.n_runs;
-		if (tm_store_each_run(st, a->benches[i], add_run_id, &a->o))
-			return -1;
-		if (a->o.n_runs == before)
-			return tm_error("no bench %lld (or a bench without runs) in the store",
-			                (long long)a->benches[i]);
-	}
-	return 0;
-}
-
-static void host_ram(struct args *a)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	if (a->o.ram_bytes > 0)
-		return;
-	a->o.ram_bytes = pages > 0 && size > 0 ? (double)pages * (double)size : NAN;
-	snprintf(a->o.ram_from, sizeof(a->o.ram_from), "this host");
-}
-
-static int regime_index(const struct tm_advise *adv, const char *name)
-{
-	if (!*name)
-		return 0;
-	for (int i = 0; i < adv->opts.n_regimes; i++)
-		if (!strcmp(adv->opts.regimes[i].name, name))
-			return i;
-	return tm_error("--drop-in: no regime '%s'", name);
-}
-
-static int write_dropin(const struct tm_advise *adv, const struct args *a, int ri,
-                        const struct tm_advise_verify *v)
-{
-	FILE *f;
-
-	if (!(f = fopen(a->dropin, "w")))
-		return tm_error("cannot write '%s': %s", a->dropin, strerror(errno));
-	int rc = tm_advise_write_dropin(adv, ri, v ? v->text : NULL, f);
-	if (fclose(f) && rc == 0)
-		rc = tm_error("cannot write '%s': %s", a->dropin, strerror(errno));
-	if (rc)
-		unlink(a->dropin);
-	return rc;
-}
-
-/* 0 advice, 3 refused or not verified, 1 a failure. */
-static int output(const struct tm_advise *adv, const struct args *a, int ri,
-                  const struct tm_advise_verify *v)
-{
-	bool refused = adv->refusal != TM_AR_NONE || adv->recommended < 0;
-
-	if (a->json) {
-		char *j = tm_advise_to_json(adv, v);
-		if (!j)
-			return tm_error("out of memory"), 1;
-		puts(j);
-		free(j);
-	} else {
-		tm_advise_write_text(adv, stdout);
-		if (v)
-			printf("\nverified: %s\n", v->text);
-	}
-	if (refused) {
-		tm_error("no advice: %s", adv->why);
-		return 3;
-	}
-	if (a->dropin && write_dropin(adv, a, ri, v))
-		return 3;
-	if (v && !v->verified)
-		return tm_error("not verified: %s", v->text), 3;
-	return 0;
-}
-
-/* The advice, verified when asked: 0, 3 or 1. */
-static int advise(struct tm_store *st, struct args *a, struct tm_advise *adv)
-{
-	struct tm_advise_verify v;
-	bool verify;
-	int ri;
-
-	if (tm_advise_compute(st, &a->o, adv))
-		return 1;
-	if ((ri = regime_index(adv, a->dropin_regime)) < 0)
-		return 2;
-	verify = a->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0;
-	/* --verify runs a bench on this host: the host notice, once, as bench says it */
-	if (verify)
-		tm_cmd_host_notice();
-	if (verify && tm_advise_verify(st, adv, ri, a->verify_runs ? a->verify_runs : 3, &v))
-		return 1;
-	return output(adv, a, ri, verify ? &v : NULL);
-}
-
 int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
-	struct args *a = calloc(1, sizeof(*a));
-	struct tm_advise *adv = calloc(1, sizeof(*adv));
+	struct tm_advise_request *r = calloc(1, sizeof(*r));
 	struct tm_store *st;
 	int rc;
 
-	if (!a || !adv) {
-		free(a);
-		free(adv);
+	if (!r)
 		return tm_error("out of memory"), 1;
-	}
-	rc = parse_args(argc, argv, a, ctx);
+	rc = parse_args(argc, argv, r, ctx);
 	if (rc) {
 		rc = rc == 1 ? 0 : rc;
 		goto out;
 	}
-	host_ram(a);
+	r->before_verify = tm_cmd_host_notice;
 	rc = 1;
-	if (!(st = tm_cmd_store(ctx, a->verify ? TM_CMD_WRITE : TM_CMD_READ)) ||
-	    expand_benches(st, a))
+	if (!(st = tm_cmd_store(ctx, r->verify ? TM_CMD_WRITE : TM_CMD_READ)))
 		goto out;
-	rc = advise(st, a, adv);
-	tm_advise_release(adv);
+	switch (tm_advise_run(st, r, stdout)) {
+	case TM_ADVISE_ADVISED:
+		rc = 0;
+		break;
+	case TM_ADVISE_FAILED:
+		rc = 1;
+		break;
+	case TM_ADVISE_BAD_REQUEST:
+		rc = 2;
+		break;
+	case TM_ADVISE_REFUSED:
+		rc = 3;
+		break;
+	}
 out:
-	free(a);
-	free(adv);
+	free(r);
 	return rc;
 }
