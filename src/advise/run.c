@@ -20,7 +20,9 @@ static int add_run_id(void *ctx, const struct tm_run_info *ri)
 	return 0;
 }
 
-int tm_advise_expand_benches(struct tm_store *st, struct tm_advise_request *r)
+/* Adds every run of bench R->benches[i] to R->o.runs.  0, or -1 after
+ * tm_error (a store error, a bench without runs, too many runs). */
+static int expand_benches(struct tm_store *st, struct tm_advise_request *r)
 {
 	for (int i = 0; i < r->n_benches; i++) {
 		int before = r->o.n_runs;
@@ -33,7 +35,9 @@ int tm_advise_expand_benches(struct tm_store *st, struct tm_advise_request *r)
 	return 0;
 }
 
-void tm_advise_host_ram(struct tm_advise_opts *o)
+/* When O->ram_bytes is not set: this host's physical memory (NAN when it
+ * cannot be read), from "this host". */
+static void host_ram(struct tm_advise_opts *o)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 
@@ -43,7 +47,8 @@ void tm_advise_host_ram(struct tm_advise_opts *o)
 	snprintf(o->ram_from, sizeof(o->ram_from), "this host");
 }
 
-int tm_advise_regime_index(const struct tm_advise *a, const char *name)
+/* The index of regime NAME, 0 for "", or -1 after tm_error. */
+static int regime_index(const struct tm_advise *a, const char *name)
 {
 	if (!*name)
 		return 0;
@@ -53,8 +58,9 @@ int tm_advise_regime_index(const struct tm_advise *a, const char *name)
 	return tm_error("--drop-in: no regime '%s'", name);
 }
 
-int tm_advise_write_dropin_file(const struct tm_advise *a, const char *path, int regime,
-                                const struct tm_advise_verify *v)
+/* The drop-in of regime REGIME to PATH (removed on failure).  0 or -1. */
+static int write_dropin_file(const struct tm_advise *a, const char *path, int regime,
+                             const struct tm_advise_verify *v)
 {
 	FILE *f;
 
@@ -90,7 +96,7 @@ static enum tm_advise_outcome output(const struct tm_advise *adv, const struct t
 		tm_error("no advice: %s", adv->why);
 		return TM_ADVISE_REFUSED;
 	}
-	if (r->dropin && tm_advise_write_dropin_file(adv, r->dropin, ri, v))
+	if (r->dropin && write_dropin_file(adv, r->dropin, ri, v))
 		return TM_ADVISE_REFUSED;
 	if (v && !v->verified)
 		return tm_error("not verified: %s", v->text), TM_ADVISE_REFUSED;
@@ -107,7 +113,7 @@ static enum tm_advise_outcome advise(struct tm_store *st, struct tm_advise_reque
 
 	if (tm_advise_compute(st, &r->o, adv))
 		return TM_ADVISE_FAILED;
-	if ((ri = tm_advise_regime_index(adv, r->dropin_regime)) < 0)
+	if ((ri = regime_index(adv, r->dropin_regime)) < 0)
 		return TM_ADVISE_BAD_REQUEST;
 	verify = r->verify && adv->refusal == TM_AR_NONE && adv->recommended >= 0;
 	/* --verify runs a bench on this host: the host notice, once, as bench says it */
@@ -123,8 +129,8 @@ enum tm_advise_outcome tm_advise_run(struct tm_store *st, struct tm_advise_reque
 	struct tm_advise *adv;
 	enum tm_advise_outcome rc;
 
-	tm_advise_host_ram(&r->o);
-	if (tm_advise_expand_benches(st, r))
+	host_ram(&r->o);
+	if (expand_benches(st, r))
 		return TM_ADVISE_FAILED;
 	if (!(adv = calloc(1, sizeof(*adv))))
 		return tm_error("out of memory"), TM_ADVISE_FAILED;

@@ -39,24 +39,6 @@ enum tm_advise_outcome {
 	TM_ADVISE_REFUSED,     /* no advice, the drop-in not written, or not verified */
 };
 
-/* Adds every run of bench R->benches[i] to R->o.runs.  0, or -1 after
- * tm_error (a store error, a bench without runs, more than
- * TM_ADVISE_MAX_RUNS runs). */
-int tm_advise_expand_benches(struct tm_store *st, struct tm_advise_request *r);
-
-/* When O->ram_bytes is not set (<= 0): this host's physical memory in
- * bytes (NAN when it cannot be read), from "this host".  Never fails. */
-void tm_advise_host_ram(struct tm_advise_opts *o);
-
-/* The index of regime NAME in A's regimes, 0 for "", or -1 after
- * tm_error (no such regime). */
-int tm_advise_regime_index(const struct tm_advise *a, const char *name);
-
-/* Writes the drop-in of regime REGIME (index) to PATH, verified by V when
- * not NULL; on failure PATH is removed.  0, or -1 after tm_error. */
-int tm_advise_write_dropin_file(const struct tm_advise *a, const char *path, int regime,
-                                const struct tm_advise_verify *v);
-
 /* The whole of tidemark advise on ST (opened for writing when R->verify):
  * expands R's benches, fills the host's RAM, computes the advice, verifies
  * it when asked, prints it to OUT (text or JSON), writes the drop-in.  R's
