@@ -14,6 +14,7 @@ libdir ?= $(PREFIX)/lib
 pkglibdir = $(libdir)/tidemark
 mandir ?= $(PREFIX)/share/man
 datadir ?= $(PREFIX)/share
+docdir ?= $(datadir)/doc/tidemark
 unitdir ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 TM_LIBDIR_REL = $(shell realpath -m --relative-to=$(bindir) $(pkglibdir))
 INSTALL_LIBS := libtidemark-heap.so libtidemark-heap-sites.so libtidemark-net.so
@@ -25,6 +26,13 @@ $(B)/gen/tm_paths.h: FORCE
 		'$(TM_LIBDIR_REL)' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 GEN_HDR += $(B)/gen/tm_paths.h
+
+# the version, from the one file that holds it (VERSION): `tidemark --version`
+# and the Debian package (scripts/deb.sh) say the same
+$(B)/gen/tm_version.h: VERSION
+	@mkdir -p $(dir $@)
+	@printf '/* made by mk/install.mk from VERSION */\n#define TIDEMARK_VERSION "%s"\n' "$$(cat VERSION)" >$@
+GEN_HDR += $(B)/gen/tm_version.h
 .PHONY: FORCE install uninstall man deb
 FORCE:
 
@@ -37,10 +45,11 @@ man: $(B)/man/.made
 
 install: all man
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkglibdir) $(DESTDIR)$(mandir)/man1 \
-		$(DESTDIR)$(datadir)/bash-completion/completions $(DESTDIR)$(unitdir)
+		$(DESTDIR)$(datadir)/bash-completion/completions $(DESTDIR)$(unitdir) $(DESTDIR)$(docdir)
 	install -m 755 $(B)/tidemark $(DESTDIR)$(bindir)/tidemark
 	for l in $(INSTALL_LIBS); do install -m 644 $(B)/$$l $(DESTDIR)$(pkglibdir)/$$l || exit 1; done
 	install -m 644 $(B)/man/*.1 $(DESTDIR)$(mandir)/man1/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(docdir)/
 	install -m 644 dist/completion/tidemark.bash $(DESTDIR)$(datadir)/bash-completion/completions/tidemark
 	for u in tidemark-serve.service tidemark-record@.service; do \
 		sed 's|@bindir@|$(bindir)|g' dist/systemd/$$u.in >$(DESTDIR)$(unitdir)/$$u && \
@@ -52,6 +61,8 @@ uninstall:
 	-rmdir $(DESTDIR)$(pkglibdir) 2>/dev/null
 	rm -f $(DESTDIR)$(mandir)/man1/tidemark.1 $(DESTDIR)$(mandir)/man1/tidemark-*.1
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/tidemark
+	rm -f $(DESTDIR)$(docdir)/README.md $(patsubst docs/%,$(DESTDIR)$(docdir)/%,$(wildcard docs/*.md))
+	-rmdir $(DESTDIR)$(docdir) 2>/dev/null
 	rm -f $(DESTDIR)$(unitdir)/tidemark-serve.service $(DESTDIR)$(unitdir)/tidemark-record@.service
 
 # A Debian package of the same install (PREFIX=/usr), built with dpkg-deb;

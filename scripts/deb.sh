@@ -8,28 +8,47 @@ cd "$(dirname "$0")/.."
 B=${B:-build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 arch=$(dpkg --print-architecture)
-# a tag v1.2 gives 1.2 (1.2+3+gHASH past it); no tag: 0.0+gitHASH
-if version=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
-	version=$(echo "$version" | sed 's/^v//; s/-/+/g')
-else
-	version=0.0+git$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-fi
+# one version for the binary and the package: the VERSION file (tidemark
+# --version prints it too, build/gen/tm_version.h)
+version=$(cat VERSION)
+maint=${DEB_MAINTAINER:-tidemark developers <tidemark@example.org>}
 root=$B/deb/root
 rm -rf "$B/deb"
 mkdir -p "$root/DEBIAN"
 make --no-print-directory -s install DESTDIR="$root" PREFIX=/usr B="$B" >/dev/null
+doc=$root/usr/share/doc/tidemark
+install -d "$doc"
+install -m 644 dist/debian/copyright "$doc/copyright"
+gzip -9n <dist/debian/changelog >"$doc/changelog.gz"
+gzip -9n "$root"/usr/share/man/man1/*.1
+# debug info split out as Debian does (dh_strip): each ELF file stripped,
+# its DWARF kept by build id in a tidemark-dbgsym package beside it
+dbg=$B/deb/dbgsym
+for f in "$root/usr/bin/tidemark" "$root"/usr/lib/tidemark/*.so; do
+	id=$(readelf -n "$f" | sed -n 's/^ *Build ID: *//p')
+	[ -n "$id" ] || { echo "deb: $f has no build id" >&2; exit 1; }
+	d=$dbg/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)
+	mkdir -p "$d"
+	objcopy --only-keep-debug --compress-debug-sections "$f" "$d/$(echo "$id" | cut -c3-).debug"
+	case $f in
+	*.so) strip --remove-section=.comment --remove-section=.note --strip-unneeded "$f" ;;
+	*) strip --remove-section=.comment --remove-section=.note "$f" ;;
+	esac
+done
 # dpkg-shlibdeps wants a debian/control to read; give it a minimal one
 mkdir -p "$B/deb/src/debian"
 printf 'Source: tidemark\n\nPackage: tidemark\nArchitecture: any\n' >"$B/deb/src/debian/control"
 libs=$(cd "$B/deb/src" && dpkg-shlibdeps -O "-l$root/usr/lib/tidemark" \
 	"$root/usr/bin/tidemark" "$root"/usr/lib/tidemark/*.so 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$libs" ] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
+	>"$root/DEBIAN/md5sums"
 size=$(du -sk "$root" | cut -f1)
 cat >"$root/DEBIAN/control" <<EOC
 Package: tidemark
 Version: $version
 Architecture: $arch
-Maintainer: tidemark developers <tidemark@localhost>
+Maintainer: $maint
 Installed-Size: $size
 Depends: $libs
 Section: admin
@@ -42,4 +61,20 @@ Description: memory observatory for long-running services
 EOC
 out=$B/tidemark_${version}_$arch.deb
 dpkg-deb --root-owner-group --build "$root" "$out" >/dev/null
+mkdir -p "$dbg/DEBIAN" "$dbg/usr/share/doc"
+ln -sfn tidemark "$dbg/usr/share/doc/tidemark-dbgsym"
+cat >"$dbg/DEBIAN/control" <<EOC
+Package: tidemark-dbgsym
+Version: $version
+Architecture: $arch
+Maintainer: $maint
+Installed-Size: $(du -sk "$dbg" | cut -f1)
+Depends: tidemark (= $version)
+Section: debug
+Priority: optional
+Description: debug symbols for tidemark
+ The DWARF debug information of the tidemark binary and its libraries,
+ found by build id under /usr/lib/debug/.build-id.
+EOC
+dpkg-deb --root-owner-group --build "$dbg" "$B/tidemark-dbgsym_${version}_$arch.deb" >/dev/null
 echo "$out"

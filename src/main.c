@@ -11,7 +11,7 @@
 #include "cmd/cmds.h"
 #include "base/banned.h"
 
-#define TIDEMARK_VERSION "0.1.0"
+#include "tm_version.h" /* build/gen, from VERSION: TIDEMARK_VERSION */
 
 /* Which store file: the recorder's, or the server's. */
 enum db_kind { DB_LOCAL, DB_SERVER };

@@ -32,6 +32,18 @@ check()
 	fi
 }
 
+# check_eq NAME ACTUAL EXPECTED: ok when the two texts are equal; a failure
+# shows both (git's test_cmp).
+check_eq()
+{
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1" "expected: $(printf '%s' "$3" | head -10 | sed '2,$s/^/#   /')
+# actual:   $(printf '%s' "$2" | head -10 | sed '2,$s/^/#   /')"
+	fi
+}
+
 # check_fails NAME PATTERN CMD...: ok when CMD exits non-zero and its
 # stderr/stdout matches PATTERN (a clear message, not a crash).
 check_fails()

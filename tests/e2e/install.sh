@@ -81,8 +81,27 @@ if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
 		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3-0"
 		dpkg-deb -x "$deb" "$T/x"
 		"$T/x/usr/bin/tidemark" hprof --help >/dev/null 2>&1 && [ -r "$T/x/usr/lib/tidemark/libtidemark-heap.so" ] &&
-			[ -r "$T/x/lib/systemd/system/tidemark-serve.service" ] && [ -r "$T/x/usr/share/man/man1/tidemark.1" ] &&
+			[ -r "$T/x/lib/systemd/system/tidemark-serve.service" ] && [ -r "$T/x/usr/share/man/man1/tidemark.1.gz" ] &&
 			ok "deb_contents_run" || fail "deb_contents_run" "$(dpkg-deb -c "$deb" | head)"
+		# one version: the package's and the binary's (both from VERSION)
+		v=$("$T/x/usr/bin/tidemark" --version | awk '{print $2}')
+		check_eq deb_version_agrees "$(dpkg-deb -f "$deb" Version)" "$v"
+		check deb_licence test -r "$T/x/usr/share/doc/tidemark/copyright" -a -r "$T/x/usr/share/doc/tidemark/changelog.gz"
+		check deb_docs_installed test -r "$T/x/usr/share/doc/tidemark/heap.md"
+		unstripped=$(for f in "$T/x/usr/bin/tidemark" "$T"/x/usr/lib/tidemark/*.so; do
+			readelf -S "$f" | grep -q '\.debug_info' && echo "$f"; done)
+		check_eq deb_stripped "$unstripped" ""
+		dbg=$(dirname "$deb")/tidemark-dbgsym_${v}_$(dpkg --print-architecture).deb
+		check deb_dbgsym_has_debug sh -c "dpkg-deb -c '$dbg' | grep -q '/usr/lib/debug/.build-id/.*\.debug'"
+		if command -v lintian >/dev/null; then
+			# errors and warnings (info and pedantic tags are not counted)
+			lint=$(lintian --fail-on error,warning "$deb" "$dbg" 2>&1) && lrc=0 || lrc=$?
+			lint=$(echo "$lint" | grep -v 'root privileges')
+			[ $lrc -eq 0 ] && [ -z "$(echo "$lint" | grep -E '^[EW]:')" ] && ok deb_lintian_clean ||
+				fail deb_lintian_clean "lintian exit $lrc: $lint"
+		else
+			skip deb_lintian_clean "lintian not installed (scripts/deps.sh --test installs it)"
+		fi
 	else
 		fail "make deb" "$(cat "$T/deb.err")"
 	fi
