@@ -26,7 +26,7 @@ FNR == NR {
 		if (inc != part && !((part, inc) in allow)) {
 			printf "%s:%d: %s may not include %s/ (src/LAYERS)\n", rel, FNR, part, inc; bad = 1
 		}
-	} else if (match($0, /^[ \t]*#[ \t]*include[ \t]+"[^"\/]+"/) && $0 !~ /\.pb-c\.h"|tidemark-(heap|size)\.h"|tm_paths\.h"/) {
+	} else if (match($0, /^[ \t]*#[ \t]*include[ \t]+"[^"\/]+"/) && $0 !~ /\.pb-c\.h"|tidemark-(heap|size)\.h"|tm_(paths|version)\.h"/) {
 		printf "%s:%d: include by folder path (\"part/file.h\"): %s\n", rel, FNR, $0; bad = 1
 	}
 }
