@@ -44,6 +44,24 @@ for p in "$D$PREFIX"/share/man/man1/*.1; do
 done
 [ -z "$bad" ] && ok "install_man_render" || fail "install_man_render" "$bad"
 check install_man_has_options grep -q 'hprof top DUMP' "$D$PREFIX/share/man/man1/tidemark-hprof.1"
+# real pages: the sections a man page has, each option a tagged paragraph,
+# rendered within 80 columns
+for sect in NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT FILES 'EXIT STATUS' EXAMPLES 'SEE ALSO'; do
+	check "install_man_section_$(echo "$sect" | tr ' ' _)" grep -qx ".SH $sect" "$D$PREFIX/share/man/man1/tidemark-record.1"
+done
+check install_man_option_tagged grep -qx '\\fB\\-i, \\-\\-interval DUR\\fR' "$D$PREFIX/share/man/man1/tidemark-record.1"
+wide=
+for p in "$D$PREFIX"/share/man/man1/*.1; do
+	w=$(MANWIDTH=80 man -l "$p" 2>/dev/null | awk 'length > 80 { n++ } END { print n + 0 }')
+	[ "$w" -gt 0 ] && wide="$wide $(basename "$p"): $w lines over 80 columns"
+done
+check_eq install_man_80_columns "$wide" ""
+# every TIDEMARK_* variable the code reads or sets is in some page's ENVIRONMENT
+missing=
+for v in $(grep -rhoE '"TIDEMARK_[A-Z_]*[A-Z][="]' src shim | tr -d '"=' | sort -u); do
+	grep -q "^$v	" dist/man/environment || missing="$missing $v"
+done
+check_eq install_man_environment_complete "$missing" ""
 
 # bash completion, from the binary's own --help
 comp=$D$PREFIX/share/bash-completion/completions/tidemark
