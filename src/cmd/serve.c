@@ -1,10 +1,13 @@
 /* `tidemark serve`: the server collectors push to, the panel, /metrics. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -28,7 +31,7 @@ static void usage(FILE *f)
 	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
 	      "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
 	      "                      [--request-timeout DURATION]\n"
-	      "       tidemark serve token add [--read] NAME [--db PATH]\n"
+	      "       tidemark serve token add [--read] NAME [--token-file F] [--db PATH]\n"
 	      "       tidemark serve token remove [--read] NAME [--db PATH]\n"
 	      "       tidemark serve token list [--db PATH]\n"
 	      "       tidemark serve push --token-file F [--db LOCAL] URL [RUN...]\n"
@@ -54,6 +57,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "examples:\n"
 	      "  tidemark serve token add pi-home          # prints the pi's write token\n"
+	      "  tidemark serve token add pi-home --token-file pi.token   # or writes it, mode 0600\n"
 	      "  tidemark serve token add --read laptop    # a token for the panel\n"
 	      "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
 	      "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
@@ -69,13 +73,33 @@ static int print_token(void *ctx, const char *name, const char *kind, int64_t cr
 	return 0;
 }
 
+/* Writes TOK and a newline to a new file PATH, mode 0600 (a token is a
+ * secret: `> pi.token` would make it 0644).  Refuses an existing file or a
+ * link.  0, or -1 after tm_error. */
+static int write_token_file(const char *path, const char *tok)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	char line[TM_TOKEN_LEN + 2];
+	int n = snprintf(line, sizeof(line), "%s\n", tok);
+
+	if (fd < 0)
+		return tm_error("cannot create token file '%s': %s", path, strerror(errno));
+	if (write(fd, line, (size_t)n) != n || close(fd) < 0) {
+		int e = errno;
+		unlink(path);
+		return tm_error("cannot write token file '%s': %s", path, strerror(e));
+	}
+	return 0;
+}
+
 static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	static const struct option opts[] = {{"read", no_argument, NULL, 'r'},
 	                                     {"db", required_argument, NULL, 'd'},
+	                                     {"token-file", required_argument, NULL, 't'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {0}};
-	const char *kind = "write", *verb;
+	const char *kind = "write", *verb, *token_file = NULL;
 	struct tm_store *st;
 	int c, rc = 0;
 
@@ -85,6 +109,8 @@ static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 			kind = "read";
 		else if (c == 'd')
 			tm_cmd_set_db(ctx, optarg);
+		else if (c == 't')
+			token_file = optarg;
 		else if (c == 'h')
 			return usage(stdout), 0;
 		else
@@ -95,6 +121,10 @@ static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (!(list && optind + 1 == argc) &&
 	    !((!strcmp(verb, "add") || !strcmp(verb, "remove")) && optind + 2 == argc)) {
 		fprintf(stderr, "tidemark serve token: want 'add NAME', 'remove NAME' or 'list'\n");
+		return 2;
+	}
+	if (token_file && strcmp(verb, "add")) {
+		fprintf(stderr, "tidemark serve token: --token-file goes with 'add'\n");
 		return 2;
 	}
 	if (!list && !tm_name_valid(argv[optind + 1])) {
@@ -109,9 +139,18 @@ static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		rc = tm_token_each(st, print_token, NULL) < 0;
 	} else if (!strcmp(verb, "add")) {
 		char tok[TM_TOKEN_LEN + 1];
+		/* the file first: a token that cannot be written is not added */
+		if (token_file && access(token_file, F_OK) == 0)
+			return tm_error("token file '%s' exists: not overwritten", token_file), 1;
 		rc = tm_token_add(st, argv[optind + 1], kind, tok) < 0;
-		if (!rc)
+		if (!rc && token_file && write_token_file(token_file, tok) < 0) {
+			if (tm_token_remove(st, argv[optind + 1], kind) != 0)
+				tm_warn("token '%s' stays in the store without its file: 'serve token "
+				        "remove %s'", argv[optind + 1], argv[optind + 1]);
+			rc = 1;
+		} else if (!rc && !token_file) {
 			printf("%s\n", tok);
+		}
 	} else {
 		int r = tm_token_remove(st, argv[optind + 1], kind);
 		if (r == 1)
