@@ -57,7 +57,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "examples:\n"
 	      "  tidemark serve token add pi-home          # prints the pi's write token\n"
-	      "  tidemark serve token add pi-home --token-file pi.token   # or writes it, mode 0600\n"
+	      "  tidemark serve token add pi-home --token-file pi.token  # into a 0600 file\n"
 	      "  tidemark serve token add --read laptop    # a token for the panel\n"
 	      "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
 	      "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
@@ -145,8 +145,10 @@ static int token_cmd(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		rc = tm_token_add(st, argv[optind + 1], kind, tok) < 0;
 		if (!rc && token_file && write_token_file(token_file, tok) < 0) {
 			if (tm_token_remove(st, argv[optind + 1], kind) != 0)
-				tm_warn("token '%s' stays in the store without its file: 'serve token "
-				        "remove %s'", argv[optind + 1], argv[optind + 1]);
+				tm_warn(
+				    "token '%s' stays in the store without its file: 'serve token "
+				    "remove %s'",
+				    argv[optind + 1], argv[optind + 1]);
 			rc = 1;
 		} else if (!rc && !token_file) {
 			printf("%s\n", tok);
