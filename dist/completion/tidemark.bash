@@ -1,5 +1,19 @@
-# bash completion for tidemark.  The subcommands and their options are read
-# from tidemark's own --help at completion time, so they never drift.
+# bash completion for tidemark.  The subcommands, their own subcommands
+# (serve token add, heap stats, ...) and their options are read from
+# tidemark's own --help at completion time, so they never drift.
+
+# _tidemark_subwords WORD...: the literal words that may follow "tidemark
+# WORD..." in the command's usage lines (lowercase words, not PID or FILE)
+_tidemark_subwords()
+{
+	tidemark "$1" --help 2>/dev/null | awk -v prefix="tidemark $*" '
+		{ sub(/^usage: /, ""); sub(/^ +/, "") }
+		index($0, prefix " ") == 1 {
+			n = split(substr($0, length(prefix) + 2), w, " ")
+			if (n && w[1] ~ /^[a-z][a-z-]*$/) print w[1]
+		}' | sort -u
+}
+
 _tidemark()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} words
@@ -15,7 +29,12 @@ _tidemark()
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		;;
 	*)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		words=$(_tidemark_subwords "${COMP_WORDS[@]:1:COMP_CWORD-1}")
+		if [ -n "$words" ]; then
+			COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
 		;;
 	esac
 }
