@@ -67,9 +67,13 @@ check_eq install_man_environment_complete "$missing" ""
 comp=$D$PREFIX/share/bash-completion/completions/tidemark
 if command -v bash >/dev/null; then
 	out=$(PATH="$D$PREFIX/bin:$PATH" bash -c ". '$comp'; COMP_WORDS=(tidemark re); COMP_CWORD=1; _tidemark;
-		echo \"\${COMPREPLY[*]}\"; COMP_WORDS=(tidemark hprof --cl); COMP_CWORD=2; _tidemark; echo \"\${COMPREPLY[*]}\"")
-	[ "$out" = "record report
---class-pointers" ] && ok "install_completion" || fail "install_completion" "got: $out"
+		echo \"\${COMPREPLY[*]}\"; COMP_WORDS=(tidemark hprof --cl); COMP_CWORD=2; _tidemark; echo \"\${COMPREPLY[*]}\"
+		COMP_WORDS=(tidemark serve token ''); COMP_CWORD=3; _tidemark; echo \"\${COMPREPLY[*]}\"
+		COMP_WORDS=(tidemark heap ''); COMP_CWORD=2; _tidemark; echo \"\${COMPREPLY[*]}\"")
+	check_eq install_completion "$out" "record report
+--class-pointers
+add list remove
+run stats top"
 else
 	skip install_completion "no bash"
 fi
