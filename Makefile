@@ -26,8 +26,8 @@ BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Iinc
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS  = $(shell pkg-config --libs $(PKGS_CORE) 2>/dev/null) -lm -lpthread -ldl
-NET_LIBS   = $(shell pkg-config --libs $(PKGS_NET) jansson 2>/dev/null)
-LDLIBS  = $(PKG_LIBS) -lm -lpthread -ldl
+NET_LIBS   = $(shell pkg-config --libs $(PKGS_NET) jansson 2>/dev/null) -lsnappy
+LDLIBS  = $(PKG_LIBS) -lsnappy -lm -lpthread -ldl
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 V       ?= 0
 Q       := $(if $(filter 1,$(V)),,@)
@@ -37,7 +37,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # The parts, from the bottom up (src/LAYERS says who may include whom).
 LIB_DIRS := base kern cgroup runtime sample heap store hprof sysd record report bench advise serve doctor
 NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
-	src/serve/auth.c src/cmd/serve.c
+	src/serve/auth.c src/serve/remotewrite.c src/serve/rwsend.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
 CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))
 GEN_SRC :=

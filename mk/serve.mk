@@ -17,6 +17,14 @@ $(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)
 
 GEN_SRC += $(B)/gen/serve_assets.c
 
+# Prometheus remote write's messages (our own text of the documented
+# format) -> C, for the network library only (record --remote-write).
+$(B)/gen/prompb.pb-c.c $(B)/gen/prompb.pb-c.h: src/serve/prompb.proto
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=src/serve --c_out=$(B)/gen src/serve/prompb.proto
+NET_SRC += $(B)/gen/prompb.pb-c.c
+GEN_HDR += $(B)/gen/prompb.pb-c.h
+
 # Test programs: tests/progs/serve_*.c, linked against the library.
 SERVE_PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(wildcard tests/progs/serve_*.c))
 $(B)/tests/progs/serve_%: tests/progs/serve_%.c $(TEST_LIBS)

@@ -6,7 +6,7 @@ set -eu
 
 BUILD="gcc make pkg-config libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev
 libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
-protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev libsystemd-dev"
+protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev libsystemd-dev libsnappy-dev"
 # the demo's jemalloc arm
 DEMO="libjemalloc2"
 # qemu-system-x86 and busybox-static: the cgroup v2 guest (scripts/vm/); its
@@ -15,7 +15,7 @@ DEMO="libjemalloc2"
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
-clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian groff-base bash-completion
+clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
 qemu-system-x86 busybox-static redis-server systemd dbus"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
@@ -28,7 +28,7 @@ qemu-system-arm cpio
 libc6-dev:arm64 libstdc++6:arm64 libsqlite3-dev:arm64 libjansson-dev:arm64 libdw-dev:arm64
 libelf-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libinih-dev:arm64
 libmicrohttpd-dev:arm64 libcurl4-openssl-dev:arm64 libgnutls28-dev:arm64 libcmocka-dev:arm64
-libsystemd-dev:arm64
+libsystemd-dev:arm64 libsnappy-dev:arm64
 libjemalloc2:arm64 libmimalloc2.0:arm64 libtcmalloc-minimal4:arm64"
 
 SUDO=""

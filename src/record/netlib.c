@@ -40,7 +40,8 @@ int tm_net_load(struct tm_net *n)
 	    sym(n, "tm_net_cmd_serve", &n->cmd_serve) ||
 	    sym(n, "tm_scraper_start", &n->scraper_start) ||
 	    sym(n, "tm_scraper_take", &n->scraper_take) ||
-	    sym(n, "tm_scraper_stop", &n->scraper_stop)) {
+	    sym(n, "tm_scraper_stop", &n->scraper_stop) || sym(n, "tm_rw_start", &n->rw_start) ||
+	    sym(n, "tm_rw_stop", &n->rw_stop)) {
 		tm_net_unload(n);
 		return -1;
 	}

@@ -24,6 +24,17 @@ struct tm_cmd_ctx;
 struct tm_scraper;
 struct tm_scrape_spec;
 struct tm_scrape_result;
+struct tm_rw;
+
+/* record --remote-write: how to reach the receiver (serve/remotewrite.h). */
+struct tm_rw_opts {
+	const char *url;             /* http(s)://host:port/api/v1/write */
+	const char *token_file;      /* a bearer token (NULL: none) */
+	const char *basic_auth_file; /* "user:password" (NULL: none) */
+	const char *store_path;      /* the store, opened again by the thread */
+	int64_t run_id;              /* the run being recorded (noted for URL) */
+	int64_t interval_usec;       /* how often to send */
+};
 
 struct tm_net {
 	void *handle;
@@ -47,6 +58,9 @@ struct tm_net {
 	                    struct tm_scrape_result *out, int64_t *t_wall_usec, char *why,
 	                    size_t why_size);
 	void (*scraper_stop)(struct tm_scraper *s);
+	/* record --remote-write (serve/remotewrite.h) */
+	int (*rw_start)(const struct tm_rw_opts *o, struct tm_rw **out);
+	int (*rw_stop)(struct tm_rw *rw, int64_t wait_usec);
 };
 
 /* Loads libtidemark-net.so (next to the binary, or $TIDEMARK_NET_LIB) and

@@ -356,6 +356,28 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(token_file),
      .metavar = "F",
      .help = "the machine's write token for --push"},
+    {.flag = "remote-write",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(rw_url),
+     .metavar = "URL",
+     .help = "also send the samples to a Prometheus remote write receiver, e.g.",
+     .more = "http://prom:9090/api/v1/write (nothing lost while it is down: docs/fleet.md)"},
+    {.flag = "remote-write-token-file",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(rw_token_file),
+     .metavar = "F",
+     .help = "--remote-write: a bearer token, read from F"},
+    {.flag = "remote-write-basic-auth-file",
+     .scopes = R,
+     .type = TM_OPT_STRING,
+     .min = 1,
+     .off = OFF(rw_basic_auth_file),
+     .metavar = "F",
+     .help = "--remote-write: basic auth, 'user:password' read from F"},
     {.flag = "machine",
      .scopes = R,
      .type = TM_OPT_CUSTOM,
@@ -398,6 +420,11 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("the interval must be at least 50ms");
 	if (o->push_url && !o->token_file)
 		return tm_error("--push needs --token-file");
+	if ((o->rw_token_file || o->rw_basic_auth_file) && !o->rw_url)
+		return tm_error("--remote-write-token-file and --remote-write-basic-auth-file go "
+		                "with --remote-write URL");
+	if (o->rw_token_file && o->rw_basic_auth_file)
+		return tm_error("--remote-write: give a token or basic auth, not both");
 	if (o->push_url && o->has_keep)
 		return tm_error("--keep with --push: the server holds the run; prune the server's "
 		                "store (tidemark prune --db SERVER.db) instead");

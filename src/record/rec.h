@@ -69,6 +69,7 @@ struct rec {
 	struct tm_net net; /* loaded only for --push and --metrics-listen */
 	struct tm_pusher *pusher;
 	struct tm_prom_server *prom;
+	struct tm_rw *rw; /* --remote-write's sender */
 	struct tm_launch child;
 	struct tm_relay relay;
 	bool launched, child_gone;

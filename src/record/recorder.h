@@ -94,9 +94,12 @@ struct tm_record_opts {
 	/* Optional outputs. */
 	const char *push_url; /* push to a tidemark server */
 	const char *token_file;
-	const char *machine;        /* the run's machine name (default: the host name) */
-	const char *metrics_listen; /* serve /metrics on this address */
-	bool has_keep;              /* --keep: prune the run as it records */
+	const char *rw_url;             /* --remote-write: a Prometheus remote write receiver */
+	const char *rw_token_file;      /* its bearer token */
+	const char *rw_basic_auth_file; /* or its "user:password" */
+	const char *machine;            /* the run's machine name (default: the host name) */
+	const char *metrics_listen;     /* serve /metrics on this address */
+	bool has_keep;                  /* --keep: prune the run as it records */
 	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;

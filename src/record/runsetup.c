@@ -28,6 +28,7 @@
 #include "record/rec.h"
 #include "sample/allocators.h"
 #include "sample/sampler.h"
+#include "store/remote.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -390,13 +391,21 @@ int tm_rec_open_outputs(struct rec *r)
 	struct tm_run_info ri;
 	int rc;
 
-	if (!o->push_url && !o->metrics_listen && !o->nscrape)
+	if (!o->push_url && !o->metrics_listen && !o->nscrape && !o->rw_url)
 		return 0;
 	if (tm_net_load(&r->net) || tm_rec_scrape_open(r))
 		return -1;
 	if (o->push_url &&
 	    r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
 		return -1;
+	if (o->rw_url) {
+		struct tm_rw_opts rwo = {
+		    o->rw_url, o->rw_token_file, o->rw_basic_auth_file, tm_store_file_path(r->st),
+		    r->run_id, o->interval_usec};
+		/* the run's row must be in the file for the sender's connection */
+		if (tm_store_commit(r->st) || r->net.rw_start(&rwo, &r->rw))
+			return -1;
+	}
 	if (!o->metrics_listen)
 		return 0;
 	/* the run as the server names it: its uuid, not the local id */
@@ -415,6 +424,12 @@ void tm_rec_close_outputs(struct rec *r)
 	if (r->prom)
 		r->net.prom_stop(r->prom);
 	r->prom = NULL;
+	if (r->rw) {
+		/* what the receiver did not take stays in the store, sent by the
+		 * next recording to it */
+		(void)r->net.rw_stop(r->rw, 10000000);
+		r->rw = NULL;
+	}
 	if (r->pusher) {
 		/* the local store has everything, whatever the server got */
 		if (r->net.pusher_finish(r->pusher, 10000000))
