@@ -37,6 +37,10 @@ struct tm_prom_target {
 /* The exposition for N targets, malloc'd, NUL-terminated; NULL on OOM. */
 char *tm_prom_format(const struct tm_prom_target *t, size_t n);
 
+/* What metric M of family FAMILY is, for its HELP line (static), or NULL
+ * when the table lacks it (a test walks the registry so none does). */
+const char *tm_prom_help(enum tm_metric m, const char *family);
+
 /* The Prometheus family name of metric M ("tidemark_memory_anon_bytes"),
  * with its label (e.g. event="oom_kill") in LABEL, or "" when none. */
 void tm_prom_name(enum tm_metric m, char *name, size_t size, char *label, size_t label_size,
