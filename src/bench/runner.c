@@ -371,7 +371,8 @@ static void run_opts(const struct tm_bench_plan *b, int ai, int64_t seq, char *c
 	o->bench_id = b->bench_id;
 	o->arm = arm->name;
 	o->bench_seq = seq;
-	o->push_url = o->token_file = NULL; /* the bench pushes its runs whole (record/pushthread.h) */
+	/* the bench pushes its runs whole (record/pushthread.h) */
+	o->push_url = o->token_file = NULL;
 	o->expect_allocator = tm_bench_arm_expect(arm);
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */

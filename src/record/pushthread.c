@@ -64,6 +64,15 @@ void tm_push_thread_add(struct tm_push_thread *bp, int64_t run_id)
 	pthread_mutex_unlock(&bp->mu);
 }
 
+void tm_push_thread_reached(struct tm_push_thread *bp, bool reached)
+{
+	if (!bp)
+		return;
+	pthread_mutex_lock(&bp->mu);
+	bp->down = !reached;
+	pthread_mutex_unlock(&bp->mu);
+}
+
 /* The run to send next into *RUN (0: none yet), whether the bench is over
  * and until when to send; waits while there is nothing to do.  False once
  * the bench is over and every run was sent. */
@@ -258,9 +267,10 @@ static void say_left(const struct tm_push_thread *bp, size_t left, bool down)
 {
 	if (bp->kind == TM_PUSH_RECORD) {
 		if (left)
-			tm_warn("push: the run did not all reach %s%s; the local store has it all "
-			        "(tidemark serve push --token-file F --db STORE URL sends the rest)",
-			        bp->url, down ? " (not reachable)" : "");
+			tm_warn(
+			    "push: the run did not all reach %s%s; the local store has it all "
+			    "(tidemark serve push --token-file F --db STORE URL sends the rest)",
+			    bp->url, down ? " (not reachable)" : "");
 		return;
 	}
 	if (!left)

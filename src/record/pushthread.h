@@ -13,6 +13,7 @@
 #ifndef TM_RECORD_PUSHTHREAD_H
 #define TM_RECORD_PUSHTHREAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tm_push_thread;
@@ -34,6 +35,11 @@ int tm_push_thread_start(const char *url, const char *token_file, const char *st
  * it; a run still being recorded is sent as it grows, until the thread
  * finishes.  Never blocks on the network. */
 void tm_push_thread_add(struct tm_push_thread *bp, int64_t run_id);
+
+/* The caller's own request just reached the server (REACHED) or did not:
+ * what the finish goes by until the thread's first request is answered
+ * (a short run ends before it is). */
+void tm_push_thread_reached(struct tm_push_thread *bp, bool reached);
 
 /*
  * The runs added are over (their ends are stored): sends what is left and

@@ -390,15 +390,18 @@ static int start_push(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
 	struct tm_pusher *hello;
+	bool reached;
 
 	if (!o->store_path)
 		return tm_error("--push needs the store's path");
 	if (r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &hello))
 		return -1;
+	reached = r->net.pusher_reached(hello);
 	r->net.pusher_free(hello);
 	if (tm_push_thread_start(o->push_url, o->token_file, o->store_path, TM_PUSH_RECORD,
 	                         &r->pusher))
 		return -1;
+	tm_push_thread_reached(r->pusher, reached);
 	tm_push_thread_add(r->pusher, r->run_id);
 	return 0;
 }
