@@ -62,10 +62,10 @@ exactly_once()
 		fail "$2: the run's end arrived" "$(cat "$T/$1.out")"
 }
 
-# compare NAME DB: DB's samples against the run that did not push
+# compare NAME DB BASE: DB's samples against BASE, the run beside it that did not push
 compare()
 {
-	n=$(q "$T/$2" "select count(*) from samples") want=$(q "$T/base.db" "select count(*) from samples")
+	n=$(q "$T/$2" "select count(*) from samples") want=$(q "$T/$3" "select count(*) from samples")
 	[ "$n" -ge $((want - TOLERANCE)) ] && ok "$1: $n local samples against $want without pushing (tolerance $TOLERANCE)" ||
 		fail "$1: the local series lost samples to the network" "$n local samples against $want without pushing (tolerance $TOLERANCE)"
 }
@@ -85,13 +85,17 @@ start_server "$S" || { fail "the server comes back on port $PORT" "$(cat "$T/srv
 wait "$BASE"
 BASE=
 wait "$REC" && ok "record --push beside a black hole finished" || fail "record --push beside a black hole finished" "$(cat "$T/hole.db.out")"
-compare "black hole" hole.db
+compare "black hole" hole.db base.db
 exactly_once hole.db "black hole, then the server"
 
 # ---- a slow server: each answer a second late ----
 peer slow "$PORT" 1
+rec base2.db &
+BASE=$!
 rec slow.db --push "http://127.0.0.1:$PEER_AT" --token-file "$T/box.tok" &&
 	ok "record --push beside a slow server finished" || fail "record --push beside a slow server finished" "$(cat "$T/slow.db.out")"
-compare "slow server" slow.db
+wait "$BASE"
+BASE=
+compare "slow server" slow.db base2.db
 exactly_once slow.db "slow server"
 finish
