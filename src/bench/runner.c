@@ -18,7 +18,7 @@
 #include "bench/bench.h"
 #include "bench/param.h"
 #include "bench/persist.h"
-#include "bench/push.h"
+#include "record/pushthread.h"
 #include "bench/restore.h"
 #include "bench/runner.h"
 #include "bench/unit.h"
@@ -332,7 +332,7 @@ struct tm_bench_plan {
 	char *const *shared; /* the command every arm without ExecStart= runs */
 	struct tm_store *st;
 	int64_t bench_id;
-	struct tm_bench_pusher *pusher; /* --push: each run once noted */
+	struct tm_push_thread *pusher; /* --push: each run once noted */
 	char snapshot[4096], restore_dir[4096];
 	char host[256];
 	struct tm_bench_unit unit; /* --unit: the hold on the unit (name "" when none) */
@@ -371,7 +371,8 @@ static void run_opts(const struct tm_bench_plan *b, int ai, int64_t seq, char *c
 	o->bench_id = b->bench_id;
 	o->arm = arm->name;
 	o->bench_seq = seq;
-	o->push_url = o->token_file = NULL; /* the bench pushes its runs whole (bench/push.h) */
+	/* the bench pushes its runs whole (record/pushthread.h) */
+	o->push_url = o->token_file = NULL;
 	o->expect_allocator = tm_bench_arm_expect(arm);
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */
@@ -493,7 +494,7 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	    (sp->param.n && tm_bench_params_store(b->st, b->bench_id, res.run_id, sp->param.name,
 	                                          sp->param.values[vi], sp->param.texts[vi])))
 		goto out;
-	tm_bench_pusher_add(b->pusher, res.run_id);
+	tm_push_thread_add(b->pusher, res.run_id);
 	const char *cleanup = sp->param.n ? pr.cleanup : sp->cleanup;
 	if (cleanup && run_hook("--cleanup", cleanup, arm->name, seq, b->bench_id))
 		goto out;
@@ -671,12 +672,13 @@ int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_name)
 
 	if (!o->push_url)
 		return 0;
-	return tm_bench_pusher_start(o->push_url, o->token_file, store_name, &b->pusher);
+	return tm_push_thread_start(o->push_url, o->token_file, store_name, TM_PUSH_BENCH,
+	                            &b->pusher);
 }
 
 void tm_bench_push_end(struct tm_bench_plan *b)
 {
-	tm_bench_pusher_finish(b->pusher, 10000000);
+	tm_push_thread_finish(b->pusher, 10000000);
 	b->pusher = NULL;
 }
 

@@ -60,7 +60,7 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *plan, struct tm_stor
                                       const char *store_name, const struct tm_bench_output *out);
 
 /* --push: starts sending the plan's runs to the server as each ends
- * (bench/push.h), reading the store at STORE_PATH.  0 (also without
+ * (record/pushthread.h), reading the store at STORE_PATH.  0 (also without
  * --push), or -1 after tm_error. */
 int tm_bench_push_begin(struct tm_bench_plan *b, const char *store_path);
 /* Sends what is left while the server answers (10 s at most) and stops. */

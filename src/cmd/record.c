@@ -153,6 +153,7 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 		return 1;
 	tm_cmd_host_notice();
 	o->store = st;
+	o->store_path = tm_cmd_db_path(ctx);
 	start_line(o);
 	rc = o->unit[0] ? tm_record_unit(o, &res) : tm_record_run(o, &res);
 	if (rc == 0 && res.run_id)

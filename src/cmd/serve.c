@@ -29,7 +29,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
-	      "                      [--max-body SIZE] [--max-rate SAMPLES_PER_SEC]\n"
+	      "                      [--max-body SIZE] [--max-rate ROWS_PER_SEC]\n"
 	      "                      [--request-timeout DURATION]\n"
 	      "       tidemark serve token add [--read] NAME [--token-file F] [--db PATH]\n"
 	      "       tidemark serve token remove [--read] NAME [--db PATH]\n"
@@ -44,7 +44,8 @@ static void usage(FILE *f)
 	      " or " TM_SERVER_DB_DEFAULT ")\n"
 	      "  --public-read        panel, API and /metrics readable without a read token\n"
 	      "  --max-body SIZE      largest request body accepted (default 8M)\n"
-	      "  --max-rate N         samples/s accepted per machine, averaged (default 1000)\n"
+	      "  --max-rate N         rows/s accepted per machine, averaged (default 1000):\n"
+	      "                       samples, events, progress points, marks, scraped values\n"
 	      "  --request-timeout D  a request must arrive whole within D (default 30s): a\n"
 	      "                       client trickling bytes is cut off; past 200\n"
 	      "                       connections a new one evicts the oldest still sending\n"

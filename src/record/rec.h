@@ -24,6 +24,7 @@
 #include "record/marks.h"
 #include "record/netlib.h"
 #include "record/progress.h"
+#include "record/pushthread.h"
 #include "record/recorder.h"
 #include "record/relay.h"
 
@@ -66,8 +67,8 @@ struct rec {
 	char cg_path_copy[256]; /* to name it after it is released */
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
-	struct tm_net net; /* loaded only for --push and --metrics-listen */
-	struct tm_pusher *pusher;
+	struct tm_net net;             /* loaded only for --push and --metrics-listen */
+	struct tm_push_thread *pusher; /* --push: sends the run from a thread of its own */
 	struct tm_prom_server *prom;
 	struct tm_rw *rw; /* --remote-write's sender */
 	struct tm_launch child;

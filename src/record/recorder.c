@@ -104,8 +104,6 @@ static void take_sample(struct rec *r, int64_t deadline)
 		r->net.prom_update(r->prom, s);
 		tm_rec_scrape_export(r);
 	}
-	if (r->pusher && !r->store_failed)
-		r->net.pusher_tick(r->pusher);
 }
 
 /* ---- waiting ---- */
@@ -256,8 +254,6 @@ static void finish(struct rec *r, struct tm_record_result *res)
 		tm_rec_store(r, -1, "the run's units");
 		res->store_failed = true;
 	}
-	if (r->pusher)
-		r->net.pusher_tick(r->pusher); /* the run's end, too */
 	tm_rec_warn_bunched(r);
 }
 

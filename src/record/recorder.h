@@ -35,6 +35,7 @@ struct tm_record_watch {
 
 struct tm_record_opts {
 	struct tm_store *store; /* open store to write to */
+	const char *store_path; /* its file, for --push's thread (its own connection) */
 
 	/* The target: exactly one of argv, pid, cgroup_path, unit. */
 	char *const *argv;       /* launch this command */

@@ -384,6 +384,29 @@ void tm_rec_close_all(struct rec *r)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
+/* --push: a token the server refuses is an error now (a first hello, the
+ * one request the recording waits for, before the command starts); the
+ * rest goes from a thread of its own, reading the store (record/pushthread.h). */
+static int start_push(struct rec *r)
+{
+	const struct tm_record_opts *o = r->o;
+	struct tm_pusher *hello;
+	bool reached;
+
+	if (!o->store_path)
+		return tm_error("--push needs the store's path");
+	if (r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &hello))
+		return -1;
+	reached = r->net.pusher_reached(hello);
+	r->net.pusher_free(hello);
+	if (tm_push_thread_start(o->push_url, o->token_file, o->store_path, TM_PUSH_RECORD,
+	                         &r->pusher))
+		return -1;
+	tm_push_thread_reached(r->pusher, reached);
+	tm_push_thread_add(r->pusher, r->run_id);
+	return 0;
+}
+
 /* Pushing and /metrics, when asked for.  The run must exist in the store. */
 int tm_rec_open_outputs(struct rec *r)
 {
@@ -395,8 +418,7 @@ int tm_rec_open_outputs(struct rec *r)
 		return 0;
 	if (tm_net_load(&r->net) || tm_rec_scrape_open(r))
 		return -1;
-	if (o->push_url &&
-	    r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &r->pusher))
+	if (o->push_url && start_push(r))
 		return -1;
 	if (o->rw_url) {
 		struct tm_rw_opts rwo = {
@@ -430,13 +452,9 @@ void tm_rec_close_outputs(struct rec *r)
 		(void)r->net.rw_stop(r->rw, 10000000);
 		r->rw = NULL;
 	}
-	if (r->pusher) {
-		/* the local store has everything, whatever the server got */
-		if (r->net.pusher_finish(r->pusher, 10000000))
-			tm_warn("not everything reached the server; the local store has it all");
-		r->net.pusher_free(r->pusher);
-		r->pusher = NULL;
-	}
+	/* the local store has everything, whatever the server got */
+	tm_push_thread_finish(r->pusher, 10000000);
+	r->pusher = NULL;
 	tm_net_unload(&r->net);
 }
 

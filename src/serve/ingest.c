@@ -658,12 +658,53 @@ static int decode_root(json_t *root, struct tm_batch *b, char *err, size_t errle
 	return 0;
 }
 
+/* What the body may cost before it is parsed: one pass over its bytes
+ * counts containers, values and nesting, so that a body that would take
+ * far more memory parsed than it takes as text (8 MiB of `[{},{},...]` is
+ * 2.8 million objects, ~650 MB) is refused before jansson builds any of
+ * it.  0, or -1 with the reason in ERR. */
+static int check_cost(const char *body, size_t len, char *err, size_t errlen)
+{
+	size_t containers = 0, values = 1, depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = body[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+		} else if (c == '{' || c == '[') {
+			if (++depth > TM_BATCH_MAX_DEPTH)
+				return tm_error_buf(err, errlen, "nested deeper than %d",
+				                    TM_BATCH_MAX_DEPTH);
+			if (++containers > TM_BATCH_MAX_CONTAINERS)
+				return tm_error_buf(err, errlen,
+				                    "more than %d objects and arrays in one batch",
+				                    TM_BATCH_MAX_CONTAINERS);
+		} else if (c == '}' || c == ']') {
+			depth -= depth > 0; /* unbalanced: jansson says so */
+		} else if ((c == ',' || c == ':') && ++values > TM_BATCH_MAX_VALUES) {
+			return tm_error_buf(err, errlen, "more than %d values in one batch",
+			                    TM_BATCH_MAX_VALUES);
+		}
+	}
+	return 0;
+}
+
 int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *root;
 
 	memset(out, 0, sizeof(*out));
+	if (check_cost(body, len, err, errlen) < 0)
+		return -1;
 	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return tm_error_buf(err, errlen, "not valid JSON: %s (line %d)", jerr.text,

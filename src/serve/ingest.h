@@ -22,6 +22,15 @@
 #define TM_PUSH_PROTOCOL     1
 #define TM_BATCH_MAX_SAMPLES 2000
 #define TM_BATCH_MAX_ITEMS   5000 /* events, progress points or marks, each */
+/* What one batch may cost parsed (about 250 bytes an object or array, 50 a
+ * value: 40 MiB at most), checked on its text before parsing: a full batch
+ * (2000 samples of every metric and 5000 of each item: ~20k containers,
+ * ~330k values) and the pusher's batches (500 samples, with up to 64
+ * scraped values each: ~33k, ~250k) are within; a body of empty objects or
+ * bare numbers is refused at once. */
+#define TM_BATCH_MAX_DEPTH      16
+#define TM_BATCH_MAX_CONTAINERS 65536
+#define TM_BATCH_MAX_VALUES     524288
 
 struct tm_batch_event {
 	int64_t i;

@@ -1,12 +1,20 @@
-/* `record --metrics-listen`: the latest sample at GET /metrics. */
+/* `record --metrics-listen`: the latest sample at GET /metrics.  It answers
+ * from a thread of its own, with the server's defences (serve/guard.h): a
+ * request must arrive whole within its deadline, past EXPORT_SOFT_LIMIT
+ * connections a new one evicts the oldest still sending, and one address
+ * holds at most EXPORT_PER_ADDRESS, so slow or hostile clients can neither
+ * hold it nor stop Prometheus from scraping. */
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "serve/guard.h"
 #include "serve/promexport.h"
 #include "serve/promfmt.h"
 #include "serve/server.h"
@@ -15,8 +23,17 @@
 #define SCRAPED_MAX     512
 #define TM_SCRAPED_TEXT 288
 
+#define EXPORT_SOFT_LIMIT    48
+#define EXPORT_HARD_LIMIT    64 /* 16 more than the soft limit: new clients get in at once */
+#define EXPORT_PER_ADDRESS   16
+#define EXPORT_DEADLINE_USEC (5 * 1000000LL)
+
 struct tm_prom_server {
 	struct MHD_Daemon *d;
+	struct tm_guard *guard;
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
 	pthread_mutex_t lock;
 	bool have;
 	struct tm_sample s;
@@ -37,6 +54,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *t
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	tm_guard_answering(c);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -67,6 +85,40 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	              "text/plain; version=0.0.4; charset=utf-8");
 }
 
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)con_cls, (void)toe;
+	tm_guard_answered(c);
+}
+
+/* The exporter's event loop: answers, and cuts off who is past the deadline. */
+static void *serve_loop(void *arg)
+{
+	struct tm_prom_server *srv = arg;
+
+	while (!atomic_load(&srv->stop)) {
+		MHD_run_wait(srv->d, 200);
+		tm_guard_tick(srv->guard);
+	}
+	return NULL;
+}
+
+/* The loop's thread, with every signal blocked (they stay the recorder's).
+ * 0, or an errno. */
+static int start_loop(struct tm_prom_server *srv)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&srv->thread, NULL, serve_loop, srv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	srv->running = rc == 0;
+	return rc;
+}
+
 int tm_prom_server_start(const char *addr, const char *machine, const char *run_uuid,
                          const char *cgroup, struct tm_prom_server **out)
 {
@@ -82,11 +134,17 @@ int tm_prom_server_start(const char *addr, const char *machine, const char *run_
 	srv->machine = strdup(machine ? machine : "");
 	srv->run = strdup(run_uuid ? run_uuid : "");
 	srv->cgroup = strdup(cgroup ? cgroup : "");
-	srv->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
-	                          handle, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-	if (!srv->d || !srv->machine || !srv->run || !srv->cgroup) {
+	srv->guard = tm_guard_new(EXPORT_SOFT_LIMIT, EXPORT_DEADLINE_USEC);
+	if (srv->guard)
+		srv->d = MHD_start_daemon(
+		    MHD_USE_EPOLL, 0, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR,
+		    (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		    MHD_OPTION_NOTIFY_CONNECTION, tm_guard_notify, srv->guard,
+		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_HARD_LIMIT,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_PER_ADDRESS,
+		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		    (size_t)(32 * 1024), MHD_OPTION_END);
+	if (!srv->d || !srv->machine || !srv->run || !srv->cgroup || start_loop(srv)) {
 		tm_prom_server_stop(srv);
 		return tm_error("cannot serve /metrics on '%s'", addr);
 	}
@@ -122,8 +180,12 @@ void tm_prom_server_stop(struct tm_prom_server *srv)
 {
 	if (!srv)
 		return;
+	atomic_store(&srv->stop, true);
+	if (srv->running)
+		pthread_join(srv->thread, NULL);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	tm_guard_free(srv->guard);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->machine);
 	free(srv->run);

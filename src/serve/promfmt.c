@@ -1,6 +1,7 @@
 /* Prometheus text format for samples. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,18 +233,56 @@ static void put(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* A label value with \, " and newline escaped. */
+/* The length of the well-formed UTF-8 character at C (1 to 4 bytes), or 0
+ * when C does not start one (a stray byte, a character cut short, an
+ * overlong form, a surrogate, past U+10FFFF). */
+static size_t utf8_char_len(const unsigned char *c)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (c[0] < 0x80)
+		return 1;
+	if (c[0] >= 0xc2 && c[0] <= 0xdf)
+		n = 2, cp = c[0] & 0x1fu;
+	else if (c[0] >= 0xe0 && c[0] <= 0xef)
+		n = 3, cp = c[0] & 0x0fu;
+	else if (c[0] >= 0xf0 && c[0] <= 0xf4)
+		n = 4, cp = c[0] & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((c[i] & 0xc0) != 0x80)
+			return 0; /* also the end of the string */
+		cp = cp << 6 | (c[i] & 0x3fu);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* A label value with \, " and newline escaped, always valid UTF-8: a byte
+ * that is not part of a well-formed character (a value cut short, a path
+ * in another encoding) becomes U+FFFD, so one machine's value can never
+ * make the page unreadable for the others. */
 static void put_label_value(struct buf *b, const char *v)
 {
-	for (const char *c = v ? v : ""; *c; c++) {
+	const unsigned char *c = (const unsigned char *)(v ? v : "");
+
+	while (*c) {
+		size_t n = utf8_char_len(c);
 		if (*c == '\\')
 			put(b, "\\\\");
 		else if (*c == '"')
 			put(b, "\\\"");
 		else if (*c == '\n')
 			put(b, "\\n");
+		else if (n == 0)
+			put(b, "\xef\xbf\xbd");
 		else
-			put(b, "%c", *c);
+			put(b, "%.*s", (int)n, (const char *)c);
+		c += n ? n : 1;
 	}
 }
 

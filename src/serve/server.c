@@ -18,17 +18,12 @@
 #include "serve/ingest.h"
 #include "report/runjson.h"
 #include "serve/promfmt.h"
+#include "serve/ratelimit.h"
 #include "serve/server.h"
 #include "store/store.h"
 #include "base/banned.h"
 
 #define MAX_MACHINES 256
-
-struct bucket {
-	char machine[TM_NAME_MAX + 1];
-	double tokens;
-	int64_t last_usec;
-};
 
 /* What record --scrape read at a machine's latest sample, for /metrics. */
 #define LATEST_SCRAPED 64
@@ -38,8 +33,26 @@ struct latest_scraped {
 	char name[LATEST_SCRAPED][256], kind[LATEST_SCRAPED][16];
 };
 
+/* A pushed cgroup path is at most 4096 bytes (serve/ingest.c): kept whole. */
+#define CGROUP_MAX 4096
+
+/* Copies SRC into DST of SIZE bytes; a text too long is cut before the
+ * character that does not fit, never inside one (UTF-8). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strlen(src) : 0;
+
+	if (n >= size) {
+		n = size - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--; /* src[n] continues a character: cut before its start */
+	}
+	memcpy(dst, src ? src : "", n);
+	dst[n] = 0;
+}
+
 struct latest {
-	char machine[TM_NAME_MAX + 1], run[65], cgroup[256];
+	char machine[TM_NAME_MAX + 1], run[65], cgroup[CGROUP_MAX + 1];
 	struct tm_sample s;
 	bool ended;                     /* the run has its end: its values are history */
 	int64_t interval_usec;          /* for telling a stale run */
@@ -60,8 +73,8 @@ static void remember_scraped(struct latest *l, const struct tm_batch *b)
 		struct latest_scraped *ls = l->scraped;
 		if (b->scraped[i].seq != s->seq)
 			continue;
-		snprintf(ls->name[ls->n], sizeof(ls->name[0]), "%s", b->scraped[i].name);
-		snprintf(ls->kind[ls->n], sizeof(ls->kind[0]), "%s", b->scraped[i].kind);
+		copy_text(ls->name[ls->n], sizeof(ls->name[0]), b->scraped[i].name);
+		copy_text(ls->kind[ls->n], sizeof(ls->kind[0]), b->scraped[i].kind);
 		ls->v[ls->n] =
 		    (struct tm_prom_scraped){ls->name[ls->n], ls->kind[ls->n], b->scraped[i].value};
 		ls->n++;
@@ -85,9 +98,8 @@ struct server {
 	int next_summary;
 	const struct tm_server_opts *o;
 	struct tm_ingest *ing;
-	struct bucket buckets[MAX_MACHINES];
-	int nbuckets;
-	struct latest *latest; /* [MAX_MACHINES] */
+	struct tm_rate_table *rates; /* --max-rate (serve/ratelimit.h) */
+	struct latest *latest;       /* [MAX_MACHINES] */
 	int nlatest;
 };
 
@@ -205,39 +217,39 @@ static unsigned authorize(struct server *sv, struct MHD_Connection *c, const cha
 	return rc == 0 ? 0 : 401;
 }
 
-/* A token bucket per machine: RATE samples/s, up to 60 s (at least one full
- * batch) saved up.  Returns 0, or the seconds to wait. */
-static int64_t rate_wait(struct server *sv, const char *machine, size_t n)
+/* --max-rate: every row the batch writes counts (samples, events, progress
+ * points, marks, scraped values), up to 60 s (at least one full batch of
+ * samples) saved up.  Returns 0, or the seconds to wait. */
+static int64_t rate_wait(struct server *sv, const char *machine, const struct tm_batch *b)
 {
-	double rate = (double)sv->o->max_samples_per_sec,
-	       cap = fmax(rate * 60, TM_BATCH_MAX_SAMPLES);
-	int64_t now = tm_now_mono_usec();
-	struct bucket *b = NULL;
+	size_t rows = b->n_samples + b->n_events + b->n_progress + b->n_marks + b->n_scraped;
 
-	for (int i = 0; i < sv->nbuckets && !b; i++)
-		if (!strcmp(sv->buckets[i].machine, machine))
-			b = &sv->buckets[i];
-	if (!b) {
-		b = &sv->buckets[sv->nbuckets < MAX_MACHINES ? sv->nbuckets++ : MAX_MACHINES - 1];
-		snprintf(b->machine, sizeof(b->machine), "%s", machine);
-		b->tokens = cap;
-		b->last_usec = now;
-	}
-	b->tokens = fmin(cap, b->tokens + rate * (double)(now - b->last_usec) / 1e6);
-	b->last_usec = now;
-	if ((double)n > b->tokens)
-		return (int64_t)ceil(((double)n - b->tokens) / rate);
-	b->tokens -= (double)n;
-	return 0;
+	return tm_rate_take(sv->rates, machine, (double)rows, tm_now_mono_usec());
 }
 
 /* ---- push ---- */
 
+/* How far ahead of the server's clock a sample may be dated and still be
+ * taken as a machine's latest: a clock a little fast, not a sample dated
+ * 2099 that would hold /metrics on its run for ever. */
+#define FUTURE_SLACK_USEC (300 * 1000000LL)
+
+static bool future_dated(const struct tm_sample *s)
+{
+	return s->t_wall_usec > tm_now_wall_usec() + FUTURE_SLACK_USEC;
+}
+
+/* The batch's last sample as MACHINE's latest, unless the latest is newer
+ * (a backfill); a sample dated in the future never decides (it is stored,
+ * but not taken as latest), and a latest that is (prefilled before the
+ * rule) gives way to any sample. */
 static void remember_latest(struct server *sv, const char *machine, const struct tm_batch *b)
 {
 	const struct tm_sample *s = &b->samples[b->n_samples - 1];
 	struct latest *l = NULL;
 
+	if (future_dated(s))
+		return;
 	for (int i = 0; i < sv->nlatest && !l; i++)
 		if (!strcmp(sv->latest[i].machine, machine))
 			l = &sv->latest[i];
@@ -246,12 +258,11 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 			return;
 		l = &sv->latest[sv->nlatest++];
 		snprintf(l->machine, sizeof(l->machine), "%s", machine);
-	} else if (l->s.t_wall_usec > s->t_wall_usec) {
+	} else if (l->s.t_wall_usec > s->t_wall_usec && !future_dated(&l->s)) {
 		return; /* a backfill of something older */
 	}
-	snprintf(l->run, sizeof(l->run), "%s", b->meta.uuid);
-	snprintf(l->cgroup, sizeof(l->cgroup), "%s",
-	         b->meta.cgroup_path ? b->meta.cgroup_path : "");
+	copy_text(l->run, sizeof(l->run), b->meta.uuid);
+	copy_text(l->cgroup, sizeof(l->cgroup), b->meta.cgroup_path);
 	l->s = *s;
 	l->ended = b->has_end;
 	l->interval_usec = b->meta.interval_usec;
@@ -290,7 +301,7 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		return send_error(c, 413, "request body too large");
 	if (tm_batch_decode(r->body ? r->body : "", r->len, &b, err, sizeof(err)) < 0)
 		return send_error(c, 400, err);
-	wait = rate_wait(sv, r->machine, b.n_samples);
+	wait = rate_wait(sv, r->machine, &b);
 	if (wait) {
 		struct MHD_Response *resp;
 		enum MHD_Result ret;
@@ -535,6 +546,8 @@ static void take_body(struct server *sv, struct req *r, const char *data, size_t
 	}
 	if (r->len + n + 1 > r->cap) {
 		size_t cap = (r->len + n + 1) * 2;
+		if (cap > sv->o->max_body_bytes + 1)
+			cap = sv->o->max_body_bytes + 1; /* never twice the limit */
 		char *p = realloc(r->body, cap);
 		if (!p) {
 			r->too_big = true;
@@ -629,6 +642,7 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 {
 	struct server *sv = ctx;
 	struct latest *l = NULL;
+	struct tm_sample last;
 	int64_t seq;
 
 	if (!ri->machine || !tm_name_valid(ri->machine))
@@ -640,19 +654,22 @@ static int prefill_run(void *ctx, const struct tm_run_info *ri)
 		return 0;
 	if (tm_store_last_seq(sv->st, ri->id, &seq) < 0 || seq < 0)
 		return 0;
+	tm_sample_clear(&last);
+	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &last) < 0)
+		return -1;
+	if (future_dated(&last))
+		return 0; /* never the latest (remember_latest) */
 	if (!l) {
 		l = &sv->latest[sv->nlatest++];
 		snprintf(l->machine, sizeof(l->machine), "%s", ri->machine);
 	}
-	snprintf(l->run, sizeof(l->run), "%s", ri->uuid ? ri->uuid : "");
-	snprintf(l->cgroup, sizeof(l->cgroup), "%s", ri->cgroup_path ? ri->cgroup_path : "");
+	copy_text(l->run, sizeof(l->run), ri->uuid);
+	copy_text(l->cgroup, sizeof(l->cgroup), ri->cgroup_path);
 	l->ended = ri->ended_wall_usec != 0;
 	l->interval_usec = ri->interval_usec;
 	if (l->scraped)
 		l->scraped->n = 0; /* a later run's: the next push brings its own */
-	tm_sample_clear(&l->s);
-	if (tm_store_each_sample(sv->st, ri->id, seq, seq, last_sample, &l->s) < 0)
-		return -1;
+	l->s = last;
 	return 0;
 }
 
@@ -668,7 +685,10 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 		return -1;
 	sv.ing = tm_ingest_new();
 	sv.latest = calloc(MAX_MACHINES, sizeof(*sv.latest));
-	if (!sv.ing || !sv.latest) {
+	sv.rates =
+	    tm_rate_table_new((double)o->max_samples_per_sec,
+	                      fmax((double)o->max_samples_per_sec * 60, TM_BATCH_MAX_SAMPLES));
+	if (!sv.ing || !sv.latest || !sv.rates) {
 		tm_error("out of memory");
 		goto out;
 	}
@@ -711,6 +731,7 @@ out:
 	for (int i = 0; i < SUMMARY_CACHE; i++)
 		free(sv.summaries[i].json);
 	tm_ingest_free(sv.ing);
+	tm_rate_table_free(sv.rates);
 	tm_guard_free(guard);
 	for (int i = 0; i < sv.nlatest; i++)
 		free(sv.latest[i].scraped);

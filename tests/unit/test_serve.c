@@ -20,6 +20,7 @@
 #include "serve/htmlreport.h"
 #include "serve/ingest.h"
 #include "serve/promfmt.h"
+#include "serve/ratelimit.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -407,6 +408,62 @@ static void test_tokens(void **state)
 	assert_int_equal(tm_token_add(f->st, "bad name", "write", w), -1);
 }
 
+/* --max-rate's table: past TM_RATE_MACHINES no machine gets a fresh
+ * allowance, and a batch over the burst leaves its bucket in debt. */
+static void test_rate_table(void **state)
+{
+	struct tm_rate_table *t = tm_rate_table_new(1, 100);
+	int64_t now = tm_now_mono_usec();
+	char name[16];
+	(void)state;
+	assert_non_null(t);
+	for (int i = 0; i < TM_RATE_MACHINES; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		assert_int_equal(tm_rate_take(t, name, 100, now), 0);
+	}
+	/* every bucket spent: newcomers share one overflow, spent once */
+	assert_int_equal(tm_rate_take(t, "x1", 100, now), 0);
+	assert_true(tm_rate_take(t, "x2", 1, now) > 0);
+	assert_true(tm_rate_take(t, "x1", 1, now) > 0);
+	assert_true(tm_rate_take(t, "m0", 1, now) > 0);
+	assert_true(tm_rate_take(t, "m255", 1, now) > 0);
+	/* 50 s on: half refilled, nobody full, nobody reset */
+	now += 50 * 1000000LL;
+	assert_int_equal(tm_rate_take(t, "x3", 50, now), 0);
+	assert_true(tm_rate_take(t, "x1", 1, now) > 0);
+	assert_int_equal(tm_rate_take(t, "m7", 50, now), 0);
+	assert_true(tm_rate_take(t, "m7", 1, now) > 0);
+	/* 100 s on: full buckets make room, at the overflow's balance */
+	now += 100 * 1000000LL;
+	assert_int_equal(tm_rate_take(t, "y1", 250, now), 0); /* over the burst: debt */
+	assert_int_equal(tm_rate_take(t, "y1", 1, now), 151);
+	tm_rate_table_free(t);
+}
+
+/* A label value that is not valid UTF-8 (a path cut inside a character,
+ * a stray byte) is written valid: U+FFFD in place of each bad byte. */
+static void test_prom_label_utf8(void **state)
+{
+	struct tm_sample s;
+	struct tm_prom_target t = {"pi", "u-1", "/a\xc3\xa9\xc3", &s, true, "live", NULL, 0};
+	char *text;
+	(void)state;
+	tm_sample_clear(&s);
+	s.t_wall_usec = T0;
+	text = tm_prom_format(&t, 1);
+	assert_non_null(text);
+	if (!strstr(text, "cgroup=\"/a\xc3\xa9\xef\xbf\xbd\""))
+		fail_msg("cut character not replaced: %s", text);
+	free(text);
+	t.cgroup = "/\xff\xed\xa0\x80\xf4\x90\x80\x80x"; /* stray, surrogate, past U+10FFFF */
+	text = tm_prom_format(&t, 1);
+	assert_non_null(text);
+	if (!strstr(text,
+	            "cgroup=\"/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef"))
+		fail_msg("bad bytes not replaced: %s", text);
+	free(text);
+}
+
 static void test_prom_format(void **state)
 {
 	struct tm_sample s;
@@ -621,6 +678,8 @@ int main(void)
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
 	    cmocka_unit_test(test_prom_format),
+	    cmocka_unit_test(test_rate_table),
+	    cmocka_unit_test(test_prom_label_utf8),
 	    cmocka_unit_test_setup_teardown(test_ingest_exactly_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_series_buckets, setup, teardown),

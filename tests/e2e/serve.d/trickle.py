@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Slow clients for tests/e2e/serve_slow_clients.sh: CONNS connections to
-127.0.0.1:PORT from the loopback addresses 127.0.0.2 .. 127.0.0.(1+ADDRS),
-each sending a request one byte a second, for SECONDS (then it stops by
-itself).  A connection the server closes is opened again, so the pressure
-lasts.  Prints: opened N, closed_by_server N."""
+"""Slow clients for tests/e2e/serve_slow_clients.sh and metrics_listen_slow.sh:
+CONNS connections to 127.0.0.1:PORT from the loopback addresses 127.0.0.2 ..
+127.0.0.(1+ADDRS), each sending a request one byte every EVERY seconds (1
+unless given), for SECONDS (then it stops by itself).  A connection the
+server closes is opened again, so the pressure lasts.  Prints: opened N, closed_by_server N."""
 import selectors
 import socket
 import sys
 import time
 
 port, conns, addrs, seconds = (int(a) for a in sys.argv[1:5])
+every = float(sys.argv[5]) if len(sys.argv) > 5 else 1.0
 sel = selectors.DefaultSelector()
 opened = closed = 0
 HEAD = b"POST /api/v1/push HTTP/1.1\r\nHost: x\r\nX-Slow: "
@@ -49,7 +50,7 @@ while time.time() < end:
             sent_head.discard(i)
             socks[i] = start(i)
     if time.time() >= next_byte:
-        next_byte += 1
+        next_byte += every
         for i, s in list(socks.items()):
             try:
                 s.send(b"a" if i in sent_head else HEAD[:1])

@@ -1,16 +1,18 @@
 /* bench --push: the bench's runs to a server from a thread of their own;
- * see bench/push.h. */
+ * see record/pushthread.h. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "base/util.h"
-#include "bench/push.h"
+#include "record/pushthread.h"
 #include "record/netlib.h"
+#include "record/pushthread.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -21,8 +23,9 @@ struct bench_end {
 	int64_t bench_id, run_id; /* the bench, and its last run sent */
 };
 
-struct tm_bench_pusher {
+struct tm_push_thread {
 	struct tm_net net;
+	enum tm_push_kind kind;
 	char *url, *token_file, *store_path;
 	pthread_t thread;
 	bool started;
@@ -42,7 +45,7 @@ struct tm_bench_pusher {
 	bool gave_up, unreachable;
 };
 
-void tm_bench_pusher_add(struct tm_bench_pusher *bp, int64_t run_id)
+void tm_push_thread_add(struct tm_push_thread *bp, int64_t run_id)
 {
 	if (!bp)
 		return;
@@ -61,10 +64,19 @@ void tm_bench_pusher_add(struct tm_bench_pusher *bp, int64_t run_id)
 	pthread_mutex_unlock(&bp->mu);
 }
 
+void tm_push_thread_reached(struct tm_push_thread *bp, bool reached)
+{
+	if (!bp)
+		return;
+	pthread_mutex_lock(&bp->mu);
+	bp->down = !reached;
+	pthread_mutex_unlock(&bp->mu);
+}
+
 /* The run to send next into *RUN (0: none yet), whether the bench is over
  * and until when to send; waits while there is nothing to do.  False once
  * the bench is over and every run was sent. */
-static bool next_run(struct tm_bench_pusher *bp, int64_t *run, bool *over, int64_t *deadline)
+static bool next_run(struct tm_push_thread *bp, int64_t *run, bool *over, int64_t *deadline)
 {
 	bool more;
 
@@ -80,7 +92,7 @@ static bool next_run(struct tm_bench_pusher *bp, int64_t *run, bool *over, int64
 }
 
 /* RUN reached the server: off the queue, and its bench's end is to send. */
-static void sent(struct tm_bench_pusher *bp, int64_t run)
+static void sent(struct tm_push_thread *bp, int64_t run)
 {
 	struct tm_run_info ri;
 	int i;
@@ -103,7 +115,7 @@ static void sent(struct tm_bench_pusher *bp, int64_t run)
 
 /* Each bench's end: a hello of its last run carries the bench as it is
  * now, ended. */
-static void send_ends(struct tm_bench_pusher *bp)
+static void send_ends(struct tm_push_thread *bp)
 {
 	for (int i = 0; i < bp->nends; i++) {
 		struct tm_pusher *p;
@@ -113,7 +125,7 @@ static void send_ends(struct tm_bench_pusher *bp)
 	}
 }
 
-static void release(struct tm_bench_pusher *bp)
+static void release(struct tm_push_thread *bp)
 {
 	if (bp->net.handle)
 		tm_net_unload(&bp->net);
@@ -127,7 +139,7 @@ static void release(struct tm_bench_pusher *bp)
 }
 
 /* Whether P's last request reached the server, for the bench's end. */
-static void note_reach(struct tm_bench_pusher *bp, const struct tm_pusher *p)
+static void note_reach(struct tm_push_thread *bp, const struct tm_pusher *p)
 {
 	bool down = !bp->net.pusher_reached(p);
 	pthread_mutex_lock(&bp->mu);
@@ -135,9 +147,39 @@ static void note_reach(struct tm_bench_pusher *bp, const struct tm_pusher *p)
 	pthread_mutex_unlock(&bp->mu);
 }
 
+/* Whether RUN has its end in the store: a run still being recorded is sent
+ * as it grows, and is not done when everything stored so far arrived. */
+static bool run_over(struct tm_push_thread *bp, int64_t run)
+{
+	struct tm_run_info ri;
+	bool ended;
+
+	if (tm_store_run_get(bp->st, run, &ri) != 0)
+		return true; /* unreadable: waiting would not help */
+	ended = ri.ended_wall_usec != 0;
+	tm_run_info_release(&ri);
+	return ended;
+}
+
+/* All that is stored has arrived, and more will come: waits a step, or
+ * until the caller finishes. */
+static void idle(struct tm_push_thread *bp)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += STEP_USEC * 1000;
+	ts.tv_sec += ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&bp->mu);
+	if (!bp->over)
+		pthread_cond_timedwait(&bp->cv, &bp->mu, &ts);
+	pthread_mutex_unlock(&bp->mu);
+}
+
 static void *push_thread(void *arg)
 {
-	struct tm_bench_pusher *bp = arg;
+	struct tm_push_thread *bp = arg;
 	struct tm_pusher *p = NULL;
 	int64_t run, deadline;
 	bool over;
@@ -160,7 +202,9 @@ static void *push_thread(void *arg)
 		}
 		int rc = bp->net.pusher_finish(p, STEP_USEC);
 		note_reach(bp, p);
-		if (rc == 0) {
+		if (rc == 0 && !over && !run_over(bp, run)) {
+			idle(bp);
+		} else if (rc == 0) {
 			bp->net.pusher_free(p);
 			p = NULL;
 			sent(bp, run);
@@ -180,10 +224,10 @@ static void *push_thread(void *arg)
 	return NULL;
 }
 
-int tm_bench_pusher_start(const char *url, const char *token_file, const char *store_path,
-                          struct tm_bench_pusher **out)
+int tm_push_thread_start(const char *url, const char *token_file, const char *store_path,
+                         enum tm_push_kind kind, struct tm_push_thread **out)
 {
-	struct tm_bench_pusher *bp = calloc(1, sizeof(*bp));
+	struct tm_push_thread *bp = calloc(1, sizeof(*bp));
 	sigset_t all, old;
 	int rc;
 
@@ -193,6 +237,7 @@ int tm_bench_pusher_start(const char *url, const char *token_file, const char *s
 	pthread_mutex_init(&bp->mu, NULL);
 	pthread_cond_init(&bp->cv, NULL);
 	bp->down = true;
+	bp->kind = kind;
 	bp->url = strdup(url);
 	bp->token_file = strdup(token_file);
 	bp->store_path = strdup(store_path);
@@ -218,8 +263,16 @@ int tm_bench_pusher_start(const char *url, const char *token_file, const char *s
 	return 0;
 }
 
-static void say_left(const struct tm_bench_pusher *bp, size_t left, bool down)
+static void say_left(const struct tm_push_thread *bp, size_t left, bool down)
 {
+	if (bp->kind == TM_PUSH_RECORD) {
+		if (left)
+			tm_warn(
+			    "push: the run did not all reach %s%s; the local store has it all "
+			    "(tidemark serve push --token-file F --db STORE URL sends the rest)",
+			    bp->url, down ? " (not reachable)" : "");
+		return;
+	}
 	if (!left)
 		fprintf(stderr, "push: %d run(s) and their bench sent to %s\n", bp->sent, bp->url);
 	else
@@ -228,7 +281,7 @@ static void say_left(const struct tm_bench_pusher *bp, size_t left, bool down)
 		        left, bp->url, down ? " (not reachable)" : "");
 }
 
-void tm_bench_pusher_finish(struct tm_bench_pusher *bp, int64_t wait_usec)
+void tm_push_thread_finish(struct tm_push_thread *bp, int64_t wait_usec)
 {
 	bool down;
 	size_t left;

@@ -1,0 +1,74 @@
+#!/bin/sh
+# One machine's bad value must not break /metrics: a cgroup path longer
+# than any fixed buffer (once cut at 255 bytes, inside a UTF-8 character,
+# which made the whole page invalid for every machine) stays whole and
+# valid; a sample dated 2099 is stored but never decides which run is a
+# machine's latest (it once held /metrics on the old run, "live").
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/serve.d/lib.sh"
+trap 'stop_server; rm -rf "$T"' EXIT
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "bad values in /metrics" "needs python3"
+	finish
+fi
+S=$T/s.db
+for m in longcg plain fut; do
+	"$TM" serve token add $m --db "$S" >"$T/$m.tok"
+done
+chmod 600 "$T"/*.tok
+start_server "$S" --public-read || { fail "server starts" "$(cat "$T/srv.err")"; finish; exit 1; }
+now=$(($(date +%s) * 1000000))
+
+# push MACHINE UUID T_WALL [CGROUP]: one sample at T_WALL
+push()
+{
+	cg=
+	[ -n "${4:-}" ] && cg=",\"cgroup_path\":\"$4\""
+	printf '{"v":1,"run":{"uuid":"%s","interval_usec":1000000,"started_wall_usec":%s%s},"samples":[{"seq":0,"t_wall_usec":%s,"values":{"cg_anon_bytes":4096}}]}' \
+		"$2" "$3" "$cg" "$3" >"$T/push.json"
+	http POST /api/v1/push -H "Authorization: Bearer $(cat "$T/$1.tok")" --data-binary @"$T/push.json"
+}
+
+# valid_page NAME: /metrics is valid UTF-8 (and passes promtool when installed)
+valid_page()
+{
+	curl -s "$URL/metrics" >"$T/metrics.txt"
+	if python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/metrics.txt" 2>"$T/utf8.err"; then
+		ok "$1: /metrics is valid UTF-8"
+	else
+		fail "$1: /metrics is valid UTF-8" "$(cat "$T/utf8.err")"
+	fi
+	if command -v promtool >/dev/null 2>&1; then
+		check "$1: promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
+	else
+		skip "$1: promtool check metrics" "promtool not installed (Debian's prometheus package ships it)"
+	fi
+}
+
+# ---- a 302-byte cgroup path of 2-byte characters, byte 255 inside one ----
+cg=$(python3 -c 'print("/x" + "\u00e9" * 150)')
+a=$(push longcg lc-1 "$now" "$cg") b=$(push plain pl-1 "$now" "/plain.slice")
+[ "$a$b" = 200200 ] && ok "runs with a long cgroup path and a plain one pushed" || fail "runs pushed" "HTTP $a, $b"
+valid_page "long cgroup path"
+grep -qF "cgroup=\"$cg\"" "$T/metrics.txt" && ok "the long cgroup path is exported whole" ||
+	fail "the long cgroup path is exported whole" "$(grep -a run_info "$T/metrics.txt")"
+grep -q '^tidemark_run_info{machine="plain",run="pl-1",cgroup="/plain.slice",state="live"} 1$' "$T/metrics.txt" &&
+	ok "the other machine's series are there" || fail "the other machine's series are there" "$(grep -a run_info "$T/metrics.txt")"
+
+# ---- a sample dated 2099, then a new run ----
+a=$(push fut f-old 4070908800000000) b=$(push fut f-new "$now")
+[ "$a$b" = 200200 ] && ok "a run dated 2099 and a new run pushed" || fail "runs pushed" "HTTP $a, $b"
+latest()
+{
+	curl -s "$URL/metrics" | grep '^tidemark_run_info{machine="fut"' >"$T/fut.txt"
+	grep -q '^tidemark_run_info{machine="fut",run="f-new",state="live"} 1$' "$T/fut.txt"
+}
+latest && ok "the new run is the machine's latest, not the one dated 2099" ||
+	fail "the new run is the machine's latest, not the one dated 2099" "$(cat "$T/fut.txt")"
+stop_server
+start_server "$S" --public-read || { fail "server restarts" "$(cat "$T/srv.err")"; finish; exit 1; }
+latest && ok "and after a restart" || fail "the new run is the latest after a restart" "$(cat "$T/fut.txt")"
+valid_page "after a restart"
+[ "$(q "$S" "select count(*) from samples where t_wall_usec = 4070908800000000")" = 1 ] &&
+	ok "the sample dated 2099 is stored" || fail "the sample dated 2099 is stored"
+finish
