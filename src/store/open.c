@@ -69,7 +69,11 @@ static const char schema_sql[] =
     " data BLOB NOT NULL, PRIMARY KEY(run_id, level_sec, bucket_wall_usec)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS removed_runs(run_id INTEGER PRIMARY KEY, uuid TEXT,"
     " bench_id INTEGER, arm TEXT, bench_seq INTEGER, samples INTEGER,"
-    " removed_wall_usec INTEGER NOT NULL, how TEXT NOT NULL);";
+    " removed_wall_usec INTEGER NOT NULL, how TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS damaged_samples(run_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, late_usec INTEGER NOT NULL,"
+    " data BLOB NOT NULL, why TEXT NOT NULL, quarantined_wall_usec INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, seq)) WITHOUT ROWID;";
 
 static const char *kind_name(enum tm_kind k)
 {
@@ -129,11 +133,13 @@ static int try_set_up(struct tm_store *st, char **err)
 		return sqlite3_errcode(st->db);
 	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db, tm_st_scraped_schema, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, tm_st_handles_schema, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db,
 	                 "INSERT OR REPLACE INTO meta(key, value) VALUES "
 	                 "('schema_version', '" SCHEMA_VERSION "')",
 	                 NULL, NULL, err) != SQLITE_OK ||
-	    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
+	    register_metrics(st) || tm_st_handle_register(st) ||
+	    sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
 		int rc = sqlite3_errcode(st->db);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc == SQLITE_OK ? SQLITE_ERROR : rc;
@@ -195,6 +201,7 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		tm_store_close(st);
 		return -1;
 	}
+	tm_st_check_unclean(st, flags & SQLITE_OPEN_READWRITE);
 	st->has_rollups =
 	    sqlite3_exec(st->db, "SELECT 1 FROM rollups LIMIT 1", NULL, NULL, NULL) == SQLITE_OK;
 	struct stat sb;
@@ -224,9 +231,11 @@ void tm_store_close(struct tm_store *st)
 		return;
 	if (st->in_tx)
 		tm_store_commit(st);
+	tm_st_handle_unregister(st);
 	for (int i = 0; i < TM_ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_close(st->db);
+	tm_st_damage_free(st);
 	free(st->path);
 	free(st);
 }
@@ -235,6 +244,12 @@ void tm_store_close(struct tm_store *st)
 
 int tm_st_error(struct tm_store *st, const char *what)
 {
+	int code = sqlite3_errcode(st->db);
+
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return tm_error("store '%s': %s: %s: the file is damaged, and figures read from it"
+		                " would be incomplete ('tidemark runs check' says where)",
+		                st->path, what, sqlite3_errmsg(st->db));
 	return tm_error("store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
