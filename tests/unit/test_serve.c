@@ -269,6 +269,38 @@ static void test_decode_bench(void **state)
 	expect_refused("{\"v\":1," RUN "," BENCH("b-1", SPEC, ",\"x\":1") "}", "unknown field");
 }
 
+/* Pushed text with a character that hides or reorders text is refused,
+ * whatever the character's UTF-8 length; the same text without it passes. */
+static void test_decode_refuses_invisible(void **state)
+{
+	static const char *const hidden[] = {
+	    "\\u200b", "\\ufeff", "\\u2028", "\\u2029", "\\ufff9", "\\ufffb", "\\u00ad",
+	    "\\u2060", "\\u2066", "\\u202e", "\\u0085", "\\u180e", "\\ufe0f", "\\u3164",
+	    "\\udb40\\udc00", /* U+E0000 */
+	    "\\udb40\\udc41", /* U+E0041: TAG LATIN CAPITAL LETTER A */
+	    "\\udb40\\udc7f", /* U+E007F: CANCEL TAG */
+	    "\\udb40\\udd00", /* U+E0100: variation selector 17 */
+	};
+	char body[512], err[256];
+	struct tm_batch b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		snprintf(body, sizeof(body),
+		         "{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+		         "\"text\":\"ph%sase\"}]}",
+		         hidden[i]);
+		expect_refused(body, "not allowed");
+	}
+	/* visible non-ASCII text stays allowed */
+	snprintf(body, sizeof(body),
+	         "{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+	         "\"text\":\"phase \\u00e9t\\u00e9 \\ud83d\\ude00\"}]}");
+	if (tm_batch_decode(body, strlen(body), &b, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	tm_batch_release(&b);
+}
+
 struct fixture {
 	char dir[64], path[128];
 	struct tm_store *st;
@@ -617,6 +649,7 @@ int main(void)
 	    cmocka_unit_test(test_sha256),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_decode_valid),
+	    cmocka_unit_test(test_decode_refuses_invisible),
 	    cmocka_unit_test(test_decode_refuses),
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
