@@ -166,6 +166,38 @@ static int set_up_schema(struct tm_store *st, char **err)
 	return -1;
 }
 
+static bool set_up_failed(struct tm_store *st, char **err)
+{
+	return set_up_schema(st, err) != 0;
+}
+
+static bool probe(struct tm_store *st, char **err)
+{
+	return sqlite3_exec(st->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, err) != SQLITE_OK;
+}
+
+/* Whether a read-only handle cannot read the runs; on a read-only mount,
+ * where SQLite cannot create the -shm file it wants, after reopening the
+ * file as immutable (no writer can change it there). */
+static bool probe_failed(struct tm_store *st, char **err)
+{
+	char *uri;
+
+	if (!probe(st, err))
+		return false;
+	if (!tm_st_on_readonly_fs(st->path) || !(uri = tm_st_immutable_uri(st->path)))
+		return true;
+	sqlite3_close(st->db);
+	st->db = NULL;
+	int rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return true;
+	sqlite3_free(*err);
+	*err = NULL;
+	return probe(st, err);
+}
+
 static int open_common(const char *path, int flags, struct tm_store **out)
 {
 	struct tm_store *st = calloc(1, sizeof(*st));
@@ -182,17 +214,16 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		return -1;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
-	if (flags & SQLITE_OPEN_READWRITE) {
-		if (set_up_schema(st, &err)) {
+	if ((flags & SQLITE_OPEN_READWRITE) ? set_up_failed(st, &err) : probe_failed(st, &err)) {
+		char why[1024];
+		if (!tm_st_access_why(path, flags & SQLITE_OPEN_READWRITE, why, sizeof(why)))
+			tm_error("cannot %s store '%s': %s",
+			         flags & SQLITE_OPEN_READWRITE ? "write" : "read", path, why);
+		else if (flags & SQLITE_OPEN_READWRITE)
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
 			         err ? err : sqlite3_errmsg(st->db));
-			sqlite3_free(err);
-			tm_store_close(st);
-			return -1;
-		}
-	} else if (sqlite3_exec(st->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, &err) !=
-	           SQLITE_OK) {
-		tm_error("'%s' is not a tidemark store: %s", path, err ? err : "unreadable");
+		else
+			tm_error("'%s' is not a tidemark store: %s", path, err ? err : "unreadable");
 		sqlite3_free(err);
 		tm_store_close(st);
 		return -1;

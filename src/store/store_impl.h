@@ -129,6 +129,19 @@ int tm_st_make_keyframe(struct tm_store *st, int64_t run_id, int64_t seq);
 /* Forgets RUN_ID's writer state without writing it (a removed run). */
 void tm_st_writer_drop(struct tm_store *st, int64_t run_id);
 
+/* ---- the file system's part (access.c) ---- */
+
+/* PATH is on a read-only mount and has no write-ahead log to fold in: no
+ * writer can exist, and it can be read as an immutable file. */
+bool tm_st_on_readonly_fs(const char *path);
+/* The URI that opens PATH read-only and immutable (malloc'd), or NULL. */
+char *tm_st_immutable_uri(const char *path);
+/* Why SQLite cannot read (or with WRITING, write) the store at PATH for a
+ * reason of the file system (a read-only mount; no permission on the
+ * store, its -shm or -wal file, or on creating them in its directory):
+ * 0 with the reason in WHY, -1 when none is found. */
+int tm_st_access_why(const char *path, bool writing, char *why, size_t size);
+
 /* ---- the file's health (integrity.c) ---- */
 
 /* The open_handles table, set up with the others. */
