@@ -332,7 +332,7 @@ static const char *arg(struct MHD_Connection *c, const char *key)
 }
 
 /* "/api/v1/runs/12/series" with PREFIX "/api/v1/runs/": 12 and REST "/series". */
-static int path_id(const char *url, const char *prefix, int64_t *id, const char **rest)
+int tm_path_id(const char *url, const char *prefix, int64_t *id, const char **rest)
 {
 	char num[24];
 	size_t n;
@@ -486,7 +486,7 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 		return send_json(c, 200, tm_api_machines(sv->st));
 	if (!strcmp(url, "/api/v1/runs"))
 		return handle_runs(sv, c);
-	if (path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
+	if (tm_path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
 		if (!rest[0])
 			return handle_run(sv, c, id);
 		if (!strcmp(rest, "/series"))
@@ -494,9 +494,9 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 		if (!strcmp(rest, "/summary"))
 			return handle_summary(sv, c, id);
 	}
-	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
+	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
 		return send_json(c, 200, tm_api_bench(sv->st, id));
-	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
+	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
 		return send_json(c, 200, tm_api_bench_sweep(sv->st, id));
 	return send_error(c, 404, "no such endpoint");
 }
