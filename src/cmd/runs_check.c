@@ -23,10 +23,11 @@ static const char usage_head[] =
     "place or the file itself is damaged, 2 for bad usage.\n"
     "\n";
 
-static const char usage_tail[] = "\n"
-                                 "examples:\n"
-                                 "  tidemark runs check\n"
-                                 "  tidemark runs check --quarantine 3 -o /var/lib/tidemark/pi.db\n";
+static const char usage_tail[] =
+    "\n"
+    "examples:\n"
+    "  tidemark runs check\n"
+    "  tidemark runs check --quarantine 3 -o /var/lib/tidemark/pi.db\n";
 
 static const struct tm_opt check_options[] = {
     {.flag = "quarantine",
@@ -49,8 +50,8 @@ static void print_damage(int64_t run, const struct tm_sample_damage *d, bool mov
 	       d->damaged == 1 ? "" : "s");
 	for (int i = 0; i < d->nseqs; i++)
 		printf("%s%" PRId64, i ? ", " : " ", d->seqs[i]);
-	printf("%s), %" PRId64 " samples with those that depend on them%s\n", d->more ? ", ..." : "",
-	       d->left_out, moved ? ": moved to damaged_samples" : "");
+	printf("%s), %" PRId64 " samples with those that depend on them%s\n",
+	       d->more ? ", ..." : "", d->left_out, moved ? ": moved to damaged_samples" : "");
 }
 
 static int check_run(void *ctx, const struct tm_run_info *ri)

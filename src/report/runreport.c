@@ -370,8 +370,9 @@ static void print_damage(FILE *out, struct tm_store *st, int64_t run)
 	fprintf(out, "  damaged     figures exclude %" PRId64 " damaged samples: seq", d.left_out);
 	for (int i = 0; i < d.nseqs; i++)
 		fprintf(out, "%s%" PRId64, i ? ", " : " ", d.seqs[i]);
-	fprintf(out, "%s cannot be decoded, the others are deltas on them ('tidemark runs check"
-	             " --quarantine' moves them aside)\n",
+	fprintf(out,
+	        "%s cannot be decoded, the others are deltas on them ('tidemark runs check"
+	        " --quarantine' moves them aside)\n",
 	        d.more ? " ..." : "");
 }
 

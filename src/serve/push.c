@@ -438,9 +438,10 @@ int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out)
 	json_int_t seq, ev, pr, mk, id;
 	int ended = 0, rc = -1;
 
-	if (a && !json_unpack(a, "{s:I, s:I, s:I, s:I, s:I, s:b}", "run_id", &id, "next_seq", &seq,
-	                      "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
-	                      &ended) &&
+	if (a &&
+	    !json_unpack(a, "{s:I, s:I, s:I, s:I, s:I, s:b}", "run_id", &id, "next_seq", &seq,
+	                 "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
+	                 &ended) &&
 	    id > 0 && seq >= 0 && ev >= 0 && pr >= 0 && mk >= 0) {
 		*out = (struct tm_push_ack){id, seq, ev, pr, mk, ended};
 		rc = 0;

@@ -66,8 +66,10 @@ static bool file_why(const char *file, const char *dir, char *why, size_t size)
 	}
 	if (access(dir, W_OK | X_OK) == 0)
 		return false;
-	snprintf(why, size, "SQLite must create '%s' beside the store (it is in WAL mode) and its"
-	         " directory '%s' does not allow it: %s", file, dir, strerror(errno));
+	snprintf(why, size,
+	         "SQLite must create '%s' beside the store (it is in WAL mode) and its"
+	         " directory '%s' does not allow it: %s",
+	         file, dir, strerror(errno));
 	return true;
 }
 
@@ -79,8 +81,9 @@ int tm_st_access_why(const char *path, bool writing, char *why, size_t size)
 	tm_path_parent(path, dir, sizeof(dir));
 	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
 		snprintf(why, size, "'%s' is on a read-only file system%s", path,
-		         writing ? "" : " and its write-ahead log ('-wal') holds data only a writer"
-		                        " can fold in");
+		         writing ? ""
+		                 : " and its write-ahead log ('-wal') holds data only a writer"
+		                   " can fold in");
 		return 0;
 	}
 	if (writing && access(path, W_OK) && errno != ENOENT) {

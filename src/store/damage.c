@@ -139,7 +139,8 @@ static int quarantine(struct tm_store *st, int64_t run_id, int64_t now_wall_usec
 		return -1;
 	tm_st_writer_drop(st, run_id);
 	for (int i = 0; i < st->ndamage; i++)
-		if (st->damage[i].run_id == run_id && move_rows(st, &st->damage[i], now_wall_usec)) {
+		if (st->damage[i].run_id == run_id &&
+		    move_rows(st, &st->damage[i], now_wall_usec)) {
 			tm_store_abandon(st);
 			return -1;
 		}
@@ -155,8 +156,8 @@ static void add_damage(struct tm_sample_damage *to, const struct tm_sample_damag
 	to->left_out += d->left_out;
 }
 
-int tm_store_check_samples(struct tm_store *st, int64_t run_id, bool move,
-                           int64_t now_wall_usec, struct tm_sample_damage *out)
+int tm_store_check_samples(struct tm_store *st, int64_t run_id, bool move, int64_t now_wall_usec,
+                           struct tm_sample_damage *out)
 {
 	struct tm_sample_damage round;
 	int rc;

@@ -114,8 +114,8 @@ static int64_t unclosed_handles(struct tm_store *st)
 	int64_t n = 0;
 
 	boot_id(boot, sizeof(boot));
-	if (sqlite3_prepare_v2(st->db, "SELECT boot_id, pid, start_ticks FROM open_handles", -1,
-	                       &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT boot_id, pid, start_ticks FROM open_handles", -1, &q,
+	                       NULL) != SQLITE_OK)
 		return -1;
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *b = (const char *)sqlite3_column_text(q, 0);
@@ -153,8 +153,8 @@ static void forget_unclosed(struct tm_store *st)
 
 	boot_id(boot, sizeof(boot));
 	exec_handle(st, "DELETE FROM open_handles WHERE boot_id <> ?1 AND ?2 = ?3", boot, 0, 0);
-	if (sqlite3_prepare_v2(st->db, "SELECT pid, start_ticks FROM open_handles", -1, &q,
-	                       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT pid, start_ticks FROM open_handles", -1, &q, NULL) !=
+	    SQLITE_OK)
 		return;
 	while (sqlite3_step(q) == SQLITE_ROW && n < 64) {
 		gone[n][0] = sqlite3_column_int64(q, 0);

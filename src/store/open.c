@@ -223,7 +223,8 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
 			         err ? err : sqlite3_errmsg(st->db));
 		else
-			tm_error("'%s' is not a tidemark store: %s", path, err ? err : "unreadable");
+			tm_error("'%s' is not a tidemark store: %s", path,
+			         err ? err : "unreadable");
 		sqlite3_free(err);
 		tm_store_close(st);
 		return -1;

@@ -234,8 +234,8 @@ void tm_store_sample_damage(struct tm_store *st, int64_t run_id, struct tm_sampl
  * damaged_samples (their bytes kept, with why and NOW_WALL_USEC), one batch
  * committed here, so that readers no longer meet them; a handle opened
  * read-write.  0, or -1 after tm_error. */
-int tm_store_check_samples(struct tm_store *st, int64_t run_id, bool move,
-                           int64_t now_wall_usec, struct tm_sample_damage *out);
+int tm_store_check_samples(struct tm_store *st, int64_t run_id, bool move, int64_t now_wall_usec,
+                           struct tm_sample_damage *out);
 
 /* How many of RUN_ID's samples were moved to damaged_samples (0 for a
  * file without the table), in *ROWS.  0, or -1 after tm_error. */

@@ -64,8 +64,8 @@ struct tm_store {
 	sqlite3_stmt *stmt[TM_ST_COUNT];
 	struct tm_writer_state writers[TM_WRITER_CACHE];
 	uint64_t lru_clock;
-	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
-	                     handle on an older file may not) */
+	bool has_rollups;         /* the file has the rollups table (schema 2; a read-only
+	                             handle on an older file may not) */
 	struct tm_damage *damage; /* what walks met, by handle (damage.c) */
 	int ndamage, damage_warned;
 	bool damage_quiet; /* a check is walking: it reports, not the walk */

@@ -274,9 +274,9 @@ static void test_decode_bench(void **state)
 static void test_decode_refuses_invisible(void **state)
 {
 	static const char *const hidden[] = {
-	    "\\u200b", "\\ufeff", "\\u2028", "\\u2029", "\\ufff9", "\\ufffb", "\\u00ad",
-	    "\\u2060", "\\u2066", "\\u202e", "\\u0085", "\\u180e", "\\ufe0f", "\\u3164",
-	    "\\udb40\\udc00", /* U+E0000 */
+	    "\\u200b",        "\\ufeff", "\\u2028", "\\u2029", "\\ufff9",
+	    "\\ufffb",        "\\u00ad", "\\u2060", "\\u2066", "\\u202e",
+	    "\\u0085",        "\\u180e", "\\ufe0f", "\\u3164", "\\udb40\\udc00", /* U+E0000 */
 	    "\\udb40\\udc41", /* U+E0041: TAG LATIN CAPITAL LETTER A */
 	    "\\udb40\\udc7f", /* U+E007F: CANCEL TAG */
 	    "\\udb40\\udd00", /* U+E0100: variation selector 17 */
