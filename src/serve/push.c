@@ -432,24 +432,6 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 
 /* ---- sending ---- */
 
-int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out)
-{
-	json_t *a = text ? json_loadb(text, len, 0, NULL) : NULL;
-	json_int_t seq, ev, pr, mk, id;
-	int ended = 0, rc = -1;
-
-	if (a &&
-	    !json_unpack(a, "{s:I, s:I, s:I, s:I, s:I, s:b}", "run_id", &id, "next_seq", &seq,
-	                 "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
-	                 &ended) &&
-	    id > 0 && seq >= 0 && ev >= 0 && pr >= 0 && mk >= 0) {
-		*out = (struct tm_push_ack){id, seq, ev, pr, mk, ended};
-		rc = 0;
-	}
-	json_decref(a);
-	return rc;
-}
-
 static void take_ack(struct tm_pusher *p, const char *text)
 {
 	struct tm_push_ack ack;
@@ -490,16 +472,6 @@ static long post(struct tm_pusher *p, const char *body, struct outbuf *resp)
 		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(h);
 	return status;
-}
-
-void tm_push_refusal_why(const char *text, size_t len, char *out, size_t size)
-{
-	json_t *a = text ? json_loadb(text, len, 0, NULL) : NULL;
-	const char *why = a ? json_string_value(json_object_get(a, "error")) : NULL;
-
-	if (size)
-		tm_text_safe(out, size, why ? why : "");
-	json_decref(a);
 }
 
 static void server_why(const char *text, char *out, size_t size)

@@ -36,7 +36,7 @@ void tm_pusher_free(struct tm_pusher *p);
 int tm_push_runs(struct tm_store *st, const char *url, const char *token_file, const int64_t *ids,
                  int n, int *sent, int *failed);
 
-/* The server's answers, read without I/O (fuzz/fuzz_serve.c): */
+/* The server's answers, read without I/O (pushans.c; fuzz/fuzz_serve.c): */
 struct tm_push_ack;
 /* The acknowledgement in LEN bytes of TEXT (serve/ingest.h's struct: a run
  * id above 0, positions of 0 or more, whether the run ended) into *OUT.

@@ -331,26 +331,6 @@ static const char *arg(struct MHD_Connection *c, const char *key)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* "/api/v1/runs/12/series" with PREFIX "/api/v1/runs/": 12 and REST "/series". */
-int tm_path_id(const char *url, const char *prefix, int64_t *id, const char **rest)
-{
-	char num[24];
-	size_t n;
-
-	if (strncmp(url, prefix, strlen(prefix)))
-		return -1;
-	url += strlen(prefix);
-	n = strcspn(url, "/");
-	if (n == 0 || n >= sizeof(num))
-		return -1;
-	memcpy(num, url, n);
-	num[n] = 0;
-	if (tm_parse_int64(num, id) < 0 || *id <= 0)
-		return -1;
-	*rest = url + n;
-	return 0;
-}
-
 static enum MHD_Result handle_series(struct server *sv, struct MHD_Connection *c, int64_t id)
 {
 	struct tm_series_query q;

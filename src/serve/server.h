@@ -36,7 +36,7 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 /* A URL's id after PREFIX ("/api/v1/runs/12/series" with PREFIX
  * "/api/v1/runs/"): 0 with *ID (a whole number above 0) and *REST (the
  * rest of URL, "/series") set, or -1 when URL is not PREFIX and an id.
- * Pure: fuzz/fuzz_serve.c. */
+ * Pure (names.c): fuzz/fuzz_serve.c. */
 int tm_path_id(const char *url, const char *prefix, int64_t *id, const char **rest);
 
 #endif
