@@ -19,6 +19,7 @@
 #include "serve/auth.h"
 #include "serve/htmlreport.h"
 #include "serve/ingest.h"
+#include "serve/push.h"
 #include "serve/promfmt.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
@@ -299,6 +300,33 @@ static void test_decode_refuses_invisible(void **state)
 	if (tm_batch_decode(body, strlen(body), &b, err, sizeof(err)))
 		fail_msg("refused: %s", err);
 	tm_batch_release(&b);
+}
+
+/* The pusher's reading of the server's answers: an acknowledgement with a
+ * negative position is no acknowledgement; a refusal's reason is made safe
+ * to print (no escape sequence reaches the terminal). */
+static void test_push_answers(void **state)
+{
+	struct tm_push_ack a = {0};
+	char why[64];
+	const char *ok = "{\"run_id\":7,\"next_seq\":120,\"next_event\":3,\"next_progress\":0,"
+	                 "\"next_mark\":1,\"ended\":true}";
+	const char *neg = "{\"run_id\":7,\"next_seq\":-5,\"next_event\":3,\"next_progress\":0,"
+	                  "\"next_mark\":1,\"ended\":true}";
+	const char *bad = "{\"error\":\"no \\u001b[31mred\\u202e\"}";
+
+	(void)state;
+	assert_int_equal(tm_push_ack_parse(ok, strlen(ok), &a), 0);
+	assert_int_equal(a.run_id, 7);
+	assert_int_equal(a.next_seq, 120);
+	assert_true(a.ended);
+	assert_int_equal(tm_push_ack_parse(neg, strlen(neg), &a), -1);
+	assert_int_equal(a.next_seq, 120); /* untouched */
+	assert_int_equal(tm_push_ack_parse(ok, 10, &a), -1);
+	tm_push_refusal_why(bad, strlen(bad), why, sizeof(why));
+	assert_string_equal(why, "no \\x1b[31mred\\u{202e}");
+	tm_push_refusal_why("[]", 2, why, sizeof(why));
+	assert_string_equal(why, "");
 }
 
 struct fixture {
@@ -650,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_decode_valid),
 	    cmocka_unit_test(test_decode_refuses_invisible),
+	    cmocka_unit_test(test_push_answers),
 	    cmocka_unit_test(test_decode_refuses),
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
