@@ -108,11 +108,11 @@ static int register_metrics(struct tm_store *st)
 static int check_metrics(struct tm_store *st)
 {
 	sqlite3_stmt *q;
-	int rc = 0;
+	int rc = 0, step;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT id, name FROM metrics", -1, &q, NULL) != SQLITE_OK)
 		return tm_st_error(st, "read metrics");
-	while (sqlite3_step(q) == SQLITE_ROW && !rc) {
+	while (!rc && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		int id = sqlite3_column_int(q, 0);
 		const char *name = (const char *)sqlite3_column_text(q, 1);
 		const struct tm_metric_info *mi = tm_metric_info(id);
@@ -121,6 +121,8 @@ static int check_metrics(struct tm_store *st)
 			              "(written by an incompatible tidemark)",
 			              st->path, id, name, mi->name);
 	}
+	if (!rc && step != SQLITE_DONE)
+		rc = tm_st_error(st, "read metrics");
 	sqlite3_finalize(q);
 	return rc;
 }
