@@ -7,12 +7,16 @@
 #   runtime the runtime parsers (src/runtime: hsperfdata ...) and the JVM maps search
 #   text    the option-value parsers: sizes, durations, numbers, a systemd
 #           unit's name (src/sysd), --keep, --window, --phases-at, --units
+#   sample  the stored-sample decoder (src/store/encoding.c)
+#   serve   the series query and a URL's id (src/serve), the pusher's reading
+#           of the server's answers (src/serve/push.c)
+#   opt     the option parser (src/base/opt.c) over the record and bench tables
 # They link the library built once more by clang with the fuzzer's
 # instrumentation (build/fuzz/).  `make fuzz` runs each for FUZZ_SECONDS;
 # scripts/fuzz.sh NAME SECONDS runs one (the smoke test in make check runs
 # each over its seeds and a few seconds more: tests/e2e/fuzz_smoke.sh).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := ingest kern ini pprof hprof runtime text
+FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined \

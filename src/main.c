@@ -32,6 +32,7 @@ static const struct command commands[] = {
      "summarise a run (or a bench) from the store"},
     {"runs", NULL, cmd_runs, TM_CMD_READ, DB_LOCAL, "list the runs in the store"},
     {"runs", "rm", cmd_runs_rm, TM_CMD_WRITE, DB_LOCAL, NULL},
+    {"runs", "check", cmd_runs_check, TM_CMD_WRITE, DB_LOCAL, NULL},
     {"prune", NULL, cmd_prune, TM_CMD_WRITE, DB_LOCAL,
      "drop raw samples and rollups past their keep periods (raw=7d,minute=90d,...)"},
     {"mark", NULL, cmd_mark, TM_CMD_NO_STORE, DB_LOCAL,

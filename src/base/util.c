@@ -292,31 +292,58 @@ void tm_path_parent(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
-bool tm_text_is_hidden_control(const unsigned char *s, size_t n, size_t *len)
+/* The code point of the well-formed 2- to 4-byte UTF-8 sequence at S (N
+ * bytes left) with its length in *LEN, or 0 when there is none there. */
+static unsigned utf8_code(const unsigned char *s, size_t n, size_t *len)
 {
-	/* C1: U+0080..U+009F is C2 80..C2 9F */
-	if (n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
-		return *len = 2, true;
-	/* U+061C arabic letter mark: D8 9C */
-	if (n >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
-		return *len = 2, true;
-	if (n < 3 || s[0] != 0xe2)
-		return false;
-	/* U+200E..U+200F (LRM, RLM), U+202A..U+202E (embeddings, overrides) */
-	if (s[1] == 0x80 && ((s[2] >= 0x8e && s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
-		return *len = 3, true;
-	/* U+2066..U+2069 (isolates) */
-	if (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
-		return *len = 3, true;
-	return false;
+	unsigned c;
+	size_t k;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, c = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, c = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, c = s[0] & 0x07u;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
+	}
+	if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0; /* overlong or out of range */
+	*len = k;
+	return c;
 }
 
-/* The code point of the 2- or 3-byte UTF-8 sequence at S. */
-static unsigned utf8_code(const unsigned char *s, size_t len)
+/* Code points that hide, reorder or stand in for nothing in text: C1, the
+ * format characters (Unicode's category Cf: bidi marks, embeddings,
+ * overrides and isolates, zero-width characters, the byte order mark,
+ * interlinear annotation, tag characters), the line and paragraph
+ * separators, the fillers and variation selectors that show as nothing. */
+static const unsigned hidden_ranges[][2] = {
+    {0x0080, 0x009f},   {0x00ad, 0x00ad},   {0x034f, 0x034f},   {0x0600, 0x0605},
+    {0x061c, 0x061c},   {0x06dd, 0x06dd},   {0x070f, 0x070f},   {0x0890, 0x0891},
+    {0x08e2, 0x08e2},   {0x115f, 0x1160},   {0x17b4, 0x17b5},   {0x180b, 0x180f},
+    {0x200b, 0x200f},   {0x2028, 0x202e},   {0x2060, 0x206f},   {0x3164, 0x3164},
+    {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},   {0xffa0, 0xffa0},   {0xfff9, 0xfffb},
+    {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3},
+    {0x1d173, 0x1d17a}, {0xe0000, 0xe007f}, {0xe0100, 0xe01ef},
+};
+
+bool tm_text_is_hidden_control(const unsigned char *s, size_t n, size_t *len)
 {
-	if (len == 2)
-		return (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
-	return (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	size_t k;
+	unsigned c = n ? utf8_code(s, n, &k) : 0;
+
+	for (size_t i = 0; c && i < sizeof(hidden_ranges) / sizeof(hidden_ranges[0]); i++)
+		if (c >= hidden_ranges[i][0] && c <= hidden_ranges[i][1])
+			return *len = k, true;
+	return false;
 }
 
 const char *tm_text_safe(char *buf, size_t size, const char *src)
@@ -333,8 +360,8 @@ const char *tm_text_safe(char *buf, size_t size, const char *src)
 			add = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
 			clen = 1;
 		} else if (tm_text_is_hidden_control(p + i, n - i, &clen)) {
-			add =
-			    (size_t)snprintf(esc, sizeof(esc), "\\u{%04x}", utf8_code(p + i, clen));
+			add = (size_t)snprintf(esc, sizeof(esc), "\\u{%04x}",
+			                       utf8_code(p + i, n - i, &clen));
 		} else {
 			add = clen = 1;
 			esc[0] = (char)p[i];

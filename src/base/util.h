@@ -70,9 +70,12 @@ void tm_path_parent(const char *path, char *buf, size_t size);
 /*
  * SRC made safe to print on a terminal or in one line of a table, into BUF
  * (cut to SIZE - 1 bytes, never mid-escape): C0 controls, DEL and a
- * backslash become \xNN, and the Unicode controls that can reorder or hide
- * text (C1 U+0080..U+009F, the bidi marks, embeddings, overrides and
- * isolates) become \u{NNNN}.  Other UTF-8 passes through.  Returns BUF.
+ * backslash become \xNN, and the Unicode characters that can reorder or
+ * hide text (C1 U+0080..U+009F, every format character: the bidi marks,
+ * embeddings, overrides and isolates, zero-width ones such as U+200B and
+ * U+FEFF, interlinear annotation U+FFF9..U+FFFB, tags U+E0000..U+E007F;
+ * the line and paragraph separators U+2028, U+2029; invisible fillers and
+ * variation selectors) become \u{NNNN}.  Other UTF-8 passes through.  Returns BUF.
  * For strings that came from elsewhere: argv, pushed marks, machine names.
  */
 const char *tm_text_safe(char *buf, size_t size, const char *src);

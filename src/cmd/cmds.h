@@ -72,6 +72,7 @@ int cmd_record(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_runs_rm(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_runs_check(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_prune(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx);

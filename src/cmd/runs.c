@@ -19,7 +19,8 @@
 static const char usage_text[] =
     "usage: tidemark runs [-o DB] [--json]\n"
     "\n"
-    "Lists the runs in the store, oldest first.\n"
+    "Lists the runs in the store, oldest first.  'tidemark runs rm RUN...'\n"
+    "removes runs; 'tidemark runs check' finds damaged samples (--help of each).\n"
     "\n"
     "  -o, --db PATH   the store (default $" TM_DB_ENV " or ./" TM_DB_DEFAULT ")\n"
     "      --json      one JSON object per run\n"

@@ -245,13 +245,18 @@ static double own_cpu(const struct tm_sample *s)
  * 10 ms ticks and the rig's own start-up weighs on very short runs. */
 #define NOISE_MIN_TOTAL_USEC 2000000.0
 
-static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_t rig_cpu)
+/* The run's share of the machine; 0, or -1 after tm_error (a store
+ * error: no share is better than one from part of the run). */
+static int load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_t rig_cpu)
 {
 	struct noise *n = calloc(1, sizeof(*n));
 
 	if (!n)
-		return;
-	tm_store_each_sample(st, row->run_id, 0, -1, noise_sample, n);
+		return tm_error("out of memory");
+	if (tm_store_each_sample(st, row->run_id, 0, -1, noise_sample, n) < 0) {
+		free(n);
+		return -1;
+	}
 	if (n->have_first) {
 		double total = (double)(n->last.v[TM_M_HOST_CPU_TOTAL_USEC] -
 		                        n->first.v[TM_M_HOST_CPU_TOTAL_USEC]);
@@ -271,6 +276,7 @@ static void load_noise(struct tm_store *st, struct tm_bench_run_row *row, int64_
 			row->other_share = fmax(0, busy - own) / total;
 	}
 	free(n);
+	return 0;
 }
 
 /* The work done: --units / --units-from when given, else the progress made. */
@@ -376,8 +382,7 @@ static int fill_runs(struct tm_store *st, struct tm_bench_table *t, struct run_l
 			row->fig[TM_BF_PROGRESS] = s.progress_last;
 		else if (w.kind == TM_WIN_ALL && wall > 0)
 			row->fig[TM_BF_WALL] = (double)wall;
-		load_noise(st, row, rig_cpu);
-		if (load_throttle(st, row)) {
+		if (load_noise(st, row, rig_cpu) || load_throttle(st, row)) {
 			rc = -1;
 			goto out;
 		}

@@ -353,16 +353,59 @@ static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info 
 	print_progress(out, s);
 }
 
+/* The samples the figures left out because their bytes do not decode. */
+static void print_damage(FILE *out, struct tm_store *st, int64_t run)
+{
+	struct tm_sample_damage d;
+	int64_t moved;
+
+	if (!tm_store_quarantined(st, run, &moved) && moved > 0)
+		fprintf(out,
+		        "  damaged     figures exclude %" PRId64 " samples moved aside as damaged"
+		        " (the damaged_samples table)\n",
+		        moved);
+	tm_store_sample_damage(st, run, &d);
+	if (!d.damaged)
+		return;
+	fprintf(out, "  damaged     figures exclude %" PRId64 " damaged samples: seq", d.left_out);
+	for (int i = 0; i < d.nseqs; i++)
+		fprintf(out, "%s%" PRId64, i ? ", " : " ", d.seqs[i]);
+	fprintf(out,
+	        "%s cannot be decoded, the others are deltas on them ('tidemark runs check"
+	        " --quarantine' moves them aside)\n",
+	        d.more ? " ..." : "");
+}
+
+/* The same as JSON, or NULL when the figures left nothing out. */
+static json_t *damage_json(struct tm_store *st, int64_t run)
+{
+	struct tm_sample_damage d;
+	json_t *seqs;
+
+	tm_store_sample_damage(st, run, &d);
+	if (!d.damaged || !(seqs = json_array()))
+		return NULL;
+	for (int i = 0; i < d.nseqs; i++)
+		json_array_append_new(seqs, json_integer(d.seqs[i]));
+	return json_pack("{s:I, s:I, s:o}", "left_out", (json_int_t)d.left_out, "damaged",
+	                 (json_int_t)d.damaged, "seqs", seqs);
+}
+
 static int print_json(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
-                      json_t *profiles, const struct tm_throttle *th, json_t *scraped)
+                      json_t *profiles, const struct tm_throttle *th, json_t *scraped,
+                      json_t *damage)
 {
 	json_t *root =
 	    json_pack("{s:o?, s:o?, s:O, s:o?, s:o?}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
 	              "figures", tm_summary_json(s), "heap_profiles", profiles, "throttle",
 	              tm_throttle_json(th), "scraped", scraped);
 
-	if (!root)
+	if (!root) {
+		json_decref(damage);
 		return tm_error("out of memory");
+	}
+	if (damage)
+		json_object_set_new(root, "damaged_samples", damage);
 	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);
@@ -416,8 +459,10 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 			fprintf(out,
 			        "  scraped     (the whole run's figures, not only the window's)\n");
 		tm_scraped_text(out, &sf, ri.sample_count);
+		print_damage(out, st, run);
 	} else if (!rc && fmt == TM_REPORT_JSON)
-		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count));
+		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count),
+		                damage_json(st, run));
 	else if (!rc)
 		print_csv(out, &ri, &s);
 	tm_scraped_release(&sf);

@@ -57,8 +57,8 @@ static int get_int(json_t *obj, const char *where, const char *key, bool require
 }
 
 /* No C0 control (but newline and tab when ALLOW_WS), no DEL, and none of
- * the Unicode controls that hide or reorder text (C1, bidi marks,
- * embeddings, overrides, isolates: tm_text_is_hidden_control). */
+ * the Unicode characters that hide or reorder text (C1, the format
+ * characters, separators, invisible fillers: tm_text_is_hidden_control). */
 static bool no_controls(const char *s, size_t n, bool allow_ws)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -434,19 +434,11 @@ static json_t *next_batch(struct tm_pusher *p, const struct tm_run_info *ri, boo
 
 static void take_ack(struct tm_pusher *p, const char *text)
 {
-	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
-	json_int_t seq, ev, pr, mk, id;
-	int ended = 0;
+	struct tm_push_ack ack;
 
-	if (a && !json_unpack(a, "{s:I, s:I, s:I, s:I, s:I, s:b}", "run_id", &id, "next_seq", &seq,
-	                      "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
-	                      &ended)) {
-		p->at = (struct tm_push_ack){id, seq, ev, pr, mk, ended};
-		p->synced = true;
-	} else {
-		p->synced = false;
-	}
-	json_decref(a);
+	p->synced = text && !tm_push_ack_parse(text, strlen(text), &ack);
+	if (p->synced)
+		p->at = ack;
 }
 
 static void back_off(struct tm_pusher *p, int64_t usec)
@@ -482,14 +474,9 @@ static long post(struct tm_pusher *p, const char *body, struct outbuf *resp)
 	return status;
 }
 
-/* The "error" of a refusal's JSON body, or nothing. */
 static void server_why(const char *text, char *out, size_t size)
 {
-	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
-	const char *why = a ? json_string_value(json_object_get(a, "error")) : NULL;
-
-	snprintf(out, size, "%s", why ? why : "");
-	json_decref(a);
+	tm_push_refusal_why(text, text ? strlen(text) : 0, out, size);
 }
 
 static void report_down(struct tm_pusher *p, long status, const char *resp)

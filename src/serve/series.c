@@ -220,12 +220,6 @@ static int from_rollups(struct tm_store *st, int64_t run_id, struct bucket_acc *
 	return tm_store_each_rollup(st, run_id, fine, from, a->to, take_rollup, a) < 0 ? -1 : 0;
 }
 
-static int last_time(void *ctx, const struct tm_sample *s)
-{
-	*(int64_t *)ctx = s->t_wall_usec;
-	return 0;
-}
-
 /* The bucket grid: from the query, or the run's start to its last sample. */
 static int grid(struct tm_store *st, int64_t run_id, const struct tm_series_query *q,
                 struct bucket_acc *a, int64_t *last_seq)
@@ -236,11 +230,10 @@ static int grid(struct tm_store *st, int64_t run_id, const struct tm_series_quer
 	if (tm_store_run_get(st, run_id, &ri) != 0)
 		return -1;
 	start = ri.started_wall_usec;
+	/* the newest sample's time, read without decoding it (it may be damaged) */
+	end = ri.last_sample_wall_usec;
 	tm_run_info_release(&ri);
 	if (tm_store_last_seq(st, run_id, last_seq) < 0)
-		return -1;
-	if (*last_seq >= 0 &&
-	    tm_store_each_sample(st, run_id, *last_seq, *last_seq, last_time, &end) < 0)
 		return -1;
 	a->t0 = q->from_wall_usec ? q->from_wall_usec : start;
 	a->to = q->to_wall_usec;

@@ -342,26 +342,6 @@ static const char *arg(struct MHD_Connection *c, const char *key)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* "/api/v1/runs/12/series" with PREFIX "/api/v1/runs/": 12 and REST "/series". */
-static int path_id(const char *url, const char *prefix, int64_t *id, const char **rest)
-{
-	char num[24];
-	size_t n;
-
-	if (strncmp(url, prefix, strlen(prefix)))
-		return -1;
-	url += strlen(prefix);
-	n = strcspn(url, "/");
-	if (n == 0 || n >= sizeof(num))
-		return -1;
-	memcpy(num, url, n);
-	num[n] = 0;
-	if (tm_parse_int64(num, id) < 0 || *id <= 0)
-		return -1;
-	*rest = url + n;
-	return 0;
-}
-
 static enum MHD_Result handle_series(struct server *sv, struct MHD_Connection *c, int64_t id)
 {
 	struct tm_series_query q;
@@ -497,7 +477,7 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 		return send_json(c, 200, tm_api_machines(sv->st));
 	if (!strcmp(url, "/api/v1/runs"))
 		return handle_runs(sv, c);
-	if (path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
+	if (tm_path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
 		if (!rest[0])
 			return handle_run(sv, c, id);
 		if (!strcmp(rest, "/series"))
@@ -505,9 +485,9 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 		if (!strcmp(rest, "/summary"))
 			return handle_summary(sv, c, id);
 	}
-	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
+	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
 		return send_json(c, 200, tm_api_bench(sv->st, id));
-	if (path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
+	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
 		return send_json(c, 200, tm_api_bench_sweep(sv->st, id));
 	return send_error(c, 404, "no such endpoint");
 }

@@ -69,7 +69,11 @@ static const char schema_sql[] =
     " data BLOB NOT NULL, PRIMARY KEY(run_id, level_sec, bucket_wall_usec)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS removed_runs(run_id INTEGER PRIMARY KEY, uuid TEXT,"
     " bench_id INTEGER, arm TEXT, bench_seq INTEGER, samples INTEGER,"
-    " removed_wall_usec INTEGER NOT NULL, how TEXT NOT NULL);";
+    " removed_wall_usec INTEGER NOT NULL, how TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS damaged_samples(run_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " t_wall_usec INTEGER NOT NULL, t_mono_usec INTEGER NOT NULL, late_usec INTEGER NOT NULL,"
+    " data BLOB NOT NULL, why TEXT NOT NULL, quarantined_wall_usec INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, seq)) WITHOUT ROWID;";
 
 static const char *kind_name(enum tm_kind k)
 {
@@ -104,11 +108,11 @@ static int register_metrics(struct tm_store *st)
 static int check_metrics(struct tm_store *st)
 {
 	sqlite3_stmt *q;
-	int rc = 0;
+	int rc = 0, step;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT id, name FROM metrics", -1, &q, NULL) != SQLITE_OK)
 		return tm_st_error(st, "read metrics");
-	while (sqlite3_step(q) == SQLITE_ROW && !rc) {
+	while (!rc && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		int id = sqlite3_column_int(q, 0);
 		const char *name = (const char *)sqlite3_column_text(q, 1);
 		const struct tm_metric_info *mi = tm_metric_info(id);
@@ -117,6 +121,8 @@ static int check_metrics(struct tm_store *st)
 			              "(written by an incompatible tidemark)",
 			              st->path, id, name, mi->name);
 	}
+	if (!rc && step != SQLITE_DONE)
+		rc = tm_st_error(st, "read metrics");
 	sqlite3_finalize(q);
 	return rc;
 }
@@ -129,11 +135,13 @@ static int try_set_up(struct tm_store *st, char **err)
 		return sqlite3_errcode(st->db);
 	if (sqlite3_exec(st->db, schema_sql, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db, tm_st_scraped_schema, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, tm_st_handles_schema, NULL, NULL, err) != SQLITE_OK ||
 	    sqlite3_exec(st->db,
 	                 "INSERT OR REPLACE INTO meta(key, value) VALUES "
 	                 "('schema_version', '" SCHEMA_VERSION "')",
 	                 NULL, NULL, err) != SQLITE_OK ||
-	    register_metrics(st) || sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
+	    register_metrics(st) || tm_st_handle_register(st) ||
+	    sqlite3_exec(st->db, "COMMIT", NULL, NULL, err) != SQLITE_OK) {
 		int rc = sqlite3_errcode(st->db);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc == SQLITE_OK ? SQLITE_ERROR : rc;
@@ -160,6 +168,38 @@ static int set_up_schema(struct tm_store *st, char **err)
 	return -1;
 }
 
+static bool set_up_failed(struct tm_store *st, char **err)
+{
+	return set_up_schema(st, err) != 0;
+}
+
+static bool probe(struct tm_store *st, char **err)
+{
+	return sqlite3_exec(st->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, err) != SQLITE_OK;
+}
+
+/* Whether a read-only handle cannot read the runs; on a read-only mount,
+ * where SQLite cannot create the -shm file it wants, after reopening the
+ * file as immutable (no writer can change it there). */
+static bool probe_failed(struct tm_store *st, char **err)
+{
+	char *uri;
+
+	if (!probe(st, err))
+		return false;
+	if (!tm_st_on_readonly_fs(st->path) || !(uri = tm_st_immutable_uri(st->path)))
+		return true;
+	sqlite3_close(st->db);
+	st->db = NULL;
+	int rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return true;
+	sqlite3_free(*err);
+	*err = NULL;
+	return probe(st, err);
+}
+
 static int open_common(const char *path, int flags, struct tm_store **out)
 {
 	struct tm_store *st = calloc(1, sizeof(*st));
@@ -176,17 +216,17 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		return -1;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
-	if (flags & SQLITE_OPEN_READWRITE) {
-		if (set_up_schema(st, &err)) {
+	if ((flags & SQLITE_OPEN_READWRITE) ? set_up_failed(st, &err) : probe_failed(st, &err)) {
+		char why[1024];
+		if (!tm_st_access_why(path, flags & SQLITE_OPEN_READWRITE, why, sizeof(why)))
+			tm_error("cannot %s store '%s': %s",
+			         flags & SQLITE_OPEN_READWRITE ? "write" : "read", path, why);
+		else if (flags & SQLITE_OPEN_READWRITE)
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
 			         err ? err : sqlite3_errmsg(st->db));
-			sqlite3_free(err);
-			tm_store_close(st);
-			return -1;
-		}
-	} else if (sqlite3_exec(st->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, &err) !=
-	           SQLITE_OK) {
-		tm_error("'%s' is not a tidemark store: %s", path, err ? err : "unreadable");
+		else
+			tm_error("'%s' is not a tidemark store: %s", path,
+			         err ? err : "unreadable");
 		sqlite3_free(err);
 		tm_store_close(st);
 		return -1;
@@ -195,6 +235,7 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 		tm_store_close(st);
 		return -1;
 	}
+	tm_st_check_unclean(st, flags & SQLITE_OPEN_READWRITE);
 	st->has_rollups =
 	    sqlite3_exec(st->db, "SELECT 1 FROM rollups LIMIT 1", NULL, NULL, NULL) == SQLITE_OK;
 	struct stat sb;
@@ -224,9 +265,11 @@ void tm_store_close(struct tm_store *st)
 		return;
 	if (st->in_tx)
 		tm_store_commit(st);
+	tm_st_handle_unregister(st);
 	for (int i = 0; i < TM_ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_close(st->db);
+	tm_st_damage_free(st);
 	free(st->path);
 	free(st);
 }
@@ -235,6 +278,12 @@ void tm_store_close(struct tm_store *st)
 
 int tm_st_error(struct tm_store *st, const char *what)
 {
+	int code = sqlite3_errcode(st->db);
+
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return tm_error("store '%s': %s: %s: the file is damaged, and figures read from it"
+		                " would be incomplete ('tidemark runs check' says where)",
+		                st->path, what, sqlite3_errmsg(st->db));
 	return tm_error("store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 

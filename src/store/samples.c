@@ -118,19 +118,56 @@ int tm_store_last_seq(struct tm_store *st, int64_t run_id, int64_t *seq)
 	return rc < 0 ? -1 : 0;
 }
 
+/* Where a walk of samples is: the next seq it expects, the sample before
+ * (the base of the next delta), and the damaged row whose dependents it
+ * is skipping (DAMAGED_SEQ >= 0) with how many it skipped. */
+struct walk {
+	struct tm_store *st;
+	int64_t run_id, expect, damaged_seq, skipped;
+	struct tm_sample *cur, *prev;
+};
+
+/* One row of a walk: 0 decoded into W->cur, 1 skipped (damaged, or a delta
+ * on a damaged row), -1 after tm_error (a gap the encoding cannot cross). */
+static int walk_row(struct walk *w, int64_t seq, const unsigned char *data, int len)
+{
+	/* a gap is fine before a keyframe: every 256th sample, or the first
+	 * one kept after a prune (tm_st_make_keyframe) */
+	bool key = seq % TM_KEYFRAME_EVERY == 0 || (len > 0 && (data[0] & 1));
+
+	if (!key && w->damaged_seq >= 0) {
+		w->skipped++;
+		tm_st_damage_note(w->st, w->run_id, w->damaged_seq, seq + 1, w->skipped);
+		return 1;
+	}
+	if (seq != w->expect && !key)
+		return tm_error("store '%s': run %" PRId64 " lacks sample %" PRId64, w->st->path,
+		                w->run_id, w->expect);
+	bool delta_ok = seq % TM_KEYFRAME_EVERY && seq == w->expect && w->damaged_seq < 0;
+	if (tm_sample_decode(data, (size_t)len, delta_ok ? w->prev : NULL, w->cur)) {
+		w->damaged_seq = seq;
+		w->skipped = 1;
+		tm_st_damage_note(w->st, w->run_id, seq, seq + 1, 1);
+		return 1;
+	}
+	w->damaged_seq = -1;
+	return 0;
+}
+
 int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, int64_t to_seq,
                          tm_sample_cb cb, void *ctx)
 {
 	/* decoding starts at the keyframe at or before FROM_SEQ */
 	int64_t start = from_seq < 0 ? 0 : from_seq - from_seq % TM_KEYFRAME_EVERY;
-	struct tm_sample *cur = malloc(sizeof(*cur)), *prev = malloc(sizeof(*prev));
-	int64_t expect = start;
+	struct walk w = {.st = st, .run_id = run_id, .expect = start, .damaged_seq = -1};
 	sqlite3_stmt *s;
 	int rc = 0, step;
 
-	if (!cur || !prev) {
-		free(cur);
-		free(prev);
+	w.cur = malloc(sizeof(*w.cur));
+	w.prev = malloc(sizeof(*w.prev));
+	if (!w.cur || !w.prev) {
+		free(w.cur);
+		free(w.prev);
 		return tm_error("out of memory");
 	}
 	if (sqlite3_prepare_v2(
@@ -138,8 +175,8 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 	        "SELECT seq, t_wall_usec, t_mono_usec, late_usec, data FROM samples"
 	        " WHERE run_id = ? AND seq >= ? AND (? < 0 OR seq <= ?) ORDER BY seq",
 	        -1, &s, NULL) != SQLITE_OK) {
-		free(cur);
-		free(prev);
+		free(w.cur);
+		free(w.prev);
 		return tm_st_error(st, "prepare samples");
 	}
 	sqlite3_bind_int64(s, 1, run_id);
@@ -148,42 +185,31 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 	sqlite3_bind_int64(s, 4, to_seq);
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(s, 0);
-		const void *data = sqlite3_column_blob(s, 4);
-		int len = sqlite3_column_bytes(s, 4);
 		struct tm_sample *tmp;
 
-		/* a gap is fine before a keyframe: every 256th sample, or the first
-		 * one kept after a prune (tm_st_make_keyframe) */
-		bool key =
-		    seq % TM_KEYFRAME_EVERY == 0 || (len > 0 && (*(const unsigned char *)data & 1));
-		if (seq != expect && !key) {
-			rc = tm_error("store '%s': run %" PRId64 " lacks sample %" PRId64, st->path,
-			              run_id, expect);
-			break;
+		rc = walk_row(&w, seq, sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4));
+		w.expect = seq + 1;
+		if (rc) {
+			rc = rc < 0 ? -1 : 0;
+			continue;
 		}
-		if (tm_sample_decode(data, (size_t)len,
-		                     seq % TM_KEYFRAME_EVERY && seq == expect ? prev : NULL, cur)) {
-			rc = tm_error("store '%s': run %" PRId64 " sample %" PRId64
-			              " cannot be decoded",
-			              st->path, run_id, seq);
-			break;
-		}
-		cur->seq = seq;
-		cur->t_wall_usec = sqlite3_column_int64(s, 1);
-		cur->t_mono_usec = sqlite3_column_int64(s, 2);
-		cur->late_usec = sqlite3_column_int64(s, 3);
+		w.cur->seq = seq;
+		w.cur->t_wall_usec = sqlite3_column_int64(s, 1);
+		w.cur->t_mono_usec = sqlite3_column_int64(s, 2);
+		w.cur->late_usec = sqlite3_column_int64(s, 3);
 		if (seq >= from_seq)
-			rc = cb(ctx, cur);
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
-		expect = seq + 1;
+			rc = cb(ctx, w.cur);
+		tmp = w.prev;
+		w.prev = w.cur;
+		w.cur = tmp;
 	}
 	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
 		rc = tm_st_error(st, "read samples");
+	else if (!rc && w.damaged_seq >= 0 && to_seq < 0)
+		tm_st_damage_note(st, run_id, w.damaged_seq, INT64_MAX, w.skipped);
 	sqlite3_finalize(s);
-	free(cur);
-	free(prev);
+	free(w.cur);
+	free(w.prev);
 	return rc;
 }
 

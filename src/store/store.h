@@ -204,6 +204,43 @@ int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, in
  * *SEQ, or -1 when it has none.  0, or -1 after tm_error. */
 int tm_store_first_seq(struct tm_store *st, int64_t run_id, int64_t *seq);
 
+/* Runs SQLite's PRAGMA quick_check over the file (every page read: a
+ * second or so per 100 MB) and warns of each problem it reports.  0 when
+ * the file is sound, 1 when it is damaged, -1 after tm_error. */
+int tm_store_quick_check(struct tm_store *st);
+
+/* ---- damaged samples ---- */
+
+/*
+ * A sample whose stored bytes no longer decode (bit rot) is left out of
+ * every walk of tm_store_each_sample(), with the samples after it that are
+ * deltas on it (up to the next keyframe: at most 255); the walk goes on
+ * and warns once per damaged sample and handle.  What the walks of a run
+ * through this handle met so far:
+ */
+#define TM_DAMAGE_SEQS 8
+struct tm_sample_damage {
+	int64_t damaged;              /* samples that cannot be decoded */
+	int64_t left_out;             /* samples left out: those and their dependents */
+	int nseqs;                    /* how many of seqs[] are set */
+	int64_t seqs[TM_DAMAGE_SEQS]; /* the damaged samples' seqs, ascending */
+	bool more;                    /* there are (or may be) more than seqs[] */
+};
+/* Fills *OUT (zeros: the walks met no damage). */
+void tm_store_sample_damage(struct tm_store *st, int64_t run_id, struct tm_sample_damage *out);
+
+/* Decodes every sample of RUN_ID and fills *OUT with the damaged ones.
+ * With MOVE, moves them with their dependents from the samples table to
+ * damaged_samples (their bytes kept, with why and NOW_WALL_USEC), one batch
+ * committed here, so that readers no longer meet them; a handle opened
+ * read-write.  0, or -1 after tm_error. */
+int tm_store_check_samples(struct tm_store *st, int64_t run_id, bool move, int64_t now_wall_usec,
+                           struct tm_sample_damage *out);
+
+/* How many of RUN_ID's samples were moved to damaged_samples (0 for a
+ * file without the table), in *ROWS.  0, or -1 after tm_error. */
+int tm_store_quarantined(struct tm_store *st, int64_t run_id, int64_t *rows);
+
 /* ---- rollups (store/rollup.h) ---- */
 
 typedef int (*tm_rollup_cb)(void *ctx, const struct tm_rollup *r);

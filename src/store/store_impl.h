@@ -45,6 +45,16 @@ enum tm_stmt_id {
 	TM_ST_COUNT
 };
 
+/* A damaged sample a walk met: row SEQ of RUN_ID cannot be decoded, and
+ * the rows after it before END_SEQ (INT64_MAX: to the run's end) are
+ * deltas that cannot be decoded without it; ROWS counts it and them. */
+struct tm_damage {
+	int64_t run_id, seq, end_seq, rows;
+};
+/* The most damaged samples one handle remembers (the walks go on past it;
+ * `runs check --quarantine` moves them aside in rounds). */
+#define TM_DAMAGE_MAX 4096
+
 struct tm_store {
 	sqlite3 *db;
 	char *path;
@@ -54,8 +64,12 @@ struct tm_store {
 	sqlite3_stmt *stmt[TM_ST_COUNT];
 	struct tm_writer_state writers[TM_WRITER_CACHE];
 	uint64_t lru_clock;
-	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
-	                     handle on an older file may not) */
+	bool has_rollups;         /* the file has the rollups table (schema 2; a read-only
+	                             handle on an older file may not) */
+	struct tm_damage *damage; /* what walks met, by handle (damage.c) */
+	int ndamage, damage_warned;
+	bool damage_quiet; /* a check is walking: it reports, not the walk */
+	bool registered;   /* this handle has its row in open_handles */
 };
 
 /* The schema of scraped.c's tables, set up with the others when a store
@@ -114,6 +128,42 @@ int tm_st_make_keyframe(struct tm_store *st, int64_t run_id, int64_t seq);
 
 /* Forgets RUN_ID's writer state without writing it (a removed run). */
 void tm_st_writer_drop(struct tm_store *st, int64_t run_id);
+
+/* ---- the file system's part (access.c) ---- */
+
+/* PATH is on a read-only mount and has no write-ahead log to fold in: no
+ * writer can exist, and it can be read as an immutable file. */
+bool tm_st_on_readonly_fs(const char *path);
+/* The URI that opens PATH read-only and immutable (malloc'd), or NULL. */
+char *tm_st_immutable_uri(const char *path);
+/* Why SQLite cannot read (or with WRITING, write) the store at PATH for a
+ * reason of the file system (a read-only mount; no permission on the
+ * store, its -shm or -wal file, or on creating them in its directory):
+ * 0 with the reason in WHY, -1 when none is found. */
+int tm_st_access_why(const char *path, bool writing, char *why, size_t size);
+
+/* ---- the file's health (integrity.c) ---- */
+
+/* The open_handles table, set up with the others. */
+extern const char tm_st_handles_schema[];
+/* Adds this handle's row to open_handles (inside the set-up transaction),
+ * so that an open after a crash knows to check the file.  0 or -1. */
+int tm_st_handle_register(struct tm_store *st);
+/* Removes it (a clean close). */
+void tm_st_handle_unregister(struct tm_store *st);
+/* When a handle of the file was never closed, runs PRAGMA quick_check and
+ * warns of what it finds; WRITABLE: then forgets those handles. */
+void tm_st_check_unclean(struct tm_store *st, bool writable);
+
+/* ---- damaged samples (damage.c) ---- */
+
+/* Notes that a walk met the damaged row SEQ of RUN_ID, with ROWS rows left
+ * out because of it so far, up to END_SEQ (exclusive); warns (once per
+ * row and handle, a few rows at most) unless a check is walking. */
+void tm_st_damage_note(struct tm_store *st, int64_t run_id, int64_t seq, int64_t end_seq,
+                       int64_t rows);
+/* Frees what the handle remembers of damaged samples. */
+void tm_st_damage_free(struct tm_store *st);
 
 /* ---- rollups (rollups.c) ---- */
 

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,12 +116,64 @@ static void test_fmt_mib(void **state)
 	assert_non_null(strstr(b, "1536"));
 }
 
+/* Each character that hides or reorders text, in UTF-8 of 2 to 4 bytes,
+ * is one tm_text_is_hidden_control finds and tm_text_safe escapes. */
+static void test_hidden_controls(void **state)
+{
+	static const struct {
+		const char *utf8, *escaped;
+	} hidden[] = {
+	    {"\xe2\x80\x8b", "\\u{200b}"},      /* zero width space */
+	    {"\xef\xbb\xbf", "\\u{feff}"},      /* byte order mark */
+	    {"\xe2\x80\xa8", "\\u{2028}"},      /* line separator */
+	    {"\xe2\x80\xa9", "\\u{2029}"},      /* paragraph separator */
+	    {"\xef\xbf\xb9", "\\u{fff9}"},      /* interlinear annotation anchor */
+	    {"\xef\xbf\xbb", "\\u{fffb}"},      /* interlinear annotation terminator */
+	    {"\xe2\x80\x8d", "\\u{200d}"},      /* zero width joiner */
+	    {"\xe2\x81\xa0", "\\u{2060}"},      /* word joiner */
+	    {"\xe2\x81\xa4", "\\u{2064}"},      /* invisible plus */
+	    {"\xc2\xad", "\\u{00ad}"},          /* soft hyphen */
+	    {"\xe1\xa0\x8e", "\\u{180e}"},      /* mongolian vowel separator */
+	    {"\xef\xb8\x8f", "\\u{fe0f}"},      /* variation selector 16 */
+	    {"\xe3\x85\xa4", "\\u{3164}"},      /* hangul filler */
+	    {"\xe2\x80\xae", "\\u{202e}"},      /* right-to-left override */
+	    {"\xc2\x85", "\\u{0085}"},          /* C1 next line */
+	    {"\xf3\xa0\x80\x80", "\\u{e0000}"}, /* tag range start */
+	    {"\xf3\xa0\x81\x81", "\\u{e0041}"}, /* tag latin capital letter a */
+	    {"\xf3\xa0\x81\xbf", "\\u{e007f}"}, /* cancel tag */
+	    {"\xf3\xa0\x84\x80", "\\u{e0100}"}, /* variation selector 17 */
+	    {"\xf0\x9d\x85\xb3", "\\u{1d173}"}, /* musical symbol begin beam */
+	};
+	char buf[64], want[64];
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < TM_ARRAY_SIZE(hidden); i++) {
+		const unsigned char *u = (const unsigned char *)hidden[i].utf8;
+		if (!tm_text_is_hidden_control(u, strlen(hidden[i].utf8), &len))
+			fail_msg("%s is not found hidden", hidden[i].escaped);
+		assert_int_equal(len, strlen(hidden[i].utf8));
+		snprintf(buf, sizeof(buf), "a%sb", hidden[i].utf8);
+		tm_text_safe(want, sizeof(want), buf);
+		snprintf(buf, sizeof(buf), "a%sb", hidden[i].escaped);
+		assert_string_equal(want, buf);
+	}
+	/* visible text passes: accents, CJK, an emoji, a cut sequence */
+	static const char *const visible[] = {"\xc3\xa9",     "\xe6\x97\xa5", "\xf0\x9f\x98\x80",
+	                                      "\xf3\xa0\x81", "\xe2\x80",     "a"};
+	for (size_t i = 0; i < TM_ARRAY_SIZE(visible); i++)
+		if (tm_text_is_hidden_control((const unsigned char *)visible[i], strlen(visible[i]),
+		                              &len))
+			fail_msg("visible text %zu is found hidden", i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_int64),       cmocka_unit_test(test_size),
-	    cmocka_unit_test(test_duration),    cmocka_unit_test(test_grow),
-	    cmocka_unit_test(test_path_parent), cmocka_unit_test(test_fmt_mib),
+	    cmocka_unit_test(test_int64),           cmocka_unit_test(test_size),
+	    cmocka_unit_test(test_duration),        cmocka_unit_test(test_grow),
+	    cmocka_unit_test(test_path_parent),     cmocka_unit_test(test_fmt_mib),
+	    cmocka_unit_test(test_hidden_controls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "serve/auth.h"
 #include "serve/htmlreport.h"
 #include "serve/ingest.h"
+#include "serve/push.h"
 #include "serve/promfmt.h"
 #include "serve/ratelimit.h"
 #include "store/bench_tables.h"
@@ -268,6 +269,65 @@ static void test_decode_bench(void **state)
 	               "spec");
 	expect_refused("{\"v\":1," RUN "," BENCH("<b>", SPEC, "") "}", "not allowed");
 	expect_refused("{\"v\":1," RUN "," BENCH("b-1", SPEC, ",\"x\":1") "}", "unknown field");
+}
+
+/* Pushed text with a character that hides or reorders text is refused,
+ * whatever the character's UTF-8 length; the same text without it passes. */
+static void test_decode_refuses_invisible(void **state)
+{
+	static const char *const hidden[] = {
+	    "\\u200b",        "\\ufeff", "\\u2028", "\\u2029", "\\ufff9",
+	    "\\ufffb",        "\\u00ad", "\\u2060", "\\u2066", "\\u202e",
+	    "\\u0085",        "\\u180e", "\\ufe0f", "\\u3164", "\\udb40\\udc00", /* U+E0000 */
+	    "\\udb40\\udc41", /* U+E0041: TAG LATIN CAPITAL LETTER A */
+	    "\\udb40\\udc7f", /* U+E007F: CANCEL TAG */
+	    "\\udb40\\udd00", /* U+E0100: variation selector 17 */
+	};
+	char body[512], err[256];
+	struct tm_batch b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		snprintf(body, sizeof(body),
+		         "{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+		         "\"text\":\"ph%sase\"}]}",
+		         hidden[i]);
+		expect_refused(body, "not allowed");
+	}
+	/* visible non-ASCII text stays allowed */
+	snprintf(body, sizeof(body),
+	         "{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
+	         "\"text\":\"phase \\u00e9t\\u00e9 \\ud83d\\ude00\"}]}");
+	if (tm_batch_decode(body, strlen(body), &b, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	tm_batch_release(&b);
+}
+
+/* The pusher's reading of the server's answers: an acknowledgement with a
+ * negative position is no acknowledgement; a refusal's reason is made safe
+ * to print (no escape sequence reaches the terminal). */
+static void test_push_answers(void **state)
+{
+	struct tm_push_ack a = {0};
+	char why[64];
+	const char *ok = "{\"run_id\":7,\"next_seq\":120,\"next_event\":3,\"next_progress\":0,"
+	                 "\"next_mark\":1,\"ended\":true}";
+	const char *neg = "{\"run_id\":7,\"next_seq\":-5,\"next_event\":3,\"next_progress\":0,"
+	                  "\"next_mark\":1,\"ended\":true}";
+	const char *bad = "{\"error\":\"no \\u001b[31mred\\u202e\"}";
+
+	(void)state;
+	assert_int_equal(tm_push_ack_parse(ok, strlen(ok), &a), 0);
+	assert_int_equal(a.run_id, 7);
+	assert_int_equal(a.next_seq, 120);
+	assert_true(a.ended);
+	assert_int_equal(tm_push_ack_parse(neg, strlen(neg), &a), -1);
+	assert_int_equal(a.next_seq, 120); /* untouched */
+	assert_int_equal(tm_push_ack_parse(ok, 10, &a), -1);
+	tm_push_refusal_why(bad, strlen(bad), why, sizeof(why));
+	assert_string_equal(why, "no \\x1b[31mred\\u{202e}");
+	tm_push_refusal_why("[]", 2, why, sizeof(why));
+	assert_string_equal(why, "");
 }
 
 struct fixture {
@@ -674,6 +734,8 @@ int main(void)
 	    cmocka_unit_test(test_sha256),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_decode_valid),
+	    cmocka_unit_test(test_decode_refuses_invisible),
+	    cmocka_unit_test(test_push_answers),
 	    cmocka_unit_test(test_decode_refuses),
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
