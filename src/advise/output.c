@@ -169,7 +169,10 @@ static void headroom_evidence(const struct tm_advise *a, const struct tm_advise_
 	int k = p->survivors;
 
 	mib(sp, sizeof(sp), p->needed_spread_bytes);
-	mib(gr, sizeof(gr), a->opts.granule_bytes > 0 ? a->opts.granule_bytes : NAN);
+	if (a->opts.granule_bytes > 0 && a->opts.granule_bytes < 1048576)
+		snprintf(gr, sizeof(gr), "%.0f KiB", a->opts.granule_bytes / 1024);
+	else
+		mib(gr, sizeof(gr), a->opts.granule_bytes > 0 ? a->opts.granule_bytes : NAN);
 	n += tm_advise_appendf(
 	    buf, size, n,
 	    "the largest of the survivors' spread in their own peak needed (max - min) %s, the "

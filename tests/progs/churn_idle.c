@@ -66,17 +66,22 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	char *held = malloc((size_t)hold << 20);
+	/* volatile: a compiler may drop a malloc, memset and free it sees no read of */
+	volatile char *held = malloc((size_t)hold << 20);
 	if (hold && !held)
 		return 1;
-	if (hold)
-		memset(held, 1, (size_t)hold << 20);
+	for (size_t i = 0; i < ((size_t)hold << 20); i += 4096)
+		held[i] = 1;
 	for (long n = 1; n <= units; n++) {
 		unit(n <= warm ? 1 : unit_mib);
 		printf("progress=%ld\n", n);
 		fflush(stdout);
 		sleep_ms(sleep);
 	}
-	free(held);
+	long sum = 0;
+	for (size_t i = 0; i < ((size_t)hold << 20); i += 4096)
+		sum += held[i];
+	printf("held %ld pages\n", sum);
+	free((void *)held);
 	return 0;
 }
