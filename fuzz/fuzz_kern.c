@@ -12,6 +12,7 @@
 #include "kern/cgroup_v2.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
+#include "kern/thp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +39,7 @@ enum {
 	P_CG2_EVENTS,
 	P_CG2_CPU,
 	P_CG2_IO,
+	P_THP, /* last: the seeds of the others keep their first byte */
 	P_COUNT
 };
 
@@ -49,6 +51,17 @@ static void check_sample(const struct tm_sample *s)
 	for (int m = 0; m < TM_METRIC_COUNT; m++)
 		if (tm_sample_has(s, m) && s->v[m] == INT64_MIN)
 			abort(); /* no parser produces the "unset" sentinel as a value */
+}
+
+/* THP's mode is one of the known ones or unknown; a size is positive. */
+static void run_thp(const char *buf, size_t len)
+{
+	enum tm_thp_mode m;
+	int64_t sz;
+	if (tm_parse_thp_enabled(buf, len, &m) == 0 && (m < TM_THP_ALWAYS || m > TM_THP_NEVER))
+		abort();
+	if (tm_parse_thp_size(buf, len, &sz) == 0 && sz <= 0)
+		abort();
 }
 
 static void run_proc(int which, const char *buf, size_t len, struct tm_sample *s)
@@ -169,6 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_proc(which, buf, len, &s);
 	else if (which <= P_PSI)
 		run_misc(which, buf, len);
+	else if (which == P_THP)
+		run_thp(buf, len);
 	else
 		run_cgroup(which, buf, len, &s);
 	check_sample(&s);

@@ -7,6 +7,13 @@ $(B)/progs/bench_alloc: tests/progs/bench_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread
 
+# a service that waits between units of work (tests/v2/throttle_idle.sh)
+BENCH_PROGS += $(B)/progs/churn_idle
+CHECK_EXTRA += $(B)/progs/churn_idle
+$(B)/progs/churn_idle: tests/progs/churn_idle.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<
+
 # bench --param's exact workload: K bytes of live heap per unit (tests/e2e/bench_param.sh).
 BENCH_PROGS += $(B)/progs/param_units
 CHECK_EXTRA += $(B)/progs/param_units

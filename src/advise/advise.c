@@ -48,6 +48,7 @@ struct win_figs {
 	double anon_median, refaults;
 	double charge_peak;         /* the cgroup's whole charge at its peak, NAN: not measured */
 	bool charge_from_watermark; /* the kernel's watermark set it (between samples) */
+	double wm_from, wm_to;      /* the watermark before the window and at its end, NAN: none */
 	double swap_used_max;       /* the most swap the run or its cgroup had, NAN: unknown */
 	double host_swap_total;     /* NAN: unknown */
 	double cg_swap_max;         /* the cgroup's swap limit, -1 none, NAN unknown */
@@ -126,6 +127,8 @@ static void charge_peak(const struct walk *wk, struct win_figs *f)
 	double base = isfinite(wk->wm_before) ? wk->wm_before : wk->wm_first;
 
 	f->charge_peak = wk->current_max;
+	f->wm_from = base;
+	f->wm_to = wk->wm_last;
 	if (isfinite(wk->wm_last) && isfinite(base) && wk->wm_last > base &&
 	    !(wk->wm_last <= f->charge_peak)) {
 		f->charge_peak = wk->wm_last;
@@ -149,7 +152,7 @@ static int window_figs(struct tm_store *st, int64_t run, const struct tm_window 
 
 	memset(f, 0, sizeof(*f));
 	f->swap_used_max = f->host_swap_total = f->cg_swap_max = NAN;
-	f->anon_median = f->refaults = f->charge_peak = NAN;
+	f->anon_median = f->refaults = f->charge_peak = f->wm_from = f->wm_to = NAN;
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	f->have = true;
@@ -249,6 +252,8 @@ static void add_run(struct tm_advise_profile *p, struct arm_vals *v, const struc
 			p->charge_peak_bytes = f->charge_peak;
 			p->charge_peak_run = run;
 			p->charge_from_watermark = f->charge_from_watermark;
+			p->charge_wm_from_bytes = f->wm_from;
+			p->charge_wm_to_bytes = f->wm_to;
 		}
 	}
 	p->survivors++;
@@ -290,7 +295,10 @@ static void apply_rules(struct tm_advise_profile *p, const struct tm_advise *a)
 	base = p->needed_bytes;
 	if (isfinite(p->sweep_min_bytes) && p->sweep_min_bytes > base)
 		base = p->sweep_min_bytes;
-	p->headroom_bytes = fmax(p->needed_spread_bytes, TM_ADVISE_HEADROOM_MIN_BYTES);
+	/* the runs' spread, the kernel's granularity (a huge page moves a peak
+	 * from run to run under THP always), and never below the floor */
+	p->headroom_bytes =
+	    fmax(fmax(p->needed_spread_bytes, TM_ADVISE_HEADROOM_MIN_BYTES), a->opts.granule_bytes);
 	p->margin_bytes = fmax(a->opts.margin_frac * p->needed_bytes, TM_ADVISE_MARGIN_MIN_BYTES);
 	p->memory_high_bytes = tm_advise_round_up(p->needed_bytes + p->headroom_bytes);
 	if (isfinite(p->sweep_high_min_bytes) && p->sweep_high_min_bytes > p->memory_high_bytes)
@@ -312,6 +320,7 @@ static int arm_profile(struct tm_store *st, struct tm_advise *a, int ai, int ri)
 	if (!v)
 		return tm_error("out of memory");
 	p->anon_peak_bytes = p->charge_peak_bytes = NAN;
+	p->charge_wm_from_bytes = p->charge_wm_to_bytes = NAN;
 	p->sweep_min_bytes = a->arms[ai].sweep_min_bytes;
 	p->sweep_high_min_bytes = a->arms[ai].sweep_high_min_bytes;
 	for (int i = 0; i < t->n_runs; i++) {

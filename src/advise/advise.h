@@ -59,6 +59,12 @@ struct tm_advise_opts {
 	char ram_from[64];  /* "/proc/meminfo" or "--ram" */
 	double margin_frac; /* 0 means TM_ADVISE_MARGIN_FRAC */
 	int min_samples;    /* 0 means TM_ADVISE_MIN_SAMPLES */
+	/* the granularity the host's kernel charges memory in, which the
+	 * headroom covers: a huge page with THP "always", else a page; 0: not
+	 * known (tm_advise_host_granule fills it) */
+	double granule_bytes;
+	int thp_mode; /* enum tm_thp_mode (kern/thp.h) */
+	char granule_from[96];
 };
 
 /* Why a profile or the whole advice has no numbers. */
@@ -87,6 +93,9 @@ struct tm_advise_profile {
 	double charge_peak_bytes;
 	int64_t charge_peak_run;
 	bool charge_from_watermark;
+	/* that run's watermark before the window (or at its first sample) and
+	 * at its end, NAN: not sampled; what the charge row says happened */
+	double charge_wm_from_bytes, charge_wm_to_bytes;
 	int charge_measured; /* survivors with a charge figure */
 	/* the peak the regime needs: max(anon peak + page cache needed, charge
 	 * peak); MemoryHigh must sit above it, MemoryMax above it plus a margin */
@@ -126,7 +135,11 @@ struct tm_advise {
 	int64_t made_wall_usec;
 	int recommended;                  /* arm index, or -1 */
 	int order[TM_BENCH_TAB_MAX_ARMS]; /* arms by rank */
-	struct tm_bench_table table;      /* the runs' comparison (ratios, tests) */
+	/* arms the recommended one was not decided against: as many survived,
+	 * and a difference the runs are too few to test (docs/advise.md) */
+	int undecided[TM_BENCH_TAB_MAX_ARMS];
+	int n_undecided;
+	struct tm_bench_table table; /* the runs' comparison (ratios, tests) */
 	struct tm_advise_arm arms[TM_BENCH_TAB_MAX_ARMS];
 	int n_arms;
 	double reserve_bytes; /* sum of the reserves */
@@ -137,6 +150,12 @@ struct tm_advise {
  * missing run).  Release A with tm_advise_release in either case. */
 int tm_advise_compute(struct tm_store *st, const struct tm_advise_opts *opts, struct tm_advise *a);
 void tm_advise_release(struct tm_advise *a);
+
+/* Fills O's granule from the host under ROOT ("/" or a directory laid out
+ * like one): THP's mode (sys/kernel/mm/transparent_hugepage/enabled) and
+ * huge page size (hpage_pmd_size), else PAGE_BYTES (0: not known).  Never
+ * fails: what cannot be read is said in O->granule_from. */
+void tm_advise_host_granule(const char *root, long page_bytes, struct tm_advise_opts *o);
 
 /* "no-runs", "none-survived", ... (JSON); NULL for TM_AR_NONE. */
 const char *tm_advise_refusal_name(enum tm_advise_refusal r);

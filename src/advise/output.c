@@ -29,7 +29,7 @@ struct row {
 	const char *key, *label;
 	enum row_kind kind;
 	double bytes; /* NAN: not measured */
-	char value[32], from[320];
+	char value[32], from[640];
 };
 
 /* The rows of a profile, in the order they are shown. */
@@ -68,9 +68,7 @@ static void unit_size(char *buf, size_t size, double bytes)
 		snprintf(buf, size, "%.0fM", bytes / 1048576.0);
 }
 
-/* snprintf at BUF + N (bounded); what it added. */
-__attribute__((format(printf, 4, 5))) static size_t appendf(char *buf, size_t size, size_t n,
-                                                            const char *fmt, ...)
+size_t tm_advise_appendf(char *buf, size_t size, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
@@ -90,21 +88,23 @@ static void cache_evidence(const struct tm_advise_profile *p, char *buf, size_t 
 	char k[32];
 	size_t n = 0;
 
-	n += appendf(buf, size, n, "survivors' page cache at the anon peak (median of %d)",
-	             p->survivors);
+	n += tm_advise_appendf(
+	    buf, size, n, "survivors' page cache at the anon peak (median of %d)", p->survivors);
 	if (isfinite(p->refaults))
-		n += appendf(buf, size, n, "; %.0f file refaults in the window", p->refaults);
+		n += tm_advise_appendf(buf, size, n, "; %.0f file refaults in the window",
+		                       p->refaults);
 	else
-		n += appendf(buf, size, n, "; refaults not measured");
+		n += tm_advise_appendf(buf, size, n, "; refaults not measured");
 	if (isfinite(p->psi_io_share))
-		n += appendf(buf, size, n, "; io pressure %.1f %%", 100 * p->psi_io_share);
+		n +=
+		    tm_advise_appendf(buf, size, n, "; io pressure %.1f %%", 100 * p->psi_io_share);
 	if (isfinite(p->killed_cache_bytes)) {
 		mib(k, sizeof(k), p->killed_cache_bytes);
 		/* too little cache shows only against survivors that had some */
 		bool dying = isfinite(p->cache_bytes) && p->cache_bytes >= 8 * 1048576.0 &&
 		             p->killed_cache_bytes < TM_ADVISE_DYING_CACHE_FRAC * p->cache_bytes;
-		n += appendf(buf, size, n, "; killed runs had %s%s", k,
-		             dying ? " (near zero: the sign of too little)" : "");
+		n += tm_advise_appendf(buf, size, n, "; killed runs had %s%s", k,
+		                       dying ? " (near zero: the sign of too little)" : "");
 	}
 }
 
@@ -115,6 +115,33 @@ static void set_row(struct row *r, const char *key, const char *label, enum row_
                     double bytes)
 {
 	*r = (struct row){.key = key, .label = label, .kind = kind, .bytes = bytes};
+}
+
+/* The charge peak from the samples: what the kernel's watermark did. */
+static void charge_sampled(const struct tm_advise_profile *p, char *buf, size_t size)
+{
+	char from[32], to[32], wm[160];
+	double a = p->charge_wm_from_bytes, b = p->charge_wm_to_bytes;
+
+	mib(from, sizeof(from), a);
+	mib(to, sizeof(to), b);
+	if (!isfinite(a) || !isfinite(b))
+		snprintf(wm, sizeof(wm), "the kernel's watermark was not sampled");
+	else if (b > a && b == p->charge_peak_bytes)
+		snprintf(wm, sizeof(wm),
+		         "the kernel's watermark rose from %s to %s in the window and equalled it",
+		         from, to);
+	else if (b > a)
+		snprintf(wm, sizeof(wm),
+		         "the kernel's watermark rose from %s to %s in the window, not above it",
+		         from, to);
+	else
+		snprintf(wm, sizeof(wm), "the kernel's watermark stayed at %s through the window",
+		         to);
+	snprintf(buf, size,
+	         "the worst survivor's whole charge at its peak in the window (run %" PRId64
+	         "): the largest memory.current sampled (%s)",
+	         p->charge_peak_run, wm);
 }
 
 static void charge_evidence(const struct tm_advise_profile *p, char *buf, size_t size)
@@ -129,11 +156,37 @@ static void charge_evidence(const struct tm_advise_profile *p, char *buf, size_t
 		         "): the kernel's watermark (memory.peak), between samples too",
 		         p->charge_peak_run);
 	else
-		snprintf(buf, size,
-		         "the worst survivor's whole charge at its peak in the window (run %" PRId64
-		         "): the largest memory.current sampled (the kernel's watermark did not "
-		         "rise in the window)",
-		         p->charge_peak_run);
+		charge_sampled(p, buf, size);
+}
+
+/* The headroom's rule: the largest of the runs' spread, the kernel's
+ * granularity and the floor, and how far more runs could move it. */
+static void headroom_evidence(const struct tm_advise *a, const struct tm_advise_profile *p,
+                              char *buf, size_t size)
+{
+	char sp[32], gr[32];
+	size_t n = 0;
+	int k = p->survivors;
+
+	mib(sp, sizeof(sp), p->needed_spread_bytes);
+	if (a->opts.granule_bytes > 0 && a->opts.granule_bytes < 1048576)
+		snprintf(gr, sizeof(gr), "%.0f KiB", a->opts.granule_bytes / 1024);
+	else
+		mib(gr, sizeof(gr), a->opts.granule_bytes > 0 ? a->opts.granule_bytes : NAN);
+	n += tm_advise_appendf(
+	    buf, size, n,
+	    "the largest of the survivors' spread in their own peak needed (max - min) %s, the "
+	    "kernel's granularity %s (%s) and %.0f MiB: a run may pass the worst seen by as much "
+	    "as runs differ, and by a page the kernel charges at once",
+	    sp, gr, a->opts.granule_from[0] ? a->opts.granule_from : "not read",
+	    TM_ADVISE_HEADROOM_MIN_BYTES / 1048576);
+	n += tm_advise_appendf(
+	    buf, size, n, "; from %d run%s: another passes the worst of them about 1 time in %d", k,
+	    k == 1 ? "" : "s", k + 1);
+	if (k + 1 < 10)
+		tm_advise_appendf(buf, size, n,
+		                  ", so more runs would likely widen the spread "
+		                  "and raise MemoryHigh");
 }
 
 /* The measured rows of profile P in A (the settings: setting_rows). */
@@ -157,10 +210,7 @@ static void profile_rows(const struct tm_advise *a, const struct tm_advise_profi
 	         "the larger of anon peak + page cache needed and the charge peak: what the "
 	         "regime needs at its busiest, not only at steady state");
 	set_row(&r[R_HEADROOM], "headroom_bytes", "headroom", ROW_MEASURED, p->headroom_bytes);
-	snprintf(r[R_HEADROOM].from, sizeof(r[0].from),
-	         "the survivors' spread in their own peak needed (max - min), at least %.0f MiB: "
-	         "a run may pass the worst seen by as much as runs differ",
-	         TM_ADVISE_HEADROOM_MIN_BYTES / 1048576);
+	headroom_evidence(a, p, r[R_HEADROOM].from, sizeof(r[0].from));
 	set_row(&r[R_MARGIN], "margin_bytes", "margin", ROW_MEASURED, p->margin_bytes);
 	snprintf(r[R_MARGIN].from, sizeof(r[0].from),
 	         "%.0f %% of the peak needed, at least %.0f MiB", 100 * a->opts.margin_frac,
@@ -181,19 +231,20 @@ static void max_rule(const struct tm_advise_profile *p, char *buf, size_t size)
 
 	mib(x, sizeof(x), p->sweep_min_bytes);
 	if (isfinite(p->sweep_min_bytes) && p->sweep_min_bytes > p->needed_bytes)
-		n += appendf(buf, size, n,
-		             "the sweep's smallest surviving MemoryMax %s + margin (max kills; the "
-		             "margin is for a burst)",
-		             x);
+		n += tm_advise_appendf(
+		    buf, size, n,
+		    "the sweep's smallest surviving MemoryMax %s + margin (max kills; the "
+		    "margin is for a burst)",
+		    x);
 	else
-		n += appendf(
+		n += tm_advise_appendf(
 		    buf, size, n,
 		    "peak needed + margin (max kills, and reclaims the cache below it; the "
 		    "margin is for a burst)%s%s",
 		    isfinite(p->sweep_min_bytes) ? "; above the sweep's smallest surviving " : "",
 		    isfinite(p->sweep_min_bytes) ? x : "");
 	if (p->memory_max_bytes <= p->memory_high_bytes)
-		appendf(buf, size, n, "; not below MemoryHigh");
+		tm_advise_appendf(buf, size, n, "; not below MemoryHigh");
 }
 
 static void high_rule(const struct tm_advise_profile *p, char *buf, size_t size)
@@ -321,7 +372,14 @@ void tm_advise_write_text(const struct tm_advise *a, FILE *out)
 		fprintf(out, "no advice: %s\n", a->why);
 		return;
 	}
-	if (a->recommended >= 0)
+	struct tm_advise_undecided u;
+	if (tm_advise_undecided_text(a, &u))
+		fprintf(out,
+		        "recommended: %s, not decided by the runs: %s; ties go to the arm as "
+		        "shipped, then the one with fewer settings, then the name\n"
+		        "  the runs show: %s\n  to decide: %s\n",
+		        a->arms[a->recommended].name, u.why, u.shows, u.decide);
+	else if (a->recommended >= 0)
 		fprintf(out,
 		        "recommended: %s (survival first, then anon peak and held after, then "
 		        "time; ratios of medians to %s, Mann–Whitney U test)\n",
@@ -422,6 +480,13 @@ char *tm_advise_to_json(const struct tm_advise *a, const struct tm_advise_verify
 	json_object_set_new(o, "recommended",
 	                    a->recommended >= 0 ? json_string(a->arms[a->recommended].name)
 	                                        : json_null());
+	struct tm_advise_undecided u;
+	bool undecided = tm_advise_undecided_text(a, &u);
+	json_object_set_new(o, "decided", json_boolean(a->recommended >= 0 && !undecided));
+	json_object_set_new(o, "undecided",
+	                    undecided ? json_pack("{s:s, s:s, s:s}", "why", u.why, "shows", u.shows,
+	                                          "to_decide", u.decide)
+	                              : json_null());
 	for (int i = 0; i < a->n_arms; i++)
 		json_array_append_new(arms, arm_json(a, a->order[i]));
 	json_object_set_new(o, "arms", arms);
@@ -533,6 +598,7 @@ static int add_advice(struct tm_store *st, int64_t bench, const int64_t *runs, i
 	if (rc == 0) {
 		o->ram_bytes = pages > 0 && size > 0 ? (double)pages * (double)size : NAN;
 		snprintf(o->ram_from, sizeof(o->ram_from), "this host");
+		tm_advise_host_granule("/", size, o);
 		rc = tm_advise_compute(st, o, a);
 		text = rc == 0 ? tm_advise_to_json(a, NULL) : NULL;
 		if (rc == 0 && !text)

@@ -130,6 +130,8 @@ enum tm_advise_outcome tm_advise_run(struct tm_store *st, struct tm_advise_reque
 	enum tm_advise_outcome rc;
 
 	host_ram(&r->o);
+	if (!(r->o.granule_bytes > 0))
+		tm_advise_host_granule("/", sysconf(_SC_PAGESIZE), &r->o);
 	if (expand_benches(st, r))
 		return TM_ADVISE_FAILED;
 	if (!(adv = calloc(1, sizeof(*adv))))

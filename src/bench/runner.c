@@ -629,6 +629,9 @@ static void print_start(const struct tm_bench_plan *b, const char *store_name)
 		fprintf(stderr, " (seed %lld; repeat with --seed %lld)", (long long)sp->seed,
 		        (long long)sp->seed);
 	fprintf(stderr, ", store %s\n", store_name);
+	char note[320];
+	if (tm_bench_runs_note((int)sp->runs, sp->n_arms, note, sizeof(note)))
+		fprintf(stderr, "%s\n", note);
 }
 
 enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *argv,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/util.h"
 #include "doctor/doctor_int.h"
@@ -140,6 +141,42 @@ static void find_probe(struct tm_doc_facts *f)
 	}
 	if (d)
 		closedir(d);
+}
+
+void tm_doc_probe_own(struct tm_doc_facts *f)
+{
+	const struct tm_cg_mounts *m = &f->cg.mounts;
+	char dir[PATH_MAX], full[PATH_MAX], ctl[PATH_MAX];
+
+	if (!f->host->live || f->probe[0] || !m->unified.found || m->memory.found ||
+	    !tm_doc_put(dir, sizeof(dir), "%s/tidemark-doctor-%d", m->unified.dir, (int)getpid()) ||
+	    !tm_doc_path(f, full, sizeof(full), dir) ||
+	    !tm_doc_put(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", f->root, m->unified.dir))
+		return;
+	char *sub = tm_read_file(ctl, NULL);
+	if (sub && !has_word(sub, "memory") && tm_write_file(ctl, "+memory") == 0)
+		f->own_enabled_memory = true;
+	free(sub);
+	if (mkdir(full, 0755) == 0) {
+		tm_doc_put(f->own, sizeof(f->own), "%s", full);
+		if (tm_doc_exists(f, dir, "memory.current"))
+			tm_doc_put(f->probe, sizeof(f->probe), "%s", dir);
+	} else if (f->own_enabled_memory) {
+		tm_doc_probe_release(f);
+	}
+}
+
+void tm_doc_probe_release(struct tm_doc_facts *f)
+{
+	char ctl[PATH_MAX];
+
+	if (f->own[0])
+		rmdir(f->own);
+	f->own[0] = '\0';
+	if (f->own_enabled_memory && tm_doc_put(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control",
+	                                        f->root, f->cg.mounts.unified.dir))
+		tm_write_file(ctl, "-memory");
+	f->own_enabled_memory = false;
 }
 
 static void find_pi(struct tm_doc_facts *f)
@@ -459,6 +496,12 @@ static void check_swap(const struct tm_doc_facts *f, struct tm_doc_result *r)
 		    tm_fmt_mib(mib, sizeof(mib), kib * 1024));
 }
 
+/* Said after the probe's path when doctor made it. */
+static const char *own_note(const struct tm_doc_facts *f)
+{
+	return f->own[0] ? " (a cgroup doctor made to look at and removed)" : "";
+}
+
 static void check_swap_accounting(const struct tm_doc_facts *f, struct tm_doc_result *r)
 {
 	bool v1 = f->cg.mounts.memory.found;
@@ -471,7 +514,7 @@ static void check_swap_accounting(const struct tm_doc_facts *f, struct tm_doc_re
 	}
 	if (tm_doc_exists(f, f->probe, file)) {
 		tm_doc_put(r->value, sizeof(r->value), "on");
-		say(r, TM_DOC_OK, "on: %s/%s is there", f->probe, file);
+		say(r, TM_DOC_OK, "on: %s/%s is there%s", f->probe, file, own_note(f));
 		return;
 	}
 	memset(&swap, 0, sizeof(swap));
@@ -506,9 +549,9 @@ static void check_kernel_files(const struct tm_doc_facts *f, struct tm_doc_resul
 	bool swap_peak = tm_doc_exists(f, f->probe, "memory.swap.peak");
 	bool local = tm_doc_exists(f, f->probe, "memory.events.local");
 	say(r, peak ? TM_DOC_OK : TM_DOC_WARN,
-	    "kernel %s, in %s: memory.peak %s (5.19 on), memory.swap.peak %s (6.5 on), "
+	    "kernel %s, in %s%s: memory.peak %s (5.19 on), memory.swap.peak %s (6.5 on), "
 	    "memory.events.local %s (5.2 on)%s",
-	    f->release, f->probe, peak ? "yes" : "no", swap_peak ? "yes" : "no",
+	    f->release, f->probe, own_note(f), peak ? "yes" : "no", swap_peak ? "yes" : "no",
 	    local ? "yes" : "no",
 	    peak ? "" : "; the kernel's peak will be n/a (tidemark's sampled peak is still shown)");
 	if (!peak)

@@ -36,6 +36,7 @@ static const struct {
     [TM_DOC_ALLOC_MIMALLOC] = {"allocator_mimalloc", "mimalloc arm"},
     [TM_DOC_ALLOC_TCMALLOC] = {"allocator_tcmalloc", "tcmalloc arm"},
     [TM_DOC_HEAP_SHIM] = {"heap_shim", "heap shim"},
+    [TM_DOC_PTY] = {"pty", "pseudo-terminals"},
 };
 
 const char *tm_doc_check_name(enum tm_doc_check check)
@@ -242,6 +243,61 @@ static void check_shim(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	           "ARCH=aarch64`) and keep it next to the tidemark binary");
 }
 
+/* Whether a pseudo-terminal opens here: 0, or -1 with WHY. */
+static int pty_opens(char *why, size_t size)
+{
+	char name[128];
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s = -1;
+
+	if (m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0 && ptsname_r(m, name, sizeof(name)) == 0)
+		s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		tm_doc_put(why, size, "%s", strerror(errno));
+	if (s >= 0)
+		close(s);
+	if (m >= 0)
+		close(m);
+	return s >= 0 ? 0 : -1;
+}
+
+/* record and bench --progress read the command's stdout through a
+ * pseudo-terminal, so that stdio line-buffers it; a minimal container or an
+ * initramfs may have none (no /dev/pts). */
+static void check_pty(const struct tm_doc_facts *f, struct tm_doc_result *r)
+{
+	char why[160];
+	struct stat st;
+	char pts[PATH_MAX];
+
+	if (!f->host->live) {
+		r->status = TM_DOC_SKIPPED;
+		tm_doc_put(r->summary, sizeof(r->summary),
+		           "not checked: %s is not the running system", f->root);
+		return;
+	}
+	if (pty_opens(why, sizeof(why)) == 0) {
+		r->status = TM_DOC_OK;
+		tm_doc_put(r->value, sizeof(r->value), "yes");
+		tm_doc_put(r->summary, sizeof(r->summary),
+		           "a pseudo-terminal opens: --progress reads the command's stdout line by "
+		           "line");
+		return;
+	}
+	/* devpts always holds a ptmx node */
+	bool devpts = tm_doc_path(f, pts, sizeof(pts), "/dev/pts/ptmx") && stat(pts, &st) == 0;
+	r->status = TM_DOC_WARN;
+	tm_doc_put(r->value, sizeof(r->value), "no");
+	tm_doc_put(r->summary, sizeof(r->summary),
+	           "no pseudo-terminal opens (%s%s): record and bench --progress read the "
+	           "command's stdout through a pipe instead, as with --no-pty, where stdio "
+	           "block-buffers it and progress may arrive in bunches",
+	           why, devpts ? "" : "; no devpts mounted at /dev/pts");
+	tm_doc_put(
+	    r->fix, sizeof(r->fix),
+	    "mount devpts (`mount -t devpts devpts /dev/pts`), or pass --no-pty and make the "
+	    "program flush each line (PYTHONUNBUFFERED=1, `stdbuf -oL`)");
+}
+
 void tm_doc_check_env(const struct tm_doc_facts *f, enum tm_doc_check check,
                       struct tm_doc_result *r)
 {
@@ -260,6 +316,9 @@ void tm_doc_check_env(const struct tm_doc_facts *f, enum tm_doc_check check,
 		break;
 	case TM_DOC_HEAP_SHIM:
 		check_shim(f, r);
+		break;
+	case TM_DOC_PTY:
+		check_pty(f, r);
 		break;
 	default:
 		r->status = TM_DOC_SKIPPED;
@@ -308,10 +367,12 @@ int tm_doctor_run(const struct tm_doc_host *host, struct tm_doc_result out[TM_DO
 		return 0;
 	}
 	tm_doc_facts_read(host, f);
+	tm_doc_probe_own(f);
 	for (int i = 0; i < TM_DOC_COUNT; i++) {
 		run_one(f, (enum tm_doc_check)i, &out[i]);
 		problems += out[i].status == TM_DOC_PROBLEM;
 	}
+	tm_doc_probe_release(f);
 	free(f);
 	return problems;
 }

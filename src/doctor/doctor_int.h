@@ -25,6 +25,8 @@ struct tm_doc_facts {
 	                             * CMDLINE is then its cmdline.txt's, when there is one */
 	int memcg_enabled;          /* proc/cgroups: 1, 0 (disabled), -1 absent, -2 unreadable */
 	char probe[PATH_MAX];       /* host path of a cgroup with memory files ("" when none) */
+	char own[PATH_MAX];         /* a child cgroup doctor made to look at ("" when none) */
+	bool own_enabled_memory;    /* ... and the memory controller it enabled for it */
 };
 
 /* snprintf that says whether all of it fit (texts here may be cut; paths
@@ -33,6 +35,15 @@ bool tm_doc_put(char *buf, size_t size, const char *fmt, ...) __attribute__((for
 
 /* Fills F from HOST's root. */
 void tm_doc_facts_read(const struct tm_doc_host *host, struct tm_doc_facts *f);
+
+/* On a live cgroup v2 host with no child cgroup with memory files yet (a
+ * bare host, an initramfs): makes one of doctor's own as F's probe,
+ * enabling the memory controller for the root's children when it was off.
+ * Undo with tm_doc_probe_release.  Nothing when it cannot (said by the
+ * checks as "no cgroup to look at"). */
+void tm_doc_probe_own(struct tm_doc_facts *f);
+/* Removes what tm_doc_probe_own made (the cgroup, the controller it enabled). */
+void tm_doc_probe_release(struct tm_doc_facts *f);
 
 /* ROOT-prefixed PATH (absolute on the host) into BUF; false when too long. */
 bool tm_doc_path(const struct tm_doc_facts *f, char *buf, size_t size, const char *path);

@@ -40,20 +40,52 @@ static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec
 	_exit(127);
 }
 
+/* A pseudo-terminal's two ends: 0, or -1 with WHY filled (nothing left
+ * open then). */
+static int pty_pair(int *master, int *slave, char *why, size_t size)
+{
+	char name[128];
+
+	*slave = -1;
+	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*master < 0 || grantpt(*master) || unlockpt(*master) ||
+	    ptsname_r(*master, name, sizeof(name))) {
+		snprintf(why, size, "cannot open a pseudo-terminal: %s", strerror(errno));
+		goto fail;
+	}
+	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0) {
+		snprintf(why, size, "cannot open '%s': %s", name, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (*master >= 0)
+		close(*master);
+	*master = -1;
+	return -1;
+}
+
+int tm_pty_probe(char *why, size_t size)
+{
+	int m, s;
+
+	if (pty_pair(&m, &s, why, size))
+		return -1;
+	close(s);
+	close(m);
+	return 0;
+}
+
 /* A raw pseudo-terminal: bytes pass as written. */
 static int open_pty(int *master, int *slave)
 {
-	char name[128];
+	char why[192];
 	struct termios tio;
 	struct winsize ws;
 
-	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (*master < 0 || grantpt(*master) || unlockpt(*master) ||
-	    ptsname_r(*master, name, sizeof(name)))
-		return tm_error("cannot open a pseudo-terminal: %s", strerror(errno));
-	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (*slave < 0)
-		return tm_error("cannot open '%s': %s", name, strerror(errno));
+	if (pty_pair(master, slave, why, sizeof(why)))
+		return tm_error("%s", why);
 	if (tcgetattr(*slave, &tio) == 0) {
 		cfmakeraw(&tio);
 		tcsetattr(*slave, TCSANOW, &tio);

@@ -37,6 +37,10 @@ struct tm_child_io {
  * one.  Every descriptor is close-on-exec.  0, or -1 after tm_error.
  */
 int tm_child_io_open(const enum tm_out_mode mode[2], struct tm_child_io *io);
+/* Whether a pseudo-terminal can be opened here (a minimal container or an
+ * initramfs may have no /dev/pts): 0, or -1 with WHY ("cannot open a
+ * pseudo-terminal: No such device").  Nothing is left open. */
+int tm_pty_probe(char *why, size_t size);
 /* Closes the child's ends (after the fork), or ours. */
 void tm_child_io_close_child(struct tm_child_io *io);
 void tm_child_io_close_ours(struct tm_child_io *io);

@@ -57,6 +57,7 @@ struct rec {
 	struct tm_store *st;
 	int64_t run_id;
 	bool run_begun, run_ended;
+	bool pty_fallback; /* no pseudo-terminal could be opened: stdout through a pipe */
 	/* a store write failed: nothing more is written but the run's end
 	 * (retried until it lands); the command is left alone */
 	bool store_failed;

@@ -278,7 +278,7 @@ void tm_rec_warn_bunched(struct rec *r)
 		tm_warn("%zu of the %zu progress points arrived at once: the command's output is "
 		        "block-buffered%s; no rates or per-unit figures for this run",
 		        largest, ts.n,
-		        r->o->no_pty || r->o->progress_file
+		        r->o->no_pty || r->pty_fallback || r->o->progress_file
 		            ? ""
 		            : " (it writes to stdout past the pseudo-terminal, or flushes late)");
 out:

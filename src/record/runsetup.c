@@ -246,6 +246,21 @@ int tm_rec_setup_signals(struct rec *r)
 	return 0;
 }
 
+/* No pseudo-terminal on this host (no /dev/pts): the command's stdout goes
+ * through a pipe, as with --no-pty, and the run says so rather than fail. */
+static void pty_or_pipe(struct rec *r, enum tm_out_mode mode[2])
+{
+	char why[192];
+
+	if (mode[0] != TM_OUT_PTY || tm_pty_probe(why, sizeof(why)) == 0)
+		return;
+	mode[0] = TM_OUT_PIPE;
+	r->pty_fallback = true;
+	tm_warn("%s: the command's stdout goes through a pipe instead (as with --no-pty), where "
+	        "stdio may block-buffer it and progress arrive in bunches",
+	        why);
+}
+
 /* Where the command's stdout and stderr go: ours, unchanged, unless its
  * output is scanned for progress; then through a relay (stdout through a
  * pseudo-terminal, so that stdio line-buffers it, unless --no-pty). */
@@ -262,6 +277,7 @@ static int child_io(struct rec *r, struct tm_child_io *io)
 	if (capture) {
 		mode[0] = o->no_pty ? TM_OUT_PIPE : TM_OUT_PTY;
 		mode[1] = TM_OUT_PIPE;
+		pty_or_pipe(r, mode);
 	}
 	if (tm_child_io_open(mode, io)) {
 		tm_child_io_close_child(io);

@@ -276,3 +276,27 @@ void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out)
 	fputc('\n', out);
 	tm_bench_table_each_note(t, print_note, out);
 }
+
+bool tm_bench_runs_note(int runs, int n_arms, char *buf, size_t size)
+{
+	int each = 1;
+
+	if (n_arms < 2 || runs < 1 || tm_mann_whitney_min_p(runs, runs) <= TM_BENCH_ALPHA)
+		return false;
+	while (tm_mann_whitney_min_p(each, each) > TM_BENCH_ALPHA)
+		each++;
+	int m = tm_mann_whitney_min_n(runs, TM_BENCH_ALPHA);
+	snprintf(buf, size,
+	         "note: %d run%s per arm cannot reach p < %.2f against the control (the smallest "
+	         "p of the Mann–Whitney U test with %d against %d is %.2g): the table will show "
+	         "ratios without a verdict, and advise cannot choose between arms on them; it "
+	         "takes --runs %d",
+	         runs, runs == 1 ? "" : "s", TM_BENCH_ALPHA, runs, runs,
+	         tm_mann_whitney_min_p(runs, runs), each);
+	if (m > 0 && m != each) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, size > n ? size - n : 0, " (or %d runs of an arm against %d)", m,
+		         runs);
+	}
+	return true;
+}

@@ -231,6 +231,11 @@ typedef void (*tm_bench_note_fn)(void *ctx, enum tm_bench_note kind, const char 
 void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn fn, void *ctx);
 /* The notes as text, a blank line first, each line ended by a newline. */
 void tm_bench_table_write_notes(const struct tm_bench_table *t, FILE *out);
+/* What a bench of N_ARMS arms with RUNS runs each says at its start when
+ * no difference between two arms can reach TM_BENCH_ALPHA (3 against 3):
+ * the note, and what it takes, into BUF; false (BUF untouched) when the
+ * runs can reach a verdict or there is one arm. */
+bool tm_bench_runs_note(int runs, int n_arms, char *buf, size_t size);
 
 /* malloc'd JSON text, or NULL when out of memory. */
 char *tm_bench_table_to_json(const struct tm_bench_table *t);

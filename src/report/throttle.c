@@ -1,9 +1,12 @@
 /*
- * Throttle limbo from a run's series: runs of sampling intervals in which
- * memory PSI full stayed above the threshold, long enough to be sustained,
- * become stretches; one is kept when memory.high events rose over it and
- * the progress rate in it fell (or the run records no progress, which the
- * text then says).
+ * Throttle limbo from a run's series: sampling intervals in which memory
+ * PSI full stayed above the threshold, joined across gaps shorter than the
+ * join limit (a service that waits between units of work stalls in none of
+ * the intervals it waits in), become stretches; one is kept when it is
+ * sustained, memory full took its share over the whole of it, memory.high
+ * events rose over it and the progress rate in it fell below the rate
+ * before it began (or the run records no progress, which the text then
+ * says).
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,8 +37,14 @@ struct tm_throttle_stream {
 	size_t n;               /* points taken */
 	struct tpt first, prev; /* the window's first point, the last one */
 	struct tpt start;       /* where the stalled stretch in progress began */
-	size_t start_k, prev_k; /* their positions */
+	struct tpt last_stall;  /* the end of its last stalled interval */
+	size_t stalled;         /* its stalled intervals (its gaps not counted) */
 	bool in, high_ok, full_ok;
+	/* the last stretch judged: where it ended and the rate before it, so a
+	 * stretch soon after is compared with the pace before both */
+	int64_t judged_end;
+	double judged_before;
+	bool judged;
 	const char *unknown; /* set: the run cannot tell, for this reason */
 	struct tm_throttle out;
 };
@@ -74,28 +83,46 @@ static bool interval_stalled(const struct tpt *a, const struct tpt *b)
 	return dt > 0 && (b->full - a->full) / dt >= TM_THROTTLE_FULL_SHARE;
 }
 
-/* Points A..B, INTERVALS apart, were throttled in every interval: keep the
- * stretch when it is long enough and the rate fell (or is not known). */
+/* The rate before a stretch from A, as long as LEN: over as long a time
+ * before it, or, when that reaches into the stretch judged last, the rate
+ * before that one (a throttled pace is no measure of the normal one). */
+static double rate_before(const struct tm_throttle_stream *ts, const struct tpt *a, int64_t len)
+{
+	int64_t before = a->mono - len;
+
+	if (ts->judged && before < ts->judged_end)
+		return ts->judged_before;
+	if (before < ts->first.mono)
+		before = ts->first.mono;
+	return before < a->mono ? rate(ts, before, a->mono) : NAN;
+}
+
+/* Points A..B held STALLED stalled intervals, with gaps shorter than the
+ * join limit between them: keep the stretch when it is long enough, memory
+ * full took its share over the whole of it, memory.high events rose, and
+ * the rate fell (or is not known). */
 static void consider(struct tm_throttle_stream *ts, const struct tpt *a, const struct tpt *b,
-                     size_t intervals)
+                     size_t stalled)
 {
 	struct tm_throttle *out = &ts->out;
+	int64_t len = b->mono - a->mono;
 	struct tm_throttle_span s = {
 	    .start_wall_usec = a->wall,
 	    .end_wall_usec = b->wall,
 	    .start_mono_usec = a->mono,
 	    .end_mono_usec = b->mono,
 	    .high_events = b->high - a->high,
-	    .mem_full_share = (b->full - a->full) / (double)(b->mono - a->mono),
+	    .mem_full_share = len > 0 ? (b->full - a->full) / (double)len : 0,
 	};
-	int64_t len = b->mono - a->mono, before = a->mono - len;
 
-	if (intervals < TM_THROTTLE_MIN_INTERVALS || !(s.high_events > 0))
+	if (stalled < TM_THROTTLE_MIN_INTERVALS || !(s.high_events > 0) ||
+	    s.mem_full_share < TM_THROTTLE_FULL_SHARE)
 		return; /* too short, or a stall that memory.high did not cause */
-	if (before < ts->first.mono)
-		before = ts->first.mono;
 	s.rate_during_per_min = rate(ts, a->mono, b->mono);
-	s.rate_before_per_min = before < a->mono ? rate(ts, before, a->mono) : NAN;
+	s.rate_before_per_min = rate_before(ts, a, len);
+	ts->judged = true;
+	ts->judged_end = b->mono;
+	ts->judged_before = s.rate_before_per_min;
 	if (isfinite(s.rate_during_per_min) && isfinite(s.rate_before_per_min) &&
 	    s.rate_during_per_min >= TM_THROTTLE_RATE_FALL * s.rate_before_per_min)
 		return; /* held at high, but the work went on: not limbo */
@@ -103,6 +130,15 @@ static void consider(struct tm_throttle_stream *ts, const struct tpt *a, const s
 		out->spans[out->n] = s;
 	out->n++;
 	out->throttled_usec += (double)len;
+}
+
+/* The longest run of unstalled time that still joins two stalled pieces:
+ * a service that waits between units shows intervals without stall in the
+ * middle of a throttled stretch. */
+static int64_t join_gap(int64_t interval_usec)
+{
+	int64_t by_intervals = TM_THROTTLE_JOIN_INTERVALS * interval_usec;
+	return by_intervals > TM_THROTTLE_JOIN_USEC ? by_intervals : TM_THROTTLE_JOIN_USEC;
 }
 
 struct tm_throttle_stream *tm_throttle_stream_new(int64_t from_mono_usec, int64_t to_mono_usec,
@@ -143,10 +179,14 @@ void tm_throttle_stream_add(struct tm_throttle_stream *ts, int64_t mono, int64_t
 	bool th = interval_stalled(&ts->prev, &p);
 	if (th && !ts->in) {
 		ts->start = ts->prev;
-		ts->start_k = ts->n - 1;
+		ts->stalled = 0;
 		ts->in = true;
-	} else if (!th && ts->in) {
-		consider(ts, &ts->start, &ts->prev, ts->n - 1 - ts->start_k);
+	}
+	if (th) {
+		ts->last_stall = p;
+		ts->stalled++;
+	} else if (ts->in && p.mono - ts->last_stall.mono > join_gap(p.mono - ts->prev.mono)) {
+		consider(ts, &ts->start, &ts->last_stall, ts->stalled);
 		ts->in = false;
 	}
 	ts->prev = p;
@@ -163,7 +203,7 @@ void tm_throttle_stream_finish(struct tm_throttle_stream *ts, struct tm_throttle
 	struct tm_throttle *o = &ts->out;
 
 	if (ts->in)
-		consider(ts, &ts->start, &ts->prev, ts->n - 1 - ts->start_k);
+		consider(ts, &ts->start, &ts->last_stall, ts->stalled);
 	o->known = false;
 	if (ts->unknown)
 		snprintf(o->why, sizeof(o->why), "%s", ts->unknown);

@@ -22,8 +22,14 @@ struct tm_store;
  * of its time; a stretch of stalled intervals is throttled when memory.high
  * events rose over it. */
 #define TM_THROTTLE_FULL_SHARE 0.10
-/* A stretch counts once it lasts this many sampling intervals (sustained). */
+/* A stretch counts once it has this many stalled sampling intervals (sustained). */
 #define TM_THROTTLE_MIN_INTERVALS 3
+/* Stalled pieces separated by unstalled time no longer than the larger of
+ * these are one stretch (the program's own rhythm: a unit of work, a wait);
+ * the stretch is then judged over its whole length (memory full at least
+ * TM_THROTTLE_FULL_SHARE of it, memory.high events rising). */
+#define TM_THROTTLE_JOIN_USEC      3000000
+#define TM_THROTTLE_JOIN_INTERVALS 3
 /* ... and the progress rate in it is below this share of the rate before. */
 #define TM_THROTTLE_RATE_FALL 0.5
 
@@ -32,8 +38,9 @@ struct tm_throttle_span {
 	int64_t start_mono_usec, end_mono_usec;
 	double high_events;         /* memory.high events in the stretch */
 	double mem_full_share;      /* memory PSI full usec / the stretch's length */
-	double rate_before_per_min; /* progress units/min before it (as long a stretch), NAN:
-	                               unknown */
+	double rate_before_per_min; /* progress units/min before it (as long a stretch; when that
+	                               reaches into the stretch before, the rate before that one),
+	                               NAN: unknown */
 	double rate_during_per_min; /* in it, NAN: no progress recorded */
 };
 

@@ -32,6 +32,11 @@ check_fails "bad window" "window" "$TM" advise -o "$DB" --steady nonsense 1
 "$TM" bench -o "$DB" --arm glibc --arm arena1 --runs 2 -i 50ms --memory-max 128M \
 	--progress 'progress=([0-9]+)' -- "$P" --mib 48 --steps 8 --step-ms 150 --hold-ms 300 \
 	>"$T/b1.txt" 2>&1 || fail "bench for advice" "$(tail -5 "$T/b1.txt")"
+if grep -q '^note: 2 runs per arm cannot reach p < 0.05 .*it takes --runs 4' "$T/b1.txt"; then
+	ok "a bench whose runs cannot reach a verdict says so at its start"
+else
+	fail "a bench whose runs cannot reach a verdict says so at its start" "$(head -5 "$T/b1.txt")"
+fi
 "$TM" advise -o "$DB" --bench 1 --ram 8G --reserve miner=2.5G --json >"$T/a1.json" 2>"$T/a1.err"
 rc=$?
 if [ $rc -eq 0 ] && [ "$(json "$T/a1.json" "a['refused']")" = None ]; then

@@ -18,13 +18,13 @@ check_fails doctor_extra_argument "unexpected argument" "$TM" doctor now
 "$TM" doctor >"$T/text" 2>&1
 rc=$?
 n=$(grep -cE '^  (ok|note|warn|PROBLEM|skipped) ' "$T/text")
-if [ $rc -le 1 ] && [ "$n" -eq 12 ] && tail -1 "$T/text" | grep -q "problem"; then
-	ok "doctor_this_host (exit $rc, 12 checks)"
+if [ $rc -le 1 ] && [ "$n" -eq 13 ] && tail -1 "$T/text" | grep -q "problem"; then
+	ok "doctor_this_host (exit $rc, 13 checks)"
 else
 	fail doctor_this_host "exit $rc, $n checks: $(cat "$T/text")"
 fi
 "$TM" doctor --json >"$T/json"
-if jq_py 'assert len(d["checks"]) == 12; assert d["root"] == "/"
+if jq_py 'assert len(d["checks"]) == 13; assert d["root"] == "/"
 assert d["problems"] == sum(c["status"] == "problem" for c in d["checks"])
 assert all(c["fix"] is None or c["fix"] for c in d["checks"])' <"$T/json" 2>"$T/err"; then
 	ok doctor_json_valid

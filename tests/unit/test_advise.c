@@ -15,6 +15,7 @@
 
 #include "advise/advise.h"
 #include "base/sample.h"
+#include "kern/thp.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -382,12 +383,239 @@ static void test_burst_between_samples(void **state)
 	unlink(path);
 }
 
+/* Two arms, glibc as shipped (peak 300 MiB) and arena1 (MALLOC_ARENA_MAX=1,
+ * peak ARENA_MIB), N_GLIBC and N_ARENA runs, arena1's first when ARENA_FIRST.
+ * The advice's text into *TEXT (malloc'd). */
+static void two_arms(int n_glibc, int n_arena, double arena_mib, bool arena_first,
+                     struct tm_advise *a, char **text)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct shape g = base_shape, r = base_shape;
+	size_t len = 0;
+
+	opts_two_regimes(&o);
+	o.n_regimes = 0;
+	g.arm = "glibc";
+	g.env_json = NULL;
+	r.arm = "arena1";
+	r.env_json = "{\"MALLOC_ARENA_MAX\":\"1\"}";
+	r.burst_mib = arena_mib;
+	for (int k = 0; k < 2; k++) {
+		bool arena = (k == 0) == arena_first;
+		for (int i = 0; i < (arena ? n_arena : n_glibc); i++)
+			o.runs[o.n_runs] = add_run(st, arena ? &r : &g, o.n_runs), o.n_runs++;
+	}
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	FILE *f = open_memstream(text, &len);
+	tm_advise_write_text(a, f);
+	fclose(f);
+	tm_store_close(st);
+	unlink(path);
+}
+
+/* 3 runs against 3 cannot reach p < 0.05: the recommended line says so, what
+ * the runs show and what it takes to decide, and the order of the arms does
+ * not change the advice. */
+static void test_undecided_three_runs(void **state)
+{
+	struct tm_advise *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char *ta = NULL, *tb = NULL;
+	(void)state;
+
+	two_arms(3, 3, 100, false, a, &ta);
+	two_arms(3, 3, 100, true, b, &tb);
+	print_message("glibc first:\n%s\narena1 first:\n%s\n", ta, tb);
+	assert_int_equal(a->n_undecided, 1);
+	assert_string_equal(a->arms[a->recommended].name, "glibc");
+	assert_string_equal(b->arms[b->recommended].name, "glibc");
+	assert_non_null(strstr(ta, "recommended: glibc, not decided by the runs: 3 runs against "
+	                           "3 cannot reach p < 0.05"));
+	assert_non_null(strstr(ta, "  to decide: --runs 4 (or 5 runs against 3)\n"));
+	assert_non_null(strstr(ta, "  the runs show: glibc 3/3 survived, arena1 3/3; arena1: "
+	                           "anon peak ×0.33 of glibc's (100.0 [100.0–100.0] against "
+	                           "300.0 [300.0–300.0] MiB)"));
+	/* the same lines whichever arm came first */
+	const char *sa = strstr(ta, "recommended:"), *sb = strstr(tb, "recommended:");
+	const char *ea = strstr(sa, "\n\n"), *eb = strstr(sb, "\n\n");
+	assert_int_equal(ea - sa, eb - sb);
+	assert_memory_equal(sa, sb, (size_t)(ea - sa));
+	char *j = tm_advise_to_json(a, NULL);
+	assert_non_null(strstr(j, "\"decided\": false"));
+	assert_non_null(strstr(j, "\"to_decide\": \"--runs 4 (or 5 runs against 3)\""));
+	free(j);
+	free(ta);
+	free(tb);
+	tm_advise_release(a);
+	tm_advise_release(b);
+	free(a);
+	free(b);
+}
+
+/* 4 runs against 4 decide (p = 0.029): arena1's smaller peak wins in either
+ * order; with the same peak the tie goes to the arm as shipped, not the first. */
+static void test_decided_four_runs(void **state)
+{
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	char *t = NULL;
+	(void)state;
+
+	for (int first = 0; first < 2; first++) {
+		two_arms(4, 4, 100, first, a, &t);
+		assert_string_equal(a->arms[a->recommended].name, "arena1");
+		assert_int_equal(a->n_undecided, 0);
+		assert_non_null(strstr(t, "recommended: arena1 (survival first"));
+		free(t);
+		tm_advise_release(a);
+		two_arms(4, 4, 300, first, a, &t);
+		if (strcmp(a->arms[a->recommended].name, "glibc"))
+			fail_msg("same figures, arena1 first=%d: recommended %s, want glibc", first,
+			         a->arms[a->recommended].name);
+		free(t);
+		tm_advise_release(a);
+	}
+	free(a);
+}
+
+/* The charge row says what the kernel's watermark did: over the whole run it
+ * rose from the first sample's 150 MiB to the burst's 320 MiB and equalled
+ * the largest memory.current sampled; in the steady window it stayed put;
+ * without memory.peak it was not sampled. */
+static void test_watermark_wording(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	struct shape sh = base_shape;
+	(void)state;
+
+	sh.watermark = true;
+	opts_two_regimes(&o);
+	o.regimes[1] = o.regimes[0];
+	snprintf(o.regimes[1].name, sizeof(o.regimes[1].name), "whole run");
+	o.regimes[1].w.kind = TM_WIN_ALL;
+	o.runs[o.n_runs++] = add_run(st, &sh, 0);
+	sh.watermark = false;
+	o.runs[o.n_runs++] = add_run(st, &sh, 1);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	char *j = tm_advise_to_json(a, NULL);
+	print_message("%s\n", j);
+	assert_non_null(strstr(j, "the largest memory.current sampled (the kernel's watermark rose "
+	                          "from 150.0 MiB to 320.0 MiB in the window and equalled it)"));
+	assert_non_null(strstr(j, "the largest memory.current sampled (the kernel's watermark "
+	                          "stayed at 150.0 MiB through the window)"));
+	assert_null(strstr(j, "did not rise"));
+	free(j);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* THP's mode and huge page size, read under a host root: "always" makes the
+ * granularity a huge page, "madvise" a page; the parser takes the bracketed word. */
+static void test_host_granule(void **state)
+{
+	char root[64], dir[160];
+	struct tm_advise_opts o;
+	enum tm_thp_mode m;
+	int64_t sz;
+	(void)state;
+
+	assert_int_equal(tm_parse_thp_enabled("always [madvise] never\n", 23, &m), 0);
+	assert_int_equal(m, TM_THP_MADVISE);
+	assert_int_equal(tm_parse_thp_enabled("[always] madvise never", 22, &m), 0);
+	assert_int_equal(m, TM_THP_ALWAYS);
+	assert_int_equal(tm_parse_thp_enabled("always madvise never", 20, &m), -1);
+	assert_int_equal(tm_parse_thp_enabled("[sometimes] never", 17, &m), -1);
+	assert_int_equal(tm_parse_thp_enabled("always [madv", 12, &m), -1);
+	assert_int_equal(tm_parse_thp_size("2097152\n", 8, &sz), 0);
+	assert_int_equal(sz, 2097152);
+	assert_int_equal(tm_parse_thp_size("2M\n", 3, &sz), -1);
+	assert_int_equal(tm_parse_thp_size("0\n", 2, &sz), -1);
+
+	snprintf(root, sizeof(root), "/tmp/test_advise_root_%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/sys/kernel/mm/transparent_hugepage", root);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
+	assert_int_equal(system(cmd), 0);
+	put_file(dir, "enabled", "[always] madvise never\n");
+	put_file(dir, "hpage_pmd_size", "2097152\n");
+	memset(&o, 0, sizeof(o));
+	tm_advise_host_granule(root, 4096, &o);
+	assert_true(o.granule_bytes == 2 * MIB);
+	assert_string_equal(o.granule_from, "THP always on this host: 2048 KiB huge pages");
+	put_file(dir, "enabled", "always [madvise] never\n");
+	tm_advise_host_granule(root, 4096, &o);
+	assert_true(o.granule_bytes == 4096);
+	assert_string_equal(o.granule_from, "THP madvise on this host: 4 KiB pages");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+	tm_advise_host_granule(root, 4096, &o);
+	assert_string_equal(o.granule_from, "THP unknown on this host: 4 KiB pages");
+}
+
+/* Headroom covers a huge page under THP always even when the runs are alike
+ * (the issue: 3 runs 1 MiB apart, later runs 2 MiB above them), and says
+ * how likely another run is to pass the worst seen. */
+static void test_headroom_granule(void **state)
+{
+	char path[64];
+	struct tm_store *st = fresh(path, sizeof(path));
+	struct tm_advise_opts o;
+	struct tm_advise *a = calloc(1, sizeof(*a));
+	(void)state;
+
+	opts_two_regimes(&o);
+	o.granule_bytes = 2 * MIB;
+	snprintf(o.granule_from, sizeof(o.granule_from),
+	         "THP always on this host: 2048 KiB huge pages");
+	for (int i = 0; i < 3; i++)
+		o.runs[o.n_runs++] = add_run(st, &base_shape, i);
+	assert_int_equal(tm_advise_compute(st, &o, a), 0);
+	const struct tm_advise_profile *p = &a->arms[0].prof[0];
+	if (fabs(p->headroom_bytes - 2 * MIB) > 1 || fabs(p->memory_high_bytes - 152 * MIB) > 1)
+		fail_msg("headroom %.0f, MemoryHigh %.0f; want 2 MiB and 152 MiB",
+		         p->headroom_bytes, p->memory_high_bytes);
+	char *j = tm_advise_to_json(a, NULL);
+	assert_non_null(strstr(j, "the kernel's granularity 2.0 MiB (THP always on this host: "
+	                          "2048 KiB huge pages)"));
+	assert_non_null(strstr(j, "from 3 runs: another passes the worst of them about 1 time in "
+	                          "4, so more runs would likely widen the spread and raise "
+	                          "MemoryHigh"));
+	free(j);
+	tm_advise_release(a);
+	free(a);
+	tm_store_close(st);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_two_profiles),   cmocka_unit_test(test_none_survived),
-	    cmocka_unit_test(test_swap_refused),   cmocka_unit_test(test_few_samples),
-	    cmocka_unit_test(test_survival_first), cmocka_unit_test(test_burst_between_samples),
+	    cmocka_unit_test(test_two_profiles),
+	    cmocka_unit_test(test_none_survived),
+	    cmocka_unit_test(test_swap_refused),
+	    cmocka_unit_test(test_few_samples),
+	    cmocka_unit_test(test_survival_first),
+	    cmocka_unit_test(test_burst_between_samples),
+	    cmocka_unit_test(test_undecided_three_runs),
+	    cmocka_unit_test(test_decided_four_runs),
+	    cmocka_unit_test(test_watermark_wording),
+	    cmocka_unit_test(test_host_granule),
+	    cmocka_unit_test(test_headroom_granule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

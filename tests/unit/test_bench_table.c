@@ -347,12 +347,29 @@ static void test_killed_progress(void **state)
 	tm_bench_table_release(&t);
 }
 
+/* A bench whose runs per arm cannot reach a verdict says so at its start,
+ * with what would: 3 against 3 cannot, 4 against 4 can. */
+static void test_runs_note(void **state)
+{
+	char buf[320] = "";
+	(void)state;
+
+	assert_true(tm_bench_runs_note(3, 2, buf, sizeof(buf)));
+	print_message("%s\n", buf);
+	assert_non_null(strstr(buf, "note: 3 runs per arm cannot reach p < 0.05"));
+	assert_non_null(strstr(buf, "it takes --runs 4 (or 5 runs of an arm against 3)"));
+	assert_false(tm_bench_runs_note(4, 2, buf, sizeof(buf)));
+	assert_false(tm_bench_runs_note(3, 1, buf, sizeof(buf)));
+	assert_true(tm_bench_runs_note(1, 3, buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stat),     cmocka_unit_test(test_compute),
-	    cmocka_unit_test(test_text),     cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_verdicts), cmocka_unit_test(test_killed_progress),
+	    cmocka_unit_test(test_stat),      cmocka_unit_test(test_compute),
+	    cmocka_unit_test(test_text),      cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_verdicts),  cmocka_unit_test(test_killed_progress),
+	    cmocka_unit_test(test_runs_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

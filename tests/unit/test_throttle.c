@@ -195,6 +195,163 @@ static void test_bench_note(void **state)
 	store_fixture_close(f);
 }
 
+/* A service that waits between units of work (issue 25), simulated a
+ * millisecond at a time: each unit works WORK_MS (THR_WORK_MS while
+ * throttled, from THR_FROM_MS to THR_TO_MS: memory full FULL_SHARE of
+ * its time, EVENTS_PER_S high events) and then sleeps SLEEP_MS (no stall,
+ * no events); progress + 1 at the end of each unit; sampled every
+ * INTERVAL_MS until END_MS. */
+struct rhythm {
+	int interval_ms, work_ms, thr_work_ms, sleep_ms;
+	int thr_from_ms, thr_to_ms, end_ms;
+	double full_share, events_per_s;
+	int thr2_from_ms, thr2_to_ms; /* a second throttled stretch (0: none) */
+};
+
+static void rhythm_find(const struct rhythm *r, struct tm_throttle *th)
+{
+	size_t cap = (size_t)r->end_ms, np = 0;
+	int64_t *pm = calloc(cap, sizeof(*pm));
+	double *pv = calloc(cap, sizeof(*pv)), *hs = calloc(cap, sizeof(*hs)),
+	       *fs = calloc(cap, sizeof(*fs));
+	double high = 0, full = 0, prog = 0;
+	int left = 0, ns = 0;
+	bool working = false, thr = false;
+
+	assert_non_null(pm);
+	assert_non_null(hs);
+	for (int t = 0; t < r->end_ms; t++) {
+		if (left == 0) {
+			if (working) {
+				pm[np] = t * 1000LL;
+				pv[np++] = ++prog;
+			}
+			working = !working;
+			thr = (t >= r->thr_from_ms && t < r->thr_to_ms) ||
+			      (t >= r->thr2_from_ms && t < r->thr2_to_ms);
+			left = working ? (thr ? r->thr_work_ms : r->work_ms) : r->sleep_ms;
+		}
+		if (working && thr) {
+			full += r->full_share * 1000;
+			high += r->events_per_s / 1000;
+		}
+		left--;
+		if (t % r->interval_ms == 0) {
+			hs[ns] = floor(high);
+			fs[ns++] = full;
+		}
+	}
+	struct tm_throttle_stream *ts = tm_throttle_stream_new(0, -1, pm, pv, np);
+	assert_non_null(ts);
+	for (int i = 0; i < ns; i++) {
+		int64_t mono = (int64_t)i * r->interval_ms * 1000;
+		tm_throttle_stream_add(ts, mono, 1700000000000000 + mono, hs[i], fs[i]);
+	}
+	tm_throttle_stream_finish(ts, th);
+	for (int i = 0; i < th->n && i < TM_THROTTLE_MAX_SPANS; i++) {
+		char text[256];
+		tm_throttle_span_text(&th->spans[i], text, sizeof(text));
+		print_message("  %.1f s to %.1f s: %s\n", th->spans[i].start_mono_usec / 1e6,
+		              th->spans[i].end_mono_usec / 1e6, text);
+	}
+	free(pm);
+	free(pv);
+	free(hs);
+	free(fs);
+}
+
+/* One throttled stretch, within SLACK_MS of THR_FROM..THR_TO, judged
+ * against the pace before it. */
+static void assert_one_stretch(const struct rhythm *r, const struct tm_throttle *th, int slack_ms,
+                               double rate_before)
+{
+	assert_true(th->known);
+	if (th->n != 1)
+		fail_msg("%d stretches totalling %.1f s; want 1 of about %.1f s", th->n,
+		         th->throttled_usec / 1e6, (r->thr_to_ms - r->thr_from_ms) / 1e3);
+	const struct tm_throttle_span *s = &th->spans[0];
+	double from = s->start_mono_usec / 1e3, to = s->end_mono_usec / 1e3;
+	if (fabs(from - r->thr_from_ms) > slack_ms || fabs(to - r->thr_to_ms) > slack_ms)
+		fail_msg("the stretch is %.0f..%.0f ms, want %d..%d (± %d)", from, to,
+		         r->thr_from_ms, r->thr_to_ms, slack_ms);
+	if (fabs(s->rate_before_per_min - rate_before) > 0.1 * rate_before)
+		fail_msg("rate before %.1f/min, want about %.1f", s->rate_before_per_min,
+		         rate_before);
+	assert_true(s->rate_during_per_min < 0.5 * s->rate_before_per_min);
+}
+
+/* The first case of issue 25: -i 200ms, a program that sleeps 300 ms
+ * between units; throttled without a break for 86 s (2 s a unit, 95 %
+ * full, about 54 high events per 5 s).  Each sleep gives an interval at
+ * 0 % stall; it is one stretch all the same, judged against the
+ * unthrottled pace before it (100 ms a unit: 150 units/min). */
+static void test_idle_between_units_200ms(void **state)
+{
+	struct rhythm r = {.interval_ms = 200,
+	                   .work_ms = 100,
+	                   .thr_work_ms = 2000,
+	                   .sleep_ms = 300,
+	                   .thr_from_ms = 20000,
+	                   .thr_to_ms = 106000,
+	                   .end_ms = 130000,
+	                   .full_share = 0.95,
+	                   .events_per_s = 10.8};
+	struct tm_throttle th;
+	(void)state;
+
+	rhythm_find(&r, &th);
+	assert_one_stretch(&r, &th, 2500, 150);
+}
+
+/* The second: the default 1 s interval, 1.5 s sleeps, a steady crawl for
+ * 150 s (3 s a unit throttled, 0.5 s unthrottled: 30 units/min before). */
+static void test_idle_between_units_1s(void **state)
+{
+	struct rhythm r = {.interval_ms = 1000,
+	                   .work_ms = 500,
+	                   .thr_work_ms = 3000,
+	                   .sleep_ms = 1500,
+	                   .thr_from_ms = 30000,
+	                   .thr_to_ms = 180000,
+	                   .end_ms = 220000,
+	                   .full_share = 0.95,
+	                   .events_per_s = 10};
+	struct tm_throttle th;
+	(void)state;
+
+	rhythm_find(&r, &th);
+	assert_one_stretch(&r, &th, 4500, 30);
+}
+
+/* Two throttled stretches 10 s apart (more than the join limit) stay two,
+ * and the second, whose "before" reaches into the first, is judged against
+ * the pace before the first, not the throttled one. */
+static void test_two_stretches_apart(void **state)
+{
+	struct rhythm r = {.interval_ms = 1000,
+	                   .work_ms = 500,
+	                   .thr_work_ms = 3000,
+	                   .sleep_ms = 1500,
+	                   .thr_from_ms = 30000,
+	                   .thr_to_ms = 60000,
+	                   .thr2_from_ms = 70000,
+	                   .thr2_to_ms = 110000,
+	                   .end_ms = 130000,
+	                   .full_share = 0.95,
+	                   .events_per_s = 10};
+	struct tm_throttle th;
+	(void)state;
+
+	rhythm_find(&r, &th);
+	assert_true(th.known);
+	if (th.n != 2)
+		fail_msg("%d stretches, want 2", th.n);
+	for (int i = 0; i < 2; i++)
+		if (fabs(th.spans[i].rate_before_per_min - 30) > 3)
+			fail_msg("stretch %d: rate before %.1f/min, want about 30", i,
+			         th.spans[i].rate_before_per_min);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +359,9 @@ int main(void)
 	    cmocka_unit_test(test_not_throttled),
 	    cmocka_unit_test(test_unknown),
 	    cmocka_unit_test(test_bench_note),
+	    cmocka_unit_test(test_idle_between_units_200ms),
+	    cmocka_unit_test(test_idle_between_units_1s),
+	    cmocka_unit_test(test_two_stretches_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
