@@ -64,6 +64,10 @@ print("%.0f B of anon per connection (R² %.4f, exponent %.2f), %.0f B of memory
 assert f["n"] == 3
 assert 512 <= f["slope_per_unit"] <= 32768, "anon per connection out of range"
 assert f["r2"] > 0.9, "not a line"
+# a line over redis's base of several MiB: its growth is linear (the
+# log-log slope of the totals said 0.15, "nearly flat")
+assert f["intercept"] > 4 << 20, "fixed part %r" % f["intercept"]
+assert 0.8 <= f["exponent"] <= 1.2, "growth exponent %r of a line over a base" % f["exponent"]
 PY
 if out=$(python3 "$T/fit.py" "$T/r.json" 2>&1); then
 	ok "redis-server: $out"
@@ -71,7 +75,8 @@ else
 	fail "redis-server: anon per idle connection between 512 B and 32 KiB" "$out"
 fi
 sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | sed 's/^/# /'
-if sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$'; then
+if sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$' &&
+	sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  fixed part +[0-9.]+ MiB$'; then
 	ok "the table shows peak anon per value and per connection (KiB per N)"
 else
 	fail "the table shows the per-connection cost" "$(sed -n '/^peak anon MiB$/,/growth/p' "$T/r.txt")"
