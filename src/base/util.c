@@ -299,11 +299,11 @@ const char *tm_cost_bytes_text(char *buf, size_t size, double bytes, bool sign)
 
 	if (!isfinite(bytes))
 		return "n/a";
-	if (a < 999.5)
+	if (a < 1024) /* "1012 B", as the bench table, not "0.99 KiB" */
 		return sig3(buf, size, bytes, 1, "B", sign);
-	if (a < 999.5 * 1024)
+	if (a < 1024 * 1024)
 		return sig3(buf, size, bytes, 1024, "KiB", sign);
-	if (a < 999.5 * TM_MIB)
+	if (a < 1024 * TM_MIB)
 		return sig3(buf, size, bytes, TM_MIB, "MiB", sign);
 	return sig3(buf, size, bytes, 1024.0 * TM_MIB, "GiB", sign);
 }

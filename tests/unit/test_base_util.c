@@ -126,6 +126,7 @@ static void test_cost_text(void **state)
 	(void)state;
 	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 183, true), "+183 B");
 	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), -183, true), "-183 B");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 1012, false), "1012 B");
 	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 1484.8, false), "1.45 KiB");
 	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 17612.8, false), "17.2 KiB");
 	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 23.793 * 1048576, true), "+23.8 MiB");
