@@ -147,8 +147,6 @@ bool tm_figure_is_amount(const char *name)
 
 	if (strstr(name, "_per_"))
 		return false;
-	if (strcmp(name, "units") == 0)
-		return true;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(tails); i++)
 		if (ends_with(name, tails[i]))
 			return true;

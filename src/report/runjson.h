@@ -41,8 +41,8 @@ json_t *tm_json_num(double v);
 json_t *tm_json_amount(double v);
 /* Whether the figure NAME (its unit in its name, docs/ARCHITECTURE.md) is a
  * count or an amount: it ends in _bytes, _usec, _events, _kills, _allocs,
- * _gcs, _cycles, _points, _bunched or samples, or is "units", and is no
- * rate (no "_per_"). */
+ * _gcs, _cycles, _points, _bunched or samples, and is no rate (no
+ * "_per_").  ("units" is not: a job's units of work may be fractional.) */
 bool tm_figure_is_amount(const char *name);
 /* Whether NAME is a limit (limit_*_bytes): -1 there means "no limit". */
 bool tm_figure_is_limit(const char *name);
