@@ -20,6 +20,8 @@ what=${1:-all}
 pat=${2:-}
 results=$LOG/results.tap
 : >"$results"
+started=$LOG/started
+: >"$started" # what this run made is newer than this file
 
 # run_tap NAME TIMEOUT CMD...: runs CMD, keeps its TAP lines, counts a crash.
 run_tap()
@@ -75,7 +77,10 @@ if [ "$what" = all ] || [ "$what" = v2 ]; then
 		case "$t" in *"$pat"*) ;; *) continue ;; esac
 		if grep -q '^V2_SYSTEMD=1' "$t"; then sysd="$sysd $t"; else plain="$plain $t"; fi
 	done
-	trap 'sh scripts/vm/run-in-guest --pool-stop; sh scripts/vm/run-in-guest --pool-stop --systemd; exit 130' INT TERM
+	# the pools stop on every way out: the end, a failure, a signal
+	stop_pools() { sh scripts/vm/run-in-guest --pool-stop; sh scripts/vm/run-in-guest --pool-stop --systemd; }
+	trap 'stop_pools' EXIT
+	trap 'exit 130' INT TERM
 	for kind in plain systemd; do
 		if [ $kind = plain ]; then list=$plain opt=""; else list=$sysd opt=--systemd; fi
 		[ -n "$list" ] || continue
@@ -90,7 +95,8 @@ if [ "$what" = all ] || [ "$what" = v2 ]; then
 		done
 		sh scripts/vm/run-in-guest --pool-stop $opt
 	done
-	trap - INT TERM
+	stop_pools
+	trap - EXIT INT TERM
 fi
 
 # The tests' shimmed processes keep their heap regions after exit (for a
@@ -100,6 +106,38 @@ for f in /dev/shm/tidemark-heap.*; do
 	pid=${f##*.}
 	kill -0 "$pid" 2>/dev/null || rm -f "$f"
 done
+
+# Whatever failed, this run leaves nothing behind: no guest (a qemu of this
+# build directory), no process of this build's programs, no cgroup of a
+# recorder that is gone (tidemark-PID-N under a tidemark/ parent, made
+# since this run began), no mount in a test's temporary directory.
+leftovers()
+{
+	vm=$ROOT/$B/vm
+	for p in /proc/[0-9]*; do
+		pid=${p#/proc/}
+		[ "$pid" = $$ ] && continue
+		cmd=$({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
+		exe=$(readlink "$p/exe" 2>/dev/null) || exe=""
+		case "$exe" in */qemu-system-*) case "$cmd" in *"$vm/"*) echo "qemu $pid: $cmd" ;; esac ;; esac
+		case "$exe" in "$ROOT/$B/"*) echo "process $pid: $cmd" ;; esac
+	done
+	find /sys/fs/cgroup -maxdepth 3 -type d -path '*/tidemark/tidemark-*' -newer "$started" 2>/dev/null |
+		while read -r d; do
+			pid=${d##*/tidemark-}
+			pid=${pid%%-*}
+			case "$pid" in '' | *[!0-9]*) continue ;; esac
+			kill -0 "$pid" 2>/dev/null || echo "cgroup $d (its recorder $pid is gone)"
+		done
+	awk '$5 ~ "^/tmp/tidemark-test\\." { print "mount " $5 }' /proc/self/mountinfo
+}
+left=$(leftovers)
+if [ -z "$left" ]; then
+	echo "[run] ok - no leftovers (guests, processes, cgroups, mounts)" | tee -a "$results"
+else
+	echo "[run] not ok - no leftovers (guests, processes, cgroups, mounts)" | tee -a "$results"
+	echo "$left" | sed 's/^/# /'
+fi
 
 passed=$(grep -E '\] ok' "$results" | grep -vc '# SKIP')
 skipped=$(grep -cE '\] ok.*# SKIP' "$results")

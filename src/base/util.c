@@ -281,6 +281,46 @@ const char *tm_mib_text(char *buf, size_t size, double bytes)
 	return buf;
 }
 
+/* V / DIV with three significant digits (at most), then UNIT. */
+static const char *sig3(char *buf, size_t size, double v, double div, const char *unit, bool sign)
+{
+	double x = v / div, a = fabs(x);
+	int d = a >= 99.95 || div == 1 ? 0 : a >= 9.995 ? 1 : 2;
+
+	if (div == 1 && a < 9.995 && a != floor(a))
+		d = 2; /* a fraction of a byte or µs, as an average can be */
+	snprintf(buf, size, sign ? "%+.*f %s" : "%.*f %s", d, x, unit);
+	return buf;
+}
+
+const char *tm_cost_bytes_text(char *buf, size_t size, double bytes, bool sign)
+{
+	double a = fabs(bytes);
+
+	if (!isfinite(bytes))
+		return "n/a";
+	if (a < 1024) /* "1012 B", as the bench table, not "0.99 KiB" */
+		return sig3(buf, size, bytes, 1, "B", sign);
+	if (a < 1024 * 1024)
+		return sig3(buf, size, bytes, 1024, "KiB", sign);
+	if (a < 1024 * TM_MIB)
+		return sig3(buf, size, bytes, TM_MIB, "MiB", sign);
+	return sig3(buf, size, bytes, 1024.0 * TM_MIB, "GiB", sign);
+}
+
+const char *tm_cost_usec_text(char *buf, size_t size, double usec, bool sign)
+{
+	double a = fabs(usec);
+
+	if (!isfinite(usec))
+		return "n/a";
+	if (a < 999.5)
+		return sig3(buf, size, usec, 1, "µs", sign);
+	if (a < 999.5e3)
+		return sig3(buf, size, usec, 1e3, "ms", sign);
+	return sig3(buf, size, usec, 1e6, "s", sign);
+}
+
 void tm_path_parent(const char *path, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');

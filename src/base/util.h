@@ -89,5 +89,13 @@ const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 /* A figure in bytes as "1234.5 MiB" into BUF, or "n/a" (a constant) when
  * BYTES is not finite (not known).  BUF or the constant. */
 const char *tm_mib_text(char *buf, size_t size, double bytes);
+/* A cost (per unit of work, per connection) in the unit that gives it
+ * three significant digits (bytes up to 1023 whole): BYTES as "183 B",
+ * "1012 B", "1.45 KiB", "23.8 MiB", "1.20 GiB"; USEC as "28 µs", "3.10 ms",
+ * "1.20 s".  A leading '+' for
+ * a positive value when SIGN; "n/a" (a constant) when not finite.  BUF or
+ * the constant. */
+const char *tm_cost_bytes_text(char *buf, size_t size, double bytes, bool sign);
+const char *tm_cost_usec_text(char *buf, size_t size, double usec, bool sign);
 
 #endif

@@ -343,24 +343,36 @@ static void print_benches(const struct arm_sweep *arms, int n, FILE *f)
 	fprintf(f, "%s: tidemark advise --bench %s\n", list, list);
 }
 
+/* The curves as bench --sweep --json prints them (and --export json writes). */
+static json_t *sweep_json(const struct tm_bench_spec *sp, const struct arm_sweep *arms, int n)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	if (!o || !a) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	json_object_set_new(o, "limit", json_string(limit_name(sp->sweep.limit)));
+	json_object_set_new(o, "lo_bytes", json_integer(sp->sweep.lo));
+	json_object_set_new(o, "hi_bytes", json_integer(sp->sweep.hi));
+	json_object_set_new(o, "resolution_bytes", json_integer(sp->sweep.resolution));
+	json_object_set_new(o, "runs_per_limit", json_integer(sp->runs));
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, curve_json(sp, &arms[i]));
+	json_object_set_new(o, "arms", a);
+	return o;
+}
+
 static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, int n, bool json,
                       FILE *f)
 {
 	char lo[32], hi[32], res[32];
 
-	for (int i = 0; i < n; i++)
-		qsort(arms[i].probes, (size_t)arms[i].n, sizeof(struct tm_sweep_point), cmp_probe);
 	if (json) {
-		json_t *o = json_object(), *a = json_array();
-		json_object_set_new(o, "limit", json_string(limit_name(sp->sweep.limit)));
-		json_object_set_new(o, "lo_bytes", json_integer(sp->sweep.lo));
-		json_object_set_new(o, "hi_bytes", json_integer(sp->sweep.hi));
-		json_object_set_new(o, "resolution_bytes", json_integer(sp->sweep.resolution));
-		json_object_set_new(o, "runs_per_limit", json_integer(sp->runs));
-		for (int i = 0; i < n; i++)
-			json_array_append_new(a, curve_json(sp, &arms[i]));
-		json_object_set_new(o, "arms", a);
-		json_dumpf(o, f, JSON_INDENT(2));
+		json_t *o = sweep_json(sp, arms, n);
+		if (o)
+			json_dumpf(o, f, JSON_INDENT(2));
 		fputc('\n', f);
 		json_decref(o);
 		return;
@@ -377,6 +389,72 @@ static void print_all(const struct tm_bench_spec *sp, struct arm_sweep *arms, in
 	print_benches(arms, n, f);
 }
 
+/* The format of an --export spec "FMT[:PATH]" into FMT; PATH or NULL. */
+static const char *export_fmt(const char *spec, char *fmt, size_t size)
+{
+	const char *colon = strchr(spec, ':');
+
+	snprintf(fmt, size, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+	return colon && colon[1] ? colon + 1 : NULL;
+}
+
+/* A sweep exports its curve, as JSON only: the per-bench table formats
+ * (csv, md) have no curve.  0, or -1 after tm_error, before anything runs. */
+static int check_exports(const struct tm_bench_output *out)
+{
+	char fmt[16];
+
+	for (int i = 0; i < out->n_exports; i++) {
+		export_fmt(out->exports[i], fmt, sizeof(fmt));
+		if (strcmp(fmt, "json") != 0)
+			return tm_error("--export %s: a sweep exports its curve as json only "
+			                "(--export json[:PATH]); the table of each of its benches: "
+			                "bench --table ID --export %s",
+			                fmt, fmt);
+	}
+	return 0;
+}
+
+/* The smallest bench id of the sweep's probes, or 0. */
+static int64_t first_bench(const struct arm_sweep *arms, int n)
+{
+	int64_t first = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < arms[i].n; j++)
+			for (int b = 0; b < arms[i].probes[j].n_benches; b++) {
+				int64_t id = arms[i].probes[j].benches[b];
+				if (!first || id < first)
+					first = id;
+			}
+	return first;
+}
+
+/* --export json[:PATH]: the curves, to PATH or sweep-ID.json (ID: the
+ * sweep's first bench).  0, or -1 after tm_error. */
+static int export_curves(const struct tm_bench_spec *sp, const struct arm_sweep *arms, int n,
+                         const struct tm_bench_output *out)
+{
+	for (int i = 0; i < out->n_exports; i++) {
+		char fmt[16], path[4096];
+		const char *given = export_fmt(out->exports[i], fmt, sizeof(fmt));
+		json_t *o = sweep_json(sp, arms, n);
+		int rc;
+
+		if (given)
+			snprintf(path, sizeof(path), "%s", given);
+		else
+			snprintf(path, sizeof(path), "sweep-%lld.json",
+			         (long long)first_bench(arms, n));
+		rc = o ? json_dump_file(o, path, JSON_INDENT(2)) : -1;
+		json_decref(o);
+		if (rc)
+			return tm_error("--export: cannot write '%s'", path);
+		fprintf(stderr, "wrote %s\n", path);
+	}
+	return 0;
+}
+
 enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store *st,
                                     const char *store_name, const struct tm_bench_output *out)
 {
@@ -384,6 +462,10 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 	struct arm_sweep *arms = calloc((size_t)sp->n_arms, sizeof(*arms));
 	int rc = 0, done = 0;
 
+	if (check_exports(out)) {
+		free(arms);
+		return TM_BENCH_BAD_INPUT;
+	}
 	if (!arms)
 		return tm_error("out of memory"), TM_BENCH_FAILED;
 	if (tm_bench_push_begin(plan, store_name)) {
@@ -407,7 +489,11 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 		}
 	}
 	tm_bench_push_end(plan);
+	for (int i = 0; i < done; i++)
+		qsort(arms[i].probes, (size_t)arms[i].n, sizeof(struct tm_sweep_point), cmp_probe);
 	print_all(sp, arms, done, out->json, stdout);
+	if (export_curves(sp, arms, done, out) && rc == 0)
+		rc = -1;
 	free(arms);
 	if (rc == 1)
 		tm_error(

@@ -19,11 +19,12 @@
 #include "report/runjson.h"
 #include "base/banned.h"
 
-static json_t *stat_json(const struct tm_bench_stat *s)
+/* S of the figure KEY: a whole amount (bytes, usec, a count) as an integer. */
+static json_t *stat_json(const struct tm_bench_stat *s, const char *key)
 {
-	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median", tm_json_num(s->median),
-	                 "min", tm_json_num(s->min), "max", tm_json_num(s->max), "mad",
-	                 tm_json_num(s->mad));
+	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "n", s->n, "median",
+	                 tm_json_figure(key, s->median), "min", tm_json_figure(key, s->min), "max",
+	                 tm_json_figure(key, s->max), "mad", tm_json_figure(key, s->mad));
 }
 
 static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
@@ -32,7 +33,7 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 	json_t *o;
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
-		json_t *s = stat_json(&a->stat[f]);
+		json_t *s = stat_json(&a->stat[f], tm_bench_fig_info(f)->key);
 		json_object_set_new(s, "ratio", tm_json_num(a->ratio[f]));
 		json_object_set_new(s, "overlaps_control", json_boolean(a->overlap[f]));
 		json_object_set_new(s, "p_value", tm_json_num(a->p[f]));
@@ -55,10 +56,13 @@ static json_t *arm_json(const struct tm_bench_arm_row *a, bool control)
 	json_object_set_new(o, tm_outcome_name(TM_OUTCOME_INTERRUPTED),
 	                    json_integer(a->interrupted));
 	json_object_set_new(o, "figures", figures);
-	json_object_set_new(o, "killed_peak_anon_bytes", stat_json(&a->killed_peak));
-	json_object_set_new(o, "killed_heap_live_bytes", stat_json(&a->killed_heap));
-	json_object_set_new(o, "killed_progress", stat_json(&a->killed_progress));
-	json_object_set_new(o, "killed_wall_usec", stat_json(&a->killed_wall));
+	json_object_set_new(o, "killed_peak_anon_bytes",
+	                    stat_json(&a->killed_peak, "killed_peak_anon_bytes"));
+	json_object_set_new(o, "killed_heap_live_bytes",
+	                    stat_json(&a->killed_heap, "killed_heap_live_bytes"));
+	json_object_set_new(o, "killed_progress",
+	                    stat_json(&a->killed_progress, "killed_progress"));
+	json_object_set_new(o, "killed_wall_usec", stat_json(&a->killed_wall, "killed_wall_usec"));
 	return o;
 }
 
@@ -67,7 +71,8 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	json_t *figures = json_object(), *outliers = json_array();
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
-		json_object_set_new(figures, tm_bench_fig_info(f)->key, tm_json_num(r->fig[f]));
+		const char *key = tm_bench_fig_info(f)->key;
+		json_object_set_new(figures, key, tm_json_figure(key, r->fig[f]));
 		if (r->outlier_mask >> f & 1)
 			json_array_append_new(outliers, json_string(tm_bench_fig_info(f)->key));
 	}
@@ -77,7 +82,7 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	                      tm_outcome_name(r->outcome), "reason", r->reason);
 	json_object_set_new(o, "figures", figures);
 	json_object_set_new(o, "outliers", outliers);
-	json_object_set_new(o, "work_wall_usec", tm_json_num(r->work_wall_usec));
+	json_object_set_new(o, "work_wall_usec", tm_json_amount(r->work_wall_usec));
 	json_object_set_new(o, "steal_share", tm_json_num(r->steal_share));
 	json_object_set_new(o, "other_load_share", tm_json_num(r->other_share));
 	return o;
@@ -159,6 +164,23 @@ static json_t *text_json(const struct tm_bench_table *t)
 	return o;
 }
 
+/* What rows scraped_N_* are: the series' names, null for an unused slot;
+ * NULL (no "scraped" at all) for a bench that scraped nothing. */
+static json_t *scraped_json(const struct tm_bench_table *t)
+{
+	json_t *a = NULL;
+	int used = 0;
+
+	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++)
+		used += t->scraped[i][0] != 0;
+	if (!used || !(a = json_array()))
+		return NULL;
+	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++)
+		json_array_append_new(a,
+		                      t->scraped[i][0] ? json_string(t->scraped[i]) : json_null());
+	return a;
+}
+
 /* The test the verdicts come from, for readers of the JSON. */
 static json_t *test_json(void)
 {
@@ -193,12 +215,9 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 	}
 	json_object_set_new(o, "command", tm_json_str(t->command));
 	json_object_set_new(o, "settle_usec", json_integer(t->settle_usec));
-	/* what rows scraped_N_* are: the series' names, null for an unused slot */
-	json_t *scraped = json_array();
-	for (int i = 0; i < TM_BENCH_SCRAPED_SLOTS; i++)
-		json_array_append_new(scraped,
-		                      t->scraped[i][0] ? json_string(t->scraped[i]) : json_null());
-	json_object_set_new(o, "scraped", scraped);
+	json_t *scraped = scraped_json(t);
+	if (scraped)
+		json_object_set_new(o, "scraped", scraped);
 	json_object_set_new(o, "reference",
 	                    json_string(t->n_arms ? t->arms[t->reference].name : ""));
 	json_t *notes = json_array();
@@ -215,7 +234,9 @@ char *tm_bench_table_to_json(const struct tm_bench_table *t)
 
 void tm_bench_csv_num(FILE *out, double v)
 {
-	if (isfinite(v))
+	if (isfinite(v) && v == floor(v) && fabs(v) <= 9007199254740992.0)
+		fprintf(out, "%.0f", v);
+	else if (isfinite(v))
 		fprintf(out, "%.10g", v);
 }
 

@@ -49,34 +49,91 @@ static void line(const double *x, const double *y, int k, double *slope, double 
 		*r2 = fmax(0, fmin(1, sxy * sxy / (sxx * syy)));
 }
 
+/* The residual sum of squares of y = a + c·t^k (T: x over its largest, so
+ * no power overflows) at exponent K, with A and C. */
+static double power_rss(const double *t, const double *y, int n, double k, double *a, double *c)
+{
+	double tk[TM_BENCH_PTAB_MAX] = {0}, r2, rss = 0;
+
+	for (int i = 0; i < n; i++)
+		tk[i] = pow(t[i], k);
+	line(tk, y, n, c, a, &r2);
+	if (!isfinite(*c))
+		return INFINITY;
+	for (int i = 0; i < n; i++) {
+		double e = y[i] - (*a + *c * tk[i]);
+		rss += e * e;
+	}
+	return rss;
+}
+
+/* k of y = base + c·x^k over the K points (x > 0): a scan of k over
+ * [0.02, 4] by 0.01, then golden-section search around the best.  Fills
+ * OUT's exponent, exp_base and exp_r2 (from TM_BENCH_FIT_MIN_EXP_R2 points). */
+static void power_fit(const double *x, const double *y, int k, struct tm_bench_fit *out)
+{
+	double t[TM_BENCH_PTAB_MAX] = {0}, xmax = 0, my = 0, syy = 0, a, c, best = INFINITY, kb = 1;
+	const double g = (sqrt(5) - 1) / 2;
+
+	if (k < TM_BENCH_FIT_MIN_EXP || k > TM_BENCH_PTAB_MAX)
+		return;
+	for (int i = 0; i < k; i++) {
+		xmax = fmax(xmax, x[i]);
+		my += y[i] / k;
+	}
+	for (int i = 0; i < k; i++) {
+		t[i] = x[i] / xmax;
+		syy += (y[i] - my) * (y[i] - my);
+	}
+	if (!(syy > 0)) { /* nothing grows */
+		out->exponent = 0;
+		out->exp_base = my;
+		return;
+	}
+	for (double e = 0.02; e <= 4.0 + 1e-9; e += 0.01) {
+		double r = power_rss(t, y, k, e, &a, &c);
+		if (r < best) {
+			best = r;
+			kb = e;
+		}
+	}
+	double lo = fmax(0.01, kb - 0.01), hi = kb + 0.01;
+	for (int it = 0; it < 60; it++) {
+		double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
+		if (power_rss(t, y, k, m1, &a, &c) < power_rss(t, y, k, m2, &a, &c))
+			hi = m2;
+		else
+			lo = m1;
+	}
+	out->exponent = (lo + hi) / 2;
+	best = power_rss(t, y, k, out->exponent, &a, &c);
+	out->exp_base = a;
+	if (k >= TM_BENCH_FIT_MIN_EXP_R2)
+		out->exp_r2 = fmax(0, fmin(1, 1 - best / syy));
+}
+
 void tm_bench_fit_of(const double *x, const double *y, int n, struct tm_bench_fit *out)
 {
-	double *lx = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * 4), *ly, *px, *py;
-	int k = 0, kl = 0;
+	double px[TM_BENCH_PTAB_MAX] = {0}, py[TM_BENCH_PTAB_MAX] = {0},
+	       qx[TM_BENCH_PTAB_MAX] = {0}, qy[TM_BENCH_PTAB_MAX] = {0};
+	int k = 0, kp = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->slope = out->intercept = out->r2 = out->exponent = out->exp_r2 = NAN;
-	if (!lx)
-		return;
-	ly = lx + n;
-	px = ly + n;
-	py = px + n;
-	for (int i = 0; i < n; i++) {
+	out->slope = out->intercept = out->r2 = out->exponent = out->exp_r2 = out->exp_base = NAN;
+	for (int i = 0; i < n && k < TM_BENCH_PTAB_MAX; i++) {
 		if (!isfinite(x[i]) || !isfinite(y[i]))
 			continue;
 		px[k] = x[i];
 		py[k++] = y[i];
-		if (x[i] > 0 && y[i] > 0) {
-			lx[kl] = log(x[i]);
-			ly[kl++] = log(y[i]);
+		if (x[i] > 0) {
+			qx[kp] = x[i];
+			qy[kp++] = y[i];
 		}
 	}
 	out->n = k;
-	out->n_log = kl;
+	out->n_log = kp;
 	line(px, py, k, &out->slope, &out->intercept, &out->r2);
-	double icpt;
-	line(lx, ly, kl, &out->exponent, &icpt, &out->exp_r2);
-	free(lx);
+	power_fit(qx, qy, kp, out);
 }
 
 bool tm_bench_param_figure(int f)
@@ -257,9 +314,9 @@ static void fmt_unit(char *buf, size_t size, double v, int f)
 	}
 }
 
-static void r2_text(char *buf, size_t size, double r2, int n)
+static void r2_text(char *buf, size_t size, double r2, int n, int min_n)
 {
-	if (n < TM_BENCH_FIT_MIN_R2)
+	if (n < min_n)
 		tm_bench_cellf(buf, size, "R² n/a (%d values)", n);
 	else if (isnan(r2))
 		tm_bench_cellf(buf, size, "R² n/a (no change)");
@@ -267,27 +324,38 @@ static void r2_text(char *buf, size_t size, double r2, int n)
 		tm_bench_cellf(buf, size, "R² %.4f", r2);
 }
 
-void tm_bench_param_fit_cell(const struct tm_bench_fit *fit, int f, bool exponent, char *buf,
+void tm_bench_param_fit_cell(const struct tm_bench_fit *fit, int f, int kind, char *buf,
                              size_t size)
 {
+	bool exponent = kind == TM_PROW_EXPONENT;
 	char v[48], r[48];
 	int n = exponent ? fit->n_log : fit->n;
-	double x = exponent ? fit->exponent : fit->slope;
+	int min_n = exponent ? TM_BENCH_FIT_MIN_EXP : TM_BENCH_FIT_MIN_SLOPE;
+	double x = exponent                    ? fit->exponent
+	           : kind == TM_PROW_INTERCEPT ? fit->intercept
+	                                       : fit->slope;
 
-	if (n < TM_BENCH_FIT_MIN_SLOPE) {
+	if (n < min_n) {
 		tm_bench_cellf(buf, size, "n/a: %d value%s%s", n, n == 1 ? "" : "s",
-		               exponent && fit->n >= 2 ? " above 0" : "");
+		               exponent && fit->n > n ? " above 0" : "");
 		return;
 	}
 	if (isnan(x)) {
 		tm_bench_cellf(buf, size, "n/a");
 		return;
 	}
+	if (kind == TM_PROW_INTERCEPT) {
+		fmt_unit(buf, size, x, f);
+		return;
+	}
 	if (exponent)
 		tm_bench_cellf(v, sizeof(v), "%.2f", x);
 	else
 		fmt_unit(v, sizeof(v), x, f);
-	r2_text(r, sizeof(r), exponent ? fit->exp_r2 : fit->r2, n);
+	if (exponent)
+		r2_text(r, sizeof(r), fit->exp_r2, n, TM_BENCH_FIT_MIN_EXP_R2);
+	else
+		r2_text(r, sizeof(r), fit->r2, n, TM_BENCH_FIT_MIN_R2);
 	tm_bench_cellf(buf, size, "%s  %s", v, r);
 }
 
@@ -346,12 +414,17 @@ static int add_block(const struct tm_bench_table *t, struct tm_bench_prows *rs, 
 	}
 	if (row < 0)
 		return 0;
-	for (int k = 0; k < 2; k++) {
-		snprintf(label, sizeof(label), k ? "  growth exponent" : "  per %s", p->name);
-		if (!(r = add_row(rs, row, k ? TM_PROW_EXPONENT : TM_PROW_SLOPE, -1, label)))
+	static const int fits[] = {TM_PROW_SLOPE, TM_PROW_INTERCEPT, TM_PROW_EXPONENT};
+	for (int k = 0; k < 3; k++) {
+		if (fits[k] == TM_PROW_SLOPE)
+			snprintf(label, sizeof(label), "  per %s", p->name);
+		else
+			snprintf(label, sizeof(label), "  %s",
+			         fits[k] == TM_PROW_INTERCEPT ? "fixed part" : "growth exponent");
+		if (!(r = add_row(rs, row, fits[k], -1, label)))
 			return -1;
 		for (int ai = 0; ai < t->n_arms; ai++)
-			tm_bench_param_fit_cell(&p->fit[ai][row], row, k, r->cells[ai],
+			tm_bench_param_fit_cell(&p->fit[ai][row], row, fits[k], r->cells[ai],
 			                        sizeof(r->cells[0]));
 	}
 	return 0;
@@ -442,6 +515,28 @@ static void values_text(const struct tm_bench_ptab *p, uint64_t mask, char *buf,
 		}
 }
 
+/* When arm AI's cost per unit is measured both resident (anon peak) and
+ * allocated (heap peak), a note with both and the one a limit must cover,
+ * into OUT: 1, else 0. */
+static int resident_note(const struct tm_bench_table *t, int ai, struct tm_bench_pnote *out)
+{
+	const struct tm_bench_fit *anon = &t->param->fit[ai][TM_BF_PEAK_ANON],
+	                          *heap = &t->param->fit[ai][TM_BF_HEAP_PEAK];
+	char a[32], h[32];
+
+	if (!isfinite(anon->slope) || !isfinite(heap->slope))
+		return 0;
+	snprintf(out->text, sizeof(out->text),
+	         "%s per %s: resident %s (peak anon), allocated %s (heap peak): a memory limit "
+	         "must cover the resident cost, which is what the kernel charges; the allocated "
+	         "cost is what it becomes if the program touches all it allocates",
+	         t->arms[ai].name, t->param->name,
+	         tm_cost_bytes_text(a, sizeof(a), anon->slope, false),
+	         tm_cost_bytes_text(h, sizeof(h), heap->slope, false));
+	out->kind = TM_PNOTE_FIT;
+	return 1;
+}
+
 int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote **out)
 {
 	const struct tm_bench_ptab *p = t->param;
@@ -452,7 +547,7 @@ int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote *
 
 	for (a.vi = 0; a.vi < p->n && a.vi < 64; a.vi++)
 		tm_bench_table_each_note(&p->by_value[a.vi], value_note, &a);
-	*out = v = calloc((size_t)a.n + 2, sizeof(*v));
+	*out = v = calloc((size_t)a.n + 2 + TM_BENCH_TAB_MAX_ARMS, sizeof(*v));
 	if (!v) {
 		free(a.v);
 		return 0;
@@ -466,10 +561,14 @@ int tm_bench_param_notes(const struct tm_bench_table *t, struct tm_bench_pnote *
 	snprintf(
 	    v[n].text, sizeof(v[n].text),
 	    "per %s: the least-squares slope of the arm's medians against %s (the cost of one "
-	    "more); growth exponent: the slope of log median against log %s (1 linear, 0 flat, "
-	    "2 quadratic); R² of each fit; a slope needs %d values with a median, an R² %d",
-	    p->name, p->name, p->name, TM_BENCH_FIT_MIN_SLOPE, TM_BENCH_FIT_MIN_R2);
+	    "more); fixed part: that line at %s=0; growth exponent: k of median = base + c·%s^k "
+	    "(1 linear, 0 flat, 2 quadratic; a fixed part does not flatten it); R² of each fit; "
+	    "a slope needs %d values with a median, its R² %d, an exponent %d, its R² %d",
+	    p->name, p->name, p->name, p->name, TM_BENCH_FIT_MIN_SLOPE, TM_BENCH_FIT_MIN_R2,
+	    TM_BENCH_FIT_MIN_EXP, TM_BENCH_FIT_MIN_EXP_R2);
 	v[n++].kind = TM_PNOTE_FIT;
+	for (int ai = 0; ai < t->n_arms; ai++)
+		n += resident_note(t, ai, &v[n]);
 	if (p->unvalued) {
 		snprintf(v[n].text, sizeof(v[n].text),
 		         "%d runs of the bench have no value of %s in the store", p->unvalued,

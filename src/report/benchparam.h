@@ -16,19 +16,27 @@
 
 #define TM_BENCH_PTAB_MAX 64
 
-/* A line through points (x, y): slope and intercept from 2 points on, R²
- * from 3 (a line through 2 points always fits); the exponent from the same
- * fit of log y against log x over the points with x > 0 and y > 0. */
+/* A line through points (x, y): slope and intercept (the fixed part, y at
+ * x = 0) from 2 points on, R² from 3 (a line through 2 points always
+ * fits).  The growth exponent is that of what grows: k of the least-squares
+ * fit y = base + c·x^k over the points with x > 0, so a fixed part (12 MiB
+ * under 1.45 KiB per connection) does not flatten it as the slope of
+ * log y against log x would; 0 when y does not vary.  It takes 3 points
+ * (three unknowns), and its R² 4 (3 points fit such a curve exactly). */
 struct tm_bench_fit {
 	int n;                   /* points used for the line */
 	double slope, intercept; /* y units per x unit, y units; NAN when n < 2 */
 	double r2;               /* NAN when n < 3 or y does not vary */
-	int n_log;               /* points used on log–log axes */
-	double exponent, exp_r2; /* NAN when n_log < 2; exp_r2 NAN when n_log < 3 */
+	int n_log;               /* points used for the exponent (x > 0) */
+	double exponent, exp_r2; /* NAN when n_log < 3; exp_r2 NAN when n_log < 4 */
+	double exp_base;         /* y units: the fit's base; NAN with the exponent */
 };
-/* The smallest counts for a slope and for an R² that means something. */
-#define TM_BENCH_FIT_MIN_SLOPE 2
-#define TM_BENCH_FIT_MIN_R2    3
+/* The smallest counts for a slope, for an R² that means something, for a
+ * growth exponent over a base and for its R². */
+#define TM_BENCH_FIT_MIN_SLOPE  2
+#define TM_BENCH_FIT_MIN_R2     3
+#define TM_BENCH_FIT_MIN_EXP    3
+#define TM_BENCH_FIT_MIN_EXP_R2 4
 
 /* Fits the finite points of X[0..N), Y[0..N) (a NAN in either skips the
  * point) into OUT.  Pure. */

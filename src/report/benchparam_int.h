@@ -9,10 +9,11 @@
 
 /* What a row of the text table is. */
 enum tm_bench_prow_kind {
-	TM_PROW_TITLE,    /* a figure's (or survival's) label, or the arms' names */
-	TM_PROW_VALUE,    /* the figure at one value */
-	TM_PROW_SLOPE,    /* the fit: per unit */
-	TM_PROW_EXPONENT, /* the fit: the growth exponent */
+	TM_PROW_TITLE,     /* a figure's (or survival's) label, or the arms' names */
+	TM_PROW_VALUE,     /* the figure at one value */
+	TM_PROW_SLOPE,     /* the fit: per unit */
+	TM_PROW_EXPONENT,  /* the fit: the growth exponent */
+	TM_PROW_INTERCEPT, /* the fit: the fixed part (the line at N = 0) */
 };
 
 struct tm_bench_prow {
@@ -29,9 +30,10 @@ struct tm_bench_prows {
 /* The rows as the terminal prints them into RS (free RS->rows).  0 or -1. */
 int tm_bench_param_rows(const struct tm_bench_table *t, struct tm_bench_prows *rs);
 
-/* The fit's cell: "26.0 KiB  R² 0.9998", "1.00  R² 0.9999" (EXPONENT), or
- * why there is no figure ("n/a: 1 value"). */
-void tm_bench_param_fit_cell(const struct tm_bench_fit *fit, int f, bool exponent, char *buf,
+/* The fit's cell of KIND (TM_PROW_SLOPE, _INTERCEPT or _EXPONENT): "26.0
+ * KiB  R² 0.9998", "12.0 MiB", "1.00  R² 0.9999", or why there is no
+ * figure ("n/a: 1 value"). */
+void tm_bench_param_fit_cell(const struct tm_bench_fit *fit, int f, int kind, char *buf,
                              size_t size);
 
 #define TM_PNOTE_FIT 100 /* a note kind beyond enum tm_bench_note: the fits' legend */

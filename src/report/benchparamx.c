@@ -43,10 +43,11 @@ static json_t *plain_json(const struct tm_bench_table *t)
 static json_t *fit_json(const struct tm_bench_table *t, int ai, int f)
 {
 	const struct tm_bench_fit *fit = &t->param->fit[ai][f];
-	char slope[128], expo[128];
+	char slope[128], expo[128], icpt[128];
 
-	tm_bench_param_fit_cell(fit, f, false, slope, sizeof(slope));
-	tm_bench_param_fit_cell(fit, f, true, expo, sizeof(expo));
+	tm_bench_param_fit_cell(fit, f, TM_PROW_SLOPE, slope, sizeof(slope));
+	tm_bench_param_fit_cell(fit, f, TM_PROW_EXPONENT, expo, sizeof(expo));
+	tm_bench_param_fit_cell(fit, f, TM_PROW_INTERCEPT, icpt, sizeof(icpt));
 	json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "arm", t->arms[ai].name, "figure",
 	                      tm_bench_fig_info((enum tm_bench_fig)f)->key, "n", fit->n, "n_log",
 	                      fit->n_log);
@@ -55,7 +56,9 @@ static json_t *fit_json(const struct tm_bench_table *t, int ai, int f)
 	json_object_set_new(o, "r2", tm_json_num(fit->r2));
 	json_object_set_new(o, "exponent", tm_json_num(fit->exponent));
 	json_object_set_new(o, "exponent_r2", tm_json_num(fit->exp_r2));
+	json_object_set_new(o, "exponent_base", tm_json_num(fit->exp_base));
 	json_object_set_new(o, "slope_text", json_string(slope));
+	json_object_set_new(o, "intercept_text", json_string(icpt));
 	json_object_set_new(o, "exponent_text", json_string(expo));
 	return o;
 }
@@ -92,7 +95,7 @@ static json_t *param_json(const struct tm_bench_table *t)
 /* The text table: header lines and rows as the terminal prints them. */
 static json_t *text_json(const struct tm_bench_table *t)
 {
-	static const char *const kinds[] = {"title", "value", "slope", "exponent"};
+	static const char *const kinds[] = {"title", "value", "slope", "exponent", "intercept"};
 	struct tm_bench_prows rs;
 	json_t *rows = json_array();
 

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "report/benchparam.h"
 #include "report/benchphases.h"
 #include "report/benchtab_int.h"
 #include "report/stats.h"
@@ -128,7 +129,11 @@ void tm_bench_phases_compute(struct tm_bench_phases *bp, const double *vals)
 
 void tm_bench_phases_release(struct tm_bench_phases *bp)
 {
-	tm_bench_table_release(&bp->t);
+	for (int vi = 0; bp->per_value && vi < bp->n_values; vi++)
+		tm_bench_phases_release(&bp->per_value[vi]);
+	free(bp->per_value);
+	if (!bp->borrowed)
+		tm_bench_table_release(&bp->t);
 	free(bp->rows);
 	memset(bp, 0, sizeof(*bp));
 }
@@ -195,16 +200,15 @@ static int gather_run(struct tm_store *st, struct tm_bench_phases *bp, int i,
 	return rc;
 }
 
-int tm_bench_phases_load(struct tm_store *st, int64_t bench_id, const struct tm_phase_split *split,
-                         struct tm_bench_phases *out)
+/* OUT's rows and cells from the phases of OUT->t's surviving runs.  0, or
+ * -1 after tm_error. */
+static int load_rows(struct tm_store *st, const struct tm_phase_split *split,
+                     struct tm_bench_phases *out)
 {
 	struct gather ga = {0};
 	double *vals = NULL;
-	int rc;
+	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->kind = split ? split->kind : TM_SPLIT_MARKS;
-	rc = tm_bench_table_load(st, bench_id, &out->t);
 	for (int i = 0; rc == 0 && i < out->t.n_runs; i++)
 		if (survivor(&out->t.runs[i]))
 			rc = gather_run(st, out, i, split, &ga);
@@ -220,6 +224,30 @@ int tm_bench_phases_load(struct tm_store *st, int64_t bench_id, const struct tm_
 		tm_bench_phases_compute(out, vals);
 	free(vals);
 	free(ga.g);
+	return rc;
+}
+
+int tm_bench_phases_load(struct tm_store *st, int64_t bench_id, const struct tm_phase_split *split,
+                         struct tm_bench_phases *out)
+{
+	const struct tm_bench_ptab *p;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = split ? split->kind : TM_SPLIT_MARKS;
+	rc = tm_bench_table_load(st, bench_id, &out->t);
+	if (rc || !(p = out->t.param) || p->n == 0)
+		return rc ? rc : load_rows(st, split, out);
+	if (!(out->per_value = calloc((size_t)p->n, sizeof(*out->per_value))))
+		return tm_error("out of memory");
+	out->n_values = p->n;
+	for (int vi = 0; rc == 0 && vi < p->n; vi++) {
+		struct tm_bench_phases *pv = &out->per_value[vi];
+		pv->t = p->by_value[vi];
+		pv->borrowed = true;
+		pv->kind = out->kind;
+		rc = load_rows(st, split, pv);
+	}
 	return rc;
 }
 
@@ -300,7 +328,8 @@ static void write_notes(const struct tm_bench_phases *bp, FILE *out)
 		fprintf(out, "no surviving run has phases\n");
 }
 
-void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
+/* BP's table, under a title that says AT (" at N=16", or ""). */
+static void write_one(const struct tm_bench_phases *bp, const char *at, FILE *out)
 {
 	char(*cells)[PCELL] = calloc(MAXARMS, PCELL);
 	char safe[TM_PHASE_NAME_MAX * 4];
@@ -319,7 +348,7 @@ void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
 				    tm_bench_text_width(c) > w[ai] ? tm_bench_text_width(c) : w[ai];
 			}
 	}
-	fprintf(out, "phases of bench %lld, split %s\n", (long long)bp->t.bench_id,
+	fprintf(out, "phases of bench %lld%s, split %s\n", (long long)bp->t.bench_id, at,
 	        bp->kind == TM_SPLIT_MARKS ? "at the runs' marks" : "at progress values");
 	tm_bench_pad(out, "", PLABEL);
 	for (int ai = 0; ai < bp->t.n_arms; ai++)
@@ -343,6 +372,31 @@ void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
 	free(cells);
 }
 
+/* " at N=16": value VI of T's parameter, as its bench table names it. */
+static void value_title(const struct tm_bench_table *t, int vi, char *buf, size_t size)
+{
+	char safe[sizeof(t->param->name) * 4];
+
+	snprintf(buf, size, " at %s=%s", tm_text_safe(safe, sizeof(safe), t->param->name),
+	         t->param->texts[vi]);
+}
+
+void tm_bench_phases_write_text(const struct tm_bench_phases *bp, FILE *out)
+{
+	char at[160];
+
+	if (!bp->per_value) {
+		write_one(bp, "", out);
+		return;
+	}
+	for (int vi = 0; vi < bp->n_values; vi++) {
+		value_title(&bp->t, vi, at, sizeof(at));
+		if (vi)
+			fputc('\n', out);
+		write_one(&bp->per_value[vi], at, out);
+	}
+}
+
 static json_t *cell_json(const struct tm_bench_phases *bp, int k, int ai, int f)
 {
 	const struct tm_bench_phase_cell *c = &bp->rows[k].cell[ai][f];
@@ -350,22 +404,19 @@ static json_t *cell_json(const struct tm_bench_phases *bp, int k, int ai, int f)
 	json_t *o = json_pack("{s:s, s:i, s:i}", "arm", bp->t.arms[ai].name, "n", c->stat.n,
 	                      "runs_without", bp->rows[k].without[ai]);
 
-	json_object_set_new(o, "median", tm_json_num(c->stat.median));
-	json_object_set_new(o, "min", tm_json_num(c->stat.min));
-	json_object_set_new(o, "max", tm_json_num(c->stat.max));
+	json_object_set_new(o, "median", tm_json_figure(fig_info[f].key, c->stat.median));
+	json_object_set_new(o, "min", tm_json_figure(fig_info[f].key, c->stat.min));
+	json_object_set_new(o, "max", tm_json_figure(fig_info[f].key, c->stat.max));
 	json_object_set_new(o, "ratio", tm_json_num(c->ratio));
 	json_object_set_new(o, "p_value", tm_json_num(c->p));
 	json_object_set_new(o, "verdict", tm_json_str(v));
 	return o;
 }
 
-char *tm_bench_phases_to_json(const struct tm_bench_phases *bp)
+/* BP's "arms" and "phases" into O. */
+static void phases_json(const struct tm_bench_phases *bp, json_t *o)
 {
 	json_t *arms = json_array(), *rows = json_array();
-	json_t *o = json_pack("{s:I, s:s, s:s}", "bench_id", (json_int_t)bp->t.bench_id, "split",
-	                      bp->kind == TM_SPLIT_MARKS ? "marks" : "progress", "reference",
-	                      bp->t.n_arms ? bp->t.arms[bp->t.reference].name : "");
-	char *text;
 
 	for (int ai = 0; ai < bp->t.n_arms; ai++)
 		json_array_append_new(arms, json_string(bp->t.arms[ai].name));
@@ -382,6 +433,33 @@ char *tm_bench_phases_to_json(const struct tm_bench_phases *bp)
 	}
 	json_object_set_new(o, "arms", arms);
 	json_object_set_new(o, "phases", rows);
+}
+
+char *tm_bench_phases_to_json(const struct tm_bench_phases *bp)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s}", "bench_id", (json_int_t)bp->t.bench_id, "split",
+	                      bp->kind == TM_SPLIT_MARKS ? "marks" : "progress", "reference",
+	                      bp->t.n_arms ? bp->t.arms[bp->t.reference].name : "");
+	char *text;
+
+	if (!o)
+		return NULL;
+	if (!bp->per_value) {
+		phases_json(bp, o);
+	} else {
+		/* bench --param: {"param": "N", "values": [{"value", "text", "arms",
+		 * "phases"}]}, one comparison per value */
+		json_t *values = json_array();
+		for (int vi = 0; vi < bp->n_values; vi++) {
+			json_t *v = json_pack("{s:o, s:s}", "value",
+			                      tm_json_amount(bp->t.param->values[vi]), "text",
+			                      bp->t.param->texts[vi]);
+			phases_json(&bp->per_value[vi], v);
+			json_array_append_new(values, v);
+		}
+		json_object_set_new(o, "param", json_string(bp->t.param->name));
+		json_object_set_new(o, "values", values);
+	}
 	text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	return text;

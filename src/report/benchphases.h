@@ -11,6 +11,7 @@
 #ifndef TM_BENCHPHASES_H
 #define TM_BENCHPHASES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,6 +50,13 @@ struct tm_bench_phases {
 	enum tm_phase_split_kind kind;
 	int n;
 	struct tm_bench_phase_row *rows; /* malloc'd, in the order phases first come */
+	/* bench --param: the arms compared per value of the parameter, each
+	 * over the runs at that value (as the bench table's per-value blocks;
+	 * runs at different values are never pooled): t.param->n of them, in
+	 * its order, and N and ROWS above are 0.  NULL for a plain bench. */
+	struct tm_bench_phases *per_value;
+	int n_values;
+	bool borrowed; /* T is the parent's per-value table: not released here */
 };
 
 /* "anon_change_bytes", ... (JSON) and "anon change MiB", ... (text). */
@@ -63,7 +71,8 @@ const char *tm_bench_phase_fig_label(enum tm_bench_phase_fig f);
  */
 void tm_bench_phases_compute(struct tm_bench_phases *out, const double *vals);
 
-/* Bench BENCH_ID compared per phase, split as SPLIT says.  0, 1 when
+/* Bench BENCH_ID compared per phase, split as SPLIT says (a bench with
+ * --param: per value, in OUT->per_value).  0, 1 when
  * there is no such bench, -1 after tm_error.  Release with
  * tm_bench_phases_release in every case. */
 int tm_bench_phases_load(struct tm_store *st, int64_t bench_id, const struct tm_phase_split *split,

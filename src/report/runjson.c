@@ -1,6 +1,7 @@
 /* A run, and its summary, as JSON; see report/runjson.h. */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -125,6 +126,49 @@ json_t *tm_json_num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+json_t *tm_json_amount(double v)
+{
+	/* 2^53: every integer up to it is exact in a double */
+	if (isfinite(v) && v == floor(v) && fabs(v) <= 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return tm_json_num(v);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+bool tm_figure_is_amount(const char *name)
+{
+	static const char *const tails[] = {"_bytes", "_usec",   "_events", "_kills",   "_allocs",
+	                                    "_gcs",   "_cycles", "_points", "_bunched", "samples"};
+
+	if (strstr(name, "_per_"))
+		return false;
+	for (size_t i = 0; i < TM_ARRAY_SIZE(tails); i++)
+		if (ends_with(name, tails[i]))
+			return true;
+	return false;
+}
+
+bool tm_figure_is_limit(const char *name)
+{
+	return strncmp(name, "limit_", 6) == 0 && ends_with(name, "_bytes");
+}
+
+double tm_figure_out(const char *name, double v)
+{
+	return tm_figure_is_limit(name) && v < 0 ? NAN : v;
+}
+
+json_t *tm_json_figure(const char *name, double v)
+{
+	v = tm_figure_out(name, v);
+	return tm_figure_is_amount(name) ? tm_json_amount(v) : tm_json_num(v);
+}
+
 json_t *tm_json_str(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -170,9 +214,9 @@ json_t *tm_summary_json(const struct tm_summary *s)
 	if (!o)
 		return NULL;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++) {
-		double v = tm_summary_get(s, &tm_summary_fields[i]);
-		json_object_set_new(o, tm_summary_fields[i].name,
-		                    isfinite(v) ? json_real(v) : json_null());
+		const char *name = tm_summary_fields[i].name;
+		json_object_set_new(o, name,
+		                    tm_json_figure(name, tm_summary_get(s, &tm_summary_fields[i])));
 	}
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);

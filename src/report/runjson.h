@@ -6,6 +6,8 @@
 #ifndef TM_REPORT_RUNJSON_H
 #define TM_REPORT_RUNJSON_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 struct tm_run_info;
@@ -34,6 +36,22 @@ enum tm_run_json_form {
  * how a figure that is not known travels: missing is not zero).  A new
  * reference the caller owns (or NULL when out of memory). */
 json_t *tm_json_num(double v);
+/* A count or an amount (bytes, usec) as JSON: an integer when V is a whole
+ * number (up to 2^53), else as tm_json_num.  A new reference. */
+json_t *tm_json_amount(double v);
+/* Whether the figure NAME (its unit in its name, docs/ARCHITECTURE.md) is a
+ * count or an amount: it ends in _bytes, _usec, _events, _kills, _allocs,
+ * _gcs, _cycles, _points, _bunched or samples, and is no rate (no
+ * "_per_").  ("units" is not: a job's units of work may be fractional.) */
+bool tm_figure_is_amount(const char *name);
+/* Whether NAME is a limit (limit_*_bytes): -1 there means "no limit". */
+bool tm_figure_is_limit(const char *name);
+/* V as JSON and CSV show the figure NAME: NAN (null, an empty field) for a
+ * limit's "none" (-1), which is no amount (rule 3); else V. */
+double tm_figure_out(const char *name, double v);
+/* The figure NAME of value V as JSON: tm_figure_out, then an integer for a
+ * whole amount (tm_figure_is_amount), a number, or null.  A new reference. */
+json_t *tm_json_figure(const char *name, double v);
 /* S as a JSON string, or null when S is NULL.  A new reference. */
 json_t *tm_json_str(const char *s);
 

@@ -136,9 +136,13 @@ static bool print_units(FILE *out, const struct tm_summary *s)
 	fputc('\n', out);
 	if (isfinite(s->progress_first) && s->progress_last > s->progress_first)
 		return false; /* a progress line too: its per-unit fit follows */
-	fprintf(out, "  per unit    cpu %.3f ms", s->cpu_usec_per_unit / 1e3);
+	char a[32];
+
+	fprintf(out, "  per unit    cpu %s",
+	        tm_cost_usec_text(a, sizeof(a), s->cpu_usec_per_unit, false));
 	if (isfinite(s->wall_usec_per_unit))
-		fprintf(out, ", wall %.3f ms", s->wall_usec_per_unit / 1e3);
+		fprintf(out, ", wall %s",
+		        tm_cost_usec_text(a, sizeof(a), s->wall_usec_per_unit, false));
 	fprintf(out, " (totals over %g units)\n", s->units);
 	return true;
 }
@@ -316,6 +320,8 @@ static void print_costs(FILE *out, const struct tm_summary *s, const struct tm_t
 
 static void print_progress(FILE *out, const struct tm_summary *s)
 {
+	char a[32], b[32];
+
 	if (print_units(out, s))
 		return;
 	if (!isfinite(s->progress_first)) {
@@ -337,9 +343,11 @@ static void print_progress(FILE *out, const struct tm_summary *s)
 	fprintf(out, "  progress    %g -> %g, %.1f units/min\n", s->progress_first,
 	        s->progress_last, s->progress_rate_per_min);
 	if (isfinite(s->anon_bytes_per_unit))
-		fprintf(out, "  per unit    anon %+.3f MiB (R² %.2f), cpu %.1f ms (R² %.2f)\n",
-		        s->anon_bytes_per_unit / TM_MIB, s->anon_per_unit_r2,
-		        s->cpu_usec_per_unit / 1e3, s->cpu_per_unit_r2);
+		fprintf(out, "  per unit    anon %s (R² %.2f), cpu %s (R² %.2f)\n",
+		        tm_cost_bytes_text(a, sizeof(a), s->anon_bytes_per_unit, true),
+		        s->anon_per_unit_r2,
+		        tm_cost_usec_text(b, sizeof(b), s->cpu_usec_per_unit, false),
+		        s->cpu_per_unit_r2);
 }
 
 static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info *ri,
@@ -420,7 +428,8 @@ static void print_csv(FILE *out, const struct tm_run_info *ri, const struct tm_s
 	fprintf(out, "\n%" PRId64 ",%s,%" PRId64, ri->id, ri->outcome ? ri->outcome : "",
 	        s->samples);
 	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++) {
-		double v = tm_summary_get(s, &tm_summary_fields[i]);
+		double v = tm_figure_out(tm_summary_fields[i].name,
+		                         tm_summary_get(s, &tm_summary_fields[i]));
 		if (isfinite(v))
 			fprintf(out, ",%.15g", v);
 		else

@@ -276,7 +276,8 @@ static int wide_row(void *ctx, const struct tm_sample *s)
 	fprintf(c->out, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, s->seq, s->t_wall_usec,
 	        s->t_mono_usec, s->late_usec);
 	for (int m = 0; m < TM_METRIC_COUNT; m++) {
-		if (tm_sample_has(s, m))
+		/* a limit's -1 is "no limit", no amount: empty, as JSON's null */
+		if (tm_sample_has(s, m) && s->v[m] >= 0)
 			fprintf(c->out, ",%" PRId64, s->v[m]);
 		else
 			fputc(',', c->out);

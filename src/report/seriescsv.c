@@ -22,18 +22,31 @@ int tm_series_note_pruned(struct tm_store *st, int64_t run_id)
 	return 0;
 }
 
+/* V as text, or "" for a limit's "none" (-1). */
+static const char *amount(char *buf, size_t size, int64_t v)
+{
+	if (v < 0)
+		return "";
+	snprintf(buf, size, "%" PRId64, v);
+	return buf;
+}
+
 static int rollup_row(void *ctx, const struct tm_rollup *r)
 {
 	FILE *out = ctx;
+	char b[2][24];
 	fprintf(out, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
 	        r->bucket_wall_usec, r->first_seq, r->last_seq, r->samples, r->late_samples);
 	for (int m = 0; m < TM_METRIC_COUNT; m++) {
 		const struct tm_rollup_metric *a = &r->m[m];
-		if (tm_rollup_has(r, m))
+		if (!tm_rollup_has(r, m))
+			fputs(",,,,", out);
+		else if (a->min >= 0)
 			fprintf(out, ",%" PRId64 ",%" PRId64 ",%.17g,%" PRId64, a->min, a->max,
 			        tm_rollup_mean(r, m), a->last);
-		else
-			fputs(",,,,", out);
+		else /* a limit that was "none" (-1) in the bucket: no amount, no mean */
+			fprintf(out, ",,%s,,%s", amount(b[0], sizeof(b[0]), a->max),
+			        amount(b[1], sizeof(b[1]), a->last));
 	}
 	fputc('\n', out);
 	return 0;

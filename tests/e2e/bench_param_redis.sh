@@ -14,7 +14,9 @@
 # not resident) and 6.4 KiB of the cgroup's memory (with the kernel's
 # socket buffers of both ends).  The test checks the anon slope is positive
 # and between 512 B and 32 KiB per connection, that its R² is above 0.9,
-# and that the table shows it.
+# that it lies over a fixed part (3.5 MiB here) with a growth exponent of
+# 1 (0.8-1.2; the log-log slope of the totals said 0.36), and that the
+# table shows both.
 . "$(dirname "$0")/../lib.sh"
 C=$TM_BUILD/progs/param_conns
 if [ ! -x "$C" ]; then
@@ -64,6 +66,10 @@ print("%.0f B of anon per connection (R² %.4f, exponent %.2f), %.0f B of memory
 assert f["n"] == 3
 assert 512 <= f["slope_per_unit"] <= 32768, "anon per connection out of range"
 assert f["r2"] > 0.9, "not a line"
+# a line over the MiBs redis holds with no client: its growth is linear (the
+# log-log slope of the totals said 0.15, "nearly flat")
+assert f["intercept"] > 1 << 20, "fixed part %r" % f["intercept"]
+assert 0.8 <= f["exponent"] <= 1.2, "growth exponent %r of a line over a base" % f["exponent"]
 PY
 if out=$(python3 "$T/fit.py" "$T/r.json" 2>&1); then
 	ok "redis-server: $out"
@@ -71,7 +77,8 @@ else
 	fail "redis-server: anon per idle connection between 512 B and 32 KiB" "$out"
 fi
 sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | sed 's/^/# /'
-if sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$'; then
+if sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$' &&
+	sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  fixed part +[0-9.]+ MiB$'; then
 	ok "the table shows peak anon per value and per connection (KiB per N)"
 else
 	fail "the table shows the per-connection cost" "$(sed -n '/^peak anon MiB$/,/growth/p' "$T/r.txt")"

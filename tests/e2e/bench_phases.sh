@@ -78,4 +78,30 @@ for cell, mib in zip(c, (0, 32, 48)):
 "
 check_fails "--phases with --bench and --csv is refused" "no CSV" \
 	"$TM" report -o "$DB" --bench 1 --phases --csv
+
+# a bench with --param: phase-2 allocates N MiB, so its anon change is N
+# per value of N, never one median pooled over N=8 and N=40 (that would be
+# 8 or 40 at random, or between them)
+"$TM" bench -o "$T/p.db" --arm glibc --param N=8,40 --runs 2 -i 100ms --phases -- \
+	"$PROG" 3 20 200 200 16 {N} >"$T/p.txt" 2>"$T/p.err"
+"$TM" bench -o "$T/p.db" --table 1 --phases --json >"$T/p.json" 2>>"$T/p.err"
+check "bench --param --phases compares the phases per value of N" python3 - "$T/p.json" "$T/p.txt" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+MIB = 1 << 20
+bad = []
+if d.get('param') != 'N' or [v['text'] for v in d.get('values', [])] != ['8', '40']:
+    sys.exit('want values N=8 and N=40, got %s' % json.dumps(d)[:300])
+for v in d['values']:
+    ph = {p['name']: p['figures'] for p in v['phases']}
+    c = ph['phase-2']['anon_change_bytes'][0]
+    exp = int(v['text']) * 260 / 256 * MIB
+    if c['n'] != 2 or c['median'] is None or abs(c['median'] - exp) > 0.03 * exp + MIB:
+        bad.append('N=%s phase-2: %s, want %.0f over 2 runs' % (v['text'], c, exp))
+for n in ('8', '40'):
+    if "phases of bench 1 at N=%s, split at the runs' marks" % n not in text:
+        bad.append('no text table at N=%s' % n)
+sys.exit('\n'.join(bad) or None)
+EOP
 finish

@@ -47,6 +47,27 @@ else
 	fail "a sweep run again reuses its runs and finds the same limit" "$runs runs before; $(head -5 "$T/s2.txt" "$T/s2.err")"
 fi
 
+# --export json: the sweep's curve (here from the stored runs), as --json
+# prints it; csv and md have no curve and are refused before anything runs
+"$TM" bench -o "$DB" --arm glibc --runs 2 -i 50ms --sweep MemoryMax=16M..128M --resolution ${RES}M \
+	--export json:"$T/curve.json" -- $W >/dev/null 2>"$T/x.err"
+rc=$?
+r=$(python3 -c "
+import json, sys
+a, b = json.load(open('$T/s1.json')), json.load(open('$T/curve.json'))
+pts = lambda d: [(p['limit_bytes'], p['runs'], p['survived']) for p in d['arms'][0]['curve']]
+print(a['arms'][0]['smallest_passing_bytes'] == b['arms'][0]['smallest_passing_bytes'] and pts(a) == pts(b))" 2>&1)
+if [ $rc -eq 0 ] && [ "$r" = True ] && grep -q "wrote $T/curve.json" "$T/x.err"; then
+	ok "bench --sweep --export json writes the sweep's curve"
+else
+	fail "bench --sweep --export json writes the sweep's curve" "exit $rc, $r: $(tail -3 "$T/x.err")"
+fi
+runs=$(sqlite3 "$DB" 'select count(*) from runs')
+check_fails "bench --sweep --export csv is refused, with the reason" "exports its curve as json only" \
+	"$TM" bench -o "$DB" --arm glibc --runs 2 -i 50ms --sweep MemoryMax=8M..300M --export csv -- $W
+[ "$(sqlite3 "$DB" 'select count(*) from runs')" = "$runs" ] && ok "the refused sweep ran nothing" ||
+	fail "the refused sweep ran nothing" "$runs runs before, $(sqlite3 "$DB" 'select count(*) from runs') after"
+
 # 90 % of the peak: killed in every run
 LOW=$((PEAK * 9 / 10))
 "$TM" bench -o "$DB" --arm glibc --runs 3 -i 50ms --memory-max ${LOW}M -- $W >"$T/k.txt" 2>&1

@@ -12,12 +12,22 @@
  *
  * A body never returns into the test: child_spawn calls _exit(0) when it
  * does.  Include after <cmocka.h>.
+ *
+ * A failed assertion leaves the test (cmocka jumps out of it) before its
+ * child_reap or child_kill: the child, paused, would hold the test's output
+ * pipe for ever.  So each child leads a process group of its own (its own
+ * children too, unless they leave it), dies with the test process
+ * (PR_SET_PDEATHSIG, also when the test is killed), and at the test
+ * program's exit every child not yet reaped has its group killed and is
+ * reaped (atexit).
  */
 #ifndef TM_TEST_CHILD_H
 #define TM_TEST_CHILD_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +37,35 @@ struct child {
 	int go;    /* test -> child */
 	int ready; /* child -> test */
 };
+
+/* The children spawned and not yet reaped (0: a free slot). */
+#define CHILD_MAX_LIVE 64
+static pid_t child_live[CHILD_MAX_LIVE];
+
+/* At exit: each child not reaped, and its process group, killed and reaped. */
+static inline void child_kill_leftovers(void)
+{
+	for (int i = 0; i < CHILD_MAX_LIVE; i++)
+		if (child_live[i] > 0) {
+			kill(-child_live[i], SIGKILL);
+			kill(child_live[i], SIGKILL);
+			waitpid(child_live[i], NULL, 0);
+			child_live[i] = 0;
+		}
+}
+
+static inline void child_track(pid_t pid, pid_t was)
+{
+	static bool registered;
+
+	if (!registered && atexit(child_kill_leftovers) == 0)
+		registered = true;
+	for (int i = 0; i < CHILD_MAX_LIVE; i++)
+		if (child_live[i] == was) {
+			child_live[i] = pid;
+			return;
+		}
+}
 
 typedef void child_body(void *arg, int go_fd, int ready_fd);
 
@@ -44,14 +83,21 @@ static inline void child_spawn(struct child *c, child_body *body, void *arg)
 
 	assert_int_equal(pipe(go), 0);
 	assert_int_equal(pipe(ready), 0);
+	pid_t parent = getpid();
 	c->pid = fork();
 	assert_true(c->pid >= 0);
 	if (c->pid == 0) {
+		/* dies with the test, and leads a group the test can kill */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(126);
+		setpgid(0, 0);
 		close(go[1]);
 		close(ready[0]);
 		body(arg, go[0], ready[1]);
 		_exit(0);
 	}
+	setpgid(c->pid, c->pid); /* as the child does: whichever runs first */
+	child_track(c->pid, 0);
 	close(go[0]);
 	close(ready[1]);
 	c->go = go[1];
@@ -82,9 +128,14 @@ static inline void child_reap(struct child *c, int *status)
 	int st;
 	close(c->go);
 	close(c->ready);
-	assert_int_equal(waitpid(c->pid, status ? status : &st, 0), c->pid);
+	pid_t got = waitpid(c->pid, status ? status : &st, 0);
+	if (got == c->pid)
+		child_track(0, c->pid);
+	assert_int_equal(got, c->pid);
 }
 
+/* SIGKILL to the child (not its group: a test may follow its orphans),
+ * then child_reap. */
 static inline void child_kill(struct child *c, int *status)
 {
 	kill(c->pid, SIGKILL);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <jansson.h>
 
 #include "advise/advise.h"
@@ -171,7 +173,7 @@ static void test_two_profiles(void **state)
 	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
 	assert_string_equal(json_string_value(json_object_get(prof, "regime")), "catch-up");
 	json_t *mm = json_object_get(json_object_get(prof, "figures"), "memory_max_bytes");
-	assert_true(fabs(json_real_value(json_object_get(mm, "value")) - 400 * MIB) < 1);
+	assert_true(fabs(json_number_value(json_object_get(mm, "value")) - 400 * MIB) < 1);
 	assert_non_null(strstr(json_string_value(json_object_get(mm, "from")), "margin"));
 	json_decref(doc);
 	free(j);
@@ -308,7 +310,7 @@ static void test_survival_first(void **state)
 	assert_int_equal(tm_advise_compute(st, &o, a), 0);
 	assert_string_equal(a->arms[a->recommended].name, "jemalloc");
 	assert_int_equal(a->arms[0].survived, 1);
-	assert_true(a->arms[0].prof[1].killed_cache_bytes == 0);
+	assert_eq(a->arms[0].prof[1].killed_cache_bytes, 0);
 	/* the dying run's cache near zero against the survivors' 20 MiB is said */
 	char *j = tm_advise_to_json(a, NULL);
 	assert_non_null(strstr(j, "killed runs had 0.0 MiB (near zero: the sign of too little)"));
@@ -371,7 +373,7 @@ static void test_burst_between_samples(void **state)
 	    json_object_get(json_array_get(json_object_get(doc, "arms"), 0), "profiles"), 1);
 	json_t *figs = json_object_get(prof, "figures");
 	json_t *cp = json_object_get(figs, "charge_peak_bytes");
-	assert_true(fabs(json_real_value(json_object_get(cp, "value")) - 390 * MIB) < 1);
+	assert_true(fabs(json_number_value(json_object_get(cp, "value")) - 390 * MIB) < 1);
 	assert_non_null(strstr(json_string_value(json_object_get(cp, "from")), "watermark"));
 	json_t *mh = json_object_get(figs, "memory_high_bytes");
 	assert_non_null(strstr(json_string_value(json_object_get(mh, "from")), "peak needed"));

@@ -3,12 +3,15 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 
 #include "base/util.h"
 
@@ -21,7 +24,7 @@ static void test_int64(void **state)
 	assert_int_equal(tm_parse_int64("-42", &v), 0);
 	assert_int_equal(v, -42);
 	assert_int_equal(tm_parse_int64("9223372036854775807", &v), 0);
-	assert_true(v == INT64_MAX);
+	assert_eq(v, INT64_MAX);
 	v = 7;
 	assert_int_equal(tm_parse_int64("9223372036854775808", &v), -1); /* overflow */
 	assert_int_equal(tm_parse_int64("", &v), -1);
@@ -45,7 +48,7 @@ static void test_size(void **state)
 	for (size_t i = 0; i < TM_ARRAY_SIZE(good); i++) {
 		int64_t v = -1;
 		assert_int_equal(tm_parse_size(good[i].s, &v), 0);
-		assert_true(v == good[i].bytes);
+		assert_eq(v, good[i].bytes);
 	}
 	const char *bad[] = {"", "M", "12Q", "-5M", "1.5.5M", "99999999999T", "1 M x"};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
@@ -67,7 +70,7 @@ static void test_duration(void **state)
 	for (size_t i = 0; i < TM_ARRAY_SIZE(good); i++) {
 		int64_t v = -1;
 		assert_int_equal(tm_parse_duration(good[i].s, &v), 0);
-		assert_true(v == good[i].usec);
+		assert_eq(v, good[i].usec);
 	}
 	const char *bad[] = {"", "s", "10parsecs", "-1s", "abc"};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(bad); i++) {
@@ -167,13 +170,35 @@ static void test_hidden_controls(void **state)
 			fail_msg("visible text %zu is found hidden", i);
 }
 
+/* A cost per unit in the unit that gives it significant digits, never
+ * "+0.000 MiB" for 183 B. */
+static void test_cost_text(void **state)
+{
+	char b[32];
+	(void)state;
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 183, true), "+183 B");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), -183, true), "-183 B");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 1012, false), "1012 B");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 1484.8, false), "1.45 KiB");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 17612.8, false), "17.2 KiB");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 23.793 * 1048576, true), "+23.8 MiB");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 2.5 * 1073741824.0, false),
+	                    "2.50 GiB");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), 0.5, false), "0.50 B");
+	assert_string_equal(tm_cost_bytes_text(b, sizeof(b), NAN, false), "n/a");
+	assert_string_equal(tm_cost_usec_text(b, sizeof(b), 28, false), "28 µs");
+	assert_string_equal(tm_cost_usec_text(b, sizeof(b), 3100, false), "3.10 ms");
+	assert_string_equal(tm_cost_usec_text(b, sizeof(b), 23100, false), "23.1 ms");
+	assert_string_equal(tm_cost_usec_text(b, sizeof(b), 1.2e6, false), "1.20 s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_int64),           cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_duration),        cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_path_parent),     cmocka_unit_test(test_fmt_mib),
-	    cmocka_unit_test(test_hidden_controls),
+	    cmocka_unit_test(test_hidden_controls), cmocka_unit_test(test_cost_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,9 +11,13 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "bench/bench.h"
 #include "bench/param.h"
+#include "base/util.h"
 #include "report/benchparam.h"
+#include "report/benchparam_int.h"
 #include "base/banned.h"
 
 static int parse(const char *text, struct tm_bench_param *p, char *why)
@@ -30,13 +34,16 @@ static void test_lists(void **state)
 	assert_int_equal(parse("N=10000,100000,300000", &p, why), 0);
 	assert_string_equal(p.name, "N");
 	assert_int_equal(p.n, 3);
-	assert_true(p.values[0] == 10000 && p.values[1] == 100000 && p.values[2] == 300000);
+	assert_eq(p.values[0], 10000);
+	assert_eq(p.values[1], 100000);
+	assert_eq(p.values[2], 300000);
 	assert_string_equal(p.texts[2], "300000");
 	assert_string_equal(p.spec, "N=10000,100000,300000");
 	/* sorted, decimals kept as written */
 	assert_int_equal(parse("rate_2=2,0.5,1", &p, why), 0);
 	assert_string_equal(p.name, "rate_2");
-	assert_true(p.values[0] == 0.5 && p.values[2] == 2);
+	assert_eq(p.values[0], 0.5);
+	assert_eq(p.values[2], 2);
 	assert_string_equal(p.texts[0], "0.5");
 	assert_int_equal(parse("N=7", &p, why), 0);
 	assert_int_equal(p.n, 1);
@@ -49,21 +56,24 @@ static void test_ranges(void **state)
 	(void)state;
 	assert_int_equal(parse("N=1000..1000000:x10", &p, why), 0);
 	assert_int_equal(p.n, 4);
-	assert_true(p.values[0] == 1000 && p.values[3] == 1000000);
+	assert_eq(p.values[0], 1000);
+	assert_eq(p.values[3], 1000000);
 	assert_string_equal(p.texts[3], "1000000");
 	assert_int_equal(parse("N=0..100:+20", &p, why), 0);
 	assert_int_equal(p.n, 6);
-	assert_true(p.values[5] == 100);
+	assert_eq(p.values[5], 100);
 	/* the last step that does not pass B */
 	assert_int_equal(parse("N=1..100:x3", &p, why), 0);
 	assert_int_equal(p.n, 5); /* 1 3 9 27 81 */
-	assert_true(p.values[4] == 81);
+	assert_eq(p.values[4], 81);
 	assert_int_equal(parse("N=3..5", &p, why), 0); /* step 1 */
 	assert_int_equal(p.n, 3);
 	/* ranges and numbers mixed */
 	assert_int_equal(parse("N=5,10..30:+10,1", &p, why), 0);
 	assert_int_equal(p.n, 5);
-	assert_true(p.values[0] == 1 && p.values[1] == 5 && p.values[4] == 30);
+	assert_eq(p.values[0], 1);
+	assert_eq(p.values[1], 5);
+	assert_eq(p.values[4], 30);
 	assert_int_equal(parse("N=4..4", &p, why), 0);
 	assert_int_equal(p.n, 1);
 }
@@ -152,9 +162,37 @@ static void test_fit_line(void **state)
 	assert_true(fabs(f.slope - 26624) < 1e-6);
 	assert_true(fabs(f.intercept - 1048576) < 1e-3);
 	assert_true(fabs(f.r2 - 1) < 1e-12);
-	/* the constant bends the log–log line a little below 1 */
-	assert_true(f.exponent < 1 && f.exponent > 0.99);
+	/* the exponent of what grows: 1 over the 1 MiB base (3 values: the
+	 * curve fits them exactly, so no R²) */
+	assert_true(fabs(f.exponent - 1) < 1e-4);
+	assert_true(fabs(f.exp_base - 1048576) < 64);
+	assert_true(isnan(f.exp_r2));
 	assert_int_equal(f.n_log, 3);
+	/* redis's idle connections: 1.45 KiB each over a 12 MiB base, at
+	 * 500, 2000, 4000: the log–log slope of the totals was 0.15 ("nearly
+	 * flat"); the growth is linear */
+	double xr[] = {500, 2000, 4000}, yr[3];
+	for (int i = 0; i < 3; i++)
+		yr[i] = 12 * TM_MIB + 1484.8 * xr[i];
+	tm_bench_fit_of(xr, yr, 3, &f);
+	assert_true(fabs(f.slope - 1484.8) < 1e-6);
+	assert_true(fabs(f.intercept - 12 * TM_MIB) < 1);
+	assert_true(fabs(f.exponent - 1) < 1e-3);
+	char cell[96];
+	tm_bench_param_fit_cell(&f, TM_BF_PEAK_ANON, TM_PROW_INTERCEPT, cell, sizeof(cell));
+	assert_string_equal(cell, "12.0 MiB");
+	tm_bench_param_fit_cell(&f, TM_BF_PEAK_ANON, TM_PROW_SLOPE, cell, sizeof(cell));
+	assert_string_equal(cell, "1.45 KiB  R² 1.0000");
+	tm_bench_param_fit_cell(&f, TM_BF_PEAK_ANON, TM_PROW_EXPONENT, cell, sizeof(cell));
+	assert_string_equal(cell, "1.00  R² n/a (3 values)");
+	/* quadratic growth over a base, 5 values: 2, with its R² */
+	double xq[] = {100, 200, 400, 800, 1600}, yq[5];
+	for (int i = 0; i < 5; i++)
+		yq[i] = 50 * TM_MIB + 3.0 * xq[i] * xq[i];
+	tm_bench_fit_of(xq, yq, 5, &f);
+	assert_true(fabs(f.exponent - 2) < 1e-3);
+	assert_true(fabs(f.exp_base - 50 * TM_MIB) < 0.001 * 50 * TM_MIB);
+	assert_true(f.exp_r2 > 0.999999);
 	/* a noisy line: R² below 1 */
 	double yn[] = {y[0] * 1.1, y[1] * 0.9, y[2]};
 	tm_bench_fit_of(x, yn, 3, &f);
@@ -180,8 +218,9 @@ static void test_fit_power(void **state)
 	/* flat */
 	double flat[] = {5, 5, 5, 5};
 	tm_bench_fit_of(x, flat, 4, &f);
-	assert_true(f.slope == 0 && isnan(f.r2)); /* no change: no R² */
-	assert_true(f.exponent == 0);
+	assert_eq(f.slope, 0);
+	assert_true(isnan(f.r2)); /* no change: no R² */
+	assert_eq(f.exponent, 0);
 }
 
 static void test_fit_too_few(void **state)
@@ -197,7 +236,8 @@ static void test_fit_too_few(void **state)
 	assert_int_equal(f.n, 2);
 	assert_true(fabs(f.slope - 10) < 1e-9);
 	assert_true(isnan(f.r2));
-	assert_true(fabs(f.exponent - 1) < 1e-9 && isnan(f.exp_r2));
+	/* two points: a base and an exponent are three unknowns */
+	assert_true(isnan(f.exponent) && isnan(f.exp_r2));
 	/* x = 0 has no logarithm: out of the exponent's fit only */
 	double x0[] = {0, 10, 20}, y0[] = {1, 101, 201};
 	tm_bench_fit_of(x0, y0, 3, &f);
@@ -225,6 +265,41 @@ static void test_figures(void **state)
 	assert_false(tm_bench_param_figure(-1));
 }
 
+/* Resident and allocated cost per unit both measured: the notes give both
+ * and say which one a limit must cover (redis: 1.45 KiB of anon against
+ * 17.2 KiB of heap per connection). */
+static void test_resident_note(void **state)
+{
+	struct tm_bench_table t;
+	struct tm_bench_ptab p;
+	struct tm_bench_pnote *notes = NULL;
+	const char *found = NULL;
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "N");
+	t.n_arms = 1;
+	snprintf(t.arms[0].name, sizeof(t.arms[0].name), "redis");
+	t.param = &p;
+	for (int f = 0; f < TM_BF_COUNT; f++)
+		p.fit[0][f].slope = NAN;
+	p.fit[0][TM_BF_PEAK_ANON].slope = 1484.8;
+	int n = tm_bench_param_notes(&t, &notes);
+	for (int i = 0; i < n; i++)
+		assert_null(strstr(notes[i].text, "resident")); /* no heap: no such note */
+	free(notes);
+	p.fit[0][TM_BF_HEAP_PEAK].slope = 17.2 * 1024;
+	n = tm_bench_param_notes(&t, &notes);
+	for (int i = 0; i < n; i++)
+		if (strstr(notes[i].text, "resident"))
+			found = notes[i].text;
+	assert_non_null(found);
+	assert_non_null(strstr(found, "redis per N: resident 1.45 KiB (peak anon), allocated "
+	                              "17.2 KiB (heap peak): a memory limit must cover the "
+	                              "resident cost"));
+	free(notes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,7 +307,7 @@ int main(void)
 	    cmocka_unit_test(test_errors),    cmocka_unit_test(test_subst),
 	    cmocka_unit_test(test_envp),      cmocka_unit_test(test_fit_line),
 	    cmocka_unit_test(test_fit_power), cmocka_unit_test(test_fit_too_few),
-	    cmocka_unit_test(test_figures),
+	    cmocka_unit_test(test_figures),   cmocka_unit_test(test_resident_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

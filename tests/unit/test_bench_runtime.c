@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "base/sample.h"
 #include "base/util.h"
 #include "report/benchtab.h"
@@ -120,7 +122,7 @@ static void test_gc_live_row(void **state)
 	tm_bench_table_compute(&t);
 	assert_true(tm_bench_row_shown(&t, TM_BF_GC_LIVE));
 	assert_false(tm_bench_row_shown(&t, TM_BF_JVM_OLD_AFTER_GC));
-	assert_true(t.arms[1].ratio[TM_BF_GC_LIVE] == 2);
+	assert_eq(t.arms[1].ratio[TM_BF_GC_LIVE], 2);
 	assert_int_equal(t.arms[1].verdict[TM_BF_GC_LIVE], TM_BV_TOO_FEW); /* 3 vs 3 */
 	char *text = text_of(&t);
 	row(text, "gc live after MiB");
@@ -165,18 +167,18 @@ static void test_summary_old_after_gc(void **state)
 	}
 	assert_int_equal(tm_store_commit(sf->st), 0);
 	assert_int_equal(tm_summarize(sf->st, run, NULL, &s), 0);
-	assert_true(s.jvm_old_after_gc_end_bytes == 12 * TM_MIB); /* after GCs 2 and 3 ended */
-	assert_true(s.jvm_old_used_end_bytes == 15 * TM_MIB);     /* now, with garbage */
+	assert_eq(s.jvm_old_after_gc_end_bytes, 12 * TM_MIB); /* after GCs 2 and 3 ended */
+	assert_eq(s.jvm_old_used_end_bytes, 15 * TM_MIB);     /* now, with garbage */
 	/* a window ending during the second GC: the first one's figure, from
 	 * the sample after it ended (not the 0 of the sample during it) */
 	struct tm_window w;
 	assert_int_equal(tm_window_parse("0s:4s", &w), 0);
 	assert_int_equal(tm_summarize(sf->st, run, &w, &s), 0);
-	assert_true(s.jvm_old_after_gc_end_bytes == 20 * TM_MIB);
+	assert_eq(s.jvm_old_after_gc_end_bytes, 20 * TM_MIB);
 	/* a window after the last GC still knows it */
 	assert_int_equal(tm_window_parse("6s:", &w), 0);
 	assert_int_equal(tm_summarize(sf->st, run, &w, &s), 0);
-	assert_true(s.jvm_old_after_gc_end_bytes == 12 * TM_MIB);
+	assert_eq(s.jvm_old_after_gc_end_bytes, 12 * TM_MIB);
 	/* a window before any GC ended: none, not 0 */
 	assert_int_equal(tm_window_parse("0s:2s", &w), 0);
 	assert_int_equal(tm_summarize(sf->st, run, &w, &s), 0);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <jansson.h>
 
 #include "base/sample.h"
@@ -131,15 +133,16 @@ static void test_store_and_table(void **state)
 	assert_int_equal(json_integer_value(json_object_get(b, "runs")), 2);
 	json_t *pa = json_object_get(json_object_get(b, "figures"), "peak_anon_bytes");
 	assert_int_equal(json_integer_value(json_object_get(pa, "n")), 1);
-	assert_true(fabs(json_real_value(json_object_get(pa, "ratio")) - 2.0) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(pa, "ratio")) - 2.0) < 1e-9);
 	json_t *killed = json_object_get(b, "killed_peak_anon_bytes");
-	assert_true(fabs(json_real_value(json_object_get(killed, "median")) - 30.0 * MIB) < 1);
+	assert_true(fabs(json_number_value(json_object_get(killed, "median")) - 30.0 * MIB) < 1);
 	json_t *wall = json_object_get(json_object_get(b, "figures"), "wall_usec");
-	assert_true(json_real_value(json_object_get(wall, "median")) == 4000000);
+	assert_eq(json_number_value(json_object_get(wall, "median")), 4000000);
 	/* the machine: per second 0.6 CPU-s of 2 busy, 0.5 ours: 0.4 s of 8 were others',
 	 * less the rig's 0.1 s: 0.0375 */
 	json_t *r0 = json_array_get(json_object_get(t, "runs"), 0);
-	assert_true(fabs(json_real_value(json_object_get(r0, "other_load_share")) - 0.0375) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(r0, "other_load_share")) - 0.0375) <
+	            1e-9);
 	assert_true(json_is_false(json_object_get(t, "noisy")));
 	json_decref(t);
 	free(json);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <jansson.h>
 
 #include "base/util.h"
@@ -22,15 +24,17 @@ static void test_stat(void **state)
 	(void)state;
 	tm_bench_stat_of(v, 5, &s);
 	assert_int_equal(s.n, 4);
-	assert_true(s.median == 4); /* (3 + 5) / 2 */
-	assert_true(s.min == 1 && s.max == 100);
-	assert_true(s.mad == 2); /* |1-4|,|3-4|,|5-4|,|100-4| -> 1,1,3,96 -> 2 */
+	assert_eq(s.median, 4); /* (3 + 5) / 2 */
+	assert_eq(s.min, 1);
+	assert_eq(s.max, 100);
+	assert_eq(s.mad, 2); /* |1-4|,|3-4|,|5-4|,|100-4| -> 1,1,3,96 -> 2 */
 	/* four runs are too few to tell an outlier from the spread */
 	assert_false(tm_bench_outlier(&s, 100, 0));
 	double six[] = {5, 1, 3, 100, 4, 6};
 	tm_bench_stat_of(six, 6, &s);
 	/* median 4.5, MAD 1.5: 100 is 0.6745 * 95.5 / 1.5 = 42.9 MADs out, 6 only 0.67 */
-	assert_true(s.median == 4.5 && s.mad == 1.5);
+	assert_eq(s.median, 4.5);
+	assert_eq(s.mad, 1.5);
 	assert_true(tm_bench_outlier(&s, 100, 0));
 	assert_false(tm_bench_outlier(&s, 6, 0));
 	assert_false(tm_bench_outlier(&s, 100, 200)); /* under the noise floor */
@@ -129,7 +133,7 @@ static void test_compute(void **state)
 	assert_int_equal(j->invalid, 1);
 	/* killed runs never enter the medians */
 	assert_int_equal(g->stat[TM_BF_WALL].n, 1);
-	assert_true(g->stat[TM_BF_WALL].median == 10e6);
+	assert_eq(g->stat[TM_BF_WALL].median, 10e6);
 	assert_int_equal(g->killed_peak.n, 2);
 	assert_true(fabs(g->killed_peak.median - 399.5 * TM_MIB) < 1);
 	assert_true(fabs(a->ratio[TM_BF_PEAK_ANON] - 102.0 / 600) < 1e-9);
@@ -231,7 +235,7 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(outc, "oom-killed")), 2);
 	json_t *a = json_array_get(arms, 1);
 	json_t *pa = json_object_get(json_object_get(a, "figures"), "peak_anon_bytes");
-	assert_true(fabs(json_real_value(json_object_get(pa, "ratio")) - 0.17) < 0.001);
+	assert_true(fabs(json_number_value(json_object_get(pa, "ratio")) - 0.17) < 0.001);
 	assert_true(json_is_null(json_object_get(
 	    json_object_get(json_object_get(a, "figures"), "psi_io_some_usec"), "median")));
 	assert_int_equal(json_array_size(json_object_get(o, "runs")), 10);
@@ -300,7 +304,7 @@ static void test_verdicts(void **state)
 	assert_non_null(o);
 	json_t *figs = json_object_get(json_array_get(json_object_get(o, "arms"), 1), "figures");
 	json_t *pa = json_object_get(figs, "peak_anon_bytes");
-	assert_true(fabs(json_real_value(json_object_get(pa, "p_value")) - 2.0 / 252) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(pa, "p_value")) - 2.0 / 252) < 1e-9);
 	assert_string_equal(json_string_value(json_object_get(pa, "verdict")), "significant");
 	json_t *psi = json_object_get(figs, "psi_mem_some_usec");
 	assert_true(json_is_null(json_object_get(psi, "ratio")));
@@ -327,8 +331,8 @@ static void test_killed_progress(void **state)
 	t.runs[6].fig[TM_BF_PROGRESS] = 14;
 	tm_bench_table_compute(&t);
 	assert_int_equal(t.arms[0].killed_progress.n, 2);
-	assert_true(t.arms[0].killed_progress.median == 13);
-	assert_true(t.arms[0].killed_wall.median == 3.5e6);
+	assert_eq(t.arms[0].killed_progress.median, 13);
+	assert_eq(t.arms[0].killed_wall.median, 3.5e6);
 	char *text = text_of(&t, tm_bench_table_write_text);
 	expect(text, "killed at anon MiB  400 [399–400]        —");
 	expect(text, "\nkilled at progress  13 [12–14]");
@@ -338,10 +342,12 @@ static void test_killed_progress(void **state)
 	json_error_t err;
 	json_t *o = json_loads(js, 0, &err);
 	json_t *g = json_array_get(json_object_get(o, "arms"), 0);
-	assert_true(json_real_value(
-	                json_object_get(json_object_get(g, "killed_progress"), "median")) == 13);
-	assert_true(json_real_value(json_object_get(json_object_get(g, "killed_wall_usec"),
-	                                            "median")) == 3.5e6);
+	assert_eq(
+	    json_number_value(json_object_get(json_object_get(g, "killed_progress"), "median")),
+	    13);
+	assert_eq(
+	    json_number_value(json_object_get(json_object_get(g, "killed_wall_usec"), "median")),
+	    3.5e6);
 	json_decref(o);
 	free(js);
 	tm_bench_table_release(&t);

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "hprof/hprof.h"
 #include "hprof/idmap.h"
 
@@ -209,7 +211,8 @@ static void test_every_truncation_refused(void **state)
 	tm_hprof_layout_default(&l);
 	int stderr_copy = dup(2);
 	int null_fd = open("/dev/null", O_WRONLY);
-	assert_true(null_fd >= 0 && dup2(null_fd, 2) == 2);
+	assert_true(null_fd >= 0);
+	assert_eq(dup2(null_fd, 2), 2);
 	close(null_fd);
 	size_t accepted = 0;
 	/* cutting anywhere but at a record boundary is an error; an exact-size
@@ -245,11 +248,14 @@ static void test_idmap(void **state)
 		assert_true(tm_idmap_get(&m, i * 8 + 0x7f0000000000ULL, &v));
 		assert_int_equal(v, i);
 	}
-	assert_true(tm_idmap_get(&m, UINT64_MAX, &v) && v == 7);
-	assert_true(tm_idmap_get(&m, 0, &v) && v == 9);
+	assert_true(tm_idmap_get(&m, UINT64_MAX, &v));
+	assert_eq(v, 7);
+	assert_true(tm_idmap_get(&m, 0, &v));
+	assert_eq(v, 9);
 	assert_false(tm_idmap_get(&m, 3, &v));
 	assert_int_equal(tm_idmap_put(&m, 0, 10), 0); /* replaces */
-	assert_true(tm_idmap_get(&m, 0, &v) && v == 10);
+	assert_true(tm_idmap_get(&m, 0, &v));
+	assert_eq(v, 10);
 	assert_int_equal(m.n, 100002);
 	tm_idmap_release(&m);
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -234,7 +236,8 @@ static void test_destroy_kills_leftovers(void **state)
 	assert_true(wait_ready(&c));
 	assert_int_equal(tm_cgroup_destroy(cg), 0);
 	child_reap(&c, &status);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_true(WIFSIGNALED(status));
+	assert_eq(WTERMSIG(status), SIGKILL);
 	assert_int_equal(stat(dir, &st), -1);
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "kern/procfs.h"
 #include "kern/psi.h"
 #include "kern_fixture.h"
@@ -150,7 +152,7 @@ static void test_stat_times(void **state)
 	const char huge[] = "7 (x) S 1 7 7 0 -1 4194304 5 0 0 0 98440337094060000 2 0 0 20 0 1 0 "
 	                    "100 1000 10 18446744073709551615";
 	assert_int_equal(tm_parse_proc_stat(huge, sizeof(huge) - 1, 100, &st), 0);
-	assert_true(st.utime_usec == INT64_MAX);
+	assert_eq(st.utime_usec, INT64_MAX);
 	assert_int_equal(st.stime_usec, 20000);
 }
 

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "base/opt.h"
 #include "base/util.h"
 #include "record/options.h"
@@ -179,7 +181,7 @@ static void test_opts_file(void **state)
 	assert_int_equal(d.wait_usec, 1500000);
 	assert_int_equal(d.limit_bytes, 1572864);
 	assert_true(d.until_set);
-	assert_true(d.until == 12.5);
+	assert_eq(d.until, 12.5);
 	assert_true(d.quiet);
 	assert_string_equal(d.name, "b");
 	assert_int_equal(d.order, 1);

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "base/bunch.h"
 #include "base/outcome.h"
 #include "record/relay.h"
@@ -144,8 +146,8 @@ static void test_relay(void **state)
 	close(cmd_out[0]);
 	close(cmd_err[0]);
 	close(term[1]);
-	assert_true(write(cmd_out[1], "one\n", 4) == 4);
-	assert_true(write(cmd_err[1], "err\n", 4) == 4);
+	assert_eq(write(cmd_out[1], "one\n", 4), 4);
+	assert_eq(write(cmd_err[1], "err\n", 4), 4);
 	/* the recorder's copies */
 	size_t got = 0;
 	while (got < 4) {
@@ -160,7 +162,7 @@ static void test_relay(void **state)
 	int pid = r.pid;
 	assert_false(tm_relay_release(&r, 0));
 	for (int i = 0; i < 100; i++)
-		assert_true(write(cmd_out[1], "more\n", 5) == 5);
+		assert_eq(write(cmd_out[1], "more\n", 5), 5);
 	close(cmd_out[1]);
 	close(cmd_err[1]);
 	got = slurp(term[0], buf, sizeof(buf));
@@ -169,7 +171,8 @@ static void test_relay(void **state)
 	close(term[0]);
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(WIFEXITED(status));
+	assert_eq(WEXITSTATUS(status), 0);
 }
 
 int main(void)

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "record/progress.h"
 
 static void test_compile(void **state)
@@ -29,15 +31,15 @@ static void test_match(void **state)
 	double v = -1;
 	assert_int_equal(tm_progress_compile(&p, "height=(\\d+)"), 0);
 	assert_true(tm_progress_match(&p, "INFO sync height=64400 peers=8", &v));
-	assert_true(v == 64400);
+	assert_eq(v, 64400);
 	v = -1;
 	assert_false(tm_progress_match(&p, "INFO sync peers=8", &v));
-	assert_true(v == -1); /* untouched without a match */
+	assert_eq(v, -1); /* untouched without a match */
 	tm_progress_free(&p);
 
 	assert_int_equal(tm_progress_compile(&p, "done ([0-9.]+)%"), 0);
 	assert_true(tm_progress_match(&p, "done 12.5%", &v));
-	assert_true(v == 12.5);
+	assert_eq(v, 12.5);
 	assert_false(tm_progress_match(&p, "done ...%", &v)); /* the group is not a number */
 	tm_progress_free(&p);
 }

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "report/phases.h"
 
 #define MIB  (1024.0 * 1024.0)
@@ -70,22 +72,22 @@ static void test_marks_add_up(void **state)
 	assert_int_equal(ph.p[0].samples, 3);
 	assert_int_equal(ph.p[1].samples, 4);
 	assert_int_equal(ph.p[2].samples, 3);
-	assert_true(ph.p[1].start_offset_usec == 2.5 * SEC);
-	assert_true(ph.p[1].duration_usec == 4.0 * SEC);
-	assert_true(ph.p[2].duration_usec == 2.5 * SEC);
-	assert_true(ph.p[0].start[TM_PS_ANON] == 10 * MIB);
-	assert_true(ph.p[0].end[TM_PS_ANON] == 14 * MIB);
-	assert_true(ph.p[1].start[TM_PS_ANON] == 14 * MIB); /* where the one before ended */
-	assert_true(ph.p[1].end[TM_PS_ANON] == 46 * MIB);
-	assert_true(ph.p[1].change[TM_PS_ANON] == 32 * MIB);
-	assert_true(ph.p[2].end[TM_PS_ANON] == 91 * MIB);
-	assert_true(ph.p[2].peak_anon_bytes == 91 * MIB);
+	assert_eq(ph.p[1].start_offset_usec, 2.5 * SEC);
+	assert_eq(ph.p[1].duration_usec, 4.0 * SEC);
+	assert_eq(ph.p[2].duration_usec, 2.5 * SEC);
+	assert_eq(ph.p[0].start[TM_PS_ANON], 10 * MIB);
+	assert_eq(ph.p[0].end[TM_PS_ANON], 14 * MIB);
+	assert_eq(ph.p[1].start[TM_PS_ANON], 14 * MIB); /* where the one before ended */
+	assert_eq(ph.p[1].end[TM_PS_ANON], 46 * MIB);
+	assert_eq(ph.p[1].change[TM_PS_ANON], 32 * MIB);
+	assert_eq(ph.p[2].end[TM_PS_ANON], 91 * MIB);
+	assert_eq(ph.p[2].peak_anon_bytes, 91 * MIB);
 	/* the teardown sample is not part of the run */
-	assert_true(ph.total.end[TM_PS_ANON] == 91 * MIB);
-	assert_true(ph.total.change[TM_PS_ANON] == 81 * MIB);
+	assert_eq(ph.total.end[TM_PS_ANON], 91 * MIB);
+	assert_eq(ph.total.change[TM_PS_ANON], 81 * MIB);
 	for (int s = TM_PS_ANON; s <= TM_PS_HEAP; s++)
-		assert_true(sum_changes(&ph, s) == ph.total.change[s]);
-	assert_true(ph.total.change[TM_PS_HEAP] == 9 * MIB);
+		assert_eq(sum_changes(&ph, s), ph.total.change[s]);
+	assert_eq(ph.total.change[TM_PS_HEAP], 9 * MIB);
 	assert_true(ph.has[TM_PS_ANON] && ph.has[TM_PS_HEAP] && !ph.has[TM_PS_JVM_HEAP]);
 	assert_true(isnan(ph.p[1].change[TM_PS_JVM_HEAP])); /* never measured: not 0 */
 	assert_true(isnan(ph.p[1].units));                  /* no progress at all */
@@ -108,19 +110,20 @@ static void test_missing_in_the_middle(void **state)
 	assert_int_equal(ph.n, 3);
 	/* heap: (start) fine; a starts where it ended but has no reading of its
 	 * own; b starts from a's missing end */
-	assert_true(ph.p[0].change[TM_PS_HEAP] == 2 * MIB);
-	assert_true(ph.p[1].start[TM_PS_HEAP] == 2 * MIB && isnan(ph.p[1].end[TM_PS_HEAP]));
+	assert_eq(ph.p[0].change[TM_PS_HEAP], 2 * MIB);
+	assert_eq(ph.p[1].start[TM_PS_HEAP], 2 * MIB);
+	assert_true(isnan(ph.p[1].end[TM_PS_HEAP]));
 	assert_true(isnan(ph.p[1].change[TM_PS_HEAP]));
 	assert_true(isnan(ph.p[2].start[TM_PS_HEAP]) && isnan(ph.p[2].change[TM_PS_HEAP]));
-	assert_true(ph.p[2].end[TM_PS_HEAP] == 9 * MIB);
+	assert_eq(ph.p[2].end[TM_PS_HEAP], 9 * MIB);
 	/* anon: (start) ends with its last reading (sample 1), a starts there */
-	assert_true(ph.p[0].end[TM_PS_ANON] == 11 * MIB);
-	assert_true(ph.p[1].start[TM_PS_ANON] == 11 * MIB);
-	assert_true(ph.p[1].end[TM_PS_ANON] == 46 * MIB);
-	assert_true(ph.p[1].peak_anon_bytes == 46 * MIB);
-	assert_true(sum_changes(&ph, TM_PS_ANON) == ph.total.change[TM_PS_ANON]);
+	assert_eq(ph.p[0].end[TM_PS_ANON], 11 * MIB);
+	assert_eq(ph.p[1].start[TM_PS_ANON], 11 * MIB);
+	assert_eq(ph.p[1].end[TM_PS_ANON], 46 * MIB);
+	assert_eq(ph.p[1].peak_anon_bytes, 46 * MIB);
+	assert_eq(sum_changes(&ph, TM_PS_ANON), ph.total.change[TM_PS_ANON]);
 	/* the run's heap still goes from its first reading to its last */
-	assert_true(ph.total.change[TM_PS_HEAP] == 9 * MIB);
+	assert_eq(ph.total.change[TM_PS_HEAP], 9 * MIB);
 	tm_phases_release(&ph);
 }
 
@@ -140,13 +143,13 @@ static void test_series_beginning_late(void **state)
 	assert_int_equal(tm_phases_compute(p, NPTS, NULL, 0, mk, 2, NULL, &ph), 0);
 	assert_true(isnan(ph.p[0].start[TM_PS_JVM_HEAP]) && isnan(ph.p[0].end[TM_PS_JVM_HEAP]));
 	assert_true(isnan(ph.p[1].start[TM_PS_JVM_HEAP])); /* not its first reading, 104 */
-	assert_true(ph.p[1].end[TM_PS_JVM_HEAP] == 106 * MIB);
+	assert_eq(ph.p[1].end[TM_PS_JVM_HEAP], 106 * MIB);
 	assert_true(isnan(ph.p[1].change[TM_PS_JVM_HEAP]));
-	assert_true(ph.p[2].start[TM_PS_JVM_HEAP] == 106 * MIB);
-	assert_true(ph.p[2].change[TM_PS_JVM_HEAP] == 3 * MIB);
+	assert_eq(ph.p[2].start[TM_PS_JVM_HEAP], 106 * MIB);
+	assert_eq(ph.p[2].change[TM_PS_JVM_HEAP], 3 * MIB);
 	assert_true(isnan(ph.total.start[TM_PS_JVM_HEAP]) &&
 	            isnan(ph.total.change[TM_PS_JVM_HEAP]));
-	assert_true(ph.total.end[TM_PS_JVM_HEAP] == 109 * MIB);
+	assert_eq(ph.total.end[TM_PS_JVM_HEAP], 109 * MIB);
 	assert_true(ph.has[TM_PS_JVM_HEAP]);
 	tm_phases_release(&ph);
 }
@@ -167,8 +170,8 @@ static void test_phase_without_samples(void **state)
 	assert_true(isnan(ph.p[1].start[TM_PS_ANON]) && isnan(ph.p[1].end[TM_PS_ANON]));
 	assert_true(isnan(ph.p[1].change[TM_PS_ANON]) && isnan(ph.p[1].peak_anon_bytes));
 	/* y starts where the last phase with samples ended */
-	assert_true(ph.p[2].start[TM_PS_ANON] == 19 * MIB);
-	assert_true(sum_changes(&ph, TM_PS_ANON) == ph.total.change[TM_PS_ANON]);
+	assert_eq(ph.p[2].start[TM_PS_ANON], 19 * MIB);
+	assert_eq(sum_changes(&ph, TM_PS_ANON), ph.total.change[TM_PS_ANON]);
 	tm_phases_release(&ph);
 }
 
@@ -186,13 +189,13 @@ static void test_marks_out_of_order_and_outside(void **state)
 	assert_int_equal(tm_phases_compute(p, NPTS + 1, NULL, 0, mk, 4, NULL, &ph), 0);
 	assert_int_equal(ph.n, 3); /* no "(start)": boot opens the run */
 	assert_string_equal(ph.p[0].name, "boot");
-	assert_true(ph.p[0].start_offset_usec == 0);
-	assert_true(ph.p[0].duration_usec == 2.5 * SEC);
+	assert_eq(ph.p[0].start_offset_usec, 0);
+	assert_eq(ph.p[0].duration_usec, 2.5 * SEC);
 	assert_string_equal(ph.p[1].name, "b");
 	assert_string_equal(ph.p[2].name, "b#2");
-	assert_true(ph.p[2].start_offset_usec == 6.5 * SEC);
-	assert_true(ph.p[2].end[TM_PS_ANON] == 91 * MIB);
-	assert_true(sum_changes(&ph, TM_PS_ANON) == ph.total.change[TM_PS_ANON]);
+	assert_eq(ph.p[2].start_offset_usec, 6.5 * SEC);
+	assert_eq(ph.p[2].end[TM_PS_ANON], 91 * MIB);
+	assert_eq(sum_changes(&ph, TM_PS_ANON), ph.total.change[TM_PS_ANON]);
 	assert_int_equal(ph.n_notes, 3);
 	assert_non_null(strstr(ph.notes[0], "not in time order"));
 	assert_non_null(strstr(ph.notes[1], "before the first sample"));
@@ -224,14 +227,14 @@ static void test_progress_split(void **state)
 	assert_string_equal(ph.p[0].name, "start..20");
 	assert_string_equal(ph.p[1].name, "20..50");
 	assert_string_equal(ph.p[2].name, "50..end"); /* 500 was never reached */
-	assert_true(ph.p[1].start_offset_usec == 2 * SEC);
-	assert_true(ph.p[1].units == 30);
-	assert_true(ph.p[1].change[TM_PS_ANON] == (26 - 11) * MIB); /* samples 1 and 4 */
-	assert_true(ph.p[1].per_unit[TM_PS_ANON] == (26 - 11) * MIB / 30);
-	assert_true(ph.p[1].rate_per_min == 30 / (3.0 / 60));
-	assert_true(ph.p[2].units == 40);
-	assert_true(ph.total.units == 90);
-	assert_true(ph.p[0].units + ph.p[1].units + ph.p[2].units == ph.total.units);
+	assert_eq(ph.p[1].start_offset_usec, 2 * SEC);
+	assert_eq(ph.p[1].units, 30);
+	assert_eq(ph.p[1].change[TM_PS_ANON], (26 - 11) * MIB); /* samples 1 and 4 */
+	assert_eq(ph.p[1].per_unit[TM_PS_ANON], (26 - 11) * MIB / 30);
+	assert_eq(ph.p[1].rate_per_min, 30 / (3.0 / 60));
+	assert_eq(ph.p[2].units, 40);
+	assert_eq(ph.total.units, 90);
+	assert_eq(ph.p[0].units + ph.p[1].units + ph.p[2].units, ph.total.units);
 	assert_int_equal(ph.n_notes, 1);
 	assert_non_null(strstr(ph.notes[0], "never reached 500"));
 	tm_phases_release(&ph);
@@ -282,9 +285,10 @@ static void test_one_phase_bunched(void **state)
 	assert_false(ph.progress_bunched);
 	assert_int_equal(ph.n, 2);
 	assert_false(ph.p[0].bunched);
-	assert_true(ph.p[0].rate_per_min == 9 / (6.0 / 60));
+	assert_eq(ph.p[0].rate_per_min, 9 / (6.0 / 60));
 	assert_true(ph.p[1].bunched);
-	assert_true(ph.p[1].units == 6 && isnan(ph.p[1].rate_per_min));
+	assert_eq(ph.p[1].units, 6);
+	assert_true(isnan(ph.p[1].rate_per_min));
 	assert_true(isfinite(ph.p[1].per_unit[TM_PS_ANON]));
 	tm_phases_release(&ph);
 }
@@ -305,14 +309,14 @@ static void test_exit_samples_left_out(void **state)
 	p[NPTS + 2].procs = 0;
 	p[NPTS + 2].v[TM_PS_ANON] = 0;
 	assert_int_equal(tm_phases_compute(p, NPTS + 3, NULL, 0, mk, 1, NULL, &ph), 0);
-	assert_true(ph.p[1].end[TM_PS_ANON] == 91 * MIB);
+	assert_eq(ph.p[1].end[TM_PS_ANON], 91 * MIB);
 	assert_int_equal(ph.p[1].samples, 3);
-	assert_true(ph.total.duration_usec == 9 * SEC);
+	assert_eq(ph.total.duration_usec, 9 * SEC);
 	tm_phases_release(&ph);
 	/* a process that freed memory and then lived on: its samples count */
 	p[NPTS + 1].v[TM_PS_ANON] = 60 * MIB;
 	assert_int_equal(tm_phases_compute(p, NPTS + 3, NULL, 0, mk, 1, NULL, &ph), 0);
-	assert_true(ph.p[1].end[TM_PS_ANON] == 60 * MIB);
+	assert_eq(ph.p[1].end[TM_PS_ANON], 60 * MIB);
 	tm_phases_release(&ph);
 }
 
@@ -326,7 +330,7 @@ static void test_no_marks_and_no_samples(void **state)
 	assert_int_equal(tm_phases_compute(p, NPTS, NULL, 0, NULL, 0, NULL, &ph), 0);
 	assert_int_equal(ph.n, 1);
 	assert_string_equal(ph.p[0].name, "(whole run)");
-	assert_true(ph.p[0].change[TM_PS_ANON] == ph.total.change[TM_PS_ANON]);
+	assert_eq(ph.p[0].change[TM_PS_ANON], ph.total.change[TM_PS_ANON]);
 	tm_phases_release(&ph);
 	for (int i = 0; i < NPTS; i++)
 		p[i].procs = 0;
@@ -348,10 +352,10 @@ static void test_old_after_gc(void **state)
 	tm_phase_pts_derive(p, 7);
 	assert_true(isnan(p[0].v[TM_PS_JVM_OLD_GC])); /* no JVM read */
 	assert_true(isnan(p[1].v[TM_PS_JVM_OLD_GC])); /* no GC yet */
-	assert_true(p[2].v[TM_PS_JVM_OLD_GC] == 7);   /* the sample after the first GC */
-	assert_true(p[3].v[TM_PS_JVM_OLD_GC] == 7);   /* carried: old grew since, no GC */
+	assert_eq(p[2].v[TM_PS_JVM_OLD_GC], 7);       /* the sample after the first GC */
+	assert_eq(p[3].v[TM_PS_JVM_OLD_GC], 7);       /* carried: old grew since, no GC */
 	assert_true(isnan(p[4].v[TM_PS_JVM_OLD_GC])); /* not read this time */
-	assert_true(p[5].v[TM_PS_JVM_OLD_GC] == 4);   /* more GCs ended */
+	assert_eq(p[5].v[TM_PS_JVM_OLD_GC], 4);       /* more GCs ended */
 	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the time fell: a JVM left */
 }
 
@@ -362,7 +366,8 @@ static void test_split_parse(void **state)
 	(void)state;
 	assert_int_equal(tm_phase_split_parse("1000,2000,4000", &s), 0);
 	assert_int_equal(s.n_at, 3);
-	assert_true(s.at[2] == 4000 && s.kind == TM_SPLIT_PROGRESS);
+	assert_eq(s.at[2], 4000);
+	assert_eq(s.kind, TM_SPLIT_PROGRESS);
 	assert_int_equal(tm_phase_split_parse("1.5", &s), 0);
 	const char *bad[] = {"", ",", "10,", "10,,20", "20,10", "10,10", "abc", "10,x", "inf"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -385,9 +390,9 @@ static void test_outputs(void **state)
 	assert_string_equal(json_string_value(json_object_get(x, "name")), "x");
 	assert_true(json_is_null(json_object_get(x, "anon_change_bytes")));
 	assert_true(json_is_null(json_object_get(x, "heap_live_start_bytes")));
-	assert_true(json_real_value(json_object_get(x, "duration_usec")) > 0);
+	assert_true(json_number_value(json_object_get(x, "duration_usec")) > 0);
 	json_t *tot = json_object_get(o, "total");
-	assert_true(json_real_value(json_object_get(tot, "anon_change_bytes")) == 81 * MIB);
+	assert_eq(json_number_value(json_object_get(tot, "anon_change_bytes")), 81 * MIB);
 	json_decref(o);
 	FILE *f = open_memstream(&buf, &len);
 	tm_phases_write_text(&ph, f);

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "base/sample.h"
 #include "report/sketch.h"
 #include "report/stats.h"
@@ -59,10 +61,10 @@ static void test_arithmetic(void **state)
 	assert_int_equal(a->first, 10);
 	assert_int_equal(a->last, 50);
 	assert_int_equal(a->rises, 20 + 30); /* 10->30, 20->50 */
-	assert_true(tm_rollup_mean(&r, TM_M_CG_ANON_BYTES) == 27.5);
+	assert_eq(tm_rollup_mean(&r, TM_M_CG_ANON_BYTES), 27.5);
 	const struct tm_rollup_metric *f = &r.m[TM_M_CG_FILE_BYTES];
 	assert_int_equal(f->n, 3);
-	assert_true(tm_rollup_mean(&r, TM_M_CG_FILE_BYTES) == (100 + 300 + 400) / 3.0);
+	assert_eq(tm_rollup_mean(&r, TM_M_CG_FILE_BYTES), (100 + 300 + 400) / 3.0);
 	assert_false(tm_rollup_has(&r, TM_M_CG_CURRENT_BYTES));
 	assert_true(isnan(tm_rollup_mean(&r, TM_M_CG_CURRENT_BYTES)));
 	assert_int_equal(tm_rollup_bucket_of(TM_ROLLUP_MINUTE, T0_WALL + 59999999), T0_WALL);
@@ -136,7 +138,7 @@ static void test_store_rollups(void **state)
 	assert_int_equal(rows[1].samples, 60);
 	assert_int_equal(rows[1].m[TM_M_CG_ANON_BYTES].min, 60);
 	assert_int_equal(rows[1].m[TM_M_CG_ANON_BYTES].max, 119);
-	assert_true(tm_rollup_mean(&rows[1], TM_M_CG_ANON_BYTES) == 89.5);
+	assert_eq(tm_rollup_mean(&rows[1], TM_M_CG_ANON_BYTES), 89.5);
 	assert_int_equal(rows[2].samples, 30);
 	assert_int_equal(rows[2].last_seq, 149);
 	assert_int_equal(rows[3].samples, 0);
@@ -179,12 +181,12 @@ static void test_prune_keeps_figures(void **state)
 	assert_int_equal(first, 499); /* not a multiple of 256: rewritten as a keyframe */
 	assert_int_equal(tm_summarize(sf->st, run, NULL, &after), 0);
 	assert_int_equal(after.samples, 600);
-	assert_true(after.peak_anon_bytes == 5000);
-	assert_true(after.peak_anon_bytes == before.peak_anon_bytes);
-	assert_true(after.cpu_usec == before.cpu_usec);
-	assert_true(after.duration_usec == before.duration_usec);
-	assert_true(after.final_anon_bytes == before.final_anon_bytes);
-	assert_true(after.held_anon_bytes == before.held_anon_bytes);
+	assert_eq(after.peak_anon_bytes, 5000);
+	assert_eq(after.peak_anon_bytes, before.peak_anon_bytes);
+	assert_eq(after.cpu_usec, before.cpu_usec);
+	assert_eq(after.duration_usec, before.duration_usec);
+	assert_eq(after.final_anon_bytes, before.final_anon_bytes);
+	assert_eq(after.held_anon_bytes, before.held_anon_bytes);
 	assert_true(after.approx.peak_in_rollups);
 	assert_true(isnan(after.file_at_peak_bytes)); /* the peak's sample is gone */
 	assert_true(isnan(after.median_file_bytes));
@@ -219,8 +221,8 @@ static void test_sketch_bound(void **state)
 	tm_sketch_init(&s);
 	for (int i = 0; i < 101; i++)
 		tm_sketch_add(&s, 4096.0 * ((i * 37) % 101), 1);
-	assert_true(tm_sketch_median(&s, &err) == 4096.0 * 50);
-	assert_true(err == 0);
+	assert_eq(tm_sketch_median(&s, &err), 4096.0 * 50);
+	assert_eq(err, 0);
 	tm_sketch_release(&s);
 	for (int round = 0; round < 3; round++) {
 		tm_sketch_init(&s);
@@ -232,7 +234,7 @@ static void test_sketch_bound(void **state)
 			tm_sketch_add(&s, v[i], 1);
 		}
 		double exact = tm_median(v, N), got = tm_sketch_median(&s, &err);
-		assert_true(err == TM_SKETCH_REL_ERROR);
+		assert_eq(err, TM_SKETCH_REL_ERROR);
 		assert_true(fabs(got - exact) <= TM_SKETCH_REL_ERROR * fabs(exact) + 1);
 		tm_sketch_release(&s);
 	}
@@ -240,7 +242,7 @@ static void test_sketch_bound(void **state)
 	tm_sketch_init(&s);
 	tm_sketch_add(&s, 10, 5);
 	tm_sketch_add(&s, 20, 1);
-	assert_true(tm_sketch_median(&s, &err) == 10);
+	assert_eq(tm_sketch_median(&s, &err), 10);
 	tm_sketch_release(&s);
 	free(v);
 }

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "base/util.h"
 #include "runtime/gclog.h"
 #include "runtime/promtext.h"
@@ -67,10 +69,11 @@ static void test_prom_parse(void **state)
 	    tm_prom_parse(go_metrics, strlen(go_metrics), collect, &g, err, sizeof(err)), 0);
 	assert_int_equal(g.n, 8);
 	assert_string_equal(g.names[0], "go_memstats_heap_alloc_bytes");
-	assert_true(g.v[0] == 33603160.0);
+	assert_eq(g.v[0], 33603160.0);
 	assert_string_equal(g.labels[1], "quantile=\"0.5\"");
 	assert_string_equal(g.names[3], "http_requests_total");
-	assert_true(g.v[3] == 1027 && g.ts[3] == 1395066363000LL);
+	assert_eq(g.v[3], 1027);
+	assert_eq(g.ts[3], 1395066363000LL);
 	assert_int_equal(tm_prom_label(g.labels[3], strlen(g.labels[3]), "code", v, sizeof(v)), 0);
 	assert_string_equal(v, "200");
 	assert_int_equal(tm_prom_label(g.labels[4], strlen(g.labels[4]), "path", v, sizeof(v)), 0);

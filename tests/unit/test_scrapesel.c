@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "runtime/scrapesel.h"
 
 #include "kern_fixture.h"
@@ -92,21 +94,24 @@ static void test_select_listed(void **state)
 	               "http_requests_total{code=\"200\"},cache_bytes,app_ratio,not_served");
 	/* the summary: its quantiles (samples of that name), _sum and _count */
 	assert_non_null(v = find("go_gc_duration_seconds{quantile=\"0.5\"}"));
-	assert_true(v->type == TM_PROM_SUMMARY);
+	assert_eq(v->type, TM_PROM_SUMMARY);
 	assert_non_null(v = find("go_gc_duration_seconds_count"));
-	assert_true(v->value == 12 && v->type == TM_PROM_SUMMARY);
+	assert_eq(v->value, 12);
+	assert_eq(v->type, TM_PROM_SUMMARY);
 	/* the histogram: _sum and _count, no buckets */
 	assert_non_null(v = find("http_request_duration_seconds_count{handler=\"/metrics\"}"));
-	assert_true(v->value == 121 && v->type == TM_PROM_HISTOGRAM);
+	assert_eq(v->value, 121);
+	assert_eq(v->type, TM_PROM_HISTOGRAM);
 	assert_non_null(find("http_request_duration_seconds_sum{handler=\"/metrics\"}"));
 	assert_null(find("http_request_duration_seconds_bucket{handler=\"/metrics\",le=\"0.1\"}"));
 	/* a label matcher; labels sorted in the name */
 	assert_non_null(v = find("http_requests_total{code=\"200\",method=\"get\"}"));
-	assert_true(v->value == 1027 && v->type == TM_PROM_COUNTER);
+	assert_eq(v->value, 1027);
+	assert_eq(v->type, TM_PROM_COUNTER);
 	assert_null(find("http_requests_total{code=\"500\",method=\"get\"}"));
 	/* values escaped again as the format does */
 	assert_non_null(v = find("cache_bytes{tier=\"hot \\\"L1\\\"\"}"));
-	assert_true(v->value == 4096);
+	assert_eq(v->value, 4096);
 	assert_non_null(find("cache_bytes{tier=\"cold, slow\"}"));
 	assert_null(find("app_ratio")); /* NaN: absent */
 	assert_null(find("go_goroutines"));

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <jansson.h>
 #include <sqlite3.h>
 
@@ -200,7 +202,8 @@ static void test_decode_refuses(void **state)
 	assert_int_equal(tm_batch_decode(good, strlen(good), &ok, err, sizeof(err)), 0);
 	assert_int_equal(ok.n_scraped, 1);
 	assert_string_equal(ok.scraped[0].name, "app{k=\"v\"}");
-	assert_true(ok.scraped[0].value == 12.5 && ok.scraped[0].seq == 0);
+	assert_eq(ok.scraped[0].value, 12.5);
+	assert_eq(ok.scraped[0].seq, 0);
 	tm_batch_release(&ok);
 	/* more samples than a batch may hold */
 	size_t cap = 64 * (TM_BATCH_MAX_SAMPLES + 2);

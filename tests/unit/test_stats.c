@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "report/stats.h"
 #include "base/banned.h"
 
@@ -106,7 +108,7 @@ static void test_normal_approximation(void **state)
 	/* all values equal: no evidence at all */
 	double z[30] = {0};
 	assert_int_equal(tm_mann_whitney_normal(z, 15, z, 15, &mw), 0);
-	assert_true(mw.p == 1.0);
+	assert_eq(mw.p, 1.0);
 }
 
 static void test_min_p_and_n(void **state)
@@ -114,8 +116,8 @@ static void test_min_p_and_n(void **state)
 	(void)state;
 	assert_true(fabs(tm_mann_whitney_min_p(3, 3) - 0.1) < 1e-12);
 	assert_true(fabs(tm_mann_whitney_min_p(3, 5) - 2.0 / 56) < 1e-12);
-	assert_true(tm_mann_whitney_min_p(1, 1) == 1.0);
-	assert_true(tm_mann_whitney_min_p(0, 4) == 1.0);
+	assert_eq(tm_mann_whitney_min_p(1, 1), 1.0);
+	assert_eq(tm_mann_whitney_min_p(0, 4), 1.0);
 	assert_int_equal(tm_mann_whitney_min_n(3, 0.05), 5); /* 3 vs 4: 0.057; 3 vs 5: 0.036 */
 	assert_int_equal(tm_mann_whitney_min_n(4, 0.05), 4); /* 2 / 70 */
 	assert_int_equal(tm_mann_whitney_min_n(2, 0.05), 8); /* 2 / 45 */
@@ -129,7 +131,7 @@ static void test_modified_z(void **state)
 	/* 0.6745 (x - median) / MAD; Iglewicz and Hoaglin flag |M| > 3.5 */
 	assert_true(fabs(tm_modified_z(20, 10, 2) - 3.3725) < 1e-9);
 	assert_true(fabs(tm_modified_z(0, 10, 1) + 6.745) < 1e-9);
-	assert_true(tm_modified_z(5, 5, 0) == 0);
+	assert_eq(tm_modified_z(5, 5, 0), 0);
 	assert_true(isinf(tm_modified_z(6, 5, 0)));
 }
 

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "store/store.h"
 #include "store_fixture.h"
 
@@ -223,7 +225,7 @@ static void test_runs_and_side_tables(void **state)
 	assert_int_equal(tm_store_each_mark(f->st, run, mark_cb, &marks), 0);
 	assert_int_equal(marks, 1);
 	assert_int_equal(tm_store_each_progress(f->st, run, progress_cb, &sum), 0);
-	assert_true(sum == 42.0);
+	assert_eq(sum, 42.0);
 }
 
 static void test_not_a_store(void **state)

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <jansson.h>
 #include <math.h>
 
@@ -352,7 +354,7 @@ static void test_encoding(void **state)
 	assert_true(dlen < klen); /* a small change is a small delta, the mask not repeated */
 	assert_int_equal(tm_sample_decode(key, klen, NULL, &got), 0);
 	assert_true(tm_sample_has(&got, TM_M_CG_MAX_BYTES));
-	assert_true(got.v[TM_M_CG_MAX_BYTES] == INT64_MAX);
+	assert_eq(got.v[TM_M_CG_MAX_BYTES], INT64_MAX);
 	assert_false(tm_sample_has(&got, TM_M_CG_FILE_BYTES));
 	assert_int_equal(tm_sample_decode(delta, dlen, &a, &got), 0);
 	assert_int_equal(got.v[TM_M_CG_ANON_BYTES], (400 << 20) + 4096);
@@ -422,10 +424,11 @@ static void test_json_num_and_str(void **state)
 	assert_true(json_is_null(j));
 	json_decref(j);
 	j = tm_json_num(0.0);
-	assert_true(json_is_real(j) && json_real_value(j) == 0.0);
+	assert_true(json_is_real(j));
+	assert_eq(json_number_value(j), 0.0);
 	json_decref(j);
 	j = tm_json_num(1.5);
-	assert_true(json_real_value(j) == 1.5);
+	assert_eq(json_number_value(j), 1.5);
 	json_decref(j);
 	j = tm_json_str(NULL);
 	assert_true(json_is_null(j));
@@ -447,7 +450,7 @@ static void test_summary_json(void **state)
 	s.oom_kills = NAN; /* not measured: null, never 0 */
 	o = tm_summary_json(&s);
 	assert_non_null(o);
-	assert_true(json_real_value(json_object_get(o, "peak_anon_bytes")) == 1048576);
+	assert_eq(json_number_value(json_object_get(o, "peak_anon_bytes")), 1048576);
 	assert_true(json_is_null(json_object_get(o, "oom_kills")));
 	assert_int_equal(json_integer_value(json_object_get(o, "samples")), 4);
 	json_decref(o);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "assert_eq.h"
 #include <sqlite3.h>
 
 #include "base/sample.h"
@@ -88,13 +90,18 @@ static void test_series_and_values(void **state)
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(tm_store_each_scraped_value(f->st, run, 0, 0, -1, see_value, &g), 0);
 	assert_int_equal(g.n, 3);
-	assert_true(g.seq[0] == 1 && g.seq[1] == 2 && g.seq[2] == 3);
-	assert_true(g.v[0] == 1.5 && g.v[1] == 7 && g.v[2] == 2.5);
+	assert_eq(g.seq[0], 1);
+	assert_eq(g.seq[1], 2);
+	assert_eq(g.seq[2], 3);
+	assert_eq(g.v[0], 1.5);
+	assert_eq(g.v[1], 7);
+	assert_eq(g.v[2], 2.5);
 	/* one series, a seq range */
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(tm_store_each_scraped_value(f->st, run, a, 2, 3, see_value, &g), 0);
 	assert_int_equal(g.n, 1);
-	assert_true(g.seq[0] == 3 && g.series[0] == a);
+	assert_eq(g.seq[0], 3);
+	assert_eq(g.series[0], a);
 	/* deleted with its run */
 	assert_int_equal(tm_store_delete_scraped(f->st, run), 0);
 	assert_int_equal(tm_store_commit(f->st), 0);
@@ -170,7 +177,9 @@ static void test_prune_drops_values(void **state)
 	assert_int_equal(figs.kept_from_seq, 499);
 	assert_int_equal(figs.n, 2);
 	assert_int_equal(figs.f[0].values, 101);
-	assert_true(figs.f[0].first == 499 && figs.f[0].min == 499 && figs.f[0].max == 599);
+	assert_eq(figs.f[0].first, 499);
+	assert_eq(figs.f[0].min, 499);
+	assert_eq(figs.f[0].max, 599);
 	assert_int_equal(figs.f[1].values, 0);
 	assert_true(isnan(figs.f[1].last) && isnan(figs.f[1].max));
 	tm_scraped_release(&figs);

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_eq.h"
+
 #include "record/recorder.h"
 #include "record/units.h"
 #include "report/summary.h"
@@ -47,9 +49,9 @@ static void test_parse(void **state)
 	double v;
 	(void)state;
 	assert_int_equal(tm_parse_units("12345", &v), 0);
-	assert_true(v == 12345);
+	assert_eq(v, 12345);
 	assert_int_equal(tm_parse_units("1.5e3", &v), 0);
-	assert_true(v == 1500);
+	assert_eq(v, 1500);
 	static const char *bad[] = {"0", "-3", "", "abc", "12x", "inf", "nan"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(tm_parse_units(bad[i], &v), -1);
@@ -68,7 +70,7 @@ static void test_given(void **state)
 	assert_int_equal(tm_record_units(st, run, 400.5, "--units"), 0);
 	blank(&s);
 	assert_int_equal(tm_summary_units(st, run, &s), 0);
-	assert_true(s.units == 400.5); /* exact, not the rounded event value */
+	assert_eq(s.units, 400.5); /* exact, not the rounded event value */
 	assert_string_equal(s.units_source, "--units");
 	assert_true(fabs(s.cpu_usec_per_unit - 1e6 / 400.5) < 1e-9);
 	assert_true(fabs(s.wall_usec_per_unit - 2e6 / 400.5) < 1e-9);
@@ -77,7 +79,7 @@ static void test_given(void **state)
 	blank(&s);
 	s.cpu_usec_per_unit = 7;
 	assert_int_equal(tm_summary_units(st, run, &s), 0);
-	assert_true(s.cpu_usec_per_unit == 7);
+	assert_eq(s.cpu_usec_per_unit, 7);
 	assert_int_equal(tm_record_units(st, run, 0, "--units"), -1);
 	done(st);
 }
@@ -104,7 +106,7 @@ static void test_from_output(void **state)
 	assert_int_equal(tm_record_units_after(st, run, &o), 0);
 	blank(&s);
 	assert_int_equal(tm_summary_units(st, run, &s), 0);
-	assert_true(s.units == 4000);
+	assert_eq(s.units, 4000);
 	assert_string_equal(s.units_source, "--units-from");
 	done(st);
 }

@@ -60,5 +60,28 @@ grep -q '^not ok - pool leaves the guest as it found it' "$T/stuck" &&
 [ -n "$(boot "$T/after")" ] && [ "$(boot "$T/after")" != "$(boot "$T/stuck")" ] &&
 	ok "and the next script gets a fresh guest" ||
 	fail "and the next script gets a fresh guest" "$(sed 's/^/# /' "$T/stuck" "$T/after")"
-[ $had = 1 ] || sh "$ROOT/scripts/vm/run-in-guest" --pool-stop
+# the pool's guest never outlives its shell: a TERM to the shell that runs
+# it (what stopping a pool did, and left its qemu spinning under its
+# 2-hour timeout) stops its qemu too
+P=$VM/pool/plain
+qemu_of_pool() { pgrep -f "path=$P," || true; }
+sh "$ROOT/scripts/vm/run-in-guest" --pool-start >"$T/start" 2>&1
+spid=$(cat "$P/pid" 2>/dev/null) qpid=$(cat "$P/qemu.pid" 2>/dev/null)
+if [ -n "$spid" ] && [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+	kill -TERM "$spid"
+	for _ in $(seq 150); do
+		[ -z "$(qemu_of_pool)" ] && break
+		sleep 0.2
+	done
+	left=$(qemu_of_pool)
+	[ -z "$left" ] && ok "a pool's shell stopped by a signal stops its qemu" ||
+		fail "a pool's shell stopped by a signal stops its qemu" "qemu $left still runs 30 s after TERM to $spid"
+	kill -KILL $left 2>/dev/null
+else
+	fail "a pool's shell stopped by a signal stops its qemu" "no pool to stop: pid '$spid', qemu '$qpid': $(cat "$T/start")"
+fi
+sh "$ROOT/scripts/vm/run-in-guest" --pool-stop
+[ -z "$(qemu_of_pool)" ] && ok "--pool-stop leaves no qemu of the pool" ||
+	fail "--pool-stop leaves no qemu of the pool" "$(qemu_of_pool)"
+[ $had = 1 ] && sh "$ROOT/scripts/vm/run-in-guest" --pool-start >/dev/null 2>&1
 finish

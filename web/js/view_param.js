@@ -54,7 +54,7 @@ function chartOf(page, sec, p, table, fig) {
 	arms.forEach((name, ai) => {
 		const f = fits[ai];
 		if (f) box.appendChild(el("li", {"data-arm": name}, name + ": per " + p.name + " " + f.slope_text +
-			"; growth exponent " + f.exponent_text));
+			"; fixed part " + f.intercept_text + "; growth exponent " + f.exponent_text));
 	});
 	sec.appendChild(box);
 }
