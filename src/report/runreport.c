@@ -260,11 +260,33 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	tm_approx_text(out, &s->approx);
 }
 
+/* A small difference of bytes in a unit that shows it: B, KiB or MiB. */
+static const char *gap_text(char *buf, size_t size, double bytes)
+{
+	if (bytes < 1024)
+		snprintf(buf, size, "%.0f B", bytes);
+	else if (bytes < 1048576)
+		snprintf(buf, size, "%.1f KiB", bytes / 1024);
+	else
+		tm_mib_text(buf, size, bytes);
+	return buf;
+}
+
 static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32];
 
-	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
+	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
+	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
+		fprintf(out,
+		        "  heap        live peak at most %s, at least %s less (processes that "
+		        "overlapped peaked at moments the counters do not give; %s in the samples), "
+		        "live at the end %s\n",
+		        tm_mib_text(a, sizeof(a), s->heap_peak_bytes),
+		        gap_text(c, sizeof(c), s->heap_peak_bytes - s->heap_peak_proven_bytes),
+		        tm_mib_text(d, sizeof(d), s->heap_live_peak_bytes),
+		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	else if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
 		fprintf(
 		    out,
 		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",

@@ -184,6 +184,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->heap_allocs,
 	    &s->heap_alloc_bytes_per_sec,
 	    &s->heap_peak_bytes,
+	    &s->heap_peak_proven_bytes,
 	    &s->limit_max_bytes,
 	    &s->limit_high_bytes,
 	    &s->high_events,

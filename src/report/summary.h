@@ -83,8 +83,11 @@ struct tm_summary {
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;
-	double heap_peak_bytes; /* the shim's peak of live bytes, between samples too (whole
-	                           run only: sum of each process's peak) */
+	/* the shim's peak of the tree's live bytes, between samples too (whole run
+	 * only): at most heap_peak_bytes, at least heap_peak_proven_bytes (what
+	 * the counters show held at one moment); exact when they are equal
+	 * (heap/heaptree.h).  Proven is NAN for a run recorded before it was kept */
+	double heap_peak_bytes, heap_peak_proven_bytes;
 
 	/* the JVMs of the tree (HotSpot's hsperfdata), when present: at the end of
 	 * the work as held_anon_bytes is; GCs (young + full) over the window */

@@ -44,6 +44,7 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->heap_frees = get(s, TM_M_HEAP_FREES);
 	p->heap_procs = get(s, TM_M_HEAP_PROCS);
 	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
+	p->heap_peak_proven = get(s, TM_M_HEAP_PEAK_PROVEN_BYTES);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
 	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
@@ -291,6 +292,7 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(heap_frees, TM_M_HEAP_FREES),
 	    F(heap_procs, TM_M_HEAP_PROCS),
 	    F(heap_peak, TM_M_HEAP_PEAK_BYTES),
+	    F(heap_peak_proven, TM_M_HEAP_PEAK_PROVEN_BYTES),
 	    F(psi_ms, TM_M_CG_PSI_MEM_SOME_USEC),
 	    F(psi_mf, TM_M_CG_PSI_MEM_FULL_USEC),
 	    F(psi_is, TM_M_CG_PSI_IO_SOME_USEC),
@@ -576,6 +578,22 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->jvm_heap_used_peak_bytes = a->f[FK(jvm_used)].max;
 }
 
+/* The tree's heap peak, since it began: a recorder that combines processes
+ * by their lifetimes (heap/heaptree.h) stores its upper bound and the
+ * proven figure as running values, the last of each being the whole run's
+ * (the bound can only tighten as processes' exits become known); a run
+ * recorded before summed each process's peak in every sample. */
+static void heap_peak_figures(struct acc *a, struct tm_summary *s)
+{
+	const struct facc *up = &a->f[FK(heap_peak)], *pr = &a->f[FK(heap_peak_proven)];
+	if (!isfinite(pr->last)) {
+		max_into(&s->heap_peak_bytes, up->max);
+		return;
+	}
+	s->heap_peak_proven_bytes = pr->max;
+	s->heap_peak_bytes = up->last > pr->max ? up->last : pr->max;
+}
+
 /* Counters start from zero in a fresh cgroup, and the heap shim's in a
  * process we launched, so the window's first sample would hide whatever
  * happened before it: count from zero when the window starts at the
@@ -585,7 +603,7 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 	if (!a->at_start || strcmp(ri->target ? ri->target : "", "command"))
 		return;
 	/* the shim's own peak (between samples too) is since the process began */
-	max_into(&s->heap_peak_bytes, a->f[FK(heap_peak)].max);
+	heap_peak_figures(a, s);
 	if (a->heap_first_seen && isfinite(s->heap_alloc_bytes)) {
 		s->heap_alloc_bytes += a->f[FK(heap_alloc)].first;
 		s->heap_allocs += a->heap_allocs_first;
