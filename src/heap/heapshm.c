@@ -34,6 +34,8 @@ struct mapped {
 	 * cannot be read), and whether any were */
 	struct tm_heap_counters last;
 	int have_last;
+	int marked;          /* tm_heap_reader_mark read it just before this sample */
+	int64_t before_live; /* the live bytes it read then */
 };
 
 /* A process whose final counters are in a sample already. */
@@ -181,6 +183,8 @@ struct alive_sum {
 	int held_missing;
 	int64_t procs;
 	int64_t now_usec;
+	int64_t skew_bytes; /* how far the live bytes moved since tm_heap_reader_mark */
+	int any_marked;
 };
 
 /* What C's process did itself: its counts without those its region started
@@ -236,8 +240,13 @@ static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_s
 		tm_heap_region_publish_peak(e->r, c.live_bytes);
 		e->asked = tm_heap_region_ask_stats(e->r);
 	}
-	if (c.state != TMH_EXITED)
-		a->live_bytes += c.live_bytes;
+	int64_t live = c.state != TMH_EXITED ? c.live_bytes : 0;
+	a->live_bytes += live;
+	if (e->marked) {
+		a->skew_bytes += live > e->before_live ? live - e->before_live : e->before_live - live;
+		a->any_marked = 1;
+		e->marked = 0;
+	}
 	struct tm_heap_counts own = own_counts(&c);
 	a->counts.alloc_bytes += own.alloc_bytes;
 	a->counts.allocs += own.allocs;
@@ -447,6 +456,18 @@ static void put_figures(struct tm_heap_reader *rd, const struct alive_sum *a, st
 	tm_sample_set(s, TM_M_HEAP_FREES, total.frees);
 	if (!a->held_missing)
 		tm_sample_set(s, TM_M_HEAP_HELD_BYTES, a->held_bytes);
+	if (a->any_marked)
+		tm_sample_set(s, TM_M_HEAP_READ_SKEW_BYTES, a->skew_bytes);
+}
+
+void tm_heap_reader_mark(struct tm_heap_reader *rd)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		struct mapped *e = &rd->m[i];
+		struct tm_heap_counters c;
+		e->marked = tm_heap_region_counters(e->r, &c) == 0 && !c.sites_only;
+		e->before_live = c.state != TMH_EXITED ? c.live_bytes : 0;
+	}
 }
 
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
@@ -465,9 +486,15 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 			profile_tick(rd, e);
 		any |= add_alive(rd, e, &a) == 0;
 	}
-	for (size_t i = rd->n; i-- > 0;)
-		if (!rd->m[i].seen)
-			drop(rd, i, a.now_usec); /* gone from the list: its last counters, once */
+	for (size_t i = rd->n; i-- > 0;) {
+		if (rd->m[i].seen)
+			continue;
+		if (rd->m[i].marked) { /* its heap left after the mark: anon may still hold it */
+			a.skew_bytes += rd->m[i].before_live;
+			a.any_marked = 1;
+		}
+		drop(rd, i, a.now_usec); /* gone from the list: its last counters, once */
+	}
 	scan_unlisted(rd, a.now_usec);
 	if (any || rd->counting)
 		put_figures(rd, &a, s);

@@ -236,6 +236,24 @@ static void print_header(FILE *out, struct tm_store *st, const struct tm_run_inf
 	print_lifetimes(out, st, ri->id);
 }
 
+/* Why the anon line says n/a where samples exist. */
+static void print_anon_why(FILE *out, const struct tm_summary *s)
+{
+	char a[32], b[32];
+	if (s->peak_anon_missed)
+		fprintf(out,
+		        "              peak n/a: the samples missed it (the kernel's peak of the "
+		        "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
+		        tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
+		        tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
+	if (s->end_na == TM_END_OOM_KILLED)
+		fprintf(out, "              held after the work n/a: the OOM killer ended the work, "
+		             "there is no after\n");
+	else if (s->end_na == TM_END_NO_END)
+		fprintf(out, "              held after the work n/a: the run has not ended (still "
+		             "running, or its recorder died)\n");
+}
+
 static void print_memory(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
 {
 	char a[32], b[32], c[32], d[96];
@@ -246,6 +264,7 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	fprintf(out, "  anon        peak %s, held after the work %s\n",
 	        tm_mib_text(a, sizeof(a), s->peak_anon_bytes),
 	        tm_mib_text(b, sizeof(b), s->held_anon_bytes));
+	print_anon_why(out, s);
 	fprintf(out,
 	        "  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	        tm_mib_text(a, sizeof(a), s->peak_current_bytes),
@@ -297,7 +316,13 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		fprintf(out, "  heap        live peak %s, live at the end %s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
 		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
-	if (isfinite(s->heap_live_peak_bytes))
+	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->anon_split_end_skew_bytes))
+		fprintf(out,
+		        "  anon after  %s: live heap, held by the allocator, other anon n/a (the "
+		        "heap moved by %s while anon was read: not one moment)\n",
+		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
+		        tm_mib_text(b, sizeof(b), s->anon_split_end_skew_bytes));
+	else if (isfinite(s->heap_live_peak_bytes))
 		fprintf(out,
 		        "  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
 		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),

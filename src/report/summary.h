@@ -64,9 +64,18 @@ struct tm_summary {
 
 	/* memory: anon is the cgroup's anon when there is a cgroup, else the tree's RssAnon */
 	double peak_anon_bytes, final_anon_bytes;
+	/* the kernel's peak of the cgroup's memory is above every sample's: the
+	 * samples missed the peak, peak_anon_bytes is NAN (the samples' highest
+	 * anon in peak_anon_sampled_bytes, a lower bound) */
+	bool peak_anon_missed;
+	double peak_anon_sampled_bytes;
+	/* why held_anon_bytes, heap_live_end_bytes and anon's split at the end
+	 * are NAN although samples exist: there was no after to measure */
+	enum tm_end_na { TM_END_MEASURED = 0, TM_END_OOM_KILLED, TM_END_NO_END } end_na;
 	double held_anon_bytes;    /* anon at the end of the work: the last sample after the
 	                              last progress point or mark, or at exit; see docs */
-	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes) */
+	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes); for a whole
+	                              run in its fresh cgroup, never below cg_peak_bytes */
 	double cg_peak_bytes;      /* the kernel's own memory.peak / max_usage_in_bytes */
 	double median_file_bytes, peak_file_bytes, file_at_peak_bytes;
 	double peak_rss_bytes;
@@ -80,6 +89,10 @@ struct tm_summary {
 	double anon_heap_live_end_bytes, anon_allocator_held_end_bytes, anon_other_end_bytes;
 	double anon_heap_live_at_peak_bytes, anon_allocator_held_at_peak_bytes,
 	    anon_other_at_peak_bytes;
+	/* NAN, or how far the live heap moved while that sample read anon when
+	 * that was more than noise: the split's parts are then NAN (not of one
+	 * moment) */
+	double anon_split_end_skew_bytes, anon_split_at_peak_skew_bytes;
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;
