@@ -279,6 +279,24 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	tm_approx_text(out, &s->approx);
 }
 
+/* The allocator-held part with what it is next to it: "(upper bound)", or
+ * "(capped at anon - live; the allocator said X)". */
+static const char *held_text(char *buf, size_t size, const struct tm_summary *s)
+{
+	const char *kind = tm_summary_held_kind(s);
+	char a[32], b[32];
+	tm_mib_text(a, sizeof(a), s->anon_allocator_held_end_bytes);
+	if (kind && !strcmp(kind, "capped"))
+		snprintf(buf, size, "%s (capped at anon - live; the allocator said %s%s)", a,
+		         tm_mib_text(b, sizeof(b), s->anon_allocator_held_end_own_bytes),
+		         s->anon_allocator_held_bound ? ", an upper bound" : "");
+	else if (kind && !strcmp(kind, "upper bound"))
+		snprintf(buf, size, "%s (upper bound: it counts pages never touched)", a);
+	else
+		snprintf(buf, size, "%s", a);
+	return buf;
+}
+
 /* A small difference of bytes in a unit that shows it: B, KiB or MiB. */
 static const char *gap_text(char *buf, size_t size, double bytes)
 {
@@ -293,7 +311,7 @@ static const char *gap_text(char *buf, size_t size, double bytes)
 
 static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[128];
 
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
 	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
@@ -327,8 +345,7 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		        "  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
 		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
 		        tm_mib_text(b, sizeof(b), s->anon_heap_live_end_bytes),
-		        tm_mib_text(c, sizeof(c), s->anon_allocator_held_end_bytes),
-		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
+		        held_text(e, sizeof(e), s), tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(out, s);
 	if (isfinite(s->gc_heap_live_end_bytes))
 		fprintf(

@@ -184,6 +184,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->anon_other_at_peak_bytes,
 	    &s->anon_split_end_skew_bytes,
 	    &s->anon_split_at_peak_skew_bytes,
+	    &s->anon_allocator_held_end_own_bytes,
 	    &s->heap_alloc_bytes,
 	    &s->heap_allocs,
 	    &s->heap_alloc_bytes_per_sec,
@@ -277,13 +278,15 @@ double tm_sum_held_answer(const struct pt *p, size_t n, size_t i)
  * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both.
  * When the heap moved by more than noise while the sample read anon
  * (heap_skew; tm_anon_fell_steeply's 1 MiB and 2 %), the parts are not of
- * one moment: all NAN, and *SKEW says by how much (else NAN). */
+ * one moment: all NAN, and *SKEW says by how much (else NAN).  *OWN: the
+ * allocators' own figure before the cap (NAN: none). */
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
-                       double *other, double *skew)
+                       double *other, double *skew, double *own)
 {
 	double answer = tm_sum_held_answer(p, n, i);
 	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
 	*held = *other = *skew = NAN;
+	*own = answer > 0 ? answer : isfinite(answer) ? 0 : NAN;
 	if (isfinite(p[i].anon) && isfinite(p[i].heap_skew) &&
 	    tm_anon_fell_steeply(p[i].anon + p[i].heap_skew, p[i].anon)) {
 		*live = NAN;
@@ -383,6 +386,15 @@ out:
 	free(x);
 	free(ya);
 	free(yc);
+}
+
+const char *tm_summary_held_kind(const struct tm_summary *s)
+{
+	if (!isfinite(s->anon_allocator_held_end_bytes))
+		return NULL;
+	if (s->anon_allocator_held_end_own_bytes > s->anon_allocator_held_end_bytes)
+		return "capped";
+	return s->anon_allocator_held_bound ? "upper bound" : "exact";
 }
 
 bool tm_summary_approximate(const struct tm_summary *s)
@@ -521,6 +533,15 @@ static void end_rules(const struct tm_run_info *ri, const struct tm_window *w,
 	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
+	s->anon_allocator_held_end_own_bytes = NAN;
+}
+
+/* Whether the run's allocator gives what it holds as an upper bound of the
+ * resident: jemalloc's stats.resident, mimalloc's committed bytes. */
+static bool held_is_bound(const struct tm_run_info *ri)
+{
+	return ri->allocator &&
+	       (strstr(ri->allocator, "jemalloc") || strstr(ri->allocator, "mimalloc"));
 }
 
 /* The throttle stream over the window, with the run's progress points. */
@@ -574,8 +595,10 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 		progress_figures(&l.pr, a->pa, a->pc, out->window_start_mono_usec,
 		                 out->window_end_mono_usec, out->approx.progress_in_rollups, out);
 	}
-	if (!rc)
+	if (!rc) {
 		end_rules(&l.ri, w, out);
+		out->anon_allocator_held_bound = held_is_bound(&l.ri);
+	}
 	if (!rc && (!w || w->kind == TM_WIN_ALL))
 		rc = tm_summary_units(st, run_id, out);
 	if (a->th) {

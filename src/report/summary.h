@@ -93,6 +93,12 @@ struct tm_summary {
 	 * that was more than noise: the split's parts are then NAN (not of one
 	 * moment) */
 	double anon_split_end_skew_bytes, anon_split_at_peak_skew_bytes;
+	/* the allocators' own figure in the end's sample, before the cap at anon -
+	 * live (above anon_allocator_held_end_bytes: capped); and whether it is
+	 * an upper bound (jemalloc's stats.resident and mimalloc's committed
+	 * bytes count pages never touched) */
+	double anon_allocator_held_end_own_bytes;
+	bool anon_allocator_held_bound;
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;
@@ -163,6 +169,11 @@ struct tm_summary {
  * and a run's last phase (phases.c).  False when either is not finite.
  */
 bool tm_anon_fell_steeply(double before_bytes, double after_bytes);
+
+/* What anon_allocator_held_end_bytes is: NULL when it is not known, else
+ * "capped" (the allocators said more than anon - live, and the part is that
+ * cap), "upper bound" (their figure counts pages never touched) or "exact". */
+const char *tm_summary_held_kind(const struct tm_summary *s);
 
 /* Whether any figure of S is not exact (S->approx says which). */
 bool tm_summary_approximate(const struct tm_summary *s);

@@ -453,6 +453,7 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 {
 	int64_t base;
 	size_t n;
+	double own;
 
 	if (a->ap.peak_in_rollups || a->peak_i < 0)
 		return;
@@ -464,7 +465,7 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		tm_sum_split_anon(
 		    w, n, (size_t)(a->peak_i - base), &s->anon_heap_live_at_peak_bytes,
 		    &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes,
-		    &s->anon_split_at_peak_skew_bytes);
+		    &s->anon_split_at_peak_skew_bytes, &own);
 }
 
 /* The JVM's figures of sample P, and its anon split (jvmsplit.h) with the
@@ -539,7 +540,8 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 			s->heap_live_end_bytes = w[i].heap_live;
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
 		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes,
-		                  &s->anon_split_end_skew_bytes);
+		                  &s->anon_split_end_skew_bytes,
+		                  &s->anon_allocator_held_end_own_bytes);
 	}
 	jvm_end(a, s, h, w, n, base);
 }

@@ -91,6 +91,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(heap_peak_proven_bytes),
     TM_SF(anon_split_end_skew_bytes),
     TM_SF(anon_split_at_peak_skew_bytes),
+    TM_SF(anon_allocator_held_end_own_bytes),
 };
 #undef TM_SF
 #undef TM_SJ

@@ -126,9 +126,10 @@ int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info 
 double tm_sum_held_answer(const struct pt *p, size_t n, size_t i);
 /* Splits sample I of P[0..N) (summary.c, with its neighbours for the
  * allocator's answer); *SKEW: NAN, or how far the heap moved while anon
- * was read when that withheld the split. */
+ * was read when that withheld the split; *OWN: the allocators' figure
+ * before it was capped at anon - live. */
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
-                       double *other, double *skew);
+                       double *other, double *skew, double *own);
 /* The sample of "held after the work" in P[0..N), or N (summary.c). */
 size_t tm_sum_held_index(const struct pt *p, size_t n);
 bool tm_sum_alive(const struct pt *p);

@@ -400,6 +400,22 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	else
 		fail "$name" "anon '$anon' live '$live' held '$held' other '$other': $(cat "$T/err")"
 	fi
+	# what the held part is, next to it (issue 19): jemalloc's and mimalloc's
+	# figures are upper bounds, glibc's exact; a capped one says so
+	is=$(echo "$js" | sed -n 's/.*"anon_allocator_held_end_is": *"\([a-z ]*\)".*/\1/p')
+	line=$("$TM" report 1 --db "$T/split.db" | grep "anon after")
+	case ${lib:-glibc}:$is in
+	libjemalloc.so.2:"upper bound" | libmimalloc.so.2:"upper bound") want="(upper bound" ;;
+	*:capped) want="(capped at anon - live" ;;
+	glibc:exact | libtcmalloc_minimal.so.4:exact) want="" ;;
+	*) want="unexpected kind" ;;
+	esac
+	if [ "$want" != "unexpected kind" ] && { [ -z "$want" ] || echo "$line" | grep -qF "held by the allocator" && echo "$line" | grep -qF "$want"; } &&
+		{ [ -n "$want" ] || ! echo "$line" | grep -q "(upper bound\|(capped"; }; then
+		ok "${name}_kind ($is)"
+	else
+		fail "${name}_kind" "anon_allocator_held_end_is '$is' under ${lib:-glibc}; text: $line"
+	fi
 done
 
 check_fails heap_record_bad_value "heap .all.: expected" "$TM" record -o "$T/x.db" --heap=all -- true

@@ -114,6 +114,15 @@ else
 	fail "it holds every sample up to the last interval" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill"
 fi
 check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
+# its last sample is from the middle of the work: no "held after the work"
+# and no "live at the end" (issue 19), and the report says why
+"$TM" report -o "$T/k.db" >"$T/k.txt" 2>&1
+if grep -q "held after the work n/a$" "$T/k.txt" && grep -q "held after the work n/a: the run has not ended" "$T/k.txt" &&
+	"$TM" report -o "$T/k.db" --json | grep -q '"held_anon_bytes": null'; then
+	ok "a killed recorder's run has no held after the work"
+else
+	fail "a killed recorder's run has no held after the work" "$(sed -n 3,8p "$T/k.txt")"
+fi
 left=$(sql "$T/k.db" "select cgroup_path from runs")
 if [ -n "$left" ] && [ -d "$left" ]; then
 	"$TM" record -q -o "$T/k2.db" -i 50ms -- true 2>/dev/null
