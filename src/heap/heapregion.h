@@ -21,7 +21,7 @@ struct tm_heap_counters {
 	 * region started from (0 in a process that is no fork child) */
 	int64_t fork_alloc_bytes, fork_allocs, fork_frees;
 	int64_t start_wall_usec, exit_wall_usec; /* exit: 0 while it has not exited */
-	int state;      /* enum tmh_state */
+	int state;                               /* enum tmh_state */
 	int sites_only; /* libtidemark-heap-sites.so: only sample_mean_bytes, threads_seen,
 	                 * samples_dropped and state mean anything */
 };

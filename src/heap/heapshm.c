@@ -243,7 +243,8 @@ static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_s
 	int64_t live = c.state != TMH_EXITED ? c.live_bytes : 0;
 	a->live_bytes += live;
 	if (e->marked) {
-		a->skew_bytes += live > e->before_live ? live - e->before_live : e->before_live - live;
+		a->skew_bytes +=
+		    live > e->before_live ? live - e->before_live : e->before_live - live;
 		a->any_marked = 1;
 		e->marked = 0;
 	}

@@ -103,8 +103,8 @@ void tm_heap_tree_leave(struct tm_heap_tree *t, const struct tm_heap_span *span,
 	t->spans[t->nspans++] = *span;
 }
 
-void tm_heap_tree_figures(struct tm_heap_tree *t, const struct tm_heap_span *alive,
-                          size_t nalive, int64_t live_sum, const struct tm_heap_counts *alive_sum,
+void tm_heap_tree_figures(struct tm_heap_tree *t, const struct tm_heap_span *alive, size_t nalive,
+                          int64_t live_sum, const struct tm_heap_counts *alive_sum,
                           struct tm_heap_counts *total, int64_t *upper_peak_bytes,
                           int64_t *proven_peak_bytes)
 {

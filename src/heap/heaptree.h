@@ -43,11 +43,11 @@ struct tm_heap_counts {
 /* What a tree's processes that left have contributed.  Zero-initialise;
  * release with tm_heap_tree_release. */
 struct tm_heap_tree {
-	struct tm_heap_counts gone;  /* summed over processes that left */
-	struct tm_heap_span *spans;  /* of processes that left (bounded, see .c) */
+	struct tm_heap_counts gone; /* summed over processes that left */
+	struct tm_heap_span *spans; /* of processes that left (bounded, see .c) */
 	size_t nspans, capspans;
-	int64_t proven_peak_bytes;   /* running: the largest value shown held */
-	int seen;                    /* any shimmed process ever counted */
+	int64_t proven_peak_bytes; /* running: the largest value shown held */
+	int seen;                  /* any shimmed process ever counted */
 };
 
 /* A process left the tree (exited, was killed, exec'd into a new image):
@@ -59,8 +59,8 @@ void tm_heap_tree_leave(struct tm_heap_tree *t, const struct tm_heap_span *span,
  * end at the sample's time), the sum of their live bytes and of their
  * counts: cumulative counts into *TOTAL, the peak's upper bound and the
  * proven peak (both since the tree began).  Records LIVE_SUM as shown. */
-void tm_heap_tree_figures(struct tm_heap_tree *t, const struct tm_heap_span *alive,
-                          size_t nalive, int64_t live_sum, const struct tm_heap_counts *alive_sum,
+void tm_heap_tree_figures(struct tm_heap_tree *t, const struct tm_heap_span *alive, size_t nalive,
+                          int64_t live_sum, const struct tm_heap_counts *alive_sum,
                           struct tm_heap_counts *total, int64_t *upper_peak_bytes,
                           int64_t *proven_peak_bytes);
 

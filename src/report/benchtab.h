@@ -135,7 +135,7 @@ struct tm_bench_run_row {
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
 	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
-	const char *held_kind; /* tm_summary_held_kind of its allocator-held figure, or NULL */
+	const char *held_kind;   /* tm_summary_held_kind of its allocator-held figure, or NULL */
 	int throttle_spans; /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
 	char throttle[224]; /* the first one as text, "" when none */
 };

@@ -241,14 +241,16 @@ static void print_anon_why(FILE *out, const struct tm_summary *s)
 {
 	char a[32], b[32];
 	if (s->peak_anon_missed)
-		fprintf(out,
-		        "              peak n/a: the samples missed it (the kernel's peak of the "
-		        "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
-		        tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
-		        tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
+		fprintf(
+		    out,
+		    "              peak n/a: the samples missed it (the kernel's peak of the "
+		    "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
+		    tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
+		    tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
 	if (s->end_na == TM_END_OOM_KILLED)
-		fprintf(out, "              held after the work n/a: the OOM killer ended the work, "
-		             "there is no after\n");
+		fprintf(out,
+		        "              held after the work n/a: the OOM killer ended the work, "
+		        "there is no after\n");
 	else if (s->end_na == TM_END_NO_END)
 		fprintf(out, "              held after the work n/a: the run has not ended (still "
 		             "running, or its recorder died)\n");
@@ -315,14 +317,15 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
 	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
-		fprintf(out,
-		        "  heap        live peak at most %s, at least %s less (processes that "
-		        "overlapped peaked at moments the counters do not give; %s in the samples), "
-		        "live at the end %s\n",
-		        tm_mib_text(a, sizeof(a), s->heap_peak_bytes),
-		        gap_text(c, sizeof(c), s->heap_peak_bytes - s->heap_peak_proven_bytes),
-		        tm_mib_text(d, sizeof(d), s->heap_live_peak_bytes),
-		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+		fprintf(
+		    out,
+		    "  heap        live peak at most %s, at least %s less (processes that "
+		    "overlapped peaked at moments the counters do not give; %s in the samples), "
+		    "live at the end %s\n",
+		    tm_mib_text(a, sizeof(a), s->heap_peak_bytes),
+		    gap_text(c, sizeof(c), s->heap_peak_bytes - s->heap_peak_proven_bytes),
+		    tm_mib_text(d, sizeof(d), s->heap_live_peak_bytes),
+		    tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
 	else if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
 		fprintf(
 		    out,
@@ -345,7 +348,8 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		        "  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
 		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
 		        tm_mib_text(b, sizeof(b), s->anon_heap_live_end_bytes),
-		        held_text(e, sizeof(e), s), tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
+		        held_text(e, sizeof(e), s),
+		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(out, s);
 	if (isfinite(s->gc_heap_live_end_bytes))
 		fprintf(

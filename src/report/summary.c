@@ -516,8 +516,7 @@ static int load(struct tm_store *st, int64_t run_id, const struct tm_window *w, 
  * or its recorder died: its last sample is from the middle of the work).  For a window
  * that runs to the run's end, those figures are NAN and S says why.
  */
-static void end_rules(const struct tm_run_info *ri, const struct tm_window *w,
-                      struct tm_summary *s)
+static void end_rules(const struct tm_run_info *ri, const struct tm_window *w, struct tm_summary *s)
 {
 	enum tm_outcome o = TM_OUTCOME_LIVE;
 	bool to_end = !w || w->kind == TM_WIN_ALL || !w->has_b;

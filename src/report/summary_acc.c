@@ -571,8 +571,8 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->psi_io_full_usec = delta(&a->f[FK(psi_if)]);
 	s->high_events = delta(&a->f[FK(ev_high)]);
 	/* memory.events max on v2; v1 counts the same hits in memory.failcnt */
-	s->max_events = isfinite(a->f[FK(ev_max)].first) ? delta(&a->f[FK(ev_max)])
-	                                                  : delta(&a->f[FK(failcnt)]);
+	s->max_events =
+	    isfinite(a->f[FK(ev_max)].first) ? delta(&a->f[FK(ev_max)]) : delta(&a->f[FK(failcnt)]);
 	s->oom_events = delta(&a->f[FK(ev_oom)]);
 	s->oom_kills = delta(&a->f[FK(ev_oom_kill)]);
 	s->heap_alloc_bytes = a->f[FK(heap_alloc)].rises;

@@ -23,7 +23,8 @@
 struct pt {
 	int64_t t, wall, late;
 	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
-	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak, heap_peak_proven, heap_skew;
+	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak, heap_peak_proven,
+	    heap_skew;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, failcnt, lim_max, lim_high;
 	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */

@@ -376,9 +376,12 @@ static void test_held_bound_note(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stat),     cmocka_unit_test(test_compute),
-	    cmocka_unit_test(test_text),     cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_verdicts), cmocka_unit_test(test_killed_progress),
+	    cmocka_unit_test(test_stat),
+	    cmocka_unit_test(test_compute),
+	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_killed_progress),
 	    cmocka_unit_test(test_held_bound_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

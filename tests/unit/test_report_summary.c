@@ -165,8 +165,8 @@ struct cx {
 
 /* A run of the samples C[0..N) (and X[0..N) unless NULL) ended with
  * outcome O (LIVE: never ended). */
-static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c,
-                                      const struct cx *x, size_t n, enum tm_outcome o)
+static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c, const struct cx *x,
+                                      size_t n, enum tm_outcome o)
 {
 	/* with X, in a fresh cgroup of its own, as record makes */
 	struct tm_run_meta m = {.machine = "test",
@@ -195,7 +195,8 @@ static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c,
 		if (c[i].jvm_mib > 0)
 			tm_sample_set(&s, TM_M_JVM_HEAP_USED_BYTES, (int64_t)(c[i].jvm_mib * MIB));
 		if (x && x[i].skew_mib > 0)
-			tm_sample_set(&s, TM_M_HEAP_READ_SKEW_BYTES, (int64_t)(x[i].skew_mib * MIB));
+			tm_sample_set(&s, TM_M_HEAP_READ_SKEW_BYTES,
+			              (int64_t)(x[i].skew_mib * MIB));
 		if (x && x[i].cg_peak_mib > 0) {
 			tm_sample_set(&s, TM_M_CG_PEAK_BYTES, (int64_t)(x[i].cg_peak_mib * MIB));
 			tm_sample_set(&s, TM_M_CG_CURRENT_BYTES, (int64_t)(c[i].anon_mib * MIB));
@@ -463,8 +464,8 @@ static void test_oom_between_samples(void **state)
 	struct tm_summary s;
 	const struct cs oom[] = {{1, 0.1, -1, 0, 0, -1, 0}, {0, 0, -1, 0, 0, -1, 0}};
 	const struct cx oom_x[] = {{0, 0.5, 0}, {0, 64, 80}};
-	int64_t run = constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom),
-	                                     TM_OUTCOME_OOM_KILLED);
+	int64_t run =
+	    constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom), TM_OUTCOME_OOM_KILLED);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_true(s.peak_anon_missed);
 	assert_true(isnan(s.peak_anon_bytes));
