@@ -286,8 +286,8 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 static const char *held_text(char *buf, size_t size, const struct tm_summary *s)
 {
 	const char *kind = tm_summary_held_kind(s);
-	char a[32], b[32];
-	tm_mib_text(a, sizeof(a), s->anon_allocator_held_end_bytes);
+	char m[32], b[32];
+	const char *a = tm_mib_text(m, sizeof(m), s->anon_allocator_held_end_bytes);
 	if (kind && !strcmp(kind, "capped"))
 		snprintf(buf, size, "%s (capped at anon - live; the allocator said %s%s)", a,
 		         tm_mib_text(b, sizeof(b), s->anon_allocator_held_end_own_bytes),
@@ -302,12 +302,11 @@ static const char *held_text(char *buf, size_t size, const struct tm_summary *s)
 /* A small difference of bytes in a unit that shows it: B, KiB or MiB. */
 static const char *gap_text(char *buf, size_t size, double bytes)
 {
-	if (bytes < 1024)
-		snprintf(buf, size, "%.0f B", bytes);
-	else if (bytes < 1048576)
-		snprintf(buf, size, "%.1f KiB", bytes / 1024);
+	if (!(bytes >= 1048576))
+		snprintf(buf, size, bytes < 1024 ? "%.0f B" : "%.1f KiB",
+		         bytes < 1024 ? bytes : bytes / 1024);
 	else
-		tm_mib_text(buf, size, bytes);
+		return tm_mib_text(buf, size, bytes);
 	return buf;
 }
 

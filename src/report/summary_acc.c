@@ -522,8 +522,8 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	int64_t base = 0, h = INT64_MAX;
 	size_t n = 0;
 
-	if (!tm_sum_alive(&a->last_pt) && isfinite(a->last_pt.heap_live))
-		s->heap_live_end_bytes = a->last_pt.heap_live;
+	/* live at the end is the tree's while it was alive to be measured (the
+	 * sample of held after): once every process has exited it holds 0 */
 	if (a->end_in_bucket) {
 		bucket_end_figures(a, s);
 		return;
@@ -536,8 +536,7 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	if (i < n) {
 		h = base + (int64_t)i;
 		s->held_anon_bytes = w[i].anon;
-		if (!isfinite(s->heap_live_end_bytes))
-			s->heap_live_end_bytes = w[i].heap_live;
+		s->heap_live_end_bytes = w[i].heap_live;
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
 		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes,
 		                  &s->anon_split_end_skew_bytes,
