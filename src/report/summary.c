@@ -166,6 +166,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->duration_usec,
 	    &s->peak_anon_bytes,
 	    &s->peak_anon_sampled_bytes,
+	    &s->heap_live_last_seen_bytes,
 	    &s->final_anon_bytes,
 	    &s->held_anon_bytes,
 	    &s->peak_current_bytes,
@@ -529,6 +530,7 @@ static void end_rules(const struct tm_run_info *ri, const struct tm_window *w, s
 		s->end_na = TM_END_NO_END; /* a unit or cgroup still running is measured now */
 	else
 		return;
+	s->heap_live_last_seen_bytes = s->anon_heap_live_end_bytes;
 	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;

@@ -72,6 +72,9 @@ struct tm_summary {
 	/* why held_anon_bytes, heap_live_end_bytes and anon's split at the end
 	 * are NAN although samples exist: there was no after to measure */
 	enum tm_end_na { TM_END_MEASURED = 0, TM_END_OOM_KILLED, TM_END_NO_END } end_na;
+	/* the live heap of the last sample while the target was alive, kept when
+	 * end_na withholds the end's figures (the bench's "heap at kill") */
+	double heap_live_last_seen_bytes;
 	double held_anon_bytes;    /* anon at the end of the work: the last sample after the
 	                              last progress point or mark, or at exit; see docs */
 	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes); for a whole
