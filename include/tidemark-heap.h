@@ -151,7 +151,12 @@ struct tmh_region {
 	int64_t stats_inuse_bytes;
 	uint64_t keep_tag;  /* TIDEMARK_HEAP_KEEP's number: which recorder keeps the region */
 	int64_t stats_nsec; /* what the last answer took inside the process */
-	int64_t reserved[3];
+	/* a fork child's region starts from its parent's counts (its heap is a
+	 * copy): those counts, so that a reader adds up what each process
+	 * itself allocated (0 in a process that is no fork child) */
+	int64_t fork_alloc_bytes;
+	int64_t fork_allocs;
+	int64_t fork_frees;
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

@@ -225,6 +225,10 @@ void tmh_region_fork_child(void)
 			t->hist[c] += TMH_LD(s->hist[c]);
 	}
 	r->own_bytes = old->own_bytes; /* the records of the parent's threads stay allocated */
+	r->fork_alloc_bytes = t->alloc_bytes;
+	r->fork_frees = t->frees;
+	for (int c = 0; c < TMH_CLASSES; c++)
+		r->fork_allocs += t->hist[c];
 	r->flushed_bytes = t->alloc_bytes - t->freed_bytes;
 	r->peak_bytes = r->flushed_bytes;
 	r->threads_seen = 1;

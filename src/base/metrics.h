@@ -118,7 +118,13 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(GC_CYCLES, "gc_cycles", TM_UNIT_COUNT, TM_COUNTER)                                       \
 	/* a Go program's own /metrics (record --scrape, runtime/scrapesel.h) */                   \
 	X(GO_HEAP_ALLOC_BYTES, "go_heap_alloc_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
-	X(GO_HEAP_INUSE_BYTES, "go_heap_inuse_bytes", TM_UNIT_BYTES, TM_GAUGE)
+	X(GO_HEAP_INUSE_BYTES, "go_heap_inuse_bytes", TM_UNIT_BYTES, TM_GAUGE)                     \
+	/* the heap shim: the tree's peak of live bytes that the counters prove was held at        \
+	 * one moment (heap_peak_bytes is its upper bound; equal: exact; heap/heaptree.h) */       \
+	X(HEAP_PEAK_PROVEN_BYTES, "heap_peak_proven_bytes", TM_UNIT_BYTES, TM_GAUGE)               \
+	/* how far the live heap moved while the sample read anon: the heap's reading              \
+	 * just before the process and cgroup files against the one after them */                  \
+	X(HEAP_READ_SKEW_BYTES, "heap_read_skew_bytes", TM_UNIT_BYTES, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

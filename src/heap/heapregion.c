@@ -112,7 +112,12 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		c->slot_overflows = r->slot_overflows;
 		c->samples_dropped = r->samples_dropped;
 		c->sample_mean_bytes = r->sample_mean_bytes;
+		c->fork_alloc_bytes = r->fork_alloc_bytes;
+		c->fork_allocs = r->fork_allocs;
+		c->fork_frees = r->fork_frees;
+		c->start_wall_usec = r->start_wall_usec;
 		c->state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		c->exit_wall_usec = c->state == TMH_EXITED ? r->exit_wall_usec : 0;
 		c->sites_only = r->sites_only != 0;
 		return 0;
 	}

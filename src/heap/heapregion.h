@@ -17,7 +17,11 @@ struct tm_heap_counters {
 	int64_t live_bytes, peak_bytes, alloc_bytes, freed_bytes, allocs, frees;
 	int64_t hist[TMH_CLASSES]; /* allocations by size class */
 	int64_t threads_seen, slot_overflows, samples_dropped, sample_mean_bytes;
-	int state;      /* enum tmh_state */
+	/* of alloc_bytes, allocs and frees: the parent's, which a fork child's
+	 * region started from (0 in a process that is no fork child) */
+	int64_t fork_alloc_bytes, fork_allocs, fork_frees;
+	int64_t start_wall_usec, exit_wall_usec; /* exit: 0 while it has not exited */
+	int state;                               /* enum tmh_state */
 	int sites_only; /* libtidemark-heap-sites.so: only sample_mean_bytes, threads_seen,
 	                 * samples_dropped and state mean anything */
 };

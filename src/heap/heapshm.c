@@ -14,6 +14,7 @@
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
+#include "heap/heaptree.h"
 #include "base/banned.h"
 
 struct mapped {
@@ -29,6 +30,12 @@ struct mapped {
 	char *maps;
 	size_t maps_len;
 	int64_t maps_usec;
+	/* the counters last read (what it leaves with when its final ones
+	 * cannot be read), and whether any were */
+	struct tm_heap_counters last;
+	int have_last;
+	int marked;          /* tm_heap_reader_mark read it just before this sample */
+	int64_t before_live; /* the live bytes it read then */
 };
 
 /* A process whose final counters are in a sample already. */
@@ -44,6 +51,8 @@ struct tm_heap_reader {
 	uint64_t tag;                 /* TIDEMARK_HEAP_KEEP of our children */
 	struct finished *done;
 	size_t ndone, capdone;
+	struct tm_heap_tree tree; /* what processes that left contributed */
+	int counting;             /* a region with exact counters was read */
 };
 
 /* How often a live process's memory map is read again for profiles: new
@@ -162,41 +171,89 @@ static void mark_done(struct tm_heap_reader *rd, pid_t pid, int64_t start)
 	rd->done[rd->ndone++] = (struct finished){pid, start};
 }
 
-/* What the allocators of one sample's processes hold, summed; known only
- * when every counting process had a current answer. */
-struct held_sum {
-	int64_t bytes;
-	int missing;
+/* One sample's processes alive in it: their live bytes, own counts and
+ * spans, and what their allocators hold, summed (held known only when
+ * every counting process had a current answer). */
+struct alive_sum {
+	int64_t live_bytes;
+	struct tm_heap_counts counts;
+	struct tm_heap_span *spans;
+	size_t nspans, cap;
+	int64_t held_bytes;
+	int held_missing;
+	int64_t procs;
+	int64_t now_usec;
+	int64_t skew_bytes; /* how far the live bytes moved since tm_heap_reader_mark */
+	int any_marked;
 };
 
-/* Adds the counters of R to S and its allocator-held bytes to H: 0, or -1
- * when they could not be read.  ASKED (NULL: a final reading) is the
- * request posted at the previous sample; a writable mapping posts the
- * next one. */
-static int add_counters(const struct tmh_region *r, int writable, uint64_t *asked,
-                        struct tm_sample *s, struct held_sum *h)
+/* What C's process did itself: its counts without those its region started
+ * from as a fork child. */
+static struct tm_heap_counts own_counts(const struct tm_heap_counters *c)
+{
+	return (struct tm_heap_counts){c->alloc_bytes - c->fork_alloc_bytes,
+	                               c->allocs - c->fork_allocs, c->frees - c->fork_frees};
+}
+
+/* The span of C's process: from its start to its exit, or to END_USEC. */
+static struct tm_heap_span span_of(const struct tm_heap_counters *c, int64_t end_usec)
+{
+	int64_t end = c->exit_wall_usec > 0 ? c->exit_wall_usec : end_usec;
+	return (struct tm_heap_span){c->start_wall_usec, end, c->peak_bytes};
+}
+
+/* A process that left the tree: its final counters C (its span ending at
+ * its exit, else at END_USEC) into the reader's tree, once. */
+static void leave(struct tm_heap_reader *rd, const struct tm_heap_counters *c, int64_t end_usec)
+{
+	if (c->sites_only)
+		return;
+	struct tm_heap_span sp = span_of(c, end_usec);
+	struct tm_heap_counts own = own_counts(c);
+	rd->counting = 1;
+	tm_heap_tree_leave(&rd->tree, &sp, &own);
+}
+
+/* Reads the counters of E's process, alive in this sample, into A: 0, or
+ * -1 when they could not be read.  A writable mapping publishes the live
+ * bytes into the peak and posts the next statistics request. */
+static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_sum *a)
 {
 	struct tm_heap_counters c;
-	if (tm_heap_region_counters(r, &c) < 0)
+	if (tm_heap_region_counters(e->r, &c) < 0)
 		return -1;
-	tm_sample_add(s, TM_M_HEAP_PROCS, 1);
+	a->procs++;
 	if (c.sites_only)
 		return 0; /* no exact counters: the series stay absent */
+	rd->counting = 1;
+	e->last = c;
+	e->have_last = 1;
 	int64_t held;
-	if (tm_heap_region_held(r, &c, asked ? *asked : 0, &held) == 0)
-		h->bytes += held;
-	else
-		h->missing++;
-	if (writable) {
-		tm_heap_region_publish_peak(r, c.live_bytes);
-		if (asked)
-			*asked = tm_heap_region_ask_stats(r);
+	if (c.state == TMH_EXITED) {
+		/* exited, not yet reaped: it holds nothing any more */
+	} else if (tm_heap_region_held(e->r, &c, e->asked, &held) == 0) {
+		a->held_bytes += held;
+	} else {
+		a->held_missing++;
 	}
-	tm_sample_add(s, TM_M_HEAP_LIVE_BYTES, c.live_bytes);
-	tm_sample_add(s, TM_M_HEAP_PEAK_BYTES, c.peak_bytes);
-	tm_sample_add(s, TM_M_HEAP_ALLOC_BYTES, c.alloc_bytes);
-	tm_sample_add(s, TM_M_HEAP_ALLOCS, c.allocs);
-	tm_sample_add(s, TM_M_HEAP_FREES, c.frees);
+	if (e->writable) {
+		tm_heap_region_publish_peak(e->r, c.live_bytes);
+		e->asked = tm_heap_region_ask_stats(e->r);
+	}
+	int64_t live = c.state != TMH_EXITED ? c.live_bytes : 0;
+	a->live_bytes += live;
+	if (e->marked) {
+		a->skew_bytes +=
+		    live > e->before_live ? live - e->before_live : e->before_live - live;
+		a->any_marked = 1;
+		e->marked = 0;
+	}
+	struct tm_heap_counts own = own_counts(&c);
+	a->counts.alloc_bytes += own.alloc_bytes;
+	a->counts.allocs += own.allocs;
+	a->counts.frees += own.frees;
+	if (tm_grow(&a->spans, &a->cap, a->nspans, sizeof(*a->spans), 16) == 0)
+		a->spans[a->nspans++] = span_of(&c, a->now_usec);
 	return 0;
 }
 
@@ -208,13 +265,28 @@ static void remove_region(pid_t pid)
 	unlink(path);
 }
 
-/* Drops entry I; unlinks the region when its process is gone.  With S,
- * its final counters go into S first (what it did since the last sample). */
-static void drop(struct tm_heap_reader *rd, size_t i, struct tm_sample *s, struct held_sum *h)
+/* E's final counters (or the last read when they cannot be) into the
+ * tree, as a process that left at its exit or by END_USEC. */
+static void leave_entry(struct tm_heap_reader *rd, struct mapped *e, int64_t end_usec)
+{
+	struct tm_heap_counters c;
+	if (tm_heap_region_counters(e->r, &c) == 0)
+		leave(rd, &c, end_usec);
+	else if (e->have_last)
+		leave(rd, &e->last, end_usec);
+	else
+		return;
+	mark_done(rd, e->pid, e->r->start_wall_usec);
+}
+
+/* Drops entry I; unlinks the region when its process is gone.  With
+ * END_USEC > 0, its final counters go into the tree first (what it did
+ * since the last sample). */
+static void drop(struct tm_heap_reader *rd, size_t i, int64_t end_usec)
 {
 	struct mapped *e = &rd->m[i];
-	if (s && add_counters(e->r, 0, NULL, s, h) == 0)
-		mark_done(rd, e->pid, e->r->start_wall_usec);
+	if (end_usec > 0)
+		leave_entry(rd, e, end_usec);
 	if (rd->prof.prefix)
 		write_profile(rd, e, 0);
 	free(e->maps);
@@ -238,10 +310,11 @@ void tm_heap_reader_free(struct tm_heap_reader *rd)
 		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) == TMH_EXITED)
 			remove_region(rd->m[i].pid);
 	while (rd->n)
-		drop(rd, rd->n - 1, NULL, NULL);
+		drop(rd, rd->n - 1, 0);
 	forget_kept(rd);
 	free(rd->m);
 	free(rd->done);
+	tm_heap_tree_release(&rd->tree);
 	free(rd);
 }
 
@@ -252,7 +325,9 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 			continue;
 		if (__atomic_load_n(&rd->m[i].r->state, __ATOMIC_ACQUIRE) != TMH_SUPERSEDED)
 			return &rd->m[i];
-		tm_heap_region_unmap(rd->m[i].r); /* it exec'd: map the new image's */
+		/* it exec'd: the old image left (what it did counts), map the new one's */
+		leave_entry(rd, &rd->m[i], tm_now_wall_usec());
+		tm_heap_region_unmap(rd->m[i].r);
 		free(rd->m[i].maps);
 		rd->m[i] = rd->m[--rd->n];
 		break;
@@ -325,30 +400,27 @@ static void each_kept(struct tm_heap_reader *rd, bool skip_listed,
 		closedir(d);
 }
 
-struct unlisted {
-	struct tm_sample *s;
-	struct held_sum *h;
-};
-
 /* A kept region of a process never listed (it lived between two samples):
  * its final counters into the sample, once; removed once nothing more can
  * be written to it. */
 static enum kept_action add_unlisted(struct tm_heap_reader *rd, pid_t pid,
                                      const struct tmh_region *r, bool exited_and_gone, void *arg)
 {
-	struct unlisted *u = arg;
-	if (is_done(rd, pid, r->start_wall_usec) || add_counters(r, 0, NULL, u->s, u->h) != 0)
+	const int64_t *now_usec = arg;
+	struct tm_heap_counters c;
+	if (is_done(rd, pid, r->start_wall_usec) || tm_heap_region_counters(r, &c) != 0)
 		return KEPT_LEAVE;
+	leave(rd, &c, *now_usec);
 	mark_done(rd, pid, r->start_wall_usec);
 	return exited_and_gone ? KEPT_REMOVE : KEPT_LEAVE;
 }
 
 /* Regions our children kept of processes that exited or died without ever
- * being listed: their final counters into S, once. */
-static void scan_unlisted(struct tm_heap_reader *rd, struct tm_sample *s, struct held_sum *h)
+ * being listed: their final counters into the tree, once (one that died
+ * without exiting counts as alive until NOW_USEC). */
+static void scan_unlisted(struct tm_heap_reader *rd, int64_t now_usec)
 {
-	struct unlisted u = {s, h};
-	each_kept(rd, true, add_unlisted, &u);
+	each_kept(rd, true, add_unlisted, &now_usec);
 }
 
 static enum kept_action remove_kept(struct tm_heap_reader *rd, pid_t pid,
@@ -366,10 +438,44 @@ static void forget_kept(struct tm_heap_reader *rd)
 	each_kept(rd, false, remove_kept, NULL);
 }
 
+/* The tree's figures of one sample into S (none before any process with
+ * exact counters was read). */
+static void put_figures(struct tm_heap_reader *rd, const struct alive_sum *a, struct tm_sample *s)
+{
+	struct tm_heap_counts total;
+	int64_t upper, proven;
+	tm_sample_set(s, TM_M_HEAP_PROCS, a->procs);
+	if (!rd->counting)
+		return;
+	tm_heap_tree_figures(&rd->tree, a->spans, a->nspans, a->live_bytes, &a->counts, &total,
+	                     &upper, &proven);
+	tm_sample_set(s, TM_M_HEAP_LIVE_BYTES, a->live_bytes);
+	tm_sample_set(s, TM_M_HEAP_PEAK_BYTES, upper);
+	tm_sample_set(s, TM_M_HEAP_PEAK_PROVEN_BYTES, proven);
+	tm_sample_set(s, TM_M_HEAP_ALLOC_BYTES, total.alloc_bytes);
+	tm_sample_set(s, TM_M_HEAP_ALLOCS, total.allocs);
+	tm_sample_set(s, TM_M_HEAP_FREES, total.frees);
+	if (!a->held_missing)
+		tm_sample_set(s, TM_M_HEAP_HELD_BYTES, a->held_bytes);
+	if (a->any_marked)
+		tm_sample_set(s, TM_M_HEAP_READ_SKEW_BYTES, a->skew_bytes);
+}
+
+void tm_heap_reader_mark(struct tm_heap_reader *rd)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		struct mapped *e = &rd->m[i];
+		struct tm_heap_counters c;
+		e->marked = tm_heap_region_counters(e->r, &c) == 0 && !c.sites_only;
+		e->before_live = c.state != TMH_EXITED ? c.live_bytes : 0;
+	}
+}
+
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
                           struct tm_sample *s)
 {
-	struct held_sum h = {0, 0};
+	struct alive_sum a = {.now_usec = tm_now_wall_usec()};
+	int any = 0;
 	for (size_t i = 0; i < rd->n; i++)
 		rd->m[i].seen = 0;
 	for (size_t i = 0; i < npids; i++) {
@@ -379,14 +485,21 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		e->seen = 1;
 		if (rd->prof.prefix)
 			profile_tick(rd, e);
-		add_counters(e->r, e->writable, &e->asked, s, &h);
+		any |= add_alive(rd, e, &a) == 0;
 	}
-	for (size_t i = rd->n; i-- > 0;)
-		if (!rd->m[i].seen)
-			drop(rd, i, s, &h); /* gone from the list: its last counters, once */
-	scan_unlisted(rd, s, &h);
-	if (tm_sample_has(s, TM_M_HEAP_LIVE_BYTES) && !h.missing)
-		tm_sample_add(s, TM_M_HEAP_HELD_BYTES, h.bytes);
+	for (size_t i = rd->n; i-- > 0;) {
+		if (rd->m[i].seen)
+			continue;
+		if (rd->m[i].marked) { /* its heap left after the mark: anon may still hold it */
+			a.skew_bytes += rd->m[i].before_live;
+			a.any_marked = 1;
+		}
+		drop(rd, i, a.now_usec); /* gone from the list: its last counters, once */
+	}
+	scan_unlisted(rd, a.now_usec);
+	if (any || rd->counting)
+		put_figures(rd, &a, s);
+	free(a.spans);
 	return 0;
 }
 

@@ -45,6 +45,12 @@ void tm_heap_reader_set_profiles(struct tm_heap_reader *r, const struct tm_heap_
 int tm_heap_reader_sample(struct tm_heap_reader *r, const pid_t *pids, size_t npids,
                           struct tm_sample *s);
 
+/* Reads the live bytes of each process already mapped, just before the
+ * sample reads anon (the process and cgroup files): tm_heap_reader_sample
+ * then stores how far they moved meanwhile (HEAP_READ_SKEW_BYTES), so that
+ * anon is split only with a heap reading of the same moment. */
+void tm_heap_reader_mark(struct tm_heap_reader *r);
+
 /* The value of TIDEMARK_HEAP_KEEP for the commands this process records:
  * the regions they keep carry it, so a reader of this process finds those
  * of processes that came and went between two samples.  Never 0 or 1. */

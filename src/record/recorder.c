@@ -87,6 +87,8 @@ static void take_sample(struct rec *r, int64_t deadline)
 	s->t_wall_usec = tm_now_wall_usec();
 	s->late_usec = now > deadline ? now - deadline : 0;
 	/* a file that did not parse leaves its metrics absent; the rest is there */
+	if (r->heap)
+		tm_heap_reader_mark(r->heap);
 	tm_sampler_read(r->sampler, now, s);
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))

@@ -491,6 +491,9 @@ int tm_rec_open_sampler(struct rec *r)
 	tm_sampler_cfg_init(&cfg);
 	cfg.root_pid = r->launched ? r->child.pid : r->o->pid;
 	cfg.cgroup = r->cg;
+	/* a daemon that forks and leaves: its processes in our cgroup are the
+	 * target once the launched one has exited */
+	cfg.cgroup_after_root = r->launched && r->own_cg;
 	/* smaps_rollup walks every page table (~60 us a process): every 10 s,
 	 * or every sample at longer intervals */
 	cfg.smaps_every_usec = r->o->interval_usec > 10000000 ? r->o->interval_usec : 10000000;

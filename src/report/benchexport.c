@@ -101,8 +101,9 @@ const char *tm_bench_note_kind_name(int kind)
 	    [TM_BN_NOISY] = "noisy",
 	    [TM_BN_THROTTLE] = "throttle",
 	    [TM_BN_SCRAPED] = "scraped",
+	    [TM_BN_BOUND] = "bound",
 	};
-	return kind >= 0 && kind <= TM_BN_SCRAPED && kinds[kind] ? kinds[kind] : "note";
+	return kind >= 0 && kind <= TM_BN_BOUND && kinds[kind] ? kinds[kind] : "note";
 }
 
 static void note_json(void *ctx, enum tm_bench_note kind, const char *text)

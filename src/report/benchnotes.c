@@ -221,6 +221,38 @@ static void noise_note(const struct tm_bench_table *t, struct emit *e)
 	flush(e, TM_BN_NOISY, &l);
 }
 
+/* The runs whose KIND of allocator-held figure (tm_summary_held_kind) is
+ * in the table's allocator-held row, as "ID (arm), ..." after PRE. */
+static void held_runs(const struct tm_bench_table *t, const char *kind, const char *pre,
+                      struct emit *e)
+{
+	struct line l = {.n = 0};
+	for (int i = 0; i < t->n_runs; i++) {
+		const struct tm_bench_run_row *r = &t->runs[i];
+		if (r->warmup || r->arm < 0 || r->arm >= t->n_arms || !r->held_kind ||
+		    strcmp(r->held_kind, kind))
+			continue;
+		addf(&l, "%s%lld (%s)", l.n ? ", " : pre, (long long)r->run_id,
+		     t->arms[r->arm].name);
+	}
+	flush(e, TM_BN_BOUND, &l);
+}
+
+/* Where the allocator-held row's figures are bounds or capped. */
+static void bound_notes(const struct tm_bench_table *t, struct emit *e)
+{
+	if (!tm_bench_row_shown(t, TM_BF_ALLOC_HELD))
+		return;
+	held_runs(t, "upper bound",
+	          "allocator held MiB is an upper bound (the allocator's figure counts pages it "
+	          "never touched) in runs ",
+	          e);
+	held_runs(t, "capped",
+	          "allocator held MiB is capped at anon - live heap (the allocator said more; "
+	          "other anon is then 0) in runs ",
+	          e);
+}
+
 void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn fn, void *ctx)
 {
 	struct emit e = {fn, ctx};
@@ -237,6 +269,7 @@ void tm_bench_table_each_note(const struct tm_bench_table *t, tm_bench_note_fn f
 		flush(&e, TM_BN_SCRAPED, &l);
 	}
 	floor_note(t, &e);
+	bound_notes(t, &e);
 	zero_and_ref_notes(t, &e);
 	too_few_notes(t, &e);
 	for (int i = 0; i < t->n_runs; i++) {

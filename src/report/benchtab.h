@@ -135,6 +135,7 @@ struct tm_bench_run_row {
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
 	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
+	const char *held_kind;   /* tm_summary_held_kind of its allocator-held figure, or NULL */
 	int throttle_spans; /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
 	char throttle[224]; /* the first one as text, "" when none */
 };
@@ -224,6 +225,7 @@ enum tm_bench_note {
 	TM_BN_NOISY,    /* runs that shared the machine */
 	TM_BN_THROTTLE, /* a run held in throttle limbo by memory.high */
 	TM_BN_SCRAPED,  /* which scraped series the "scraped N" rows are */
+	TM_BN_BOUND,    /* the allocator-held row: an upper bound, or capped, in which runs */
 };
 /* Calls FN once per note: one line of text without its newline, valid
  * during the call only. */

@@ -218,6 +218,10 @@ json_t *tm_summary_json(const struct tm_summary *s)
 		json_object_set_new(o, name,
 		                    tm_json_figure(name, tm_summary_get(s, &tm_summary_fields[i])));
 	}
+	/* what the allocator-held part is: exact, an upper bound, or capped */
+	const char *kind = tm_summary_held_kind(s);
+	json_object_set_new(o, "anon_allocator_held_end_is",
+	                    kind ? json_string(kind) : json_null());
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);
 	json_object_set_new(o, "progress_bunched", json_boolean(s->progress_bunched));

@@ -240,6 +240,26 @@ static void print_header(FILE *out, struct tm_store *st, const struct tm_run_inf
 	print_lifetimes(out, st, ri->id);
 }
 
+/* Why the anon line says n/a where samples exist. */
+static void print_anon_why(FILE *out, const struct tm_summary *s)
+{
+	char a[32], b[32];
+	if (s->peak_anon_missed)
+		fprintf(
+		    out,
+		    "              peak n/a: the samples missed it (the kernel's peak of the "
+		    "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
+		    tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
+		    tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
+	if (s->end_na == TM_END_OOM_KILLED)
+		fprintf(out,
+		        "              held after the work n/a: the OOM killer ended the work, "
+		        "there is no after\n");
+	else if (s->end_na == TM_END_NO_END)
+		fprintf(out, "              held after the work n/a: the run has not ended (still "
+		             "running, or its recorder died)\n");
+}
+
 static void print_memory(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
 {
 	char a[32], b[32], c[32], d[96];
@@ -250,6 +270,7 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	fprintf(out, "  anon        peak %s, held after the work %s\n",
 	        tm_mib_text(a, sizeof(a), s->peak_anon_bytes),
 	        tm_mib_text(b, sizeof(b), s->held_anon_bytes));
+	print_anon_why(out, s);
 	fprintf(out,
 	        "  cgroup      peak memory.current %s (kernel's peak %s); limits max %s, high %s\n",
 	        tm_mib_text(a, sizeof(a), s->peak_current_bytes),
@@ -264,11 +285,51 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	tm_approx_text(out, &s->approx);
 }
 
+/* The allocator-held part with what it is next to it: "(upper bound)", or
+ * "(capped at anon - live; the allocator said X)". */
+static const char *held_text(char *buf, size_t size, const struct tm_summary *s)
+{
+	const char *kind = tm_summary_held_kind(s);
+	char m[32], b[32];
+	const char *a = tm_mib_text(m, sizeof(m), s->anon_allocator_held_end_bytes);
+	if (kind && !strcmp(kind, "capped"))
+		snprintf(buf, size, "%s (capped at anon - live; the allocator said %s%s)", a,
+		         tm_mib_text(b, sizeof(b), s->anon_allocator_held_end_own_bytes),
+		         s->anon_allocator_held_bound ? ", an upper bound" : "");
+	else if (kind && !strcmp(kind, "upper bound"))
+		snprintf(buf, size, "%s (upper bound: it counts pages never touched)", a);
+	else
+		snprintf(buf, size, "%s", a);
+	return buf;
+}
+
+/* A small difference of bytes in a unit that shows it: B, KiB or MiB. */
+static const char *gap_text(char *buf, size_t size, double bytes)
+{
+	if (!(bytes >= 1048576))
+		snprintf(buf, size, bytes < 1024 ? "%.0f B" : "%.1f KiB",
+		         bytes < 1024 ? bytes : bytes / 1024);
+	else
+		return tm_mib_text(buf, size, bytes);
+	return buf;
+}
+
 static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[128];
 
-	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
+	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
+	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
+		fprintf(
+		    out,
+		    "  heap        live peak at most %s, at least %s less (processes that "
+		    "overlapped peaked at moments the counters do not give; %s in the samples), "
+		    "live at the end %s\n",
+		    tm_mib_text(a, sizeof(a), s->heap_peak_bytes),
+		    gap_text(c, sizeof(c), s->heap_peak_bytes - s->heap_peak_proven_bytes),
+		    tm_mib_text(d, sizeof(d), s->heap_live_peak_bytes),
+		    tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	else if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes))
 		fprintf(
 		    out,
 		    "  heap        live peak %s (exact; %s in the samples), live at the end %s\n",
@@ -279,12 +340,18 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		fprintf(out, "  heap        live peak %s, live at the end %s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
 		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
-	if (isfinite(s->heap_live_peak_bytes))
+	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->anon_split_end_skew_bytes))
+		fprintf(out,
+		        "  anon after  %s: live heap, held by the allocator, other anon n/a (the "
+		        "heap moved by %s while anon was read: not one moment)\n",
+		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
+		        tm_mib_text(b, sizeof(b), s->anon_split_end_skew_bytes));
+	else if (isfinite(s->heap_live_peak_bytes))
 		fprintf(out,
 		        "  anon after  %s: live heap %s, held by the allocator %s, other anon %s\n",
 		        tm_mib_text(a, sizeof(a), s->held_anon_bytes),
 		        tm_mib_text(b, sizeof(b), s->anon_heap_live_end_bytes),
-		        tm_mib_text(c, sizeof(c), s->anon_allocator_held_end_bytes),
+		        held_text(e, sizeof(e), s),
 		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(out, s);
 	if (isfinite(s->gc_heap_live_end_bytes))

@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "report/stats.h"
 #include "base/bunch.h"
+#include "base/outcome.h"
 #include "report/summary.h"
 #include "report/summary_int.h"
 #include "store/store.h"
@@ -164,6 +165,8 @@ static void init_nan(struct tm_summary *s)
 	double *fields[] = {
 	    &s->duration_usec,
 	    &s->peak_anon_bytes,
+	    &s->peak_anon_sampled_bytes,
+	    &s->heap_live_last_seen_bytes,
 	    &s->final_anon_bytes,
 	    &s->held_anon_bytes,
 	    &s->peak_current_bytes,
@@ -180,10 +183,14 @@ static void init_nan(struct tm_summary *s)
 	    &s->anon_heap_live_at_peak_bytes,
 	    &s->anon_allocator_held_at_peak_bytes,
 	    &s->anon_other_at_peak_bytes,
+	    &s->anon_split_end_skew_bytes,
+	    &s->anon_split_at_peak_skew_bytes,
+	    &s->anon_allocator_held_end_own_bytes,
 	    &s->heap_alloc_bytes,
 	    &s->heap_allocs,
 	    &s->heap_alloc_bytes_per_sec,
 	    &s->heap_peak_bytes,
+	    &s->heap_peak_proven_bytes,
 	    &s->limit_max_bytes,
 	    &s->limit_high_bytes,
 	    &s->high_events,
@@ -269,13 +276,24 @@ double tm_sum_held_answer(const struct pt *p, size_t n, size_t i)
 
 /* Splits the anon of sample I into live heap, held by the allocator (its
  * own figure, capped at anon - live) and other anon (the rest); never below
- * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both. */
+ * 0.  Live above anon (blocks allocated, never touched) leaves 0 for both.
+ * When the heap moved by more than noise while the sample read anon
+ * (heap_skew; tm_anon_fell_steeply's 1 MiB and 2 %), the parts are not of
+ * one moment: all NAN, and *SKEW says by how much (else NAN).  *OWN: the
+ * allocators' own figure before the cap (NAN: none). */
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
-                       double *other)
+                       double *other, double *skew, double *own)
 {
 	double answer = tm_sum_held_answer(p, n, i);
 	*live = isfinite(p[i].anon) ? p[i].heap_live : NAN;
-	*held = *other = NAN;
+	*held = *other = *skew = NAN;
+	*own = answer > 0 ? answer : isfinite(answer) ? 0 : NAN;
+	if (isfinite(p[i].anon) && isfinite(p[i].heap_skew) &&
+	    tm_anon_fell_steeply(p[i].anon + p[i].heap_skew, p[i].anon)) {
+		*live = NAN;
+		*skew = p[i].heap_skew;
+		return;
+	}
 	if (!isfinite(p[i].anon) || !isfinite(p[i].heap_live) || !isfinite(answer))
 		return;
 	double rest = p[i].anon > p[i].heap_live ? p[i].anon - p[i].heap_live : 0;
@@ -369,6 +387,15 @@ out:
 	free(x);
 	free(ya);
 	free(yc);
+}
+
+const char *tm_summary_held_kind(const struct tm_summary *s)
+{
+	if (!isfinite(s->anon_allocator_held_end_bytes))
+		return NULL;
+	if (s->anon_allocator_held_end_own_bytes > s->anon_allocator_held_end_bytes)
+		return "capped";
+	return s->anon_allocator_held_bound ? "upper bound" : "exact";
 }
 
 bool tm_summary_approximate(const struct tm_summary *s)
@@ -483,6 +510,41 @@ static int load(struct tm_store *st, int64_t run_id, const struct tm_window *w, 
 	return rc;
 }
 
+/*
+ * "Held after the work" and what is measured with it need an after: a run
+ * killed by the OOM killer has none (its last sample came during the
+ * growth), nor has a launched command's that never ended (still running,
+ * or its recorder died: its last sample is from the middle of the work).  For a window
+ * that runs to the run's end, those figures are NAN and S says why.
+ */
+static void end_rules(const struct tm_run_info *ri, const struct tm_window *w, struct tm_summary *s)
+{
+	enum tm_outcome o = TM_OUTCOME_LIVE;
+	bool to_end = !w || w->kind == TM_WIN_ALL || !w->has_b;
+	if (!to_end || (ri->outcome && tm_outcome_parse(ri->outcome, &o)))
+		return;
+	if (o == TM_OUTCOME_OOM_KILLED)
+		s->end_na = TM_END_OOM_KILLED;
+	else if (o == TM_OUTCOME_LIVE && ri->ended_wall_usec == 0 && ri->target &&
+	         !strcmp(ri->target, "command"))
+		s->end_na = TM_END_NO_END; /* a unit or cgroup still running is measured now */
+	else
+		return;
+	s->heap_live_last_seen_bytes = s->anon_heap_live_end_bytes;
+	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
+	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
+	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
+	s->anon_allocator_held_end_own_bytes = NAN;
+}
+
+/* Whether the run's allocator gives what it holds as an upper bound of the
+ * resident: jemalloc's stats.resident, mimalloc's committed bytes. */
+static bool held_is_bound(const struct tm_run_info *ri)
+{
+	return ri->allocator &&
+	       (strstr(ri->allocator, "jemalloc") || strstr(ri->allocator, "mimalloc"));
+}
+
 /* The throttle stream over the window, with the run's progress points. */
 static struct tm_throttle_stream *throttle_stream(const struct loaded *l)
 {
@@ -533,6 +595,10 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 		out->approx.raw_from_wall_usec = src.first_raw_wall;
 		progress_figures(&l.pr, a->pa, a->pc, out->window_start_mono_usec,
 		                 out->window_end_mono_usec, out->approx.progress_in_rollups, out);
+	}
+	if (!rc) {
+		end_rules(&l.ri, w, out);
+		out->anon_allocator_held_bound = held_is_bound(&l.ri);
 	}
 	if (!rc && (!w || w->kind == TM_WIN_ALL))
 		rc = tm_summary_units(st, run_id, out);

@@ -64,9 +64,21 @@ struct tm_summary {
 
 	/* memory: anon is the cgroup's anon when there is a cgroup, else the tree's RssAnon */
 	double peak_anon_bytes, final_anon_bytes;
+	/* the kernel's peak of the cgroup's memory is above every sample's: the
+	 * samples missed the peak, peak_anon_bytes is NAN (the samples' highest
+	 * anon in peak_anon_sampled_bytes, a lower bound) */
+	bool peak_anon_missed;
+	double peak_anon_sampled_bytes;
+	/* why held_anon_bytes, heap_live_end_bytes and anon's split at the end
+	 * are NAN although samples exist: there was no after to measure */
+	enum tm_end_na { TM_END_MEASURED = 0, TM_END_OOM_KILLED, TM_END_NO_END } end_na;
+	/* the live heap of the last sample while the target was alive, kept when
+	 * end_na withholds the end's figures (the bench's "heap at kill") */
+	double heap_live_last_seen_bytes;
 	double held_anon_bytes;    /* anon at the end of the work: the last sample after the
 	                              last progress point or mark, or at exit; see docs */
-	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes) */
+	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes); for a whole
+	                              run in its fresh cgroup, never below cg_peak_bytes */
 	double cg_peak_bytes;      /* the kernel's own memory.peak / max_usage_in_bytes */
 	double median_file_bytes, peak_file_bytes, file_at_peak_bytes;
 	double peak_rss_bytes;
@@ -80,11 +92,24 @@ struct tm_summary {
 	double anon_heap_live_end_bytes, anon_allocator_held_end_bytes, anon_other_end_bytes;
 	double anon_heap_live_at_peak_bytes, anon_allocator_held_at_peak_bytes,
 	    anon_other_at_peak_bytes;
+	/* NAN, or how far the live heap moved while that sample read anon when
+	 * that was more than noise: the split's parts are then NAN (not of one
+	 * moment) */
+	double anon_split_end_skew_bytes, anon_split_at_peak_skew_bytes;
+	/* the allocators' own figure in the end's sample, before the cap at anon -
+	 * live (above anon_allocator_held_end_bytes: capped); and whether it is
+	 * an upper bound (jemalloc's stats.resident and mimalloc's committed
+	 * bytes count pages never touched) */
+	double anon_allocator_held_end_own_bytes;
+	bool anon_allocator_held_bound;
 	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
 	double heap_allocs;
 	double heap_alloc_bytes_per_sec;
-	double heap_peak_bytes; /* the shim's peak of live bytes, between samples too (whole
-	                           run only: sum of each process's peak) */
+	/* the shim's peak of the tree's live bytes, between samples too (whole run
+	 * only): at most heap_peak_bytes, at least heap_peak_proven_bytes (what
+	 * the counters show held at one moment); exact when they are equal
+	 * (heap/heaptree.h).  Proven is NAN for a run recorded before it was kept */
+	double heap_peak_bytes, heap_peak_proven_bytes;
 
 	/* the JVMs of the tree (HotSpot's hsperfdata), when present: at the end of
 	 * the work as held_anon_bytes is; GCs (young + full) over the window */
@@ -147,6 +172,11 @@ struct tm_summary {
  * and a run's last phase (phases.c).  False when either is not finite.
  */
 bool tm_anon_fell_steeply(double before_bytes, double after_bytes);
+
+/* What anon_allocator_held_end_bytes is: NULL when it is not known, else
+ * "capped" (the allocators said more than anon - live, and the part is that
+ * cap), "upper bound" (their figure counts pages never touched) or "exact". */
+const char *tm_summary_held_kind(const struct tm_summary *s);
 
 /* Whether any figure of S is not exact (S->approx says which). */
 bool tm_summary_approximate(const struct tm_summary *s);

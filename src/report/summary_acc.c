@@ -44,6 +44,8 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->heap_frees = get(s, TM_M_HEAP_FREES);
 	p->heap_procs = get(s, TM_M_HEAP_PROCS);
 	p->heap_peak = get(s, TM_M_HEAP_PEAK_BYTES);
+	p->heap_peak_proven = get(s, TM_M_HEAP_PEAK_PROVEN_BYTES);
+	p->heap_skew = get(s, TM_M_HEAP_READ_SKEW_BYTES);
 	p->procs = get(s, TM_M_PROC_COUNT);
 	p->cpu = tm_sample_has(s, TM_M_CG_CPU_USAGE_USEC)
 	             ? get(s, TM_M_CG_CPU_USAGE_USEC)
@@ -58,6 +60,7 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->ev_max = get(s, TM_M_CG_EVENTS_MAX);
 	p->ev_oom = get(s, TM_M_CG_EVENTS_OOM);
 	p->ev_oom_kill = get(s, TM_M_CG_EVENTS_OOM_KILL);
+	p->failcnt = get(s, TM_M_CG_FAILCNT);
 	p->lim_max = get(s, TM_M_CG_MAX_BYTES);
 	p->lim_high = get(s, TM_M_CG_HIGH_BYTES);
 	p->jvm_used = get(s, TM_M_JVM_HEAP_USED_BYTES);
@@ -291,6 +294,8 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(heap_frees, TM_M_HEAP_FREES),
 	    F(heap_procs, TM_M_HEAP_PROCS),
 	    F(heap_peak, TM_M_HEAP_PEAK_BYTES),
+	    F(heap_peak_proven, TM_M_HEAP_PEAK_PROVEN_BYTES),
+	    F(heap_skew, TM_M_HEAP_READ_SKEW_BYTES),
 	    F(psi_ms, TM_M_CG_PSI_MEM_SOME_USEC),
 	    F(psi_mf, TM_M_CG_PSI_MEM_FULL_USEC),
 	    F(psi_is, TM_M_CG_PSI_IO_SOME_USEC),
@@ -299,6 +304,7 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(ev_max, TM_M_CG_EVENTS_MAX),
 	    F(ev_oom, TM_M_CG_EVENTS_OOM),
 	    F(ev_oom_kill, TM_M_CG_EVENTS_OOM_KILL),
+	    F(failcnt, TM_M_CG_FAILCNT),
 	    F(lim_max, TM_M_CG_MAX_BYTES),
 	    F(lim_high, TM_M_CG_HIGH_BYTES),
 	    F(jvm_used, TM_M_JVM_HEAP_USED_BYTES),
@@ -447,6 +453,7 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 {
 	int64_t base;
 	size_t n;
+	double own;
 
 	if (a->ap.peak_in_rollups || a->peak_i < 0)
 		return;
@@ -457,7 +464,8 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	if (a->peak_i >= base && a->peak_i < base + (int64_t)n)
 		tm_sum_split_anon(
 		    w, n, (size_t)(a->peak_i - base), &s->anon_heap_live_at_peak_bytes,
-		    &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes);
+		    &s->anon_allocator_held_at_peak_bytes, &s->anon_other_at_peak_bytes,
+		    &s->anon_split_at_peak_skew_bytes, &own);
 }
 
 /* The JVM's figures of sample P, and its anon split (jvmsplit.h) with the
@@ -514,8 +522,8 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	int64_t base = 0, h = INT64_MAX;
 	size_t n = 0;
 
-	if (!tm_sum_alive(&a->last_pt) && isfinite(a->last_pt.heap_live))
-		s->heap_live_end_bytes = a->last_pt.heap_live;
+	/* live at the end is the tree's while it was alive to be measured (the
+	 * sample of held after): once every process has exited it holds 0 */
 	if (a->end_in_bucket) {
 		bucket_end_figures(a, s);
 		return;
@@ -528,10 +536,11 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	if (i < n) {
 		h = base + (int64_t)i;
 		s->held_anon_bytes = w[i].anon;
-		if (!isfinite(s->heap_live_end_bytes))
-			s->heap_live_end_bytes = w[i].heap_live;
+		s->heap_live_end_bytes = w[i].heap_live;
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
-		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes);
+		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes,
+		                  &s->anon_split_end_skew_bytes,
+		                  &s->anon_allocator_held_end_own_bytes);
 	}
 	jvm_end(a, s, h, w, n, base);
 }
@@ -560,7 +569,9 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->psi_io_some_usec = delta(&a->f[FK(psi_is)]);
 	s->psi_io_full_usec = delta(&a->f[FK(psi_if)]);
 	s->high_events = delta(&a->f[FK(ev_high)]);
-	s->max_events = delta(&a->f[FK(ev_max)]);
+	/* memory.events max on v2; v1 counts the same hits in memory.failcnt */
+	s->max_events =
+	    isfinite(a->f[FK(ev_max)].first) ? delta(&a->f[FK(ev_max)]) : delta(&a->f[FK(failcnt)]);
 	s->oom_events = delta(&a->f[FK(ev_oom)]);
 	s->oom_kills = delta(&a->f[FK(ev_oom_kill)]);
 	s->heap_alloc_bytes = a->f[FK(heap_alloc)].rises;
@@ -576,6 +587,44 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->jvm_heap_used_peak_bytes = a->f[FK(jvm_used)].max;
 }
 
+/* The tree's heap peak, since it began: a recorder that combines processes
+ * by their lifetimes (heap/heaptree.h) stores its upper bound and the
+ * proven figure as running values, the last of each being the whole run's
+ * (the bound can only tighten as processes' exits become known); a run
+ * recorded before summed each process's peak in every sample. */
+static void heap_peak_figures(struct acc *a, struct tm_summary *s)
+{
+	const struct facc *up = &a->f[FK(heap_peak)], *pr = &a->f[FK(heap_peak_proven)];
+	if (!isfinite(pr->last)) {
+		max_into(&s->heap_peak_bytes, up->max);
+		return;
+	}
+	s->heap_peak_proven_bytes = pr->max;
+	s->heap_peak_bytes = up->last > pr->max ? up->last : pr->max;
+}
+
+/* The kernel's own high-water mark of the run's fresh cgroup (memory.peak,
+ * v1's max_usage_in_bytes) is the peak of memory.current; when it is above
+ * every sample's by more than noise (tm_anon_fell_steeply: 1 MiB and 2 %),
+ * the samples missed the peak (an OOM kill between two samples), so the
+ * anon peak and the figures at it are not known: NAN, and why. */
+static void kernel_peak(struct tm_summary *s)
+{
+	double k = s->cg_peak_bytes;
+	if (!isfinite(k))
+		return;
+	if (!isfinite(s->peak_current_bytes) || tm_anon_fell_steeply(k, s->peak_current_bytes)) {
+		s->peak_anon_missed = true;
+		s->peak_anon_sampled_bytes = s->peak_anon_bytes;
+		s->peak_anon_bytes = NAN;
+		s->file_at_peak_bytes = NAN;
+		s->anon_heap_live_at_peak_bytes = NAN;
+		s->anon_allocator_held_at_peak_bytes = NAN;
+		s->anon_other_at_peak_bytes = NAN;
+	}
+	max_into(&s->peak_current_bytes, k);
+}
+
 /* Counters start from zero in a fresh cgroup, and the heap shim's in a
  * process we launched, so the window's first sample would hide whatever
  * happened before it: count from zero when the window starts at the
@@ -585,7 +634,7 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 	if (!a->at_start || strcmp(ri->target ? ri->target : "", "command"))
 		return;
 	/* the shim's own peak (between samples too) is since the process began */
-	max_into(&s->heap_peak_bytes, a->f[FK(heap_peak)].max);
+	heap_peak_figures(a, s);
 	if (a->heap_first_seen && isfinite(s->heap_alloc_bytes)) {
 		s->heap_alloc_bytes += a->f[FK(heap_alloc)].first;
 		s->heap_allocs += a->heap_allocs_first;
@@ -607,6 +656,10 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 		s->oom_kills += a->first_pt.ev_oom_kill;
 	if (isfinite(a->first_pt.ev_high) && isfinite(s->high_events))
 		s->high_events += a->first_pt.ev_high;
+	double max0 = isfinite(a->first_pt.ev_max) ? a->first_pt.ev_max : a->first_pt.failcnt;
+	if (isfinite(max0) && isfinite(s->max_events))
+		s->max_events += max0;
+	kernel_peak(s);
 }
 
 int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info *ri)

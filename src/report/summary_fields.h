@@ -88,6 +88,10 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(gc_heap_live_peak_bytes),
     TM_SF(gc_heap_live_end_bytes),
     TM_SF(gc_cycles),
+    TM_SF(heap_peak_proven_bytes),
+    TM_SF(anon_split_end_skew_bytes),
+    TM_SF(anon_split_at_peak_skew_bytes),
+    TM_SF(anon_allocator_held_end_own_bytes),
 };
 #undef TM_SF
 #undef TM_SJ

@@ -23,9 +23,10 @@
 struct pt {
 	int64_t t, wall, late;
 	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
-	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak;
+	double heap_alloc, heap_allocs, heap_frees, heap_procs, heap_peak, heap_peak_proven,
+	    heap_skew;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
-	double ev_high, ev_max, ev_oom, ev_oom_kill, lim_max, lim_high;
+	double ev_high, ev_max, ev_oom, ev_oom_kill, failcnt, lim_max, lim_high;
 	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
 	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
 };
@@ -121,13 +122,15 @@ void tm_acc_bucket(struct acc *a, const struct tm_rollup *r);
  * the caller (it needs the run's info).  1 when the window had no samples. */
 int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info *ri);
 
-/* Splits sample I of P[0..N) (summary.c, with its neighbours for the
- * allocator's answer). */
 /* The allocators' answer for sample I of P (N samples): its own, else the
  * nearest one's with the same heap counts; NAN when none has one. */
 double tm_sum_held_answer(const struct pt *p, size_t n, size_t i);
+/* Splits sample I of P[0..N) (summary.c, with its neighbours for the
+ * allocator's answer); *SKEW: NAN, or how far the heap moved while anon
+ * was read when that withheld the split; *OWN: the allocators' figure
+ * before it was capped at anon - live. */
 void tm_sum_split_anon(const struct pt *p, size_t n, size_t i, double *live, double *held,
-                       double *other);
+                       double *other, double *skew, double *own);
 /* The sample of "held after the work" in P[0..N), or N (summary.c). */
 size_t tm_sum_held_index(const struct pt *p, size_t n);
 bool tm_sum_alive(const struct pt *p);

@@ -31,6 +31,7 @@ struct tm_sampler {
 	long page_size;
 	int host_fd[H_COUNT];
 	bool smaps_read_once;
+	bool root_gone; /* cgroup_after_root: the cgroup's members are the target now */
 	int64_t last_smaps_usec;
 	pid_t *pids;
 	size_t npids, pids_cap;
@@ -143,19 +144,36 @@ static int remember_pid(struct tm_sampler *s, pid_t pid)
 	return 0;
 }
 
-/* Finds the target's processes for this sample. */
+static bool root_alive(struct tm_sampler *s)
+{
+	for (size_t i = 0; i < tm_proctree_count(s->tree); i++) {
+		const struct tm_proc *p = tm_proctree_get(s->tree, i);
+		if (p->pid == s->cfg.root_pid && !p->zombie)
+			return true;
+	}
+	return false;
+}
+
+/* Finds the target's processes for this sample: the tree under the root
+ * while it lives; the cgroup's members without a root, and after it with
+ * cgroup_after_root (never this process). */
 static int track(struct tm_sampler *s)
 {
 	pid_t *pids;
-	size_t n;
+	size_t n, k = 0;
 
-	if (s->cfg.root_pid > 0) {
+	if (s->cfg.root_pid > 0 && !s->root_gone) {
 		tm_proctree_scan(s->tree);
-		return 0;
+		if (!s->cfg.cgroup_after_root || !s->cfg.cgroup || root_alive(s))
+			return 0;
+		s->root_gone = true;
 	}
 	if (tm_cgroup_pids(s->cfg.cgroup, &pids, &n))
 		return -1;
-	tm_proctree_set(s->tree, pids, n);
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] != getpid())
+			pids[k++] = pids[i];
+	tm_proctree_set(s->tree, pids, k);
 	free(pids);
 	return 0;
 }

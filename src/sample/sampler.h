@@ -37,6 +37,10 @@ struct tm_sampler_cfg {
 	                             sample */
 	bool host;                /* read /proc/meminfo, /proc/stat, /proc/pressure/ * */
 	int proctree_flags;       /* TM_PROCTREE_SCAN_ALL to skip the children files */
+	/* with root_pid and cgroup: once root_pid has exited, the cgroup's
+	 * members are the target (a daemon that forked and left; for a cgroup
+	 * the recorder made for the command it launched) */
+	bool cgroup_after_root;
 };
 
 /* Defaults: proc_root "/proc", smaps every 1 s, host on, no target. */

@@ -63,6 +63,36 @@ echo "$lim" | grep -q '"memory_max"' && echo "$lim" | grep -q 67108864 && ok "th
 peak_under=$("$TM" report -o "$DB" --json "$run" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int(f["peak_current_bytes"]))')
 [ "$peak_under" -le 67108864 ] && ok "memory.current never exceeds the limit" || fail "memory.current never exceeds the limit" "$peak_under"
 
+# 2b. the same kill at the default interval (issue 19): growing 1 MiB every
+#     2 ms, the program is killed between two samples; no headline peak is
+#     below the kernel's own high-water mark (memory.peak, v1's
+#     max_usage_in_bytes), the limit's hits the kernel counted are a number
+#     (v2 memory.events max, v1 memory.failcnt), and "held after the work"
+#     is n/a: there is no after
+"$TM" record -q -o "$T/oom1.db" --memory-max 64M -- "$P" 200 2000 1024 2 2>"$T/err"
+if "$TM" report -o "$T/oom1.db" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin); f = d["figures"]
+k = f["cg_peak_bytes"]
+bad = []
+if d["run"]["outcome"] != "oom-killed": bad.append("outcome %s" % d["run"]["outcome"])
+if k is None or k < 60 * 2**20: bad.append("kernel peak %s" % k)
+for name in ("peak_current_bytes", "peak_anon_bytes"):
+    v = f[name]
+    if v is not None and k is not None and v < k * 0.98 - 2**20:
+        bad.append("%s %s below the kernel peak %s" % (name, v, k))
+if f["peak_current_bytes"] is None: bad.append("peak_current_bytes null")
+if f["max_events"] is None: bad.append("memory.max hits null")
+if f["held_anon_bytes"] is not None: bad.append("held after %s" % f["held_anon_bytes"])
+print("; ".join(bad) or "ok", file=sys.stderr)
+sys.exit(1 if bad else 0)' 2>"$T/why" &&
+	"$TM" report -o "$T/oom1.db" | grep -q "held after the work n/a: the OOM killer ended the work" &&
+	! "$TM" report -o "$T/oom1.db" | grep -q "memory.max hits n/a"; then
+	ok "an OOM kill between two samples: no peak below the kernel's, hits counted, no held after"
+else
+	fail "an OOM kill between two samples: no peak below the kernel's, hits counted, no held after" "$(cat "$T/why"; "$TM" report -o "$T/oom1.db" | sed -n 3,12p)"
+fi
+
 # 3. the recorder killed with SIGKILL mid-run
 "$TM" record -q -o "$T/k.db" -i 50ms -- sleep 30 2>/dev/null &
 rec=$!
@@ -84,6 +114,15 @@ else
 	fail "it holds every sample up to the last interval" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill"
 fi
 check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
+# its last sample is from the middle of the work: no "held after the work"
+# and no "live at the end" (issue 19), and the report says why
+"$TM" report -o "$T/k.db" >"$T/k.txt" 2>&1
+if grep -q "held after the work n/a$" "$T/k.txt" && grep -q "held after the work n/a: the run has not ended" "$T/k.txt" &&
+	"$TM" report -o "$T/k.db" --json | grep -q '"held_anon_bytes": null'; then
+	ok "a killed recorder's run has no held after the work"
+else
+	fail "a killed recorder's run has no held after the work" "$(sed -n 3,8p "$T/k.txt")"
+fi
 left=$(sql "$T/k.db" "select cgroup_path from runs")
 if [ -n "$left" ] && [ -d "$left" ]; then
 	"$TM" record -q -o "$T/k2.db" -i 50ms -- true 2>/dev/null

@@ -151,6 +151,22 @@ fi
 "$TM" report -o "$T/d.db" | grep -q 'first process exited after' &&
 	ok "report says when the first and the last process left" ||
 	fail "report says when the first and the last process left" "$("$TM" report -o "$T/d.db")"
+# a daemon started after the first sample by a process that leaves at once
+# (issue 19): from the launched process's exit on, the cgroup's members are
+# the target, for every per-process figure and the heap; "held after the
+# work" is the daemon's 30 MiB, not the sample before it started
+if [ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	"$TM" record -q -o "$T/dd.db" --heap -- sh -c "sleep 0.3; ('$TM_BUILD/progs/alloc_touch' 30 2500 >/dev/null &); exit 0" 2>"$T/dd.err"
+	later=$("$TM" report -o "$T/dd.db" --series=proc_count | awk -F, 'NR > 2 && NR < 5 { print $3 }' | tr '\n' ' ')
+	js=$("$TM" report -o "$T/dd.db" --json)
+	held=$(echo "$js" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int((f["held_anon_bytes"] or 0) / 2**20), int((f["heap_live_peak_bytes"] or 0) / 2**20))')
+	heldm=${held% *} livem=${held#* }
+	if [ "$later" = "1 1 " ] && [ "$heldm" -ge 29 ] && [ "$livem" -ge 29 ] && [ "$livem" -le 31 ]; then
+		ok "a daemon's processes are the target once the launched one left (proc_count $later, held $heldm MiB, heap live $livem MiB)"
+	else
+		fail "a daemon's processes are the target once the launched one left" "proc_count of samples 2-3 '$later' (want 1 1), held after '$heldm' MiB (want >= 29), heap live peak '$livem' MiB (want 29-31): $(cat "$T/dd.err")"
+	fi
+fi
 start=$(date +%s%N)
 "$TM" record -o "$T/d.db" -i 100ms --until-first-exit -- sh -c 'sleep 1.43 & exit 0' >/dev/null 2>&1
 ms=$((($(date +%s%N) - start) / 1000000))

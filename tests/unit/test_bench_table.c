@@ -369,13 +369,39 @@ static void test_runs_note(void **state)
 	assert_true(tm_bench_runs_note(1, 3, buf, sizeof(buf)));
 }
 
+/* The allocator-held row says where its figures are upper bounds or capped
+ * (issue 19): a note naming those runs, in the text and the JSON. */
+static void test_held_bound_note(void **state)
+{
+	struct tm_bench_table t;
+	(void)state;
+	make_table(&t);
+	for (int i = 0; i < t.n_runs; i++)
+		t.runs[i].fig[TM_BF_ALLOC_HELD] = (1 + i) * TM_MIB;
+	t.runs[2].held_kind = "upper bound";
+	t.runs[5].held_kind = "upper bound";
+	t.runs[1].held_kind = "capped";
+	t.runs[0].held_kind = "exact";
+	tm_bench_table_compute(&t);
+	char *text = text_of(&t, tm_bench_table_write_notes);
+	expect(text, "allocator held MiB is an upper bound (the allocator's figure counts pages it "
+	             "never touched) in runs 3 (jemalloc), 6 (jemalloc)\n");
+	expect(text, "allocator held MiB is capped at anon - live heap (the allocator said more; "
+	             "other anon is then 0) in runs 2 (arena1)\n");
+	free(text);
+	char *js = tm_bench_table_to_json(&t);
+	assert_non_null(strstr(js, "\"bound\""));
+	free(js);
+	tm_bench_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_stat),      cmocka_unit_test(test_compute),
 	    cmocka_unit_test(test_text),      cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_verdicts),  cmocka_unit_test(test_killed_progress),
-	    cmocka_unit_test(test_runs_note),
+	    cmocka_unit_test(test_runs_note), cmocka_unit_test(test_held_bound_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,9 +140,20 @@ static void test_reader_sample(void **state)
 	assert_true(s.v[TM_M_HEAP_PEAK_BYTES] >= s.v[TM_M_HEAP_LIVE_BYTES]);
 	assert_true(s.v[TM_M_HEAP_ALLOC_BYTES] >= known + 64 * 1024 * 1024);
 	assert_true(s.v[TM_M_HEAP_ALLOCS] >= s.v[TM_M_HEAP_FREES] + 4000);
+	int64_t allocated = s.v[TM_M_HEAP_ALLOC_BYTES];
+	/* read just before the sample too: the idle child's heap did not move */
+	tm_heap_reader_mark(r);
+	tm_sample_clear(&s);
+	assert_int_equal(tm_heap_reader_sample(r, pids, 2, &s), 0);
+	assert_true(tm_sample_has(&s, TM_M_HEAP_READ_SKEW_BYTES));
+	assert_in_range(s.v[TM_M_HEAP_READ_SKEW_BYTES], 0, 1024 * 1024);
 	assert_int_equal(stop_sites(&c), 0);
 	tm_sample_clear(&s);
 	assert_int_equal(tm_heap_reader_sample(r, pids, 1, &s), 0); /* drops the child */
+	/* it left: it holds nothing, and what it allocated stays counted */
+	assert_int_equal(s.v[TM_M_HEAP_LIVE_BYTES], 0);
+	assert_in_range(s.v[TM_M_HEAP_ALLOC_BYTES], allocated, INT64_MAX);
+	assert_in_range(s.v[TM_M_HEAP_PEAK_BYTES], known, INT64_MAX);
 	tm_heap_reader_free(r);
 }
 

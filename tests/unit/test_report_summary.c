@@ -35,6 +35,13 @@ struct fixture {
  * (at each sample); sample 10: the process has gone and the cgroup's anon
  * is 10 MiB (teardown).  No PSI, no heap.
  */
+/* Ends RUN as the recorder does when its command ended. */
+static void end_run(struct tm_store *st, int64_t run, int64_t wall, enum tm_outcome o)
+{
+	struct tm_run_end e = {.ended_wall_usec = wall, .outcome = o, .exit_code = 0};
+	assert_int_equal(tm_store_run_end(st, run, &e), 0);
+}
+
 static void fill(struct fixture *f)
 {
 	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = STEP_USEC};
@@ -56,6 +63,7 @@ static void fill(struct fixture *f)
 			                                       s.t_mono_usec, 10.0 * i),
 			                 0);
 	}
+	end_run(f->st, f->run, T0_WALL + 11 * STEP_USEC, TM_OUTCOME_COMPLETED);
 	assert_int_equal(tm_store_commit(f->st), 0);
 }
 
@@ -140,6 +148,14 @@ struct cs {
 	double jvm_mib;
 };
 
+/* More of a constructed sample, when > 0: how far the heap moved while it
+ * read anon; the cgroup's kernel peak (memory.peak; memory.current is then
+ * its anon) and v1's failcnt. */
+struct cx {
+	double skew_mib, cg_peak_mib;
+	int64_t failcnt;
+};
+
 /* V is a figure (never NAN, which assert_float_equal lets through) near W */
 #define assert_figure(v, w)                                                                        \
 	do {                                                                                       \
@@ -147,9 +163,16 @@ struct cs {
 		assert_float_equal((v), (w), 1);                                                   \
 	} while (0)
 
-static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n)
+/* A run of the samples C[0..N) (and X[0..N) unless NULL) ended with
+ * outcome O (LIVE: never ended). */
+static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c, const struct cx *x,
+                                      size_t n, enum tm_outcome o)
 {
-	struct tm_run_meta m = {.machine = "test", .target = "command", .interval_usec = 100000};
+	/* with X, in a fresh cgroup of its own, as record makes */
+	struct tm_run_meta m = {.machine = "test",
+	                        .target = "command",
+	                        .cgroup_path = x ? "/sys/fs/cgroup/tidemark-test" : NULL,
+	                        .interval_usec = 100000};
 	int64_t run;
 	assert_int_equal(tm_store_run_begin(st, &m, &run), 0);
 	for (size_t i = 0; i < n; i++) {
@@ -171,10 +194,25 @@ static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n
 		}
 		if (c[i].jvm_mib > 0)
 			tm_sample_set(&s, TM_M_JVM_HEAP_USED_BYTES, (int64_t)(c[i].jvm_mib * MIB));
+		if (x && x[i].skew_mib > 0)
+			tm_sample_set(&s, TM_M_HEAP_READ_SKEW_BYTES,
+			              (int64_t)(x[i].skew_mib * MIB));
+		if (x && x[i].cg_peak_mib > 0) {
+			tm_sample_set(&s, TM_M_CG_PEAK_BYTES, (int64_t)(x[i].cg_peak_mib * MIB));
+			tm_sample_set(&s, TM_M_CG_CURRENT_BYTES, (int64_t)(c[i].anon_mib * MIB));
+			tm_sample_set(&s, TM_M_CG_FAILCNT, x[i].failcnt);
+		}
 		assert_int_equal(tm_store_add_sample(st, run, &s), 0);
 	}
+	if (o != TM_OUTCOME_LIVE)
+		end_run(st, run, T0_WALL + (int64_t)n * 100000, o);
 	assert_int_equal(tm_store_commit(st), 0);
 	return run;
+}
+
+static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n)
+{
+	return constructed_run_ending(st, c, NULL, n, TM_OUTCOME_COMPLETED);
 }
 
 /* "Held after the work" is not a sample inside the exit of the last
@@ -376,6 +414,76 @@ static void test_window_parse(void **state)
 	assert_int_equal(tm_window_parse("5:x", &w), -1);
 }
 
+/* Anon read before the program freed 95 MiB, its heap after (issue 19):
+ * the split's parts are not of one moment, so they are n/a with how far the
+ * heap moved; a small move (noise) keeps the split. */
+static void test_split_heap_moved(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	const struct cs moved[] = {
+	    {1, 20, 19, 30, 1, 0.5, 0},
+	    {1, 95.2, 0, 30, 31, 0.1, 0},
+	    {0, 0, 0, 30, 31, -1, 0},
+	};
+	const struct cx moved_x[] = {{0, 0, 0}, {95, 0, 0}, {0, 0, 0}};
+	int64_t run = constructed_run_ending(f->st, moved, moved_x, TM_ARRAY_SIZE(moved),
+	                                     TM_OUTCOME_COMPLETED);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.held_anon_bytes, 95.2 * MIB);
+	assert_true(isnan(s.anon_heap_live_end_bytes));
+	assert_true(isnan(s.anon_allocator_held_end_bytes));
+	assert_true(isnan(s.anon_other_end_bytes));
+	assert_figure(s.anon_split_end_skew_bytes, 95 * MIB);
+
+	const struct cs still[] = {
+	    {1, 20, 19, 30, 1, 0.5, 0},
+	    {1, 40, 30, 40, 1, 0.5, 0},
+	    {0, 0, 0, 40, 41, -1, 0},
+	};
+	const struct cx still_x[] = {{0, 0, 0}, {0.01, 0, 0}, {0, 0, 0}};
+	run = constructed_run_ending(f->st, still, still_x, TM_ARRAY_SIZE(still),
+	                             TM_OUTCOME_COMPLETED);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_figure(s.anon_heap_live_end_bytes, 30 * MIB);
+	assert_figure(s.anon_other_end_bytes, 9.5 * MIB);
+	assert_true(isnan(s.anon_split_end_skew_bytes));
+}
+
+/* An OOM kill between two samples at 1 s (issue 19): the kernel's peak is
+ * 64 MiB, the samples saw 0.1 MiB.  No headline peak is below the kernel's:
+ * memory.current's peak is the kernel's, anon's is n/a (missed, with the
+ * samples' figure kept as a lower bound); v1's failcnt gives the limit's
+ * hits; held after the work is n/a (no after).  A command whose run never
+ * ended (its recorder died) has no after either. */
+static void test_oom_between_samples(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	const struct cs oom[] = {{1, 0.1, -1, 0, 0, -1, 0}, {0, 0, -1, 0, 0, -1, 0}};
+	const struct cx oom_x[] = {{0, 0.5, 0}, {0, 64, 80}};
+	int64_t run =
+	    constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom), TM_OUTCOME_OOM_KILLED);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_true(s.peak_anon_missed);
+	assert_true(isnan(s.peak_anon_bytes));
+	assert_figure(s.peak_anon_sampled_bytes, 0.1 * MIB);
+	assert_figure(s.peak_current_bytes, 64 * MIB);
+	assert_figure(s.max_events, 80);
+	assert_int_equal(s.end_na, TM_END_OOM_KILLED);
+	assert_true(isnan(s.held_anon_bytes));
+
+	const struct cs died[] = {{1, 30, -1, 0, 0, -1, 0}, {1, 31, -1, 0, 0, -1, 0}};
+	run = constructed_run_ending(f->st, died, NULL, TM_ARRAY_SIZE(died), TM_OUTCOME_LIVE);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_NO_END);
+	assert_true(isnan(s.held_anon_bytes));
+	assert_figure(s.peak_anon_bytes, 31 * MIB);
+	assert_false(s.peak_anon_missed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +493,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_held_not_in_exit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_split_late_answer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_jvm_split_one_sample, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_split_heap_moved, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_oom_between_samples, setup, teardown),
 	    cmocka_unit_test(test_jvm_split_compute),
 	    cmocka_unit_test(test_window_parse),
 	};

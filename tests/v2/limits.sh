@@ -93,4 +93,26 @@ sum=$(sql "$DB" "select sum(value) from events where run_id=$run and kind='oom_k
 is "$sum" = "$d_kill" "the oom_kill events add up to the kernel's count"
 peak_cur=$(fig "$DB" "$run" peak_current_bytes)
 is "$peak_cur" -le 67108864 "memory.current never exceeds memory.max"
+
+# 4. the same kill at the default 1 s interval, growing 1 MiB every 2 ms
+#    (issue 19): killed between two samples.  No headline peak is below
+#    memory.peak, memory.events max hits are a number, and "held after the
+#    work" is n/a: there is no after
+"$TM" record -q -o "$T/oom1.db" --memory-max 64M --swap-max 0 -- "$P" 200 2000 1024 2 2>"$T/err"
+why=$("$TM" report -o "$T/oom1.db" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin); f = d["figures"]
+k = f["cg_peak_bytes"]
+bad = []
+if d["run"]["outcome"] != "oom-killed": bad.append("outcome %s" % d["run"]["outcome"])
+if k is None or k < 60 * 2**20: bad.append("memory.peak %s" % k)
+for name in ("peak_current_bytes", "peak_anon_bytes"):
+    v = f[name]
+    if v is not None and k is not None and v < k * 0.98 - 2**20:
+        bad.append("%s %s below memory.peak %s" % (name, v, k))
+if f["peak_current_bytes"] is None: bad.append("peak_current_bytes null")
+if not f["max_events"]: bad.append("memory.max hits %s" % f["max_events"])
+if f["held_anon_bytes"] is not None: bad.append("held after %s" % f["held_anon_bytes"])
+print("; ".join(bad) or "ok")')
+is "$why" = ok "an OOM kill between two samples: no peak below memory.peak, max hits counted, no held after"
 finish
