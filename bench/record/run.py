@@ -6,6 +6,10 @@ For a target of 1 and of 50 processes, at 1 s and 100 ms intervals, runs
 and reports CPU time per sample, peak RSS, and bytes on disk per sample.
 
     python3 bench/record/run.py [--seconds 20] [--tidemark build/tidemark]
+
+With --before OLD (another build of tidemark), the two recorders instead
+watch the same target at the same time, in --rounds rounds, and the table
+gives each one's CPU per sample and their ratio (no atop).
 """
 import argparse, os, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
@@ -39,6 +43,61 @@ def measure(cmd, seconds, sig=signal.SIGINT):
     return float(u) + float(s_), int(m)
 
 
+def measure_pair(cmds, seconds):
+    """Runs the commands at once under GNU time for `seconds`, then SIGINT;
+    returns [(cpu_s, maxrss_kib)] of each command alone."""
+    outs, procs = [], []
+    for cmd in cmds:
+        outs.append(tempfile.mktemp())
+        procs.append(subprocess.Popen(["/usr/bin/time", "-o", outs[-1], "-f", "%U %S %M"] + cmd,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      start_new_session=True))
+    time.sleep(seconds)
+    for p in procs:
+        with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+            os.kill(int(f.read().split()[0]), signal.SIGINT)
+    res = []
+    for p, out in zip(procs, outs):
+        p.wait()
+        with open(out) as f:
+            u, s_, m = f.read().split()[-3:]
+        os.unlink(out)
+        res.append((float(u) + float(s_), int(m)))
+    return res
+
+
+def compare(a, tm, before):
+    """Before against after, side by side: one table row per case."""
+    print("| procs | interval | rounds | before CPU ms/sample | after CPU ms/sample | after/before |"
+          " before RSS MiB | after RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for nproc in (1, 50):
+        tree = spawn_tree(nproc)
+        for interval in ("1s", "100ms"):
+            iv = 1.0 if interval == "1s" else 0.1
+            secs = a.seconds * (3 if iv >= 1 else 1)
+            per = {"before": [], "after": []}
+            rss = {"before": 0, "after": 0}
+            for r in range(a.rounds):
+                d = tempfile.mkdtemp()
+                order = [("before", before), ("after", tm)]
+                if r % 2:
+                    order.reverse()
+                cmds = [[b, "record", "-o", os.path.join(d, n + ".db"), "-i", interval,
+                         "-p", str(tree.pid)] for n, b in order]
+                for (n, _), (cpu, m) in zip(order, measure_pair(cmds, secs)):
+                    k = samples_in(os.path.join(d, n + ".db"))[0]
+                    per[n].append(1000 * cpu / max(k, 1))
+                    rss[n] = max(rss[n], m / 1024)
+                shutil.rmtree(d)
+            b = sorted(per["before"])[len(per["before"]) // 2]
+            f = sorted(per["after"])[len(per["after"]) // 2]
+            print("| %d | %s | %d | %.2f | %.2f | %.2f | %.1f | %.1f |" % (
+                nproc, interval, a.rounds, b, f, f / b, rss["before"], rss["after"]))
+        os.killpg(tree.pid, signal.SIGTERM)
+        tree.wait()
+
+
 def samples_in(db):
     c = sqlite3.connect(db)
     n = c.execute("select count(*) from samples").fetchone()[0]
@@ -56,8 +115,13 @@ def main():
     ap.add_argument("--seconds", type=float, default=20,
                     help="per 100 ms case; the 1 s cases run 3x as long")
     ap.add_argument("--tidemark", default="build/tidemark")
+    ap.add_argument("--before", help="another tidemark: compare the two, side by side")
+    ap.add_argument("--rounds", type=int, default=3, help="with --before (medians)")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
+    if a.before:
+        compare(a, tm, os.path.abspath(a.before))
+        return
     have_atop = shutil.which("atop") is not None
     rows = []
     for nproc in (1, 50):

@@ -117,6 +117,7 @@ void tm_bench_spec_init(struct tm_bench_spec *sp)
 	sp->rec.new_cgroup = true;
 	sp->rec.quiet_child = true;
 	sp->rec.interval_usec = 200000;
+	sp->rec.commit_every_usec = 0; /* a bench's arm: every sample lands at once */
 	sp->runs = 3;
 	sp->seed = -1;
 	sp->order = TM_ORDER_INTERLEAVE;

@@ -82,8 +82,13 @@ int tm_parse_proc_stat(const char *buf, size_t len, long clk_tck, struct tm_proc
 	for (const char *q = buf; q < end; q++)
 		if (*q == ')')
 			paren = q;
-	if (!paren || end - paren < 4 || paren[1] != ' ')
+	if (!paren || end - paren < 4 || paren[1] != ' ' || p + 2 > paren || p[0] != ' ' ||
+	    p[1] != '(')
 		return -1;
+	size_t n = (size_t)(paren - (p + 2));
+	n = n < TM_COMM_LEN - 1 ? n : TM_COMM_LEN - 1;
+	memcpy(out->comm.name, p + 2, n);
+	out->comm.name[n] = '\0';
 	out->state = paren[2];
 	p = paren + 3;
 	if (*p != ' ')

@@ -31,10 +31,19 @@ int tm_parse_proc_status(const char *buf, size_t len, struct tm_sample *out);
  */
 int tm_parse_proc_statm(const char *buf, size_t len, long page_size, struct tm_sample *out);
 
+/* The kernel's TASK_COMM_LEN: a command name and its NUL. */
+#define TM_COMM_LEN 16
+
+/* A process's command name (stat's second field, as /proc/PID/comm has it). */
+struct tm_comm {
+	char name[TM_COMM_LEN];
+};
+
 /* /proc/PID/stat, the fields tidemark uses. */
 struct tm_proc_stat {
 	pid_t pid;
-	char state; /* R, S, D, Z, ... */
+	struct tm_comm comm; /* between the first '(' and the last ')', cut at 15 bytes */
+	char state;          /* R, S, D, Z, ... */
 	pid_t ppid;
 	int64_t minflt, majflt;
 	int64_t utime_usec, stime_usec;

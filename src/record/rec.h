@@ -109,7 +109,9 @@ struct rec {
 int tm_rec_event(struct rec *r, const char *kind, int64_t pid, int64_t value, const char *detail);
 int tm_rec_store(struct rec *r, int rc, const char *what);
 int tm_rec_sample_events(struct rec *r);
-int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids);
+struct tm_comm;
+int tm_rec_check_allocator(struct rec *r, const pid_t *pids, const struct tm_comm *comms,
+                           size_t npids);
 void tm_rec_work_done(struct rec *r, int64_t now);
 void tm_rec_drain_forwarded(struct rec *r, int i);
 void tm_rec_drain_marks(struct rec *r);

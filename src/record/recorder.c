@@ -31,9 +31,25 @@
 
 /* ---- one sample ---- */
 
+/* --commit-every's default: every sample in the run's first minute (a short
+ * run, or one read while it starts, loses nothing), then every 10 s. */
+#define DEFAULT_WINDOW_AFTER_USEC 60000000LL
+#define DEFAULT_WINDOW_USEC       10000000LL
+
+static int commit_due(struct rec *r)
+{
+	int64_t now = tm_now_mono_usec(), window = r->o->commit_every_usec;
+
+	if (window < 0)
+		window = now - r->start_mono >= DEFAULT_WINDOW_AFTER_USEC ? DEFAULT_WINDOW_USEC : 0;
+	tm_store_set_commit_window(r->st, window);
+	return tm_store_commit_due(r->st, now);
+}
+
 /* The store's part of a sample: the sample, its events, the allocator, one
  * commit.  Any failure ends the recording (tm_rec_store), not the run. */
-static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *pids, size_t npids)
+static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *pids,
+                         const struct tm_comm *comms, size_t npids)
 {
 	if (r->store_failed)
 		return;
@@ -43,13 +59,13 @@ static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *
 	}
 	if (tm_rec_store(r, tm_store_add_sample(r->st, r->run_id, s), "sample") ||
 	    tm_rec_scrape_store(r, s) || tm_rec_sample_events(r) ||
-	    tm_rec_check_allocator(r, pids, npids))
+	    tm_rec_check_allocator(r, pids, comms, npids))
 		return;
-	if (tm_rec_store(r, tm_store_commit(r->st), "commit") || !r->o->has_keep)
+	if (tm_rec_store(r, commit_due(r), "commit") || !r->o->has_keep)
 		return;
-	/* --keep: prune the run's old data every 5 s of samples */
+	/* --keep: prune the run's old data as it goes */
 	int64_t now = tm_now_wall_usec();
-	if (now - r->last_prune_wall_usec >= 5000000) {
+	if (now - r->last_prune_wall_usec >= tm_keep_prune_every_usec(&r->o->keep)) {
 		struct tm_prune_stats ps = {0};
 		r->last_prune_wall_usec = now;
 		if (tm_store_prune_run(r->st, r->run_id, &r->o->keep, now, &ps))
@@ -95,7 +111,7 @@ static void take_sample(struct rec *r, int64_t deadline)
 		tm_warn("cannot read the heap shim's counters; continuing without");
 	tm_gcwatch_sample(&r->gc, s);
 	tm_rec_scrape_take(r, deadline, s);
-	store_sample(r, s, pids, npids);
+	store_sample(r, s, pids, tm_sampler_comms(r->sampler), npids);
 	end_failed_run(r);
 	if (r->o->watch.on_sample)
 		r->o->watch.on_sample(r->o->watch.ctx, s, r->has_progress, r->progress);

@@ -128,7 +128,8 @@ int tm_rec_sample_events(struct rec *r)
  * dynamic loader is done, or after a few samples: a static binary); the run
  * says which ran where, and an arm is invalid as soon as a process holding a
  * real share of the anon runs another allocator than the arm claims. */
-int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids)
+int tm_rec_check_allocator(struct rec *r, const pid_t *pids, const struct tm_comm *comms,
+                           size_t npids)
 {
 	const struct tm_sample *s = &r->cur;
 	int64_t anon = tm_sample_has(s, TM_M_CG_ANON_BYTES)         ? s->v[TM_M_CG_ANON_BYTES]
@@ -137,7 +138,7 @@ int tm_rec_check_allocator(struct rec *r, const pid_t *pids, size_t npids)
 
 	if (!r->allocs && !(r->allocs = tm_allocators_new()))
 		return tm_error("out of memory");
-	if (tm_allocators_update(r->allocs, pids, npids, r->o->expect_allocator, anon)) {
+	if (tm_allocators_update(r->allocs, pids, comms, npids, r->o->expect_allocator, anon)) {
 		tm_allocators_describe(r->allocs, r->allocator, sizeof(r->allocator));
 		if (tm_rec_store(r,
 		                 tm_store_run_set_text(r->st, r->run_id, "allocator", r->allocator),

@@ -37,6 +37,7 @@ void tm_record_opts_init(struct tm_record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval_usec = 1000000;
 	o->term_grace_usec = 5000000;
+	o->commit_every_usec = -1; /* the default window (recorder.c); a bench's arms: 0 */
 	o->limits = (struct tm_limits){TM_LIMIT_UNSET, TM_LIMIT_UNSET, TM_LIMIT_UNSET};
 }
 

@@ -14,7 +14,7 @@ struct proc_alloc {
 	pid_t pid;
 	int looks;
 	char allocator[16]; /* "" until classified */
-	char comm[20];
+	char comm[TM_COMM_LEN];
 	int64_t max_anon_bytes; /* largest RssAnon seen (only if not the expected one) */
 	int real_share;         /* held >= 10 % of the target's anon and 1 MiB once */
 };
@@ -53,19 +53,8 @@ static struct proc_alloc *find_or_add(struct tm_allocators *a, pid_t pid)
 	return &a->p[a->n++];
 }
 
-static void read_comm(pid_t pid, char *out, size_t size)
-{
-	char path[64];
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	char *c = tm_read_file(path, &len);
-	snprintf(out, size, "%s", c ? c : "?");
-	out[strcspn(out, "\n")] = '\0';
-	free(c);
-}
-
-/* 1 when it got classified now. */
-static int classify(struct proc_alloc *e)
+/* 1 when it got classified now (named COMM). */
+static int classify(struct proc_alloc *e, const char *comm)
 {
 	char path[64], *maps;
 	size_t len;
@@ -77,7 +66,7 @@ static int classify(struct proc_alloc *e)
 	if (loaded) {
 		snprintf(e->allocator, sizeof(e->allocator), "%s",
 		         tm_parse_maps_allocator(maps, len));
-		read_comm(e->pid, e->comm, sizeof(e->comm));
+		snprintf(e->comm, sizeof(e->comm), "%s", comm[0] ? comm : "?");
 	}
 	free(maps);
 	return loaded;
@@ -95,22 +84,21 @@ static int64_t rss_anon_bytes(pid_t pid)
 	return kib < 0 ? -1 : kib * 1024;
 }
 
-int tm_allocators_update(struct tm_allocators *a, const pid_t *pids, size_t npids,
-                         const char *expect, int64_t tree_anon_bytes)
+int tm_allocators_update(struct tm_allocators *a, const pid_t *pids, const struct tm_comm *comms,
+                         size_t npids, const char *expect, int64_t tree_anon_bytes)
 {
 	int changed = 0;
 	for (size_t i = 0; i < npids; i++) {
 		struct proc_alloc *e = find_or_add(a, pids[i]);
+		const char *comm = comms[i].name;
 		if (!e)
 			continue;
-		if (e->allocator[0]) { /* the same program still? (exec: a new one) */
-			char comm[sizeof(e->comm)];
-			read_comm(e->pid, comm, sizeof(comm));
-			if (strcmp(comm, e->comm) && strcmp(comm, "?"))
-				*e = (struct proc_alloc){.pid = e->pid};
-		}
+		/* the same program still?  (exec: a new one; the name is the one
+		 * the sampler's stat read: no file of its own per sample) */
+		if (e->allocator[0] && comm[0] && strcmp(comm, e->comm))
+			*e = (struct proc_alloc){.pid = e->pid};
 		if (!e->allocator[0]) {
-			if (!classify(e))
+			if (!classify(e, comm))
 				continue;
 			changed = 1;
 		}

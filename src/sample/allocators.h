@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kern/procfs.h"
+
 struct tm_allocators;
 
 /* NULL when out of memory. */
@@ -19,14 +21,16 @@ struct tm_allocators *tm_allocators_new(void);
 void tm_allocators_free(struct tm_allocators *a);
 
 /*
- * Looks at PIDS: a process not classified yet gets its allocator once libc
- * is mapped (or after 3 looks: a static binary); every classified one
- * running another allocator than EXPECT (NULL: none expected) has its
- * RssAnon read, against TREE_ANON_BYTES (the target's anon now; <= 0:
- * unknown).  Returns 1 when the description changed, else 0.
+ * Looks at PIDS, named COMMS (each process's command name from the stat
+ * the sampler read: a process whose name changed ran exec, and is looked
+ * at anew; nothing else is read for it): a process not classified yet gets
+ * its allocator once libc is mapped (or after 3 looks: a static binary);
+ * every classified one running another allocator than EXPECT (NULL: none
+ * expected) has its RssAnon read, against TREE_ANON_BYTES (the target's
+ * anon now; <= 0: unknown).  Returns 1 when the description changed, else 0.
  */
-int tm_allocators_update(struct tm_allocators *a, const pid_t *pids, size_t npids,
-                         const char *expect, int64_t tree_anon_bytes);
+int tm_allocators_update(struct tm_allocators *a, const pid_t *pids, const struct tm_comm *comms,
+                         size_t npids, const char *expect, int64_t tree_anon_bytes);
 
 /* "glibc (sh), jemalloc (redis-server)": each distinct allocator with the
  * names of the processes that ran it, in order of appearance; "" before the

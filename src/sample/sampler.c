@@ -34,7 +34,8 @@ struct tm_sampler {
 	bool root_gone; /* cgroup_after_root: the cgroup's members are the target now */
 	int64_t last_smaps_usec;
 	pid_t *pids;
-	size_t npids, pids_cap;
+	struct tm_comm *comms; /* each pid's command name, from its stat */
+	size_t npids, pids_cap, comms_cap;
 	uint8_t *jvm_buf; /* TM_JVM_BUF_BYTES: hsperfdata files and maps */
 	char buf[16384];
 };
@@ -136,11 +137,13 @@ static bool slow_due(struct tm_sampler *s, int64_t now)
 	return true;
 }
 
-static int remember_pid(struct tm_sampler *s, pid_t pid)
+static int remember_pid(struct tm_sampler *s, const struct tm_proc *p)
 {
-	if (tm_grow(&s->pids, &s->pids_cap, s->npids, sizeof(*s->pids), 64))
+	if (tm_grow(&s->pids, &s->pids_cap, s->npids, sizeof(*s->pids), 64) ||
+	    tm_grow(&s->comms, &s->comms_cap, s->npids, sizeof(*s->comms), 64))
 		return -1;
-	s->pids[s->npids++] = pid;
+	s->comms[s->npids] = p->stat.comm;
+	s->pids[s->npids++] = p->pid;
 	return 0;
 }
 
@@ -195,7 +198,7 @@ static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
 		add_proc(&one, out);
 		tm_jvm_sample(p, now, s->jvm_buf, out);
 		count++;
-		if (remember_pid(s, p->pid))
+		if (remember_pid(s, p))
 			return -1;
 	}
 	tm_sample_set(out, TM_M_PROC_COUNT, count);
@@ -261,6 +264,11 @@ const pid_t *tm_sampler_pids(const struct tm_sampler *s, size_t *n)
 	return s->pids;
 }
 
+const struct tm_comm *tm_sampler_comms(const struct tm_sampler *s)
+{
+	return s->comms;
+}
+
 void tm_sampler_close(struct tm_sampler *s)
 {
 	if (!s)
@@ -270,6 +278,7 @@ void tm_sampler_close(struct tm_sampler *s)
 			close(s->host_fd[i]);
 	tm_proctree_close(s->tree);
 	free(s->pids);
+	free(s->comms);
 	free(s->jvm_buf);
 	free(s);
 }

@@ -63,6 +63,9 @@ int tm_sampler_read(struct tm_sampler *s, int64_t now_mono_usec, struct tm_sampl
 /* The pids found by the last read (so the recorder can read the heap shim's
  * counters).  Owned by S, valid until the next read. */
 const pid_t *tm_sampler_pids(const struct tm_sampler *s, size_t *n);
+/* Their command names, as their stat said at the same read, in the same
+ * order (tm_sampler_pids' count).  Owned by S, valid until the next read. */
+const struct tm_comm *tm_sampler_comms(const struct tm_sampler *s);
 
 void tm_sampler_close(struct tm_sampler *s);
 

@@ -263,8 +263,8 @@ void tm_store_close(struct tm_store *st)
 {
 	if (!st)
 		return;
-	if (st->in_tx)
-		tm_store_commit(st);
+	tm_store_commit(st); /* what waits, and the open rollup buckets */
+	tm_st_pending_free(st);
 	tm_st_handle_unregister(st);
 	for (int i = 0; i < TM_ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
@@ -391,29 +391,58 @@ int tm_st_begin_batch(struct tm_store *st)
 	return 0;
 }
 
-int tm_store_commit(struct tm_store *st)
+/* Commits the batch (with the waiting rows, and the open rollup buckets
+ * when ROLLUPS); on failure rolls it back and forgets what the writers
+ * remember, which may not be in the file. */
+static int commit(struct tm_store *st, bool rollups)
 {
-	if (!st->in_tx)
-		return 0;
-	int flushed = tm_st_rollup_flush_all(st);
+	int rc = tm_st_pending_replay(st);
+
+	if (!rc && rollups)
+		rc = tm_st_rollup_flush_all(st); /* opens the batch when one is dirty */
+	if (!st->in_tx) {
+		if (rc) /* what the writers remember may not be in the file */
+			memset(st->writers, 0, sizeof(st->writers));
+		return rc;
+	}
 	st->in_tx = false;
-	if (flushed || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		int rc = flushed ? -1 : tm_st_error(st, "commit");
+	if (rc || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = rc ? -1 : tm_st_error(st, "commit");
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		/* what the writers remember may not be in the file */
 		memset(st->writers, 0, sizeof(st->writers));
 		return rc;
 	}
 	return 0;
 }
 
+int tm_store_commit(struct tm_store *st)
+{
+	return commit(st, true);
+}
+
+void tm_store_set_commit_window(struct tm_store *st, int64_t window_usec)
+{
+	st->window_usec = window_usec > 0 ? window_usec : 0;
+}
+
+int tm_store_commit_due(struct tm_store *st, int64_t now_mono_usec)
+{
+	bool due = st->in_tx || tm_st_pending_full(st) ||
+	           (st->npending && now_mono_usec - st->pending_since_usec >= st->window_usec);
+
+	return due ? commit(st, false) : 0;
+}
+
 void tm_store_abandon(struct tm_store *st)
 {
-	if (!st->in_tx)
-		return;
+	bool lost = st->in_tx || st->npending;
+
+	tm_st_pending_drop(st);
+	if (st->in_tx)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_tx = false;
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	memset(st->writers, 0, sizeof(st->writers));
+	if (lost) /* what the writers remember is not in the file */
+		memset(st->writers, 0, sizeof(st->writers));
 }
 
 int tm_store_check_file(struct tm_store *st)

@@ -20,6 +20,16 @@ void tm_keep_default(struct tm_keep *k)
 	k->hour_usec = TM_KEEP_FOREVER;
 }
 
+int64_t tm_keep_prune_every_usec(const struct tm_keep *k)
+{
+	int64_t shortest = k->raw_usec;
+
+	shortest = k->minute_usec < shortest ? k->minute_usec : shortest;
+	shortest = k->hour_usec < shortest ? k->hour_usec : shortest;
+	int64_t every = shortest / 100;
+	return every < 5000000 ? 5000000 : every > 600000000 ? 600000000 : every;
+}
+
 /* "forever", "7d", "2w", or any tm_parse_duration form ("30s", "12h"). */
 static int parse_period(const char *v, int64_t *out)
 {

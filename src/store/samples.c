@@ -77,6 +77,9 @@ void tm_st_writer_drop(struct tm_store *st, int64_t run_id)
 	struct tm_writer_state *w = writer_for(st, run_id, false);
 	if (w)
 		w->run_id = 0;
+	for (int k = 0; k < TM_ITEM_KINDS; k++) /* its items' positions are gone too */
+		if (st->item_cursor[k].run_id == run_id)
+			st->item_cursor[k] = (struct tm_item_cursor){0};
 }
 
 int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sample *s)
@@ -95,15 +98,25 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 		                st->path, run_id, w->last.seq + 1, s->seq);
 	prev = s->seq % TM_KEYFRAME_EVERY ? &w->last : NULL;
 	len = tm_sample_encode(s, prev, data);
-	if (tm_st_begin_batch(st) || !(ins = tm_st_cached(st, TM_ST_ADD_SAMPLE)))
-		return -1;
-	sqlite3_bind_int64(ins, 1, run_id);
-	sqlite3_bind_int64(ins, 2, s->seq);
-	sqlite3_bind_int64(ins, 3, s->t_wall_usec);
-	sqlite3_bind_int64(ins, 4, s->t_mono_usec);
-	sqlite3_bind_int64(ins, 5, s->late_usec);
-	sqlite3_bind_blob(ins, 6, data, (int)len, SQLITE_STATIC);
-	if (tm_st_step_done(st, ins, false, "add sample") || tm_st_rollup_add(st, w, s))
+	struct tm_pending_row row = {
+	    .stmt = TM_ST_ADD_SAMPLE,
+	    .v = {run_id, s->seq, s->t_wall_usec, s->t_mono_usec, s->late_usec},
+	    .blob = data,
+	    .len = len,
+	};
+	if (st->window_usec) {
+		if (tm_st_pending_add(st, &row))
+			return -1;
+	} else {
+		if (tm_st_begin_batch(st) || !(ins = tm_st_cached(st, TM_ST_ADD_SAMPLE)))
+			return -1;
+		for (int i = 0; i < 5; i++)
+			sqlite3_bind_int64(ins, i + 1, row.v[i]);
+		sqlite3_bind_blob(ins, 6, data, (int)len, SQLITE_STATIC);
+		if (tm_st_step_done(st, ins, false, "add sample"))
+			return -1;
+	}
+	if (tm_st_rollup_add(st, w, s))
 		return -1;
 	w->last = *s;
 	return 0;

@@ -64,6 +64,12 @@ int tm_store_add_scraped(struct tm_store *st, int64_t run_id, int64_t series_id,
 
 	if (!isfinite(value))
 		return tm_error("scraped value of series %lld is not finite", (long long)series_id);
+	if (st->window_usec) {
+		struct tm_pending_row row = {.stmt = TM_ST_ADD_SCRAPED,
+		                             .v = {run_id, seq, series_id, t_wall_usec},
+		                             .d = value};
+		return tm_st_pending_add(st, &row);
+	}
 	if (tm_st_begin_batch(st) || !(s = tm_st_cached(st, TM_ST_ADD_SCRAPED)))
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);

@@ -6,6 +6,9 @@
  * in one transaction, so a recorder killed with SIGKILL loses at most the
  * batch in flight and never leaves a half-written one.  Several processes
  * may write one file (WAL mode, busy timeout); each run has one writer.
+ * With a commit window (tm_store_set_commit_window) samples, progress and
+ * scraped values wait in memory, not in an open transaction, so the file's
+ * write lock is held only while a batch is written.
  *
  * Strings passed in are copied; strings in structs handed out belong to the
  * struct and are freed by the matching *_release().
@@ -136,8 +139,30 @@ int tm_store_add_mark(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, 
                       const char *text);
 
 /* Makes everything added since the last commit durable, in one
- * transaction.  0, or -1 after tm_error (the batch is then rolled back). */
+ * transaction, with every run's open rollup buckets.  0, or -1 after
+ * tm_error (the batch is then rolled back). */
 int tm_store_commit(struct tm_store *st);
+
+/*
+ * The commit window: from now on samples, progress points and scraped
+ * values added wait in memory until tm_store_commit_due() finds the oldest
+ * of them WINDOW_USEC old (0: every row goes into the batch at once, as
+ * without a window).  A process killed loses what waits: at most the
+ * window.  Rows waiting when the window changes wait for the next commit.
+ */
+void tm_store_set_commit_window(struct tm_store *st, int64_t window_usec);
+
+/*
+ * The recorder's commit after each sample: commits (without the open rollup
+ * buckets, which are written when they close, at tm_store_commit() and at
+ * close; a writer that finds them missing rebuilds them from the samples)
+ * when a batch is open (a write that does not wait: an event, a mark, a
+ * closed bucket), when the oldest waiting row is the window old as of
+ * NOW_MONO_USEC, or when the rows waiting reach their bound (4096 rows or
+ * 1 MiB).  Otherwise writes nothing.  0, or -1 after tm_error (rolled back,
+ * the waiting rows lost).
+ */
+int tm_store_commit_due(struct tm_store *st, int64_t now_mono_usec);
 
 /* Drops what was added since the last commit (after a failed write, so that
  * a last write, such as a run's end, starts clean). */
@@ -264,6 +289,11 @@ struct tm_keep {
 };
 /* The defaults: raw=7d,minute=90d,hour=forever. */
 void tm_keep_default(struct tm_keep *k);
+/* How often a recorder prunes its run under K: a hundredth of K's shortest
+ * period, between 5 s and 10 minutes (raw=7d: every 10 minutes, so a run
+ * holds at most 10 minutes more than kept; raw=30s: every 5 s), so that
+ * pruning costs the file a few pages an hour, not a few a second. */
+int64_t tm_keep_prune_every_usec(const struct tm_keep *k);
 /* Parses "raw=7d,minute=90d,hour=forever" (any subset; the others keep
  * their value in *K; durations as tm_parse_duration, or "forever") into
  * *K.  0, or -1 with WHY (WHY_SIZE bytes) saying what is wrong. */

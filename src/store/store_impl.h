@@ -54,6 +54,27 @@ struct tm_damage {
 /* The most damaged samples one handle remembers (the walks go on past it;
  * `runs check --quarantine` moves them aside in rounds). */
 #define TM_DAMAGE_MAX 4096
+/* A row waiting for the commit window (pending.c): STMT's integer
+ * parameters in V, then its double D (progress, scraped values) or its
+ * blob (a sample's encoding, owned by the row). */
+struct tm_pending_row {
+	enum tm_stmt_id stmt;
+	int64_t v[5];
+	double d;
+	unsigned char *blob;
+	size_t len;
+
+/* The kinds of items.c's rows, and the ways it reads them. */
+enum tm_item_kind { TM_ITEM_EVENT, TM_ITEM_PROGRESS, TM_ITEM_MARK, TM_ITEM_KINDS };
+enum tm_item_walk {
+	TM_WALK_BY_TIME,       /* a run's rows by t_mono_usec (then id) */
+	TM_WALK_FROM_POSITION, /* as stored, from a position: ?3 rows skipped */
+	TM_WALK_AFTER_ID,      /* as stored, after the id ?3 (where the last batch ended) */
+
+/* Where the last as-stored walk of a kind ended: the position after it and
+ * the id of its last row, so the next batch starts there by id. */
+struct tm_item_cursor {
+	int64_t run_id, pos, last_id;
 
 struct tm_store {
 	sqlite3 *db;
@@ -70,6 +91,11 @@ struct tm_store {
 	int ndamage, damage_warned;
 	bool damage_quiet; /* a check is walking: it reports, not the walk */
 	bool registered;   /* this handle has its row in open_handles */
+	struct tm_item_cursor item_cursor[TM_ITEM_KINDS];
+	int64_t window_usec; /* tm_store_set_commit_window(); 0: rows go in at once */
+	struct tm_pending_row *pending;
+	size_t npending, pending_cap, pending_bytes;
+	int64_t pending_since_usec; /* when the oldest waiting row came (CLOCK_MONOTONIC) */
 };
 
 /* The schema of scraped.c's tables, set up with the others when a store
@@ -126,7 +152,8 @@ int tm_st_writer(struct tm_store *st, int64_t run_id, struct tm_writer_state **o
  * that the samples before it can go.  0, or -1 after tm_error. */
 int tm_st_make_keyframe(struct tm_store *st, int64_t run_id, int64_t seq);
 
-/* Forgets RUN_ID's writer state without writing it (a removed run). */
+/* Forgets RUN_ID's writer state without writing it, and where its items'
+ * walks ended (a removed run). */
 void tm_st_writer_drop(struct tm_store *st, int64_t run_id);
 
 /* ---- the file system's part (access.c) ---- */
@@ -164,6 +191,26 @@ void tm_st_damage_note(struct tm_store *st, int64_t run_id, int64_t seq, int64_t
                        int64_t rows);
 /* Frees what the handle remembers of damaged samples. */
 void tm_st_damage_free(struct tm_store *st);
+/* The statement items.c reads KIND with, walking HOW, into SQL (SIZE
+ * bytes): ?1 the run, ?2 the most rows (-1: all), ?3 the rows to skip or
+ * the id to start after; each row's id is its last column.  For the unit
+ * test of its query plan. */
+void tm_st_items_sql(enum tm_item_kind kind, enum tm_item_walk how, char *sql, size_t size);
+
+/* ---- rows waiting for the commit window (pending.c) ---- */
+
+/* Keeps a copy of ROW (and of its blob) until the next commit.  0, or -1
+ * after tm_error (out of memory). */
+int tm_st_pending_add(struct tm_store *st, const struct tm_pending_row *row);
+/* Writes the waiting rows, in the order they came, into the batch (opened
+ * if needed) and forgets them, written or not.  0, or -1 after tm_error. */
+int tm_st_pending_replay(struct tm_store *st);
+/* Forgets the waiting rows (a batch abandoned). */
+void tm_st_pending_drop(struct tm_store *st);
+/* Forgets them and frees the buffer (the handle closes). */
+void tm_st_pending_free(struct tm_store *st);
+/* Whether the buffer reached its bound (rows or bytes): commit now. */
+bool tm_st_pending_full(const struct tm_store *st);
 
 /* ---- rollups (rollups.c) ---- */
 

@@ -91,6 +91,14 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip install_units_verify "no systemd-analyze"
 fi
+# tidemark-record@ keeps a week of raw samples and a year of rollups, so its
+# store stops growing once they fill (docs/recording.md)
+keep=$(sed -n 's/^ExecStart=.* --keep \([^ ]*\).*/\1/p' "$T/tidemark-record@.service")
+case $keep in
+*raw=7d*hour=365d*) ok "install_record_unit_keeps_a_week_raw_a_year_rolled_up ($keep)" ;;
+*) fail "install_record_unit_keeps_a_week_raw_a_year_rolled_up" "ExecStart's --keep: '$keep'" ;;
+esac
+check install_record_unit_keep_is_valid "$BIN" record -q -o "$T/keep.db" -i 50ms --keep "${keep:-none}" -- true
 
 make --no-print-directory -s uninstall DESTDIR="$D" PREFIX=$PREFIX B="$TM_BUILD" >"$T/un.log" 2>&1
 left=$(find "$D" -type f | sed "s|$D||")

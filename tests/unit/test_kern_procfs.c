@@ -122,7 +122,13 @@ static void test_stat_comm_with_parens(void **state)
 	assert_int_equal(st.majflt, 0);
 	assert_int_equal(st.num_threads, 1);
 	assert_int_equal(st.starttime, 55316);
+	assert_string_equal(st.comm.name, "a) b (c");
 	free(buf);
+	/* a name is at most 15 bytes, as the kernel keeps it */
+	static const char longer[] = "7 (abcdefghijklmnopqrst) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 "
+	                             "20 0 1 0 9 0 0";
+	assert_int_equal(tm_parse_proc_stat(longer, sizeof(longer) - 1, 100, &st), 0);
+	assert_string_equal(st.comm.name, "abcdefghijklmno");
 }
 
 static void test_stat_times(void **state)

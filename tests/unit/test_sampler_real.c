@@ -21,6 +21,7 @@
 #include "cgroup/cgroup.h"
 #include "child.h"
 #include "kern_fixture.h"
+#include "sample/allocators.h"
 #include "sample/proctree.h"
 #include "sample/sampler.h"
 
@@ -185,6 +186,48 @@ static void test_tree_follows(void **state)
 	tm_sampler_close(s);
 }
 
+/* Each process's name comes with its stat (tm_sampler_comms), and the
+ * allocator check takes it from there: a new name is an exec, and the
+ * process is looked at anew, with no /proc/PID/comm of its own read. */
+static void test_names_from_stat(void **state)
+{
+	(void)state;
+	struct child c;
+	struct tm_sampler *s;
+	struct tm_allocators *a = tm_allocators_new();
+	char path[64], want[TM_COMM_LEN + 1] = "", text[256];
+	size_t n;
+
+	spawn(&c, 0, 0);
+	s = open_for(c.pid, NULL);
+	assert_int_equal(count(s), 1);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)c.pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(want, sizeof(want), f));
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	(void)tm_sampler_pids(s, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(tm_sampler_comms(s)[0].name, want);
+	child_kill(&c, NULL);
+	tm_sampler_close(s);
+
+	pid_t me = getpid();
+	struct tm_comm before = {"tm-before"}, after = {"tm-after"};
+	assert_non_null(a);
+	assert_int_equal(tm_allocators_update(a, &me, &before, 1, NULL, -1), 1);
+	tm_allocators_describe(a, text, sizeof(text));
+	if (!strstr(text, "(tm-before)"))
+		fail_msg("described as '%s', not by the name given (tm-before)", text);
+	assert_int_equal(tm_allocators_update(a, &me, &before, 1, NULL, -1), 0);
+	assert_int_equal(tm_allocators_update(a, &me, &after, 1, NULL, -1), 1);
+	tm_allocators_describe(a, text, sizeof(text));
+	if (!strstr(text, "(tm-after)") || strstr(text, "tm-before"))
+		fail_msg("after the name changed: '%s' (want tm-after only)", text);
+	tm_allocators_free(a);
+}
+
 static void test_cgroup_processes(void **state)
 {
 	(void)state;
@@ -259,9 +302,8 @@ static void test_pid_reuse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rss_anon_64mib),
-	    cmocka_unit_test(test_tree_follows),
-	    cmocka_unit_test(test_cgroup_processes),
+	    cmocka_unit_test(test_rss_anon_64mib),  cmocka_unit_test(test_tree_follows),
+	    cmocka_unit_test(test_names_from_stat), cmocka_unit_test(test_cgroup_processes),
 	    cmocka_unit_test(test_pid_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "base/util.h"
 #include "assert_eq.h"
 
 #include "store/store.h"
@@ -95,6 +96,77 @@ static void test_round_trip(void **state)
 
 	assert_int_equal(tm_store_last_seq(f->st, run, &last), 0);
 	assert_int_equal(last, 699);
+}
+
+static int rollup_samples(void *ctx, const struct tm_rollup *r)
+{
+	*(int64_t *)ctx = r->samples;
+	return 0;
+}
+
+/* The commit window: samples and progress wait in memory (another
+ * connection sees none of them, and may write meanwhile: no lock is held),
+ * land together once the oldest is the window old, and decode as if written
+ * one by one; the open rollup bucket waits for tm_store_commit(). */
+static void test_commit_window(void **state)
+{
+	struct store_fixture *f = *state;
+	int64_t run = store_fixture_run(f->st), last = 0, other = 0;
+	struct tm_store *peer;
+	struct tm_item_counts n;
+	struct tm_sample s;
+	struct collect c = {0};
+	int64_t in_bucket = 0;
+
+	make_sample(0, &s); /* the run's writer, loaded in a batch of its own */
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	tm_store_set_commit_window(f->st, 300000);
+	for (int64_t i = 1; i < 20; i++) {
+		make_sample(i, &s);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	}
+	assert_int_equal(tm_store_add_progress(f->st, run, 1, 2, 3.5), 0);
+	assert_int_equal(tm_store_commit_due(f->st, tm_now_mono_usec()), 0);
+	assert_int_equal(tm_store_open(f->path, &peer), 0);
+	assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
+	assert_int_equal(last, 0);
+	assert_int_equal(tm_store_count_items(peer, run, &n), 0);
+	assert_int_equal(n.progress, 0);
+	int64_t t0 = tm_now_mono_usec();
+	assert_int_equal(tm_store_run_begin(peer, &(struct tm_run_meta){.target = "pid"}, &other),
+	                 0);
+	assert_int_equal(tm_store_commit(peer), 0);
+	int64_t waited_usec = tm_now_mono_usec() - t0;
+	if (waited_usec > 1000000)
+		fail_msg("the peer's write waited %lld us: the window holds the lock",
+		         (long long)waited_usec);
+
+	usleep(310000);
+	assert_int_equal(tm_store_commit_due(f->st, tm_now_mono_usec()), 0);
+	assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
+	assert_int_equal(last, 19);
+	assert_int_equal(tm_store_count_items(peer, run, &n), 0);
+	assert_int_equal(n.progress, 1);
+	assert_int_equal(tm_store_each_sample(peer, run, 0, -1, check_cb, &c), 0);
+	assert_int_equal(c.n, 20);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(
+	    tm_store_each_rollup(peer, run, TM_ROLLUP_MINUTE, 0, 0, rollup_samples, &in_bucket), 0);
+	assert_int_equal(in_bucket, 1); /* as the first commit wrote it */
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(
+	    tm_store_each_rollup(peer, run, TM_ROLLUP_MINUTE, 0, 0, rollup_samples, &in_bucket), 0);
+	assert_int_equal(in_bucket, 20);
+
+	/* what waits when the batch is abandoned is gone, and the run goes on */
+	make_sample(20, &s);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	tm_store_abandon(f->st);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
+	assert_int_equal(last, 19);
+	tm_store_close(peer);
 }
 
 static int copy_cb(void *ctx, const struct tm_sample *s)
@@ -249,6 +321,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_absent_is_not_zero, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),

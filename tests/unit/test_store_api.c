@@ -16,6 +16,7 @@
 #include "assert_eq.h"
 #include <jansson.h>
 #include <math.h>
+#include <sqlite3.h>
 
 #include "report/runjson.h"
 #include "report/summary.h"
@@ -138,6 +139,66 @@ static void test_items_as_stored_from_a_position(void **state)
 	/* a callback's non-zero stops the walk and is returned */
 	assert_int_equal(tm_store_each_event_from(f->st, run, 0, 0, see_event, &stop), 7);
 	assert_int_equal(stop.n, 2);
+}
+
+/* Batches as the pusher reads them: each starts where the last ended (by
+ * id, not by skipping the rows before it), the rows of another run between
+ * them are not in them, rows added meanwhile follow, and a position that is
+ * not where the last batch ended is still found. */
+static void test_items_batches_follow_on(void **state)
+{
+	struct store_fixture *f = *state;
+	int64_t run = store_fixture_run(f->st), other = store_fixture_run(f->st);
+	struct seen got = {0};
+
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(tm_store_add_progress(f->st, run, 1000 + i, i, i), 0);
+		assert_int_equal(tm_store_add_progress(f->st, other, 1000 + i, i, 100 + i), 0);
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+	for (int from = 0; from < 6; from += 4)
+		assert_int_equal(
+		    tm_store_each_progress_from(f->st, run, from, 4, see_progress, &got), 0);
+	assert_int_equal(tm_store_add_progress(f->st, run, 1006, 6, 6), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_each_progress_from(f->st, run, 6, 4, see_progress, &got), 0);
+	static const int64_t all[] = {0, 1, 2, 3, 4, 5, 6};
+	assert_seen(&got, all, 7);
+	struct seen again = {0};
+	assert_int_equal(tm_store_each_progress_from(f->st, run, 5, 1, see_progress, &again), 0);
+	assert_seen(&again, all + 5, 1);
+}
+
+static int plan_row(void *ctx, int ncol, char **val, char **name)
+{
+	(void)name;
+	for (int i = 0; i < ncol; i++)
+		if (val[i] && strstr(val[i], "TEMP B-TREE"))
+			snprintf(ctx, 256, "%s", val[i]);
+	return 0;
+}
+
+/* No walk of items sorts the run's rows: each reads an index or the table
+ * in its order (a sort of every row, for every batch, made a week's push
+ * cost a quarter of a core). */
+static void test_items_plans_need_no_sort(void **state)
+{
+	struct store_fixture *f = *state;
+	sqlite3 *db;
+	char sql[512], q[600];
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	for (int k = 0; k < TM_ITEM_KINDS; k++)
+		for (int how = TM_WALK_BY_TIME; how <= TM_WALK_AFTER_ID; how++) {
+			char sorted[256] = "";
+			tm_st_items_sql((enum tm_item_kind)k, (enum tm_item_walk)how, sql,
+			                sizeof(sql));
+			snprintf(q, sizeof(q), "EXPLAIN QUERY PLAN %s", sql);
+			assert_int_equal(sqlite3_exec(db, q, plan_row, sorted, NULL), SQLITE_OK);
+			if (sorted[0])
+				fail_msg("'%s' plans '%s'", sql, sorted);
+		}
+	sqlite3_close(db);
 }
 
 static void test_item_counts(void **state)
@@ -461,6 +522,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_items_in_time_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_items_as_stored_from_a_position, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_items_batches_follow_on, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_items_plans_need_no_sort, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_item_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_seq_at_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
