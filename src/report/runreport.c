@@ -327,11 +327,10 @@ static void print_progress(FILE *out, const struct tm_summary *s)
 	}
 	if (s->progress_bunched) {
 		fprintf(out,
-		        "  progress    %g -> %g; %.0f of its %.0f points arrived at once "
-		        "(block-buffered "
-		        "output): no rate, no per-unit figures\n",
-		        s->progress_first, s->progress_last, s->progress_points_bunched,
-		        s->progress_points);
+		        "  progress    %g -> %g; its %.0f points came at %.0f instants, up to %.0f "
+		        "arrived at once (block-buffered output): no rate, no per-unit figures\n",
+		        s->progress_first, s->progress_last, s->progress_points,
+		        s->progress_instants, s->progress_points_bunched);
 		return;
 	}
 	fprintf(out, "  progress    %g -> %g, %.1f units/min\n", s->progress_first,

@@ -120,11 +120,13 @@ struct tm_summary {
 	/* progress */
 	double progress_first, progress_last;
 	double progress_rate_per_min; /* NAN when the points arrived at once (bunched) */
-	/* Most of the window's progress points arrived at once (a block-buffered
-	 * program, base/bunch.h): their times say nothing of the work's pace, so
-	 * the rate and the per-unit slopes are NAN. */
+	/* The window's progress points arrived in too few instants, or too many
+	 * at one instant (a block-buffered program, base/bunch.h): their times
+	 * say nothing of the work's pace, so the rate and the per-unit slopes
+	 * are NAN. */
 	bool progress_bunched;
-	double progress_points, progress_points_bunched; /* how many; in the densest burst */
+	double progress_points, progress_points_bunched; /* how many; in the fullest instant */
+	double progress_instants; /* distinct arrival instants (base/bunch.h) */
 	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
 	double cpu_usec_per_unit, cpu_per_unit_r2;
 

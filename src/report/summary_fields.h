@@ -62,6 +62,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(progress_rate_per_min),
     TM_SF(progress_points),
     TM_SF(progress_points_bunched),
+    TM_SF(progress_instants),
     TM_SF(anon_bytes_per_unit),
     TM_SF(anon_per_unit_r2),
     TM_SF(cpu_usec_per_unit),
