@@ -325,7 +325,16 @@ char **tm_rec_child_environment(struct rec *r)
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
 	r->gc.rt = (enum tm_runtime)r->o->runtime;
-	if (r->gc.rt != TM_RUNTIME_NONE) {
+	int own = r->gc.rt == TM_RUNTIME_GHC ? tm_gcwatch_ghc_target(r->o->envp, r->o->argv, gc_var,
+	                                                             sizeof(gc_var))
+	                                     : 1;
+	if (own < 0) {
+		tm_error("the program's own +RTS -S file name is too long");
+		return NULL;
+	}
+	if (own == 0 && gc_var[0])
+		tm_gcwatch_use_file(&r->gc, gc_var); /* its own -S<file>: read there */
+	if (r->gc.rt != TM_RUNTIME_NONE && own) {
 		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
 			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
 			return NULL;

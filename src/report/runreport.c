@@ -260,7 +260,15 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	tm_approx_text(out, &s->approx);
 }
 
-static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
+/* Whether the run's GC lines were Go's gctrace (whole MiB): the recorder
+ * set GODEBUG=...gctrace=1 in the environment it stored. */
+static bool go_whole_mib(const struct tm_run_info *ri)
+{
+	return ri && ri->env_json && strstr(ri->env_json, "gctrace=1");
+}
+
+static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
+                       const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32];
 
@@ -284,13 +292,12 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(out, s);
 	if (isfinite(s->gc_heap_live_end_bytes))
-		fprintf(
-		    out,
-		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
-		    "GC lines; Go prints whole MiB)\n",
-		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
-		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
-		    count(c, sizeof(c), s->gc_cycles));
+		fprintf(out,
+		        "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		        "GC lines%s)\n",
+		        tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
+		        tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		        count(c, sizeof(c), s->gc_cycles), go_whole_mib(ri) ? "; Go prints whole MiB" : "");
 	if (isfinite(s->heap_alloc_bytes))
 		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,
@@ -347,7 +354,7 @@ static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info 
 {
 	print_header(out, st, ri);
 	print_memory(out, ri, s);
-	print_heap(out, s, profiles);
+	print_heap(out, ri, s, profiles);
 	print_costs(out, s, th);
 	print_progress(out, s);
 }
