@@ -77,14 +77,14 @@ int tm_gcwatch_ghc_target(char *const *envp, char *const *argv, char *file, size
 	return rc;
 }
 
-void tm_gcwatch_use_file(struct tm_gcwatch *w, const char *path)
+void tm_gcfile_init(struct tm_gcfile *f, const char *path)
 {
-	struct tm_gcfile *f = &w->file;
 	struct stat sb;
 
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->fd = -1;
 	f->pos = 0;
+	f->had_old = false;
 	if (lstat(path, &sb) == 0) {
 		f->had_old = true;
 		f->old_ino = sb.st_ino;
@@ -92,7 +92,12 @@ void tm_gcwatch_use_file(struct tm_gcwatch *w, const char *path)
 	}
 }
 
-/* The -S file once the RTS has (re)written it: a regular file of ours,
+void tm_gcwatch_use_file(struct tm_gcwatch *w, const char *path)
+{
+	tm_gcfile_init(&w->file, path);
+}
+
+/* The file once the runtime has (re)written it: a regular file of ours,
  * not the one that was there before the launch. */
 static void open_file(struct tm_gcfile *f)
 {
@@ -112,36 +117,46 @@ static void open_file(struct tm_gcfile *f)
 	f->lines.len = 0;
 }
 
-static void on_line(void *ctx, const char *line);
-
-void tm_gcwatch_poll(struct tm_gcwatch *w)
+void tm_gcfile_poll(struct tm_gcfile *f, tm_line_cb cb, void *ctx)
 {
-	struct tm_gcfile *f = &w->file;
 	char buf[16384];
 	struct stat sb;
 	ssize_t n;
 
-	if (w->rt != TM_RUNTIME_GHC || !f->path[0])
+	if (!f->path[0])
 		return;
 	if (f->fd < 0)
 		open_file(f);
 	if (f->fd < 0 || fstat(f->fd, &sb))
 		return;
-	if (sb.st_size < f->pos) { /* rewritten: the RTS truncates it as it starts */
+	if (sb.st_size < f->pos) { /* rewritten: truncated as the runtime starts */
 		f->pos = 0;
 		f->lines.len = 0;
 	}
 	for (int i = 0; i < 64 && (n = pread(f->fd, buf, sizeof(buf), f->pos)) > 0; i++) {
 		f->pos += n;
-		tm_lines_feed(&f->lines, buf, (size_t)n, on_line, w);
+		tm_lines_feed(&f->lines, buf, (size_t)n, cb, ctx);
 	}
+}
+
+void tm_gcfile_close(struct tm_gcfile *f)
+{
+	if (f->path[0] && f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+static void on_line(void *ctx, const char *line);
+
+void tm_gcwatch_poll(struct tm_gcwatch *w)
+{
+	if (w->rt == TM_RUNTIME_GHC)
+		tm_gcfile_poll(&w->file, on_line, w);
 }
 
 void tm_gcwatch_close(struct tm_gcwatch *w)
 {
-	if (w->file.path[0] && w->file.fd >= 0)
-		close(w->file.fd);
-	w->file.fd = -1;
+	tm_gcfile_close(&w->file);
 }
 
 /* A GHC line: a collection, or the exit line that says the last one was

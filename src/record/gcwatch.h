@@ -71,6 +71,20 @@ int tm_gcwatch_ghc_target(char *const *envp, char *const *argv, char *file, size
 void tm_gcwatch_use_file(struct tm_gcwatch *w, const char *path);
 
 /*
+ * A runtime's log file read as it grows: F set to PATH (relative to our
+ * working directory); the file there before the launch, if any, is noted
+ * and read only once the runtime has rewritten it (other inode or mtime).
+ */
+void tm_gcfile_init(struct tm_gcfile *f, const char *path);
+/*
+ * Passes each line appended since the last call to CB (at most 1 MiB a
+ * call).  Opened with O_NOFOLLOW|O_NONBLOCK; only a regular file of our own
+ * user is read; a file that shrank (rewritten) is read from its start.
+ */
+void tm_gcfile_poll(struct tm_gcfile *f, tm_line_cb cb, void *ctx);
+void tm_gcfile_close(struct tm_gcfile *f);
+
+/*
  * Reads what the RTS appended to the -S file since the last call (at most
  * 1 MiB a call: bounded, whatever the file holds).  Opened with
  * O_NOFOLLOW|O_NONBLOCK; only a regular file of our own user is read.

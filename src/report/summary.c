@@ -219,6 +219,12 @@ static void init_nan(struct tm_summary *s)
 	    &s->gc_heap_live_peak_bytes,
 	    &s->gc_heap_live_end_bytes,
 	    &s->gc_cycles,
+	    &s->jvm_log_heap_before_end_bytes,
+	    &s->jvm_log_heap_after_end_bytes,
+	    &s->jvm_log_heap_after_peak_bytes,
+	    &s->jvm_log_old_after_end_bytes,
+	    &s->jvm_log_gcs,
+	    &s->jvm_procs_no_counters,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;

@@ -108,6 +108,16 @@ struct tm_summary {
 	 * its collections, the peak and the last in the window, and how many */
 	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
 
+	/* the launched JVM's own GC log (-Xlog:gc, runtime/jvmgclog.h): the heap
+	 * used before and after its last pause (whole MiB as it prints them),
+	 * the peak after a pause, the old gen after it (Parallel, Serial: KiB;
+	 * G1 logs whole regions, not taken), the GCs seen; and the most JVMs seen
+	 * at once without hsperfdata counters (-XX:-UsePerfData,
+	 * -XX:+PerfDisableSharedMem) */
+	double jvm_log_heap_before_end_bytes, jvm_log_heap_after_end_bytes;
+	double jvm_log_heap_after_peak_bytes, jvm_log_old_after_end_bytes, jvm_log_gcs;
+	double jvm_procs_no_counters;
+
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
 	double high_events, max_events, oom_events, oom_kills;

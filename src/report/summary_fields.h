@@ -89,6 +89,12 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(gc_heap_live_peak_bytes),
     TM_SF(gc_heap_live_end_bytes),
     TM_SF(gc_cycles),
+    TM_SF(jvm_log_heap_before_end_bytes),
+    TM_SF(jvm_log_heap_after_end_bytes),
+    TM_SF(jvm_log_heap_after_peak_bytes),
+    TM_SF(jvm_log_old_after_end_bytes),
+    TM_SF(jvm_log_gcs),
+    TM_SF(jvm_procs_no_counters),
 };
 #undef TM_SF
 #undef TM_SJ
