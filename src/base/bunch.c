@@ -25,9 +25,9 @@ void tm_progress_arrivals(const int64_t *t_usec, size_t n, struct tm_arrivals *o
 		slot = k;
 	}
 	out->continuous = out->instants >= 2 && 10 * seen >= 9 * slots;
-	out->supported = out->instants >= 2 &&
-	                 (out->largest <= TM_BUNCH_SMALL || TM_BUNCH_SHARE * out->largest <= n ||
-	                  out->continuous);
+	out->supported =
+	    out->instants >= 2 && (out->largest <= TM_BUNCH_SMALL ||
+	                           TM_BUNCH_SHARE * out->largest <= n || out->continuous);
 }
 
 bool tm_progress_bunched(const int64_t *t_usec, size_t n, size_t *largest)

@@ -21,11 +21,11 @@ extern const char *const tm_runtime_names[];
 
 /* Where GHC's +RTS -S lines go: the file the program's own options name. */
 struct tm_gcfile {
-	char path[4096];   /* "" when the lines go to stderr */
-	int fd;            /* -1 until the RTS has (re)written the file */
-	int64_t pos;       /* bytes read */
-	bool had_old;      /* the path existed before the launch: its inode and */
-	uint64_t old_ino;  /* mtime then, so that a stale file is not read */
+	char path[4096];  /* "" when the lines go to stderr */
+	int fd;           /* -1 until the RTS has (re)written the file */
+	int64_t pos;      /* bytes read */
+	bool had_old;     /* the path existed before the launch: its inode and */
+	uint64_t old_ino; /* mtime then, so that a stale file is not read */
 	int64_t old_mtime_nsec;
 	struct tm_lines lines;
 };

@@ -21,13 +21,13 @@ struct tm_jvmlog {
 	enum tm_jvmlog_where where;
 	struct tm_lines lines[2]; /* stdout, stderr */
 	struct tm_gcfile file;
-	bool seen;                    /* a pause with heap figures was read */
+	bool seen; /* a pause with heap figures was read */
 	int64_t before_bytes, after_bytes;
-	bool old_seen;                /* an old generation line went with a pause */
+	bool old_seen; /* an old generation line went with a pause */
 	int64_t old_after_bytes;
-	int64_t gcs;                  /* distinct GC(N) ids with a pause */
-	int64_t last_id;              /* of the last pause, -1 before the first */
-	int64_t old_id, old_pending;  /* the last old gen line, for its pause */
+	int64_t gcs;                 /* distinct GC(N) ids with a pause */
+	int64_t last_id;             /* of the last pause, -1 before the first */
+	int64_t old_id, old_pending; /* the last old gen line, for its pause */
 };
 
 /*

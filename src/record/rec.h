@@ -79,7 +79,7 @@ struct rec {
 	int sigfd;
 	sigset_t oldmask;
 	struct tm_lines out_lines, err_lines;
-	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
+	struct tm_gcwatch gc;  /* --runtime: GC lines on stderr */
 	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
 	struct tm_progress_re re;
 	struct follow follow;

@@ -276,13 +276,14 @@ void tm_rec_warn_bunched(struct rec *r)
 		goto out;
 	tm_progress_arrivals(ts.t, ts.n, &a);
 	if (ts.n >= 2 && !a.supported)
-		tm_warn("the %zu progress points came at %zu instants, up to %zu arrived at once: "
-		        "the command's output is block-buffered%s; no rates or per-unit figures for "
-		        "this run",
-		        ts.n, a.instants, a.largest,
-		        r->o->no_pty || r->o->progress_file
-		            ? ""
-		            : " (it writes to stdout past the pseudo-terminal, or flushes late)");
+		tm_warn(
+		    "the %zu progress points came at %zu instants, up to %zu arrived at once: "
+		    "the command's output is block-buffered%s; no rates or per-unit figures for "
+		    "this run",
+		    ts.n, a.instants, a.largest,
+		    r->o->no_pty || r->o->progress_file
+		        ? ""
+		        : " (it writes to stdout past the pseudo-terminal, or flushes late)");
 out:
 	free(ts.t);
 }

@@ -327,9 +327,9 @@ char **tm_rec_child_environment(struct rec *r)
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
 	tm_jvmlog_setup(&r->jlog, r->o->envp, r->o->argv);
 	r->gc.rt = (enum tm_runtime)r->o->runtime;
-	int own = r->gc.rt == TM_RUNTIME_GHC ? tm_gcwatch_ghc_target(r->o->envp, r->o->argv, gc_var,
-	                                                             sizeof(gc_var))
-	                                     : 1;
+	int own = r->gc.rt == TM_RUNTIME_GHC
+	              ? tm_gcwatch_ghc_target(r->o->envp, r->o->argv, gc_var, sizeof(gc_var))
+	              : 1;
 	if (own < 0) {
 		tm_error("the program's own +RTS -S file name is too long");
 		return NULL;

@@ -209,24 +209,27 @@ static void print_jvm_log(FILE *out, const struct tm_summary *s)
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!isfinite(s->jvm_heap_used_peak_bytes) && s->jvm_procs_no_counters >= 1)
-		fprintf(out, "  java heap   n/a: the JVM publishes no hsperfdata counters "
-		             "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem)%s\n",
+		fprintf(out,
+		        "  java heap   n/a: the JVM publishes no hsperfdata counters "
+		        "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem)%s\n",
 		        isfinite(s->jvm_log_heap_after_end_bytes)
 		            ? "; its GC log below"
 		            : "; start it with -Xlog:gc* for its GC log to be read");
 	if (!isfinite(s->jvm_log_heap_after_end_bytes))
 		return;
 	if (isfinite(s->jvm_log_old_after_end_bytes))
-		snprintf(e, sizeof(e), "%s", tm_mib_text(d, sizeof(d), s->jvm_log_old_after_end_bytes));
+		snprintf(e, sizeof(e), "%s",
+		         tm_mib_text(d, sizeof(d), s->jvm_log_old_after_end_bytes));
 	else
 		snprintf(e, sizeof(e), "n/a (not logged in bytes)");
-	fprintf(out,
-	        "  java gc log heap after the last GC %s (before it %s), peak after a GC %s, old gen "
-	        "after the last GC %s; %s GCs (the JVM's -Xlog:gc lines; heap in whole MiB)\n",
-	        tm_mib_text(a, sizeof(a), s->jvm_log_heap_after_end_bytes),
-	        tm_mib_text(b, sizeof(b), s->jvm_log_heap_before_end_bytes),
-	        tm_mib_text(c, sizeof(c), s->jvm_log_heap_after_peak_bytes), e,
-	        count(d, sizeof(d), s->jvm_log_gcs));
+	fprintf(
+	    out,
+	    "  java gc log heap after the last GC %s (before it %s), peak after a GC %s, old gen "
+	    "after the last GC %s; %s GCs (the JVM's -Xlog:gc lines; heap in whole MiB)\n",
+	    tm_mib_text(a, sizeof(a), s->jvm_log_heap_after_end_bytes),
+	    tm_mib_text(b, sizeof(b), s->jvm_log_heap_before_end_bytes),
+	    tm_mib_text(c, sizeof(c), s->jvm_log_heap_after_peak_bytes), e,
+	    count(d, sizeof(d), s->jvm_log_gcs));
 }
 
 static void print_jvm(FILE *out, const struct tm_summary *s)
@@ -320,12 +323,14 @@ static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_
 		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
 	print_jvm(out, s);
 	if (isfinite(s->gc_heap_live_end_bytes))
-		fprintf(out,
-		        "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
-		        "GC lines%s)\n",
-		        tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
-		        tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
-		        count(c, sizeof(c), s->gc_cycles), go_whole_mib(ri) ? "; Go prints whole MiB" : "");
+		fprintf(
+		    out,
+		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
+		    "GC lines%s)\n",
+		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
+		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
+		    count(c, sizeof(c), s->gc_cycles),
+		    go_whole_mib(ri) ? "; Go prints whole MiB" : "");
 	if (isfinite(s->heap_alloc_bytes))
 		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,

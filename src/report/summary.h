@@ -136,7 +136,7 @@ struct tm_summary {
 	 * are NAN. */
 	bool progress_bunched;
 	double progress_points, progress_points_bunched; /* how many; in the fullest instant */
-	double progress_instants; /* distinct arrival instants (base/bunch.h) */
+	double progress_instants;                     /* distinct arrival instants (base/bunch.h) */
 	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
 	double cpu_usec_per_unit, cpu_per_unit_r2;
 

@@ -35,11 +35,20 @@ static bool size_at(struct cur *c, int64_t *bytes, int64_t *unit)
 	if (!uint_at(c, &v) || c->p >= c->end)
 		return false;
 	switch (*c->p++) {
-	case 'B': *unit = 1; break;
-	case 'K': *unit = 1 << 10; break;
-	case 'M': *unit = 1 << 20; break;
-	case 'G': *unit = 1 << 30; break;
-	default: return false;
+	case 'B':
+		*unit = 1;
+		break;
+	case 'K':
+		*unit = 1 << 10;
+		break;
+	case 'M':
+		*unit = 1 << 20;
+		break;
+	case 'G':
+		*unit = 1 << 30;
+		break;
+	default:
+		return false;
 	}
 	*bytes = v * *unit;
 	return true;

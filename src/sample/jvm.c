@@ -10,8 +10,8 @@
 #include "sample/jvm.h"
 #include "base/banned.h"
 
-#define LOOK_FIRST_USEC 250000
-#define LOOK_MAX_USEC   30000000
+#define LOOK_FIRST_USEC        250000
+#define LOOK_MAX_USEC          30000000
 #define NO_COUNTERS_AFTER_USEC 1000000
 
 int tm_jvm_maps_find(const char *maps, size_t len, char *path, size_t size)

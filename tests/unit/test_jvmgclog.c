@@ -51,8 +51,9 @@ static struct last scan(const char *rel)
 static void test_lines(void **state)
 {
 	struct tm_jgc_line g;
-	const char *young = "[0.877s][info][gc          ] GC(1) Pause Young (Normal) (G1 Evacuation "
-	                    "Pause) 14M->2M(256M) 17.263ms";
+	const char *young =
+	    "[0.877s][info][gc          ] GC(1) Pause Young (Normal) (G1 Evacuation "
+	    "Pause) 14M->2M(256M) 17.263ms";
 
 	(void)state;
 	assert_int_equal(tm_jvmgclog_line(young, strlen(young), &g), 0);
@@ -69,8 +70,9 @@ static void test_lines(void **state)
 	assert_int_equal(tm_jvmgclog_line(start, strlen(start), &g), 1);
 	const char *regions = "[4.690s][info][gc,heap     ] GC(8) Old regions: 22->28";
 	assert_int_equal(tm_jvmgclog_line(regions, strlen(regions), &g), 1);
-	const char *exit_old = "[4.855s][info][gc,heap,exit   ]  ParOldGen       total 175104K, used "
-	                       "33219K [0x00000000f0000000, 0x00000000fab00000)";
+	const char *exit_old =
+	    "[4.855s][info][gc,heap,exit   ]  ParOldGen       total 175104K, used "
+	    "33219K [0x00000000f0000000, 0x00000000fab00000)";
 	assert_int_equal(tm_jvmgclog_line(exit_old, strlen(exit_old), &g), 1);
 	const char *tenured = "[3.415s][info][gc,heap        ] GC(8) Tenured: "
 	                      "25026K(174784K)->33219K(174784K)";

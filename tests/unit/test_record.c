@@ -247,10 +247,8 @@ static void test_relay(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_outcome_names),
-	    cmocka_unit_test(test_outcome_decision),
-	    cmocka_unit_test(test_bunched),
-	    cmocka_unit_test(test_arrivals),
+	    cmocka_unit_test(test_outcome_names), cmocka_unit_test(test_outcome_decision),
+	    cmocka_unit_test(test_bunched),       cmocka_unit_test(test_arrivals),
 	    cmocka_unit_test(test_relay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -232,18 +232,20 @@ static void test_ghc_teardown(void **state)
 
 	/* before the exit line arrives, the last GC is the last GC */
 	struct tm_gcwatch w2 = {.rt = TM_RUNTIME_GHC};
-	const char *lines = "  1031544  12798760  12856144  0.006  0.056    0.042    0.336    0    0  "
-	                    "(Gen:  1)\n"
-	                    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
-	                    "(Gen:  1)\n";
+	const char *lines =
+	    "  1031544  12798760  12856144  0.006  0.056    0.042    0.336    0    0  "
+	    "(Gen:  1)\n"
+	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
+	    "(Gen:  1)\n";
 	tm_gcwatch_feed(&w2, lines, strlen(lines));
 	tm_sample_clear(&s);
 	tm_gcwatch_sample(&w2, &s);
 	assert_int_equal(s.v[TM_M_GC_HEAP_LIVE_BYTES], 44376);
 	/* a teardown that was the only GC: the live heap stays unknown */
 	struct tm_gcwatch w3 = {.rt = TM_RUNTIME_GHC};
-	const char *only = "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
-	                   "(Gen:  1)\n        0                      0.000  0.000\n\n";
+	const char *only =
+	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
+	    "(Gen:  1)\n        0                      0.000  0.000\n\n";
 	tm_gcwatch_feed(&w3, only, strlen(only));
 	tm_sample_clear(&s);
 	tm_gcwatch_sample(&w3, &s);
@@ -275,12 +277,9 @@ static void test_ghc_target(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_prom_parse),
-	    cmocka_unit_test(test_prom_bad),
-	    cmocka_unit_test(test_go_gctrace),
-	    cmocka_unit_test(test_ghc),
-	    cmocka_unit_test(test_ghc_exit_line),
-	    cmocka_unit_test(test_ghc_teardown),
+	    cmocka_unit_test(test_prom_parse),    cmocka_unit_test(test_prom_bad),
+	    cmocka_unit_test(test_go_gctrace),    cmocka_unit_test(test_ghc),
+	    cmocka_unit_test(test_ghc_exit_line), cmocka_unit_test(test_ghc_teardown),
 	    cmocka_unit_test(test_ghc_target),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
