@@ -14,11 +14,13 @@
 #include <stdint.h>
 
 /* Points within this much of the first point of an instant arrived at that
- * instant ("at once"). */
-#define TM_BUNCH_WINDOW_USEC 50000
+ * instant ("at once"): a block of buffered output is read in one go, within
+ * microseconds; lines a program prints as it works are milliseconds apart. */
+#define TM_BUNCH_WINDOW_USEC 5000
 
-/* At most this many points may share an instant whatever their number... */
-#define TM_BUNCH_SMALL 2
+/* At most this many points may share an instant whatever their number (a
+ * recorder that was slow to read for a moment joins a few lines)... */
+#define TM_BUNCH_SMALL 3
 /* ...or else at most 1/TM_BUNCH_SHARE of all points (5 %: the first and
  * the last instant then move a rate by about a tenth at most). */
 #define TM_BUNCH_SHARE 20
@@ -42,7 +44,7 @@ struct tm_arrivals {
  * first.  A rate and per-unit figures are supported when there are at least
  * two instants and either no instant holds more than TM_BUNCH_SMALL points,
  * or none holds more than 1/TM_BUNCH_SHARE of them, or the output arrived
- * continuously (every point then arrived within 50 ms of being written).
+ * continuously (every point then arrived within 5 ms of being written).
  * Three blocks of 372, 372 and 56 lines are not supported: each block's
  * lines were written over seconds and arrived at one instant.
  */

@@ -147,19 +147,20 @@ static void test_arrivals(void **state)
 	assert_false(a.supported);
 	assert_true(tm_progress_bunched(t, n, NULL));
 
-	/* 2000 lines at 1 kHz, line by line: 40 instants of 50 that fill 2 s */
-	n = steady(t, 2000, 0, 1000);
+	/* 200 lines at 1 kHz, line by line: 34 instants of 6 that fill 0.2 s */
+	n = steady(t, 200, 0, 1000);
 	tm_progress_arrivals(t, n, &a);
-	assert_int_equal(a.instants, 40);
-	assert_int_equal(a.largest, 51);
+	assert_int_equal(a.instants, 34);
+	assert_int_equal(a.largest, 6);
 	assert_true(a.continuous);
 	assert_true(a.supported);
 
-	/* 100 lines 25 ms apart: three at an instant, yet steady */
-	n = steady(t, 100, 0, 25000);
+	/* 20 lines 20 ms apart (tests/progs/alloc_phases' pace): each timed */
+	n = steady(t, 20, 0, 20000);
 	tm_progress_arrivals(t, n, &a);
-	assert_int_equal(a.largest, 3);
-	assert_true(a.continuous);
+	assert_int_equal(a.instants, 20);
+	assert_int_equal(a.largest, 1);
+	assert_false(a.continuous);
 	assert_true(a.supported);
 
 	/* 3 lines 10 s apart: few instants, but each point is timed */
