@@ -1,7 +1,9 @@
 /* libFuzzer target: the runtime parsers (src/runtime) and the maps search
  * that finds a JVM's hsperfdata file (0 hsperfdata, 1 maps, 2 Prometheus
- * text, 3 Go and GHC GC log lines, 4 --scrape's option text and the
- * series it chooses from a page), on arbitrary bytes.  The first byte
+ * text, 3 Go and GHC GC log lines, GHC's exit line and -S<file> words,
+ * HotSpot's -Xlog:gc lines and -Xlog options,
+ * 4 --scrape's option text and the series it chooses from a page), on
+ * arbitrary bytes.  The first byte
  * picks the parser (modulo their count); the rest is its input.  They must
  * never crash, read out of bounds or leak; what they accept is consistent. */
 #include <math.h>
@@ -11,6 +13,7 @@
 
 #include "runtime/gclog.h"
 #include "runtime/hsperf.h"
+#include "runtime/jvmgclog.h"
 #include "runtime/promtext.h"
 #include "runtime/scrapesel.h"
 #include "sample/jvm.h"
@@ -68,6 +71,24 @@ static void gclog(const uint8_t *d, size_t n)
 	    (e.live_bytes < 0 || e.live_resolution != 1 << 20))
 		abort();
 	if (tm_gclog_ghc((const char *)d, n, &e) == 0 && e.live_bytes < 0)
+		abort();
+	/* a GHC collection line is never the RTS's exit line */
+	if (tm_gclog_ghc_exit((const char *)d, n) == 0 && tm_gclog_ghc((const char *)d, n, &e) == 0)
+		abort();
+	char word[64], file[32];
+	size_t w = n < sizeof(word) - 1 ? n : sizeof(word) - 1;
+	memcpy(word, d, w);
+	word[w] = '\0';
+	int rc = tm_gclog_ghc_stats_file(word, file, sizeof(file));
+	if (rc == 0 && (strncmp(word, "-S", 2) || strlen(file) >= sizeof(file)))
+		abort();
+	/* HotSpot's -Xlog:gc lines and options */
+	struct tm_jgc_line j;
+	if (tm_jvmgclog_line((const char *)d, n, &j) == 0 &&
+	    (j.before_bytes < 0 || j.after_bytes < 0 || j.resolution_bytes <= 0))
+		abort();
+	rc = tm_jvmgclog_output(word, file, sizeof(file));
+	if (rc < 0 || rc > 3 || (rc == 3 && strlen(file) >= sizeof(file)))
 		abort();
 }
 

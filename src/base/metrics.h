@@ -124,7 +124,15 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(HEAP_PEAK_PROVEN_BYTES, "heap_peak_proven_bytes", TM_UNIT_BYTES, TM_GAUGE)               \
 	/* how far the live heap moved while the sample read anon: the heap's reading              \
 	 * just before the process and cgroup files against the one after them */                  \
-	X(HEAP_READ_SKEW_BYTES, "heap_read_skew_bytes", TM_UNIT_BYTES, TM_GAUGE)
+	X(HEAP_READ_SKEW_BYTES, "heap_read_skew_bytes", TM_UNIT_BYTES, TM_GAUGE)                   \
+	/* JVMs of the tree that publish no hsperfdata counters (libjvm.so mapped,     */          \
+	/* no hsperfdata file: -XX:-UsePerfData, -XX:+PerfDisableSharedMem)            */          \
+	X(JVM_PROCS_NO_COUNTERS, "jvm_procs_no_counters", TM_UNIT_COUNT, TM_GAUGE)                 \
+	/* the launched JVM's own GC log (-Xlog:gc, runtime/jvmgclog.h): its last pause */         \
+	X(JVM_LOG_HEAP_BEFORE_BYTES, "jvm_log_heap_before_bytes", TM_UNIT_BYTES, TM_GAUGE)         \
+	X(JVM_LOG_HEAP_AFTER_BYTES, "jvm_log_heap_after_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
+	X(JVM_LOG_OLD_AFTER_BYTES, "jvm_log_old_after_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(JVM_LOG_GCS, "jvm_log_gcs", TM_UNIT_COUNT, TM_COUNTER)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

@@ -18,6 +18,7 @@
 
 #include "base/outcome.h"
 #include "record/gcwatch.h"
+#include "record/jvmlog.h"
 #include "base/sample.h"
 #include "cgroup/cgroup.h"
 #include "record/launch.h"
@@ -81,7 +82,8 @@ struct rec {
 	int sigfd;
 	sigset_t oldmask;
 	struct tm_lines out_lines, err_lines;
-	struct tm_gcwatch gc; /* --runtime: GC lines on stderr */
+	struct tm_gcwatch gc;  /* --runtime: GC lines on stderr */
+	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
 	struct tm_progress_re re;
 	struct follow follow;
 	struct progcmd pcmd;

@@ -109,7 +109,10 @@ static void take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
+	tm_gcwatch_poll(&r->gc);
 	tm_gcwatch_sample(&r->gc, s);
+	tm_jvmlog_poll(&r->jlog);
+	tm_jvmlog_sample(&r->jlog, s);
 	tm_rec_scrape_take(r, deadline, s);
 	store_sample(r, s, pids, tm_sampler_comms(r->sampler), npids);
 	end_failed_run(r);
@@ -256,6 +259,8 @@ static void finish(struct rec *r, struct tm_record_result *res)
 	int64_t now = tm_now_mono_usec();
 
 	tm_rec_progsrc_close(r); /* the run is over: the progress command with it */
+	tm_gcwatch_close(&r->gc);
+	tm_jvmlog_close(&r->jlog);
 	tm_relay_release(&r->relay, 200000);
 	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
 	r->heap = NULL;

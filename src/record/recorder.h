@@ -101,8 +101,8 @@ struct tm_record_opts {
 	const char *machine;            /* the run's machine name (default: the host name) */
 	const char *metrics_listen;     /* serve /metrics on this address */
 	bool has_keep;                  /* --keep: prune the run as it records */
-	int64_t commit_every_usec;  /* --commit-every: samples wait this long (0: none;
-	                               -1: the default, 10 s after the first minute) */
+	int64_t commit_every_usec;      /* --commit-every: samples wait this long (0: none;
+	                                   -1: the default, 10 s after the first minute) */
 	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;

@@ -269,18 +269,21 @@ static int collect_time(void *ctx, int64_t t_wall_usec, int64_t t_mono_usec, dou
 void tm_rec_warn_bunched(struct rec *r)
 {
 	struct times ts = {0};
-	size_t largest;
+	struct tm_arrivals a;
 
 	if (r->progress_points < 2 || r->store_failed || r->o->units_from ||
 	    tm_store_each_progress(r->st, r->run_id, collect_time, &ts))
 		goto out;
-	if (tm_progress_bunched(ts.t, ts.n, &largest))
-		tm_warn("%zu of the %zu progress points arrived at once: the command's output is "
-		        "block-buffered%s; no rates or per-unit figures for this run",
-		        largest, ts.n,
-		        r->o->no_pty || r->pty_fallback || r->o->progress_file
-		            ? ""
-		            : " (it writes to stdout past the pseudo-terminal, or flushes late)");
+	tm_progress_arrivals(ts.t, ts.n, &a);
+	if (ts.n >= 2 && !a.supported)
+		tm_warn(
+		    "the %zu progress points came at %zu instants, up to %zu arrived at once: "
+		    "the command's output is block-buffered%s; no rates or per-unit figures for "
+		    "this run",
+		    ts.n, a.instants, a.largest,
+		    r->o->no_pty || r->pty_fallback || r->o->progress_file
+		        ? ""
+		        : " (it writes to stdout past the pseudo-terminal, or flushes late)");
 out:
 	free(ts.t);
 }

@@ -269,7 +269,8 @@ static int child_io(struct rec *r, struct tm_child_io *io)
 {
 	const struct tm_record_opts *o = r->o;
 	bool capture = (o->progress_regex && !o->progress_file && !o->progress_cmd) ||
-	               o->runtime != TM_RUNTIME_NONE;
+	               o->runtime != TM_RUNTIME_NONE || r->jlog.where == TM_JLOG_STDOUT ||
+	               r->jlog.where == TM_JLOG_STDERR;
 	enum tm_out_mode quiet = o->quiet_child ? TM_OUT_NULL : TM_OUT_INHERIT;
 	enum tm_out_mode mode[2] = {quiet, quiet};
 	int out[2] = {o->quiet_child ? -1 : 1, o->quiet_child ? -1 : 2};
@@ -342,8 +343,18 @@ char **tm_rec_child_environment(struct rec *r)
 	/* our tag: the reader finds the regions of processes that lived
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	tm_jvmlog_setup(&r->jlog, r->o->envp, r->o->argv);
 	r->gc.rt = (enum tm_runtime)r->o->runtime;
-	if (r->gc.rt != TM_RUNTIME_NONE) {
+	int own = r->gc.rt == TM_RUNTIME_GHC
+	              ? tm_gcwatch_ghc_target(r->o->envp, r->o->argv, gc_var, sizeof(gc_var))
+	              : 1;
+	if (own < 0) {
+		tm_error("the program's own +RTS -S file name is too long");
+		return NULL;
+	}
+	if (own == 0 && gc_var[0])
+		tm_gcwatch_use_file(&r->gc, gc_var); /* its own -S<file>: read there */
+	if (r->gc.rt != TM_RUNTIME_NONE && own) {
 		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
 			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
 			return NULL;

@@ -312,8 +312,8 @@ static void progress_figures(const struct tm_phase_prog *pr, size_t np, const in
 			r->rate_per_min = r->units / (r->duration_usec / 60e6);
 	}
 	if (ph->progress_bunched)
-		note(ph, "most progress points arrived at once (block-buffered output): no units, "
-		         "per-unit costs or rates");
+		note(ph, "the progress points arrived at once, in too few instants (block-buffered "
+		         "output): no units, per-unit costs or rates");
 	free(times);
 }
 
@@ -423,9 +423,10 @@ int tm_phases_compute(const struct tm_phase_pt *pts, size_t n, const struct tm_p
 		bool bunched = times && tm_progress_bunched(times, np, NULL);
 		free(times);
 		if (bunched) {
-			rc = tm_error("cannot split at progress values: most of the run's progress "
-			              "points arrived at once (block-buffered output), so their "
-			              "times are not the work's");
+			rc = tm_error(
+			    "cannot split at progress values: the run's progress points "
+			    "arrived at once, in too few instants (block-buffered output), "
+			    "so their times are not the work's");
 			goto out;
 		}
 		nb = progress_bounds(prs, np, split, pts[0].t_usec, pts[last - 1].t_usec, b, out);

@@ -95,7 +95,7 @@ struct tm_phase {
 	double progress_start, progress_end, units; /* units = end - start */
 	double per_unit[TM_PS_COUNT];               /* change / units; NAN when units <= 0 */
 	double rate_per_min;                        /* NAN when progress arrived bunched */
-	bool bunched; /* most of the phase's own points arrived at once: no rate */
+	bool bunched; /* the phase's own points arrived in too few instants: no rate */
 };
 
 struct tm_phases {

@@ -206,10 +206,41 @@ static void print_throttle(FILE *out, const struct tm_throttle *th)
 }
 
 /* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
+/* The JVM's own GC log, and why there is no Java heap line when its
+ * counters are off. */
+static void print_jvm_log(FILE *out, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!isfinite(s->jvm_heap_used_peak_bytes) && s->jvm_procs_no_counters >= 1)
+		fprintf(out,
+		        "  java heap   n/a: the JVM publishes no hsperfdata counters "
+		        "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem)%s\n",
+		        isfinite(s->jvm_log_heap_after_end_bytes)
+		            ? "; its GC log below"
+		            : "; start it with -Xlog:gc* for its GC log to be read");
+	if (!isfinite(s->jvm_log_heap_after_end_bytes))
+		return;
+	if (isfinite(s->jvm_log_old_after_end_bytes))
+		snprintf(e, sizeof(e), "%s",
+		         tm_mib_text(d, sizeof(d), s->jvm_log_old_after_end_bytes));
+	else
+		snprintf(e, sizeof(e), "n/a (not logged in bytes)");
+	fprintf(
+	    out,
+	    "  java gc log heap after the last GC %s (before it %s), peak after a GC %s, old gen "
+	    "after the last GC %s; %s GCs (the JVM's -Xlog:gc lines; heap in whole MiB)\n",
+	    tm_mib_text(a, sizeof(a), s->jvm_log_heap_after_end_bytes),
+	    tm_mib_text(b, sizeof(b), s->jvm_log_heap_before_end_bytes),
+	    tm_mib_text(c, sizeof(c), s->jvm_log_heap_after_peak_bytes), e,
+	    count(d, sizeof(d), s->jvm_log_gcs));
+}
+
 static void print_jvm(FILE *out, const struct tm_summary *s)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], line[512];
 
+	print_jvm_log(out, s);
 	if (!isfinite(s->jvm_heap_used_peak_bytes))
 		return;
 	fprintf(out,
@@ -314,7 +345,15 @@ static const char *gap_text(char *buf, size_t size, double bytes)
 	return buf;
 }
 
-static void print_heap(FILE *out, const struct tm_summary *s, const json_t *profiles)
+/* Whether the run's GC lines were Go's gctrace (whole MiB): the recorder
+ * set GODEBUG=...gctrace=1 in the environment it stored. */
+static bool go_whole_mib(const struct tm_run_info *ri)
+{
+	return ri && ri->env_json && strstr(ri->env_json, "gctrace=1");
+}
+
+static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
+                       const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32], e[128];
 
@@ -358,10 +397,11 @@ static void print_heap(FILE *out, const struct tm_summary *s, const json_t *prof
 		fprintf(
 		    out,
 		    "  gc heap     live after the last GC %s, peak %s; %s GCs (the runtime's own "
-		    "GC lines; Go prints whole MiB)\n",
+		    "GC lines%s)\n",
 		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
 		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
-		    count(c, sizeof(c), s->gc_cycles));
+		    count(c, sizeof(c), s->gc_cycles),
+		    go_whole_mib(ri) ? "; Go prints whole MiB" : "");
 	if (isfinite(s->heap_alloc_bytes))
 		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,
@@ -400,11 +440,10 @@ static void print_progress(FILE *out, const struct tm_summary *s)
 	}
 	if (s->progress_bunched) {
 		fprintf(out,
-		        "  progress    %g -> %g; %.0f of its %.0f points arrived at once "
-		        "(block-buffered "
-		        "output): no rate, no per-unit figures\n",
-		        s->progress_first, s->progress_last, s->progress_points_bunched,
-		        s->progress_points);
+		        "  progress    %g -> %g; its %.0f points came at %.0f instants, up to %.0f "
+		        "arrived at once (block-buffered output): no rate, no per-unit figures\n",
+		        s->progress_first, s->progress_last, s->progress_points,
+		        s->progress_instants, s->progress_points_bunched);
 		return;
 	}
 	fprintf(out, "  progress    %g -> %g, %.1f units/min\n", s->progress_first,
@@ -423,7 +462,7 @@ static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info 
 {
 	print_header(out, st, ri);
 	print_memory(out, ri, s);
-	print_heap(out, s, profiles);
+	print_heap(out, ri, s, profiles);
 	print_costs(out, s, th);
 	print_progress(out, s);
 }

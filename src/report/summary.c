@@ -226,6 +226,12 @@ static void init_nan(struct tm_summary *s)
 	    &s->gc_heap_live_peak_bytes,
 	    &s->gc_heap_live_end_bytes,
 	    &s->gc_cycles,
+	    &s->jvm_log_heap_before_end_bytes,
+	    &s->jvm_log_heap_after_end_bytes,
+	    &s->jvm_log_heap_after_peak_bytes,
+	    &s->jvm_log_old_after_end_bytes,
+	    &s->jvm_log_gcs,
+	    &s->jvm_procs_no_counters,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;
@@ -362,14 +368,18 @@ static void progress_figures(const struct progs *pr, const double *pa, const dou
 		k++;
 	}
 	int64_t *times = malloc((k ? k : 1) * sizeof(*times));
-	size_t bunch = 0, j = 0;
+	struct tm_arrivals arr = {0};
+	size_t j = 0;
 	for (size_t i = 0; times && i < pr->n; i++)
 		if (pr->p[i].t >= from && pr->p[i].t <= to)
 			times[j++] = pr->p[i].t;
-	s->progress_bunched = times && tm_progress_bunched(times, k, &bunch);
+	if (times)
+		tm_progress_arrivals(times, k, &arr);
+	s->progress_bunched = times && k >= 2 && !arr.supported;
 	free(times);
 	s->progress_points = (double)k;
-	s->progress_points_bunched = (double)bunch;
+	s->progress_points_bunched = (double)arr.largest;
+	s->progress_instants = (double)arr.instants;
 	if (s->progress_bunched)
 		k = 0; /* no rate, no slopes: the times are the buffer's, not the work's */
 	if (k >= 2 && t_last > t_first)

@@ -133,6 +133,16 @@ struct tm_summary {
 	 * its collections, the peak and the last in the window, and how many */
 	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
 
+	/* the launched JVM's own GC log (-Xlog:gc, runtime/jvmgclog.h): the heap
+	 * used before and after its last pause (whole MiB as it prints them),
+	 * the peak after a pause, the old gen after it (Parallel, Serial: KiB;
+	 * G1 logs whole regions, not taken), the GCs seen; and the most JVMs seen
+	 * at once without hsperfdata counters (-XX:-UsePerfData,
+	 * -XX:+PerfDisableSharedMem) */
+	double jvm_log_heap_before_end_bytes, jvm_log_heap_after_end_bytes;
+	double jvm_log_heap_after_peak_bytes, jvm_log_old_after_end_bytes, jvm_log_gcs;
+	double jvm_procs_no_counters;
+
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
 	double high_events, max_events, oom_events, oom_kills;
@@ -145,11 +155,13 @@ struct tm_summary {
 	/* progress */
 	double progress_first, progress_last;
 	double progress_rate_per_min; /* NAN when the points arrived at once (bunched) */
-	/* Most of the window's progress points arrived at once (a block-buffered
-	 * program, base/bunch.h): their times say nothing of the work's pace, so
-	 * the rate and the per-unit slopes are NAN. */
+	/* The window's progress points arrived in too few instants, or too many
+	 * at one instant (a block-buffered program, base/bunch.h): their times
+	 * say nothing of the work's pace, so the rate and the per-unit slopes
+	 * are NAN. */
 	bool progress_bunched;
-	double progress_points, progress_points_bunched; /* how many; in the densest burst */
+	double progress_points, progress_points_bunched; /* how many; in the fullest instant */
+	double progress_instants;                     /* distinct arrival instants (base/bunch.h) */
 	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
 	double cpu_usec_per_unit, cpu_per_unit_r2;
 

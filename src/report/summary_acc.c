@@ -71,6 +71,11 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->jvm_gc_usec = sum2(s, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
 	p->gc_live = get(s, TM_M_GC_HEAP_LIVE_BYTES);
 	p->gc_cycles = get(s, TM_M_GC_CYCLES);
+	p->jl_before = get(s, TM_M_JVM_LOG_HEAP_BEFORE_BYTES);
+	p->jl_after = get(s, TM_M_JVM_LOG_HEAP_AFTER_BYTES);
+	p->jl_old = get(s, TM_M_JVM_LOG_OLD_AFTER_BYTES);
+	p->jl_gcs = get(s, TM_M_JVM_LOG_GCS);
+	p->jvm_nocnt = get(s, TM_M_JVM_PROCS_NO_COUNTERS);
 }
 
 int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
@@ -313,6 +318,11 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(jvm_meta, TM_M_JVM_METASPACE_USED_BYTES),
 	    F(gc_live, TM_M_GC_HEAP_LIVE_BYTES),
 	    F(gc_cycles, TM_M_GC_CYCLES),
+	    F(jl_before, TM_M_JVM_LOG_HEAP_BEFORE_BYTES),
+	    F(jl_after, TM_M_JVM_LOG_HEAP_AFTER_BYTES),
+	    F(jl_old, TM_M_JVM_LOG_OLD_AFTER_BYTES),
+	    F(jl_gcs, TM_M_JVM_LOG_GCS),
+	    F(jvm_nocnt, TM_M_JVM_PROCS_NO_COUNTERS),
 #undef F
 	};
 #define IS(field) (k == FK(field))
@@ -582,6 +592,12 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->gc_heap_live_peak_bytes = a->f[FK(gc_live)].max;
 	s->gc_heap_live_end_bytes = a->f[FK(gc_live)].last;
 	s->gc_cycles = a->f[FK(gc_cycles)].rises;
+	s->jvm_log_heap_before_end_bytes = a->f[FK(jl_before)].last;
+	s->jvm_log_heap_after_end_bytes = a->f[FK(jl_after)].last;
+	s->jvm_log_heap_after_peak_bytes = a->f[FK(jl_after)].max;
+	s->jvm_log_old_after_end_bytes = a->f[FK(jl_old)].last;
+	s->jvm_log_gcs = a->f[FK(jl_gcs)].rises;
+	s->jvm_procs_no_counters = a->f[FK(jvm_nocnt)].max;
 	s->jvm_gcs = a->f[FK(jvm_gcs)].rises;
 	s->jvm_gc_usec = a->f[FK(jvm_gc_usec)].rises;
 	s->jvm_heap_used_peak_bytes = a->f[FK(jvm_used)].max;
@@ -650,6 +666,8 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 	/* --runtime's GC count starts with the process we launched */
 	if (isfinite(s->gc_cycles))
 		s->gc_cycles += a->f[FK(gc_cycles)].first;
+	if (isfinite(s->jvm_log_gcs))
+		s->jvm_log_gcs += a->f[FK(jl_gcs)].first;
 	if (!ri->cgroup_path)
 		return;
 	if (isfinite(a->first_pt.ev_oom_kill) && isfinite(s->oom_kills))

@@ -62,6 +62,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(progress_rate_per_min),
     TM_SF(progress_points),
     TM_SF(progress_points_bunched),
+    TM_SF(progress_instants),
     TM_SF(anon_bytes_per_unit),
     TM_SF(anon_per_unit_r2),
     TM_SF(cpu_usec_per_unit),
@@ -92,6 +93,12 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(anon_split_end_skew_bytes),
     TM_SF(anon_split_at_peak_skew_bytes),
     TM_SF(anon_allocator_held_end_own_bytes),
+    TM_SF(jvm_log_heap_before_end_bytes),
+    TM_SF(jvm_log_heap_after_end_bytes),
+    TM_SF(jvm_log_heap_after_peak_bytes),
+    TM_SF(jvm_log_old_after_end_bytes),
+    TM_SF(jvm_log_gcs),
+    TM_SF(jvm_procs_no_counters),
 };
 #undef TM_SF
 #undef TM_SJ

@@ -19,7 +19,7 @@
 #include "store/store.h"
 
 /* One sample, reduced to what the figures need; the doubles from anon to
- * gc_cycles are contiguous (PT_NF of them), NAN when absent. */
+ * jvm_nocnt are contiguous (PT_NF of them), NAN when absent. */
 struct pt {
 	int64_t t, wall, late;
 	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
@@ -29,9 +29,11 @@ struct pt {
 	double ev_high, ev_max, ev_oom, ev_oom_kill, failcnt, lim_max, lim_high;
 	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
 	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
+	double jl_before, jl_after, jl_old, jl_gcs; /* the JVM's own GC log (-Xlog:gc) */
+	double jvm_nocnt;                           /* JVMs without hsperfdata counters */
 };
 
-#define PT_NF ((offsetof(struct pt, gc_cycles) - offsetof(struct pt, anon)) / sizeof(double) + 1)
+#define PT_NF ((offsetof(struct pt, jvm_nocnt) - offsetof(struct pt, anon)) / sizeof(double) + 1)
 
 static inline double *pt_field(struct pt *p, size_t k)
 {

@@ -113,3 +113,42 @@ int tm_gclog_ghc(const char *line, size_t len, struct tm_gc_event *out)
 	*out = (struct tm_gc_event){-1, live, 1, -1, -1, gen, false};
 	return 0;
 }
+
+int tm_gclog_ghc_exit(const char *line, size_t len)
+{
+	struct cur c = {line, line + len};
+	int64_t alloc;
+	const char *after;
+
+	skip_spaces(&c);
+	if (!uint_at(&c, &alloc))
+		return 1;
+	after = c.p;
+	skip_spaces(&c);
+	if (c.p - after < 20) /* the two blank columns, %9.9s each */
+		return 1;
+	if (!lit(&c, "0.000"))
+		return 1;
+	skip_spaces(&c);
+	if (!lit(&c, "0.000"))
+		return 1;
+	skip_spaces(&c);
+	return c.p == c.end ? 0 : 1;
+}
+
+int tm_gclog_ghc_stats_file(const char *word, char *buf, size_t size)
+{
+	const char *f;
+	size_t n;
+
+	if (strncmp(word, "-S", 2))
+		return 1;
+	f = word + 2;
+	if (!strcmp(f, "stderr"))
+		f = "";
+	n = strlen(f);
+	if (n >= size)
+		return -1;
+	memcpy(buf, f, n + 1);
+	return 0;
+}

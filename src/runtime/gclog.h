@@ -17,7 +17,7 @@ struct tm_gc_event {
 	int64_t gc_number;         /* Go: the GC's number (1, 2, ...); GHC: -1 */
 	int64_t live_bytes;        /* live heap after the collection */
 	int64_t live_resolution;   /* the true value is in [live, live + resolution):
-	                              Go prints whole MiB (1 MiB), GHC bytes (1) */
+	                              1 MiB for Go's whole MiB, 1 for GHC's bytes */
 	int64_t heap_before_bytes; /* Go: heap at the start of the GC; GHC: -1 */
 	int64_t goal_bytes;        /* Go: the next GC's goal; GHC: -1 */
 	int64_t generation;        /* GHC: the generation collected; Go: -1 */
@@ -38,5 +38,22 @@ int tm_gclog_go(const char *line, size_t len, struct tm_gc_event *out);
  * generation).  0 and OUT filled, or 1 when the line is not one.
  */
 int tm_gclog_ghc(const char *line, size_t len, struct tm_gc_event *out);
+
+/*
+ * Whether LINE is the line the GHC RTS prints under +RTS -S as it exits,
+ * after the collection it makes while shutting down (its "teardown" GC,
+ * with every thread gone, so its live bytes are not the program's):
+ *           0                      0.000  0.000
+ * (bytes allocated since that GC, two blank columns, two zero times).
+ * 0 when it is, 1 when not.
+ */
+int tm_gclog_ghc_exit(const char *line, size_t len);
+
+/*
+ * The stats file a GHC RTS option word names: "-S<file>" gives FILE, into
+ * BUF (SIZE bytes); "-S" and "-Sstderr" (the RTS's stderr) give "".  0, 1
+ * when WORD is not a -S option, -1 when the name does not fit.
+ */
+int tm_gclog_ghc_stats_file(const char *word, char *buf, size_t size);
 
 #endif

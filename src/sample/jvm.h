@@ -12,6 +12,7 @@
 #ifndef TM_SAMPLE_JVM_H
 #define TM_SAMPLE_JVM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +26,9 @@
  * Adds P's JVM figures to OUT when P maps an hsperfdata file (opened once,
  * kept in P->hsperf_fd, re-read with pread each sample).  BUF: at least
  * TM_JVM_BUF_BYTES of scratch.  NOW paces the looks.  Never an error: a
- * process with no file, or a file that does not parse, adds nothing.
+ * process with no file, or a file that does not parse, adds nothing; one
+ * that maps libjvm.so and no file (a JVM run with -XX:-UsePerfData or
+ * -XX:+PerfDisableSharedMem) adds 1 to JVM_PROCS_NO_COUNTERS.
  */
 void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struct tm_sample *out);
 
@@ -35,5 +38,8 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
  * Copies it into PATH (SIZE bytes) and returns 0, or -1 when none.
  */
 int tm_jvm_maps_find(const char *maps, size_t len, char *path, size_t size);
+
+/* Whether LEN bytes of /proc/PID/maps text map HotSpot's libjvm.so. */
+bool tm_jvm_maps_is_jvm(const char *maps, size_t len);
 
 #endif

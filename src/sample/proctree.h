@@ -33,6 +33,7 @@ struct tm_proc {
 	int hsperf_fd;            /* user: the JVM's hsperfdata file (sample/jvm.h) */
 	int64_t hsperf_look_usec; /* user: when to look for it next (0: at once) */
 	int64_t hsperf_wait_usec; /* user: the back-off between looks */
+	bool jvm_no_counters;     /* user: maps libjvm.so but no hsperfdata file */
 };
 
 enum {

@@ -118,6 +118,79 @@ static void test_bunched(void **state)
 	assert_int_equal(largest, 0);
 }
 
+/* Fills T with N points from T0 on, STEP apart. */
+static size_t steady(int64_t *t, size_t n, int64_t t0, int64_t step)
+{
+	for (size_t i = 0; i < n; i++)
+		t[i] = t0 + (int64_t)i * step;
+	return n;
+}
+
+/* The arrival pattern as a whole: three 4 KiB blocks of a block-buffered
+ * pipe (372, 372 and 56 lines over 9 s) cannot time the work, though no
+ * block holds half the points; output that arrives steadily can, however
+ * fast, and so can a few lines each at its own instant. */
+static void test_arrivals(void **state)
+{
+	static int64_t t[2000];
+	struct tm_arrivals a;
+	size_t n = 0;
+
+	(void)state;
+	n += steady(t + n, 372, 3000000, 2);
+	n += steady(t + n, 372, 6000000, 2);
+	n += steady(t + n, 56, 9400000, 2);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.points, 800);
+	assert_int_equal(a.instants, 3);
+	assert_int_equal(a.largest, 372);
+	assert_int_equal(a.span_usec, 9400110 - 3000000);
+	assert_false(a.continuous);
+	assert_false(a.supported);
+	assert_true(tm_progress_bunched(t, n, NULL));
+
+	/* 200 lines at 1 kHz, line by line: 34 instants of 6 that fill 0.2 s */
+	n = steady(t, 200, 0, 1000);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.instants, 34);
+	assert_int_equal(a.largest, 6);
+	assert_true(a.continuous);
+	assert_true(a.supported);
+
+	/* 20 lines 20 ms apart (tests/progs/alloc_phases' pace): each timed */
+	n = steady(t, 20, 0, 20000);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.instants, 20);
+	assert_int_equal(a.largest, 1);
+	assert_false(a.continuous);
+	assert_true(a.supported);
+
+	/* 3 lines 10 s apart: few instants, but each point is timed */
+	n = steady(t, 3, 0, 10000000);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.instants, 3);
+	assert_int_equal(a.largest, 1);
+	assert_true(a.supported);
+
+	/* 200 blocks of 10 lines, 1 s apart: no block holds over 5 % */
+	n = 0;
+	for (int b = 0; b < 200; b++)
+		n += steady(t + n, 10, (int64_t)b * 1000000, 3);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.instants, 200);
+	assert_int_equal(a.largest, 10);
+	assert_false(a.continuous);
+	assert_true(a.supported);
+
+	/* 10 blocks of 80: each a tenth of the points, over a 5 % share */
+	n = 0;
+	for (int b = 0; b < 10; b++)
+		n += steady(t + n, 80, (int64_t)b * 1000000, 3);
+	tm_progress_arrivals(t, n, &a);
+	assert_int_equal(a.instants, 10);
+	assert_false(a.supported);
+}
+
 /* Reads FD to EOF into BUF. */
 static size_t slurp(int fd, char *buf, size_t size)
 {
@@ -178,9 +251,8 @@ static void test_relay(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_outcome_names),
-	    cmocka_unit_test(test_outcome_decision),
-	    cmocka_unit_test(test_bunched),
+	    cmocka_unit_test(test_outcome_names), cmocka_unit_test(test_outcome_decision),
+	    cmocka_unit_test(test_bunched),       cmocka_unit_test(test_arrivals),
 	    cmocka_unit_test(test_relay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -270,24 +270,25 @@ static void test_bunched_progress(void **state)
 static void test_one_phase_bunched(void **state)
 {
 	struct tm_phase_pt p[NPTS];
-	struct tm_phase_prog pr[16];
+	struct tm_phase_prog pr[128];
 	struct tm_phase_mark mk[] = {mark(6, "burst")};
 	struct tm_phases ph;
 	size_t np = 0;
 
 	(void)state;
 	make_pts(p, NPTS);
-	for (int i = 0; i < 10; i++)
-		pr[np++] = (struct tm_phase_prog){T0 + i * SEC / 2, (double)i};
-	for (int i = 0; i < 6; i++)
-		pr[np++] = (struct tm_phase_prog){T0 + 7 * SEC + i, 10.0 + i};
+	/* 100 lines 55 ms apart, then 5 at once: no instant holds over 5 % */
+	for (int i = 0; i < 100; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + i * 55000, (double)i};
+	for (int i = 0; i < 5; i++)
+		pr[np++] = (struct tm_phase_prog){T0 + 7 * SEC + i, 100.0 + i};
 	assert_int_equal(tm_phases_compute(p, NPTS, pr, np, mk, 1, NULL, &ph), 0);
 	assert_false(ph.progress_bunched);
 	assert_int_equal(ph.n, 2);
 	assert_false(ph.p[0].bunched);
-	assert_eq(ph.p[0].rate_per_min, 9 / (6.0 / 60));
+	assert_float_equal(ph.p[0].rate_per_min, 99 / (6.0 / 60), 1e-9);
 	assert_true(ph.p[1].bunched);
-	assert_eq(ph.p[1].units, 6);
+	assert_float_equal(ph.p[1].units, 5, 0);
 	assert_true(isnan(ph.p[1].rate_per_min));
 	assert_true(isfinite(ph.p[1].per_unit[TM_PS_ANON]));
 	tm_phases_release(&ph);

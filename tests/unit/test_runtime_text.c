@@ -17,6 +17,7 @@
 #include "assert_eq.h"
 
 #include "base/util.h"
+#include "record/gcwatch.h"
 #include "runtime/gclog.h"
 #include "runtime/promtext.h"
 
@@ -181,13 +182,108 @@ static void test_ghc(void **state)
 	assert_int_equal(max_live, 12856144);
 }
 
+/* The line the RTS prints as it exits, after its teardown GC. */
+static void test_ghc_exit_line(void **state)
+{
+	const char *exit_line = "        0                      0.000  0.000";
+	const char *gc = "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
+	                 "(Gen:  1)";
+	char file[64];
+
+	(void)state;
+	assert_int_equal(tm_gclog_ghc_exit(exit_line, strlen(exit_line)), 0);
+	assert_int_equal(tm_gclog_ghc_exit("    26264                      0.000  0.000  ", 45), 0);
+	assert_int_equal(tm_gclog_ghc_exit(gc, strlen(gc)), 1);
+	assert_int_equal(tm_gclog_ghc_exit("0 0.000 0.000", 13), 1); /* no blank columns */
+	assert_int_equal(tm_gclog_ghc_exit(exit_line, strlen(exit_line) - 1), 1);
+	assert_int_equal(tm_gclog_ghc_exit("", 0), 1);
+
+	assert_int_equal(tm_gclog_ghc_stats_file("-S/tmp/gc.log", file, sizeof(file)), 0);
+	assert_string_equal(file, "/tmp/gc.log");
+	assert_int_equal(tm_gclog_ghc_stats_file("-S", file, sizeof(file)), 0);
+	assert_string_equal(file, "");
+	assert_int_equal(tm_gclog_ghc_stats_file("-Sstderr", file, sizeof(file)), 0);
+	assert_string_equal(file, "");
+	assert_int_equal(tm_gclog_ghc_stats_file("-s", file, sizeof(file)), 1);
+	assert_int_equal(tm_gclog_ghc_stats_file("-H64m", file, sizeof(file)), 1);
+	assert_int_equal(tm_gclog_ghc_stats_file("-Sa/long/name", file, 4), -1);
+}
+
+/* A Haskell program that exits normally: the RTS's last -S line before its
+ * exit line is its teardown GC (Live 44376, all threads gone), not the
+ * program's live heap.  Fed through the recorder's watcher in uneven
+ * pieces, the fixture's live after the last GC is the program's own
+ * (GHC.Stats: 12856144), and the teardown is not counted among its GCs. */
+static void test_ghc_teardown(void **state)
+{
+	struct tm_gcwatch w = {.rt = TM_RUNTIME_GHC};
+	struct tm_sample s;
+	size_t len;
+	char *text = fixture("runtime/ghc9.0-S-hold200000.txt", &len);
+
+	(void)state;
+	for (size_t off = 0, step = 1; off < len; off += step, step = step * 3 % 997 + 1)
+		tm_gcwatch_feed(&w, text + off, off + step <= len ? step : len - off);
+	tm_gcwatch_flush(&w);
+	free(text);
+	tm_sample_clear(&s);
+	tm_gcwatch_sample(&w, &s);
+	assert_true(tm_sample_has(&s, TM_M_GC_HEAP_LIVE_BYTES));
+	assert_int_equal(s.v[TM_M_GC_HEAP_LIVE_BYTES], 12856144);
+	assert_int_equal(s.v[TM_M_GC_CYCLES], 35);
+	assert_true(w.exited);
+
+	/* before the exit line arrives, the last GC is the last GC */
+	struct tm_gcwatch w2 = {.rt = TM_RUNTIME_GHC};
+	const char *lines =
+	    "  1031544  12798760  12856144  0.006  0.056    0.042    0.336    0    0  "
+	    "(Gen:  1)\n"
+	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
+	    "(Gen:  1)\n";
+	tm_gcwatch_feed(&w2, lines, strlen(lines));
+	tm_sample_clear(&s);
+	tm_gcwatch_sample(&w2, &s);
+	assert_int_equal(s.v[TM_M_GC_HEAP_LIVE_BYTES], 44376);
+	/* a teardown that was the only GC: the live heap stays unknown */
+	struct tm_gcwatch w3 = {.rt = TM_RUNTIME_GHC};
+	const char *only =
+	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
+	    "(Gen:  1)\n        0                      0.000  0.000\n\n";
+	tm_gcwatch_feed(&w3, only, strlen(only));
+	tm_sample_clear(&s);
+	tm_gcwatch_sample(&w3, &s);
+	assert_false(tm_sample_has(&s, TM_M_GC_HEAP_LIVE_BYTES));
+}
+
+/* Where the program's own options send -S: GHCRTS's words, then the
+ * command line's +RTS ... -RTS words, the last one winning. */
+static void test_ghc_target(void **state)
+{
+	char f[256];
+	char *env_file[] = {"HOME=/x", "GHCRTS=-H64m -S/var/log/gc.log", NULL};
+	char *env_none[] = {"GHCRTS=-H64m", NULL};
+	char *argv_file[] = {"prog", "-S/not/rts", "+RTS", "-N2", "-Sgc.txt", "-RTS", "-Sx", NULL};
+	char *argv_stderr[] = {"prog", "+RTS", "-S", NULL};
+	char *argv_plain[] = {"prog", "a", "--RTS", "+RTS", "-Sno", NULL};
+
+	(void)state;
+	assert_int_equal(tm_gcwatch_ghc_target(env_file, argv_plain, f, sizeof(f)), 0);
+	assert_string_equal(f, "/var/log/gc.log");
+	assert_int_equal(tm_gcwatch_ghc_target(env_none, argv_plain, f, sizeof(f)), 1);
+	assert_int_equal(tm_gcwatch_ghc_target(env_file, argv_file, f, sizeof(f)), 0);
+	assert_string_equal(f, "gc.txt");
+	assert_int_equal(tm_gcwatch_ghc_target(env_file, argv_stderr, f, sizeof(f)), 0);
+	assert_string_equal(f, "");
+	assert_int_equal(tm_gcwatch_ghc_target(env_none, argv_file, f, 4), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_prom_parse),
-	    cmocka_unit_test(test_prom_bad),
-	    cmocka_unit_test(test_go_gctrace),
-	    cmocka_unit_test(test_ghc),
+	    cmocka_unit_test(test_prom_parse),    cmocka_unit_test(test_prom_bad),
+	    cmocka_unit_test(test_go_gctrace),    cmocka_unit_test(test_ghc),
+	    cmocka_unit_test(test_ghc_exit_line), cmocka_unit_test(test_ghc_teardown),
+	    cmocka_unit_test(test_ghc_target),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 -- Keeps N Ints in a strict Data.Map live across major GCs (performMajorGC),
--- then prints the RTS's own live-bytes figure (GHC.Stats).
+-- then prints the RTS's own live-bytes figure and its count of GCs so far
+-- (GHC.Stats; run with +RTS -T or -S), and exits normally.
 import qualified Data.Map.Strict as M
 import System.Environment (getArgs)
 import System.Mem (performMajorGC)
@@ -13,5 +14,5 @@ main = do
   performMajorGC
   performMajorGC
   s <- getRTSStats
-  putStrLn ("max_live_bytes " ++ show (max_live_bytes s) ++ " gcdetails_live_bytes " ++ show (gcdetails_live_bytes (gc s)))
+  putStrLn ("max_live_bytes " ++ show (max_live_bytes s) ++ " gcdetails_live_bytes " ++ show (gcdetails_live_bytes (gc s)) ++ " gcs " ++ show (gcs s))
   print (M.foldl' (+) 0 m)

@@ -1,0 +1,176 @@
+#include <stdbool.h>
+#include <string.h>
+
+#include "runtime/jvmgclog.h"
+#include "base/banned.h"
+
+struct cur {
+	const char *p, *end;
+};
+
+static bool lit(struct cur *c, const char *s)
+{
+	size_t n = strlen(s);
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+static bool uint_at(struct cur *c, int64_t *v)
+{
+	int digits = 0;
+	*v = 0;
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits < 15) {
+		*v = *v * 10 + (*c->p++ - '0');
+		digits++;
+	}
+	return digits > 0 && !(c->p < c->end && *c->p >= '0' && *c->p <= '9');
+}
+
+/* A size as HotSpot prints it: digits and B, K, M or G. */
+static bool size_at(struct cur *c, int64_t *bytes, int64_t *unit)
+{
+	int64_t v;
+	if (!uint_at(c, &v) || c->p >= c->end)
+		return false;
+	switch (*c->p++) {
+	case 'B':
+		*unit = 1;
+		break;
+	case 'K':
+		*unit = 1 << 10;
+		break;
+	case 'M':
+		*unit = 1 << 20;
+		break;
+	case 'G':
+		*unit = 1 << 30;
+		break;
+	default:
+		return false;
+	}
+	*bytes = v * *unit;
+	return true;
+}
+
+/* Past the decorations: "[...]" groups and the spaces after them. */
+static void skip_decorations(struct cur *c)
+{
+	for (;;) {
+		while (c->p < c->end && *c->p == ' ')
+			c->p++;
+		if (c->p >= c->end || *c->p != '[')
+			return;
+		const char *close = memchr(c->p, ']', (size_t)(c->end - c->p));
+		if (!close)
+			return;
+		c->p = close + 1;
+	}
+}
+
+/* "24M->3M(256M) 2.1ms" at the end of a pause line. */
+static int pause_sizes(struct cur *c, struct tm_jgc_line *out)
+{
+	const char *arrow = NULL;
+	for (const char *q = c->p; q + 1 < c->end; q++)
+		if (q[0] == '-' && q[1] == '>')
+			arrow = q;
+	if (!arrow)
+		return 1;
+	const char *start = arrow;
+	while (start > c->p && start[-1] != ' ')
+		start--;
+	struct cur s = {start, c->end};
+	int64_t u1, u2, u3;
+	if (!size_at(&s, &out->before_bytes, &u1) || !lit(&s, "->") ||
+	    !size_at(&s, &out->after_bytes, &u2) || !lit(&s, "(") ||
+	    !size_at(&s, &out->capacity_bytes, &u3) || !lit(&s, ") "))
+		return 1;
+	out->resolution_bytes = u2;
+	out->kind = TM_JGC_PAUSE;
+	return 0;
+}
+
+/* "14552K(175104K)->15833K(175104K)" (or "14552K->15833K(175104K)"). */
+static int old_sizes(struct cur *c, struct tm_jgc_line *out)
+{
+	int64_t u, cap;
+	if (!size_at(c, &out->before_bytes, &u))
+		return 1;
+	if (lit(c, "(") && (!size_at(c, &cap, &u) || !lit(c, ")")))
+		return 1;
+	if (!lit(c, "->") || !size_at(c, &out->after_bytes, &out->resolution_bytes) ||
+	    !lit(c, "(") || !size_at(c, &out->capacity_bytes, &u) || !lit(c, ")"))
+		return 1;
+	out->kind = TM_JGC_OLD;
+	return 0;
+}
+
+int tm_jvmgclog_line(const char *line, size_t len, struct tm_jgc_line *out)
+{
+	struct cur c = {line, line + len};
+
+	skip_decorations(&c);
+	if (!lit(&c, "GC(") || !uint_at(&c, &out->gc_id) || !lit(&c, ") "))
+		return 1;
+	if (lit(&c, "Pause "))
+		return pause_sizes(&c, out);
+	if (lit(&c, "ParOldGen: ") || lit(&c, "PSOldGen: ") || lit(&c, "Tenured: "))
+		return old_sizes(&c, out);
+	return 1;
+}
+
+/* Whether the selectors (before the first ':') log the gc tag at info. */
+static bool logs_gc(const char *sel, size_t n)
+{
+	const char *p = sel, *end = sel + n;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t k = (size_t)((comma ? comma : end) - p);
+		/* gc, gc*, gc=info, gc*=debug, gc+heap... (tags joined by '+') */
+		if (k >= 2 && !memcmp(p, "gc", 2) &&
+		    (k == 2 || p[2] == '*' || p[2] == '=' || p[2] == '+')) {
+			const char *eq = memchr(p, '=', k);
+			if (!eq)
+				return true;
+			size_t lv = k - (size_t)(eq + 1 - p);
+			return !((lv == 7 && !memcmp(eq + 1, "warning", 7)) ||
+			         (lv == 5 && !memcmp(eq + 1, "error", 5)) ||
+			         (lv == 3 && !memcmp(eq + 1, "off", 3)));
+		}
+		p += k + 1;
+	}
+	return false;
+}
+
+int tm_jvmgclog_output(const char *word, char *path, size_t size)
+{
+	const char *w, *colon, *out, *oend;
+	size_t n;
+
+	if (strncmp(word, "-Xlog:", 6))
+		return 0;
+	w = word + 6;
+	colon = strchr(w, ':');
+	if (!logs_gc(w, colon ? (size_t)(colon - w) : strlen(w)))
+		return 0;
+	if (!colon || colon[1] == ':' || colon[1] == '\0')
+		return 1; /* no output given: stdout */
+	out = colon + 1;
+	oend = strchr(out, ':');
+	n = oend ? (size_t)(oend - out) : strlen(out);
+	if (n == 6 && !memcmp(out, "stdout", 6))
+		return 1;
+	if (n == 6 && !memcmp(out, "stderr", 6))
+		return 2;
+	if (n > 5 && !memcmp(out, "file=", 5)) {
+		out += 5;
+		n -= 5;
+	}
+	if (n >= size || memchr(out, '%', n) || (n >= 1 && out[0] == '"'))
+		return 0;
+	memcpy(path, out, n);
+	path[n] = '\0';
+	return 3;
+}
