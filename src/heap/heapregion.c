@@ -18,12 +18,17 @@ void tm_heap_region_path(char *buf, size_t size, pid_t pid)
 	snprintf(buf, size, TMH_PATH_FMT, (int)pid);
 }
 
-static int region_valid(const struct tmh_region *r, pid_t pid)
+int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid)
 {
+	if (size < sizeof(*r))
+		return -1;
 	return __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == TMH_MAGIC &&
-	       r->version == TMH_VERSION && r->total_bytes == sizeof(*r) && r->pid == pid &&
-	       r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
-	       r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS;
+	               r->version == TMH_VERSION && r->total_bytes == sizeof(*r) &&
+	               r->pid == pid && r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
+	               r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS &&
+	               r->nlive == TMH_LIVE && r->maps_bytes == TMH_MAPS_BYTES
+	           ? 0
+	           : -1;
 }
 
 const struct tmh_region *tm_heap_region_map(pid_t pid)
@@ -32,23 +37,50 @@ const struct tmh_region *tm_heap_region_map(pid_t pid)
 	return tm_heap_region_map_rw(pid, &writable);
 }
 
+/* May a region file owned by UID speak for PID?  Its owner must be root,
+ * this process's user, or PID's user (the owner of /proc/PID; a process
+ * that is gone leaves only the first two). */
+static bool owner_ok(uid_t uid, pid_t pid)
+{
+	char proc[32];
+	struct stat st;
+
+	if (uid == 0 || uid == geteuid())
+		return true;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	return stat(proc, &st) == 0 && st.st_uid == uid;
+}
+
+/* Opens PID's region file: never through a link, never waiting, and only a
+ * regular file of exactly one region's size whose owner may speak for PID
+ * (anyone may create names in /dev/shm).  FLAGS: O_RDONLY or O_RDWR. */
+static int region_open(pid_t pid, int flags)
+{
+	char path[64];
+	struct stat st;
+
+	tm_heap_region_path(path, sizeof(path), pid);
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)sizeof(struct tmh_region) || !owner_ok(st.st_uid, pid)) {
+		close(fd);
+		errno = EPROTO;
+		return -1;
+	}
+	return fd;
+}
+
 /* *WRITABLE -1 on entry: read-only wanted. */
 const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
 {
-	char path[64];
-	tm_heap_region_path(path, sizeof(path), pid);
-	int fd = *writable < 0 ? -1 : open(path, O_RDWR | O_CLOEXEC);
+	int fd = *writable < 0 ? -1 : region_open(pid, O_RDWR);
 	*writable = fd >= 0;
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = region_open(pid, O_RDONLY);
 	if (fd < 0)
 		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct tmh_region)) {
-		close(fd);
-		errno = EPROTO;
-		return NULL;
-	}
 	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ | (*writable ? PROT_WRITE : 0),
 	               MAP_SHARED, fd, 0);
 	int saved = errno;
@@ -57,7 +89,7 @@ const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
 		errno = saved;
 		return NULL;
 	}
-	if (!region_valid(m, pid)) {
+	if (tm_heap_region_check(m, sizeof(struct tmh_region), pid)) {
 		munmap(m, sizeof(struct tmh_region));
 		errno = EPROTO;
 		return NULL;
