@@ -56,11 +56,17 @@ struct tm_store {
 	uint64_t lru_clock;
 	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
 	                     handle on an older file may not) */
+	bool quiet;            /* tm_store_set_quiet: failures not printed */
+	char last_error[256];  /* the last failure tm_st_fail saw, without the path */
 };
 
 /* The schema of scraped.c's tables, set up with the others when a store
  * is opened for writing. */
 extern const char tm_st_scraped_schema[];
+
+/* Reports a failure of ST: "store 'PATH': MSG" on stderr (unless quiet),
+ * MSG kept as the store's last error; returns -1. */
+int tm_st_fail(struct tm_store *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reports the database's last error, saying WHAT failed; returns -1. */
 int tm_st_error(struct tm_store *st, const char *what);
