@@ -103,26 +103,44 @@ void tm_heap_region_unmap(const struct tmh_region *r)
 		munmap((void *)r, sizeof(*r));
 }
 
+/* Passes over a region's words that one reading may take while its process
+ * is in the middle of writing them (an odd or moving sequence word), 10 µs
+ * apart: a writer takes microseconds; a process that keeps the word odd on
+ * purpose costs each reading about a millisecond, never more. */
+#define SEQ_TRIES 100
+
+/* A + B and A - B in two's complement: a region's words are whatever its
+ * process wrote, and no value may make the reader's arithmetic undefined. */
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wrap_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 static void add_slot(struct tm_heap_counters *c, const struct tmh_slot *s)
 {
-#define TM_X_ADD(n, comment) c->n += __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+#define TM_X_ADD(n, comment) c->n = wrap_add(c->n, __atomic_load_n(&s->n, __ATOMIC_RELAXED));
 	TMH_COUNTER_LIST(TM_X_ADD)
 #undef TM_X_ADD
 	for (int i = 0; i < TMH_CLASSES; i++)
-		c->hist[i] += __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED);
+		c->hist[i] = wrap_add(c->hist[i], __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED));
 }
 
 static void derive(struct tm_heap_counters *c)
 {
-	c->live_bytes = c->alloc_bytes - c->freed_bytes;
+	c->live_bytes = wrap_sub(c->alloc_bytes, c->freed_bytes);
 	c->allocs = 0;
 	for (int i = 0; i < TMH_CLASSES; i++)
-		c->allocs += c->hist[i];
+		c->allocs = wrap_add(c->allocs, c->hist[i]);
 }
 
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->fold_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);
@@ -163,7 +181,7 @@ void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes)
 int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
                         uint64_t asked, int64_t *held)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->stats_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);
@@ -177,10 +195,10 @@ int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counter
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&r->stats_seq, __ATOMIC_RELAXED) != seq)
 			continue;
-		int current = ops == c->allocs + c->frees || (asked && ans >= asked);
+		int current = ops == wrap_add(c->allocs, c->frees) || (asked && ans >= asked);
 		if (kind == TMH_ALLOC_UNKNOWN || total < 0 || !current)
 			return -1;
-		*held = total > live ? total - live : 0;
+		*held = total > live ? wrap_sub(total, live) : 0;
 		return 0;
 	}
 	return -1;
@@ -197,7 +215,7 @@ uint64_t tm_heap_region_ask_stats(const struct tmh_region *r)
 
 int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->sample_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);
