@@ -23,8 +23,8 @@ int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid)
 	if (size < sizeof(*r))
 		return -1;
 	return __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == TMH_MAGIC &&
-	               r->version == TMH_VERSION && r->total_bytes == sizeof(*r) &&
-	               r->pid == pid && r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
+	               r->version == TMH_VERSION && r->total_bytes == sizeof(*r) && r->pid == pid &&
+	               r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
 	               r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS &&
 	               r->nlive == TMH_LIVE && r->maps_bytes == TMH_MAPS_BYTES
 	           ? 0

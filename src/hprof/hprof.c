@@ -72,10 +72,10 @@ struct hp {
  * most this many strings' bytes in all (later strings are not kept: their
  * classes are named by id, and the output says how many), at most this
  * many classes. */
-#define NAME_KEEP_BYTES  4096
-#define TEXT_MAX_BYTES   (256u << 20)
-#define CLASSES_MAX      (8u << 20)
-#define STRINGS_MAX      (32u << 20)
+#define NAME_KEEP_BYTES 4096
+#define TEXT_MAX_BYTES  (256u << 20)
+#define CLASSES_MAX     (8u << 20)
+#define STRINGS_MAX     (32u << 20)
 
 void tm_hprof_layout_default(struct tm_hprof_layout *l)
 {

@@ -34,8 +34,9 @@ void tm_hprof_print_text(const struct tm_hprof_histogram *h, const struct tm_hpr
 	        l->compressed_oops ? "compressed" : "full",
 	        l->compressed_class_pointers ? "compressed" : "full");
 	if (h->partial)
-		fprintf(out, "PARTIAL: the dump is cut short after %llu bytes; these are the "
-		             "records before the cut\n",
+		fprintf(out,
+		        "PARTIAL: the dump is cut short after %llu bytes; these are the "
+		        "records before the cut\n",
 		        (unsigned long long)h->dump_bytes);
 	fprintf(out, "%12s %12s %7s  %s\n", "instances", "shallow MiB", "share", "class");
 	bool unknown = false;

@@ -69,7 +69,7 @@ static void end_failed_run(struct rec *r)
 	snprintf(res.reason, sizeof(res.reason), "%s", r->store_error);
 	if (tm_rec_end_run(r, &res) == 0)
 		tm_warn("run %" PRId64 " is marked failed in the store (its end could be written)",
-		         r->run_id);
+		        r->run_id);
 }
 
 static void take_sample(struct rec *r, int64_t deadline)

@@ -78,7 +78,8 @@ static int report_csp(char *out, size_t size)
 	for (size_t i = 0; i < sizeof(report_scripts) / sizeof(report_scripts[0]); i++) {
 		const struct tm_asset *a = inline_asset(report_scripts[i]);
 		if (!a || !a->script_sha256[0])
-			return a ? tm_error("no hash of report script '%s'", report_scripts[i]) : -1;
+			return a ? tm_error("no hash of report script '%s'", report_scripts[i])
+			         : -1;
 		size_t used = strlen(out);
 		if (snprintf(out + used, size - used, " 'sha256-%s'", a->script_sha256) >=
 		    (int)(size - used))

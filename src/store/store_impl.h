@@ -54,10 +54,10 @@ struct tm_store {
 	sqlite3_stmt *stmt[TM_ST_COUNT];
 	struct tm_writer_state writers[TM_WRITER_CACHE];
 	uint64_t lru_clock;
-	bool has_rollups; /* the file has the rollups table (schema 2; a read-only
-	                     handle on an older file may not) */
-	bool quiet;            /* tm_store_set_quiet: failures not printed */
-	char last_error[256];  /* the last failure tm_st_fail saw, without the path */
+	bool has_rollups;     /* the file has the rollups table (schema 2; a read-only
+	                         handle on an older file may not) */
+	bool quiet;           /* tm_store_set_quiet: failures not printed */
+	char last_error[256]; /* the last failure tm_st_fail saw, without the path */
 };
 
 /* The schema of scraped.c's tables, set up with the others when a store

@@ -26,8 +26,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	struct tmh_region *r =
-	    mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct tmh_region *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r == MAP_FAILED) {
 		perror("mmap");
 		return 1;
