@@ -83,11 +83,12 @@ for kind in fifo link; do
 	used=$(/usr/bin/python3 -c 'import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r.get("jvm_heap_used_bytes")]
 print(rows[-1]["jvm_heap_used_bytes"] if rows else "")' "$T/jvm-$kind.csv" 2>/dev/null)
-	# 2.5 s at 100 ms: at least 15 samples; the real file (not the FIFO) read
-	if [ "$n" -ge 15 ] && [ -n "$used" ]; then
+	# 2.5 s at 100 ms: 25 samples on a quiet machine, at least 10 on a busy
+	# one (a hung recorder has none); the real file (not the FIFO) read
+	if [ "$n" -ge 10 ] && [ -n "$used" ]; then
 		ok "$name: $n samples, the real file's heap used $used bytes, ended by SIGTERM"
 	else
-		fail "$name" "$n samples (want >= 15), jvm_heap_used_bytes '$used'"
+		fail "$name" "$n samples (want >= 10), jvm_heap_used_bytes '$used'"
 	fi
 	kill "$apid"
 done
@@ -137,7 +138,11 @@ for pid in $(seq $next $((next + 20))); do
 		planted="$planted $pid"
 done
 wait $rpid
-for pid in $planted; do rm -f /dev/shm/tidemark-heap.$pid; done
+# ours only: a process that got one of those pids may have replaced it
+for pid in $planted; do
+	f=/dev/shm/tidemark-heap.$pid
+	[ "$(stat -c %u "$f" 2>/dev/null)" = $NOBODY ] && rm -f "$f"
+done
 peak=$("$TM" report -o "$T/heap.db" --json 2>/dev/null | /usr/bin/python3 -c 'import json, sys
 def find(o):
     if isinstance(o, dict):
