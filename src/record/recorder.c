@@ -291,7 +291,8 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	finish(r, res);
 	rc = 0;
 out:
-	tm_store_set_quiet(r->st, false);
+	if (r->st)
+		tm_store_set_quiet(r->st, false);
 	tm_rec_close_outputs(r);
 	tm_rec_close_all(r);
 	tm_env_free(env);
