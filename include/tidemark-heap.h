@@ -2,8 +2,13 @@
  * The shared-memory region of libtidemark-heap.so: one per process, at
  * /dev/shm/tidemark-heap.<pid> (shm_open name "/tidemark-heap.<pid>").
  *
- * Shared by the shim (the only writer) and tidemark (readers).  A reader maps
- * the file read-only, checks magic, version and size, then:
+ * Shared by the shim (the only writer) and tidemark (readers).  /dev/shm is
+ * world-writable, so anyone may plant a file under a pid's name: both sides
+ * open it without following a link or blocking and take it only when it is
+ * a regular file of exactly sizeof(struct tmh_region) owned by root or by
+ * the user of the process (for the reader, also its own user); the shim
+ * never maps another's file, the reader reports no figures from one.  A
+ * reader maps the file read-only, checks magic, version and size, then:
  *
  *   - counters: sums the `retired` slot and every slot of `slots[]` (each
  *     thread owns one slot and writes it with single-writer 64-bit stores;

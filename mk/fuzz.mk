@@ -5,6 +5,8 @@
 #   pprof   the heap-profile reader behind `heap top` (src/heap/heaptop.c)
 #   hprof   the HPROF heap-dump reader behind `hprof top` (src/hprof)
 #   runtime the runtime parsers (src/runtime: hsperfdata ...) and the JVM maps search
+#   heapregion the recorder's reader of a heap shim region (src/heap: the
+#           layout check, counters, the allocator's answer, sampled stacks)
 #   text    the option-value parsers: sizes, durations, numbers, a systemd
 #           unit's name (src/sysd), --keep, --window, --phases-at, --units
 #   sample  the stored-sample decoder (src/store/encoding.c)
@@ -16,7 +18,7 @@
 # scripts/fuzz.sh NAME SECONDS runs one (the smoke test in make check runs
 # each over its seeds and a few seconds more: tests/e2e/fuzz_smoke.sh).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt
+FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt heapregion
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined \

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
@@ -84,13 +85,32 @@ static void region_name(char *buf, int pid)
 	tmh_fmt_u64(buf + sizeof(pre) - 1, (uint64_t)pid);
 }
 
+/* A region file another may have planted (anyone may create names in
+ * /dev/shm): 1 when FD is a regular file of exactly one region that is
+ * ours (or root's), so that mapping it can neither fault on a page past
+ * its end nor read or write a stranger's memory. */
+static int region_fd_ours(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size == (off_t)sizeof(struct tmh_region) &&
+	       (st.st_uid == geteuid() || st.st_uid == 0);
+}
+
 /* An older region under our name is a previous image of this pid (we
- * exec'd) or a dead process whose pid we got: mark it and unlink it. */
+ * exec'd) or a dead process whose pid we got: mark it and unlink it.  A
+ * name squatted by another user is left alone (we cannot unlink it in the
+ * sticky /dev/shm, and then count privately). */
 static void supersede_old(const char *name)
 {
-	int fd = shm_open(name, O_RDWR, 0);
+	int fd = shm_open(name, O_RDWR | O_NONBLOCK, 0);
 	if (fd < 0)
 		return;
+	if (!region_fd_ours(fd)) {
+		close(fd);
+		shm_unlink(name); /* works where we may: root, or the dir's owner */
+		return;
+	}
 	struct tmh_region *old =
 	    mmap(NULL, sizeof(*old), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (old != MAP_FAILED) {
@@ -137,9 +157,13 @@ static void gc_one(const char *name)
 		return;
 	char shm[64] = "/";
 	memcpy(shm + 1, name, strlen(name) + 1);
-	int fd = shm_open(shm, O_RDONLY, 0);
+	int fd = shm_open(shm, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return;
+	if (!region_fd_ours(fd)) { /* not ours to judge, and mapping it could fault */
+		close(fd);
+		return;
+	}
 	const struct tmh_region *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (r == MAP_FAILED)

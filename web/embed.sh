@@ -95,7 +95,13 @@ done
 		*.css) type='text/css; charset=utf-8' ;;
 		*) type='text/plain; charset=utf-8' ;;
 		esac
-		echo "	{\"$path\", a$i, sizeof(a$i) - 1, \"$type\"},"
+		# a script's CSP hash as an HTML report inlines it: "\n" FILE "\n"
+		hash=""
+		case $f in *.js)
+			hash=$({ echo; cat "$f"; echo; } | sha256sum | cut -d' ' -f1 | xxd -r -p | base64)
+			;;
+		esac
+		echo "	{\"$path\", a$i, sizeof(a$i) - 1, \"$type\", \"$hash\"},"
 		i=$((i + 1))
 	done
 	echo '};'

@@ -16,9 +16,10 @@ static const char usage_text[] =
     "Reads an HPROF heap dump (jcmd PID GC.heap_dump FILE, or\n"
     "-XX:+HeapDumpOnOutOfMemoryError) in one streaming pass and prints the class\n"
     "histogram: instances and shallow bytes per class, largest first, as\n"
-    "`jcmd PID GC.class_histogram` counts them.  Its memory grows with the number\n"
-    "of classes and strings in the dump, not with the dump's size, so a dump can\n"
-    "be read on the machine that wrote it, next to the running JVM.\n"
+    "`jcmd PID GC.class_histogram` counts them.  Its memory is bounded whatever\n"
+    "the dump holds, so a dump can be read on the machine that wrote it, next to\n"
+    "the running JVM.  A gzip-compressed dump (DUMP.gz) is read as it is.  A dump\n"
+    "cut short prints the histogram of what it holds, marked PARTIAL, and exits 1.\n"
     "\n"
     "Shallow sizes follow the dumping JVM's object layout (docs/hprof.md): the\n"
     "defaults are HotSpot's on a 64-bit JVM with a heap under 32 GiB.\n"
@@ -104,7 +105,10 @@ int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	const char *path = argv[argc - 1];
-	if (tm_hprof_histogram_file(path, &layout, &h))
+	/* a dump cut short: the histogram of what was read, marked partial,
+	 * the cut said on stderr, and a failing status */
+	int partial = tm_hprof_histogram_file(path, &layout, &h);
+	if (partial < 0)
 		return 1;
 	if (fmt == FMT_JSON)
 		rc = tm_hprof_print_json(&h, &layout, path, (size_t)top, stdout) ? 1 : 0;
@@ -113,5 +117,5 @@ int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	else
 		tm_hprof_print_text(&h, &layout, path, (size_t)top, stdout);
 	tm_hprof_histogram_release(&h);
-	return rc;
+	return partial ? 1 : rc;
 }

@@ -99,8 +99,8 @@ static void print_result(struct tm_store *st, const struct tm_record_result *res
  * timeout, 128 + signal for a kill. */
 static int exit_status(const struct tm_record_result *res)
 {
-	if (res->store_failed)
-		return 1; /* the recording failed, whatever the command did */
+	/* a failed store is in the run's outcome and said on stderr; the status
+	 * stays the command's, as for every other way a recording stops */
 	if (res->exit_code >= 0)
 		return res->exit_code;
 	if (res->outcome == TM_OUTCOME_COMPLETED || res->outcome == TM_OUTCOME_DETACHED)

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,13 @@ typedef Perftools__Profiles__Line Line;
 
 /* ---- snapshot ------------------------------------------------------------ */
 
+/* MILLI/1000 rounded half up (as (MILLI + 500) / 1000 for the values the
+ * shim writes), without overflow for any value a process may write. */
+static int64_t from_milli(int64_t milli)
+{
+	return milli / 1000 + (milli % 1000 >= 500);
+}
+
 static int read_sites(const struct tmh_region *r, struct tm_heap_snapshot *out)
 {
 	struct tmh_stack *st = malloc(sizeof(r->stacks));
@@ -42,9 +50,9 @@ static int read_sites(const struct tmh_region *r, struct tm_heap_snapshot *out)
 		struct tm_heap_site *s = &out->sites[out->nsites++];
 		s->depth = st[i].depth > TMH_MAX_DEPTH ? TMH_MAX_DEPTH : (int)st[i].depth;
 		memcpy(s->pc, st[i].pc, sizeof(s->pc[0]) * (size_t)s->depth);
-		s->alloc_objects = (st[i].alloc_objects_milli + 500) / 1000;
+		s->alloc_objects = from_milli(st[i].alloc_objects_milli);
 		s->alloc_bytes = st[i].alloc_bytes;
-		s->inuse_objects = (st[i].inuse_objects_milli + 500) / 1000;
+		s->inuse_objects = from_milli(st[i].inuse_objects_milli);
 		s->inuse_bytes = st[i].inuse_bytes;
 		s->samples = st[i].samples;
 	}
@@ -113,7 +121,8 @@ int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *m
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	out->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	out->start_nanos = r->start_wall_usec * 1000;
+	int64_t start = r->start_wall_usec; /* as the process wrote it: 0 when absurd */
+	out->start_nanos = start > 0 && start < INT64_MAX / 1000 ? start * 1000 : 0;
 	int rc = tm_heap_region_counters(r, &out->counters);
 	if (rc < 0)
 		tm_error("the counters of pid %d kept changing", (int)pid);

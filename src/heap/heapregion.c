@@ -18,12 +18,17 @@ void tm_heap_region_path(char *buf, size_t size, pid_t pid)
 	snprintf(buf, size, TMH_PATH_FMT, (int)pid);
 }
 
-static int region_valid(const struct tmh_region *r, pid_t pid)
+int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid)
 {
+	if (size < sizeof(*r))
+		return -1;
 	return __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == TMH_MAGIC &&
-	       r->version == TMH_VERSION && r->total_bytes == sizeof(*r) && r->pid == pid &&
-	       r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
-	       r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS;
+	               r->version == TMH_VERSION && r->total_bytes == sizeof(*r) && r->pid == pid &&
+	               r->nslots == TMH_SLOTS && r->nclasses == TMH_CLASSES &&
+	               r->max_depth == TMH_MAX_DEPTH && r->nstacks == TMH_STACKS &&
+	               r->nlive == TMH_LIVE && r->maps_bytes == TMH_MAPS_BYTES
+	           ? 0
+	           : -1;
 }
 
 const struct tmh_region *tm_heap_region_map(pid_t pid)
@@ -32,23 +37,50 @@ const struct tmh_region *tm_heap_region_map(pid_t pid)
 	return tm_heap_region_map_rw(pid, &writable);
 }
 
+/* May a region file owned by UID speak for PID?  Its owner must be root,
+ * this process's user, or PID's user (the owner of /proc/PID; a process
+ * that is gone leaves only the first two). */
+static bool owner_ok(uid_t uid, pid_t pid)
+{
+	char proc[32];
+	struct stat st;
+
+	if (uid == 0 || uid == geteuid())
+		return true;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	return stat(proc, &st) == 0 && st.st_uid == uid;
+}
+
+/* Opens PID's region file: never through a link, never waiting, and only a
+ * regular file of exactly one region's size whose owner may speak for PID
+ * (anyone may create names in /dev/shm).  FLAGS: O_RDONLY or O_RDWR. */
+static int region_open(pid_t pid, int flags)
+{
+	char path[64];
+	struct stat st;
+
+	tm_heap_region_path(path, sizeof(path), pid);
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)sizeof(struct tmh_region) || !owner_ok(st.st_uid, pid)) {
+		close(fd);
+		errno = EPROTO;
+		return -1;
+	}
+	return fd;
+}
+
 /* *WRITABLE -1 on entry: read-only wanted. */
 const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
 {
-	char path[64];
-	tm_heap_region_path(path, sizeof(path), pid);
-	int fd = *writable < 0 ? -1 : open(path, O_RDWR | O_CLOEXEC);
+	int fd = *writable < 0 ? -1 : region_open(pid, O_RDWR);
 	*writable = fd >= 0;
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = region_open(pid, O_RDONLY);
 	if (fd < 0)
 		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct tmh_region)) {
-		close(fd);
-		errno = EPROTO;
-		return NULL;
-	}
 	void *m = mmap(NULL, sizeof(struct tmh_region), PROT_READ | (*writable ? PROT_WRITE : 0),
 	               MAP_SHARED, fd, 0);
 	int saved = errno;
@@ -57,7 +89,7 @@ const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable)
 		errno = saved;
 		return NULL;
 	}
-	if (!region_valid(m, pid)) {
+	if (tm_heap_region_check(m, sizeof(struct tmh_region), pid)) {
 		munmap(m, sizeof(struct tmh_region));
 		errno = EPROTO;
 		return NULL;
@@ -71,26 +103,44 @@ void tm_heap_region_unmap(const struct tmh_region *r)
 		munmap((void *)r, sizeof(*r));
 }
 
+/* Passes over a region's words that one reading may take while its process
+ * is in the middle of writing them (an odd or moving sequence word), 10 µs
+ * apart: a writer takes microseconds; a process that keeps the word odd on
+ * purpose costs each reading about a millisecond, never more. */
+#define SEQ_TRIES 100
+
+/* A + B and A - B in two's complement: a region's words are whatever its
+ * process wrote, and no value may make the reader's arithmetic undefined. */
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wrap_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 static void add_slot(struct tm_heap_counters *c, const struct tmh_slot *s)
 {
-#define TM_X_ADD(n, comment) c->n += __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+#define TM_X_ADD(n, comment) c->n = wrap_add(c->n, __atomic_load_n(&s->n, __ATOMIC_RELAXED));
 	TMH_COUNTER_LIST(TM_X_ADD)
 #undef TM_X_ADD
 	for (int i = 0; i < TMH_CLASSES; i++)
-		c->hist[i] += __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED);
+		c->hist[i] = wrap_add(c->hist[i], __atomic_load_n(&s->hist[i], __ATOMIC_RELAXED));
 }
 
 static void derive(struct tm_heap_counters *c)
 {
-	c->live_bytes = c->alloc_bytes - c->freed_bytes;
+	c->live_bytes = wrap_sub(c->alloc_bytes, c->freed_bytes);
 	c->allocs = 0;
 	for (int i = 0; i < TMH_CLASSES; i++)
-		c->allocs += c->hist[i];
+		c->allocs = wrap_add(c->allocs, c->hist[i]);
 }
 
 int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters *c)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->fold_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);
@@ -136,7 +186,7 @@ void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes)
 int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
                         uint64_t asked, int64_t *held)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->stats_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);
@@ -150,10 +200,10 @@ int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counter
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&r->stats_seq, __ATOMIC_RELAXED) != seq)
 			continue;
-		int current = ops == c->allocs + c->frees || (asked && ans >= asked);
+		int current = ops == wrap_add(c->allocs, c->frees) || (asked && ans >= asked);
 		if (kind == TMH_ALLOC_UNKNOWN || total < 0 || !current)
 			return -1;
-		*held = total > live ? total - live : 0;
+		*held = total > live ? wrap_sub(total, live) : 0;
 		return 0;
 	}
 	return -1;
@@ -170,7 +220,7 @@ uint64_t tm_heap_region_ask_stats(const struct tmh_region *r)
 
 int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)
 {
-	for (int attempt = 0; attempt < 1000; attempt++) {
+	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->sample_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			usleep(10);

@@ -29,7 +29,10 @@ struct tm_heap_counters {
 /*
  * Maps PID's region read-only.  Returns NULL with errno ENOENT when PID has
  * no region (not running with the shim), or another errno when the file is
- * not a region of this version (EPROTO) or cannot be mapped.
+ * not a region of this version (EPROTO) or cannot be mapped.  Anyone may
+ * create names in /dev/shm: the file is opened without following a link or
+ * waiting, and refused (EPROTO) unless it is a regular file of exactly one
+ * region's size owned by root, by this process's user or by PID's user.
  */
 const struct tmh_region *tm_heap_region_map(pid_t pid);
 /* The same, read-write when this process may write the file (*WRITABLE
@@ -37,6 +40,10 @@ const struct tmh_region *tm_heap_region_map(pid_t pid);
  * the peak and asks for the allocator's statistics. */
 const struct tmh_region *tm_heap_region_map_rw(pid_t pid, int *writable);
 void tm_heap_region_unmap(const struct tmh_region *r);
+
+/* 0 when the SIZE bytes at R are a region of this layout and version
+ * written by PID (magic, version, sizes and array counts), else -1. */
+int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid);
 
 /* Path of PID's region in /dev/shm into BUF. */
 void tm_heap_region_path(char *buf, size_t size, pid_t pid);

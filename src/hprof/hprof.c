@@ -17,6 +17,7 @@ enum {
 	TAG_LOAD_CLASS = 0x02,
 	TAG_HEAP_DUMP = 0x0c,
 	TAG_HEAP_DUMP_SEGMENT = 0x1c,
+	TAG_HEAP_DUMP_END = 0x2c,
 	SUB_CLASS_DUMP = 0x20,
 	SUB_INSTANCE_DUMP = 0x21,
 	SUB_OBJ_ARRAY_DUMP = 0x22,
@@ -60,10 +61,21 @@ struct hp {
 	size_t text_used, text_cap;
 	uint64_t prim_n[N_TYPES], prim_b[N_TYPES];
 	uint64_t class_dumps;
+	bool heap_complete; /* a HEAP DUMP record, or HEAP DUMP END after segments */
 	struct tm_hprof_histogram *out;
 };
 
 #define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
+
+/* What one dump may make us hold, whatever it says: the first bytes of each
+ * string (only class names are ever looked up, and none is this long), at
+ * most this many strings' bytes in all (later strings are not kept: their
+ * classes are named by id, and the output says how many), at most this
+ * many classes. */
+#define NAME_KEEP_BYTES 4096
+#define TEXT_MAX_BYTES  (256u << 20)
+#define CLASSES_MAX     (8u << 20)
+#define STRINGS_MAX     (32u << 20)
 
 void tm_hprof_layout_default(struct tm_hprof_layout *l)
 {
@@ -98,16 +110,25 @@ static struct cls *class_of(struct hp *h, uint64_t id)
 	uint32_t ix;
 	if (tm_idmap_get(&h->class_ix, id, &ix))
 		return &h->cls[ix];
+	if (h->n_cls >= CLASSES_MAX) {
+		tm_error("'%s' names more than %u classes: not read further", h->in->origin,
+		         CLASSES_MAX);
+		return NULL;
+	}
 	if (h->n_cls == h->cap_cls) {
 		size_t cap = h->cap_cls ? 2 * h->cap_cls : 1024;
 		struct cls *c = realloc(h->cls, cap * sizeof(*c));
-		if (!c)
+		if (!c) {
+			tm_error("out of memory for the dump's classes");
 			return NULL;
+		}
 		h->cls = c;
 		h->cap_cls = cap;
 	}
-	if (tm_idmap_put(&h->class_ix, id, (uint32_t)h->n_cls))
+	if (tm_idmap_put(&h->class_ix, id, (uint32_t)h->n_cls)) {
+		tm_error("out of memory for the dump's classes");
 		return NULL;
+	}
 	struct cls *c = &h->cls[h->n_cls++];
 	memset(c, 0, sizeof(*c));
 	c->id = id;
@@ -145,7 +166,9 @@ static int copy_text(struct hp *h, size_t n)
 	return 0;
 }
 
-/* UTF8: an id and the string's bytes (not NUL-terminated in the dump). */
+/* UTF8: an id and the string's bytes (not NUL-terminated in the dump).
+ * Only its first NAME_KEEP_BYTES are kept, and none once TEXT_MAX_BYTES or
+ * STRINGS_MAX are reached (counted in names_dropped). */
 static int rec_utf8(struct hp *h, uint64_t len)
 {
 	uint64_t at = tm_hp_off(h->in);
@@ -154,18 +177,24 @@ static int rec_utf8(struct hp *h, uint64_t len)
 	if (tm_hp_need(h->in, h->id, "a UTF8 record"))
 		return -1;
 	uint64_t sid = tm_hp_id(h->in, h->id);
-	size_t start = h->text_used, n = (size_t)(len - h->id);
+	uint64_t n = len - h->id;
+	size_t keep = n < NAME_KEEP_BYTES ? (size_t)n : NAME_KEEP_BYTES;
+	if (h->text_used + keep + 1 > TEXT_MAX_BYTES || h->n_strs >= STRINGS_MAX) {
+		h->out->names_dropped++;
+		return tm_hp_skip(h->in, n, "a UTF8 record");
+	}
+	size_t start = h->text_used;
 	struct str *s = grow(h->strs, &h->cap_strs, h->n_strs + 1, sizeof(*s));
 	if (!s)
 		return tm_error("out of memory for the dump's strings");
 	h->strs = s;
-	if (copy_text(h, n))
+	if (copy_text(h, keep) || tm_hp_skip(h->in, n - keep, "a UTF8 record"))
 		return -1;
 	char *t = grow(h->text, &h->text_cap, h->text_used + 1, 1);
 	if (!t || tm_idmap_put(&h->str_ix, sid, (uint32_t)h->n_strs))
 		return tm_error("out of memory for the dump's strings");
 	h->text = t;
-	h->strs[h->n_strs++] = (struct str){start, (uint32_t)n};
+	h->strs[h->n_strs++] = (struct str){start, (uint32_t)keep};
 	h->text[h->text_used++] = 0;
 	return 0;
 }
@@ -183,7 +212,7 @@ static int rec_load_class(struct hp *h, uint64_t len)
 	uint64_t name = tm_hp_id(h->in, h->id);
 	struct cls *c = class_of(h, id);
 	if (!c)
-		return tm_error("out of memory for the dump's classes");
+		return -1; /* said by class_of */
 	c->name_sid = name;
 	return 0;
 }
@@ -217,7 +246,7 @@ static int sub_class_dump(struct hp *h)
 	tm_hp_u4(h->in);         /* instance size in the dump's units: not the JVM's */
 	struct cls *c = class_of(h, id);
 	if (!c)
-		return tm_error("out of memory for the dump's classes");
+		return -1; /* said by class_of */
 	c->super_id = super;
 	c->dumped = true;
 	h->class_dumps++;
@@ -254,7 +283,7 @@ static int sub_instance(struct hp *h)
 	tm_hp_u4(h->in);
 	struct cls *c = class_of(h, tm_hp_id(h->in, h->id));
 	if (!c)
-		return tm_error("out of memory for the dump's classes");
+		return -1; /* said by class_of */
 	c->instances++;
 	return tm_hp_skip(h->in, tm_hp_u4(h->in), "an INSTANCE DUMP");
 }
@@ -268,7 +297,7 @@ static int sub_obj_array(struct hp *h)
 	uint64_t n = tm_hp_u4(h->in);
 	struct cls *c = class_of(h, tm_hp_id(h->in, h->id));
 	if (!c)
-		return tm_error("out of memory for the dump's classes");
+		return -1; /* said by class_of */
 	c->arrays++;
 	c->array_bytes += ALIGN8(h->array_base + n * h->ref);
 	return tm_hp_skip(h->in, n * h->id, "an OBJECT ARRAY DUMP");
@@ -352,8 +381,10 @@ static int read_header(struct hp *h)
 {
 	size_t i = 0;
 	for (;;) {
+		if (tm_hp_off(h->in) == 0 && tm_hp_more(h->in) == 0)
+			return bad(h, 0, "an empty file");
 		if (tm_hp_need(h->in, 1, "the header"))
-			return tm_hp_off(h->in) == 0 ? bad(h, 0, "an empty file") : -1;
+			return -1;
 		char ch = (char)tm_hp_u1(h->in);
 		if (!ch)
 			break;
@@ -379,9 +410,19 @@ static int read_records(struct hp *h)
 {
 	for (;;) {
 		uint64_t at = tm_hp_off(h->in);
-		int rc = tm_hp_need(h->in, 9, "a record header");
-		if (rc)
-			return rc > 0 ? 0 : -1;
+		int rc = tm_hp_more(h->in);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 && h->heap_complete)
+			return 0;
+		if (rc == 0) { /* HotSpot ends a dump with its heap: this one was cut */
+			h->in->truncated = true;
+			return tm_error("'%s' is truncated at offset %llu (it ends before its "
+			                "heap dump does)",
+			                h->in->origin, (unsigned long long)at);
+		}
+		if (tm_hp_need(h->in, 9, "a record header"))
+			return -1;
 		unsigned tag = tm_hp_u1(h->in);
 		tm_hp_u4(h->in); /* time */
 		uint64_t len = tm_hp_u4(h->in);
@@ -392,10 +433,17 @@ static int read_records(struct hp *h)
 			rc = rec_load_class(h, len);
 		else if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT)
 			rc = rec_heap(h, len);
+		else if (tag == TAG_HEAP_DUMP_END)
+			rc = tm_hp_skip(h->in, len, "a HEAP DUMP END record");
 		else
 			rc = tm_hp_skip(h->in, len, "a record");
 		if (rc)
 			return -1;
+		/* one HEAP DUMP record, or segments up to their END */
+		if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_END)
+			h->heap_complete = true;
+		else if (tag == TAG_HEAP_DUMP_SEGMENT)
+			h->heap_complete = false;
 		if (tag == TAG_LOAD_CLASS && tm_hp_off(h->in) != at + 9 + len)
 			return bad(h, at, "a record of the wrong length");
 	}
@@ -568,13 +616,17 @@ int tm_hprof_histogram_read(struct tm_hp_in *in, const struct tm_hprof_layout *l
 {
 	struct hp h = {.in = in, .out = out};
 	memset(out, 0, sizeof(*out));
-	int rc = read_header(&h);
+	int rc = read_header(&h), partial = 0;
 	if (!rc) {
 		set_layout(&h, layout);
 		rc = read_records(&h);
+		/* cut short: what was read is still a histogram, marked so */
+		if (rc && in->truncated)
+			rc = 0, partial = 1;
 	}
 	if (!rc)
 		rc = build_rows(&h);
+	out->partial = partial && !rc;
 	free(h.strs);
 	out->dump_bytes = tm_hp_off(in);
 	tm_idmap_release(&h.class_ix);
@@ -583,14 +635,14 @@ int tm_hprof_histogram_read(struct tm_hp_in *in, const struct tm_hprof_layout *l
 	free(h.text);
 	if (rc)
 		tm_hprof_histogram_release(out);
-	return rc;
+	return rc ? -1 : partial;
 }
 
 int tm_hprof_histogram_file(const char *path, const struct tm_hprof_layout *layout,
                             struct tm_hprof_histogram *out)
 {
 	struct tm_hp_in in;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	memset(out, 0, sizeof(*out));
 	if (fd < 0)
 		return tm_error("cannot open '%s': %s", path, strerror(errno));

@@ -2,8 +2,8 @@
  * HPROF heap dumps, as HotSpot writes them (`jcmd PID GC.heap_dump FILE`,
  * -XX:+HeapDumpOnOutOfMemoryError), read in one streaming pass into a class
  * histogram: instances and shallow bytes per class, counted the way
- * `jcmd PID GC.class_histogram` counts them.  Memory is bounded by the
- * number of classes and strings in the dump, never by its size.  The
+ * `jcmd PID GC.class_histogram` counts them.  Memory is bounded whatever
+ * the dump holds (see tm_hprof_histogram_read), never by its size.  The
  * format and the object-layout rule are in docs/hprof.md.
  */
 #ifndef TM_HPROF_H
@@ -46,17 +46,22 @@ struct tm_hprof_histogram {
 	char format[32];        /* "JAVA PROFILE 1.0.2" */
 	uint64_t dump_bytes;    /* bytes read */
 	uint64_t records, heap_records;
+	bool partial;           /* the dump was cut short: the rows are what was read */
+	uint64_t names_dropped; /* strings not kept (over the bound): classes named by id */
 };
 
 /*
  * Reads the whole dump from IN and fills OUT (release with
- * tm_hprof_histogram_release).  0, or -1 after tm_error naming the dump and
- * the offset of what is malformed or missing; OUT is then empty.
+ * tm_hprof_histogram_release).  0; 1 when the dump is cut short (said with
+ * tm_error and its offset): OUT holds the histogram of what was read, with
+ * OUT->partial set; -1 after tm_error naming the dump and the offset of what
+ * is malformed, OUT then empty.  Memory is bounded whatever the dump says:
+ * at most 4 KiB of each string, 256 MiB of strings, 8 Mi classes.
  */
 int tm_hprof_histogram_read(struct tm_hp_in *in, const struct tm_hprof_layout *layout,
                             struct tm_hprof_histogram *out);
 
-/* The same for the file at PATH. */
+/* The same for the file at PATH (gzip-compressed or not). */
 int tm_hprof_histogram_file(const char *path, const struct tm_hprof_layout *layout,
                             struct tm_hprof_histogram *out);
 

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "base/error.h"
 #include "hprof/input.h"
 #include "base/banned.h"
@@ -19,7 +21,38 @@ int tm_hp_in_fd(struct tm_hp_in *in, int fd, size_t chunk, const char *origin)
 	in->buf = malloc(in->cap);
 	if (!in->buf)
 		return tm_error("out of memory for a %zu-byte read buffer", in->cap);
+	uint8_t magic[2];
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		int gfd = dup(fd); /* gzclose closes it; FD stays the caller's */
+		if (gfd < 0 || !(in->gz = gzdopen(gfd, "rb"))) {
+			if (gfd >= 0)
+				close(gfd);
+			free(in->buf);
+			in->buf = NULL;
+			return tm_error("cannot read '%s' as gzip", origin);
+		}
+		gzbuffer(in->gz, 128 * 1024);
+	}
 	return 0;
+}
+
+/* One read of the source into buf[len, cap): bytes read, 0 at the end, -1
+ * with errno (or a zlib message in *ZERR). */
+static ssize_t read_some(struct tm_hp_in *in, const char **zerr)
+{
+	*zerr = NULL;
+	if (!in->gz)
+		return read(in->fd, in->buf + in->len, in->cap - in->len);
+	int r = gzread(in->gz, in->buf + in->len, (unsigned)(in->cap - in->len));
+	if (r < 0) {
+		int code;
+		*zerr = gzerror(in->gz, &code);
+		if (code == Z_ERRNO)
+			*zerr = NULL;
+		if (code == Z_BUF_ERROR) /* the compressed stream stops mid-way */
+			in->truncated = true;
+	}
+	return r;
 }
 
 void tm_hp_in_mem(struct tm_hp_in *in, const uint8_t *buf, size_t len, const char *origin)
@@ -35,6 +68,9 @@ void tm_hp_in_release(struct tm_hp_in *in)
 {
 	if (in->fd >= 0)
 		free(in->buf);
+	if (in->gz)
+		gzclose(in->gz);
+	in->gz = NULL;
 	in->buf = NULL;
 }
 
@@ -47,13 +83,14 @@ static ssize_t refill(struct tm_hp_in *in)
 	in->pos = 0;
 	in->len = keep;
 	for (;;) {
-		ssize_t r = read(in->fd, in->buf + in->len, in->cap - in->len);
-		if (r < 0 && errno == EINTR)
+		const char *zerr;
+		ssize_t r = read_some(in, &zerr);
+		if (r < 0 && !zerr && errno == EINTR)
 			continue;
 		if (r < 0)
 			return tm_error("cannot read '%s' at offset %llu: %s", in->origin,
 			                (unsigned long long)(in->buf_off + in->len),
-			                strerror(errno));
+			                zerr ? zerr : strerror(errno));
 		in->len += (size_t)r;
 		return r;
 	}
@@ -61,6 +98,7 @@ static ssize_t refill(struct tm_hp_in *in)
 
 static int short_source(struct tm_hp_in *in, const char *what)
 {
+	in->truncated = true;
 	return tm_error("'%s' is truncated at offset %llu (in %s)", in->origin,
 	                (unsigned long long)(in->buf_off + in->len), what);
 }
@@ -71,15 +109,24 @@ int tm_hp_need(struct tm_hp_in *in, size_t n, const char *what)
 		TM_BUG("tm_hp_need(%zu) over %d", n, NEED_MAX);
 	while (in->len - in->pos < n) {
 		if (in->fd < 0)
-			return in->len == in->pos ? 1 : short_source(in, what);
-		bool was_empty = in->len == in->pos;
+			return short_source(in, what);
 		ssize_t r = refill(in);
 		if (r < 0)
 			return -1;
 		if (r == 0)
-			return was_empty && in->len == in->pos ? 1 : short_source(in, what);
+			return short_source(in, what);
 	}
 	return 0;
+}
+
+int tm_hp_more(struct tm_hp_in *in)
+{
+	if (in->len > in->pos)
+		return 1;
+	if (in->fd < 0)
+		return 0;
+	ssize_t r = refill(in);
+	return r < 0 ? -1 : r > 0;
 }
 
 /* At least one unread byte: 0, or -1 after tm_error. */

@@ -19,10 +19,14 @@ struct tm_hp_in {
 	size_t pos, len;    /* unread bytes are buf[pos, len) */
 	uint64_t buf_off;   /* offset in the dump of buf[0] */
 	const char *origin; /* names the dump in errors (borrowed) */
+	void *gz;           /* a gzFile when the file is gzip-compressed (fd sources) */
+	bool truncated;     /* an error said the dump ends too soon (cut short) */
 };
 
-/* Opens a reader over FD (not closed here) with a chunk of CHUNK bytes.
- * 0, or -1 after tm_error. */
+/* Opens a reader over FD (not closed here) with a chunk of CHUNK bytes; a
+ * gzip-compressed file (its first two bytes) is read through zlib, and
+ * offsets are then those of the uncompressed dump.  0, or -1 after
+ * tm_error. */
 int tm_hp_in_fd(struct tm_hp_in *in, int fd, size_t chunk, const char *origin);
 
 /* A reader over LEN bytes at BUF (borrowed, must outlive the reader). */
@@ -38,9 +42,13 @@ static inline uint64_t tm_hp_off(const struct tm_hp_in *in)
 }
 
 /* Makes N contiguous bytes readable at buf + pos (N at most 4096).
- * 0; 1 at a clean end (no byte left) when N bytes were asked; -1 after
- * tm_error on a short source or a read error. */
+ * 0, or -1 after tm_error on a short source (IN->truncated set; WHAT names
+ * what was being read) or a read error. */
 int tm_hp_need(struct tm_hp_in *in, size_t n, const char *what);
+
+/* 1 when at least one byte is left, 0 at the end of the source, -1 after
+ * tm_error on a read error. */
+int tm_hp_more(struct tm_hp_in *in);
 
 /* Consumes N bytes without looking at them.  0, or -1 after tm_error. */
 int tm_hp_skip(struct tm_hp_in *in, uint64_t n, const char *what);

@@ -33,6 +33,11 @@ void tm_hprof_print_text(const struct tm_hprof_histogram *h, const struct tm_hpr
 	        h->format, (double)h->dump_bytes / (1024.0 * 1024.0), h->id_size,
 	        l->compressed_oops ? "compressed" : "full",
 	        l->compressed_class_pointers ? "compressed" : "full");
+	if (h->partial)
+		fprintf(out,
+		        "PARTIAL: the dump is cut short after %llu bytes; these are the "
+		        "records before the cut\n",
+		        (unsigned long long)h->dump_bytes);
 	fprintf(out, "%12s %12s %7s  %s\n", "instances", "shallow MiB", "share", "class");
 	bool unknown = false;
 	for (size_t i = 0; i < shown(h, top); i++) {
@@ -57,6 +62,11 @@ void tm_hprof_print_text(const struct tm_hprof_histogram *h, const struct tm_hpr
 	fprintf(out, "total: %llu instances, %.2f MiB shallow, in %zu classes\n",
 	        (unsigned long long)h->instances, (double)h->shallow_bytes / (1024.0 * 1024.0),
 	        h->n_rows);
+	if (h->names_dropped)
+		fprintf(out,
+		        "%llu strings of the dump were not kept (over tidemark's bound): classes "
+		        "they named show as <class 0x...>\n",
+		        (unsigned long long)h->names_dropped);
 	if (unknown)
 		fprintf(out,
 		        "java.lang.Class: the classes the dump describes; their mirrors' size "
@@ -100,6 +110,8 @@ int tm_hprof_print_json(const struct tm_hprof_histogram *h, const struct tm_hpro
 	              "shallow_bytes", (json_int_t)h->shallow_bytes, "rows", rows);
 	if (!o)
 		return tm_error("out of memory for the JSON histogram");
+	json_object_set_new(o, "partial", json_boolean(h->partial));
+	json_object_set_new(o, "names_dropped", json_integer((json_int_t)h->names_dropped));
 	int rc = json_dumpf(o, out, JSON_INDENT(1)) ? tm_error("cannot write the histogram") : 0;
 	fputc('\n', out);
 	json_decref(o);

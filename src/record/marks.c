@@ -14,25 +14,51 @@
 #include "record/marks.h"
 #include "base/banned.h"
 
+/* Why DIR may not hold our marks, or NULL when it may: a real directory
+ * (not a link) that is ours or root's, that no one else may write to, and
+ * that we may write to.  /tmp is shared: anyone can create
+ * /tmp/tidemark-UID before us, and read or replace what we put there.
+ * BUF (SIZE bytes) holds the reason when it is formatted. */
+static const char *dir_unsafe(const char *dir, char *buf, size_t size)
+{
+	struct stat sb;
+
+	if (lstat(dir, &sb))
+		return strerror(errno);
+	if (!S_ISDIR(sb.st_mode))
+		return "not a directory";
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		snprintf(buf, size, "owned by uid %u, not by us", (unsigned)sb.st_uid);
+		return buf;
+	}
+	if (sb.st_mode & 022) {
+		snprintf(buf, size, "others may write to it (mode %03o)",
+		         (unsigned)(sb.st_mode & 0777));
+		return buf;
+	}
+	return access(dir, W_OK) ? strerror(errno) : NULL;
+}
+
 static int runtime_dir(char *buf, size_t size, int create)
 {
 	const char *env = getenv("TIDEMARK_RUNTIME_DIR");
 	const char *candidates[2] = {env && *env ? env : "/run/tidemark", NULL};
-	char tmp[64];
+	char tmp[64], buf2[2][96];
+	const char *why[2];
 
 	snprintf(tmp, sizeof(tmp), "/tmp/tidemark-%u", (unsigned)getuid());
 	candidates[1] = tmp;
 	for (int i = 0; i < 2; i++) {
-		struct stat sb;
 		if (create)
 			mkdir(candidates[i], 0700);
-		if (!stat(candidates[i], &sb) && S_ISDIR(sb.st_mode) &&
-		    !access(candidates[i], W_OK)) {
+		why[i] = dir_unsafe(candidates[i], buf2[i], sizeof(buf2[i]));
+		if (!why[i]) {
 			snprintf(buf, size, "%s", candidates[i]);
 			return 0;
 		}
 	}
-	return tm_error("no runtime directory for marks (tried /run/tidemark and %s)", tmp);
+	return tm_error("no runtime directory for marks (%s: %s; %s: %s)", candidates[0], why[0],
+	                tmp, why[1]);
 }
 
 int tm_mark_listen(struct tm_mark_listener *l)
@@ -77,11 +103,16 @@ int tm_mark_send(const char *path, const char *text)
 
 	if (!len || len > TM_MARK_TEXT_MAX || strchr(text, '\n'))
 		return tm_error("a mark is one line of 1 to %d characters", TM_MARK_TEXT_MAX);
-	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return tm_error(errno == ENXIO ? "no recorder is reading '%s'"
 		                               : "cannot open '%s': %s",
 		                path, strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) || !S_ISFIFO(sb.st_mode)) {
+		close(fd);
+		return tm_error("'%s' is not a recorder's FIFO", path);
+	}
 	snprintf(line, sizeof(line), "%s\n", text);
 	n = write(fd, line, len + 1); /* <= PIPE_BUF: one atomic write */
 	close(fd);

@@ -2,7 +2,10 @@
  * Marks: named phase boundaries sent to a running recorder.  The recorder
  * listens on a FIFO (so `echo busy-start > $TIDEMARK_MARK` works from any
  * shell) in the runtime directory: $TIDEMARK_RUNTIME_DIR, else /run/tidemark,
- * else /tmp/tidemark-UID.  One line is one mark.
+ * else /tmp/tidemark-UID.  A directory is used only when it is a real
+ * directory owned by us or root that no one else may write to (anyone can
+ * create /tmp/tidemark-UID first); with none, a recording takes no marks.
+ * One line is one mark.
  */
 #ifndef TM_MARKS_H
 #define TM_MARKS_H

@@ -69,9 +69,9 @@ static void store_sample(struct rec *r, const struct tm_sample *s, const pid_t *
 		struct tm_prune_stats ps = {0};
 		r->last_prune_wall_usec = now;
 		if (tm_store_prune_run(r->st, r->run_id, &r->o->keep, now, &ps))
-			tm_warn("pruning run %" PRId64 " failed; recording goes on, and the next "
-			        "prune catches up",
-			        r->run_id);
+			tm_warn("pruning run %" PRId64 " failed (%s); recording goes on, and the "
+			        "next prune catches up",
+			        r->run_id, tm_store_last_error(r->st));
 	}
 }
 
@@ -84,8 +84,8 @@ static void end_failed_run(struct rec *r)
 		return;
 	snprintf(res.reason, sizeof(res.reason), "%s", r->store_error);
 	if (tm_rec_end_run(r, &res) == 0)
-		tm_warn("run %" PRId64 " is marked failed in the store: %s", r->run_id,
-		        r->store_error);
+		tm_warn("run %" PRId64 " is marked failed in the store (its end could be written)",
+		        r->run_id);
 }
 
 static void take_sample(struct rec *r, int64_t deadline)
@@ -305,10 +305,13 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 		prctl(PR_SET_CHILD_SUBREAPER, 1); /* a daemon's processes stay ours to follow */
 	if (start(r, env, limits_json, res))
 		goto out;
+	tm_store_set_quiet(r->st, true); /* failures are said by tm_rec_store, once */
 	sample_loop(r);
 	finish(r, res);
 	rc = 0;
 out:
+	if (r->st)
+		tm_store_set_quiet(r->st, false);
 	tm_rec_close_outputs(r);
 	tm_rec_close_all(r);
 	tm_env_free(env);

@@ -29,15 +29,19 @@
 /*
  * Every store write of a run goes through here with its result.  The first
  * failure ends the recording (not the command): the error is said once,
- * nothing more is written but the run's end (runend.c), and the caller goes
- * on.  Returns RC.
+ * here (the store itself is quiet while recording, so that the retries of
+ * the run's end say nothing more), nothing more is written but the run's
+ * end (runend.c), and the caller goes on.  Returns RC.
  */
 int tm_rec_store(struct rec *r, int rc, const char *what)
 {
 	if (!rc || r->store_failed)
 		return rc;
 	r->store_failed = true;
-	snprintf(r->store_error, sizeof(r->store_error), "a store write failed (%s)", what);
+	/* the store is quiet while recording: this is the one line said */
+	const char *why = tm_store_last_error(r->st);
+	snprintf(r->store_error, sizeof(r->store_error), "a store write failed (%s)",
+	         why[0] ? why : what);
 	tm_store_abandon(r->st);
 	tm_warn("%s: recording stops here; the command goes on, and the run will end as failed",
 	        r->store_error);

@@ -385,7 +385,11 @@ int tm_rec_open_inputs(struct rec *r)
 			r->follow.pos = sb.st_size;
 		}
 	}
-	return tm_mark_listen(&r->marks);
+	/* no safe place for the FIFO (a squatted /tmp/tidemark-UID) costs
+	 * the marks, not the recording */
+	if (tm_mark_listen(&r->marks))
+		tm_warn("this run takes no marks (see above)");
+	return 0;
 }
 
 void tm_rec_close_all(struct rec *r)

@@ -35,7 +35,10 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
 /*
  * Finds the hsperfdata path in LEN bytes of /proc/PID/maps text: the first
  * mapped file whose name has a "/hsperfdata_" directory (not "(deleted)").
- * Copies it into PATH (SIZE bytes) and returns 0, or -1 when none.
+ * Copies it into PATH (SIZE bytes) with the kernel's escape of a newline
+ * ("\012") undone and returns 0, or -1 when none.  The process chose that
+ * name: tm_jvm_sample opens it only as a regular file of the process's uid,
+ * without following a final link or waiting on a FIFO.
  */
 int tm_jvm_maps_find(const char *maps, size_t len, char *path, size_t size);
 

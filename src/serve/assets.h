@@ -9,6 +9,9 @@ struct tm_asset {
 	const unsigned char *data;
 	size_t len;
 	const char *type; /* Content-Type */
+	/* a script's SHA-256, base64, of "\n" DATA "\n" (how an HTML report
+	 * inlines it, for its CSP); "" for other files */
+	const char *script_sha256;
 };
 
 /* The asset served at PATH ("/" is /index.html), or NULL. */

@@ -39,34 +39,77 @@ static void put_json(FILE *f, const json_t *doc)
 	free(s);
 }
 
-static int put_asset(FILE *f, const char *path)
+/* The asset at PATH, checked to be inlinable, or NULL (said). */
+static const struct tm_asset *inline_asset(const char *path)
 {
 	const struct tm_asset *a = tm_asset_find(path);
 
+	if (!a) {
+		tm_error("report asset '%s' missing from the build", path);
+		return NULL;
+	}
+	if (strstr((const char *)a->data, "</script") || strstr((const char *)a->data, "</style")) {
+		tm_error("report asset '%s' cannot be inlined", path);
+		return NULL;
+	}
+	return a;
+}
+
+static int put_asset(FILE *f, const char *path)
+{
+	const struct tm_asset *a = inline_asset(path);
+
 	if (!a)
-		return tm_error("report asset '%s' missing from the build", path);
-	if (strstr((const char *)a->data, "</script") || strstr((const char *)a->data, "</style"))
-		return tm_error("report asset '%s' cannot be inlined", path);
+		return -1;
 	fwrite(a->data, 1, a->len, f);
+	return 0;
+}
+
+/* The scripts a report runs, each inlined as "<script>\n" ASSET "\n</script>":
+ * the page's CSP allows exactly these texts by their SHA-256 (computed
+ * at build time by web/embed.sh). */
+static const char *const report_scripts[] = {"/vendor/uPlot.iife.min.js", "/report.js"};
+
+/* The report's Content-Security-Policy: nothing from the network, only its
+ * own inline scripts (by hash) and styles. */
+static int report_csp(char *out, size_t size)
+{
+	snprintf(out, size, "default-src 'none'; script-src");
+	for (size_t i = 0; i < sizeof(report_scripts) / sizeof(report_scripts[0]); i++) {
+		const struct tm_asset *a = inline_asset(report_scripts[i]);
+		if (!a || !a->script_sha256[0])
+			return a ? tm_error("no hash of report script '%s'", report_scripts[i])
+			         : -1;
+		size_t used = strlen(out);
+		if (snprintf(out + used, size - used, " 'sha256-%s'", a->script_sha256) >=
+		    (int)(size - used))
+			return tm_error("report CSP too long");
+	}
+	size_t used = strlen(out);
+	if (snprintf(out + used, size - used, "; style-src 'unsafe-inline'; img-src data:") >=
+	    (int)(size - used))
+		return tm_error("report CSP too long");
 	return 0;
 }
 
 static int write_page(const char *path, const char *title, const json_t *data)
 {
-	char tmp[4096];
+	char tmp[4096], csp[512];
 	FILE *f;
 	int rc = 0;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return tm_error("path too long: '%s'", path);
+	if (report_csp(csp, sizeof(csp)))
+		return -1;
 	f = fopen(tmp, "w");
 	if (!f)
 		return tm_error("cannot write '%s': %s", tmp, strerror(errno));
 	fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-	      "<title>",
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"",
 	      f);
+	fputs(csp, f);
+	fputs("\">\n<title>", f);
 	fputs(title, f); /* ours: digits and fixed words only */
 	fputs("</title>\n<style>\n", f);
 	rc |= put_asset(f, "/vendor/uPlot.min.css");
@@ -77,11 +120,13 @@ static int write_page(const char *path, const char *title, const json_t *data)
 	      "<script type=\"application/json\" id=\"tm-data\">",
 	      f);
 	put_json(f, data);
-	fputs("</script>\n<script>\n", f);
-	rc |= put_asset(f, "/vendor/uPlot.iife.min.js");
-	fputs("\n</script>\n<script>\n", f);
-	rc |= put_asset(f, "/report.js"); /* the panel's modules, joined */
-	fputs("\n</script>\n<!-- uPlot (MIT licence):\n", f);
+	fputs("</script>\n", f);
+	for (size_t i = 0; i < sizeof(report_scripts) / sizeof(report_scripts[0]); i++) {
+		fputs("<script>\n", f);
+		rc |= put_asset(f, report_scripts[i]); /* uPlot, then the panel's modules joined */
+		fputs("\n</script>\n", f);
+	}
+	fputs("<!-- uPlot (MIT licence):\n", f);
 	rc |= put_asset(f, "/vendor/uPlot.LICENSE");
 	fputs("-->\n</body>\n</html>\n", f);
 	if (fclose(f) != 0 || rc) {

@@ -4,6 +4,7 @@
  * docs/store.md describes the schema.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,22 +277,42 @@ void tm_store_close(struct tm_store *st)
 
 /* ---- helpers for the other files of src/store/ ---- */
 
+int tm_st_fail(struct tm_store *st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(st->last_error, sizeof(st->last_error), fmt, ap);
+	va_end(ap);
+	return st->quiet ? -1 : tm_error("store '%s': %s", st->path, st->last_error);
+}
+
+void tm_store_set_quiet(struct tm_store *st, bool quiet)
+{
+	st->quiet = quiet;
+}
+
+const char *tm_store_last_error(const struct tm_store *st)
+{
+	return st->last_error;
+}
+
 int tm_st_error(struct tm_store *st, const char *what)
 {
 	int code = sqlite3_errcode(st->db);
 
 	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-		return tm_error("store '%s': %s: %s: the file is damaged, and figures read from it"
-		                " would be incomplete ('tidemark runs check' says where)",
-		                st->path, what, sqlite3_errmsg(st->db));
-	return tm_error("store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
+		return tm_st_fail(st,
+		                  "%s: %s: the file is damaged, and figures read from it would be "
+		                  "incomplete ('tidemark runs check' says where)",
+		                  what, sqlite3_errmsg(st->db));
+	return tm_st_fail(st, "%s: %s", what, sqlite3_errmsg(st->db));
 }
 
 int tm_st_exec(struct tm_store *st, const char *sql)
 {
 	char *err = NULL;
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		int rc = tm_error("store '%s': %s", st->path, err ? err : "error");
+		int rc = tm_st_fail(st, "%s", err ? err : "error");
 		sqlite3_free(err);
 		return rc;
 	}
@@ -452,10 +473,8 @@ int tm_store_check_file(struct tm_store *st)
 	if (!st->ino)
 		return 0;
 	if (stat(st->path, &sb) < 0)
-		return tm_error("store '%s': %s (removed while recording?)", st->path,
-		                strerror(errno));
+		return tm_st_fail(st, "%s (removed while recording?)", strerror(errno));
 	if (sb.st_dev != st->dev || sb.st_ino != st->ino)
-		return tm_error("store '%s' was replaced by another file while recording",
-		                st->path);
+		return tm_st_fail(st, "replaced by another file while recording");
 	return 0;
 }

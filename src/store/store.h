@@ -168,6 +168,14 @@ int tm_store_commit_due(struct tm_store *st, int64_t now_mono_usec);
  * a last write, such as a run's end, starts clean). */
 void tm_store_abandon(struct tm_store *st);
 
+/* QUIET: failures are no longer printed, only kept (tm_store_last_error):
+ * for a recorder that says the first one itself and retries quietly. */
+void tm_store_set_quiet(struct tm_store *st, bool quiet);
+
+/* The last failure of ST, without its path ("commit: database or disk is
+ * full"); "" when none.  Valid until the next call on ST. */
+const char *tm_store_last_error(const struct tm_store *st);
+
 /* Whether the file opened is still the one at the store's path: -1 after
  * tm_error when it was removed or replaced (writes would then go into a
  * file nobody can open), else 0. */

@@ -178,27 +178,34 @@ fi
 sleep 1.5
 
 # ---- store failures ------------------------------------------------------
-# a disk that fills mid-run: the command goes on at its pace, the error is
-# said, the run ends as failed with the reason once the end can be written
+# a disk that fills mid-run and stays full for 2 s (40 intervals): the
+# command goes on at its pace, the error is said once (not at every retry
+# of the run's end), the run ends as failed with the reason once the end
+# can be written, and tidemark exits with the command's status (3)
 if mkdir -p "$T/full" && mount -t tmpfs -o size=2m tmpfs "$T/full" 2>/dev/null; then
 	: >"$T/f.out"
 	start=$(date +%s%N)
-	"$TM" record -o "$T/full/f.db" -i 50ms -- sh -c "$ticker" >"$T/f.out" 2>"$T/f.err" &
+	"$TM" record -o "$T/full/f.db" -i 50ms -- sh -c "$ticker; exit 3" >"$T/f.out" 2>"$T/f.err" &
 	rpid=$!
 	wait_for 5 grep -q 'tick 5' "$T/f.out"
 	dd if=/dev/zero of="$T/full/fill" bs=64k 2>/dev/null
 	wait_for 5 grep -q 'store write failed' "$T/f.err"
+	sleep 2
 	rm -f "$T/full/fill"
 	wait $rpid
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	r=$(sql "$T/full/f.db" "select outcome || ': ' || reason from runs")
-	if [ $rc -ne 0 ] && grep -qx done "$T/f.out" && [ $ms -lt 6500 ] &&
-		grep -q 'store write failed' "$T/f.err" && echo "$r" | grep -q '^failed: a store write failed'; then
-		ok "a full disk: the command goes on, the run ends as failed with the reason"
+	said=$(grep -c 'disk is full' "$T/f.err")
+	errors=$(grep -c 'error:' "$T/f.err")
+	# the one line, and the run's summary with its reason
+	if [ $rc -eq 3 ] && grep -qx done "$T/f.out" && [ $ms -lt 6500 ] && [ "$said" -le 2 ] &&
+		[ "$errors" -eq 0 ] && [ "$(grep -c 'recording stops here' "$T/f.err")" = 1 ] &&
+		echo "$r" | grep -q '^failed: a store write failed (.*disk is full)'; then
+		ok "a full disk: the command goes on, the failure is said once, the run ends as failed with the reason, the exit status is the command's"
 	else
-		fail "a full disk: the command goes on, the run ends as failed with the reason" \
-			"rc $rc, $ms ms, '$r', $(tail -3 "$T/f.err")"
+		fail "a full disk: the command goes on, the failure is said once, the run ends as failed with the reason, the exit status is the command's" \
+			"rc $rc (want 3), $ms ms, 'disk is full' $said lines (want <= 2: the warning and the summary), $errors error lines, '$r', $(head -5 "$T/f.err")"
 	fi
 	umount "$T/full"
 else
@@ -212,10 +219,10 @@ wait_for 5 grep -q 'tick 5' "$T/f.out"
 rm -f "$T/rm.db" "$T/rm.db-wal" "$T/rm.db-shm"
 wait $rpid
 rc=$?
-if [ $rc -ne 0 ] && grep -qx done "$T/f.out" && grep -q "removed while recording" "$T/f.err"; then
-	ok "a removed store: the command goes on, the error is said"
+if [ $rc -eq 0 ] && grep -qx done "$T/f.out" && grep -q "removed while recording" "$T/f.err"; then
+	ok "a removed store: the command goes on, the error is said, the status is the command's"
 else
-	fail "a removed store: the command goes on, the error is said" "rc $rc, $(tail -3 "$T/f.err")"
+	fail "a removed store: the command goes on, the error is said, the status is the command's" "rc $rc, $(tail -3 "$T/f.err")"
 fi
 
 # ---- -p and --cgroup -----------------------------------------------------

@@ -269,13 +269,30 @@ static void test_maps(void **state)
 	assert_int_equal(tm_jvm_maps_find(maps, sizeof(maps) - 1, path, 10), -1);
 }
 
+/* The kernel writes a newline in a mapped file's name as \012: the path
+ * opened is the file's, not the literal text (where a FIFO may wait). */
+static void test_maps_escape(void **state)
+{
+	static const char maps[] =
+	    "7f0000010000-7f0000018000 rw-s 00000000 fd:01 456 /tmp/x/hsperfdata_u/1\\0122\n";
+	char path[64];
+
+	(void)state;
+	assert_int_equal(tm_jvm_maps_find(maps, sizeof(maps) - 1, path, sizeof(path)), 0);
+	assert_string_equal(path, "/tmp/x/hsperfdata_u/1\n2");
+	/* a backslash not followed by 012 stays as it is */
+	static const char other[] = "0-1 r--s 0 0:1 4 /hsperfdata_u/a\\01\n";
+	assert_int_equal(tm_jvm_maps_find(other, sizeof(other) - 1, path, sizeof(path)), 0);
+	assert_string_equal(path, "/hsperfdata_u/a\\01");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_g1),       cmocka_unit_test(test_serial),
 	    cmocka_unit_test(test_parallel), cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_corrupt),  cmocka_unit_test(test_built),
-	    cmocka_unit_test(test_maps),
+	    cmocka_unit_test(test_maps),     cmocka_unit_test(test_maps_escape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,4 +128,34 @@ is "$(sql $R "select detail from events where run_id=1 and kind='unit'")" = "$U"
 check "systemctl stop tidemark-record@tm-alloc" systemctl stop tidemark-record@tm-alloc.service
 is "$(sql $R "select outcome from runs where id=1")" = detached "its run ends when it is stopped"
 is "$(systemctl is-active $U)" = active "and the unit it watched still runs"
+
+# tidemark-serve.service beside it: a token added by the recipe in the
+# unit's comment is the running server's to read, and starting the server
+# (a DynamicUser= unit) leaves the recorders' /var/lib/tidemark alone
+sed "s|@bindir@|$(dirname "$TM")|g" "$TM_ROOT/dist/systemd/tidemark-serve.service.in" \
+	>/etc/systemd/system/tidemark-serve.service
+systemctl daemon-reload
+recipe=$(sed -n '/^#   systemd-run/,/serve token add/p' /etc/systemd/system/tidemark-serve.service |
+	sed 's/^# *//; s/\\$//' | tr '\n' ' ' | sed 's/ NAME / tm-guest /')
+tok=$(sh -c "$recipe" 2>"$T/tok.err" | tail -1)
+check "tidemark-serve.service starts" systemctl start tidemark-serve.service
+code=000
+for _ in $(seq 50); do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $tok" \
+		http://127.0.0.1:7070/api/v1/runs)
+	[ "$code" = 200 ] && break
+	sleep 0.2
+done
+is "$code" = 200 "the token the recipe added is the server's to read" \
+	"recipe: $recipe; $(cat "$T/tok.err"); $(journalctl -u tidemark-serve --no-pager | tail -5)"
+tok2=$(sh -c "$recipe" 2>>"$T/tok.err" | tail -1)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $tok2" \
+	http://127.0.0.1:7070/api/v1/runs)
+is "$code" = 200 "and one added while it runs, too" "$(cat "$T/tok.err")"
+systemctl restart tidemark-record@tm-alloc.service
+sleep 1
+is "$(stat -c '%U %F' /var/lib/tidemark)" = "root directory" \
+	"the recorders' state directory stays root's beside the server's" "$(ls -la /var/lib /var/lib/private 2>&1)"
+is "$(stat -c %U $R)" = root "and so does their store"
+systemctl stop tidemark-record@tm-alloc.service tidemark-serve.service
 finish

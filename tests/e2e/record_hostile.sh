@@ -1,0 +1,180 @@
+#!/bin/sh
+# A recorded process, or any local user, controls names that tidemark opens
+# as root (docs/THREAT-MODEL.md, "what the recorder trusts"):
+# - a JVM-looking process maps a file whose name holds a newline (maps shows
+#   it as \012) and puts a FIFO, or a symbolic link to one, at the literal
+#   path: `record -p PID` keeps sampling, reads the real file, and ends on
+#   SIGTERM;
+# - a heap region planted in /dev/shm by another user, for a running
+#   process or for a dead pid carrying the recorder's keep tag, is refused:
+#   no forged peak in `heap stats` or in a recording;
+# - a /tmp/tidemark-UID squatted by another user is refused for marks.
+. "$(dirname "$0")/../lib.sh"
+NOBODY=65534
+SQUATTER=54321 # a uid with no account: another local user
+P=$TM_BUILD/progs
+
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ ! -x /usr/bin/python3 ]; then
+	skip record_hostile "needs root, setpriv and /usr/bin/python3 to act as another user"
+	finish
+fi
+as_user() { u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
+
+# A world-readable place for the attackers' files ($T is 0700).
+A=$T/attack
+mkdir -p "$A"
+chmod 755 "$T" "$A"
+chown "$NOBODY" "$A"
+cp "$TM_ROOT/tests/fixtures/hsperf/g1-hold64.hsperf" "$A/g1.hsperf"
+chmod 644 "$A/g1.hsperf"
+
+# jvm_attack KIND: starts, as nobody, a process that maps the hsperfdata
+# copy at a name with a newline, with KIND (fifo, link) at the literal
+# name; its pid is in $A/KIND.pid once the mapping exists.
+jvm_attack()
+{
+	d=$A/$1/hsperfdata_nobody
+	as_user $NOBODY mkdir -p "$d"
+	as_user $NOBODY /usr/bin/python3 - "$d" "$1" "$A/g1.hsperf" "$A/$1.pid" <<'EOP' >"$A/$1.log" 2>&1 &
+import mmap, os, shutil, sys, time
+d, kind, src, pidfile = sys.argv[1:5]
+real = os.path.join(d, "1\n2")
+literal = os.path.join(d, "1\\0122")
+shutil.copyfile(src, real)
+if kind == "fifo":
+    os.mkfifo(literal)
+else:
+    os.mkfifo(os.path.join(d, "..", "elsewhere.fifo"))
+    os.symlink(os.path.join(d, "..", "elsewhere.fifo"), literal)
+f = open(real, "r+b")
+m = mmap.mmap(f.fileno(), 0)
+open(pidfile + ".tmp", "w").write(str(os.getpid()))
+os.rename(pidfile + ".tmp", pidfile)
+time.sleep(60)
+EOP
+	i=0
+	while [ ! -s "$A/$1.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+for kind in fifo link; do
+	name="record -p of a process that maps a name with a newline, with a $kind at the literal name"
+	jvm_attack $kind
+	apid=$(cat "$A/$kind.pid" 2>/dev/null)
+	if [ -z "$apid" ] || ! grep -q '\\0122' "/proc/$apid/maps"; then
+		fail "$name" "the attacker did not start or its maps show no escaped newline: pid '$apid' $(cat "$A/$kind.log")"
+		continue
+	fi
+	"$TM" record -q -o "$T/jvm-$kind.db" -i 100ms --no-cgroup -p "$apid" >"$T/jvm-$kind.out" 2>&1 &
+	rpid=$!
+	sleep 2.5
+	kill -TERM $rpid
+	i=0
+	while kill -0 $rpid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 $rpid 2>/dev/null; then
+		kill -KILL $rpid
+		wait $rpid 2>/dev/null
+		fail "$name" "the recorder still ran 5 s after SIGTERM: $(tail -3 "$T/jvm-$kind.out")"
+		kill "$apid"
+		continue
+	fi
+	wait $rpid
+	"$TM" report -o "$T/jvm-$kind.db" --series >"$T/jvm-$kind.csv" 2>&1
+	n=$(($(wc -l <"$T/jvm-$kind.csv") - 1))
+	used=$(/usr/bin/python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r.get("jvm_heap_used_bytes")]
+print(rows[-1]["jvm_heap_used_bytes"] if rows else "")' "$T/jvm-$kind.csv" 2>/dev/null)
+	# 2.5 s at 100 ms: 25 samples on a quiet machine, at least 10 on a busy
+	# one (a hung recorder has none); the real file (not the FIFO) read
+	if [ "$n" -ge 10 ] && [ -n "$used" ]; then
+		ok "$name: $n samples, the real file's heap used $used bytes, ended by SIGTERM"
+	else
+		fail "$name" "$n samples (want >= 10), jvm_heap_used_bytes '$used'"
+	fi
+	kill "$apid"
+done
+
+# ---- forged heap regions ----------------------------------------------------
+FORGED=1099511627776 # 1 TiB: "heap live peak 1048576.0 MiB"
+sleep 30 &
+victim=$!
+region=/dev/shm/tidemark-heap.$victim
+rm -f "$region"
+if as_user $NOBODY "$P/heap_forge" "$region" $victim $FORGED; then
+	out=$("$TM" heap stats $victim 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && ! echo "$out" | grep -q 1048576; then
+		ok "heap stats refuses a region another user planted for a root process ($out)"
+	else
+		fail "heap stats refuses a region another user planted for a root process" "exit $rc: $out"
+	fi
+else
+	fail "heap stats refuses a region another user planted" "heap_forge failed"
+fi
+rm -f "$region"
+kill $victim
+
+# a planted region of a dead pid with the recorder's keep tag (pid and
+# start time, both readable by anyone), and regions for the next pids
+"$TM" record -q -o "$T/heap.db" -i 100ms --heap -- sh -c 'sleep 2' >"$T/heap.out" 2>&1 &
+rpid=$!
+sleep 0.3
+start=$(sed 's/.*) //' "/proc/$rpid/stat" | cut -d' ' -f20)
+tag=$(((rpid << 32 | (start & 0xffffffff)) | 2))
+dead=$rpid
+planted=""
+i=0
+while [ $i -lt 400 ]; do # a pid that is free now
+	dead=$((dead + 7919))
+	[ $dead -gt 4000000 ] && dead=$((dead - 3990000))
+	kill -0 $dead 2>/dev/null || [ -e /dev/shm/tidemark-heap.$dead ] || break
+	i=$((i + 1))
+done
+as_user $NOBODY "$P/heap_forge" /dev/shm/tidemark-heap.$dead $dead $FORGED $tag 1 &&
+	planted="$planted $dead"
+next=$(($(cat /proc/sys/kernel/ns_last_pid) + 1))
+for pid in $(seq $next $((next + 20))); do
+	[ -e /dev/shm/tidemark-heap.$pid ] && continue
+	as_user $NOBODY "$P/heap_forge" /dev/shm/tidemark-heap.$pid $pid $FORGED 2>/dev/null &&
+		planted="$planted $pid"
+done
+wait $rpid
+# ours only: a process that got one of those pids may have replaced it
+for pid in $planted; do
+	f=/dev/shm/tidemark-heap.$pid
+	[ "$(stat -c %u "$f" 2>/dev/null)" = $NOBODY ] && rm -f "$f"
+done
+peak=$("$TM" report -o "$T/heap.db" --json 2>/dev/null | /usr/bin/python3 -c 'import json, sys
+def find(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if "heap" in k and "peak" in k and isinstance(v, (int, float)):
+                yield v
+            yield from find(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from find(v)
+print(max(find(json.load(sys.stdin)), default=""))')
+if [ -n "$peak" ] && [ "${peak%.*}" -lt $FORGED ]; then
+	ok "record --heap takes no forged region (planted for$planted; heap peak $peak bytes)"
+else
+	fail "record --heap takes no forged region" "heap peak '$peak' (forged $FORGED)"
+fi
+
+# ---- marks through a squatted /tmp/tidemark-UID ----------------------------
+squat=/tmp/tidemark-$NOBODY
+if [ -e "$squat" ]; then
+	skip "a squatted $squat is refused" "$squat exists already"
+else
+	as_user $SQUATTER mkdir -m 0777 "$squat"
+	as_user $NOBODY "$TM" record -o "$A/marks.db" -i 100ms -- sleep 1 >"$T/marks.out" 2>&1
+	rc=$?
+	left=$(ls -A "$squat")
+	out=$(as_user $NOBODY "$TM" mark hello 2>&1)
+	if [ $rc = 0 ] && [ -z "$left" ] && echo "$out" | grep -q "owned by uid $SQUATTER"; then
+		ok "a squatted $squat is refused: the recording runs without marks, mark says why ($out)"
+	else
+		fail "a squatted $squat is refused" "record exit $rc, in the dir: '$left', mark: $out, record: $(cat "$T/marks.out")"
+	fi
+	rm -rf "$squat"
+fi
+finish
