@@ -141,6 +141,19 @@ static const char *const help[TM_METRIC_COUNT] = {
     [TM_M_GC_CYCLES] = "GC cycles the runtime reported (record --runtime go|ghc).",
     [TM_M_GO_HEAP_ALLOC_BYTES] = "Go heap bytes allocated and not freed (go_memstats_heap_alloc_"
                                  "bytes, record --scrape).",
+    [TM_M_HEAP_PEAK_PROVEN_BYTES] = "The tree's peak of live heap bytes the shim's counters prove "
+                                    "were held at one moment (heap_peak_bytes is its upper bound).",
+    [TM_M_HEAP_READ_SKEW_BYTES] = "How far the live heap moved while the sample read anon (0: the "
+                                  "split's parts are from one moment).",
+    [TM_M_JVM_PROCS_NO_COUNTERS] = "JVMs in the observed tree that publish no hsperfdata counters "
+                                   "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem).",
+    [TM_M_JVM_LOG_HEAP_BEFORE_BYTES] = "Java heap before the latest GC, from the JVM's GC log "
+                                       "(-Xlog:gc; whole MiB as the JVM prints them).",
+    [TM_M_JVM_LOG_HEAP_AFTER_BYTES] = "Java heap after the latest GC, from the JVM's GC log "
+                                      "(-Xlog:gc; whole MiB as the JVM prints them).",
+    [TM_M_JVM_LOG_OLD_AFTER_BYTES] = "Java old generation after the latest GC, from the JVM's GC "
+                                     "log (-Xlog:gc*; absent under G1, which logs regions).",
+    [TM_M_JVM_LOG_GCS] = "GCs in the JVM's GC log (-Xlog:gc).",
     [TM_M_GO_HEAP_INUSE_BYTES] = "Go heap spans in use (go_memstats_heap_inuse_bytes, record "
                                  "--scrape).",
 };
