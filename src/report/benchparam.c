@@ -296,7 +296,7 @@ static void fmt_unit(char *buf, size_t size, double v, int f)
 
 	if (strstr(key, "_usec")) {
 		const char *u = a < 1e3 ? "µs" : a < 1e6 ? "ms" : "s";
-		tm_bench_fmt_num(num, sizeof(num), a < 1e3 ? v : a < 1e6 ? v / 1e3 : v / 1e6);
+		tm_bench_fmt_estimate(num, sizeof(num), a < 1e3 ? v : a < 1e6 ? v / 1e3 : v / 1e6);
 		tm_bench_cellf(buf, size, "%s %s", num, u);
 	} else if (strstr(key, "_bytes")) {
 		const char *u = a < 1024              ? "B"
@@ -307,7 +307,7 @@ static void fmt_unit(char *buf, size_t size, double v, int f)
 		           : a < TM_MIB          ? 1024
 		           : a < 1024.0 * TM_MIB ? TM_MIB
 		                                 : 1024.0 * TM_MIB;
-		tm_bench_fmt_num(num, sizeof(num), v / d);
+		tm_bench_fmt_estimate(num, sizeof(num), v / d);
 		tm_bench_cellf(buf, size, "%s %s", num, u);
 	} else {
 		tm_bench_fmt_num(buf, size, v);

@@ -364,6 +364,14 @@ void tm_bench_fmt_num(char *buf, size_t size, double v)
 		tm_bench_cellf(buf, size, "%.*f", decimals_for(v, v == floor(v)), v);
 }
 
+void tm_bench_fmt_estimate(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		tm_bench_cellf(buf, size, "—");
+	else
+		tm_bench_cellf(buf, size, "%.*f", decimals_for(v, false), v);
+}
+
 /* median [min–max], all three with the median's precision. */
 static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale)
 {

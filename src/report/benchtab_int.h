@@ -23,6 +23,10 @@ size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A number with 3 significant digits (whole numbers as such), "—" for NAN. */
 void tm_bench_fmt_num(char *buf, size_t size, double v);
+/* The same for a fitted value (a slope, a fixed part): never printed as a
+ * whole number, which it is only by the float's rounding (12 MiB on one
+ * machine, 12.0 on another). */
+void tm_bench_fmt_estimate(char *buf, size_t size, double v);
 
 /* Whether any arm has a value of figure F; whether every value is 0; whether
  * the table shows its row. */
