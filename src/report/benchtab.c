@@ -553,8 +553,11 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 	for (size_t i = 0; i < TM_ARRAY_SIZE(killed); i++) {
 		bool any = false;
 		double scale;
+		/* the anon row whenever a run was killed: a kill whose peak no
+		 * sample saw is a cell of —, not a missing row */
 		for (int ai = 0; ai < t->n_arms; ai++)
-			any |= killed_row(&t->arms[ai], killed[i], &scale)->n > 0;
+			any |= killed_row(&t->arms[ai], killed[i], &scale)->n > 0 ||
+			       (killed[i] == TM_BR_KILLED_ANON && t->arms[ai].oom_killed > 0);
 		if (any)
 			rows[n++] = killed[i];
 	}
