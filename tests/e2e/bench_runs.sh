@@ -81,12 +81,13 @@ n=$(sql "$DB" "select count(*) from runs where bench_id = 2 and arm = 'tight' an
 [ "$n" = 2 ] && ok "the runs are stored as oom-killed" || fail "the runs are stored as oom-killed" "$n"
 r=$(json "$T/oom.json" "$(arm tight)['figures']['wall_usec']['n'], $(arm tight)['killed_peak_anon_bytes']['n'], $(arm roomy)['figures']['wall_usec']['n']" 2>&1)
 # a killed run whose samples missed its peak (the kernel's memory.peak above
-# them all) has no anon peak (issue 19): the row counts the others
+# them all) has no anon peak (issue 19): the row counts the others (on a
+# loaded machine none may be known: the row is there, with —)
 known=0
 for id in $(sql "$DB" "select id from runs where bench_id = 2 and arm = 'tight' and outcome = 'oom-killed'"); do
 	"$TM" report -o "$DB" "$id" --json | grep -q '"peak_anon_bytes": *null' || known=$((known + 1))
 done
-[ "$r" = "0 $known 2" ] && [ "$known" -ge 1 ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
+[ "$r" = "0 $known 2" ] && ok "killed runs stay out of the time medians; their peak is shown apart" ||
 	fail "killed runs stay out of the time medians" "$r (want 0 $known 2, $known of 2 killed runs with a known peak)"
 grep -q '^killed at anon MiB' "$T/oom.txt" && ok "the killed runs' peak has its row" || fail "killed peak row" "$(cat "$T/oom.txt")"
 # 40 MiB holds 3 steps of 12 MiB: the kill comes after progress 1..3, well before 8
