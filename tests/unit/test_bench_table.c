@@ -395,13 +395,50 @@ static void test_held_bound_note(void **state)
 	tm_bench_table_release(&t);
 }
 
+/* Whether the line of TEXT that starts with PREFIX holds NEEDLE. */
+static bool line_has(const char *text, const char *prefix, const char *needle)
+{
+	char line[512];
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+		if (strncmp(p, prefix, strlen(prefix)))
+			continue;
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		return strstr(line, needle) != NULL;
+	}
+	return false;
+}
+
+/* A kill whose peak no sample saw (the kernel's high-water mark above them
+ * all) leaves its anon unknown: the "killed at anon" row stays, with —. */
+static void test_killed_peak_unknown(void **state)
+{
+	struct tm_bench_table t;
+	(void)state;
+	make_table(&t);
+	t.runs[3].fig[TM_BF_PEAK_ANON] = NAN;
+	t.runs[6].fig[TM_BF_PEAK_ANON] = NAN;
+	tm_bench_table_compute(&t);
+	char *text = text_of(&t, tm_bench_table_write_text);
+	print_message("%s", text);
+	assert_true(line_has(text, "killed at anon MiB", "\xe2\x80\x94")); /* "—" */
+	free(text);
+	tm_bench_table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stat),      cmocka_unit_test(test_compute),
-	    cmocka_unit_test(test_text),      cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_verdicts),  cmocka_unit_test(test_killed_progress),
-	    cmocka_unit_test(test_runs_note), cmocka_unit_test(test_held_bound_note),
+	    cmocka_unit_test(test_stat),
+	    cmocka_unit_test(test_compute),
+	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_killed_progress),
+	    cmocka_unit_test(test_runs_note),
+	    cmocka_unit_test(test_held_bound_note),
+	    cmocka_unit_test(test_killed_peak_unknown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
