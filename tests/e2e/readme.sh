@@ -35,6 +35,13 @@ unknown()
 		fi
 		help=$("$TM" "$sub" --help 2>&1)
 		shift 2
+		# a command's own subcommand with a help of its own (runs check)
+		case ${1:-} in
+		[a-z]*)
+			h=$("$TM" "$sub" "$1" --help 2>&1) &&
+				echo "$h" | grep -q "^usage: tidemark $sub $1" && help=$h
+			;;
+		esac
 		for w in "$@"; do
 			case $w in
 			--) break ;;
