@@ -235,14 +235,18 @@ static void add_run(struct tm_advise_profile *p, struct arm_vals *v, const struc
 	}
 	if (swap_was_on(f, run, why, sizeof(why)))
 		refuse(p, TM_AR_SWAP, why);
-	if (!isfinite(f->peak_anon)) {
+	/* an anon peak the samples missed (the kernel's watermark above them
+	 * all) is unknown; the charge's peak, which the kernel counted, then
+	 * still bounds what the service needs */
+	if (!isfinite(f->peak_anon) && !isfinite(f->charge_peak)) {
 		snprintf(why, sizeof(why), "anon was not measured in run %lld", (long long)run);
 		refuse(p, TM_AR_NO_ANON, why);
 		return;
 	}
 	if (p->survivors == 0 || f->samples < p->min_samples)
 		p->min_samples = f->samples;
-	if (isnan(p->anon_peak_bytes) || f->peak_anon > p->anon_peak_bytes) {
+	if (isfinite(f->peak_anon) &&
+	    (isnan(p->anon_peak_bytes) || f->peak_anon > p->anon_peak_bytes)) {
 		p->anon_peak_bytes = f->peak_anon;
 		p->anon_peak_run = run;
 	}
