@@ -70,6 +70,7 @@ static int add_machine(void *ctx, const struct tm_run_info *ri)
 		json_object_set_new(m, "name", json_string(name));
 		json_object_set_new(m, "runs", json_integer(0));
 		json_object_set_new(m, "last_push_wall_usec", json_null());
+		json_object_set_new(m, "latest_record_run_id", json_null());
 		json_object_set_new(by_name, name, m);
 	}
 	json_object_set_new(m, "runs",
@@ -77,6 +78,8 @@ static int add_machine(void *ctx, const struct tm_run_info *ri)
 	json_object_set_new(m, "latest_run_id", json_integer(ri->id));
 	json_object_set_new(m, "latest_started_wall_usec", json_integer(ri->started_wall_usec));
 	json_object_set_new(m, "latest_ended_wall_usec", json_integer(ri->ended_wall_usec));
+	if (ri->bench_id <= 0)
+		json_object_set_new(m, "latest_record_run_id", json_integer(ri->id));
 	return 0;
 }
 

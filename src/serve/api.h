@@ -14,7 +14,10 @@
 
 struct tm_store;
 
-/* Machines: [{name, runs, latest_run_id, latest_started_wall_usec, last_push_wall_usec}] */
+/* Machines: [{name, runs, latest_run_id, latest_started_wall_usec,
+ * last_push_wall_usec, latest_record_run_id}]; latest_record_run_id: the
+ * newest run that is not part of a bench (null when none): the machine's
+ * own recording, what the panel's home page and live view show. */
 json_t *tm_api_machines(struct tm_store *st);
 /* Runs, newest first; MACHINE (may be NULL) and BENCH_ID (0: any) filter. */
 json_t *tm_api_runs(struct tm_store *st, const char *machine, int64_t bench_id);
@@ -61,5 +64,23 @@ json_t *tm_api_bench(struct tm_store *st, int64_t bench_id);
  * "MemoryMax"|"MemoryHigh", "arms": [...]}); no sweep: {"limit": null,
  * "arms": []}.  NULL after tm_error. */
 json_t *tm_api_bench_sweep(struct tm_store *st, int64_t bench_id);
+
+/* Benches and sweeps (apibench.c).  Every bench with runs, newest first
+ * (at most TM_API_BENCHES_MAX): [{id, name, machine, started_wall_usec,
+ * ended_wall_usec (null while running), runs, arms: [names], sweep_id: the
+ * sweep it is a probe of, or null}].  NULL after tm_error. */
+#define TM_API_BENCHES_MAX 10000
+json_t *tm_api_benches(struct tm_store *st);
+/* The sweeps, newest first: the probes of one `bench --sweep` (benches
+ * named "sweep ARM MemoryMax=..." in a row, same limit, machine and
+ * command; an arm coming back after another starts the next sweep):
+ * [{id (its first bench), limit, machine, arms, benches: [ids], runs,
+ * started_wall_usec, ended_wall_usec}].  NULL after tm_error. */
+json_t *tm_api_sweeps(struct tm_store *st);
+/* Sweep SWEEP_ID (its first bench's id) with every arm's curve, as
+ * /api/v1/bench/ID/sweep gives one arm's: {id, limit, machine, benches,
+ * started_wall_usec, ended_wall_usec, arms: [bench --sweep --json's arms]}.
+ * NULL with *MISSING set when there is no such sweep, else after tm_error. */
+json_t *tm_api_sweep(struct tm_store *st, int64_t sweep_id, int *missing);
 
 #endif

@@ -466,6 +466,18 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 	                true);
 }
 
+/* /api/v1/sweeps/ID: every arm of the sweep on one curve. */
+static enum MHD_Result handle_sweep(struct server *sv, struct MHD_Connection *c, int64_t id)
+{
+	int missing = 0;
+	json_t *doc = tm_api_sweep(sv->st, id, &missing);
+
+	if (!doc)
+		return send_error(c, missing ? 404 : 500,
+		                  missing ? "no such sweep" : "store error");
+	return send_json(c, 200, doc);
+}
+
 static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, const char *url)
 {
 	const char *rest;
@@ -485,6 +497,12 @@ static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, 
 		if (!strcmp(rest, "/summary"))
 			return handle_summary(sv, c, id);
 	}
+	if (!strcmp(url, "/api/v1/benches"))
+		return send_json(c, 200, tm_api_benches(sv->st));
+	if (!strcmp(url, "/api/v1/sweeps"))
+		return send_json(c, 200, tm_api_sweeps(sv->st));
+	if (tm_path_id(url, "/api/v1/sweeps/", &id, &rest) == 0 && !rest[0])
+		return handle_sweep(sv, c, id);
 	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
 		return send_json(c, 200, tm_api_bench(sv->st, id));
 	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
