@@ -7,7 +7,8 @@
 # The panel's ES modules, in dependency order (a module only imports ones
 # before it): web/embed.sh also joins them into /report.js for HTML reports.
 PANEL_JS := web/js/fmt.js web/js/dom.js web/js/api.js web/js/series.js web/js/charts.js \
-	web/js/view_run.js web/js/view_home.js web/js/view_param.js web/js/view_bench.js web/js/router.js web/js/main.js
+	web/js/view_run.js web/js/view_param.js web/js/view_bench.js web/js/view_lists.js web/js/view_home.js \
+	web/js/router.js web/js/main.js
 SERVE_ASSETS := web/index.html $(PANEL_JS) web/app.css \
 	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
 

@@ -1,6 +1,7 @@
 /*
  * Charts (uPlot): axes with units, byte axes on round binary steps, events
- * and marks drawn over the plot, stable arm colours.  Every chart is made
+ * and marks drawn under the series and named in a band above the plot (so
+ * no name covers data; each kind in the chart's key), stable arm colours.  Every chart is made
  * through makeChart, which registers it with its page: the page destroys
  * it when it is left, and live updates go through the handle's setData
  * (the chart object stays; nothing is rebuilt on a tick).
@@ -96,37 +97,111 @@ export function secondsAxis(label) {
 	return {label, labelSize: 20};
 }
 
-/* ---- events and marks over the plot ---- */
+/* ---- events and marks: drawn in the plot, named in a band above it ---- */
 
-/* Places labels without covering each other: given candidate boxes
- * {x, y (baseline), w, h} in order of preference, returns the first that
- * lies inside U's plot and overlaps no label placed before, or null (then only the line or marker
- * is drawn, and the label is left out). */
-function placer(u) {
-	const placed = [], b = u.bbox;
-	const place = cands => {
-		for (const c of cands) {
-			const top = c.y - c.h;
-			if (top < b.top || c.y > b.top + b.height || c.x < b.left || c.x + c.w > b.left + b.width) continue;
-			if (!placed.some(p => c.x < p.x + p.w + 4 && p.x < c.x + c.w + 4 && top < p.y && p.y - p.h < c.y)) {
-				placed.push(c);
-				return c;
-			}
+/* The band above the plot where events, marks and kills are named: ROWS
+ * rows of ROW_PX CSS px.  Nothing is written inside the plot, so no label
+ * covers a series; what is drawn in the plot (an event's line, a mark's
+ * span, a kill's cross, a limit's line) has its entry in the chart's key. */
+const ROWS = 3, ROW_PX = 12, BAND_PX = ROWS * ROW_PX + 6;
+
+/* Names things in the band above U's plot without covering each other.
+ * place(text, x) tries the rows nearest the plot first, at X (or ending at
+ * X when the text would pass the plot's right edge), then the text elided
+ * ("load-…"); returns the label drawn ({text, full, x, y, w, h}) or null
+ * (then the thing is named only in its tooltip). */
+function bandPlacer(u) {
+	const placed = [], b = u.bbox, dpr = devicePixelRatio, h = ROW_PX * dpr;
+	const fits = (x, w, y) => x >= b.left && x + w <= b.left + b.width &&
+		!placed.some(p => x < p.x + p.w + 4 * dpr && p.x < x + w + 4 * dpr && y - h < p.y && p.y - p.h < y);
+	const tryText = (text, x) => {
+		const w = u.ctx.measureText(text).width;
+		const lx = x + w > b.left + b.width ? x - w : x;
+		for (let r = 0; r < ROWS; r++) {
+			const y = b.top - 3 * dpr - r * h;
+			if (fits(lx, w, y)) return {text, x: lx, y, w, h};
 		}
 		return null;
 	};
-	place.occupy = box => placed.push(box); /* a marker labels must not cover */
-	return place;
+	return (text, x) => {
+		let box = tryText(text, x);
+		for (let n = text.length - 1; !box && n >= 3; n--) box = tryText(text.slice(0, n) + "…", x);
+		if (!box) return null;
+		box.full = text;
+		placed.push(box);
+		return box;
+	};
 }
 
-/* ROWS candidate boxes for a label of width W at X, the first baseline at Y0, each next STEP further. */
-function rows(x, w, y0, step, n) {
-	return Array.from({length: n}, (_, r) => ({x, y: y0 + r * step, w, h: 12 * devicePixelRatio}));
+/* The labels' font, left-aligned on their baseline (uPlot leaves the
+ * context aligned as its last axis was). */
+function setFont(ctx) {
+	ctx.font = Math.round(10 * devicePixelRatio) + "px sans-serif";
+	ctx.textAlign = "left";
+	ctx.textBaseline = "alphabetic";
+}
+
+/* Draws a placed label BOX in COLOR with a tick from it down to the plot
+ * at X; U.tmLabels keeps what was drawn since the last redraw (for tests:
+ * labels against each other and against the plotted points). */
+function drawBandLabel(u, box, x, color) {
+	const ctx = u.ctx, dpr = devicePixelRatio;
+	(u.tmLabels = u.tmLabels || []).push(box);
+	ctx.fillStyle = color;
+	ctx.fillText(box.text, box.x, box.y - 2 * dpr);
+	ctx.strokeStyle = color;
+	ctx.lineWidth = dpr;
+	ctx.beginPath();
+	ctx.moveTo(x, box.y - dpr);
+	ctx.lineTo(x, u.bbox.top);
+	ctx.stroke();
+}
+
+/* The chart's key, under uPlot's legend: one entry per kind of thing drawn
+ * in the plot that is not a series ({kind, text, color, dash}); U.tmDrawn
+ * lists the kinds drawn (for tests: each must have its entry). */
+function setKey(u, entries) {
+	let key = u.root.querySelector(".tm-key");
+	const sig = JSON.stringify(entries);
+	if (key && key.dataset.sig === sig) return;
+	if (!key) {
+		key = document.createElement("div");
+		key.className = "tm-key";
+		u.root.appendChild(key);
+	}
+	key.dataset.sig = sig;
+	key.replaceChildren(...entries.map(e => {
+		const item = document.createElement("span");
+		item.className = "tm-key-item";
+		item.setAttribute("data-kind", e.kind);
+		const sw = document.createElement("span");
+		sw.className = "tm-key-mark " + (e.shape || "line");
+		sw.style.borderColor = e.color;
+		if (e.shape === "span") sw.style.backgroundColor = e.color;
+		else if (e.shape === "cross") sw.style.color = e.color;
+		item.append(sw, document.createTextNode(e.text));
+		return item;
+	}));
+}
+
+/* A tooltip on the plot naming the events and the mark under the cursor
+ * (where a label had to be elided or left out, this is where it is read). */
+function tooltip(u, things) {
+	const x = u.cursor.left;
+	if (!(x >= 0)) return;
+	const names = [];
+	for (const t of things) {
+		const a = u.valToPos(t.t0, "x"), b = t.t1 === undefined ? a : u.valToPos(t.t1, "x");
+		if (x >= a - 4 && x <= b + 4) names.push(t.text);
+	}
+	u.over.title = names.join("\n");
 }
 
 /* What an event is called on a chart, how much it matters (0 first), and
  * whether it is bad news (red).  The SIGKILL that an OOM kill sends is part
- * of the OOM kill, not a separate "signal". */
+ * of the OOM kill, not a separate "signal"; a late sample (the recorder
+ * could not keep its interval) is no event of the program: it is counted in
+ * the summary, not drawn (text null: not drawn). */
 function describe(ev, events) {
 	const near = k => events.some(o => o.kind === k && Math.abs(o.t_wall_usec - ev.t_wall_usec) < 2e6);
 	switch (ev.kind) {
@@ -147,89 +222,113 @@ function describe(ev, events) {
 	}
 }
 
-/* Draws TEXT with its baseline at X, Y on a light box; U.tmLabels keeps
- * what was drawn since the last redraw (for tests: nothing may overlap). */
-function drawLabel(u, text, x, y, color) {
-	const ctx = u.ctx, w = ctx.measureText(text).width;
-	(u.tmLabels = u.tmLabels || []).push({text, x, y, w, h: 12 * devicePixelRatio});
-	ctx.fillStyle = "rgba(255,255,255,0.85)";
-	ctx.fillRect(x - 1, y - 10 * devicePixelRatio, w + 2, 12 * devicePixelRatio);
-	ctx.fillStyle = color;
-	ctx.fillText(text, x, y);
-}
+const MARK_FILL = ["rgba(120,140,200,0.16)", "rgba(120,140,200,0.08)"];
 
-/* Marks as alternating bands labelled at the top; events as vertical lines
- * labelled at the bottom, the most important first; a label that would
- * cover another is left out (its line stays). */
+/* Marks as alternating spans and events as vertical lines, drawn under the
+ * series; their names in the band above the plot, the most important
+ * first, elided or left to the tooltip where the band is full. */
 export function overlays(run) {
 	const events = (run && run.events) || [], marks = (run && run.marks) || [];
 	const described = events.map(ev => Object.assign({ev}, describe(ev, events)))
-		.sort((a, b) => a.rank - b.rank);
+		.filter(d => d.text).sort((a, b) => a.rank - b.rank);
+	const nothing = !described.length && !marks.length;
+	/* an event just past the last sample (the kill that ended the run)
+	 * belongs at the edge, not off the chart */
+	const eventX = (u, d) => {
+		const left = u.bbox.left, right = left + u.bbox.width, slack = 0.03 * (right - left);
+		const x = u.valToPos(d.ev.t_wall_usec / 1e6, "x", true);
+		return x < left - slack || x > right + slack ? null : Math.min(right, Math.max(left, x));
+	};
+	const markEnd = (u, i) => i + 1 < marks.length ? marks[i + 1].t_wall_usec / 1e6 : u.scales.x.max;
 	return {
+		opts: (u, opts) => {
+			if (nothing) return;
+			const p = opts.padding || [null, null, null, null];
+			opts.padding = [BAND_PX, p[1], p[2], p[3]];
+		},
 		hooks: {
 			drawClear: [u => {
 				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
-				const place = placer(u);
-				u.tmLabels = [];
 				ctx.save();
-				ctx.font = Math.round(10 * dpr) + "px sans-serif";
 				for (let i = 0; i < marks.length; i++) {
-					const a = u.valToPos(marks[i].t_wall_usec / 1e6, "x", true);
-					const bEnd = i + 1 < marks.length ? marks[i + 1].t_wall_usec / 1e6 : u.scales.x.max;
-					const b = u.valToPos(bEnd, "x", true);
-					ctx.fillStyle = i % 2 ? "rgba(120,140,200,0.08)" : "rgba(120,140,200,0.16)";
+					const a = u.valToPos(marks[i].t_wall_usec / 1e6, "x", true), b = u.valToPos(markEnd(u, i), "x", true);
+					ctx.fillStyle = MARK_FILL[i % 2];
 					ctx.fillRect(a, top, Math.max(1, b - a), h);
-					const at = place(rows(a + 3, ctx.measureText(marks[i].text).width, top + 12 * dpr, 12 * dpr, 2));
-					if (at) drawLabel(u, marks[i].text, at.x, at.y, "#334");
 				}
-				ctx.restore();
-			}],
-			draw: [u => {
-				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
-				const left = u.bbox.left, right = left + u.bbox.width, place = placer(u);
-				ctx.save();
-				ctx.font = Math.round(10 * dpr) + "px sans-serif";
-				/* an event just past the last sample (the kill that ended the
-				 * run) belongs at the edge, not off the chart */
-				const at = d => {
-					const x = u.valToPos(d.ev.t_wall_usec / 1e6, "x", true), slack = 0.03 * (right - left);
-					return x < left - slack || x > right + slack ? null : Math.min(right, Math.max(left, x));
-				};
-				for (const d of described.slice().reverse()) { /* lines: least important below */
-					const x = at(d);
+				for (const d of described.slice().reverse()) { /* least important below */
+					const x = eventX(u, d);
 					if (x === null) continue;
 					ctx.strokeStyle = d.bad ? "#c00" : "#999";
-					ctx.lineWidth = d.rank <= 1 ? 2 * dpr : dpr;
+					ctx.lineWidth = (d.rank <= 1 ? 2 : 1) * dpr;
 					ctx.beginPath();
 					ctx.moveTo(x, top);
 					ctx.lineTo(x, top + h);
 					ctx.stroke();
 				}
-				for (const d of described) {
-					const x = at(d);
-					if (!d.text || x === null) continue;
-					const w = ctx.measureText(d.text).width;
-					const lx = x + 3 + w > right ? x - 3 - w : x + 3;
-					const box = place(rows(lx, w, top + h - 4 * dpr, -12 * dpr, 3));
-					if (box) drawLabel(u, d.text, box.x, box.y, d.bad ? "#a00" : "#444");
-				}
 				ctx.restore();
 			}],
+			draw: [u => {
+				const ctx = u.ctx, place = bandPlacer(u), drawn = new Set();
+				u.tmLabels = [];
+				ctx.save();
+				setFont(ctx);
+				for (const d of described) {
+					const x = eventX(u, d);
+					if (x === null) continue;
+					drawn.add(d.bad ? "event-bad" : "event");
+					const box = place(d.text, x);
+					if (box) drawBandLabel(u, box, x, d.bad ? "#a00" : "#555");
+				}
+				for (let i = 0; i < marks.length; i++) {
+					const x = u.valToPos(marks[i].t_wall_usec / 1e6, "x", true);
+					if (x < u.bbox.left - 1 || x > u.bbox.left + u.bbox.width) continue;
+					drawn.add("mark");
+					const box = place(marks[i].text, x + 2 * devicePixelRatio);
+					if (box) drawBandLabel(u, box, x, "#334");
+				}
+				ctx.restore();
+				u.tmDrawn = [...drawn];
+				setKey(u, [
+					{kind: "event", text: "event (named above the chart)", color: "#999"},
+					{kind: "event-bad", text: "failure event (red)", color: "#c00"},
+					{kind: "mark", text: "mark: a span from one mark to the next", color: MARK_FILL[0], shape: "span"},
+				].filter(e => drawn.has(e.kind)));
+			}],
+			setCursor: [u => tooltip(u, described.map(d => ({t0: d.ev.t_wall_usec / 1e6, text: d.text})).concat(
+				marks.map((m, i) => ({t0: m.t_wall_usec / 1e6, t1: markEnd(u, i), text: "mark: " + m.text}))))],
 		},
 	};
 }
 
 /* Horizontal limit lines and kill markers for the bench chart:
- * LIMITS [{y, color, label}], KILLS [{x, y, color, kind ("OOM kill"), id (the run)}]. */
+ * LIMITS [{y, color, label}], KILLS [{x, y, color, kind ("OOM kill"), id
+ * (the run)}].  Limits are named in the key; kills at their place in the
+ * band above the plot (kills whose crosses coincide share one name, "OOM
+ * kill #1, #7"), and in the key. */
 export function benchMarks(limits, kills) {
+	const groupsOf = u => {
+		const groups = [], r = 5 * devicePixelRatio;
+		for (const k of kills) {
+			const x = u.valToPos(k.x, "x", true), y = u.valToPos(k.y, "y", true);
+			const g = groups.find(o => Math.abs(o.x - x) < 2 * r && Math.abs(o.y - y) < 2 * r && o.kind === k.kind);
+			if (g) g.ids.push(k.id);
+			else groups.push({x, y, kind: k.kind, ids: [k.id]});
+		}
+		return groups;
+	};
 	return {
+		opts: (u, opts) => {
+			if (!kills.length) return;
+			const p = opts.padding || [null, null, null, null];
+			opts.padding = [BAND_PX, p[1], p[2], p[3]];
+		},
 		hooks: {
 			draw: [u => {
 				const ctx = u.ctx, dpr = devicePixelRatio, left = u.bbox.left, right = left + u.bbox.width;
-				const place = placer(u);
+				const place = bandPlacer(u), drawn = new Set();
 				u.tmLabels = [];
 				ctx.save();
-				ctx.font = Math.round(10 * dpr) + "px sans-serif";
+				setFont(ctx);
 				for (const l of limits) {
 					const y = u.valToPos(l.y, "y", true);
 					ctx.strokeStyle = l.color;
@@ -240,10 +339,7 @@ export function benchMarks(limits, kills) {
 					ctx.lineTo(right, y);
 					ctx.stroke();
 					ctx.setLineDash([]);
-					const w = ctx.measureText(l.label).width, lh = 12 * dpr;
-					const at = place([{x: right - w - 4 * dpr, y: y - 3 * dpr, w, h: lh}, {x: right - w - 4 * dpr, y: y + lh, w, h: lh},
-						{x: left + 4 * dpr, y: y - 3 * dpr, w, h: lh}, {x: left + 4 * dpr, y: y + lh, w, h: lh}]);
-					if (at) drawLabel(u, l.label, at.x, at.y, l.color);
+					drawn.add("limit:" + l.label);
 				}
 				const r = 5 * dpr;
 				for (const k of kills) {
@@ -257,28 +353,24 @@ export function benchMarks(limits, kills) {
 					ctx.strokeStyle = k.color;
 					ctx.lineWidth = 1.5 * dpr;
 					ctx.stroke();
+					drawn.add("kill:" + k.kind);
 				}
-				for (const k of kills) {
-					const x = u.valToPos(k.x, "x", true), y = u.valToPos(k.y, "y", true);
-					place.occupy({x: x - r, y: y + r, w: 2 * r, h: 2 * r});
-				}
-				/* kills whose markers coincide share one label ("OOM kill #1, #7");
-				 * each label goes beside its marker, below or above it, else is left out */
-				const groups = [];
-				for (const k of kills) {
-					const x = u.valToPos(k.x, "x", true), y = u.valToPos(k.y, "y", true);
-					const g = groups.find(o => Math.abs(o.x - x) < 2 * r && Math.abs(o.y - y) < 2 * r && o.kind === k.kind);
-					if (g) g.ids.push(k.id);
-					else groups.push({x, y, kind: k.kind, ids: [k.id]});
-				}
-				for (const g of groups) {
-					const x = g.x, y = g.y, label = g.kind + " " + g.ids.map(id => "#" + id).join(", ");
-					const w = ctx.measureText(label).width, l = 12 * dpr;
-					const at = place([].concat(rows(x + r + 2, w, y + 4 * dpr, l, 3), rows(x + r + 2, w, y - l, -l, 3),
-						rows(x - r - 2 - w, w, y + 4 * dpr, l, 3), rows(x - r - 2 - w, w, y - l, -l, 3)));
-					if (at) drawLabel(u, label, at.x, at.y, "#a00");
+				for (const g of groupsOf(u).sort((a, b) => a.x - b.x)) {
+					const box = place(g.kind + " " + g.ids.map(id => "#" + id).join(", "), g.x);
+					if (box) drawBandLabel(u, box, g.x, "#a00");
 				}
 				ctx.restore();
+				u.tmDrawn = [...drawn];
+				const kinds = [...new Set(kills.map(k => k.kind))];
+				setKey(u, limits.map(l => ({kind: "limit:" + l.label, text: l.label, color: l.color, shape: "dash"}))
+					.concat(kinds.map(k => ({kind: "kill:" + k, text: "✕ " + k + " (runs " +
+						kills.filter(x => x.kind === k).map(x => "#" + x.id).join(", ") + ")", color: "#c00", shape: "cross"}))));
+			}],
+			setCursor: [u => {
+				const g = groupsOf(u), x = u.cursor.left * devicePixelRatio, y = u.cursor.top * devicePixelRatio;
+				const hit = g.filter(o => Math.abs(o.x - x - u.bbox.left) < 8 * devicePixelRatio &&
+					Math.abs(o.y - y - u.bbox.top) < 8 * devicePixelRatio);
+				u.over.title = hit.map(o => o.kind + " " + o.ids.map(id => "#" + id).join(", ")).join("\n");
 			}],
 		},
 	};

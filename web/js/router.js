@@ -8,6 +8,7 @@ import {reportData, setToken, TokenNeeded} from "./api.js";
 import {clear, el, status} from "./dom.js";
 import {showBench} from "./view_bench.js";
 import {showCompare, showHome, showMachine} from "./view_home.js";
+import {showBenches, showSweep, showSweeps} from "./view_lists.js";
 import {showRun} from "./view_run.js";
 
 const main = document.getElementById("main");
@@ -110,6 +111,9 @@ export async function route() {
 		else if ((m = /^\/machine\/(.+)$/.exec(path))) await showMachine(page, decodeURIComponent(m[1]));
 		else if ((m = /^\/compare\/([\d,]+)$/.exec(path))) await showCompare(page, m[1]);
 		else if ((m = /^\/bench\/(\d+)$/.exec(path))) await showBench(page, m[1]);
+		else if (path === "/benches") await showBenches(page);
+		else if (path === "/sweeps") await showSweeps(page);
+		else if ((m = /^\/sweep\/(\d+)$/.exec(path))) await showSweep(page, m[1]);
 		else if ((m = /^\/(?:\?(.*))?$/.exec(path))) {
 			const q = new URLSearchParams(m[1] || "");
 			await showHome(page, q.get("range"), q.get("before"));

@@ -58,7 +58,7 @@ function tableSection(page, root, b) {
 		});
 		t.appendChild(tr);
 	});
-	root.appendChild(t);
+	root.appendChild(el("div", {class: "wide"}, t));
 	/* the lines under the text table, each with its kind: the legend apart */
 	const notes = b.table.notes || [];
 	for (const n of notes.filter(n => n.kind === "legend")) root.appendChild(el("p", {class: "note legend"}, n.text));
@@ -200,16 +200,30 @@ function throttleChart(page, sec, sw, xRange) {
 	h.entry.throttled = throttled; /* for tests: what the triangles mark */
 }
 
-function sweepSection(page, root, b, runs, docs, extra) {
-	const sw = extra.sweep;
-	if (!sw || !sw.arms || !sw.arms.length) return; /* no sweep: no section */
+/* The peak anon of each arm's survivors (of its killed runs where none
+ * survived) against the limit: what the sweep's "peak anon MiB" column says. */
+function peakChart(page, sec, sw, xRange) {
+	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.peak_anon_bytes)]);
+	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
+	makeChart(page, sec, "peak anon by " + sw.limit, sw.arms.map(a => ({
+		label: a.arm, stroke: armColor(a.arm), width: 1.5, spanGaps: true, points: {show: true, size: 7},
+		value: byteValue,
+	})), joined, {
+		key: "sweep_peak", height: 240,
+		axes: [yAxis(sw.limit + " (MiB)", true, "x", 2), yAxis("peak anon (MiB)", true)],
+		scales: {x: {time: false, range: xRange}, y: yScale(true)},
+	});
+}
+
+/* A sweep's curve, every arm on one chart (survival and peak against
+ * MemoryMax; rate and pressure against MemoryHigh), then each arm's verdict
+ * and table as bench --sweep prints them, into SEC. */
+export function sweepCurve(page, sec, sw) {
 	const high = sw.limit === "MemoryHigh";
-	const sec = el("section", {class: "sweep", "data-limit": sw.limit});
-	sec.appendChild(el("h2", {}, (high ? "throttle curve" : "survival curve") + " (" + sw.limit + " sweep)"));
-	root.appendChild(sec);
 	const top = Math.max(...sw.arms.flatMap(a => a.curve.map(p => p.limit_bytes)));
 	const xRange = () => yScale(true).range(null, 0, top);
 	(high ? throttleChart : survivalChart)(page, sec, sw, xRange);
+	if (!high) peakChart(page, sec, sw, xRange);
 	/* the columns and cells bench --sweep prints, made by the C code
 	 * (report/sweepcurve.c: columns, each point's text, the verdict) */
 	for (const a of sw.arms) {
@@ -217,8 +231,18 @@ function sweepSection(page, root, b, runs, docs, extra) {
 		const t = table(a.columns, a.curve.map(p => p.text));
 		t.setAttribute("data-arm", a.arm);
 		t.classList.add("curve");
-		sec.appendChild(t);
+		sec.appendChild(el("div", {class: "wide"}, t));
 	}
+}
+
+function sweepSection(page, root, b, runs, docs, extra) {
+	const sw = extra.sweep;
+	if (!sw || !sw.arms || !sw.arms.length) return; /* no sweep: no section */
+	const high = sw.limit === "MemoryHigh";
+	const sec = el("section", {class: "sweep", "data-limit": sw.limit});
+	sec.appendChild(el("h2", {}, (high ? "throttle curve" : "survival curve") + " (" + sw.limit + " sweep)"));
+	root.appendChild(sec);
+	sweepCurve(page, sec, sw);
 }
 
 /* The advice as `tidemark advise` prints it: the header, then per arm its
@@ -283,6 +307,7 @@ export async function showBench(page, id) {
 		sweepDoc(id, page.signal)]);
 	const root = el("div");
 	root.appendChild(el("h1", {}, "bench " + id + (b.table && b.table.name ? " — " + b.table.name : "")));
+	if (!reportData) root.appendChild(el("p", {}, el("a", {href: "#/benches"}, "all benches")));
 	if (!page.paint(root)) return;
 	const extra = {sweep, advice: embedded("/api/v1/bench/" + id + "/advice")};
 	for (const s of SECTIONS) s(page, root, b, full, docs, extra);

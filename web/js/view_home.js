@@ -1,12 +1,18 @@
 /*
- * The home page (machines, their latest runs side by side and overlaid,
- * the runs table), a machine's live view and runs compared on one axis.
+ * The home page (machines, their latest recordings side by side and
+ * overlaid, the latest benches and sweeps, the runs table), a machine's live
+ * view and runs compared on one axis.  A bench's runs are not a machine's
+ * recording (a 0.4 s bench run beside an hour of a service is two blips on
+ * one axis): the home page and the live view show each machine's newest run
+ * that is not part of a bench (latest_record_run_id), benches and sweeps
+ * have their own lists and pages.
  */
 import {api} from "./api.js";
 import {byteScales, byteValue, chartWidth, COLORS, makeChart, timeAxis, yAxis} from "./charts.js";
 import {el, runState, table} from "./dom.js";
 import {dur, when} from "./fmt.js";
 import {col, maskExited, nulls} from "./series.js";
+import {benchesTable, sweepsTable} from "./view_lists.js";
 import {memoryChart, showRun} from "./view_run.js";
 
 const RANGES = {"1h": 3600e6, "24h": 86400e6, "all": 0};
@@ -42,30 +48,52 @@ async function machinesCharts(page, ids, names, range) {
 
 /* Runs on one page of the runs table; older ones are a link away. */
 export const RUNS_PAGE = 50;
+/* Benches and sweeps on the home page; the rest on their own pages. */
+const LATEST = 5;
+
+/* The latest benches and sweeps, each list with a link to all of them. */
+function benchLists(root, benches, sweeps) {
+	const own = benches.filter(b => b.sweep_id === null);
+	if (own.length) {
+		root.appendChild(el("h2", {class: "benches"}, "latest benches"));
+		root.appendChild(benchesTable(benches, LATEST));
+		root.appendChild(el("p", {}, el("a", {href: "#/benches"}, "all " + own.length + " benches")));
+	}
+	if (sweeps.length) {
+		root.appendChild(el("h2", {class: "sweeps"}, "latest sweeps"));
+		root.appendChild(sweepsTable(sweeps, LATEST));
+		root.appendChild(el("p", {}, el("a", {href: "#/sweeps"}, "all " + sweeps.length + " sweeps")));
+	}
+}
 
 export async function showHome(page, range, before) {
 	range = range in RANGES ? range : "24h";
 	before = /^\d+$/.test(before || "") ? before : "";
 	/* one more than a page: whether there are older runs */
 	const runsUrl = "/api/v1/runs?limit=" + (RUNS_PAGE + 1) + (before ? "&before=" + before : "");
-	const [machines, all] = await Promise.all([api("/api/v1/machines", page.signal), api(runsUrl, page.signal)]);
+	const [machines, all, benches, sweeps] = await Promise.all([api("/api/v1/machines", page.signal),
+		api(runsUrl, page.signal), api("/api/v1/benches", page.signal), api("/api/v1/sweeps", page.signal)]);
 	const runs = all.slice(0, RUNS_PAGE);
-	const drawCharts = machines.length ?
-		await machinesCharts(page, machines.map(m => m.latest_run_id), machines.map(m => m.name), RANGES[range]) : null;
+	const recording = machines.filter(m => m.latest_record_run_id);
+	const drawCharts = recording.length ? await machinesCharts(page, recording.map(m => m.latest_record_run_id),
+		recording.map(m => m.name), RANGES[range]) : null;
 	const root = el("div");
 	root.appendChild(el("h1", {}, "machines"));
-	root.appendChild(table(["machine", "runs", "latest run", "last push", ""],
-		machines.map(m => [m.name, m.runs, el("a", {href: "#/run/" + m.latest_run_id}, "run " + m.latest_run_id),
-			when(m.last_push_wall_usec), el("a", {href: "#/machine/" + encodeURIComponent(m.name)}, "live view")])));
+	root.appendChild(table(["machine", "runs", "latest recording", "last push", ""],
+		machines.map(m => [m.name, m.runs, m.latest_record_run_id ?
+			el("a", {href: "#/run/" + m.latest_record_run_id}, "run " + m.latest_record_run_id) : "— (benches only)",
+		when(m.last_push_wall_usec), m.latest_record_run_id ?
+			el("a", {href: "#/machine/" + encodeURIComponent(m.name)}, "live view") : ""])));
 	const chartBox = el("div");
-	if (machines.length) {
+	if (recording.length) {
 		const pick = el("p", {class: "note"}, "range: ");
 		for (const r of Object.keys(RANGES))
 			pick.appendChild(r === range ? el("b", {}, r + " ") : el("a", {href: "#/?range=" + r}, r + " "));
-		root.appendChild(el("h2", {}, "latest run of each machine, one time axis"));
+		root.appendChild(el("h2", {}, "latest recording of each machine, one time axis"));
 		root.appendChild(pick);
 		root.appendChild(chartBox);
 	}
+	if (!before) benchLists(root, benches, sweeps);
 	root.appendChild(el("h1", {}, before ? "runs before run " + before : "runs"));
 	const boxes = [];
 	const go = el("button", {type: "button"}, "compare selected runs on one time axis");
@@ -98,8 +126,9 @@ export async function showMachine(page, name) {
 	const machines = await api("/api/v1/machines", page.signal);
 	const m = machines.find(x => x.name === name);
 	if (!m) throw new Error("no machine " + name);
+	if (!m.latest_record_run_id) throw new Error(name + " has only bench runs: see its benches");
 	if (page.stale) return;
-	return showRun(page, m.latest_run_id);
+	return showRun(page, m.latest_record_run_id);
 }
 
 export async function showCompare(page, list) {
