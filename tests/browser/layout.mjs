@@ -7,7 +7,8 @@
 //   - no two labels cover each other;
 //   - every kind of thing drawn in the plot that is not a series (event
 //     lines, mark spans, limit lines, kill crosses) has its entry in the
-//     chart's key, and every series is in the legend;
+//     chart's key, and every series is in the legend; a late sample (the
+//     recorder missed its interval) draws no line;
 // and the page has no horizontal overflow.  Screenshots: OUT_DIR/NAME-WIDTH.png.
 // Prints TAP lines; exits 1 on failure.
 import { check, exitWithStatus, launch } from "./tap.mjs";
@@ -35,7 +36,7 @@ function collect() {
 		const legend = [...u.root.querySelectorAll(".u-legend .u-series .u-label")].map((e) => e.textContent);
 		const key = [...u.root.querySelectorAll(".tm-key [data-kind]")].map((e) => e.getAttribute("data-kind"));
 		return {
-			key: c.key, labels: u.tmLabels || [], drawn: u.tmDrawn || [], keyed: key, pts,
+			key: c.key, labels: u.tmLabels || [], drawn: u.tmDrawn || [], keyed: key, pts, lines: u.tmLines || [],
 			series: u.series.slice(1).filter((s) => s.show).map((s) => s.label), legend,
 			plot: { top: b.top, left: b.left, width: b.width, height: b.height },
 		};
@@ -74,6 +75,8 @@ try {
 					for (let j = i + 1; j < c.labels.length; j++)
 						if (overlap(c.labels[i], c.labels[j])) onEach.push(`${c.key}: "${c.labels[i].text}" / "${c.labels[j].text}"`);
 				for (const k of c.drawn) if (!c.keyed.includes(k)) unkeyed.push(`${c.key}: ${k} (key: ${c.keyed.join(", ")})`);
+				for (const l of c.lines) if (!c.keyed.includes(l.key) || l.kind === "late") unkeyed.push(`${c.key}: a ${l.kind} line (key: ${c.keyed.join(", ")})`);
+				if (c.labels.length && !c.keyed.length) unkeyed.push(`${c.key}: ${c.labels.length} labels (${c.labels.map((l) => l.text).join(", ")}) and no key`);
 				for (const s of c.series) if (!c.legend.includes(s)) unlegended.push(`${c.key}: ${s}`);
 			}
 			check(!onData.length, `${at}: ${labels} labels on ${charts.length} charts, none over a plotted point`, onData.slice(0, 8).join("\n"));

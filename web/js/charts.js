@@ -249,6 +249,7 @@ export function overlays(run) {
 		hooks: {
 			drawClear: [u => {
 				const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, dpr = devicePixelRatio;
+				u.tmLines = []; /* for tests: each line drawn, and the key entry it has */
 				ctx.save();
 				for (let i = 0; i < marks.length; i++) {
 					const a = u.valToPos(marks[i].t_wall_usec / 1e6, "x", true), b = u.valToPos(markEnd(u, i), "x", true);
@@ -258,6 +259,7 @@ export function overlays(run) {
 				for (const d of described.slice().reverse()) { /* least important below */
 					const x = eventX(u, d);
 					if (x === null) continue;
+					u.tmLines.push({kind: d.ev.kind, key: d.bad ? "event-bad" : "event"});
 					ctx.strokeStyle = d.bad ? "#c00" : "#999";
 					ctx.lineWidth = (d.rank <= 1 ? 2 : 1) * dpr;
 					ctx.beginPath();
