@@ -61,8 +61,8 @@ try {
 		`the machine's latest recording is run ${recordRun}, not bench run ${newest}`, JSON.stringify(home));
 	check(home.overlay && home.overlay.series === 1 && home.overlay.min >= run.started_wall_usec / 1e6 - 1 && home.overlay.max <= end,
 		"the overlay draws the recording's time span only", JSON.stringify({ overlay: home.overlay, run: [run.started_wall_usec / 1e6, end] }));
-	const homeBenches = await links(page, "h2.benches + table a");
-	const homeSweeps = await links(page, "h2.sweeps + table a");
+	const homeBenches = await links(page, "h2.benches + div table a");
+	const homeSweeps = await links(page, "h2.sweeps + div table a");
 	check(homeBenches.includes("#/bench/" + benchId) && !homeBenches.some((h) => { const n = Number(h.split("/").pop()); return n >= first && n <= last; }),
 		`the home page lists bench ${benchId} and none of the sweep's probes ${first}-${last}`, JSON.stringify(homeBenches));
 	check(homeSweeps.includes("#/sweep/" + first), `the home page lists sweep ${first}`, JSON.stringify(homeSweeps));
@@ -84,7 +84,7 @@ try {
 			points: c.u.series.slice(1).map((s, i) => c.u.data[i + 1].filter((v) => v !== null && v !== undefined).length) })),
 		curves: Object.fromEntries([...document.querySelectorAll("table.curve")].map((t) => [t.dataset.arm,
 			[...t.querySelectorAll("tr")].slice(1).map((tr) => [...tr.children].map((c) => c.textContent).join(" "))])),
-		probes: [...document.querySelectorAll("main > div > table a")].map((a) => a.getAttribute("href")),
+		probes: [...document.querySelectorAll("h2.probes + div table a")].map((a) => a.getAttribute("href")),
 	}));
 	for (const key of ["sweep", "sweep_peak"]) {
 		const c = sw.charts.find((x) => x.key === key);

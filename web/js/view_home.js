@@ -102,7 +102,7 @@ export async function showHome(page, range, before) {
 		if (ids.length) location.hash = "#/compare/" + ids.join(",");
 	});
 	root.appendChild(go);
-	root.appendChild(table(["", "run", "machine", "started", "duration", "outcome", "samples", "bench/arm"],
+	root.appendChild(el("div", {class: "wide"}, table(["", "run", "machine", "started", "duration", "outcome", "samples", "bench/arm"],
 		runs.map(r => {
 			const box = el("input", {type: "checkbox", value: String(r.id)});
 			boxes.push(box);
@@ -110,7 +110,7 @@ export async function showHome(page, range, before) {
 				runState(r, dur(r.ended_wall_usec - r.started_wall_usec)),
 				r.outcome || "", r.sample_count,
 				r.bench_id ? el("a", {href: "#/bench/" + r.bench_id}, r.bench_id + "/" + (r.arm || "")) : ""];
-		})));
+		}))));
 	const nav = el("p", {class: "pager"});
 	if (before) nav.appendChild(el("a", {href: "#/?range=" + range}, "newest runs"));
 	if (all.length > RUNS_PAGE) {

@@ -15,16 +15,16 @@ const span = x => x.ended_wall_usec ? dur(x.ended_wall_usec - x.started_wall_use
 /* The benches table (those that are not a sweep's probes); at most MAX rows. */
 export function benchesTable(benches, max) {
 	const own = benches.filter(b => b.sweep_id === null);
-	return table(["bench", "name", "machine", "started", "duration", "arms", "runs"],
+	return el("div", {class: "wide"}, table(["bench", "name", "machine", "started", "duration", "arms", "runs"],
 		own.slice(0, max || own.length).map(b => [el("a", {href: "#/bench/" + b.id}, "bench " + b.id), b.name || "",
-			b.machine || "", when(b.started_wall_usec), span(b), b.arms.join(", "), b.runs]));
+			b.machine || "", when(b.started_wall_usec), span(b), b.arms.join(", "), b.runs])));
 }
 
 export function sweepsTable(sweeps, max) {
-	return table(["sweep", "limit", "machine", "started", "duration", "arms", "benches", "runs"],
+	return el("div", {class: "wide"}, table(["sweep", "limit", "machine", "started", "duration", "arms", "benches", "runs"],
 		sweeps.slice(0, max || sweeps.length).map(s => [el("a", {href: "#/sweep/" + s.id}, "sweep " + s.id), s.limit,
 			s.machine || "", when(s.started_wall_usec), span(s), s.arms.join(", "),
-			s.benches.length ? s.benches[0] + "–" + s.benches[s.benches.length - 1] : "", s.runs]));
+			s.benches.length ? s.benches[0] + "–" + s.benches[s.benches.length - 1] : "", s.runs])));
 }
 
 export async function showBenches(page) {
@@ -54,7 +54,7 @@ export async function showSweep(page, id) {
 	const sec = el("section", {class: "sweep", "data-limit": sw.limit});
 	sec.appendChild(el("h2", {}, (high ? "throttle curve" : "survival curve") + ", every arm"));
 	root.appendChild(sec);
-	root.appendChild(el("h2", {}, "probes (one bench per arm and limit)"));
+	root.appendChild(el("h2", {class: "probes"}, "probes (one bench per arm and limit)"));
 	root.appendChild(benchesTable(benches.filter(b => sw.benches.includes(b.id)).map(b => Object.assign({}, b, {sweep_id: null}))));
 	if (!page.paint(root)) return;
 	if (sw.arms.length) sweepCurve(page, sec, sw);

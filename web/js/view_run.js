@@ -134,9 +134,11 @@ export function scrapedCharts(page, parent, doc, run, machine) {
 function runInfo(run, stateCell) {
 	const cmd = Array.isArray(run.command) ? run.command.join(" ") : "";
 	stateCell.replaceChildren(runState(run, when(run.ended_wall_usec)));
-	return table(["machine", "run", "started", "ended", "outcome", "samples", "cgroup", "command"],
+	const t = table(["machine", "run", "started", "ended", "outcome", "samples", "cgroup", "command"],
 		[[run.machine || "", String(run.id), when(run.started_wall_usec), stateCell,
 			run.outcome || "", run.sample_count, run.cgroup_path || "", cmd]]);
+	t.classList.add("info");
+	return t;
 }
 
 function summaryTable(s) {
@@ -154,12 +156,12 @@ function summaryTable(s) {
 
 function eventsTable(run) {
 	if (!run.events.length) return el("p", {class: "note"}, "no events");
-	return table(["time", "event", "pid", "value", "detail"],
-		run.events.slice(0, 200).map(e => [when(e.t_wall_usec), e.kind, e.pid, e.value, e.detail || ""]));
+	return el("div", {class: "wide"}, table(["time", "event", "pid", "value", "detail"],
+		run.events.slice(0, 200).map(e => [when(e.t_wall_usec), e.kind, e.pid, e.value, e.detail || ""])));
 }
 
 function marksTable(run) {
-	return table(["time", "mark"], run.marks.slice(0, 200).map(m => [when(m.t_wall_usec), m.text]));
+	return el("div", {class: "wide"}, table(["time", "mark"], run.marks.slice(0, 200).map(m => [when(m.t_wall_usec), m.text])));
 }
 
 /* The status line of a run that has not ended, from the server's state of
