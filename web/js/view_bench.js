@@ -136,12 +136,18 @@ function runsSection(page, root, b) {
 		})));
 }
 
+/* The line width of arm I of SW: arms drawn first are wider, so where
+ * two arms' curves coincide both still show. */
+function under(sw, i) {
+	return 1.5 + 2 * (sw.arms.length - 1 - i) / Math.max(1, sw.arms.length - 1);
+}
+
 /* The survival curve: survived k/n against MemoryMax, per arm. */
 function survivalChart(page, sec, sw, xRange) {
 	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.runs ? p.survived / p.runs : null)]);
 	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
-	makeChart(page, sec, "survived k/n by " + sw.limit, sw.arms.map(a => ({
-		label: a.arm, stroke: armColor(a.arm), width: 1.5, spanGaps: true, points: {show: true, size: 7},
+	makeChart(page, sec, "survived k/n by " + sw.limit, sw.arms.map((a, i) => ({
+		label: a.arm, stroke: armColor(a.arm), width: under(sw, i), spanGaps: true, points: {show: true, size: 3 + 2 * under(sw, i)},
 		value: (u, v) => v === null || v === undefined ? "—" : v.toFixed(2),
 	})), joined, {
 		key: "sweep", height: 260,
@@ -205,8 +211,8 @@ function throttleChart(page, sec, sw, xRange) {
 function peakChart(page, sec, sw, xRange) {
 	const tables = sw.arms.map(a => [a.curve.map(p => p.limit_bytes), a.curve.map(p => p.peak_anon_bytes)]);
 	const joined = tables.length > 1 ? uPlot.join(tables, tables.map(() => [1, 1])) : tables[0];
-	makeChart(page, sec, "peak anon by " + sw.limit, sw.arms.map(a => ({
-		label: a.arm, stroke: armColor(a.arm), width: 1.5, spanGaps: true, points: {show: true, size: 7},
+	makeChart(page, sec, "peak anon by " + sw.limit, sw.arms.map((a, i) => ({
+		label: a.arm, stroke: armColor(a.arm), width: under(sw, i), spanGaps: true, points: {show: true, size: 3 + 2 * under(sw, i)},
 		value: byteValue,
 	})), joined, {
 		key: "sweep_peak", height: 240,
