@@ -66,7 +66,7 @@ json_t *tm_api_bench(struct tm_store *st, int64_t bench_id);
 json_t *tm_api_bench_sweep(struct tm_store *st, int64_t bench_id);
 
 /* Benches and sweeps (apibench.c).  Every bench with runs, newest first
- * (at most TM_API_BENCHES_MAX): [{id, name, machine, started_wall_usec,
+ * (of the first TM_API_BENCHES_MAX benches stored): [{id, name, machine, started_wall_usec,
  * ended_wall_usec (null while running), runs, arms: [names], sweep_id: the
  * sweep it is a probe of, or null}].  NULL after tm_error. */
 #define TM_API_BENCHES_MAX 10000
