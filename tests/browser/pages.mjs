@@ -12,7 +12,8 @@
 //   - #/benches lists the bench and no probe; #/sweeps lists the sweep with
 //     every arm the terminal printed;
 //   - #/sweep/ID draws every arm on one survival curve and one peak curve,
-//     and shows each arm's rows as the terminal printed them.
+//     and shows each arm's rows as the terminal printed them;
+//   - a probe's bench page links to its sweep, another bench's to none.
 // Prints TAP lines; exits 1 on failure.
 import { check, exitWithStatus, launch } from "./tap.mjs";
 import fs from "node:fs";
@@ -98,6 +99,12 @@ try {
 			want[a].map((t, i) => (t === got[i] ? "  " : "≠ ") + t + (t === got[i] ? "" : "\n  shown: " + got[i])).join("\n"));
 	}
 	check(sw.probes.length === last - first + 1, `the sweep page lists its ${last - first + 1} probes`, JSON.stringify(sw.probes));
+
+	check(await open(page, "#/bench/" + last) === "1", `a probe's page (bench ${last}) is drawn`, "");
+	const up = await links(page, "p.probe a");
+	check(up.includes("#/sweep/" + first), `bench ${last}'s page links to its sweep ${first}`, JSON.stringify(up));
+	check(await open(page, "#/bench/" + benchId) === "1" && !(await links(page, "p.probe a")).length,
+		`bench ${benchId} (no sweep's) links to no sweep`, "");
 	check(!errors.length, "no page errors", errors.join(" | "));
 } finally {
 	await close();

@@ -313,7 +313,14 @@ export async function showBench(page, id) {
 		sweepDoc(id, page.signal)]);
 	const root = el("div");
 	root.appendChild(el("h1", {}, "bench " + id + (b.table && b.table.name ? " — " + b.table.name : "")));
-	if (!reportData) root.appendChild(el("p", {}, el("a", {href: "#/benches"}, "all benches")));
+	if (!reportData) {
+		/* a sweep's probe: its arm at one limit; the sweep's page has every arm */
+		const me = (await api("/api/v1/benches", page.signal)).find(x => x.id === Number(id));
+		root.appendChild(me && me.sweep_id !== null ?
+			el("p", {class: "probe"}, "a probe of ", el("a", {href: "#/sweep/" + me.sweep_id}, "sweep " + me.sweep_id),
+				" (every arm on one curve) · ", el("a", {href: "#/benches"}, "all benches")) :
+			el("p", {}, el("a", {href: "#/benches"}, "all benches")));
+	}
 	if (!page.paint(root)) return;
 	const extra = {sweep, advice: embedded("/api/v1/bench/" + id + "/advice")};
 	for (const s of SECTIONS) s(page, root, b, full, docs, extra);
