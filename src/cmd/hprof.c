@@ -131,8 +131,7 @@ static void progress(const char *what, uint64_t done, uint64_t total)
 	fprintf(stderr, "\r\033[Kholders: %-20s [%s] %3d%%", what, bar, pct);
 }
 
-static int run_holders(const char *path, const struct tm_hprof_layout *l, enum fmt fmt,
-                       size_t top)
+static int run_holders(const char *path, const struct tm_hprof_layout *l, enum fmt fmt, size_t top)
 {
 	struct tm_holders h;
 	if (tm_holders_compute(&h, path, l, top, progress))

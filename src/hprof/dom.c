@@ -137,8 +137,7 @@ static int lengauer_tarjan(struct tm_hdom *d, struct lt *t, struct tm_hgraph *g)
 	    tm_spill_array(&t->ancestor, &g->pool, 4 * k) ||
 	    tm_spill_array(&t->label, &g->pool, 4 * k) ||
 	    tm_spill_array(&t->head, &g->pool, 4 * k) ||
-	    tm_spill_array(&t->next, &g->pool, 4 * k) ||
-	    tm_spill_array(&t->stack, &g->pool, 4 * k))
+	    tm_spill_array(&t->next, &g->pool, 4 * k) || tm_spill_array(&t->stack, &g->pool, 4 * k))
 		return -1;
 	uint32_t *semi = U32(t->semi), *label = U32(t->label), *anc = U32(t->ancestor);
 	uint32_t *head = U32(t->head);
@@ -202,9 +201,9 @@ static void lt_release(struct lt *t)
 int tm_hdom_compute(struct tm_hdom *d, struct tm_hgraph *g)
 {
 	struct lt t;
-	struct tm_spill *all[] = {&d->pre, &d->vertex, &d->idom, &d->ret,   &d->cnt,  &d->bfs,
-	                          &d->work, &t.parent, &t.semi,  &t.ancestor, &t.label, &t.head,
-	                          &t.next,  &t.stack,  &t.pred_off, &t.pred};
+	struct tm_spill *all[] = {&d->pre,  &d->vertex, &d->idom,    &d->ret,     &d->cnt,  &d->bfs,
+	                          &d->work, &t.parent,  &t.semi,     &t.ancestor, &t.label, &t.head,
+	                          &t.next,  &t.stack,   &t.pred_off, &t.pred};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		tm_spill_init(all[i]);
 	d->n_live = 0;

@@ -15,14 +15,14 @@
 #include "hprof/graph.h"
 
 struct tm_hdom {
-	uint32_t n_live;       /* objects the roots reach, the super-root included (number 0) */
-	struct tm_spill pre;   /* uint32_t[n+1]: node -> preorder number + 1; 0 unreachable */
+	uint32_t n_live;        /* objects the roots reach, the super-root included (number 0) */
+	struct tm_spill pre;    /* uint32_t[n+1]: node -> preorder number + 1; 0 unreachable */
 	struct tm_spill vertex; /* uint32_t[n_live]: preorder number -> node */
-	struct tm_spill idom;  /* uint32_t[n_live]: preorder number of the immediate dominator */
-	struct tm_spill ret;   /* uint64_t[n_live]: retained bytes (mirrors: 0, n/a) */
-	struct tm_spill cnt;   /* uint32_t[n_live]: retained objects, itself included */
-	struct tm_spill bfs;   /* uint32_t[n+1]: node -> its parent on a shortest path + 1 */
-	struct tm_spill work;  /* uint32_t[n_live]: scratch for the caller */
+	struct tm_spill idom;   /* uint32_t[n_live]: preorder number of the immediate dominator */
+	struct tm_spill ret;    /* uint64_t[n_live]: retained bytes (mirrors: 0, n/a) */
+	struct tm_spill cnt;    /* uint32_t[n_live]: retained objects, itself included */
+	struct tm_spill bfs;    /* uint32_t[n+1]: node -> its parent on a shortest path + 1 */
+	struct tm_spill work;   /* uint32_t[n_live]: scratch for the caller */
 };
 
 /* Computes all of D over G.  0, or -1 after tm_error (temporary disk). */

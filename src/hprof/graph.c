@@ -119,8 +119,8 @@ static int object(struct pass *p, uint64_t id, uint32_t cls, int64_t size)
 	}
 	if (p->no != 2)
 		return 0;
-	uint32_t s8 = size < 0 || (uint64_t)size / 8 >= TM_HG_NONE ? TM_HG_NONE
-	                                                           : (uint32_t)(size / 8);
+	uint32_t s8 =
+	    size < 0 || (uint64_t)size / 8 >= TM_HG_NONE ? TM_HG_NONE : (uint32_t)(size / 8);
 	return tm_spill_append(&g->off, &g->edges, 8) || tm_spill_append(&g->oid, &id, 8) ||
 	       tm_spill_append(&g->cls, &cls, 4) || tm_spill_append(&g->size, &s8, 4);
 }
@@ -245,7 +245,8 @@ static int instance_refs(struct pass *p, uint32_t me, uint32_t cls, uint64_t len
 		if (p->no == 2 && edge(p, v))
 			return -1;
 		if (wanted(p, me))
-			name_ref(p, me, v, "%s.%s", tm_hg_class_name(g, f->cls, cname, sizeof(cname)),
+			name_ref(p, me, v, "%s.%s",
+			         tm_hg_class_name(g, f->cls, cname, sizeof(cname)),
 			         tm_hg_string(g, f->name_sid));
 	}
 	return tm_hp_skip(p->in, len - at, "an INSTANCE DUMP");
@@ -326,8 +327,8 @@ static int root_extra(unsigned tag, unsigned id, const char **kind)
 	static const struct {
 		int extra;
 		const char *kind;
-	} r[9] = {{0, NULL},         {-2, "JNI global"},     {8, "JNI local"},
-	          {8, "Java frame"}, {4, "native stack"},    {0, "sticky class"},
+	} r[9] = {{0, NULL},           {-2, "JNI global"},  {8, "JNI local"},
+	          {8, "Java frame"},   {4, "native stack"}, {0, "sticky class"},
 	          {4, "thread block"}, {0, "monitor used"}, {8, "thread object"}};
 	if (tag == 0xff) {
 		*kind = "unknown root";
@@ -389,8 +390,9 @@ static int rec_heap(struct pass *p, uint64_t len)
 		if (sub_record(p, tm_hp_u1(p->in), at))
 			return -1;
 		if (p->g->progress && at - p->shown > (64u << 20)) {
-			p->g->progress(p->no == 1 ? "reading objects" : p->no == 2 ? "reading references"
-			                                                          : "naming paths",
+			p->g->progress(p->no == 1   ? "reading objects"
+			               : p->no == 2 ? "reading references"
+			                            : "naming paths",
 			               at, p->g->file_bytes);
 			p->shown = at;
 		}
@@ -455,7 +457,8 @@ static int record(struct pass *p, unsigned tag, uint64_t len)
 		return rec_heap(p, len);
 	if (p->no == 1 && tag == TAG_UTF8) {
 		if (len < p->g->id || tm_hp_need(p->in, p->g->id, "a UTF8 record"))
-			return len < p->g->id ? bad(p, tm_hp_off(p->in), "a short UTF8 record") : -1;
+			return len < p->g->id ? bad(p, tm_hp_off(p->in), "a short UTF8 record")
+			                      : -1;
 		uint64_t sid = tm_hp_id(p->in, p->g->id);
 		return tm_hg_keep_string(p->g, p->in, sid, len - p->g->id);
 	}
@@ -519,6 +522,7 @@ static int run_pass(struct pass *p, const char *path)
 	if (p->g->progress)
 		p->g->progress(NULL, 0, 0);
 	tm_hp_in_release(&in);
+	p->in = NULL;
 	close(fd);
 	return rc;
 }
@@ -554,7 +558,8 @@ int tm_hgraph_build(struct tm_hgraph *g, const char *path, const struct tm_hprof
                     void (*progress)(const char *, uint64_t, uint64_t))
 {
 	memset(g, 0, sizeof(*g));
-	struct tm_spill *all[] = {&g->ids, &g->off, &g->succ, &g->cls, &g->size, &g->oid, &g->rootv};
+	struct tm_spill *all[] = {&g->ids,  &g->off, &g->succ, &g->cls,
+	                          &g->size, &g->oid, &g->rootv};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		tm_spill_init(all[i]);
 	g->origin = path;
@@ -570,7 +575,8 @@ int tm_hgraph_build(struct tm_hgraph *g, const char *path, const struct tm_hprof
 	int rc = run_pass(&p1, path);
 	g->n = p1.ix;
 	if (!rc)
-		rc = tm_spill_map(&g->ids) || tm_hg_index_ids(g) || tm_hg_lay_out(g) || open_spills(g);
+		rc = tm_spill_map(&g->ids) || tm_hg_index_ids(g) || tm_hg_lay_out(g) ||
+		     open_spills(g);
 	if (!rc)
 		rc = run_pass(&p2, path);
 	if (!rc && p2.ix != p1.ix)
@@ -583,8 +589,7 @@ int tm_hgraph_build(struct tm_hgraph *g, const char *path, const struct tm_hprof
 	return rc;
 }
 
-int tm_hgraph_name_steps(struct tm_hgraph *g, const char *path, struct tm_hg_step *steps,
-                         size_t n)
+int tm_hgraph_name_steps(struct tm_hgraph *g, const char *path, struct tm_hg_step *steps, size_t n)
 {
 	struct pass p3 = {.g = g, .no = 3, .steps = steps, .n_steps = n};
 	for (size_t i = 0; i < n; i++)
@@ -594,7 +599,8 @@ int tm_hgraph_name_steps(struct tm_hgraph *g, const char *path, struct tm_hg_ste
 
 void tm_hgraph_release(struct tm_hgraph *g)
 {
-	struct tm_spill *all[] = {&g->ids, &g->off, &g->succ, &g->cls, &g->size, &g->oid, &g->rootv};
+	struct tm_spill *all[] = {&g->ids,  &g->off, &g->succ, &g->cls,
+	                          &g->size, &g->oid, &g->rootv};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		tm_spill_release(all[i]);
 	tm_idmap_release(&g->class_ix);

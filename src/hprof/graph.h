@@ -35,9 +35,9 @@ struct tm_hg_class {
 
 struct tm_hg_field {
 	uint64_t name_sid;
-	uint32_t cls;  /* declaring class */
+	uint32_t cls; /* declaring class */
 	uint8_t type;
-	uint32_t at;   /* offset in the instance's dump bytes (refs[] only) */
+	uint32_t at; /* offset in the instance's dump bytes (refs[] only) */
 };
 
 struct tm_hgraph {
@@ -46,18 +46,18 @@ struct tm_hgraph {
 	unsigned id;
 	struct tm_hprof_sizes sz;
 	uint64_t dump_bytes;
-	uint32_t n;          /* objects; the super-root is n */
-	uint64_t edges;      /* references between objects, root edges included */
-	uint64_t roots;      /* root records naming an object of the dump */
-	uint64_t dangling;   /* references to ids that are not objects of the dump */
-	uint64_t unlaid;     /* instances whose class the dump does not lay out */
+	uint32_t n;        /* objects; the super-root is n */
+	uint64_t edges;    /* references between objects, root edges included */
+	uint64_t roots;    /* root records naming an object of the dump */
+	uint64_t dangling; /* references to ids that are not objects of the dump */
+	uint64_t unlaid;   /* instances whose class the dump does not lay out */
 	struct tm_spool pool;
-	struct tm_spill ids;  /* struct tm_hg_idix[n], by id (pass 1), then released */
-	struct tm_spill off;  /* uint64_t[n + 2]: node v's references are succ[off[v], off[v+1]) */
-	struct tm_spill succ; /* uint32_t[edges] */
-	struct tm_spill cls;  /* uint32_t[n]: class index */
-	struct tm_spill size; /* uint32_t[n]: shallow bytes / 8; TM_HG_NONE unknown */
-	struct tm_spill oid;  /* uint64_t[n]: the object's id in the dump */
+	struct tm_spill ids;   /* struct tm_hg_idix[n], by id (pass 1), then released */
+	struct tm_spill off;   /* uint64_t[n + 2]: node v's references are succ[off[v], off[v+1]) */
+	struct tm_spill succ;  /* uint32_t[edges] */
+	struct tm_spill cls;   /* uint32_t[n]: class index */
+	struct tm_spill size;  /* uint32_t[n]: shallow bytes / 8; TM_HG_NONE unknown */
+	struct tm_spill oid;   /* uint64_t[n]: the object's id in the dump */
 	struct tm_spill rootv; /* uint32_t[roots] (pass 2), then copied into succ */
 	uint32_t *bucket_lo;   /* ids[] index of each id bucket's first entry (pass 2) */
 	uint64_t id_min;
@@ -97,15 +97,14 @@ const char *tm_hg_class_name(const struct tm_hgraph *g, uint32_t cls, char *buf,
 
 /* One step of a path: how object PARENT refers to CHILD_ID. */
 struct tm_hg_step {
-	uint32_t parent;    /* TM_HG_NONE: the super-root (CHILD is a GC root) */
+	uint32_t parent; /* TM_HG_NONE: the super-root (CHILD is a GC root) */
 	uint64_t child_id;
-	char how[160];      /* filled: "HashMap.table", "[12]", "static Holder.index", a root's kind */
+	char how[160]; /* filled: "HashMap.table", "[12]", "static Holder.index", a root's kind */
 };
 
 /* Fills HOW of each of N STEPS (sorted by parent) in one more pass over
  * the dump.  0, or -1 after tm_error. */
-int tm_hgraph_name_steps(struct tm_hgraph *g, const char *path, struct tm_hg_step *steps,
-                         size_t n);
+int tm_hgraph_name_steps(struct tm_hgraph *g, const char *path, struct tm_hg_step *steps, size_t n);
 
 /* The id of object V in the dump. */
 static inline uint64_t tm_hg_id(const struct tm_hgraph *g, uint32_t v)

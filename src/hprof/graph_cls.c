@@ -162,7 +162,8 @@ static int lay_out_one(struct tm_hgraph *g, uint32_t cls, uint64_t *cap_refs)
 		const struct tm_hg_class *d = &g->classes[chain[k]];
 		for (uint32_t f = d->field0; f < d->field0 + d->n_fields; f++) {
 			if (g->fields[f].type == 2) {
-				if (grow((void **)&g->refs, cap_refs, g->n_refs + 1, sizeof(*g->refs)))
+				if (grow((void **)&g->refs, cap_refs, g->n_refs + 1,
+				         sizeof(*g->refs)))
 					return -1;
 				g->refs[g->n_refs] = g->fields[f];
 				g->refs[g->n_refs++].at = (uint32_t)dump_at;
@@ -173,7 +174,8 @@ static int lay_out_one(struct tm_hgraph *g, uint32_t cls, uint64_t *cap_refs)
 	for (size_t k = n; k-- > 0;) { /* the JVM: from the top of the chain down */
 		const struct tm_hg_class *d = &g->classes[chain[k]];
 		for (uint32_t f = d->field0; f < d->field0 + d->n_fields; f++)
-			jvm_at += g->fields[f].type == 2 ? g->sz.ref : prim_bytes[g->fields[f].type];
+			jvm_at +=
+			    g->fields[f].type == 2 ? g->sz.ref : prim_bytes[g->fields[f].type];
 		jvm_at = tm_hprof_class_end(tm_hg_string(g, d->name_sid), g->id, g->sz.ref, jvm_at);
 	}
 	c->n_refs = g->n_refs - c->ref0;

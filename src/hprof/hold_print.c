@@ -69,7 +69,8 @@ static void text_parts(const struct tm_holders *h, const struct tm_holder *o, FI
 static void text_rows(const struct tm_holders *h, FILE *out)
 {
 	char buf[256];
-	fprintf(out, "top holders (what a GC root or a static field keeps alive), by retained size:\n");
+	fprintf(out,
+	        "top holders (what a GC root or a static field keeps alive), by retained size:\n");
 	fprintf(out, "%3s %13s %12s %10s  %s\n", "#", "retained MiB", "shallow B", "objects",
 	        "class @ id");
 	for (size_t r = 0; r < h->n_rows; r++) {
@@ -140,9 +141,11 @@ static void text_classes(const struct tm_holders *h, size_t top, FILE *out)
 		const struct tm_hold_class *c = &h->by_class[ix[i]];
 		bool na = ix[i] == TM_HG_MIRROR;
 		fprintf(out, "%12llu ", (unsigned long long)c->live);
-		na ? fprintf(out, "%10s ", "n/a") : fprintf(out, "%10.2f ", (double)c->live_bytes / MIB);
+		na ? fprintf(out, "%10s ", "n/a")
+		   : fprintf(out, "%10.2f ", (double)c->live_bytes / MIB);
 		fprintf(out, "%12llu ", (unsigned long long)c->dead);
-		na ? fprintf(out, "%10s  ", "n/a") : fprintf(out, "%10.2f  ", (double)c->dead_bytes / MIB);
+		na ? fprintf(out, "%10s  ", "n/a")
+		   : fprintf(out, "%10.2f  ", (double)c->dead_bytes / MIB);
 		put(out, cname(h, ix[i], buf, sizeof(buf)));
 		fputc('\n', out);
 	}
@@ -151,14 +154,13 @@ static void text_classes(const struct tm_holders *h, size_t top, FILE *out)
 	free(ix);
 }
 
-void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_layout *l,
-                           size_t top, FILE *out)
+void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_layout *l, size_t top,
+                           FILE *out)
 {
 	const struct tm_hgraph *g = &h->g;
 	fputs(g->origin, out);
-	fprintf(out, ": %s, %.1f MiB, %u-byte ids; layout: %s oops, %s class pointers\n",
-	        g->format, (double)g->dump_bytes / MIB, g->id,
-	        l->compressed_oops ? "compressed" : "full",
+	fprintf(out, ": %s, %.1f MiB, %u-byte ids; layout: %s oops, %s class pointers\n", g->format,
+	        (double)g->dump_bytes / MIB, g->id, l->compressed_oops ? "compressed" : "full",
 	        l->compressed_class_pointers ? "compressed" : "full");
 	fprintf(out,
 	        "objects: %u, %u reachable from %llu GC roots (%.2f MiB), %llu unreachable "
@@ -168,9 +170,8 @@ void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_lay
 	        (unsigned long long)(g->edges - g->roots));
 	text_rows(h, out);
 	text_classes(h, top, out);
-	fprintf(out,
-	        "\nretained sizes leave out java.lang.Class mirrors (their size is not in the "
-	        "dump: n/a); they count as retained objects\n");
+	fprintf(out, "\nretained sizes leave out java.lang.Class mirrors (their size is not in the "
+	             "dump: n/a); they count as retained objects\n");
 	if (g->dangling || g->unlaid || g->names_dropped)
 		fprintf(out,
 		        "%llu references to ids the dump does not hold (ignored), %llu instances "
@@ -206,10 +207,9 @@ static json_t *json_holder(const struct tm_holders *h, const struct tm_holder *o
 {
 	json_t *path = o->path ? json_array() : json_null();
 	for (size_t j = 0; o->path && j < o->n_path; j++)
-		json_array_append_new(path, json_pack("{s:I, s:o, s:o}", "id",
-		                                      (json_int_t)o->path[j].id, "object",
-		                                      jname(o->path[j].label), "via",
-		                                      jname(o->path[j].via)));
+		json_array_append_new(
+		    path, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)o->path[j].id, "object",
+		                    jname(o->path[j].label), "via", jname(o->path[j].via)));
 	json_t *parts = o->parts ? json_array() : json_null();
 	for (size_t p = 0; o->parts && p < o->n_parts; p++)
 		json_array_append_new(parts, json_pack("{s:o, s:I, s:I}", "class",
@@ -238,16 +238,15 @@ static json_t *json_classes(const struct tm_holders *h)
 		                 "live", (json_int_t)k->live, "live_bytes",
 		                 na ? json_null() : json_integer((json_int_t)k->live_bytes),
 		                 "unreachable", (json_int_t)k->dead, "unreachable_bytes",
-		                 na ? json_null() : json_integer((json_int_t)k->dead_bytes), "holders",
-		                 (json_int_t)k->holders, "holders_retained_bytes",
+		                 na ? json_null() : json_integer((json_int_t)k->dead_bytes),
+		                 "holders", (json_int_t)k->holders, "holders_retained_bytes",
 		                 (json_int_t)k->holder_retained, "holders_shallow_bytes",
 		                 (json_int_t)k->holder_shallow));
 	}
 	return a;
 }
 
-int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l,
-                          FILE *out)
+int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out)
 {
 	const struct tm_hgraph *g = &h->g;
 	json_t *rows = json_array();
@@ -268,7 +267,8 @@ int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layo
 	json_object_set_new(o, "dangling_references", json_integer((json_int_t)g->dangling));
 	json_object_set_new(o, "unlaid_instances", json_integer((json_int_t)g->unlaid));
 	json_object_set_new(o, "names_dropped", json_integer((json_int_t)g->names_dropped));
-	json_object_set_new(o, "temp_disk_peak_bytes", json_integer((json_int_t)g->pool.bytes_peak));
+	json_object_set_new(o, "temp_disk_peak_bytes",
+	                    json_integer((json_int_t)g->pool.bytes_peak));
 	int rc = json_dumpf(o, out, JSON_INDENT(1)) ? tm_error("cannot write the holders") : 0;
 	fputc('\n', out);
 	json_decref(o);

@@ -7,13 +7,13 @@
 #include "hprof/holders.h"
 #include "base/banned.h"
 
-#define NONE          TM_HG_NONE
-#define U32           TM_HDOM_U32
-#define U64           TM_HDOM_U64
-#define HOLDERS_MAX   65536u
-#define PATHS_MAX     100u     /* holders given a path */
-#define PATH_KEEP     40u      /* steps of a path kept: its first 4 and last 36 */
-#define PARTS_CELLS   (2u << 20) /* holders x classes counted for the histograms */
+#define NONE        TM_HG_NONE
+#define U32         TM_HDOM_U32
+#define U64         TM_HDOM_U64
+#define HOLDERS_MAX 65536u
+#define PATHS_MAX   100u       /* holders given a path */
+#define PATH_KEEP   40u        /* steps of a path kept: its first 4 and last 36 */
+#define PARTS_CELLS (2u << 20) /* holders x classes counted for the histograms */
 
 struct cand {
 	uint64_t ret;
@@ -132,7 +132,8 @@ static int take_parts(struct tm_holder *o, const struct tm_hold_part *cells, uin
 		return tm_error("out of memory for the holders");
 	for (uint32_t c = 0; c < nc; c++)
 		if (cells[c].objects)
-			o->parts[o->n_parts++] = (struct tm_hold_part){c, cells[c].objects, cells[c].bytes};
+			o->parts[o->n_parts++] =
+			    (struct tm_hold_part){c, cells[c].objects, cells[c].bytes};
 	qsort(o->parts, o->n_parts, sizeof(*o->parts), by_bytes);
 	return 0;
 }
@@ -168,8 +169,10 @@ static int parts(struct tm_holders *h)
 		if (!s || i != h->rows[s - 1].pre || !up || up == s)
 			continue;
 		for (uint32_t c = 0; c < nc; c++) {
-			cells[(size_t)(up - 1) * nc + c].objects += cells[(size_t)(s - 1) * nc + c].objects;
-			cells[(size_t)(up - 1) * nc + c].bytes += cells[(size_t)(s - 1) * nc + c].bytes;
+			cells[(size_t)(up - 1) * nc + c].objects +=
+			    cells[(size_t)(s - 1) * nc + c].objects;
+			cells[(size_t)(up - 1) * nc + c].bytes +=
+			    cells[(size_t)(s - 1) * nc + c].bytes;
 		}
 	}
 	int rc = 0;
@@ -197,32 +200,34 @@ static void label_of(const struct tm_holders *h, uint32_t v, struct tm_hold_step
 	         ix == NONE ? "?" : tm_hg_class_name(&h->g, ix, name, sizeof(name)));
 }
 
-/* Holder O's path from the super-root (nodes only; PARENT of each kept). */
+/* Holder O's path from the super-root, and the PARENT of each step kept:
+ * two walks up the breadth-first tree (a path may be as long as the heap
+ * has objects: it is not copied, and only its ends are kept). */
 static int walk(struct tm_holders *h, struct tm_holder *o, uint32_t **parent)
 {
 	const uint32_t *bfs = U32(h->d.bfs);
-	size_t n = 0, cap = 16;
-	uint32_t *all = malloc(cap * sizeof(*all));
-	for (uint32_t v = o->node; all && v != h->g.n; v = bfs[v] - 1) {
-		if (n == cap && !(all = realloc(all, (cap *= 2) * sizeof(*all))))
-			break;
-		all[n++] = v;
-	}
-	if (!all || !(o->path = calloc(n + 1, sizeof(*o->path))) ||
-	    !(*parent = malloc((n + 1) * sizeof(**parent)))) {
-		free(all);
-		return tm_error("out of memory for the holders' paths");
-	}
-	/* ALL is from the holder up: keep the root end's 4 and the holder's 36 */
+	uint32_t root = h->g.n;
+	size_t n = 0;
+	for (uint32_t v = o->node; v != root; v = bfs[v] - 1)
+		n++;
 	size_t keep = n <= PATH_KEEP ? n : PATH_KEEP;
+	if (!(o->path = calloc(keep + 1, sizeof(*o->path))) ||
+	    !(*parent = malloc((keep + 1) * sizeof(**parent))))
+		return tm_error("out of memory for the holders' paths");
 	o->path_elided = n - keep;
-	for (size_t j = 0; j < keep; j++) {
-		size_t at = j < 4 || n <= PATH_KEEP ? n - 1 - j : n - 1 - j - o->path_elided;
-		label_of(h, all[at], &o->path[j]);
-		(*parent)[j] = at + 1 < n ? all[at + 1] : NONE;
-	}
 	o->n_path = keep;
-	free(all);
+	size_t at = 0; /* from the holder (0) up to the root's child (n - 1) */
+	for (uint32_t v = o->node; v != root; v = bfs[v] - 1, at++) {
+		size_t j; /* the root's end first: its first 4 and the holder's last */
+		if (!o->path_elided || at >= n - 4)
+			j = n - 1 - at;
+		else if (at + 5 <= keep)
+			j = keep - 1 - at;
+		else
+			continue;
+		label_of(h, v, &o->path[j]);
+		(*parent)[j] = bfs[v] - 1 == root ? NONE : bfs[v] - 1;
+	}
 	return 0;
 }
 
@@ -234,8 +239,7 @@ static int by_parent(const void *a, const void *b)
 	return x->child_id < y->child_id ? -1 : x->child_id > y->child_id;
 }
 
-static void fill_via(struct tm_hold_step *s, uint32_t parent, const struct tm_hg_step *st,
-                     size_t n)
+static void fill_via(struct tm_hold_step *s, uint32_t parent, const struct tm_hg_step *st, size_t n)
 {
 	struct tm_hg_step key = {.parent = parent, .child_id = s->id};
 	const struct tm_hg_step *f = bsearch(&key, st, n, sizeof(*st), by_parent);

@@ -20,9 +20,9 @@
 
 struct tm_hold_step {
 	uint64_t id;
-	uint32_t cls;     /* class index (TM_HG_MIRROR for a class mirror) */
-	char label[256];  /* the class's name; for a mirror, "class X" */
-	char via[160];    /* how the step before refers to it; for the first, the root kind */
+	uint32_t cls;    /* class index (TM_HG_MIRROR for a class mirror) */
+	char label[256]; /* the class's name; for a mirror, "class X" */
+	char via[160];   /* how the step before refers to it; for the first, the root kind */
 };
 
 struct tm_hold_part { /* what a holder retains of one class */
@@ -36,7 +36,7 @@ struct tm_holder {
 	int64_t shallow_bytes; /* -1: n/a */
 	struct tm_hold_step *path;
 	size_t n_path;
-	uint64_t path_elided;  /* steps left out of the middle of a long path */
+	uint64_t path_elided;       /* steps left out of the middle of a long path */
 	struct tm_hold_part *parts; /* largest first; NULL when not computed */
 	size_t n_parts;
 };
@@ -50,9 +50,9 @@ struct tm_hold_class { /* per class */
 struct tm_holders {
 	struct tm_hgraph g;
 	struct tm_hdom d;
-	struct tm_holder *rows;  /* largest retained first */
+	struct tm_holder *rows; /* largest retained first */
 	size_t n_rows;
-	uint64_t candidates;      /* holders in all (rows are the first of them) */
+	uint64_t candidates;            /* holders in all (rows are the first of them) */
 	struct tm_hold_class *by_class; /* g.n_classes entries */
 	uint64_t live_bytes, dead_bytes, dead_objects;
 	uint64_t anon_bytes_bound; /* not measured here: see bench */
@@ -68,10 +68,9 @@ void tm_holders_release(struct tm_holders *h);
 
 /* Text, JSON (bytes; null where unknown) and CSV (one row a reachable
  * object: id, class, shallow, retained bytes and objects, dominator's id). */
-void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_layout *l,
-                           size_t top, FILE *out);
-int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l,
-                          FILE *out);
+void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_layout *l, size_t top,
+                           FILE *out);
+int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out);
 void tm_holders_print_csv(const struct tm_holders *h, FILE *out);
 
 #endif

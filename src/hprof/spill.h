@@ -19,11 +19,11 @@ struct tm_spool {
 };
 
 struct tm_spill {
-	int fd;              /* -1: closed */
-	uint8_t *buf;        /* append buffer */
-	size_t used;         /* bytes in buf */
-	uint64_t bytes;      /* bytes appended (or the array's size) */
-	void *map;           /* the file, mapped after tm_spill_map */
+	int fd;         /* -1: closed */
+	uint8_t *buf;   /* append buffer */
+	size_t used;    /* bytes in buf */
+	uint64_t bytes; /* bytes appended (or the array's size) */
+	void *map;      /* the file, mapped after tm_spill_map */
 	struct tm_spool *pool;
 };
 

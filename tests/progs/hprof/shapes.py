@@ -223,6 +223,16 @@ def build(seed):
     onstack = d.inst(node, [d.bytes_(7777), 0])
     d.roots.append((0x03, onstack))
     facts['stack'] = onstack
+    # a holder at the end of two chains of 100: its path is long (elided)
+    far = d.inst(node, [d.bytes_(2500), 0])
+    heads = []
+    for _ in range(2):
+        nxt = far
+        for _ in range(100):
+            nxt = d.inst(node, [nxt, 0])
+        heads.append(nxt)
+    d.cls('test/Chains', statics=[('left', heads[0]), ('right', heads[1])], super_id=obj)
+    facts['far'] = far
     # 5. an unreachable island (its class is not a root either)
     isl = d.cls('test/Island', [('other', 2), ('data', 2)], super_id=obj, sticky=False)
     u1, u2 = d.new_id(), d.new_id()
@@ -301,6 +311,11 @@ def check(path, csv_path, json_path):
     st = top.get(facts['stack'])
     say('thread_stack_root', st and st['path'][0]['via'] == 'Java frame' and len(st['path']) == 1,
         'holder %s' % st)
+    fa = top.get(facts['far'])
+    say('long_path_keeps_its_ends', fa and fa['path_elided'] == 102 - 40 and len(fa['path']) == 40
+        and fa['path'][0]['via'] == 'sticky class' and fa['path'][0]['object'] == 'class test.Chains'
+        and fa['path'][1]['via'].startswith('static test.Chains.')
+        and all(s['via'] == 'test.Node.a' for s in fa['path'][2:]), 'holder %s' % fa)
     unr = sum(b for _, b in exp['unreachable'])
     say('unreachable_island', js['unreachable'] == len(exp['unreachable']) and
         js['unreachable_bytes'] == unr and str(facts['island'][0]) not in ours,
