@@ -14,6 +14,7 @@
 #define STRINGS_MAX     (1u << 20)
 #define CLASSES_MAX     (1u << 20)
 #define FIELDS_MAX      (8u << 20)
+#define REFS_MAX        (16u << 20) /* reference fields over all classes' chains */
 #define BUCKETS         (1u << 16)
 
 #define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
@@ -162,6 +163,11 @@ static int lay_out_one(struct tm_hgraph *g, uint32_t cls, uint64_t *cap_refs)
 		const struct tm_hg_class *d = &g->classes[chain[k]];
 		for (uint32_t f = d->field0; f < d->field0 + d->n_fields; f++) {
 			if (g->fields[f].type == 2) {
+				if (g->n_refs >= REFS_MAX)
+					return tm_error("'%s': its classes declare more than %u "
+					                "reference fields, their superclasses' "
+					                "counted in each: not read further",
+					                g->origin, REFS_MAX);
 				if (grow((void **)&g->refs, cap_refs, g->n_refs + 1,
 				         sizeof(*g->refs)))
 					return -1;
