@@ -18,7 +18,7 @@ struct lt {
 
 static void tick(struct tm_hgraph *g, const char *what, uint64_t i, uint64_t n)
 {
-	if (g->progress && (i & 0xfffff) == 0)
+	if (g->progress && (i & 0x3ffff) == 0)
 		g->progress(what, i, n);
 }
 

@@ -389,7 +389,7 @@ static int rec_heap(struct pass *p, uint64_t len)
 			return -1;
 		if (sub_record(p, tm_hp_u1(p->in), at))
 			return -1;
-		if (p->g->progress && at - p->shown > (64u << 20)) {
+		if (p->g->progress && at - p->shown > (16u << 20)) {
 			p->g->progress(p->no == 1   ? "reading objects"
 			               : p->no == 2 ? "reading references"
 			                            : "naming paths",
