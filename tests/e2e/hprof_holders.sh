@@ -9,7 +9,8 @@
 #   no temporary file is left in TMPDIR, after success or error;
 # - a real JVM whose leak is one HashMap: the first holder is that map, with
 #   its exact retained size, its path from a GC root through Leak.index,
-#   and what it retains by class.
+#   and what it retains by class;
+# - 1.5 M objects: the working set in temporary files, anon under 32 MiB.
 . "$(dirname "$0")/../lib.sh"
 SHAPES=$TM_ROOT/tests/progs/hprof/shapes.py
 mkdir -p "$T/tmp"
@@ -39,6 +40,48 @@ check_eq holders_cut_no_output "$(cat "$T/cut.out")" ""
 check_eq holders_no_temp_files_after_error "$(ls -A "$T/tmp")" ""
 "$TM" hprof holders /dev/null >/dev/null 2>"$T/null.err"
 check holders_not_regular_refused grep -q "not a regular file" "$T/null.err"
+
+# Bounded anonymous memory: 1.5 M objects (15 Object[100000] under JNI
+# globals, each element a byte[] of 0 to 3 bytes) need about 110 MB of
+# working set, which must be in the temporary files, not in anon.
+python3 - "$T/many.hprof" <<'EOP'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+u1, u4, idb = (lambda v: struct.pack('>B', v)), (lambda v: struct.pack('>I', v)), (lambda v: struct.pack('>Q', v))
+rec = lambda tag, body: out.write(u1(tag) + u4(0) + u4(len(body)) + body)
+out.write(b'JAVA PROFILE 1.0.2\0' + u4(8) + u4(0) + u4(0))
+rec(1, idb(0x50) + b'[Ljava/lang/Object;')
+rec(2, u4(1) + idb(0x100) + u4(0) + idb(0x50))
+seg = bytearray(u1(0x20) + idb(0x100) + u4(0) + idb(0) * 6 + u4(0) + b'\0' * 6)
+nid = 0x10000
+for a in range(15):
+    arr = nid + 16 * 100001 * a
+    seg += u1(0x01) + idb(arr) + idb(0)
+    seg += u1(0x22) + idb(arr) + u4(0) + u4(100000) + idb(0x100)
+    seg += b''.join(idb(arr + 16 * (i + 1)) for i in range(100000))
+    for i in range(100000):
+        seg += u1(0x23) + idb(arr + 16 * (i + 1)) + u4(0) + u4(i % 4) + u1(8) + b'\0' * (i % 4)
+rec(0x1c, bytes(seg))
+rec(0x2c, b'')
+EOP
+"$TM" hprof holders "$T/many.hprof" --json -n 3 >"$T/many.json" 2>"$T/many.err" &
+pid=$!
+anon=0
+while kill -0 $pid 2>/dev/null; do
+	a=$(awk '/^RssAnon:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+	[ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+	sleep 0.01
+done
+wait $pid
+temp=$(python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); print(j["temp_disk_peak_bytes"], j["reachable"], j["top"][0]["retained_objects"])' "$T/many.json" 2>&1)
+# 15 arrays, their 1.5 M elements and the arrays' class mirror
+check_eq holders_many_objects_all_reachable "${temp#* }" "1500016 100001"
+check holders_working_set_in_files [ "${temp%% *}" -gt 100000000 ]
+if [ "$anon" -lt 32768 ]; then
+	ok "holders_anon_bounded (peak RssAnon $anon KiB for ${temp%% *} bytes of temporary files)"
+else
+	fail holders_anon_bounded "peak RssAnon $anon KiB, over 32 MiB, for ${temp%% *} bytes of temporary files"
+fi
 
 if ! command -v javac >/dev/null || ! command -v jcmd >/dev/null; then
 	skip holders_jvm "no javac/jcmd (scripts/deps.sh --test installs openjdk-17-jdk-headless)"
