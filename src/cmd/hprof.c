@@ -1,10 +1,12 @@
-/* tidemark hprof: what holds a JVM's heap, from an HPROF heap dump. */
+/* tidemark hprof: what fills and what holds a JVM's heap, from an HPROF heap dump. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "cmd/cmds.h"
+#include "hprof/holders.h"
 #include "hprof/hprof.h"
 #include "hprof/print.h"
 #include "base/banned.h"
@@ -12,8 +14,10 @@
 static const char usage_text[] =
     "usage: tidemark hprof top DUMP [-n N] [--json | --csv] [--oops compressed|full]\n"
     "                                [--class-pointers compressed|full]\n"
+    "       tidemark hprof holders DUMP [-n N] [--json | --csv] [--oops ...]\n"
+    "                                [--class-pointers ...]\n"
     "\n"
-    "Reads an HPROF heap dump (jcmd PID GC.heap_dump FILE, or\n"
+    "top reads an HPROF heap dump (jcmd PID GC.heap_dump FILE, or\n"
     "-XX:+HeapDumpOnOutOfMemoryError) in one streaming pass and prints the class\n"
     "histogram: instances and shallow bytes per class, largest first, as\n"
     "`jcmd PID GC.class_histogram` counts them.  Its memory is bounded whatever\n"
@@ -21,13 +25,24 @@ static const char usage_text[] =
     "the running JVM.  A gzip-compressed dump (DUMP.gz) is read as it is.  A dump\n"
     "cut short prints the histogram of what it holds, marked PARTIAL, and exits 1.\n"
     "\n"
+    "holders reads the dump in three passes and computes what holds the heap:\n"
+    "which objects the GC roots reach, the dominator tree, and each object's\n"
+    "retained size.  It prints the top holders (the objects a GC root or a\n"
+    "static field keeps alive, by retained size) with their shallow size,\n"
+    "retained objects, one shortest path from a GC root with field names, and\n"
+    "what each retains by class; then holders by class, and each class's live\n"
+    "and unreachable objects.  Its working set is in files in $TMPDIR (about\n"
+    "72 bytes an object and 8 a reference; docs/hprof.md), removed as it exits.\n"
+    "\n"
     "Shallow sizes follow the dumping JVM's object layout (docs/hprof.md): the\n"
     "defaults are HotSpot's on a 64-bit JVM with a heap under 32 GiB.\n"
     "\n"
     "options:\n"
     "  -n N                 rows to print (default 20; 0 for all)\n"
     "      --json           the histogram as JSON (raw bytes; null where unknown)\n"
-    "      --csv            class,instances,shallow_bytes\n"
+    "      --csv            class,instances,shallow_bytes; for holders, one row a\n"
+    "                       reachable object: id,class,shallow_bytes,\n"
+    "                       retained_bytes,retained_objects,dominator\n"
     "      --oops full      the JVM ran without compressed references\n"
     "                       (-XX:-UseCompressedOops, or a heap of 32 GiB or more)\n"
     "      --class-pointers full   it ran with -XX:-UseCompressedClassPointers\n"
@@ -36,7 +51,8 @@ static const char usage_text[] =
     "examples:\n"
     "  jcmd $(pidof java) GC.heap_dump /var/tmp/node.hprof\n"
     "  tidemark hprof top /var/tmp/node.hprof -n 30\n"
-    "  tidemark hprof top /var/tmp/node.hprof --csv -n 0 > classes.csv\n";
+    "  tidemark hprof top /var/tmp/node.hprof --csv -n 0 > classes.csv\n"
+    "  TMPDIR=/var/tmp tidemark hprof holders /var/tmp/node.hprof -n 10\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -56,7 +72,8 @@ static int compressed(const char *arg, bool *on)
 	return -1;
 }
 
-static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt, int64_t *top)
+static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt, int64_t *top,
+                 bool *holders)
 {
 	static const struct option long_opts[] = {
 	    {"json", no_argument, NULL, 'j'},
@@ -87,9 +104,47 @@ static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt
 			return 2;
 		}
 	}
-	if (argc - optind != 2 || strcmp(argv[optind], "top"))
-		return usage_error("expected 'top DUMP', got", optind < argc ? argv[optind] : "");
+	if (argc - optind != 2 || (strcmp(argv[optind], "top") && strcmp(argv[optind], "holders")))
+		return usage_error("expected 'top DUMP' or 'holders DUMP', got",
+		                   optind < argc ? argv[optind] : "");
+	*holders = !strcmp(argv[optind], "holders");
 	return 0;
+}
+
+/* A progress bar on stderr, when it is a terminal: WHAT at DONE of TOTAL
+ * (0: unknown); WHAT NULL clears the line. */
+static void progress(const char *what, uint64_t done, uint64_t total)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (!what) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	int pct = total ? (int)(100 * done / total) : 0;
+	if (pct > 100)
+		pct = 100;
+	char bar[31];
+	memset(bar, ' ', 30);
+	memset(bar, '#', (size_t)(pct * 30 / 100));
+	bar[30] = 0;
+	fprintf(stderr, "\r\033[Kholders: %-20s [%s] %3d%%", what, bar, pct);
+}
+
+static int run_holders(const char *path, const struct tm_hprof_layout *l, enum fmt fmt, size_t top)
+{
+	struct tm_holders h;
+	if (tm_holders_compute(&h, path, l, top, progress))
+		return 1;
+	int rc = 0;
+	if (fmt == FMT_JSON)
+		rc = tm_holders_print_json(&h, l, stdout) ? 1 : 0;
+	else if (fmt == FMT_CSV)
+		tm_holders_print_csv(&h, stdout);
+	else
+		tm_holders_print_text(&h, l, top, stdout);
+	tm_holders_release(&h);
+	return rc;
 }
 
 int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx)
@@ -98,13 +153,16 @@ int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	struct tm_hprof_histogram h;
 	enum fmt fmt = FMT_TEXT;
 	int64_t top = 20;
+	bool holders = false;
 
 	(void)ctx;
 	tm_hprof_layout_default(&layout);
-	int rc = parse(argc, argv, &layout, &fmt, &top);
+	int rc = parse(argc, argv, &layout, &fmt, &top, &holders);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	const char *path = argv[argc - 1];
+	if (holders)
+		return run_holders(path, &layout, fmt, (size_t)top);
 	/* a dump cut short: the histogram of what was read, marked partial,
 	 * the cut said on stderr, and a failing status */
 	int partial = tm_hprof_histogram_file(path, &layout, &h);

@@ -485,6 +485,16 @@ static int hidden_index(const char *name)
 	return -1;
 }
 
+uint64_t tm_hprof_class_end(const char *name, unsigned id_size, unsigned ref_bytes, uint64_t at)
+{
+	int k = hidden_index(name);
+	if (k < 0)
+		return at;
+	at += hotspot_hidden[k].pointers * id_size + hotspot_hidden[k].refs * ref_bytes +
+	      hotspot_hidden[k].shorts * 2 + hotspot_hidden[k].padding;
+	return hotspot_hidden[k].padding ? ALIGN8(at) : at;
+}
+
 /*
  * An instance's size in the JVM: the header, then each class's fields from
  * the root of the chain down, aligned to 8.  A class with @Contended
@@ -507,16 +517,9 @@ static int64_t instance_bytes(struct hp *h, const struct cls *c)
 			return -1; /* a superclass the dump does not describe */
 	}
 	uint64_t at = h->header;
-	while (n--) {
-		int k = hidden_index(string_of(h, chain[n]->name_sid));
-		at += chain[n]->own_field_bytes;
-		if (k < 0)
-			continue;
-		at += hotspot_hidden[k].pointers * h->id + hotspot_hidden[k].refs * h->ref +
-		      hotspot_hidden[k].shorts * 2 + hotspot_hidden[k].padding;
-		if (hotspot_hidden[k].padding)
-			at = ALIGN8(at);
-	}
+	while (n--)
+		at = tm_hprof_class_end(string_of(h, chain[n]->name_sid), h->id, h->ref,
+		                        at + chain[n]->own_field_bytes);
 	return (int64_t)ALIGN8(at);
 }
 
@@ -600,15 +603,22 @@ static int build_rows(struct hp *h)
 	return 0;
 }
 
-static void set_layout(struct hp *h, const struct tm_hprof_layout *l)
+void tm_hprof_sizes(unsigned id_size, const struct tm_hprof_layout *l, struct tm_hprof_sizes *s)
 {
-	if (h->id == 4) { /* a 32-bit JVM */
-		h->ref = 4, h->header = 8, h->array_base = 12;
+	if (id_size == 4) { /* a 32-bit JVM */
+		*s = (struct tm_hprof_sizes){.ref = 4, .header = 8, .array_base = 12};
 		return;
 	}
-	h->ref = l->compressed_oops ? 4 : 8;
-	h->header = l->compressed_class_pointers ? 12 : 16;
-	h->array_base = l->compressed_class_pointers ? 16 : 24;
+	s->ref = l->compressed_oops ? 4 : 8;
+	s->header = l->compressed_class_pointers ? 12 : 16;
+	s->array_base = l->compressed_class_pointers ? 16 : 24;
+}
+
+static void set_layout(struct hp *h, const struct tm_hprof_layout *l)
+{
+	struct tm_hprof_sizes s;
+	tm_hprof_sizes(h->id, l, &s);
+	h->ref = s.ref, h->header = s.header, h->array_base = s.array_base;
 }
 
 int tm_hprof_histogram_read(struct tm_hp_in *in, const struct tm_hprof_layout *layout,

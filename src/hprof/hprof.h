@@ -28,6 +28,20 @@ struct tm_hprof_layout {
 
 void tm_hprof_layout_default(struct tm_hprof_layout *l);
 
+/* The sizes, in bytes, a JVM with identifiers of ID_SIZE and layout L uses. */
+struct tm_hprof_sizes {
+	unsigned ref;        /* a reference field or array element */
+	unsigned header;     /* an instance's header */
+	unsigned array_base; /* an array's header and length */
+};
+void tm_hprof_sizes(unsigned id_size, const struct tm_hprof_layout *l, struct tm_hprof_sizes *s);
+
+/* The offset in an instance after the fields of class NAME (as the dump
+ * spells it, "java/lang/Thread"; NULL for unknown), given AT, the offset
+ * after the fields the dump declares for it: adds what HotSpot injects
+ * into that class and does not dump (docs/hprof.md). */
+uint64_t tm_hprof_class_end(const char *name, unsigned id_size, unsigned ref_bytes, uint64_t at);
+
 /* One class's row.  SHALLOW_BYTES is -1 where the dump cannot say (the
  * java.lang.Class mirrors: HotSpot adds fields to them that it does not
  * dump). */
