@@ -134,13 +134,13 @@ static const char *java_text(const struct tm_jvm_split *sp, char *buf, size_t si
 	}
 	tm_mib_text(r, sizeof(r), sp->java_resident_bytes);
 	if (isfinite(sp->java_free_bytes))
-		snprintf(buf, size, "%s Java heap resident (%s live: used, %s free but touched)", r,
+		snprintf(buf, size, "%s Java heap resident (%s used, %s free but touched)", r,
 		         tm_mib_text(u, sizeof(u), sp->java_heap_bytes),
 		         tm_mib_text(f, sizeof(f), sp->java_free_bytes));
 	else
 		snprintf(buf, size,
-		         "%s Java heap resident (its used counts pages never touched, more than "
-		         "these: live and free not told apart)",
+		         "%s Java heap resident (its used, as the collector counts it, is more than "
+		         "these: used and free not told apart)",
 		         r);
 	return "code cache, thread stacks, GC data";
 }

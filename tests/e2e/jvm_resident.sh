@@ -58,7 +58,7 @@ print(t)' "$@"
 }
 
 for gc in G1 Parallel Serial; do
-	name=jvm_resident_$(echo $gc | tr 'A-Z' 'a-z')
+	tn=jvm_resident_$(echo $gc | tr 'A-Z' 'a-z')
 	db=$T/$gc.db
 	timeout -k 5 90 "$TM" record -o "$db" -i 200ms --settle 60s --heap -- \
 		java -XX:+Use${gc}GC -Xmx512m -cp "$T" HeapChurn 200 32 60000 >"$T/$gc.out" 2>"$T/$gc.err" &
@@ -85,13 +85,13 @@ for gc in G1 Parallel Serial; do
 	want=$b
 	if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$want" = "$a" ] && [ "$res" != null ] &&
 		python3 -c "import sys; sys.exit(abs($res - $want) > $M or abs($last - $want) > $M)"; then
-		ok "$name: the Java heap's resident anon is smaps' of its range (tidemark $((res / M)) MiB, smaps $((want / M)) MiB of the range $range)"
+		ok "$tn: the Java heap's resident anon is smaps' of its range (tidemark $((res / M)) MiB, smaps $((want / M)) MiB of the range $range)"
 	else
-		fail "$name: the Java heap's resident anon is smaps' of its range" "rc $rc; heap range '$range' (jcmd GC.heap_info), smaps anon of it '$a' then '$b'; report $res, last sample $last: $(head -c 300 "$T/$gc.err")"
+		fail "$tn: the Java heap's resident anon is smaps' of its range" "rc $rc; heap range '$range' (jcmd GC.heap_info), smaps anon of it '$a' then '$b'; report $res, last sample $last: $(head -c 300 "$T/$gc.err")"
 		continue
 	fi
 	# the split: resident = used + free but touched; the parts add up to anon
-	check "$name: anon = Java heap resident (used + free) + malloc + other, within 1 MiB" python3 -c '
+	check "$tn: anon = Java heap resident (used + free) + malloc + other, within 1 MiB" python3 -c '
 import json, sys
 f = json.loads(sys.argv[1])["figures"]
 M = 1 << 20
@@ -110,9 +110,9 @@ print("anon %.1f = heap %.1f (used %s + free %s) + malloc %.1f + other %.1f MiB"
 ' "$js"
 	txt=$("$TM" report 1 --db "$db")
 	if echo "$txt" | grep -q "MiB Java heap resident (.*) + .* MiB the JVM's malloc .* MiB other anon (code cache, thread stacks, GC data)"; then
-		ok "$name: the report's line names the heap's free but touched pages apart from other anon"
+		ok "$tn: the report's line names the heap's free but touched pages apart from other anon"
 	else
-		fail "$name: the report's line names the heap's free but touched pages" "$(echo "$txt" | grep -A1 'java heap')"
+		fail "$tn: the report's line names the heap's free but touched pages" "$(echo "$txt" | grep -A1 'java heap')"
 	fi
 done
 finish

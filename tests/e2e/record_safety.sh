@@ -153,13 +153,20 @@ fi
 	fail "report says when the first and the last process left" "$("$TM" report -o "$T/d.db")"
 # a daemon started after the first sample by a process that leaves at once
 # (issue 19): from the launched process's exit on, the cgroup's members are
-# the target, for every per-process figure and the heap; stopped by
-# --timeout while it runs, "held after the work" is the daemon's 30 MiB (not
+# the target, for every per-process figure and the heap; stopped by an
+# interrupt while it runs, "held after the work" is the daemon's 30 MiB (not
 # the sample before it started), and the report says it was measured when
 # the recording stopped; a daemon that exits by itself leaves no sample
 # after its work: n/a, and why
 if [ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-	"$TM" record -q -o "$T/dd.db" --heap --timeout 2.4s -- sh -c "sleep 0.3; ('$TM_BUILD/progs/alloc_touch' 30 5000 >/dev/null &); exit 0" 2>"$T/dd.err"
+	# (interrupted once the daemon holds its 30 MiB and a sample saw it:
+	# a loaded machine may take seconds to get there)
+	"$TM" record -q -o "$T/dd.db" --heap --timeout 20s -- sh -c "sleep 0.3; ('$TM_BUILD/progs/alloc_touch' 30 15000 >'$T/dd.ready' &); exit 0" 2>"$T/dd.err" &
+	rpid=$!
+	wait_for 15 grep -q ready "$T/dd.ready"
+	sleep 1.5
+	kill -INT $rpid
+	wait $rpid
 	later=$("$TM" report -o "$T/dd.db" --series=proc_count | awk -F, 'NR > 2 && NR < 5 { print $3 }' | tr '\n' ' ')
 	js=$("$TM" report -o "$T/dd.db" --json)
 	held=$(echo "$js" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int((f["held_anon_bytes"] or 0) / 2**20), int((f["heap_live_peak_bytes"] or 0) / 2**20), f["held_anon_end_is"])')
