@@ -388,9 +388,21 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	# the allocator answers the recorder's request between samples; a
 	# sample at the peak that comes before its answer takes the answer of a
 	# neighbour with the same heap counts (report/summary.c), so one run
-	rm -f "$T/split.db"
-	LD_PRELOAD=${lib:+$LIBDIR/$lib} "$TM" record -q -o "$T/split.db" -i 100ms --heap -- \
-		"$P/heap_split" 1000 >/dev/null 2>"$T/err"
+	# (the end's split needs the program alive after its work, issue 19:
+	# it waits on its stdin once ready, and the recording is interrupted
+	# while it holds what it allocated)
+	rm -f "$T/split.db" "$T/split.in" "$T/split.out"
+	mkfifo "$T/split.in"
+	LD_PRELOAD=${lib:+$LIBDIR/$lib} "$TM" record -o "$T/split.db" -i 100ms --heap -- \
+		"$P/heap_split" <"$T/split.in" >"$T/split.out" 2>"$T/err" &
+	rp=$!
+	exec 4>"$T/split.in"
+	n=150
+	while [ $n -gt 0 ] && ! grep -q ready "$T/split.out" 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
+	sleep 0.8 # samples with the allocator's answer
+	kill -INT $rp
+	wait $rp
+	exec 4>&-
 	js=$("$TM" report 1 --db "$T/split.db" --json)
 	anon=$(fig "$js" peak_anon_bytes)
 	held=$(fig "$js" anon_allocator_held_at_peak_bytes)
