@@ -29,8 +29,7 @@ void tm_jvm_split_compute(double anon, double java_used, double live, double hel
 
 /* The Java heap's part of anon: its resident pages when read, else used;
  * false (WHY and OVER set) when it does not fit in anon. */
-static bool java_part(double anon, double used, double res, struct tm_jvm_split *out,
-                      double *part)
+static bool java_part(double anon, double used, double res, struct tm_jvm_split *out, double *part)
 {
 	if (isfinite(res)) {
 		out->java_resident_bytes = res;
@@ -41,7 +40,8 @@ static bool java_part(double anon, double used, double res, struct tm_jvm_split 
 		if (res > anon) {
 			out->why = TM_JVM_SPLIT_RES_OVER;
 			out->over_bytes = res - anon;
-			out->java_heap_bytes = out->java_free_bytes = out->java_resident_bytes = NAN;
+			out->java_heap_bytes = out->java_free_bytes = out->java_resident_bytes =
+			    NAN;
 			return false;
 		}
 		*part = res;
@@ -56,8 +56,8 @@ static bool java_part(double anon, double used, double res, struct tm_jvm_split 
 	return true;
 }
 
-void tm_jvm_split_resident(double anon, double java_used, double java_res, double live,
-                           double held, struct tm_jvm_split *out)
+void tm_jvm_split_resident(double anon, double java_used, double java_res, double live, double held,
+                           struct tm_jvm_split *out)
 {
 	double java;
 
@@ -129,7 +129,8 @@ static const char *java_text(const struct tm_jvm_split *sp, char *buf, size_t si
 	char r[32], u[32], f[32];
 
 	if (!isfinite(sp->java_resident_bytes)) {
-		snprintf(buf, size, "%s Java heap used", tm_mib_text(u, sizeof(u), sp->java_heap_bytes));
+		snprintf(buf, size, "%s Java heap used",
+		         tm_mib_text(u, sizeof(u), sp->java_heap_bytes));
 		return "code cache, thread stacks, GC data, free but touched heap";
 	}
 	tm_mib_text(r, sizeof(r), sp->java_resident_bytes);
@@ -138,10 +139,11 @@ static const char *java_text(const struct tm_jvm_split *sp, char *buf, size_t si
 		         tm_mib_text(u, sizeof(u), sp->java_heap_bytes),
 		         tm_mib_text(f, sizeof(f), sp->java_free_bytes));
 	else
-		snprintf(buf, size,
-		         "%s Java heap resident (its used, as the collector counts it, is more than "
-		         "these: used and free not told apart)",
-		         r);
+		snprintf(
+		    buf, size,
+		    "%s Java heap resident (its used, as the collector counts it, is more than "
+		    "these: used and free not told apart)",
+		    r);
 	return "code cache, thread stacks, GC data";
 }
 
@@ -149,8 +151,8 @@ void tm_jvm_split_text(const struct tm_jvm_split *sp, char *buf, size_t size)
 {
 	char a[32], j[192], m[32], l[32], h[32], o[32];
 	const char *other = java_text(sp, j, sizeof(j));
-	double java = isfinite(sp->java_resident_bytes) ? sp->java_resident_bytes
-	                                                : sp->java_heap_bytes;
+	double java =
+	    isfinite(sp->java_resident_bytes) ? sp->java_resident_bytes : sp->java_heap_bytes;
 
 	tm_mib_text(a, sizeof(a), sp->anon_bytes);
 	if (sp->why == TM_JVM_SPLIT_OK && isfinite(sp->malloc_held_bytes))
@@ -168,10 +170,11 @@ void tm_jvm_split_text(const struct tm_jvm_split *sp, char *buf, size_t size)
 		         a, j, tm_mib_text(m, sizeof(m), sp->malloc_bytes),
 		         tm_mib_text(o, sizeof(o), sp->other_bytes), other);
 	else if (sp->why == TM_JVM_SPLIT_NO_SHIM)
-		snprintf(buf, size,
-		         "anon at the end %s = %s + %s the rest (the JVM's malloc, %s; record --heap "
-		         "splits the malloc out)",
-		         a, j, tm_mib_text(o, sizeof(o), sp->anon_bytes - java), other);
+		snprintf(
+		    buf, size,
+		    "anon at the end %s = %s + %s the rest (the JVM's malloc, %s; record --heap "
+		    "splits the malloc out)",
+		    a, j, tm_mib_text(o, sizeof(o), sp->anon_bytes - java), other);
 	else if (sp->why == TM_JVM_SPLIT_HEAP_OVER || sp->why == TM_JVM_SPLIT_MALLOC_OVER ||
 	         sp->why == TM_JVM_SPLIT_RES_OVER)
 		snprintf(buf, size, "anon at the end %s: its split is n/a, %s (by %s)", a,

@@ -27,9 +27,9 @@ enum tm_jvm_split_why {
 
 struct tm_jvm_split {
 	enum tm_jvm_split_why why;
-	double anon_bytes;        /* the sample's anon */
-	double java_heap_bytes;   /* Java heap used; NAN unless OK or NO_SHIM (and, with the
-	                             resident pages, unless used fits in them) */
+	double anon_bytes;      /* the sample's anon */
+	double java_heap_bytes; /* Java heap used; NAN unless OK or NO_SHIM (and, with the
+	                           resident pages, unless used fits in them) */
 	/* the Java heap mappings' resident anon, and its part not used (free but
 	 * touched); NAN without them (and free NAN when used counts pages never
 	 * touched, more than the resident) */
@@ -57,8 +57,8 @@ void tm_jvm_split_compute(double anon, double java_used, double live, double hel
  * JAVA_RES (used + free but touched when used fits in it), so that other
  * anon holds none of the heap.
  */
-void tm_jvm_split_resident(double anon, double java_used, double java_res, double live,
-                           double held, struct tm_jvm_split *out);
+void tm_jvm_split_resident(double anon, double java_used, double java_res, double live, double held,
+                           struct tm_jvm_split *out);
 
 /* Withholds SP's parts: the sample it was made from is not one after the
  * work (why becomes TM_JVM_SPLIT_NO_END; anon_bytes NAN). */

@@ -284,13 +284,15 @@ static void print_anon_why(FILE *out, const struct tm_summary *s)
 		    tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
 		    tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
 	if (s->end_na != TM_END_MEASURED)
-		fprintf(out, "              held after the work n/a: %s\n", tm_end_na_text(s->end_na));
+		fprintf(out, "              held after the work n/a: %s\n",
+		        tm_end_na_text(s->end_na));
 	else if (s->end_kind == TM_END_AFTER_WORK && s->held_sample_mono_usec >= 0)
 		fprintf(out, "              held after the work: %.1f s %s\n",
 		        (double)(s->held_sample_mono_usec - s->work_end_mono_usec) / 1e6,
 		        tm_end_kind_text(s->end_kind));
 	else if (s->end_kind != TM_END_KIND_NONE && isfinite(s->held_anon_bytes))
-		fprintf(out, "              held after the work: %s\n", tm_end_kind_text(s->end_kind));
+		fprintf(out, "              held after the work: %s\n",
+		        tm_end_kind_text(s->end_kind));
 }
 
 static void print_memory(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)

@@ -564,10 +564,10 @@ static int end_rules(struct tm_store *st, const struct loaded *l, const struct t
 	f.ended = ri->ended_wall_usec != 0;
 	f.command = ri->target && !strcmp(ri->target, "command");
 	f.stopped = ev.stopped;
-	f.work_end_mono_usec = mark >= 0 && (ev.progress_target_mono < 0 ||
-	                                     mark < ev.progress_target_mono)
-	                           ? mark
-	                           : ev.progress_target_mono;
+	f.work_end_mono_usec =
+	    mark >= 0 && (ev.progress_target_mono < 0 || mark < ev.progress_target_mono)
+	        ? mark
+	        : ev.progress_target_mono;
 	f.held_mono_usec = s->held_sample_mono_usec;
 	s->work_end_mono_usec = f.work_end_mono_usec;
 	s->end_na = tm_end_decide(&f, &s->end_kind);

@@ -82,7 +82,8 @@ struct tm_summary {
 	/* how the end's figures were measured when end_na is TM_END_MEASURED */
 	enum tm_end_kind {
 		TM_END_KIND_NONE = 0,
-		TM_END_AFTER_WORK, /* a sample after the work's end ("end" mark, --until-progress) */
+		TM_END_AFTER_WORK, /* a sample after the work's end ("end" mark, --until-progress)
+		                    */
 		TM_END_STOPPED,    /* the recording stopped with the program running (--timeout,
 		                      interrupted, detached) */
 		TM_END_RUNNING,    /* a watched unit or cgroup still running: measured now */

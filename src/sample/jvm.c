@@ -155,5 +155,6 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
 		return;
 	tm_hsperf_to_sample(&h, out);
 	if (h.accessible)
-		tm_jvm_resident_sample(p, buf, (size_t)n, now_mono_usec, buf, TM_JVM_BUF_BYTES, out);
+		tm_jvm_resident_sample(p, buf, (size_t)n, now_mono_usec, buf, TM_JVM_BUF_BYTES,
+		                       out);
 }

@@ -55,7 +55,8 @@ static ssize_t read_proc(struct tm_proc *p, const char *file, uint8_t *buf, size
 		len += (size_t)n;
 		while (from > 0 && buf[from - 1] != '\n')
 			from--; /* from the start of the line the chunk began in */
-		if (stop_at && tm_javaheap_smaps_past((const char *)buf + from, len - from, stop_at))
+		if (stop_at &&
+		    tm_javaheap_smaps_past((const char *)buf + from, len - from, stop_at))
 			break;
 	}
 out:

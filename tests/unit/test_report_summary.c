@@ -422,8 +422,8 @@ static void test_jvm_split_resident(void **state)
 	assert_float_equal(j.other_bytes, 9 * MIB, 1);
 	assert_float_equal(j.java_resident_bytes + j.malloc_bytes + j.other_bytes, j.anon_bytes, 1);
 	tm_jvm_split_text(&j, text, sizeof(text));
-	assert_non_null(
-	    strstr(text, "120.0 MiB Java heap resident (68.0 MiB used, 52.0 MiB free but touched)"));
+	assert_non_null(strstr(
+	    text, "120.0 MiB Java heap resident (68.0 MiB used, 52.0 MiB free but touched)"));
 	assert_non_null(strstr(text, "9.0 MiB other anon (code cache, thread stacks, GC data)"));
 	/* without the resident pages, other anon holds the free heap: 61 MiB */
 	tm_jvm_split_compute(200 * MIB, 68 * MIB, 70 * MIB, 1 * MIB, &j);
@@ -511,8 +511,8 @@ static void test_oom_between_samples(void **state)
 	struct tm_summary s;
 	const struct cs oom[] = {{1, 0.1, -1, 0, 0, -1, 0}, {0, 0, -1, 0, 0, -1, 0}};
 	const struct cx oom_x[] = {{0, 0.5, 0}, {0, 64, 80}};
-	int64_t run =
-	    constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom), TM_OUTCOME_OOM_KILLED, false);
+	int64_t run = constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom),
+	                                     TM_OUTCOME_OOM_KILLED, false);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_true(s.peak_anon_missed);
 	assert_true(isnan(s.peak_anon_bytes));
@@ -523,7 +523,8 @@ static void test_oom_between_samples(void **state)
 	assert_true(isnan(s.held_anon_bytes));
 
 	const struct cs died[] = {{1, 30, -1, 0, 0, -1, 0}, {1, 31, -1, 0, 0, -1, 0}};
-	run = constructed_run_ending(f->st, died, NULL, TM_ARRAY_SIZE(died), TM_OUTCOME_LIVE, false);
+	run =
+	    constructed_run_ending(f->st, died, NULL, TM_ARRAY_SIZE(died), TM_OUTCOME_LIVE, false);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_int_equal(s.end_na, TM_END_NO_END);
 	assert_true(isnan(s.held_anon_bytes));
@@ -555,7 +556,11 @@ static int64_t end_case(struct tm_store *st, const struct cs *c, size_t n, const
 		                 0);
 	if (kind) {
 		struct tm_event ev = {T0_WALL + (int64_t)(n - 1) * 100000,
-		                      T0_MONO + (int64_t)(n - 1) * 100000, kind, 0, 0, NULL};
+		                      T0_MONO + (int64_t)(n - 1) * 100000,
+		                      kind,
+		                      0,
+		                      0,
+		                      NULL};
 		assert_int_equal(tm_store_add_event(st, run, &ev), 0);
 	}
 	if (o != TM_OUTCOME_LIVE)
