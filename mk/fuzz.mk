@@ -13,12 +13,14 @@
 #   serve   the series query and a URL's id (src/serve), the pusher's reading
 #           of the server's answers (src/serve/push.c)
 #   opt     the option parser (src/base/opt.c) over the record and bench tables
+#   javaheap the Java heap's range in maps and its resident anon in smaps
+#           (src/sample/javaheap.c)
 # They link the library built once more by clang with the fuzzer's
 # instrumentation (build/fuzz/).  `make fuzz` runs each for FUZZ_SECONDS;
 # scripts/fuzz.sh NAME SECONDS runs one (the smoke test in make check runs
 # each over its seeds and a few seconds more: tests/e2e/fuzz_smoke.sh).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt heapregion
+FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt heapregion javaheap
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined \

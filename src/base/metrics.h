@@ -132,7 +132,11 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(JVM_LOG_HEAP_BEFORE_BYTES, "jvm_log_heap_before_bytes", TM_UNIT_BYTES, TM_GAUGE)         \
 	X(JVM_LOG_HEAP_AFTER_BYTES, "jvm_log_heap_after_bytes", TM_UNIT_BYTES, TM_GAUGE)           \
 	X(JVM_LOG_OLD_AFTER_BYTES, "jvm_log_old_after_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
-	X(JVM_LOG_GCS, "jvm_log_gcs", TM_UNIT_COUNT, TM_COUNTER)
+	X(JVM_LOG_GCS, "jvm_log_gcs", TM_UNIT_COUNT, TM_COUNTER)                                   \
+	/* the JVMs' Java heap mappings' resident anonymous bytes (smaps of the heap's   */        \
+	/* reserved range, sample/jvmresident.h), and how many JVMs they were read of    */        \
+	X(JVM_HEAP_RESIDENT_BYTES, "jvm_heap_resident_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
+	X(JVM_HEAP_RESIDENT_PROCS, "jvm_heap_resident_procs", TM_UNIT_COUNT, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

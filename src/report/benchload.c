@@ -336,8 +336,8 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
 	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
 	/* the split of held after, all three from its sample */
-	f[TM_BF_HEAP_END] = s->end_na == TM_END_MEASURED ? s->anon_heap_live_end_bytes
-	                                                 : s->heap_live_last_seen_bytes;
+	f[TM_BF_HEAP_END] = s->end_na == TM_END_OOM_KILLED ? s->heap_live_last_seen_bytes
+	                                                   : s->anon_heap_live_end_bytes;
 	f[TM_BF_ALLOC_HELD] = s->anon_allocator_held_end_bytes;
 	f[TM_BF_OTHER_ANON] = s->anon_other_end_bytes;
 	row->held_kind = tm_summary_held_kind(s);

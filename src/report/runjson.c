@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/util.h"
+#include "report/endrule.h"
 #include "report/runjson.h"
 #include "report/summary.h"
 #include "report/summary_fields.h"
@@ -222,6 +223,12 @@ json_t *tm_summary_json(const struct tm_summary *s)
 	const char *kind = tm_summary_held_kind(s);
 	json_object_set_new(o, "anon_allocator_held_end_is",
 	                    kind ? json_string(kind) : json_null());
+	/* how held after the work was measured, or why it is n/a */
+	const char *how = tm_end_kind_name(s->end_kind);
+	json_object_set_new(o, "held_anon_end_is", how ? json_string(how) : json_null());
+	json_object_set_new(o, "held_anon_na_reason",
+	                    s->end_na != TM_END_MEASURED ? json_string(tm_end_na_text(s->end_na))
+	                                                 : json_null());
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);
 	json_object_set_new(o, "progress_bunched", json_boolean(s->progress_bunched));

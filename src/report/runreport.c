@@ -12,6 +12,7 @@
 #include "base/outcome.h"
 #include "base/util.h"
 #include "report/approxtext.h"
+#include "report/endrule.h"
 #include "report/jvmsplit.h"
 #include "report/limitnote.h"
 #include "report/phases.h"
@@ -282,13 +283,16 @@ static void print_anon_why(FILE *out, const struct tm_summary *s)
 		    "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
 		    tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
 		    tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
-	if (s->end_na == TM_END_OOM_KILLED)
-		fprintf(out,
-		        "              held after the work n/a: the OOM killer ended the work, "
-		        "there is no after\n");
-	else if (s->end_na == TM_END_NO_END)
-		fprintf(out, "              held after the work n/a: the run has not ended (still "
-		             "running, or its recorder died)\n");
+	if (s->end_na != TM_END_MEASURED)
+		fprintf(out, "              held after the work n/a: %s\n",
+		        tm_end_na_text(s->end_na));
+	else if (s->end_kind == TM_END_AFTER_WORK && s->held_sample_mono_usec >= 0)
+		fprintf(out, "              held after the work: %.1f s %s\n",
+		        (double)(s->held_sample_mono_usec - s->work_end_mono_usec) / 1e6,
+		        tm_end_kind_text(s->end_kind));
+	else if (s->end_kind != TM_END_KIND_NONE && isfinite(s->held_anon_bytes))
+		fprintf(out, "              held after the work: %s\n",
+		        tm_end_kind_text(s->end_kind));
 }
 
 static void print_memory(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)

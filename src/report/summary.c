@@ -16,6 +16,8 @@
 #include "report/stats.h"
 #include "base/bunch.h"
 #include "base/outcome.h"
+#include "report/endrule.h"
+#include "report/jvmsplit.h"
 #include "report/summary.h"
 #include "report/summary_int.h"
 #include "store/store.h"
@@ -520,31 +522,65 @@ static int load(struct tm_store *st, int64_t run_id, const struct tm_window *w, 
 	return rc;
 }
 
-/*
- * "Held after the work" and what is measured with it need an after: a run
- * killed by the OOM killer has none (its last sample came during the
- * growth), nor has a launched command's that never ended (still running,
- * or its recorder died: its last sample is from the middle of the work).  For a window
- * that runs to the run's end, those figures are NAN and S says why.
- */
-static void end_rules(const struct tm_run_info *ri, const struct tm_window *w, struct tm_summary *s)
+/* The events end_rules needs: whether tidemark stopped the recording while
+ * the target ran, and when --until-progress's target was reached. */
+struct end_events {
+	bool stopped;
+	int64_t progress_target_mono;
+};
+
+static int end_event(void *ctx, const struct tm_event *ev)
 {
-	enum tm_outcome o = TM_OUTCOME_LIVE;
-	bool to_end = !w || w->kind == TM_WIN_ALL || !w->has_b;
-	if (!to_end || (ri->outcome && tm_outcome_parse(ri->outcome, &o)))
-		return;
-	if (o == TM_OUTCOME_OOM_KILLED)
-		s->end_na = TM_END_OOM_KILLED;
-	else if (o == TM_OUTCOME_LIVE && ri->ended_wall_usec == 0 && ri->target &&
-	         !strcmp(ri->target, "command"))
-		s->end_na = TM_END_NO_END; /* a unit or cgroup still running is measured now */
-	else
-		return;
+	struct end_events *e = ctx;
+
+	if (!strcmp(ev->kind, "timeout") || !strcmp(ev->kind, "interrupted") ||
+	    !strcmp(ev->kind, "invalid"))
+		e->stopped = true;
+	else if (!strcmp(ev->kind, "progress_target") && e->progress_target_mono < 0)
+		e->progress_target_mono = ev->t_mono_usec;
+	return 0;
+}
+
+/*
+ * "Held after the work" and what is measured with it need an after, with
+ * the program alive to be measured (report/endrule.h).  For a window that
+ * runs to the run's end, those figures are NAN and S says why, or S says
+ * how they were measured.  0 or -1 (a store error).
+ */
+static int end_rules(struct tm_store *st, const struct loaded *l, const struct tm_window *w,
+                     struct tm_summary *s)
+{
+	const struct tm_run_info *ri = &l->ri;
+	struct end_events ev = {false, -1};
+	struct tm_end_facts f = {TM_OUTCOME_LIVE};
+	int64_t mark = mark_time(&l->mk, "end");
+
+	if (w && w->kind != TM_WIN_ALL && w->has_b)
+		return 0;
+	if (ri->outcome && tm_outcome_parse(ri->outcome, &f.outcome))
+		return 0; /* an outcome this build does not know: the figures as read */
+	if (tm_store_each_event(st, ri->id, end_event, &ev))
+		return -1;
+	f.ended = ri->ended_wall_usec != 0;
+	f.command = ri->target && !strcmp(ri->target, "command");
+	f.stopped = ev.stopped;
+	f.work_end_mono_usec =
+	    mark >= 0 && (ev.progress_target_mono < 0 || mark < ev.progress_target_mono)
+	        ? mark
+	        : ev.progress_target_mono;
+	f.held_mono_usec = s->held_sample_mono_usec;
+	s->work_end_mono_usec = f.work_end_mono_usec;
+	s->end_na = tm_end_decide(&f, &s->end_kind);
+	if (s->end_na == TM_END_MEASURED)
+		return 0;
 	s->heap_live_last_seen_bytes = s->anon_heap_live_end_bytes;
 	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
-	s->anon_allocator_held_end_own_bytes = NAN;
+	s->anon_allocator_held_end_own_bytes = s->anon_minus_jvm_heap_used_end_bytes = NAN;
+	if (s->jvm_split.why != TM_JVM_SPLIT_NO_JVM)
+		tm_jvm_split_withhold(&s->jvm_split);
+	return 0;
 }
 
 /* Whether the run's allocator gives what it holds as an upper bound of the
@@ -586,6 +622,7 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 	memset(out, 0, sizeof(*out));
 	init_nan(out);
 	out->run_id = run_id;
+	out->held_sample_mono_usec = out->work_end_mono_usec = -1;
 	if (!a)
 		return tm_error("out of memory");
 	rc = load(st, run_id, w, &l);
@@ -606,10 +643,10 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 		progress_figures(&l.pr, a->pa, a->pc, out->window_start_mono_usec,
 		                 out->window_end_mono_usec, out->approx.progress_in_rollups, out);
 	}
-	if (!rc) {
-		end_rules(&l.ri, w, out);
+	if (!rc)
+		rc = end_rules(st, &l, w, out);
+	if (!rc)
 		out->anon_allocator_held_bound = held_is_bound(&l.ri);
-	}
 	if (!rc && (!w || w->kind == TM_WIN_ALL))
 		rc = tm_summary_units(st, run_id, out);
 	if (a->th) {

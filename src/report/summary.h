@@ -70,8 +70,27 @@ struct tm_summary {
 	bool peak_anon_missed;
 	double peak_anon_sampled_bytes;
 	/* why held_anon_bytes, heap_live_end_bytes and anon's split at the end
-	 * are NAN although samples exist: there was no after to measure */
-	enum tm_end_na { TM_END_MEASURED = 0, TM_END_OOM_KILLED, TM_END_NO_END } end_na;
+	 * are NAN although samples exist: there was no after to measure (the
+	 * rule: report/endrule.h) */
+	enum tm_end_na {
+		TM_END_MEASURED = 0,
+		TM_END_OOM_KILLED, /* the OOM killer ended the work */
+		TM_END_NO_END,     /* a launched command's run never ended (recorder died) */
+		TM_END_EXITED,     /* the program ended by itself during the work */
+		TM_END_GONE_AFTER, /* the work ended, but no sample after it found the program */
+	} end_na;
+	/* how the end's figures were measured when end_na is TM_END_MEASURED */
+	enum tm_end_kind {
+		TM_END_KIND_NONE = 0,
+		TM_END_AFTER_WORK, /* a sample after the work's end ("end" mark, --until-progress)
+		                    */
+		TM_END_STOPPED,    /* the recording stopped with the program running (--timeout,
+		                      interrupted, detached) */
+		TM_END_RUNNING,    /* a watched unit or cgroup still running: measured now */
+	} end_kind;
+	/* the monotonic time of the sample of held after (-1: none), and of the
+	 * work's end ("end" mark or --until-progress target; -1: none) */
+	int64_t held_sample_mono_usec, work_end_mono_usec;
 	/* the live heap of the last sample while the target was alive, kept when
 	 * end_na withholds the end's figures (the bench's "heap at kill") */
 	double heap_live_last_seen_bytes;

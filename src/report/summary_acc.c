@@ -76,6 +76,9 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->jl_old = get(s, TM_M_JVM_LOG_OLD_AFTER_BYTES);
 	p->jl_gcs = get(s, TM_M_JVM_LOG_GCS);
 	p->jvm_nocnt = get(s, TM_M_JVM_PROCS_NO_COUNTERS);
+	p->jvm_procs = get(s, TM_M_JVM_PROCS);
+	p->jvm_res = get(s, TM_M_JVM_HEAP_RESIDENT_BYTES);
+	p->jvm_res_procs = get(s, TM_M_JVM_HEAP_RESIDENT_PROCS);
 }
 
 int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
@@ -323,6 +326,9 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(jl_old, TM_M_JVM_LOG_OLD_AFTER_BYTES),
 	    F(jl_gcs, TM_M_JVM_LOG_GCS),
 	    F(jvm_nocnt, TM_M_JVM_PROCS_NO_COUNTERS),
+	    F(jvm_procs, TM_M_JVM_PROCS),
+	    F(jvm_res, TM_M_JVM_HEAP_RESIDENT_BYTES),
+	    F(jvm_res_procs, TM_M_JVM_HEAP_RESIDENT_PROCS),
 #undef F
 	};
 #define IS(field) (k == FK(field))
@@ -488,7 +494,9 @@ static void jvm_of(const struct pt *p, double held, struct tm_summary *s)
 	s->jvm_metaspace_used_end_bytes = p->jvm_meta;
 	if (isfinite(p->anon) && p->anon >= p->jvm_used)
 		s->anon_minus_jvm_heap_used_end_bytes = p->anon - p->jvm_used;
-	tm_jvm_split_compute(p->anon, p->jvm_used, p->heap_live, held, &s->jvm_split);
+	/* the Java heap's resident pages, when they were read of every JVM */
+	double res = p->jvm_res_procs == p->jvm_procs ? p->jvm_res : NAN;
+	tm_jvm_split_resident(p->anon, p->jvm_used, res, p->heap_live, held, &s->jvm_split);
 }
 
 /* The JVM's figures of the last sample alive with them at or before H; the
@@ -520,6 +528,7 @@ static void bucket_end_figures(struct acc *a, struct tm_summary *s)
 	if (!tm_sum_alive(p) || !isfinite(p->anon))
 		return;
 	s->held_anon_bytes = p->anon;
+	s->held_sample_mono_usec = p->t;
 	if (!isfinite(s->heap_live_end_bytes))
 		s->heap_live_end_bytes = p->heap_live;
 	if (isfinite(p->jvm_used))
@@ -546,6 +555,7 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	if (i < n) {
 		h = base + (int64_t)i;
 		s->held_anon_bytes = w[i].anon;
+		s->held_sample_mono_usec = w[i].t;
 		s->heap_live_end_bytes = w[i].heap_live;
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
 		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes,

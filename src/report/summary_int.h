@@ -31,9 +31,13 @@ struct pt {
 	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
 	double jl_before, jl_after, jl_old, jl_gcs; /* the JVM's own GC log (-Xlog:gc) */
 	double jvm_nocnt;                           /* JVMs without hsperfdata counters */
+	/* the JVMs with counters, the Java heap mappings' resident anon and how
+	 * many JVMs it was read of (sample/jvmresident.h) */
+	double jvm_procs, jvm_res, jvm_res_procs;
 };
 
-#define PT_NF ((offsetof(struct pt, jvm_nocnt) - offsetof(struct pt, anon)) / sizeof(double) + 1)
+#define PT_NF                                                                                      \
+	((offsetof(struct pt, jvm_res_procs) - offsetof(struct pt, anon)) / sizeof(double) + 1)
 
 static inline double *pt_field(struct pt *p, size_t k)
 {

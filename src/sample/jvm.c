@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "runtime/hsperf.h"
 #include "sample/jvm.h"
+#include "sample/jvmresident.h"
 #include "base/banned.h"
 
 #define LOOK_FIRST_USEC        250000
@@ -153,4 +154,7 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
 	if (n <= 0 || tm_hsperf_parse(buf, (size_t)n, &h, err, sizeof(err)))
 		return;
 	tm_hsperf_to_sample(&h, out);
+	if (h.accessible)
+		tm_jvm_resident_sample(p, buf, (size_t)n, now_mono_usec, buf, TM_JVM_BUF_BYTES,
+		                       out);
 }

@@ -34,6 +34,10 @@ struct tm_proc {
 	int64_t hsperf_look_usec; /* user: when to look for it next (0: at once) */
 	int64_t hsperf_wait_usec; /* user: the back-off between looks */
 	bool jvm_no_counters;     /* user: maps libjvm.so but no hsperfdata file */
+	/* user: the JVM's Java heap range (sample/jvmresident.h; 0, 0: not
+	 * found yet), and when to look for it next, with its back-off */
+	uint64_t jheap_start, jheap_end;
+	int64_t jheap_look_usec, jheap_wait_usec;
 };
 
 enum {

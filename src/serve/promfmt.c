@@ -154,6 +154,10 @@ static const char *const help[TM_METRIC_COUNT] = {
     [TM_M_JVM_LOG_OLD_AFTER_BYTES] = "Java old generation after the latest GC, from the JVM's GC "
                                      "log (-Xlog:gc*; absent under G1, which logs regions).",
     [TM_M_JVM_LOG_GCS] = "GCs in the JVM's GC log (-Xlog:gc).",
+    [TM_M_JVM_HEAP_RESIDENT_BYTES] = "Resident anonymous bytes of the JVMs' Java heap mappings "
+                                     "(smaps of each heap's reserved range): live and free but "
+                                     "touched heap.",
+    [TM_M_JVM_HEAP_RESIDENT_PROCS] = "JVMs whose Java heap mapping was found and read.",
     [TM_M_GO_HEAP_INUSE_BYTES] = "Go heap spans in use (go_memstats_heap_inuse_bytes, record "
                                  "--scrape).",
 };

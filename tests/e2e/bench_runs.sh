@@ -229,7 +229,10 @@ else
 fi
 
 # ---- --heap: the live heap, what the allocator holds and other anon, per arm ----
+# (the work ends at the last step, the program alive and holding its 32 MiB
+# through --settle: what it holds after the work is measured (issue 19))
 "$TM" bench -o "$DB" --heap --runs 2 -i 100ms --settle 300ms --arm roomy: --arm tight:MemoryMax=24M \
+	--progress 'progress=([0-9]+)' --until-progress 4 \
 	--export "json:$T/heap.json" -- "$P" --mib 32 --steps 4 --step-ms 150 --hold-ms 600 \
 	>"$T/heap.txt" 2>"$T/heap.err"
 # 32 MiB in 64 KiB blocks: glibc's usable size is the block + 8 bytes

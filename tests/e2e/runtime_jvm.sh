@@ -35,6 +35,9 @@ run_jvm()
 		jstat -gc "file:///proc/$jpid/root/tmp/hsperfdata_$(id -un)/$jpid" >"$T/$tag.jstat" 2>&1
 	fi
 	sleep 0.5
+	# the recording is stopped while the JVM still holds its 48 MiB: what
+	# it holds at the end is measured only so (issue 19)
+	kill -INT $rpid
 	exec 3>&-
 	wait $rpid
 }
@@ -70,7 +73,7 @@ if out=$(compare host 2>&1); then ok "jvm heap series equal jstat -gc at the sam
 	fail "jvm heap series equal jstat -gc" "$out $(cat "$T/host.err" | head -5)"; fi
 "$TM" report -o "$T/host.db" >"$T/host.txt"
 if grep -Eq '^  java heap   used at the end (4[89]|5[0-9])\.[0-9] MiB of [0-9.]* MiB committed \(old 4[89]\.[0-9] MiB, metaspace [0-9.]* MiB\), peak used [0-9.]* MiB; [1-9][0-9]* GCs, [0-9.]* s in GC' "$T/host.txt" &&
-	grep -Eq 'anon at the end [0-9.]* MiB = (4[89]|5[0-9]).[0-9] MiB Java heap used \+ [0-9.]* MiB the rest' "$T/host.txt"; then
+	grep -Eq 'anon at the end [0-9.]* MiB = ((4[89]|5[0-9]).[0-9] MiB Java heap used|[0-9.]* MiB Java heap resident \((4[89]|5[0-9]).[0-9] MiB used, [0-9.]* MiB free but touched\)) \+ [0-9.]* MiB the rest' "$T/host.txt"; then
 	ok "report shows the Java heap beside anon"
 else
 	fail "report shows the Java heap beside anon" "$(grep -A1 'java\|anon' "$T/host.txt")"

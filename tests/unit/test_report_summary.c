@@ -93,9 +93,12 @@ static void test_whole_run(void **state)
 	assert_int_equal(tm_summarize(f->st, f->run, &w, &s), 0);
 	assert_int_equal(s.samples, 11);
 	assert_float_equal(s.peak_anon_bytes, 118 * MIB, 1);
-	/* held after the work: the last sample while the process was alive,
-	 * not the teardown sample */
-	assert_float_equal(s.held_anon_bytes, 118 * MIB, 1);
+	/* held after the work: the program ended by itself during its work
+	 * (no "end" mark, no --until-progress, no --settle), so its last
+	 * sample alive (118 MiB) is from the work: n/a, and why (issue 19) */
+	assert_int_equal(s.end_na, TM_END_EXITED);
+	assert_int_equal(s.end_kind, TM_END_KIND_NONE);
+	assert_true(isnan(s.held_anon_bytes));
 	assert_float_equal(s.final_anon_bytes, 10 * MIB, 1);
 	assert_float_equal(s.median_file_bytes, 4 * MIB, 1);
 	assert_float_equal(s.file_at_peak_bytes, 4 * MIB, 1);
@@ -164,9 +167,12 @@ struct cx {
 	} while (0)
 
 /* A run of the samples C[0..N) (and X[0..N) unless NULL) ended with
- * outcome O (LIVE: never ended). */
+ * outcome O (LIVE: never ended).  END_MARK: its work ended at the first
+ * sample (an "end" mark) and the samples after it are --settle's, the
+ * program alive to be measured until it left; else the program ran its
+ * work until it left by itself. */
 static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c, const struct cx *x,
-                                      size_t n, enum tm_outcome o)
+                                      size_t n, enum tm_outcome o, bool end_mark)
 {
 	/* with X, in a fresh cgroup of its own, as record makes */
 	struct tm_run_meta m = {.machine = "test",
@@ -204,15 +210,19 @@ static int64_t constructed_run_ending(struct tm_store *st, const struct cs *c, c
 		}
 		assert_int_equal(tm_store_add_sample(st, run, &s), 0);
 	}
+	if (end_mark)
+		assert_int_equal(tm_store_add_mark(st, run, T0_WALL, T0_MONO, "end"), 0);
 	if (o != TM_OUTCOME_LIVE)
 		end_run(st, run, T0_WALL + (int64_t)n * 100000, o);
 	assert_int_equal(tm_store_commit(st), 0);
 	return run;
 }
 
+/* A run whose work ended at its first sample ("end" mark) and whose
+ * program was measured after it (--settle) until it left. */
 static int64_t constructed_run(struct tm_store *st, const struct cs *c, size_t n)
 {
-	return constructed_run_ending(st, c, NULL, n, TM_OUTCOME_COMPLETED);
+	return constructed_run_ending(st, c, NULL, n, TM_OUTCOME_COMPLETED, true);
 }
 
 /* "Held after the work" is not a sample inside the exit of the last
@@ -395,6 +405,43 @@ static void test_jvm_split_compute(void **state)
 	assert_non_null(strstr(tm_jvm_split_why_text(j.why), "no anon"));
 }
 
+/* The Java heap's resident pages split out of other anon (issue 19): a G1
+ * run's 61 MiB of other anon held 52 MiB of the heap's free but touched
+ * pages.  Anon 200 = heap resident 120 (used 68 + free 52) + malloc 71
+ * (70 live + 1 held) + other 9; the parts add up to anon. */
+static void test_jvm_split_resident(void **state)
+{
+	struct tm_jvm_split j;
+	char text[512];
+	(void)state;
+	tm_jvm_split_resident(200 * MIB, 68 * MIB, 120 * MIB, 70 * MIB, 1 * MIB, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_OK);
+	assert_float_equal(j.java_resident_bytes, 120 * MIB, 1);
+	assert_float_equal(j.java_heap_bytes, 68 * MIB, 1);
+	assert_float_equal(j.java_free_bytes, 52 * MIB, 1);
+	assert_float_equal(j.other_bytes, 9 * MIB, 1);
+	assert_float_equal(j.java_resident_bytes + j.malloc_bytes + j.other_bytes, j.anon_bytes, 1);
+	tm_jvm_split_text(&j, text, sizeof(text));
+	assert_non_null(strstr(
+	    text, "120.0 MiB Java heap resident (68.0 MiB used, 52.0 MiB free but touched)"));
+	assert_non_null(strstr(text, "9.0 MiB other anon (code cache, thread stacks, GC data)"));
+	/* without the resident pages, other anon holds the free heap: 61 MiB */
+	tm_jvm_split_compute(200 * MIB, 68 * MIB, 70 * MIB, 1 * MIB, &j);
+	assert_float_equal(j.other_bytes, 61 * MIB, 1);
+	assert_true(isnan(j.java_resident_bytes) && isnan(j.java_free_bytes));
+	/* used above the resident (G1 counts whole eden regions): the heap's
+	 * part is still its resident pages, used and free not told apart */
+	tm_jvm_split_resident(200 * MIB, 130 * MIB, 120 * MIB, 70 * MIB, 1 * MIB, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_OK);
+	assert_true(isnan(j.java_heap_bytes) && isnan(j.java_free_bytes));
+	assert_float_equal(j.other_bytes, 9 * MIB, 1);
+	/* resident above anon (read at other moments): n/a, by how much */
+	tm_jvm_split_resident(100 * MIB, 60 * MIB, 101 * MIB, 1 * MIB, 0, &j);
+	assert_int_equal(j.why, TM_JVM_SPLIT_RES_OVER);
+	assert_float_equal(j.over_bytes, 1 * MIB, 1);
+	assert_true(isnan(j.other_bytes) && isnan(j.java_resident_bytes));
+}
+
 static void test_window_parse(void **state)
 {
 	(void)state;
@@ -429,7 +476,7 @@ static void test_split_heap_moved(void **state)
 	};
 	const struct cx moved_x[] = {{0, 0, 0}, {95, 0, 0}, {0, 0, 0}};
 	int64_t run = constructed_run_ending(f->st, moved, moved_x, TM_ARRAY_SIZE(moved),
-	                                     TM_OUTCOME_COMPLETED);
+	                                     TM_OUTCOME_COMPLETED, true);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_figure(s.held_anon_bytes, 95.2 * MIB);
 	assert_true(isnan(s.anon_heap_live_end_bytes));
@@ -444,7 +491,7 @@ static void test_split_heap_moved(void **state)
 	};
 	const struct cx still_x[] = {{0, 0, 0}, {0.01, 0, 0}, {0, 0, 0}};
 	run = constructed_run_ending(f->st, still, still_x, TM_ARRAY_SIZE(still),
-	                             TM_OUTCOME_COMPLETED);
+	                             TM_OUTCOME_COMPLETED, true);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_figure(s.anon_heap_live_end_bytes, 30 * MIB);
 	assert_figure(s.anon_other_end_bytes, 9.5 * MIB);
@@ -464,8 +511,8 @@ static void test_oom_between_samples(void **state)
 	struct tm_summary s;
 	const struct cs oom[] = {{1, 0.1, -1, 0, 0, -1, 0}, {0, 0, -1, 0, 0, -1, 0}};
 	const struct cx oom_x[] = {{0, 0.5, 0}, {0, 64, 80}};
-	int64_t run =
-	    constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom), TM_OUTCOME_OOM_KILLED);
+	int64_t run = constructed_run_ending(f->st, oom, oom_x, TM_ARRAY_SIZE(oom),
+	                                     TM_OUTCOME_OOM_KILLED, false);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_true(s.peak_anon_missed);
 	assert_true(isnan(s.peak_anon_bytes));
@@ -476,12 +523,106 @@ static void test_oom_between_samples(void **state)
 	assert_true(isnan(s.held_anon_bytes));
 
 	const struct cs died[] = {{1, 30, -1, 0, 0, -1, 0}, {1, 31, -1, 0, 0, -1, 0}};
-	run = constructed_run_ending(f->st, died, NULL, TM_ARRAY_SIZE(died), TM_OUTCOME_LIVE);
+	run =
+	    constructed_run_ending(f->st, died, NULL, TM_ARRAY_SIZE(died), TM_OUTCOME_LIVE, false);
 	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
 	assert_int_equal(s.end_na, TM_END_NO_END);
 	assert_true(isnan(s.held_anon_bytes));
 	assert_figure(s.peak_anon_bytes, 31 * MIB);
 	assert_false(s.peak_anon_missed);
+}
+
+/* A run of C[0..N) with target TARGET, outcome O, an "end" mark at sample
+ * MARK_AT (< 0: none) and an event KIND (NULL: none) at its last sample. */
+static int64_t end_case(struct tm_store *st, const struct cs *c, size_t n, const char *target,
+                        enum tm_outcome o, int mark_at, const char *kind)
+{
+	struct tm_run_meta m = {.machine = "test", .target = target, .interval_usec = 100000};
+	int64_t run;
+	assert_int_equal(tm_store_run_begin(st, &m, &run), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tm_sample s;
+		tm_sample_clear(&s);
+		s.seq = (int64_t)i;
+		s.t_mono_usec = T0_MONO + (int64_t)i * 100000;
+		s.t_wall_usec = T0_WALL + (int64_t)i * 100000;
+		tm_sample_set(&s, TM_M_PROC_COUNT, c[i].procs);
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES, (int64_t)(c[i].anon_mib * MIB));
+		assert_int_equal(tm_store_add_sample(st, run, &s), 0);
+	}
+	if (mark_at >= 0)
+		assert_int_equal(tm_store_add_mark(st, run, T0_WALL + mark_at * 100000,
+		                                   T0_MONO + mark_at * 100000, "end"),
+		                 0);
+	if (kind) {
+		struct tm_event ev = {T0_WALL + (int64_t)(n - 1) * 100000,
+		                      T0_MONO + (int64_t)(n - 1) * 100000,
+		                      kind,
+		                      0,
+		                      0,
+		                      NULL};
+		assert_int_equal(tm_store_add_event(st, run, &ev), 0);
+	}
+	if (o != TM_OUTCOME_LIVE)
+		end_run(st, run, T0_WALL + (int64_t)n * 100000, o);
+	assert_int_equal(tm_store_commit(st), 0);
+	return run;
+}
+
+/* "Held after the work" needs the program alive after its work (issue 19):
+ * a program that frees 92 MiB and exits by itself between two samples
+ * leaves only samples of its work (n/a, not 92.6); an "end" mark with a
+ * sample after it (--settle), a recording stopped with it running
+ * (--timeout, an interrupt) and a watched cgroup still running are
+ * measured, and the summary says which. */
+static void test_held_needs_program_alive(void **state)
+{
+	struct fixture *f = *state;
+	struct tm_window w = {.kind = TM_WIN_ALL};
+	struct tm_summary s;
+	const struct cs work[] = {
+	    {1, 10, -1, 0, 0, -1, 0}, {1, 92.6, -1, 0, 0, -1, 0}, {1, 92.6, -1, 0, 0, -1, 0},
+	    {1, 20, -1, 0, 0, -1, 0}, {1, 20, -1, 0, 0, -1, 0},   {0, 0, -1, 0, 0, -1, 0},
+	};
+	size_t n = TM_ARRAY_SIZE(work);
+	int64_t run = end_case(f->st, work, 3, "command", TM_OUTCOME_COMPLETED, -1, NULL);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_EXITED);
+	assert_true(isnan(s.held_anon_bytes) && isnan(s.heap_live_end_bytes));
+	assert_figure(s.peak_anon_bytes, 92.6 * MIB);
+
+	/* the work ended at sample 2; samples 3 and 4 are after it, the
+	 * program alive (it freed 72.6 MiB after its work) */
+	run = end_case(f->st, work, n, "command", TM_OUTCOME_COMPLETED, 2, NULL);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_MEASURED);
+	assert_int_equal(s.end_kind, TM_END_AFTER_WORK);
+	assert_figure(s.held_anon_bytes, 20 * MIB);
+	assert_int_equal(s.held_sample_mono_usec - s.work_end_mono_usec, 200000);
+
+	/* the "end" mark came after the last sample alive: gone before one */
+	run = end_case(f->st, work, n, "command", TM_OUTCOME_COMPLETED, 5, NULL);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_GONE_AFTER);
+	assert_true(isnan(s.held_anon_bytes));
+
+	/* --timeout stopped it running: what it held then, said so */
+	run = end_case(f->st, work, 5, "command", TM_OUTCOME_TIMEOUT, -1, "timeout");
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_MEASURED);
+	assert_int_equal(s.end_kind, TM_END_STOPPED);
+	assert_figure(s.held_anon_bytes, 20 * MIB);
+
+	/* a watched cgroup still running is measured now; one whose processes
+	 * all left by themselves is not */
+	run = end_case(f->st, work, 5, "cgroup", TM_OUTCOME_LIVE, -1, NULL);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_kind, TM_END_RUNNING);
+	assert_figure(s.held_anon_bytes, 20 * MIB);
+	run = end_case(f->st, work, n, "cgroup", TM_OUTCOME_COMPLETED, -1, NULL);
+	assert_int_equal(tm_summarize(f->st, run, &w, &s), 0);
+	assert_int_equal(s.end_na, TM_END_EXITED);
+	assert_true(isnan(s.held_anon_bytes));
 }
 
 int main(void)
@@ -495,7 +636,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_jvm_split_one_sample, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_split_heap_moved, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_oom_between_samples, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_held_needs_program_alive, setup, teardown),
 	    cmocka_unit_test(test_jvm_split_compute),
+	    cmocka_unit_test(test_jvm_split_resident),
 	    cmocka_unit_test(test_window_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 // (HotSpot allocates them with malloc: the heap shim counts them) and HEAP
 // MiB of byte arrays on the Java heap (HotSpot maps it itself: not malloc),
 // all touched and kept for HOLD_MS, with a few threads doing the same.
-// Prints "held" and "done" lines.  Usage: java NativeAndHeap DIRECT HEAP HOLD_MS [ARRAY]
+// Prints "held" and "done" lines; between them, under tidemark record, it
+// marks the end of its work.  Usage: java NativeAndHeap DIRECT HEAP HOLD_MS [ARRAY]
 // ARRAY: the bytes of each array (default 256 KiB; 262128 makes each array
 // with its 16-byte header 256 KiB, so that G1's 1 MiB regions hold four
 // each with no filled-in end, and Java heap used is all touched).
@@ -34,10 +35,21 @@ public class NativeAndHeap {
         for (Thread t : ts) t.join();
         System.out.println("held direct=" + direct + " MiB heap=" + heap + " MiB");
         System.out.flush();
+        endMark();
         Thread.sleep(holdMs);
         long sum = 0;
         for (ByteBuffer b : nat) sum += b.get(0);
         for (byte[] k : keep) sum += k[0];
         System.out.println("done " + sum);
+    }
+
+    // Under tidemark record, the work ends here ("end" to $TIDEMARK_MARK):
+    // what it holds from now on is measured after the work (with --settle).
+    static void endMark() throws java.io.IOException {
+        String m = System.getenv("TIDEMARK_MARK");
+        if (m == null) return;
+        try (java.io.FileWriter w = new java.io.FileWriter(m)) {
+            w.write("end\n");
+        }
     }
 }
