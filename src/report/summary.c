@@ -226,6 +226,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->gc_heap_live_peak_bytes,
 	    &s->gc_heap_live_end_bytes,
 	    &s->gc_cycles,
+	    &s->gc_heap_live_at_held_bytes,
 	    &s->jvm_log_heap_before_end_bytes,
 	    &s->jvm_log_heap_after_end_bytes,
 	    &s->jvm_log_heap_after_peak_bytes,
@@ -541,7 +542,7 @@ static void end_rules(const struct tm_run_info *ri, const struct tm_window *w, s
 	else
 		return;
 	s->heap_live_last_seen_bytes = s->anon_heap_live_end_bytes;
-	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
+	s->held_anon_bytes = s->heap_live_end_bytes = s->gc_heap_live_at_held_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
 	s->anon_allocator_held_end_own_bytes = NAN;
