@@ -94,7 +94,7 @@ static bool sizes(const char *p, const char *end, int64_t *before, int64_t *afte
 	if (!mib(&p, end, after) || (size_t)(end - p) < 2 || memcmp(p, " (", 2))
 		return false;
 	p += 2;
-	return mib(&p, end, &committed) && (size_t)(end - p) >= 5 && !memcmp(p, ") MB", 4);
+	return mib(&p, end, &committed) && (size_t)(end - p) >= 4 && !memcmp(p, ") MB", 4);
 }
 
 /* The value of " KEY=" in an nvp line: its start, or NULL. */

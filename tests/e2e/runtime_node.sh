@@ -59,6 +59,21 @@ a, j, o = map(float, m.groups())
 assert abs(a - j - o) <= 0.11 and j >= 24, (a, j, o)
 EOP
 
+# the panel (report --html renders the panel's run page offline): the
+# summary's row of the GC runtime, with the JSON's figure
+BROWSER_DIR=$TM_ROOT/tests/browser
+if [ -x /usr/bin/chromium ] && [ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	"$TM" report -o "$T/n.db" --html "$T/n.html"
+	node "$BROWSER_DIR/report.mjs" "$T/n.html" "$T/art" memory "gc live after the last GC" >"$T/panel.tap" 2>&1
+	want=$(awk -v b="$live" -v c="$cycles" 'BEGIN { printf "%.1f MiB (%d GCs)", b / 1048576, c }')
+	grep -qF "ok - HTML report's summary: gc live after the last GC = $want" "$T/panel.tap" &&
+		ok "the panel's run page shows the live heap after GC and the GCs" ||
+		fail "the panel's run page shows the live heap after GC and the GCs" "want '$want': $(cat "$T/panel.tap")"
+else
+	skip "the panel's run page shows the live heap after GC" \
+		"needs /usr/bin/chromium and tests/browser's playwright-core (e2e/serve_browser installs it)"
+fi
+
 # --trace-gc-nvp of the user's own: kept as it is, bytes
 "$TM" record -o "$T/v.db" -i 100ms --no-cgroup --runtime node -- node --trace-gc-nvp --expose-gc "$HOLD" 24 \
 	>"$T/out" 2>"$T/err"
