@@ -51,7 +51,6 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_SCRAPED_4_LAST] = {"scraped_4_last", "scraped 4 last", 1, 0},
 };
 
-
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
 {
 	return f < TM_BF_COUNT ? &figs[f] : NULL;

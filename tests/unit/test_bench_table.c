@@ -438,7 +438,8 @@ static void test_outlier_bits(void **state)
 		tm_bench_set_run_outlier(&r, f);
 		for (int g = 0; g < TM_BF_COUNT; g++)
 			if (tm_bench_run_outlier(&r, g) != (g == f))
-				fail_msg("figure %d set: figure %d reads %d", f, g, tm_bench_run_outlier(&r, g));
+				fail_msg("figure %d set: figure %d reads %d", f, g,
+				         tm_bench_run_outlier(&r, g));
 	}
 	assert_true(sizeof(((struct tm_bench_run_row *)0)->outlier_bits) * 8 >= TM_BF_COUNT);
 }
