@@ -1,6 +1,7 @@
 /* libFuzzer target: the runtime parsers (src/runtime) and the maps search
  * that finds a JVM's hsperfdata file (0 hsperfdata, 1 maps, 2 Prometheus
  * text, 3 Go and GHC GC log lines, GHC's exit line and -S<file> words,
+ * every registered runtime's GC line parser (runtime/registry.h: V8's too),
  * HotSpot's -Xlog:gc lines and -Xlog options,
  * 4 --scrape's option text and the series it chooses from a page), on
  * arbitrary bytes.  The first byte
@@ -15,6 +16,7 @@
 #include "runtime/hsperf.h"
 #include "runtime/jvmgclog.h"
 #include "runtime/promtext.h"
+#include "runtime/registry.h"
 #include "runtime/scrapesel.h"
 #include "sample/jvm.h"
 
@@ -72,6 +74,13 @@ static void gclog(const uint8_t *d, size_t n)
 		abort();
 	if (tm_gclog_ghc((const char *)d, n, &e) == 0 && e.live_bytes < 0)
 		abort();
+	/* every runtime's parser: a live figure is -1 (none) or a size */
+	for (int rt = TM_RUNTIME_NONE + 1; rt < TM_RUNTIME_COUNT; rt++) {
+		tm_rt_gc_line_fn line = tm_runtime_desc((enum tm_runtime)rt)->gc_line;
+		if (line && line((const char *)d, n, &e) == 0 &&
+		    (e.live_bytes < -1 || e.live_resolution < 1 || e.heap_before_bytes < -1))
+			abort();
+	}
 	/* a GHC collection line is never the RTS's exit line */
 	if (tm_gclog_ghc_exit((const char *)d, n) == 0 && tm_gclog_ghc((const char *)d, n, &e) == 0)
 		abort();

@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,19 +11,16 @@
 
 extern char **environ;
 
-const char *const tm_runtime_names[] = {"none", "go", "ghc", NULL};
-
 int tm_gcwatch_env(enum tm_runtime rt, char *const *envp, char *buf, size_t size)
 {
-	const char *var = rt == TM_RUNTIME_GO ? "GODEBUG" : "GHCRTS";
-	const char *add = rt == TM_RUNTIME_GO ? "gctrace=1" : "-S";
-	const char *sep = rt == TM_RUNTIME_GO ? "," : " ";
+	const struct tm_runtime_desc *d = tm_runtime_desc(rt);
+	if (!d || !d->env_var)
+		return 1;
+	const char *var = d->env_var, *add = d->env_add, *sep = d->env_sep;
 	size_t vl = strlen(var);
 	const char *old = NULL;
 	int n;
 
-	if (rt == TM_RUNTIME_NONE)
-		return -1;
 	if (!envp)
 		envp = environ;
 	for (; envp && *envp; envp++)
@@ -33,6 +31,38 @@ int tm_gcwatch_env(enum tm_runtime rt, char *const *envp, char *buf, size_t size
 	else
 		n = snprintf(buf, size, "%s=%s", var, add);
 	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Whether NAME's last component is one of the space-separated NAMES. */
+static bool is_exe(const char *name, const char *names)
+{
+	const char *base = strrchr(name, '/');
+	size_t n;
+
+	base = base ? base + 1 : name;
+	n = strlen(base);
+	for (const char *p = names; n && *p; p += strcspn(p, " "), p += strspn(p, " "))
+		if (strcspn(p, " ") == n && !strncmp(p, base, n))
+			return true;
+	return false;
+}
+
+int tm_gcwatch_argv(enum tm_runtime rt, char *const *argv, char **out, size_t max)
+{
+	const struct tm_runtime_desc *d = tm_runtime_desc(rt);
+	size_t n = 0;
+
+	if (!d || !d->flag || !argv || !argv[0] || !is_exe(argv[0], d->exe_names))
+		return 1;
+	for (; argv[n]; n++)
+		if (strstr(argv[n], d->flag))
+			return 1;
+	if (n + 2 > max)
+		return 1;
+	out[0] = argv[0];
+	out[1] = (char *)d->flag;
+	memcpy(out + 2, argv + 1, n * sizeof(*out)); /* with its NULL */
+	return 0;
 }
 
 /* GHCRTS's words, then ARGV's +RTS ... -RTS words: the last -S option. */
@@ -157,6 +187,8 @@ void tm_gcwatch_poll(struct tm_gcwatch *w)
 void tm_gcwatch_close(struct tm_gcwatch *w)
 {
 	tm_gcfile_close(&w->file);
+	free(w->argv);
+	w->argv = NULL;
 }
 
 /* A GHC line: a collection, or the exit line that says the last one was
@@ -194,29 +226,40 @@ static void on_line(void *ctx, const char *line)
 		on_ghc_line(w, line, n);
 		return;
 	}
-	if (tm_gclog_go(line, n, &e))
+	if (tm_runtime_desc(w->rt)->gc_line(line, n, &e))
 		return;
-	w->seen = true;
-	w->live_bytes = e.live_bytes;
+	if (e.live_bytes >= 0) {
+		w->seen = true;
+		w->live_bytes = e.live_bytes;
+	}
 	w->cycles++;
 }
 
-void tm_gcwatch_feed(struct tm_gcwatch *w, const char *data, size_t n)
+/* Whether W reads its lines from stream I (0 stdout, 1 stderr). */
+static bool reads(const struct tm_gcwatch *w, int i)
 {
-	if (w->rt != TM_RUNTIME_NONE && !w->file.path[0])
+	const struct tm_runtime_desc *d = tm_runtime_desc(w->rt);
+
+	return d && d->gc_line && !w->file.path[0] &&
+	       d->stream == (i ? TM_RT_STREAM_STDERR : TM_RT_STREAM_STDOUT);
+}
+
+void tm_gcwatch_feed(struct tm_gcwatch *w, int i, const char *data, size_t n)
+{
+	if (reads(w, i))
 		tm_lines_feed(&w->lines, data, n, on_line, w);
 }
 
-void tm_gcwatch_flush(struct tm_gcwatch *w)
+void tm_gcwatch_flush(struct tm_gcwatch *w, int i)
 {
-	if (w->rt != TM_RUNTIME_NONE && !w->file.path[0])
+	if (reads(w, i))
 		tm_lines_flush(&w->lines, on_line, w);
 }
 
 void tm_gcwatch_sample(const struct tm_gcwatch *w, struct tm_sample *s)
 {
-	if (!w->seen)
-		return;
-	tm_sample_set(s, TM_M_GC_HEAP_LIVE_BYTES, w->live_bytes);
-	tm_sample_set(s, TM_M_GC_CYCLES, w->cycles);
+	if (w->seen)
+		tm_sample_set(s, TM_M_GC_HEAP_LIVE_BYTES, w->live_bytes);
+	if (w->seen || w->cycles)
+		tm_sample_set(s, TM_M_GC_CYCLES, w->cycles);
 }

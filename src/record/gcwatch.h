@@ -1,8 +1,9 @@
 /*
- * --runtime go|ghc: the program's runtime reports each garbage collection
- * on stderr (Go: GODEBUG=gctrace=1; GHC: GHCRTS=-S), and the recorder reads
- * the live heap after the last one from those lines (src/runtime/gclog.h)
- * while passing them on unchanged.
+ * --runtime NAME (runtime/registry.h: go, ghc, node): the program's runtime
+ * reports each garbage collection on its stderr or stdout (Go:
+ * GODEBUG=gctrace=1; GHC: GHCRTS=-S; Node.js: node --trace-gc), and the
+ * recorder reads the live heap after the last one from those lines (the
+ * runtime's descriptor's parser) while passing them on unchanged.
  */
 #ifndef TM_GCWATCH_H
 #define TM_GCWATCH_H
@@ -13,11 +14,7 @@
 
 #include "base/sample.h"
 #include "record/progress.h"
-
-enum tm_runtime { TM_RUNTIME_NONE, TM_RUNTIME_GO, TM_RUNTIME_GHC };
-
-/* The names --runtime takes, in enum order, NULL-terminated. */
-extern const char *const tm_runtime_names[];
+#include "runtime/registry.h"
 
 /* Where GHC's +RTS -S lines go: the file the program's own options name. */
 struct tm_gcfile {
@@ -33,8 +30,8 @@ struct tm_gcfile {
 struct tm_gcwatch {
 	enum tm_runtime rt;
 	struct tm_lines lines;
-	bool seen;          /* a GC line has been read */
-	int64_t live_bytes; /* after the last GC */
+	bool seen;          /* a GC line with a live figure has been read */
+	int64_t live_bytes; /* after the last GC that gave one */
 	int64_t cycles;     /* GC lines read */
 	/* GHC: the state before the last GC line, put back when the RTS's exit
 	 * line says that GC was its teardown (every thread gone: not the
@@ -43,15 +40,29 @@ struct tm_gcwatch {
 	int64_t live_before, cycles_before;
 	bool exited;
 	struct tm_gcfile file;
+	char **argv; /* the command line launched with the runtime's flag (node
+	                --trace-gc), or NULL: the user's; freed by close */
 };
 
 /*
  * The environment variable that turns the runtime's GC lines on, added to
  * the value ENVP (NULL: ours) already has for it (a GODEBUG the user set is kept):
  * "GODEBUG=...,gctrace=1" or "GHCRTS=... -S", into BUF (SIZE bytes).
- * 0, or -1 for TM_RUNTIME_NONE or when it does not fit.
+ * 0; 1 when the runtime has no such variable (TM_RUNTIME_NONE, node);
+ * -1 when it does not fit.
  */
 int tm_gcwatch_env(enum tm_runtime rt, char *const *envp, char *buf, size_t size);
+
+/*
+ * The command line that turns the runtime's GC lines on, when it is a flag
+ * of the runtime's own executable (node --trace-gc): ARGV with the flag
+ * after the program's name, when that name (its last component) is one of
+ * the runtime's executables and no word of ARGV names the flag already.
+ * 0 with OUT (MAX pointers, NULL-terminated, ARGV's strings and the flag's:
+ * not to be freed) filled; 1 when ARGV is to run unchanged (also when it
+ * does not fit).
+ */
+int tm_gcwatch_argv(enum tm_runtime rt, char *const *argv, char **out, size_t max);
 
 /*
  * GHC: where the program's own RTS options send +RTS -S's lines, from the
@@ -91,14 +102,16 @@ void tm_gcfile_close(struct tm_gcfile *f);
  * Nothing to do when the lines go to stderr.
  */
 void tm_gcwatch_poll(struct tm_gcwatch *w);
+/* Closes the file and frees ARGV. */
 void tm_gcwatch_close(struct tm_gcwatch *w);
 
-/* Feeds N bytes of the program's stderr (any split into reads). */
-void tm_gcwatch_feed(struct tm_gcwatch *w, const char *data, size_t n);
-void tm_gcwatch_flush(struct tm_gcwatch *w);
+/* Feeds N bytes of the program's stdout (I = 0) or stderr (1), any split
+ * into reads; only the stream the runtime writes its lines to is read. */
+void tm_gcwatch_feed(struct tm_gcwatch *w, int i, const char *data, size_t n);
+void tm_gcwatch_flush(struct tm_gcwatch *w, int i);
 
-/* Puts GC_HEAP_LIVE_BYTES and GC_CYCLES into S once a GC line was read;
- * before that both stay absent (not 0). */
+/* Puts GC_CYCLES into S once a GC line was read, GC_HEAP_LIVE_BYTES once
+ * one with a live figure was; before that they stay absent (not 0). */
 void tm_gcwatch_sample(const struct tm_gcwatch *w, struct tm_sample *s);
 
 #endif

@@ -1,11 +1,15 @@
 /*
- * The recorder's inside, shared by its files (not a public header: only
- * src/record/ includes it).
+ * The recorder's inside, shared by the files that include it (not a
+ * public header: only src/record/ includes it):
  *   recorder.c  the loop: samples on a grid, waiting in poll() between them
+ *   inputs.c    the recorder's inputs, one descriptor each (struct tm_rec_input)
  *   runsetup.c  checking the options, opening and closing what a run uses
  *   runevents.c what happens during a run: events, progress, marks, signals
  *   runend.c    how a run ends: phases, the facts for tm_outcome_decide()
- *   relay.c     the process that carries the command's captured output
+ *   progsrc.c   progress from a command's stdout or a unit's journal
+ *   scrapes.c   --scrape's targets, taken at each sample
+ * (relay.c, the process that carries the command's captured output, has
+ * its own header, relay.h.)
  */
 #ifndef TM_REC_H
 #define TM_REC_H
@@ -82,7 +86,7 @@ struct rec {
 	int sigfd;
 	sigset_t oldmask;
 	struct tm_lines out_lines, err_lines;
-	struct tm_gcwatch gc;  /* --runtime: GC lines on stderr */
+	struct tm_gcwatch gc;  /* --runtime: GC lines on stderr or stdout */
 	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
 	struct tm_progress_re re;
 	struct follow follow;
@@ -106,6 +110,24 @@ struct rec {
 	int nscrapes;      /* --scrape targets started */
 	struct rec_scrape *scrapes[TM_SCRAPE_MAX_TARGETS];
 };
+
+/* inputs.c: an input of the recorder.  The wait between samples polls
+ * each input's descriptor (fd: -1 for none now) and wakes at least every
+ * period (0: no period now); when the descriptor is ready, on_ready; after
+ * any wake, on_wake; in each sample, on_sample (DEADLINE: the sample's due
+ * time); when the run is over, on_end.  Any of them may be NULL. */
+struct tm_rec_input {
+	const char *name;
+	int (*fd)(const struct rec *r);
+	int64_t (*period_usec)(const struct rec *r);
+	void (*on_ready)(struct rec *r);
+	void (*on_wake)(struct rec *r);
+	void (*on_sample)(struct rec *r, int64_t deadline, struct tm_sample *s);
+	void (*on_end)(struct rec *r);
+};
+#define TM_REC_INPUTS_MAX 16
+/* The inputs, in the order of their work; their count in *N. */
+const struct tm_rec_input *tm_rec_inputs(size_t *n);
 
 /* runevents.c */
 int tm_rec_event(struct rec *r, const char *kind, int64_t pid, int64_t value, const char *detail);

@@ -1,9 +1,11 @@
 /*
  * The recording loop.  One sample per interval on an absolute grid of
  * CLOCK_MONOTONIC deadlines (no drift); between deadlines we wait in poll()
- * on everything that can happen: the relay's copy of the child's output
- * (progress lines), the marks FIFO, signals (signalfd), and a followed
- * progress file.
+ * on everything that can happen, the recorder's inputs (inputs.c: signals,
+ * the marks FIFO, the relay's copy of the child's output, a progress
+ * command; a followed progress file and a unit's journal looked at every
+ * 100 ms), and each sample takes what the inputs read (a runtime's GC
+ * lines, the scrapes).
  *
  * A run ends when the launched command's last process has left (or its
  * first, with --until-first-exit), when the work is done (progress target or
@@ -94,6 +96,8 @@ static void take_sample(struct rec *r, int64_t deadline)
 	int64_t now = tm_now_mono_usec();
 	size_t npids = 0;
 	const pid_t *pids;
+	size_t ninputs;
+	const struct tm_rec_input *inputs = tm_rec_inputs(&ninputs);
 
 	if (!r->sampler)
 		return;
@@ -109,11 +113,9 @@ static void take_sample(struct rec *r, int64_t deadline)
 	pids = tm_sampler_pids(r->sampler, &npids);
 	if (r->heap && tm_heap_reader_sample(r->heap, pids, npids, s))
 		tm_warn("cannot read the heap shim's counters; continuing without");
-	tm_gcwatch_poll(&r->gc);
-	tm_gcwatch_sample(&r->gc, s);
-	tm_jvmlog_poll(&r->jlog);
-	tm_jvmlog_sample(&r->jlog, s);
-	tm_rec_scrape_take(r, deadline, s);
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].on_sample)
+			inputs[i].on_sample(r, deadline, s);
 	store_sample(r, s, pids, tm_sampler_comms(r->sampler), npids);
 	end_failed_run(r);
 	if (r->o->watch.on_sample)
@@ -129,36 +131,34 @@ static void take_sample(struct rec *r, int64_t deadline)
 
 /* ---- waiting ---- */
 
-/* Waits for input until DEADLINE, handling whatever arrives. */
+/* Waits for input until DEADLINE, handling whatever arrives: each input's
+ * descriptor polled, woken at least every period an input asks for. */
 static void wait_until(struct rec *r, int64_t deadline)
 {
+	size_t n;
+	const struct tm_rec_input *in = tm_rec_inputs(&n);
+
 	for (;;) {
-		struct pollfd pfd[5];
-		int timeout_ms;
-		int64_t now = tm_now_mono_usec();
+		struct pollfd pfd[TM_REC_INPUTS_MAX];
+		int64_t now = tm_now_mono_usec(), wait = deadline - now;
 
 		if (now >= deadline || r->phase == PH_DONE)
 			return;
-		pfd[0] = (struct pollfd){.fd = r->sigfd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = r->marks.fd, .events = POLLIN};
-		pfd[2] = (struct pollfd){.fd = r->relay.fwd_fd[0], .events = POLLIN};
-		pfd[3] = (struct pollfd){.fd = r->relay.fwd_fd[1], .events = POLLIN};
-		pfd[4] = (struct pollfd){.fd = tm_rec_progsrc_fd(r), .events = POLLIN};
-		timeout_ms = (int)((deadline - now + 999) / 1000);
-		if ((r->follow.path || r->journal || r->o->until.ended || r->child_gone) &&
-		    timeout_ms > 100)
-			timeout_ms = 100; /* a followed file or journal; the rest of a daemon */
-		if (poll(pfd, 5, timeout_ms) < 0 && errno != EINTR)
+		for (size_t i = 0; i < n; i++) {
+			int64_t period = in[i].period_usec ? in[i].period_usec(r) : 0;
+			pfd[i] =
+			    (struct pollfd){.fd = in[i].fd ? in[i].fd(r) : -1, .events = POLLIN};
+			if (period > 0 && wait > period)
+				wait = period;
+		}
+		if (poll(pfd, n, (int)((wait + 999) / 1000)) < 0 && errno != EINTR)
 			return;
-		if (pfd[0].revents)
-			tm_rec_on_signal(r);
-		if (pfd[1].revents)
-			tm_rec_drain_marks(r);
-		for (int i = 0; i < 2; i++)
-			if (r->relay.fwd_fd[i] >= 0 && pfd[2 + i].revents)
-				tm_rec_drain_forwarded(r, i);
-		tm_rec_follow_poll(r);
-		tm_rec_progsrc_poll(r);
+		for (size_t i = 0; i < n; i++)
+			if (pfd[i].revents && in[i].on_ready)
+				in[i].on_ready(r);
+		for (size_t i = 0; i < n; i++)
+			if (in[i].on_wake)
+				in[i].on_wake(r);
 		tm_rec_advance_phase(r, tm_now_mono_usec());
 	}
 }
@@ -257,10 +257,12 @@ static int start(struct rec *r, char **env, const char *limits_json, struct tm_r
 static void finish(struct rec *r, struct tm_record_result *res)
 {
 	int64_t now = tm_now_mono_usec();
+	size_t n;
+	const struct tm_rec_input *in = tm_rec_inputs(&n);
 
-	tm_rec_progsrc_close(r); /* the run is over: the progress command with it */
-	tm_gcwatch_close(&r->gc);
-	tm_jvmlog_close(&r->jlog);
+	for (size_t i = 0; i < n; i++) /* the run is over: the progress command with it */
+		if (in[i].on_end)
+			in[i].on_end(r);
 	tm_relay_release(&r->relay, 200000);
 	tm_heap_reader_free(r->heap); /* the final heap profiles, as events of the run */
 	r->heap = NULL;

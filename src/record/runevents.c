@@ -233,14 +233,12 @@ void tm_rec_drain_forwarded(struct rec *r, int i)
 	while ((n = read(*fd, buf, sizeof(buf))) > 0) {
 		if (r->re.compiled)
 			tm_lines_feed(lines, buf, (size_t)n, on_line, r);
-		if (i == 1)
-			tm_gcwatch_feed(&r->gc, buf, (size_t)n);
+		tm_gcwatch_feed(&r->gc, i, buf, (size_t)n);
 		tm_jvmlog_feed(&r->jlog, i, buf, (size_t)n);
 	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		tm_lines_flush(lines, on_line, r);
-		if (i == 1)
-			tm_gcwatch_flush(&r->gc);
+		tm_gcwatch_flush(&r->gc, i);
 		tm_jvmlog_flush(&r->jlog, i);
 		close(*fd);
 		*fd = -1;

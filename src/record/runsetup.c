@@ -61,7 +61,7 @@ static char *env_json(char *const *env)
 		name[eq - *env] = '\0';
 		/* what chose the allocator, and the heap shim's own settings */
 		if (tm_env_alloc_var(name) || !strncmp(name, "TIDEMARK_HEAP_", 14) ||
-		    !strcmp(name, "GODEBUG") || !strcmp(name, "GHCRTS"))
+		    tm_runtime_env_var(name))
 			json_object_set_new(obj, name, json_string(eq + 1));
 	}
 	out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
@@ -176,7 +176,9 @@ int tm_rec_begin_run(struct rec *r, char *const *child_env, const char *limits_j
 	else if (gethostname(r->machine, sizeof(r->machine) - 1))
 		snprintf(r->machine, sizeof(r->machine), "unknown");
 	uname(&un);
-	cmd = o->argv ? argv_json(o->argv) : o->pid ? pid_cmdline_json(o->pid) : NULL;
+	cmd = o->argv  ? argv_json(r->gc.argv ? r->gc.argv : o->argv)
+	      : o->pid ? pid_cmdline_json(o->pid)
+	               : NULL;
 	env = env_json(child_env);
 	m.machine = r->machine;
 	m.kernel = un.release;
@@ -313,7 +315,7 @@ int tm_rec_launch(struct rec *r, char **env)
 
 	if (child_io(r, &io))
 		return -1;
-	rc = tm_launch_start(o->argv, env, &io, &r->oldmask, &r->child);
+	rc = tm_launch_start(r->gc.argv ? r->gc.argv : o->argv, env, &io, &r->oldmask, &r->child);
 	tm_child_io_close_child(&io);
 	if (rc)
 		return -1;
@@ -328,6 +330,25 @@ int tm_rec_launch(struct rec *r, char **env)
 		r->child_gone = true;
 		return -1;
 	}
+	return 0;
+}
+
+/* The runtime's flag on the command line it launches (node --trace-gc),
+ * in r->gc.argv; 0, or -1 out of memory. */
+static int runtime_argv(struct rec *r)
+{
+	size_t n = 0;
+
+	while (r->o->argv[n])
+		n++;
+	char **argv = malloc((n + 2) * sizeof(*argv));
+	if (!argv)
+		return tm_error("out of memory");
+	if (tm_gcwatch_argv(r->gc.rt, r->o->argv, argv, n + 2)) {
+		free(argv);
+		return 0;
+	}
+	r->gc.argv = argv;
 	return 0;
 }
 
@@ -354,13 +375,16 @@ char **tm_rec_child_environment(struct rec *r)
 	}
 	if (own == 0 && gc_var[0])
 		tm_gcwatch_use_file(&r->gc, gc_var); /* its own -S<file>: read there */
-	if (r->gc.rt != TM_RUNTIME_NONE && own) {
-		if (tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var))) {
-			tm_error("the environment's GODEBUG/GHCRTS is too long to add to");
-			return NULL;
-		}
-		set[set[1] ? 2 : 1] = gc_var;
+	if (runtime_argv(r))
+		return NULL;
+	int env_rc = own ? tm_gcwatch_env(r->gc.rt, r->o->envp, gc_var, sizeof(gc_var)) : 1;
+	if (env_rc < 0) {
+		tm_error("the environment's %s is too long to add to",
+		         tm_runtime_desc(r->gc.rt)->env_var);
+		return NULL;
 	}
+	if (env_rc == 0)
+		set[set[1] ? 2 : 1] = gc_var;
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);

@@ -51,9 +51,6 @@ static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
     [TM_BF_SCRAPED_4_LAST] = {"scraped_4_last", "scraped 4 last", 1, 0},
 };
 
-/* outlier_mask has a bit per figure */
-_Static_assert(TM_BF_COUNT <= 32, "struct tm_bench_run_row's outlier_mask is 32 bits");
-
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
 {
 	return f < TM_BF_COUNT ? &figs[f] : NULL;
@@ -284,14 +281,14 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 	t->noisy = false;
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *r = &t->runs[i];
-		r->outlier_mask = 0;
+		memset(r->outlier_bits, 0, sizeof(r->outlier_bits));
 		if (r->arm < 0 || r->arm >= t->n_arms || !run_counts(r))
 			continue;
 		if (r->outcome == TM_OUTCOME_COMPLETED)
 			for (int f = 0; f < TM_BF_COUNT; f++)
 				if (tm_bench_outlier(&t->arms[r->arm].stat[f], r->fig[f],
 				                     figs[f].noise_raw))
-					r->outlier_mask |= 1u << f;
+					tm_bench_set_run_outlier(r, f);
 		bool steal, other;
 		if (tm_bench_run_noisy(r, &steal, &other))
 			t->noisy = true;
@@ -392,7 +389,7 @@ static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, doub
 static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
 {
 	for (int i = 0; i < t->n_runs; i++)
-		if (t->runs[i].arm == ai && (t->runs[i].outlier_mask >> f & 1))
+		if (t->runs[i].arm == ai && tm_bench_run_outlier(&t->runs[i], f))
 			return true;
 	return false;
 }

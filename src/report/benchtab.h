@@ -124,6 +124,10 @@ enum tm_bench_tab_row {
 };
 #define TM_BENCH_TAB_MAX_ROWS (TM_BF_COUNT + 6)
 
+/* Words of a bitset with a bit per figure: sized from the figures' count,
+ * so adding figures never meets a cap. */
+#define TM_BF_WORDS ((TM_BF_COUNT + 63) / 64)
+
 struct tm_bench_run_row {
 	int64_t run_id, seq;
 	int arm; /* index into arms */
@@ -134,11 +138,23 @@ struct tm_bench_run_row {
 	double work_wall_usec;   /* the whole work's wall time, whatever the window, or NAN */
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
-	uint32_t outlier_mask;   /* bit per figure, set by tm_bench_table_compute */
-	const char *held_kind;   /* tm_summary_held_kind of its allocator-held figure, or NULL */
-	int throttle_spans; /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
-	char throttle[224]; /* the first one as text, "" when none */
+	uint64_t outlier_bits[TM_BF_WORDS]; /* a bit per figure, tm_bench_run_outlier() */
+	const char *held_kind; /* tm_summary_held_kind of its allocator-held figure, or NULL */
+	int throttle_spans;    /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
+	char throttle[224];    /* the first one as text, "" when none */
 };
+
+/* Whether run R's figure F (0 <= F < TM_BF_COUNT) is an outlier among its
+ * arm's runs (set by tm_bench_table_compute); set_run_outlier marks it. */
+static inline bool tm_bench_run_outlier(const struct tm_bench_run_row *r, int f)
+{
+	return r->outlier_bits[f / 64] >> (f % 64) & 1;
+}
+
+static inline void tm_bench_set_run_outlier(struct tm_bench_run_row *r, int f)
+{
+	r->outlier_bits[f / 64] |= UINT64_C(1) << (f % 64);
+}
 
 struct tm_bench_arm_row {
 	char name[64];

@@ -18,6 +18,7 @@
 #include "report/phases.h"
 #include "report/runjson.h"
 #include "report/runreport.h"
+#include "runtime/registry.h"
 #include "report/runtext.h"
 #include "report/scraped.h"
 #include "report/seriescsv.h"
@@ -349,17 +350,49 @@ static const char *gap_text(char *buf, size_t size, double bytes)
 	return buf;
 }
 
-/* Whether the run's GC lines were Go's gctrace (whole MiB): the recorder
- * set GODEBUG=...gctrace=1 in the environment it stored. */
-static bool go_whole_mib(const struct tm_run_info *ri)
+/* The runtime whose GC lines the run read (runtime/registry.h), by what
+ * the recorder stored: the variable it set in the environment (Go's
+ * gctrace=1) or the flag on the command line it launched (node
+ * --trace-gc); NULL when none says so. */
+static const struct tm_runtime_desc *gc_runtime(const struct tm_run_info *ri)
 {
-	return ri && ri->env_json && strstr(ri->env_json, "gctrace=1");
+	for (int rt = TM_RUNTIME_NONE + 1; ri && rt < TM_RUNTIME_COUNT; rt++) {
+		const struct tm_runtime_desc *d = tm_runtime_desc((enum tm_runtime)rt);
+		if (d->gc_line &&
+		    ((d->stored_env && ri->env_json && strstr(ri->env_json, d->stored_env)) ||
+		     (d->stored_command && ri->command_json &&
+		      strstr(ri->command_json, d->stored_command))))
+			return d;
+	}
+	return NULL;
+}
+
+/* A runtime's own split of anon at the end (its .split): its live heap
+ * after GC, from the sample of "held after the work", and the rest. */
+static void print_gc_split(FILE *out, const struct tm_runtime_desc *d, const struct tm_summary *s)
+{
+	char a[32], b[32], c[32];
+
+	if (!d || !d->split || !isfinite(s->held_anon_bytes) ||
+	    !isfinite(s->gc_heap_live_at_held_bytes))
+		return;
+	if (s->gc_heap_live_at_held_bytes > s->held_anon_bytes)
+		fprintf(out, "  anon after  %s: its split is n/a, the %s (%s) is more than anon\n",
+		        tm_mib_text(a, sizeof(a), s->held_anon_bytes), d->split,
+		        tm_mib_text(b, sizeof(b), s->gc_heap_live_at_held_bytes));
+	else
+		fprintf(
+		    out, "  anon after  %s: %s %s, other anon %s\n",
+		    tm_mib_text(a, sizeof(a), s->held_anon_bytes), d->split,
+		    tm_mib_text(b, sizeof(b), s->gc_heap_live_at_held_bytes),
+		    tm_mib_text(c, sizeof(c), s->held_anon_bytes - s->gc_heap_live_at_held_bytes));
 }
 
 static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32], e[128];
+	const struct tm_runtime_desc *rt = gc_runtime(ri);
 
 	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
 	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
@@ -404,8 +437,8 @@ static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_
 		    "GC lines%s)\n",
 		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
 		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
-		    count(c, sizeof(c), s->gc_cycles),
-		    go_whole_mib(ri) ? "; Go prints whole MiB" : "");
+		    count(c, sizeof(c), s->gc_cycles), rt ? rt->gc_note : "");
+	print_gc_split(out, rt, s);
 	if (isfinite(s->heap_alloc_bytes))
 		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
 		        tm_mib_text(a, sizeof(a), s->heap_alloc_bytes), s->heap_allocs,

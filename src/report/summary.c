@@ -228,6 +228,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->gc_heap_live_peak_bytes,
 	    &s->gc_heap_live_end_bytes,
 	    &s->gc_cycles,
+	    &s->gc_heap_live_at_held_bytes,
 	    &s->jvm_log_heap_before_end_bytes,
 	    &s->jvm_log_heap_after_end_bytes,
 	    &s->jvm_log_heap_after_peak_bytes,
@@ -574,7 +575,7 @@ static int end_rules(struct tm_store *st, const struct loaded *l, const struct t
 	if (s->end_na == TM_END_MEASURED)
 		return 0;
 	s->heap_live_last_seen_bytes = s->anon_heap_live_end_bytes;
-	s->held_anon_bytes = s->heap_live_end_bytes = NAN;
+	s->held_anon_bytes = s->heap_live_end_bytes = s->gc_heap_live_at_held_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
 	s->anon_allocator_held_end_own_bytes = s->anon_minus_jvm_heap_used_end_bytes = NAN;

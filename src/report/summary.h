@@ -148,9 +148,13 @@ struct tm_summary {
 	 * and .why says why */
 	struct tm_jvm_split jvm_split;
 
-	/* a GC runtime's own report (record --runtime go|ghc): the live heap after
+	/* a GC runtime's own report (record --runtime, runtime/registry.h): the live heap after
 	 * its collections, the peak and the last in the window, and how many */
 	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
+	/* its live heap after GC as of the sample of held_anon_bytes, the part of
+	 * anon a runtime's split gives it (runtime/registry.h's .split); not
+	 * exported: the report's text only */
+	double gc_heap_live_at_held_bytes;
 
 	/* the launched JVM's own GC log (-Xlog:gc, runtime/jvmgclog.h): the heap
 	 * used before and after its last pause (whole MiB as it prints them),

@@ -529,6 +529,7 @@ static void bucket_end_figures(struct acc *a, struct tm_summary *s)
 		return;
 	s->held_anon_bytes = p->anon;
 	s->held_sample_mono_usec = p->t;
+	s->gc_heap_live_at_held_bytes = p->gc_live;
 	if (!isfinite(s->heap_live_end_bytes))
 		s->heap_live_end_bytes = p->heap_live;
 	if (isfinite(p->jvm_used))
@@ -557,6 +558,7 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		s->held_anon_bytes = w[i].anon;
 		s->held_sample_mono_usec = w[i].t;
 		s->heap_live_end_bytes = w[i].heap_live;
+		s->gc_heap_live_at_held_bytes = w[i].gc_live;
 		tm_sum_split_anon(w, n, i, &s->anon_heap_live_end_bytes,
 		                  &s->anon_allocator_held_end_bytes, &s->anon_other_end_bytes,
 		                  &s->anon_split_end_skew_bytes,

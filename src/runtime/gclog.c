@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "runtime/gclog.h"
+#include "runtime/registry.h"
 #include "base/banned.h"
 
 /* A cursor over one line. */
@@ -152,3 +153,47 @@ int tm_gclog_ghc_stats_file(const char *word, char *buf, size_t size)
 	memcpy(buf, f, n + 1);
 	return 0;
 }
+
+static const enum tm_metric gc_figures[] = {TM_M_GC_HEAP_LIVE_BYTES, TM_M_GC_CYCLES,
+                                            TM_METRIC_COUNT};
+
+const struct tm_runtime_desc tm_rt_go = {
+    .name = "go",
+    .title = "Go",
+    .found_by = TM_RT_BY_OPTION,
+    .publishes = "the live heap after each GC, in whole MiB (GODEBUG=gctrace=1)",
+    .stream = TM_RT_STREAM_STDERR,
+    .gc_line = tm_gclog_go,
+    .env_var = "GODEBUG",
+    .env_add = "gctrace=1",
+    .env_sep = ",",
+    .stored_env = "gctrace=1",
+    .gc_note = "; Go prints whole MiB",
+    .figures = gc_figures,
+    .text_label = "gc heap",
+    .summary_field = "gc_heap_live_end_bytes",
+    .help_word = "go",
+    .docs = "| `go` | `--runtime go` (sets `GODEBUG=gctrace=1`) | the live heap after each GC, "
+            "in whole MiB, on stderr | `gc_heap_live_bytes`, `gc_cycles` | none of its own |",
+};
+
+const struct tm_runtime_desc tm_rt_ghc = {
+    .name = "ghc",
+    .title = "GHC",
+    .found_by = TM_RT_BY_OPTION | TM_RT_BY_FLAGS,
+    .publishes = "bytes live after each GC (+RTS -S)",
+    .stream = TM_RT_STREAM_STDERR,
+    .gc_line = tm_gclog_ghc,
+    .env_var = "GHCRTS",
+    .env_add = "-S",
+    .env_sep = " ",
+    .stored_env = "GHCRTS",
+    .gc_note = "",
+    .figures = gc_figures,
+    .text_label = "gc heap",
+    .summary_field = "gc_heap_live_end_bytes",
+    .help_word = "ghc",
+    .docs = "| `ghc` | `--runtime ghc` (sets `GHCRTS=-S`; the program's own `-S<file>` is read "
+            "there) | bytes live after each GC, on stderr or its file | `gc_heap_live_bytes`, "
+            "`gc_cycles` | none of its own |",
+};

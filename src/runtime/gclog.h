@@ -1,6 +1,8 @@
 /*
  * Garbage collectors' own log lines, one line at a time: Go's
- * GODEBUG=gctrace=1 lines and the GHC RTS's +RTS -S statistics lines.
+ * GODEBUG=gctrace=1 lines and the GHC RTS's +RTS -S statistics lines
+ * (and V8's --trace-gc lines, runtime/v8gclog.c, through its descriptor in
+ * runtime/registry.h).
  * Pure: text in, figures out; a line that is not one of theirs is "not
  * mine" (1), never an error, since these lines share stderr with the
  * program's own output.
@@ -15,12 +17,15 @@
 /* One collection as a runtime reported it. */
 struct tm_gc_event {
 	int64_t gc_number;         /* Go: the GC's number (1, 2, ...); GHC: -1 */
-	int64_t live_bytes;        /* live heap after the collection */
+	int64_t live_bytes;        /* live heap after the collection; -1 when the
+	                              line gives none (V8's minor GCs) */
 	int64_t live_resolution;   /* the true value is in [live, live + resolution):
-	                              1 MiB for Go's whole MiB, 1 for GHC's bytes */
-	int64_t heap_before_bytes; /* Go: heap at the start of the GC; GHC: -1 */
+	                              1 MiB for Go's whole MiB, 1 for GHC's bytes;
+	                              V8: 0.1 MiB, rounded, so within half of it */
+	int64_t heap_before_bytes; /* Go, V8: heap at the start of the GC; GHC: -1 */
 	int64_t goal_bytes;        /* Go: the next GC's goal; GHC: -1 */
-	int64_t generation;        /* GHC: the generation collected; Go: -1 */
+	int64_t generation;        /* GHC: the generation collected; V8: 1 full,
+	                              0 minor; Go: -1 */
 	bool forced;               /* Go: "(forced)", runtime.GC() */
 };
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "runtime/jvmgclog.h"
+#include "runtime/registry.h"
 #include "base/banned.h"
 
 struct cur {
@@ -174,3 +175,48 @@ int tm_jvmgclog_output(const char *word, char *path, size_t size)
 	path[n] = '\0';
 	return 3;
 }
+
+static const enum tm_metric jvm_figures[] = {TM_M_JVM_PROCS,
+                                             TM_M_JVM_HEAP_USED_BYTES,
+                                             TM_M_JVM_HEAP_COMMITTED_BYTES,
+                                             TM_M_JVM_EDEN_USED_BYTES,
+                                             TM_M_JVM_EDEN_COMMITTED_BYTES,
+                                             TM_M_JVM_SURVIVOR_USED_BYTES,
+                                             TM_M_JVM_SURVIVOR_COMMITTED_BYTES,
+                                             TM_M_JVM_OLD_USED_BYTES,
+                                             TM_M_JVM_OLD_COMMITTED_BYTES,
+                                             TM_M_JVM_METASPACE_USED_BYTES,
+                                             TM_M_JVM_METASPACE_COMMITTED_BYTES,
+                                             TM_M_JVM_YOUNG_GCS,
+                                             TM_M_JVM_YOUNG_GC_USEC,
+                                             TM_M_JVM_FULL_GCS,
+                                             TM_M_JVM_FULL_GC_USEC,
+                                             TM_M_JVM_PROCS_NO_COUNTERS,
+                                             TM_M_JVM_LOG_HEAP_BEFORE_BYTES,
+                                             TM_M_JVM_LOG_HEAP_AFTER_BYTES,
+                                             TM_M_JVM_LOG_OLD_AFTER_BYTES,
+                                             TM_M_JVM_LOG_GCS,
+                                             TM_METRIC_COUNT};
+
+/* HotSpot: its hsperfdata counters (runtime/hsperf.c, found by the file each
+ * process maps: sample/jvm.c) and its -Xlog:gc lines (this file, found by
+ * the command line's own -Xlog option: record/jvmlog.c); its split is
+ * report/jvmsplit.c's. */
+const struct tm_runtime_desc tm_rt_jvm = {
+    .name = "jvm",
+    .title = "JVM (HotSpot)",
+    .found_by = TM_RT_BY_MAPS | TM_RT_BY_FLAGS,
+    .publishes = "hsperfdata counters (generations, metaspace, GCs); -Xlog:gc lines",
+    .stream = TM_RT_STREAM_NONE,
+    .gc_line = NULL,
+    .stored_env = NULL,
+    .gc_note = "",
+    .split = NULL,
+    .figures = jvm_figures,
+    .text_label = "java heap",
+    .summary_field = "jvm_heap_used_end_bytes",
+    .help_word = "hsperfdata",
+    .docs = "| `jvm` | by the hsperfdata file a process maps; its `-Xlog:gc` option | "
+            "hsperfdata counters; heap before and after each GC in its log | `jvm_*` | Java "
+            "heap used, the JVM's malloc, other anon |",
+};

@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "base/util.h"
+#include "runtime/registry.h"
 #include "serve/promfmt.h"
 #include "base/banned.h"
 
@@ -137,8 +138,9 @@ static const char *const help[TM_METRIC_COUNT] = {
     [TM_M_JVM_FULL_GCS] = "Full (old-generation) collections of the JVMs (hsperfdata).",
     [TM_M_JVM_FULL_GC_USEC] = "Time the JVMs spent in full collections (hsperfdata).",
     [TM_M_GC_HEAP_LIVE_BYTES] = "Live heap after the latest GC, from the runtime's GC lines "
-                                "(record --runtime go|ghc).",
-    [TM_M_GC_CYCLES] = "GC cycles the runtime reported (record --runtime go|ghc).",
+                                "(record --runtime, one of:" TM_RUNTIME_WORDS ").",
+    [TM_M_GC_CYCLES] =
+        "GC cycles the runtime reported (record --runtime, one of:" TM_RUNTIME_WORDS ").",
     [TM_M_GO_HEAP_ALLOC_BYTES] = "Go heap bytes allocated and not freed (go_memstats_heap_alloc_"
                                  "bytes, record --scrape).",
     [TM_M_HEAP_PEAK_PROVEN_BYTES] = "The tree's peak of live heap bytes the shim's counters prove "

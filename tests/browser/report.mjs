@@ -1,12 +1,13 @@
 // Opens a `tidemark report --html` file in headless chromium with the
-// network cut off and checks that it draws its charts from the inlined data.
-//   node report.mjs FILE OUT_DIR [CHART_KEY (memory; bench for a bench report)]
+// network cut off and checks that it draws its charts from the inlined data;
+// with ROW, that its summary table shows that row once and what it says.
+//   node report.mjs FILE OUT_DIR [CHART_KEY (memory; bench for a bench report)] [ROW]
 import { check, exitWithStatus, launch, notOk, ok } from "./tap.mjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const [file, outDir, key = "memory"] = process.argv.slice(2);
+const [file, outDir, key = "memory", row] = process.argv.slice(2);
 const { browser, close } = await launch({ offline: true, viewport: { width: 1300, height: 1600 } });
 try {
 	const page = await browser.newPage();
@@ -21,6 +22,12 @@ try {
 	requests.length === 0 ? ok("HTML report loads nothing from the network") : notOk("HTML report loads nothing", requests.join(" "));
 	const safe = await page.evaluate(() => window.__pwned === undefined);
 	safe ? ok("HTML report: collector text inert") : notOk("HTML report: collector text inert", "script from data ran");
+	if (row) {
+		const cells = await page.evaluate((name) => [...document.querySelectorAll("tr")]
+			.filter((tr) => tr.cells.length === 2 && tr.cells[0].textContent === name)
+			.map((tr) => tr.cells[1].textContent), row);
+		cells.length === 1 ? ok(`HTML report's summary: ${row} = ${cells[0]}`) : notOk(`HTML report's summary shows ${row} once`, JSON.stringify(cells));
+	}
 	errors.length === 0 ? ok("HTML report: no page errors") : notOk("HTML report: no page errors", errors.join(" | "));
 	fs.mkdirSync(outDir, { recursive: true });
 	await page.screenshot({ path: path.join(outDir, `report-${key}.png`), fullPage: true });

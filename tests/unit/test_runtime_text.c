@@ -223,8 +223,8 @@ static void test_ghc_teardown(void **state)
 
 	(void)state;
 	for (size_t off = 0, step = 1; off < len; off += step, step = step * 3 % 997 + 1)
-		tm_gcwatch_feed(&w, text + off, off + step <= len ? step : len - off);
-	tm_gcwatch_flush(&w);
+		tm_gcwatch_feed(&w, 1, text + off, off + step <= len ? step : len - off);
+	tm_gcwatch_flush(&w, 1);
 	free(text);
 	tm_sample_clear(&s);
 	tm_gcwatch_sample(&w, &s);
@@ -240,7 +240,7 @@ static void test_ghc_teardown(void **state)
 	    "(Gen:  1)\n"
 	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
 	    "(Gen:  1)\n";
-	tm_gcwatch_feed(&w2, lines, strlen(lines));
+	tm_gcwatch_feed(&w2, 1, lines, strlen(lines));
 	tm_sample_clear(&s);
 	tm_gcwatch_sample(&w2, &s);
 	assert_int_equal(s.v[TM_M_GC_HEAP_LIVE_BYTES], 44376);
@@ -249,7 +249,7 @@ static void test_ghc_teardown(void **state)
 	const char *only =
 	    "    26264      3328     44376  0.001  0.003    0.050    0.368    0    0  "
 	    "(Gen:  1)\n        0                      0.000  0.000\n\n";
-	tm_gcwatch_feed(&w3, only, strlen(only));
+	tm_gcwatch_feed(&w3, 1, only, strlen(only));
 	tm_sample_clear(&s);
 	tm_gcwatch_sample(&w3, &s);
 	assert_false(tm_sample_has(&s, TM_M_GC_HEAP_LIVE_BYTES));

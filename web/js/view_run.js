@@ -151,6 +151,9 @@ function summaryTable(s) {
 		["memory.high events", s.high_events ?? "—"], ["OOM kills", s.oom_kills ?? "—"],
 		["CPU", dur(s.cpu_usec)], ["PSI memory some", dur(s.psi_mem_some_usec)],
 		["duration", dur(s.duration_usec)], ["samples (late)", s.samples + " (" + s.late_samples + ")"]];
+	/* a GC runtime's own lines (record --runtime go|ghc|node): only when read */
+	if (s.gc_heap_live_end_bytes != null)
+		rows.splice(5, 0, ["gc live after the last GC", mib(s.gc_heap_live_end_bytes) + " (" + (s.gc_cycles ?? "—") + " GCs)"]);
 	return table(["figure", "value"], rows);
 }
 
