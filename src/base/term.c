@@ -38,8 +38,8 @@ bool tm_term_color(FILE *f)
 
 	if (no && *no)
 		return false;
-	if (force && *force && strcmp(force, "0"))
-		return true;
+	if (force && *force && strcmp(force, "0") && (f == stdout || f == stderr))
+		return true; /* our own output, never a file or text gathered in memory */
 	return f && isatty(fileno(f)) && !(term && !strcmp(term, "dumb"));
 }
 

@@ -331,10 +331,15 @@ size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
+const char *tm_bench_text_cell(const char *s)
+{
+	return strcmp(s, "—") ? s : "n/a";
+}
+
 int tm_bench_text_width(const char *s)
 {
 	int w = 0;
-	for (; *s; s++)
+	for (s = tm_bench_text_cell(s); *s; s++)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			w++;
 	return w;
@@ -342,6 +347,7 @@ int tm_bench_text_width(const char *s)
 
 void tm_bench_pad(FILE *out, const char *s, int w)
 {
+	s = tm_bench_text_cell(s);
 	fputs(s, out);
 	for (int n = tm_bench_text_width(s); n < w; n++)
 		fputc(' ', out);
@@ -373,8 +379,18 @@ void tm_bench_fmt_estimate(char *buf, size_t size, double v)
 		tm_bench_cellf(buf, size, "%.*f", decimals_for(v, false), v);
 }
 
-/* median [min–max], all three with the median's precision. */
-static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale)
+/* Whether S's figures, times SCALE, are whole numbers. */
+static bool stat_integral(const struct tm_bench_stat *s, double scale)
+{
+	double med = s->median * scale, lo = s->min * scale, hi = s->max * scale;
+	return !s->n || (med == floor(med) && lo == floor(lo) && hi == floor(hi));
+}
+
+/* median [min–max], all three with the median's precision; whole numbers
+ * without decimals only when INTEGRAL (the whole row is: a row never shows
+ * 0 [0–0] beside 0.00 [0.00–0.00]). */
+static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale,
+                     bool integral)
 {
 	double med = s->median * scale, lo = s->min * scale, hi = s->max * scale;
 	int d;
@@ -383,7 +399,7 @@ static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, doub
 		tm_bench_cellf(buf, size, "—");
 		return;
 	}
-	d = decimals_for(med, med == floor(med) && lo == floor(lo) && hi == floor(hi));
+	d = decimals_for(med, integral && stat_integral(s, scale));
 	if (s->n == 1)
 		tm_bench_cellf(buf, size, "%.*f", d, med);
 	else
@@ -404,9 +420,12 @@ static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
 static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int ai, int f)
 {
 	const struct tm_bench_arm_row *a = &t->arms[ai];
+	bool integral = true;
 	size_t n;
 
-	fmt_stat(buf, size, &a->stat[f], figs[f].scale);
+	for (int i = 0; i < t->n_arms; i++)
+		integral &= stat_integral(&t->arms[i].stat[f], figs[f].scale);
+	fmt_stat(buf, size, &a->stat[f], figs[f].scale, integral);
 	n = strlen(buf);
 	if (arm_has_outlier(t, ai, f))
 		n += tm_bench_cellf(buf + n, size - n, "*");
@@ -505,7 +524,7 @@ void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *
 	else if (row == TM_BR_SURVIVED)
 		survived_cell(c, size, &t->arms[ai]);
 	else if ((k = killed_row(&t->arms[ai], row, &scale)))
-		fmt_stat(c, size, k, scale);
+		fmt_stat(c, size, k, scale, true);
 	else if (row >= 0 && row < TM_BF_COUNT)
 		fig_cell(c, size, t, ai, row);
 	else
@@ -633,7 +652,7 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 			if (cell_tone(t, rows[r], from + ai, &tone))
 				tm_term_put_if(out, color, tone, cells[ai]);
 			else
-				fputs(cells[ai], out);
+				fputs(tm_bench_text_cell(cells[ai]), out);
 			if (ai < to - from - 1)
 				for (int n = tm_bench_text_width(cells[ai]); n < w[from + ai] + 3; n++)
 					fputc(' ', out);
