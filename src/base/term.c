@@ -25,8 +25,8 @@ int tm_term_width(FILE *f)
 		if (!*end && v >= MIN_WIDTH && v <= MAX_WIDTH)
 			return (int)v;
 	}
-	if (f && isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col >= MIN_WIDTH &&
-	    ws.ws_col <= MAX_WIDTH)
+	if (f && isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) &&
+	    ws.ws_col >= MIN_WIDTH && ws.ws_col <= MAX_WIDTH)
 		return ws.ws_col;
 	return DEFAULT_WIDTH;
 }

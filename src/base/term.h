@@ -6,7 +6,8 @@
  * own width when the stream is one; else 80.  Colour: never when $NO_COLOR
  * is set and not empty (no-color.org); on stdout and stderr always when
  * $CLICOLOR_FORCE is set and not "0" (a pipe to `less -R`); else only when
- * the stream is a terminal and $TERM is not "dumb".  Nothing here keeps state: each call reads the environment.
+ * the stream is a terminal and $TERM is not "dumb".  Nothing here keeps state: each call reads the
+ * environment.
  */
 #ifndef TM_TERM_H
 #define TM_TERM_H

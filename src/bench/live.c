@@ -47,8 +47,8 @@ void tm_bench_eta_text(const struct tm_bench_eta *e, int64_t cur_usec, char *buf
 bool tm_bench_short_run_note(int64_t wall_usec, int samples, int64_t interval_usec, char *buf,
                              size_t size)
 {
-	static const int64_t nice[] = {10000000, 5000000, 2000000, 1000000, 500000,
-	                               200000,   100000,  50000};
+	static const int64_t nice[] = {10000000, 5000000, 2000000, 1000000,
+	                               500000,   200000,  100000,  50000};
 	char now[32], use[32];
 	int64_t pick = 50000;
 
@@ -72,7 +72,8 @@ bool tm_bench_short_run_note(int64_t wall_usec, int samples, int64_t interval_us
 		         "warning: a run of %.2f s took %d sample%s at -i %s, too few to show its "
 		         "shape (its chart may stop at the peak); use -i %s (about %d samples)%s",
 		         wall_usec / 1e6, samples, samples == 1 ? "" : "s", now, use, at_pick,
-		         at_pick < TM_BENCH_FEW_SAMPLES ? ", the least interval, or more work" : "");
+		         at_pick < TM_BENCH_FEW_SAMPLES ? ", the least interval, or more work"
+		                                        : "");
 	return true;
 }
 

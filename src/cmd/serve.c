@@ -11,7 +11,6 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "base/term.h"
 #include "cmd/cmds.h"
 #include "serve/auth.h"
 #include "serve/push.h"
@@ -29,7 +28,7 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	tm_help_write(f, "usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
+	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
 	      "                      [--max-body SIZE] [--max-rate ROWS_PER_SEC]\n"
 	      "                      [--request-timeout DURATION]\n"
 	      "       tidemark serve token add [--read] NAME [--token-file F] [--db PATH]\n"
@@ -64,7 +63,8 @@ static void usage(FILE *f)
 	      "  tidemark serve --listen 0.0.0.0:7070 --db /var/lib/tidemark/server.db\n"
 	      "  tidemark record --push http://server:7070 --token-file pi.token -- ./job\n"
 	      "  tidemark serve push --token-file pi.token --db tidemark.db http://server:7070\n"
-	      "  open 'http://127.0.0.1:7070/#token=TOKEN'\n");
+	      "  open 'http://127.0.0.1:7070/#token=TOKEN'\n",
+	      f);
 }
 
 static int print_token(void *ctx, const char *name, const char *kind, int64_t created)

@@ -638,8 +638,8 @@ static void arm_widths(const struct tm_bench_table *t, const int *rows, int n_ro
 	}
 }
 
-static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to,
-                        const int *w, bool color)
+static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to, const int *w,
+                        bool color)
 {
 	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cells[ARMS_PER_BLOCK][CELL];
@@ -654,7 +654,8 @@ static void write_block(const struct tm_bench_table *t, FILE *out, int from, int
 			else
 				fputs(tm_bench_text_cell(cells[ai]), out);
 			if (ai < to - from - 1)
-				for (int n = tm_bench_text_width(cells[ai]); n < w[from + ai] + 3; n++)
+				for (int n = tm_bench_text_width(cells[ai]); n < w[from + ai] + 3;
+				     n++)
 					fputc(' ', out);
 		}
 		fputc('\n', out);
@@ -755,11 +756,11 @@ void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)
 			fputc('\n', out);
 		write_block(t, out, from, to, w, tm_term_color(out));
 		if (LABEL_W + 2 + w[from] > width)
-			fprintf(out, "(%s's column is wider than the terminal's %d: COLUMNS=%d shows "
-			             "its rows whole)\n",
+			fprintf(out,
+			        "(%s's column is wider than the terminal's %d: COLUMNS=%d shows "
+			        "its rows whole)\n",
 			        t->arms[from].name, width, LABEL_W + 2 + w[from]);
 	}
 	free(w);
 	write_fitted(t, out, width, tm_bench_table_write_notes);
 }
-

@@ -264,8 +264,7 @@ static void print_jvm(FILE *out, const struct tm_summary *s)
 }
 
 /* The run's identity: command, machine, outcome, process lifetimes. */
-static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri,
-                         bool color)
+static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri, bool color)
 {
 	char cmd[4096], mach[256], kern[256], alloc[512];
 

@@ -84,10 +84,11 @@ static void test_color(void **state)
 /* A report's line goes on under its second column, each line on its own. */
 static void test_write_lines(void **state)
 {
-	const char *in = "  cgroup      peak memory.current 15.0 MiB (kernel's peak 15.0 MiB); "
-	                 "limits max none, high none\n"
-	                 "short line\n"
-	                 "a note that is long enough to need a break somewhere in the middle of it\n";
+	const char *in =
+	    "  cgroup      peak memory.current 15.0 MiB (kernel's peak 15.0 MiB); "
+	    "limits max none, high none\n"
+	    "short line\n"
+	    "a note that is long enough to need a break somewhere in the middle of it\n";
 	char *out = written(tm_term_write_lines, in, 60);
 	(void)state;
 
@@ -123,9 +124,10 @@ static void test_write_wrapped(void **state)
 	print_message("%s", out);
 	assert_eq(widest(out) <= 60, true);
 	assert_non_null(strstr(out, "\nExit status: 0.\n")); /* not joined to the paragraph */
-	assert_non_null(strstr(out, "\n                          over D-Bus); each start of the\n"));
+	assert_non_null(
+	    strstr(out, "\n                          over D-Bus); each start of the\n"));
 	assert_non_null(strstr(out, "'height=([0-9]+) and more words'")); /* quotes kept whole */
-	assert_non_null(strstr(out, " \\\n      ")); /* a shell continuation */
+	assert_non_null(strstr(out, " \\\n      "));                      /* a shell continuation */
 	free(out);
 	out = written(tm_term_write_wrapped, in, 100);
 	assert_string_equal(out, in);
