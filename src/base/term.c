@@ -241,17 +241,25 @@ static void write_paragraph(FILE *f, const char *p, const char *end, int h, int 
 
 void tm_term_write_wrapped(FILE *f, const char *text, int width)
 {
-	bool examples = false, fits;
+	bool examples = false, usage = false, fits;
 
 	for (const char *p = text; *p;) {
 		size_t len = strcspn(p, "\n");
 		const char *end = p + len;
 		if (len && p[0] != ' ')
 			examples = len >= 9 && !strncmp(p + len - 9, "examples:", 9);
+		usage = !strncmp(p, "usage:", 6) || (usage && len);
 		size_t lead = strspn(p, " ");
-		if (span_width(p, len) > width && (!strncmp(p, "usage:", 6) || p[lead] == '#')) {
-			/* a usage line goes on past its command; a comment stays one */
-			wrap_line(f, p, len, width, p[lead] == '#' ? (int)lead + 2 : 11, false);
+		if (span_width(p, len) > width && (usage || p[lead] == '#')) {
+			/* a synopsis line goes on past its command, alone; a
+			 * comment stays one */
+			wrap_line(f, p, len, width,
+			          p[lead] == '#' ? (int)lead + 2
+			          : lead         ? (int)lead + 4
+			                         : 11,
+			          false);
+		} else if (usage) {
+			fprintf(f, "%.*s\n", (int)len, p);
 		} else if (examples && p[0] == ' ') {
 			if (span_width(p, len) <= width)
 				fprintf(f, "%.*s\n", (int)len, p);
