@@ -122,7 +122,7 @@ check_eq width_help_keeps_options "$(diff "$T/opts.wide" "$T/opts.80")" ""
 
 # ---- the live line and short runs ----
 check short_run_warning_names_interval sh -c "tr '\n' ' ' <'$T/bench.err' |
-	grep -q 'warning: a run of .* samples at -i 200ms.*use  *-i  *50ms'"
+	grep -qE 'warning: a run of .* samples at -i 200ms.*use +-i +(50|100)ms'"
 check short_run_warning_once sh -c "[ \$(grep -c 'warning: a run of' '$T/bench.err') = 1 ]"
 on_tty "$T/live.tty" "$TM" bench -o "$T/l.db" -n 2 -i 50ms --arm glibc --arm arena1 -- sleep 0.6
 check live_line_bar_and_eta grep -qE '\[#+-*\] [1-3]/4 ETA [0-9]+s' "$T/live.tty"
