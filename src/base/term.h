@@ -59,9 +59,10 @@ void tm_term_wrap(FILE *f, const char *text, int col, int indent, int width);
  * --interval DUR   help") or a paragraph with a line longer than WIDTH is
  * joined and broken again at spaces, going on under the item's second
  * column, or at the paragraph's indent.  A paragraph at column 0 ends at a
- * heading ("examples:"), a usage line or "Exit status:".  Lines under
- * "examples:" are shell commands (see tm_help_write).  Lines without a
- * space to break at are written whole.
+ * heading ("examples:"), a usage line or "Exit status:".  The synopsis
+ * (from "usage:" to a blank line) is broken line by line, going on 4
+ * columns in.  Lines under "examples:" are shell commands (see
+ * tm_help_write).  Lines without a space to break at are written whole.
  */
 void tm_term_write_wrapped(FILE *f, const char *text, int width);
 
