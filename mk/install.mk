@@ -17,13 +17,14 @@ datadir ?= $(PREFIX)/share
 docdir ?= $(datadir)/doc/tidemark
 unitdir ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 TM_LIBDIR_REL = $(shell realpath -m --relative-to=$(bindir) $(pkglibdir))
+TM_DOCDIR_REL = $(shell realpath -m --relative-to=$(bindir) $(docdir))
 INSTALL_LIBS := libtidemark-heap.so libtidemark-heap-sites.so libtidemark-net.so
 
-# rewritten only when the relative path changes, so a plain build does not rebuild
+# rewritten only when a relative path changes, so a plain build does not rebuild
 $(B)/gen/tm_paths.h: FORCE
 	@mkdir -p $(dir $@)
-	@printf '/* made by mk/install.mk: where the installed libraries are, from the binary */\n#define TM_LIBDIR_REL "%s"\n' \
-		'$(TM_LIBDIR_REL)' >$@.tmp
+	@printf '/* made by mk/install.mk: where the installed libraries and docs are, from the binary */\n#define TM_LIBDIR_REL "%s"\n#define TM_DOCDIR_REL "%s"\n' \
+		'$(TM_LIBDIR_REL)' '$(TM_DOCDIR_REL)' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 GEN_HDR += $(B)/gen/tm_paths.h
 
@@ -39,7 +40,7 @@ FORCE:
 # man pages for tidemark and each command in its table, from their --help
 # (scripts/man.sh)
 $(B)/man/.made: $(B)/tidemark scripts/man.sh
-	sh scripts/man.sh $(B)/tidemark $(B)/man
+	sh scripts/man.sh $(B)/tidemark $(B)/man $(docdir)
 	@touch $@
 man: $(B)/man/.made
 

@@ -16,6 +16,10 @@ docdir=${3:-/usr/share/doc/tidemark}
 here=$(dirname "$0")
 envfile=$here/../dist/man/environment
 mkdir -p "$out"
+# --help as written, unwrapped (it wraps at $COLUMNS, else 80): man.awk
+# joins and breaks its lines itself
+COLUMNS=1000
+export COLUMNS
 version=$("$bin" --version 2>/dev/null | head -1 || echo tidemark)
 date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 

@@ -6,8 +6,10 @@
  * store opened and closed, in one place (cmd/cmds.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "base/banned.h"
 
@@ -54,13 +56,24 @@ static const struct command commands[] = {
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void usage(FILE *f)
+static void usage(FILE *out)
 {
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		f = out;
 	fprintf(f, "usage: tidemark <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i].summary)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'tidemark <command> --help' shows a command's options and examples.\n");
+	if (f != out) {
+		fclose(f);
+		tm_help_write(out, buf); /* wrapped to the terminal */
+		free(buf);
+	}
 }
 
 /* The row for NAME, or for NAME SUB when the table has one. */

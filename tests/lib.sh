@@ -5,6 +5,12 @@ set -u
 : "${TM:=$(cd "$(dirname "$0")/../.." && pwd)/build/tidemark}"
 : "${TM_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TM_BUILD:=$TM_ROOT/build}"
+# Text output wraps at $COLUMNS, else 80 (base/term.h); the tests read
+# and pin its lines unwrapped, so they run wide.  tests/e2e/term_output.sh
+# unsets it to check the default.  No colour unless a test asks for it.
+COLUMNS=1000
+export COLUMNS
+unset CLICOLOR_FORCE
 T=$(mktemp -d /tmp/tidemark-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 

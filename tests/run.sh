@@ -11,6 +11,10 @@
 # cmocka is told to do so too.  A test binary or script that dies without
 # reporting counts as one failure.
 set -u
+# text output wraps at $COLUMNS, else 80: the tests pin it unwrapped (the
+# ones of the width set their own; tests/lib.sh says the same)
+COLUMNS=1000
+export COLUMNS
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 B=${B:-build}

@@ -17,6 +17,7 @@
 #include "advise/advise.h"
 #include "advise/advise_int.h"
 #include "base/error.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "report/runjson.h"
 #include "report/sweepcurve.h"
@@ -329,7 +330,10 @@ static void write_arm_text(const struct tm_advise *a, int ai, FILE *out)
 	struct row r[N_ROWS];
 
 	arm_reasoning(a, ai, buf, sizeof(buf));
-	fprintf(out, "\n%s%s\n", buf, ai == a->recommended ? "   <- recommended" : "");
+	fprintf(out, "\n%s", buf);
+	if (ai == a->recommended)
+		tm_term_put(out, TM_TONE_GOOD, "   <- recommended"); /* green on a terminal */
+	fputc('\n', out);
 	fprintf(out, "  runs       ");
 	for (int i = 0; i < arm->n_run_ids; i++)
 		fprintf(out, " %" PRId64, arm->run_ids[i]);
@@ -373,17 +377,22 @@ void tm_advise_write_text(const struct tm_advise *a, FILE *out)
 		return;
 	}
 	struct tm_advise_undecided u;
-	if (tm_advise_undecided_text(a, &u))
+	bool undecided = tm_advise_undecided_text(a, &u);
+	if (a->recommended >= 0) {
+		fputs("recommended: ", out);
+		tm_term_put(out, TM_TONE_GOOD, a->arms[a->recommended].name);
+	}
+	if (undecided)
 		fprintf(out,
-		        "recommended: %s, not decided by the runs: %s; ties go to the arm as "
+		        ", not decided by the runs: %s; ties go to the arm as "
 		        "shipped, then the one with fewer settings, then the name\n"
 		        "  the runs show: %s\n  to decide: %s\n",
-		        a->arms[a->recommended].name, u.why, u.shows, u.decide);
+		        u.why, u.shows, u.decide);
 	else if (a->recommended >= 0)
 		fprintf(out,
-		        "recommended: %s (survival first, then anon peak and held after, then "
+		        " (survival first, then anon peak and held after, then "
 		        "time; ratios of medians to %s, Mann–Whitney U test)\n",
-		        a->arms[a->recommended].name, a->arms[a->table.reference].name);
+		        a->arms[a->table.reference].name);
 	else
 		fprintf(out, "none recommended: %s\n", a->why);
 	for (int i = 0; i < a->n_arms; i++)

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/opt.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "tidemark-size.h"
 #include "base/banned.h"
@@ -397,7 +398,13 @@ static void default_text(const struct tm_opt *o, const void *base, char *buf, si
 void tm_opts_help(FILE *f, const struct tm_optset *sets, size_t n, unsigned scope)
 {
 	char left[64], dflt[128];
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = f;
 
+	/* written whole, then wrapped to the terminal with the docs' path */
+	if ((f = open_memstream(&buf, &size)) == NULL)
+		f = out;
 	for (size_t i = 0; i < n; i++)
 		for (const struct tm_opt *o = sets[i].opts; o->type != TM_OPT_END; o++) {
 			if (!(o->scopes & scope) || !o->flag || !o->help)
@@ -419,6 +426,11 @@ void tm_opts_help(FILE *f, const struct tm_optset *sets, size_t n, unsigned scop
 			if (o->more)
 				fprintf(f, "%26s%s\n", "", o->more);
 		}
+	if (f != out) {
+		fclose(f);
+		tm_help_write(out, buf);
+		free(buf);
+	}
 }
 
 void tm_opts_release(const struct tm_optset *sets, size_t n)

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "cgroup/cgroup.h"
 #include "bench/bench.h"
+#include "bench/live.h"
 #include "bench/param.h"
 #include "bench/persist.h"
 #include "record/pushthread.h"
@@ -276,6 +278,9 @@ struct live {
 	int64_t start_mono_usec, last_print_usec;
 	const struct tm_bench_spec *sp;
 	const struct arm_plan *plans;
+	struct tm_bench_eta eta; /* the runs so far, for the bar and the ETA */
+	int samples;             /* the current run's */
+	bool warned_short;       /* the short-run warning is said once */
 };
 
 static void survivors(const struct live *lv, FILE *f)
@@ -290,35 +295,47 @@ static void on_sample(void *ctx, const struct tm_sample *s, bool has_progress, d
 {
 	struct live *lv = ctx;
 	int64_t now = tm_now_mono_usec();
-	char mib[32] = "?";
+	char mib[32] = "?", eta[96], *line = NULL;
+	size_t size = 0;
+	FILE *m;
 
-	if (!lv->tty || now - lv->last_print_usec < 250000)
+	lv->samples++;
+	if (!lv->tty || now - lv->last_print_usec < 250000 || !(m = open_memstream(&line, &size)))
 		return;
 	lv->last_print_usec = now;
 	if (tm_sample_has(s, TM_M_CG_ANON_BYTES))
 		tm_fmt_mib(mib, sizeof(mib), s->v[TM_M_CG_ANON_BYTES]);
 	else if (tm_sample_has(s, TM_M_PROC_RSS_ANON_BYTES))
 		tm_fmt_mib(mib, sizeof(mib), s->v[TM_M_PROC_RSS_ANON_BYTES]);
-	fprintf(stderr, "\r\033[K[%d/%d] %s%s %s %d/%d  %.1fs", lv->index, lv->total, lv->arm,
-	        lv->param, lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
+	tm_bench_eta_text(&lv->eta, now - lv->start_mono_usec, eta, sizeof(eta));
+	fprintf(m, "%s  %s%s %s %d/%d  %.1fs", eta, lv->arm, lv->param,
+	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
 	        (double)(now - lv->start_mono_usec) / 1e6);
 	if (has_progress)
-		fprintf(stderr, "  progress %.0f", progress);
-	fprintf(stderr, "  anon %s", mib);
-	survivors(lv, stderr);
-	fflush(stderr);
+		fprintf(m, "  progress %.0f", progress);
+	fprintf(m, "  anon %s", mib);
+	survivors(lv, m);
+	fclose(m);
+	tm_bench_live_print(stderr, line);
+	free(line);
 }
 
 static void run_done(struct live *lv, const struct tm_record_result *res)
 {
 	if (lv->tty)
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "[%d/%d] %s%s %s %d/%d: %s in %.2f s", lv->index, lv->total, lv->arm,
-	        lv->param, lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs,
-	        tm_outcome_name(res->outcome), (double)res->wall_usec / 1e6);
+	fprintf(stderr, "[%d/%d] %s%s %s %d/%d: ", lv->index, lv->total, lv->arm, lv->param,
+	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs);
+	tm_bench_live_outcome(stderr, res->outcome);
+	fprintf(stderr, " in %.2f s", (double)res->wall_usec / 1e6);
 	if (res->reason[0])
 		fprintf(stderr, " (%s)", res->reason);
 	fputc('\n', stderr);
+	lv->eta.done++;
+	lv->eta.done_usec += tm_now_mono_usec() - lv->start_mono_usec;
+	if (!lv->warned_short && res->outcome == TM_OUTCOME_COMPLETED)
+		lv->warned_short = tm_bench_warn_short(stderr, res->wall_usec, lv->samples,
+		                                       lv->sp->rec.interval_usec);
 }
 
 /* ---- the runs ---- */
@@ -466,6 +483,7 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	         sizeof(cgname), lv, &o);
 	lv->start_mono_usec = tm_now_mono_usec();
 	lv->last_print_usec = 0;
+	lv->samples = 0;
 	memset(&res, 0, sizeof(res));
 	int64_t rig0 = self_cpu_usec();
 	int gone = sp->unit ? unit_target(b, &o, unit_cg, sizeof(unit_cg)) : 0;
@@ -522,7 +540,7 @@ static int run_all(struct tm_bench_plan *b)
 		return tm_error("out of memory");
 	}
 	tm_bench_order(n, rounds, sp->order == TM_ORDER_SHUFFLE, (uint64_t)sp->seed, order);
-	lv.total = rounds * n;
+	lv.total = lv.eta.total = rounds * n;
 	for (int i = 0; i < rounds * n && rc == 0; i++) {
 		int cell = order[i], ai = cell % sp->n_arms, vi = cell / sp->n_arms;
 		bool warmup = i / n < sp->warmup;
@@ -631,7 +649,7 @@ static void print_start(const struct tm_bench_plan *b, const char *store_name)
 	fprintf(stderr, ", store %s\n", store_name);
 	char note[320];
 	if (tm_bench_runs_note((int)sp->runs, sp->n_arms, note, sizeof(note)))
-		fprintf(stderr, "%s\n", note);
+		tm_term_wrap(stderr, note, 0, 2, tm_term_width(stderr));
 }
 
 enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *argv,
@@ -655,7 +673,12 @@ enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *ar
 			return TM_BENCH_BAD_INPUT;
 		}
 	b->shared = argv ? argv : sp->exec_start ? b->plans[0].argv : NULL;
-	print_plan(sp, b->plans, argv ? argv : b->plans[0].argv, stderr);
+	char *plan = NULL; /* fitted to the terminal, line by line */
+	size_t plan_n = 0;
+	FILE *pm = open_memstream(&plan, &plan_n);
+	print_plan(sp, b->plans, argv ? argv : b->plans[0].argv, pm ? pm : stderr);
+	if (pm)
+		fclose(pm), tm_term_write_lines(stderr, plan, tm_term_width(stderr)), free(plan);
 	*out = b;
 	return TM_BENCH_OK;
 }

@@ -8,6 +8,7 @@
 #include "advise/run.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "base/banned.h"
 
@@ -265,7 +266,7 @@ static int parse_args(int argc, char **argv, struct tm_advise_request *a, struct
 
 	while ((c = getopt_long(argc, argv, "o:b:w:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(usage_text, stdout);
+			tm_help_write(stdout, usage_text);
 			return 1;
 		}
 		if (c == '?' || parse_opt(a, c, ctx)) {

@@ -14,6 +14,7 @@
 #include "base/opt.h"
 #include "bench/bench.h"
 #include "bench/runner.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "base/banned.h"
 
@@ -166,7 +167,7 @@ static void usage(void)
 
 	tm_bench_spec_init(&sp);
 	optsets(&sp, &cli, NULL, sets);
-	fputs(usage_head, stdout);
+	tm_help_write(stdout, usage_head);
 	fputs("\narms and runs:\n", stdout);
 	tm_opts_help(stdout, &sets[1], 1, TM_OPT_BENCH);
 	fputs("each run (as in tidemark record):\n", stdout);
@@ -174,7 +175,7 @@ static void usage(void)
 	fputs("the file, the table and the store:\n", stdout);
 	tm_opts_help(stdout, &sets[2], 2, TM_OPT_BENCH);
 	fputs("  -h, --help              this help\n", stdout);
-	fputs(usage_tail, stdout);
+	tm_help_write(stdout, usage_tail);
 	tm_bench_spec_release(&sp);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "doctor/doctor.h"
 #include "base/banned.h"
@@ -38,42 +39,33 @@ static const char usage_text[] =
     "  tidemark doctor --json | jq '.checks[] | select(.status == \"problem\")'\n"
     "  sudo tidemark doctor --root /media/$USER/bootfs\n";
 
-/* Prints TEXT wrapped at 100 columns, each line after the first indented
- * by INDENT columns. */
-static void print_wrapped(const char *text, int indent)
+/* The status word of R, PROBLEM in red and warn in yellow on a terminal,
+ * padded to 8 columns. */
+static void print_status(const struct tm_doc_result *r)
 {
-	int col = indent, width = 100;
-	for (const char *p = text; *p;) {
-		size_t w = strcspn(p, " ");
-		if (col > indent && col + 1 + (int)w > width) {
-			printf("\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		printf("%.*s", (int)w, p);
-		col += (int)w;
-		p += w;
-		p += strspn(p, " ");
-	}
-	putchar('\n');
+	const char *st = r->status == TM_DOC_PROBLEM ? "PROBLEM" : tm_doc_status_name(r->status);
+
+	if (r->status == TM_DOC_PROBLEM || r->status == TM_DOC_WARN)
+		tm_term_put(stdout, r->status == TM_DOC_PROBLEM ? TM_TONE_BAD : TM_TONE_WARN, st);
+	else
+		fputs(st, stdout);
+	printf("%*s", 8 - (int)strlen(st), "");
 }
 
 static void print_text(const char *root, const struct tm_doc_result *res, int n)
 {
-	int counts[TM_DOC_SKIPPED + 1] = {0};
+	int counts[TM_DOC_SKIPPED + 1] = {0}, width = tm_term_width(stdout);
 
 	printf("tidemark doctor: %s\n\n", strcmp(root, "/") ? root : "this host");
 	for (int i = 0; i < n; i++) {
 		const struct tm_doc_result *r = &res[i];
-		const char *st =
-		    r->status == TM_DOC_PROBLEM ? "PROBLEM" : tm_doc_status_name(r->status);
-		printf("  %-8s %-18s ", st, tm_doc_check_title(r->check));
-		print_wrapped(r->summary, 30);
+		fputs("  ", stdout);
+		print_status(r);
+		printf(" %-18s ", tm_doc_check_title(r->check));
+		tm_term_wrap(stdout, r->summary, 30, 30, width);
 		if (r->fix[0]) {
 			printf("%30sfix: ", "");
-			print_wrapped(r->fix, 35);
+			tm_term_wrap(stdout, r->fix, 35, 35, width);
 		}
 		counts[r->status]++;
 	}
@@ -109,10 +101,10 @@ int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx)
 			host.root = optarg;
 			host.live = !strcmp(optarg, "/");
 		} else if (c == 'h') {
-			fputs(usage_text, stdout);
+			tm_help_write(stdout, usage_text);
 			return 0;
 		} else {
-			fputs(usage_text, stderr);
+			tm_help_write(stderr, usage_text);
 			return 2;
 		}
 	}

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "heap/heapcli.h"
 #include "heap/heapprof.h"
@@ -227,7 +228,7 @@ int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx __attribute__((unused
 	if (argc > 1 && !strcmp(argv[1], "top")) {
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-				return fputs(usage_text, stdout), 0;
+				return tm_help_write(stdout, usage_text), 0;
 		return heap_top(argc - 1, argv + 1);
 	}
 	/* options may follow the PID (tidemark heap PID -o FILE); -- ends them */
@@ -235,7 +236,7 @@ int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx __attribute__((unused
 	if (rc == 0)
 		rc = heap_dispatch(&o, argv + next, argc - next);
 	else
-		rc = rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+		rc = rc > 0 ? (tm_help_write(stdout, usage_text), 0) : 2;
 	tm_opts_release(&set, 1);
 	return rc;
 }

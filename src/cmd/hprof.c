@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "hprof/holders.h"
 #include "hprof/hprof.h"
@@ -96,11 +97,11 @@ static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt
 			return usage_error("--class-pointers takes compressed or full, not",
 			                   optarg);
 		if (c == 'h') {
-			fputs(usage_text, stdout);
+			tm_help_write(stdout, usage_text);
 			return 1;
 		}
 		if (c == '?') {
-			fputs(usage_text, stderr);
+			tm_help_write(stderr, usage_text);
 			return 2;
 		}
 	}

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "record/marks.h"
 #include "base/banned.h"
@@ -58,7 +59,7 @@ int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	(void)ctx;
 	rc = tm_opts_parse(&set, 1, TM_OPT_OTHER, "mark", argc, argv, &next);
 	if (rc)
-		return rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+		return rc > 0 ? (tm_help_write(stdout, usage_text), 0) : 2;
 	if (next != argc - 1) {
 		tm_error(
 		    "mark takes one TEXT (quote it if it has spaces; see 'tidemark mark --help')");

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "record/options.h"
 #include "report/runjson.h"
@@ -101,9 +102,9 @@ int cmd_prune(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (rc) {
 		if (rc < 0)
 			return 2;
-		fputs(usage_head, stdout);
+		tm_help_write(stdout, usage_head);
 		tm_opts_help(stdout, sets, 3, TM_OPT_OTHER);
-		fputs(usage_tail, stdout);
+		tm_help_write(stdout, usage_tail);
 		return 0;
 	}
 	if (!ro.has_keep)

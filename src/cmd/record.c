@@ -11,6 +11,7 @@
 #include "base/opt.h"
 #include "base/util.h"
 #include "cgroup/cgroup.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "record/options.h"
 #include "record/recorder.h"
@@ -60,9 +61,9 @@ static void usage(void)
 	const struct tm_optset sets[] = {{tm_record_options, &o}, {tm_cmd_db_options, NULL}};
 
 	tm_record_opts_init(&o);
-	fputs(usage_head, stdout);
+	tm_help_write(stdout, usage_head);
 	tm_opts_help(stdout, sets, 2, TM_OPT_RECORD);
-	fputs(usage_tail, stdout);
+	tm_help_write(stdout, usage_tail);
 }
 
 /* One line on stderr: what happened, and how to see more. */

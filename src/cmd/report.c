@@ -16,6 +16,7 @@
 #include "advise/advise.h"
 #include "base/util.h"
 #include "bench/runner.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "report/benchphases.h"
 #include "report/benchtab.h"
@@ -171,9 +172,9 @@ static void usage(void)
 {
 	const struct tm_optset sets[] = {{tm_cmd_db_options, NULL}, {report_options, NULL}};
 
-	fputs(usage_head, stdout);
+	tm_help_write(stdout, usage_head);
 	tm_opts_help(stdout, sets, 2, O);
-	fputs(usage_tail, stdout);
+	tm_help_write(stdout, usage_tail);
 }
 
 /* The HTML bench report, with the survival curve of the sweep its arms were

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "report/runtext.h"
 #include "report/runjson.h"
@@ -88,7 +89,7 @@ int cmd_runs(int argc, char **argv, struct tm_cmd_ctx *ctx)
 
 	rc = tm_opts_parse(sets, 2, TM_OPT_OTHER | TM_OPT_PERMUTE, "runs", argc, argv, &next);
 	if (rc)
-		return rc > 0 ? (fputs(usage_text, stdout), 0) : 2;
+		return rc > 0 ? (tm_help_write(stdout, usage_text), 0) : 2;
 	if (next < argc) {
 		tm_error("runs takes no operand: '%s' (see 'tidemark runs --help')", argv[next]);
 		return 2;

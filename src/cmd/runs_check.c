@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "base/term.h"
 #include "cmd/cmds.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -109,9 +110,9 @@ int cmd_runs_check(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	if (rc) {
 		if (rc < 0)
 			return 2;
-		fputs(usage_head, stdout);
+		tm_help_write(stdout, usage_head);
 		tm_opts_help(stdout, sets, 2, TM_OPT_OTHER);
-		fputs(usage_tail, stdout);
+		tm_help_write(stdout, usage_tail);
 		return 0;
 	}
 	if (!(c.st = tm_cmd_store(ctx, c.quarantine ? TM_CMD_WRITE : TM_CMD_READ)))

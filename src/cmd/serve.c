@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
 #include "serve/auth.h"
@@ -26,7 +27,7 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static void usage(FILE *f)
+static void usage_text(FILE *f)
 {
 	fputs("usage: tidemark serve [--listen HOST:PORT] [--db PATH] [--public-read]\n"
 	      "                      [--max-body SIZE] [--max-rate ROWS_PER_SEC]\n"
@@ -65,6 +66,23 @@ static void usage(FILE *f)
 	      "  tidemark serve push --token-file pi.token --db tidemark.db http://server:7070\n"
 	      "  open 'http://127.0.0.1:7070/#token=TOKEN'\n",
 	      f);
+}
+
+/* The usage, fitted to the terminal (base/term.h). */
+static void usage(FILE *f)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	if (!m) {
+		usage_text(f);
+		return;
+	}
+	usage_text(m);
+	fclose(m);
+	tm_help_write(f, buf);
+	free(buf);
 }
 
 static int print_token(void *ctx, const char *name, const char *kind, int64_t created)

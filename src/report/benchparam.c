@@ -637,7 +637,7 @@ void tm_bench_param_write_text(const struct tm_bench_table *t, FILE *out)
 			tm_bench_pad(out, rs.rows[i].label, lw + 2);
 			for (int ai = 0; ai < t->n_arms; ai++)
 				if (ai == t->n_arms - 1)
-					fputs(rs.rows[i].cells[ai], out);
+					fputs(tm_bench_text_cell(rs.rows[i].cells[ai]), out);
 				else
 					tm_bench_pad(out, rs.rows[i].cells[ai], w[ai] + 3);
 			fputc('\n', out);

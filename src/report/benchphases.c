@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "report/benchparam.h"
+#include "base/term.h"
 #include "report/benchphases.h"
 #include "report/benchtab_int.h"
 #include "report/stats.h"
@@ -328,12 +329,43 @@ static void write_notes(const struct tm_bench_phases *bp, FILE *out)
 		fprintf(out, "no surviving run has phases\n");
 }
 
-/* BP's table, under a title that says AT (" at N=16", or ""). */
+/* The rows of arms [FROM, TO) of BP, each arm's column W[ai] wide. */
+static void write_arms(const struct tm_bench_phases *bp, FILE *out, char (*cells)[PCELL],
+                       const int *w, int from, int to)
+{
+	char safe[TM_PHASE_NAME_MAX * 4];
+
+	tm_bench_pad(out, "", PLABEL);
+	for (int ai = from; ai < to; ai++) {
+		tm_bench_table_cell(&bp->t, TM_BR_HEADER, ai, cells[ai], PCELL);
+		tm_bench_pad(out, cells[ai], ai + 1 < to ? w[ai] + 3 : 0);
+	}
+	fputc('\n', out);
+	for (int k = 0; k < bp->n; k++) {
+		fprintf(out, "%s\n", tm_text_safe(safe, sizeof(safe), bp->rows[k].name));
+		for (int f = 0; f < TM_BPF_COUNT; f++) {
+			if (!fig_shown(bp, k, f))
+				continue;
+			fputs("  ", out);
+			tm_bench_pad(out, fig_info[f].label, PLABEL - 2);
+			for (int ai = from; ai < to; ai++) {
+				cell_text(&bp->rows[k].cell[ai][f], f, cells[ai], PCELL);
+				tm_bench_pad(out, cells[ai], ai + 1 < to ? w[ai] + 3 : 0);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+/* BP's table, under a title that says AT (" at N=16", or ""): arms that do
+ * not fit the terminal beside the others go in a block under them. */
 static void write_one(const struct tm_bench_phases *bp, const char *at, FILE *out)
 {
 	char(*cells)[PCELL] = calloc(MAXARMS, PCELL);
-	char safe[TM_PHASE_NAME_MAX * 4];
-	int w[MAXARMS] = {0};
+	int w[MAXARMS] = {0}, width = tm_term_width(out);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m;
 
 	if (!cells)
 		return;
@@ -350,25 +382,20 @@ static void write_one(const struct tm_bench_phases *bp, const char *at, FILE *ou
 	}
 	fprintf(out, "phases of bench %lld%s, split %s\n", (long long)bp->t.bench_id, at,
 	        bp->kind == TM_SPLIT_MARKS ? "at the runs' marks" : "at progress values");
-	tm_bench_pad(out, "", PLABEL);
-	for (int ai = 0; ai < bp->t.n_arms; ai++)
-		tm_bench_pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
-	fputc('\n', out);
-	for (int k = 0; k < bp->n; k++) {
-		fprintf(out, "%s\n", tm_text_safe(safe, sizeof(safe), bp->rows[k].name));
-		for (int f = 0; f < TM_BPF_COUNT; f++) {
-			if (!fig_shown(bp, k, f))
-				continue;
-			fputs("  ", out);
-			tm_bench_pad(out, fig_info[f].label, PLABEL - 2);
-			for (int ai = 0; ai < bp->t.n_arms; ai++) {
-				cell_text(&bp->rows[k].cell[ai][f], f, cells[ai], PCELL);
-				tm_bench_pad(out, cells[ai], ai + 1 < bp->t.n_arms ? w[ai] + 3 : 0);
-			}
+	for (int from = 0, to; from < bp->t.n_arms; from = to) {
+		int used = PLABEL + w[from];
+		for (to = from + 1; to < bp->t.n_arms && used + 3 + w[to] <= width; to++)
+			used += 3 + w[to];
+		if (from)
 			fputc('\n', out);
-		}
+		write_arms(bp, out, cells, w, from, to);
 	}
-	write_notes(bp, out);
+	if ((m = open_memstream(&buf, &size))) {
+		write_notes(bp, m);
+		fclose(m);
+		tm_term_write_lines(out, buf, width);
+		free(buf);
+	}
 	free(cells);
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/util.h"
 #include "report/benchparam.h"
+#include "base/term.h"
 #include "report/benchtab.h"
 #include "report/benchtab_int.h"
 #include "report/limitnote.h"
@@ -327,10 +328,15 @@ size_t tm_bench_cellf(char *buf, size_t size, const char *fmt, ...)
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
+const char *tm_bench_text_cell(const char *s)
+{
+	return strcmp(s, "—") ? s : "n/a";
+}
+
 int tm_bench_text_width(const char *s)
 {
 	int w = 0;
-	for (; *s; s++)
+	for (s = tm_bench_text_cell(s); *s; s++)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			w++;
 	return w;
@@ -338,6 +344,7 @@ int tm_bench_text_width(const char *s)
 
 void tm_bench_pad(FILE *out, const char *s, int w)
 {
+	s = tm_bench_text_cell(s);
 	fputs(s, out);
 	for (int n = tm_bench_text_width(s); n < w; n++)
 		fputc(' ', out);
@@ -369,8 +376,18 @@ void tm_bench_fmt_estimate(char *buf, size_t size, double v)
 		tm_bench_cellf(buf, size, "%.*f", decimals_for(v, false), v);
 }
 
-/* median [min–max], all three with the median's precision. */
-static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale)
+/* Whether S's figures, times SCALE, are whole numbers. */
+static bool stat_integral(const struct tm_bench_stat *s, double scale)
+{
+	double med = s->median * scale, lo = s->min * scale, hi = s->max * scale;
+	return !s->n || (med == floor(med) && lo == floor(lo) && hi == floor(hi));
+}
+
+/* median [min–max], all three with the median's precision; whole numbers
+ * without decimals only when INTEGRAL (the whole row is: a row never shows
+ * 0 [0–0] beside 0.00 [0.00–0.00]). */
+static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, double scale,
+                     bool integral)
 {
 	double med = s->median * scale, lo = s->min * scale, hi = s->max * scale;
 	int d;
@@ -379,7 +396,7 @@ static void fmt_stat(char *buf, size_t size, const struct tm_bench_stat *s, doub
 		tm_bench_cellf(buf, size, "—");
 		return;
 	}
-	d = decimals_for(med, med == floor(med) && lo == floor(lo) && hi == floor(hi));
+	d = decimals_for(med, integral && stat_integral(s, scale));
 	if (s->n == 1)
 		tm_bench_cellf(buf, size, "%.*f", d, med);
 	else
@@ -400,9 +417,12 @@ static bool arm_has_outlier(const struct tm_bench_table *t, int ai, int f)
 static void fig_cell(char *buf, size_t size, const struct tm_bench_table *t, int ai, int f)
 {
 	const struct tm_bench_arm_row *a = &t->arms[ai];
+	bool integral = true;
 	size_t n;
 
-	fmt_stat(buf, size, &a->stat[f], figs[f].scale);
+	for (int i = 0; i < t->n_arms; i++)
+		integral &= stat_integral(&t->arms[i].stat[f], figs[f].scale);
+	fmt_stat(buf, size, &a->stat[f], figs[f].scale, integral);
 	n = strlen(buf);
 	if (arm_has_outlier(t, ai, f))
 		n += tm_bench_cellf(buf + n, size - n, "*");
@@ -501,7 +521,7 @@ void tm_bench_table_cell(const struct tm_bench_table *t, int row, int ai, char *
 	else if (row == TM_BR_SURVIVED)
 		survived_cell(c, size, &t->arms[ai]);
 	else if ((k = killed_row(&t->arms[ai], row, &scale)))
-		fmt_stat(c, size, k, scale);
+		fmt_stat(c, size, k, scale, true);
 	else if (row >= 0 && row < TM_BF_COUNT)
 		fig_cell(c, size, t, ai, row);
 	else
@@ -583,29 +603,72 @@ const char *tm_bench_table_row_label(int row)
 
 #define ARMS_PER_BLOCK 4
 
-static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to)
+/* The tone of a cell on a terminal: a run that did not survive, and a
+ * difference the test finds (better in green, worse in red: lower is
+ * better but for progress and rate). */
+static bool cell_tone(const struct tm_bench_table *t, int row, int ai, enum tm_tone *tone)
+{
+	const struct tm_bench_arm_row *a = &t->arms[ai];
+
+	if (row == TM_BR_SURVIVED)
+		return a->survived < a->runs && (*tone = TM_TONE_BAD, true);
+	if (row < 0 || row >= TM_BF_COUNT || a->verdict[row] != TM_BV_SIGNIFICANT ||
+	    !isfinite(a->ratio[row]) || a->ratio[row] == 1)
+		return false;
+	bool higher_better = row == TM_BF_PROGRESS || row == TM_BF_RATE;
+	*tone = (a->ratio[row] > 1) == higher_better ? TM_TONE_GOOD : TM_TONE_BAD;
+	return true;
+}
+
+/* The widest cell of each arm, over every row shown, into W. */
+static void arm_widths(const struct tm_bench_table *t, const int *rows, int n_rows, int *w)
+{
+	char c[CELL];
+
+	for (int ai = 0; ai < t->n_arms; ai++) {
+		w[ai] = 0;
+		for (int r = 0; r < n_rows; r++) {
+			tm_bench_table_cell(t, rows[r], ai, c, sizeof(c));
+			if (tm_bench_text_width(c) > w[ai])
+				w[ai] = tm_bench_text_width(c);
+		}
+	}
+}
+
+static void write_block(const struct tm_bench_table *t, FILE *out, int from, int to, const int *w,
+                        bool color)
 {
 	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
 	char cells[ARMS_PER_BLOCK][CELL];
-	int w[ARMS_PER_BLOCK] = {0};
+	enum tm_tone tone;
 
-	for (int r = 0; r < n_rows; r++) {
-		row_cells(t, rows[r], from, to, cells);
-		for (int ai = 0; ai < to - from; ai++)
-			if (tm_bench_text_width(cells[ai]) > w[ai])
-				w[ai] = tm_bench_text_width(cells[ai]);
-	}
 	for (int r = 0; r < n_rows; r++) {
 		row_cells(t, rows[r], from, to, cells);
 		tm_bench_pad(out, tm_bench_table_row_label(rows[r]), LABEL_W + 2);
 		for (int ai = 0; ai < to - from; ai++) {
-			if (ai == to - from - 1)
-				fputs(cells[ai], out);
+			if (cell_tone(t, rows[r], from + ai, &tone))
+				tm_term_put_if(out, color, tone, cells[ai]);
 			else
-				tm_bench_pad(out, cells[ai], w[ai] + 3);
+				fputs(tm_bench_text_cell(cells[ai]), out);
+			if (ai < to - from - 1)
+				for (int n = tm_bench_text_width(cells[ai]); n < w[from + ai] + 3;
+				     n++)
+					fputc(' ', out);
 		}
 		fputc('\n', out);
 	}
+}
+
+/* The arms from FROM that fit in WIDTH columns beside the labels (at
+ * least one, at most ARMS_PER_BLOCK): a table wider than the terminal is
+ * stacked, a block of arms under the other. */
+static int block_end(const struct tm_bench_table *t, int from, const int *w, int width)
+{
+	int to = from + 1, used = LABEL_W + 2 + w[from];
+
+	while (to < t->n_arms && to - from < ARMS_PER_BLOCK && used + 3 + w[to] <= width)
+		used += 3 + w[to++];
+	return to;
 }
 
 void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
@@ -652,18 +715,49 @@ void tm_bench_table_write_header(const struct tm_bench_table *t, FILE *out)
 	fputc('\n', out);
 }
 
+/* What WRITE writes of T, each line fitted to WIDTH (tm_term_write_lines). */
+static void write_fitted(const struct tm_bench_table *t, FILE *out, int width,
+                         void (*write)(const struct tm_bench_table *, FILE *))
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	if (!m) {
+		write(t, out);
+		return;
+	}
+	write(t, m);
+	fclose(m);
+	tm_term_write_lines(out, buf, width);
+	free(buf);
+}
+
 void tm_bench_table_write_text(const struct tm_bench_table *t, FILE *out)
 {
 	if (t->param) {
 		tm_bench_param_write_text(t, out);
 		return;
 	}
-	tm_bench_table_write_header(t, out);
-	for (int from = 0; from < t->n_arms; from += ARMS_PER_BLOCK) {
-		int to = from + ARMS_PER_BLOCK < t->n_arms ? from + ARMS_PER_BLOCK : t->n_arms;
+	int rows[TM_BENCH_TAB_MAX_ROWS], n_rows = tm_bench_table_rows(t, rows);
+	int *w = calloc((size_t)t->n_arms + 1, sizeof(*w)), width = tm_term_width(out);
+
+	/* the header and the notes are text, fitted to the terminal line by
+	 * line; the rows are a table, its arms stacked in blocks that fit */
+	write_fitted(t, out, width, tm_bench_table_write_header);
+	if (w)
+		arm_widths(t, rows, n_rows, w);
+	for (int from = 0, to; w && from < t->n_arms; from = to) {
+		to = block_end(t, from, w, width);
 		if (from)
 			fputc('\n', out);
-		write_block(t, out, from, to);
+		write_block(t, out, from, to, w, tm_term_color(out));
+		if (LABEL_W + 2 + w[from] > width)
+			fprintf(out,
+			        "(%s's column is wider than the terminal's %d: COLUMNS=%d shows "
+			        "its rows whole)\n",
+			        t->arms[from].name, width, LABEL_W + 2 + w[from]);
 	}
-	tm_bench_table_write_notes(t, out);
+	free(w);
+	write_fitted(t, out, width, tm_bench_table_write_notes);
 }

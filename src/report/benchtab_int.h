@@ -46,6 +46,11 @@ int tm_bench_text_width(const char *s);
 /* Writes S to OUT, then spaces up to display width W (none if S is wider). */
 void tm_bench_pad(FILE *out, const char *s, int w);
 
+/* A cell as text shows it: "n/a" for the "—" of a figure not known (the
+ * HTML report shows "—"; docs/output.md).  tm_bench_text_width and
+ * tm_bench_pad measure and write it so. */
+const char *tm_bench_text_cell(const char *s);
+
 /* benchexport.c: what WRITE prints for T, one JSON string per non-empty
  * line (newline cut off), a new reference; NULL when out of memory. */
 json_t *tm_bench_lines_json(const struct tm_bench_table *t,

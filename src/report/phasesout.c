@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/sample.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "report/phases.h"
 #include "report/seriescsv.h"
@@ -210,13 +211,14 @@ static int columns(const struct tm_phases *ph, struct col *cols)
 
 #define MAX_COLS (4 + 5 * TM_PS_COUNT + 2)
 
+/* One row of columns [FROM, TO) of COLS. */
 static void write_row(FILE *out, const char *name, int name_w, const struct tm_phase *r,
-                      const struct col *cols, int nc, const int *w)
+                      const struct col *cols, int from, int to, const int *w)
 {
 	char c[48], safe[TM_PHASE_NAME_MAX * 4];
 
 	fprintf(out, "  %-*s", name_w, tm_text_safe(safe, sizeof(safe), name));
-	for (int i = 0; i < nc; i++) {
+	for (int i = from; i < to; i++) {
 		if (r)
 			cell(r, &cols[i], c, sizeof(c));
 		fprintf(out, "  %*s", w[i], r ? c : cols[i].head);
@@ -242,19 +244,39 @@ void tm_phases_write_text(const struct tm_phases *ph, FILE *out)
 		int l = (int)strlen(tm_text_safe(safe, sizeof(safe), ph->p[k].name));
 		name_w = l > name_w ? l : name_w;
 	}
-	fprintf(out,
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	int width = tm_term_width(out);
+
+	fprintf(m ? m : out,
 	        "phases of run %" PRId64 ", split %s; sizes in MiB, each phase starts "
 	        "where the one before ended\n",
 	        ph->run_id, ph->kind == TM_SPLIT_MARKS ? "at its marks" : "at progress values");
-	write_row(out, "phase", name_w, NULL, cols, nc, w);
-	for (int k = 0; k < ph->n; k++)
-		write_row(out, ph->p[k].name, name_w, &ph->p[k], cols, nc, w);
-	write_row(out, "run", name_w, &ph->total, cols, nc, w);
+	if (m)
+		fclose(m), tm_term_write_lines(out, buf, width), free(buf), buf = NULL;
+	/* columns that do not fit beside the others go in a table under them,
+	 * each table with the phases' names */
+	for (int from = 0, to; from < nc; from = to) {
+		int used = 2 + name_w + 2 + w[from];
+		for (to = from + 1; to < nc && used + 2 + w[to] <= width; to++)
+			used += 2 + w[to];
+		if (from)
+			fputc('\n', out);
+		write_row(out, "phase", name_w, NULL, cols, from, to, w);
+		for (int k = 0; k < ph->n; k++)
+			write_row(out, ph->p[k].name, name_w, &ph->p[k], cols, from, to, w);
+		write_row(out, "run", name_w, &ph->total, cols, from, to, w);
+	}
+	if (!(m = open_memstream(&buf, &size)))
+		m = out;
 	for (int i = 0; i < ph->n_notes; i++)
-		fprintf(out, "%s\n", ph->notes[i]);
+		fprintf(m, "%s\n", ph->notes[i]);
 	if (ph->has[TM_PS_JVM_OLD_GC])
-		fprintf(out, "old after GC: the JVMs' old gen used in the first sample after their "
-		             "latest GC ended\n");
+		fprintf(m, "old after GC: the JVMs' old gen used in the first sample after their "
+		           "latest GC ended\n");
+	if (m != out)
+		fclose(m), tm_term_write_lines(out, buf, width), free(buf);
 }
 
 /* ---- JSON and CSV: one set of keys ---- */

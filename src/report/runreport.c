@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/outcome.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "report/approxtext.h"
 #include "report/endrule.h"
@@ -53,14 +54,20 @@ static const char *limit(char *buf, size_t size, double bytes)
 	return tm_mib_text(buf, size, bytes);
 }
 
-static void print_outcome(FILE *out, const struct tm_run_info *ri)
+/* The outcome, in red or yellow when COLOR and it is not a success. */
+static void print_outcome(FILE *out, const struct tm_run_info *ri, bool color)
 {
 	enum tm_outcome o = tm_outcome_of(ri->outcome);
+	const char *name = o == TM_OUTCOME_LIVE ? tm_outcome_text(o)
+	                   : ri->outcome        ? ri->outcome
+	                                        : "?";
+	enum tm_tone tone;
 
-	fprintf(out, "  outcome     %s",
-	        o == TM_OUTCOME_LIVE ? tm_outcome_text(o)
-	        : ri->outcome        ? ri->outcome
-	                             : "?");
+	fputs("  outcome     ", out);
+	if (tm_term_outcome_tone(name, &tone))
+		tm_term_put_if(out, color, tone, name);
+	else
+		fputs(name, out);
 	if (o == TM_OUTCOME_OOM_KILLED)
 		fprintf(out, " (confirmed by the oom_kill counter)");
 	else if (ri->term_signal && o == TM_OUTCOME_COMPLETED)
@@ -259,7 +266,7 @@ static void print_jvm(FILE *out, const struct tm_summary *s)
 }
 
 /* The run's identity: command, machine, outcome, process lifetimes. */
-static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri)
+static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri, bool color)
 {
 	char cmd[4096], mach[256], kern[256], alloc[512];
 
@@ -269,7 +276,7 @@ static void print_header(FILE *out, struct tm_store *st, const struct tm_run_inf
 	        tm_text_safe(kern, sizeof(kern), ri->kernel ? ri->kernel : "?"),
 	        ri->cgroup_mode ? ri->cgroup_mode : "none", ri->allocator ? ", allocator " : "",
 	        tm_text_safe(alloc, sizeof(alloc), ri->allocator ? ri->allocator : ""));
-	print_outcome(out, ri);
+	print_outcome(out, ri, color);
 	print_lifetimes(out, st, ri->id);
 }
 
@@ -495,9 +502,9 @@ static void print_progress(FILE *out, const struct tm_summary *s)
 
 static void print_text(FILE *out, struct tm_store *st, const struct tm_run_info *ri,
                        const struct tm_summary *s, const json_t *profiles,
-                       const struct tm_throttle *th)
+                       const struct tm_throttle *th, bool color)
 {
-	print_header(out, st, ri);
+	print_header(out, st, ri, color);
 	print_memory(out, ri, s);
 	print_heap(out, ri, s, profiles);
 	print_costs(out, s, th);
@@ -606,12 +613,23 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 	if (!rc && fmt != TM_REPORT_CSV)
 		rc = tm_scraped_summarize(st, run, &sf);
 	if (!rc && fmt == TM_REPORT_TEXT) {
-		print_text(out, st, &ri, &s, profiles, &th);
-		if (w && sf.n)
-			fprintf(out,
-			        "  scraped     (the whole run's figures, not only the window's)\n");
-		tm_scraped_text(out, &sf, ri.sample_count);
-		print_damage(out, st, run);
+		/* gathered whole, then each line fitted to the terminal */
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *m = open_memstream(&buf, &size);
+		if (!m) {
+			rc = tm_error("out of memory");
+		} else {
+			print_text(m, st, &ri, &s, profiles, &th, tm_term_color(out));
+			if (w && sf.n)
+				fprintf(m, "  scraped     (the whole run's figures, not only the "
+				           "window's)\n");
+			tm_scraped_text(m, &sf, ri.sample_count);
+			print_damage(m, st, run);
+			fclose(m);
+			tm_term_write_lines(out, buf, tm_term_width(out));
+			free(buf);
+		}
 	} else if (!rc && fmt == TM_REPORT_JSON)
 		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count),
 		                damage_json(st, run));

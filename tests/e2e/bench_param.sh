@@ -130,16 +130,16 @@ else
 fi
 
 # ---- an OOM kill at one value: counted, its figures missing (not 0), the fits over the rest ----
-# (killed at anon: the run's anon peak, or — when the kernel's high-water mark
+# (killed at anon: the run's anon peak, or n/a when the kernel's high-water mark
 # rose above every sample, as it may at 50 ms: no peak below the kernel's)
 "$TM" bench -o "$T/k.db" --arm glibc --runs 1 -i 50ms --heap --memory-max 48M --swap-max 0 \
 	--param N=1000,10000,100000 -- "$P" --units '{N}' --bytes 1000 --hold-ms 500 >"$T/k.txt" 2>&1
 "$TM" bench -o "$T/k.db" --table 1 --json >"$T/k.json" 2>/dev/null
 heapblk=$(sed -n '/^heap peak MiB$/,/growth exponent/p' "$T/k.txt")
 if grep -q '^  N=100000  *0/1 (1 oom-killed)$' "$T/k.txt" &&
-	echo "$heapblk" | grep -q '^  N=100000  *—$' &&
+	echo "$heapblk" | grep -q '^  N=100000  *n/a$' &&
 	echo "$heapblk" | grep -Eq '^  per N +1000 B  R² n/a \(2 values\)$' &&
-	sed -n '/^killed at anon MiB$/,/^  N=100000/p' "$T/k.txt" | grep -Eq '^  N=100000 +([0-9.]+|—)$' &&
+	sed -n '/^killed at anon MiB$/,/^  N=100000/p' "$T/k.txt" | grep -Eq '^  N=100000 +([0-9.]+|n/a)$' &&
 	python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1])); p=d["param"]
@@ -148,7 +148,7 @@ assert big["outcomes"]["oom-killed"]==1 and big["figures"]["heap_peak_bytes"]["m
 f=[f for f in p["fits"] if f["figure"]=="heap_peak_bytes"][0]
 assert f["n"]==2 and f["r2"] is None and abs(f["slope_per_unit"]-1000)<10
 ' "$T/k.json"; then
-	ok "an OOM-killed value: survived 0/1 (1 oom-killed), — for its figures, killed at anon, fits over the 2 others"
+	ok "an OOM-killed value: survived 0/1 (1 oom-killed), n/a for its figures, killed at anon, fits over the 2 others"
 else
 	fail "an OOM-killed value in the table" "$(sed -n '/^survived/,/^peak anon/p;/^heap peak/,/growth/p;/^killed at anon/,/100000/p' "$T/k.txt")"
 fi

@@ -5,7 +5,7 @@
 # phase, each arm's median anon change is what it allocated, phase-3's
 # ratio big/small is 3 with the table's Mann–Whitney verdict (4 runs
 # against 4), phase-1's is 1, and the arm that never marked phase-4 shows
-# "—" (null) there, with a note.  bench --phases prints both tables; the
+# n/a there (null in JSON), with a note.  bench --phases prints both tables; the
 # same comparison from report --bench ID --phases and at progress values.
 . "$(dirname "$0")/../lib.sh"
 
@@ -56,9 +56,9 @@ EOP
 
 sed -n '/^phases of bench/,$p' "$T/bench.txt" >"$T/ph.txt"
 if grep -q "short: 4 of its 4 surviving runs have no phase 'phase-4'" "$T/ph.txt" &&
-	sed -n '/^phase-4/,/^$/p' "$T/ph.txt" | grep '^  anon change MiB' | grep -q '—$' &&
+	sed -n '/^phase-4/,/^$/p' "$T/ph.txt" | grep '^  anon change MiB' | grep -q 'n/a$' &&
 	sed -n '/^phase-3/,/^phase-4/p' "$T/ph.txt" | grep -Eq '^  anon change MiB +16\.[0-9].* 48\.[0-9].* ×(2\.9|3\.0)[0-9] p=0\.029'; then
-	ok "the phase table's text: ratios, tests, — and a note for the phase an arm lacks"
+	ok "the phase table's text: ratios, tests, n/a and a note for the phase an arm lacks"
 else
 	fail "the phase table's text" "$(cat "$T/ph.txt")"
 fi

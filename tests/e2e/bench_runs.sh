@@ -82,7 +82,7 @@ n=$(sql "$DB" "select count(*) from runs where bench_id = 2 and arm = 'tight' an
 r=$(json "$T/oom.json" "$(arm tight)['figures']['wall_usec']['n'], $(arm tight)['killed_peak_anon_bytes']['n'], $(arm roomy)['figures']['wall_usec']['n']" 2>&1)
 # a killed run whose samples missed its peak (the kernel's memory.peak above
 # them all) has no anon peak (issue 19): the row counts the others (on a
-# loaded machine none may be known: the row is there, with —)
+# loaded machine none may be known: the row is there, with n/a)
 known=0
 for id in $(sql "$DB" "select id from runs where bench_id = 2 and arm = 'tight' and outcome = 'oom-killed'"); do
 	"$TM" report -o "$DB" "$id" --json | grep -q '"peak_anon_bytes": *null' || known=$((known + 1))
@@ -91,8 +91,8 @@ done
 	fail "killed runs stay out of the time medians" "$r (want 0 $known 2, $known of 2 killed runs with a known peak)"
 grep -q '^killed at anon MiB' "$T/oom.txt" && ok "the killed runs' peak has its row" || fail "killed peak row" "$(cat "$T/oom.txt")"
 # 40 MiB holds 3 steps of 12 MiB: the kill comes after progress 1..3, well before 8
-if grep -qE '^killed at progress +— +[1-3]( |$)' "$T/oom.txt" &&
-	grep -qE '^killed after s +— +[0-9]+\.[0-9]+ ' "$T/oom.txt" && # a time, however loaded the machine
+if grep -qE '^killed at progress +n/a +[1-3]( |$)' "$T/oom.txt" &&
+	grep -qE '^killed after s +n/a +[0-9]+\.[0-9]+ ' "$T/oom.txt" && # a time, however loaded the machine
 	sed -n '/^killed at anon/{n;p}' "$T/oom.txt" | grep -q '^killed at progress'; then
 	ok "a killed arm shows its progress and time at the kill, next to its anon"
 else

@@ -17,6 +17,21 @@ check install_files test -x "$BIN" -a -r "$D$PREFIX/lib/tidemark/libtidemark-hea
 	-a -r "$D$PREFIX/lib/tidemark/libtidemark-net.so" -a -r "$D$PREFIX/lib/tidemark/libtidemark-heap-sites.so"
 check install_not_next_to_libs test ! -e "$D$PREFIX/bin/libtidemark-heap.so"
 
+# --help names the docs where they were installed, and each one it names is there
+DOCS=$(realpath "$D$PREFIX/share/doc/tidemark")
+"$BIN" bench --help >"$T/bench.help" 2>&1
+check install_help_names_installed_docs grep -q "$DOCS/bench.md" "$T/bench.help"
+named= missing=
+for c in "" record bench report runs advise heap hprof doctor serve mark prune; do
+	"$BIN" $c --help >"$T/c.help" 2>&1
+	grep -q 'docs/' "$T/c.help" && named="$named ${c:-tidemark}"
+	for p in $(grep -oE '/[^ `()]*/[A-Za-z-]+\.md' "$T/c.help"); do
+		[ -r "$p" ] || missing="$missing ${c:-tidemark}:$p"
+	done
+done
+check_eq install_help_no_checkout_docs "$named" ""
+check_eq install_help_docs_exist "$missing" ""
+
 # the installed binary, run from its own place, with no variable pointing at the build
 (
 	unset TIDEMARK_HEAP_LIB TIDEMARK_NET_LIB TIDEMARK_HEAP_SITES_LIB

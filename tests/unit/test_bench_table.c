@@ -13,6 +13,7 @@
 #include "assert_eq.h"
 #include <jansson.h>
 
+#include "base/term.h"
 #include "base/util.h"
 #include "report/benchtab.h"
 #include "base/banned.h"
@@ -335,7 +336,7 @@ static void test_killed_progress(void **state)
 	assert_eq(t.arms[0].killed_progress.median, 13);
 	assert_eq(t.arms[0].killed_wall.median, 3.5e6);
 	char *text = text_of(&t, tm_bench_table_write_text);
-	expect(text, "killed at anon MiB  400 [399–400]        —");
+	expect(text, "killed at anon MiB  400 [399–400]        n/a"); /* text: n/a */
 	expect(text, "\nkilled at progress  13 [12–14]");
 	expect(text, "\nkilled after s      3.50 [3.00–4.00]");
 	free(text);
@@ -423,7 +424,59 @@ static void test_killed_peak_unknown(void **state)
 	tm_bench_table_compute(&t);
 	char *text = text_of(&t, tm_bench_table_write_text);
 	print_message("%s", text);
-	assert_true(line_has(text, "killed at anon MiB", "\xe2\x80\x94")); /* "—" */
+	/* text says n/a; the HTML report's cells (the JSON's) keep the dash */
+	assert_true(line_has(text, "killed at anon MiB", "n/a"));
+	assert_false(line_has(text, "killed at anon MiB", "\xe2\x80\x94"));
+	free(text);
+	char c[96];
+	tm_bench_table_cell(&t, TM_BR_KILLED_ANON, 0, c, sizeof(c));
+	assert_string_equal(c, "\xe2\x80\x94");
+	tm_bench_table_release(&t);
+}
+
+/* A row's zeros are written one way: an arm that measured exactly 0 next
+ * to one whose figure rounds to 0.00 reads 0.00 [0.00–0.00] too. */
+static void test_zeros_one_way(void **state)
+{
+	struct tm_bench_table t;
+	(void)state;
+	make_table(&t);
+	for (int i = 0; i < t.n_runs; i++)
+		t.runs[i].fig[TM_BF_FILE_AT_PEAK] = t.runs[i].arm == 1 ? 0.002 * TM_MIB : 0;
+	tm_bench_table_compute(&t);
+	char *text = text_of(&t, tm_bench_table_write_text);
+	print_message("%s", text);
+	assert_true(line_has(text, "cache at peak MiB", "0.00 [0.00–0.00]"));
+	assert_false(line_has(text, "cache at peak MiB", " 0 [0–0]"));
+	assert_false(line_has(text, "cache at peak MiB", " 0 "));
+	free(text);
+	tm_bench_table_release(&t);
+}
+
+/* Arms that do not fit $COLUMNS beside the others are stacked in blocks
+ * under them, every line within the width; wide, one block. */
+static void test_stacked_to_width(void **state)
+{
+	struct tm_bench_table t;
+	int max = 0, blocks = 0;
+	(void)state;
+	make_table(&t);
+	setenv("COLUMNS", "60", 1);
+	char *text = text_of(&t, tm_bench_table_write_text);
+	setenv("COLUMNS", "1000", 1);
+	print_message("%s", text);
+	for (const char *p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		size_t n = strcspn(p, "\n");
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		max = tm_term_text_width(line) > max ? tm_term_text_width(line) : max;
+		blocks += !strncmp(line, "survived ", 9);
+	}
+	assert_eq(max <= 60, true);
+	assert_eq(blocks, 3);
+	free(text);
+	text = text_of(&t, tm_bench_table_write_text);
+	assert_true(line_has(text, "survived", "1/3 (2 oom-killed)   3/3   "));
 	free(text);
 	tm_bench_table_release(&t);
 }
@@ -446,6 +499,7 @@ static void test_outlier_bits(void **state)
 
 int main(void)
 {
+	setenv("COLUMNS", "1000", 1); /* the layouts below are pinned wide */
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_stat),
 	    cmocka_unit_test(test_outlier_bits),
@@ -457,6 +511,8 @@ int main(void)
 	    cmocka_unit_test(test_runs_note),
 	    cmocka_unit_test(test_held_bound_note),
 	    cmocka_unit_test(test_killed_peak_unknown),
+	    cmocka_unit_test(test_zeros_one_way),
+	    cmocka_unit_test(test_stacked_to_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
