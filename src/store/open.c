@@ -128,9 +128,26 @@ static int check_metrics(struct tm_store *st)
 	return rc;
 }
 
+/* A new file's page size and vacuum mode (an existing file keeps its own:
+ * SQLite ignores both once a table exists).  8 KiB pages hold a rollup row
+ * (about 1 KB) in its leaf, where 4 KiB pages spilled each one to an
+ * overflow page of its own; incremental vacuum lets a prune give the pages
+ * it freed back to the file system (docs/store.md). */
+#ifndef TM_STORE_PAGE_BYTES
+#define TM_STORE_PAGE_BYTES 8192
+#endif
+#ifndef TM_STORE_AUTO_VACUUM
+#define TM_STORE_AUTO_VACUUM "INCREMENTAL"
+#endif
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+static const char new_file_sql[] = "PRAGMA page_size=" STR(TM_STORE_PAGE_BYTES) ";"
+                                   "PRAGMA auto_vacuum=" TM_STORE_AUTO_VACUUM ";";
+
 static int try_set_up(struct tm_store *st, char **err)
 {
-	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
+	if (sqlite3_exec(st->db, new_file_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
 	                 err) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
 		return sqlite3_errcode(st->db);
