@@ -14,14 +14,14 @@ the difference over the samples stored in between.  Needs root (losetup,
 mount).
 
     sudo python3 bench/store/run.py [--seconds 300] [--before OLD/tidemark] [--windows 30s,60s]
-                                    [--arm NAME=TIDEMARK[,ARG...]]...
+                                    [--arm 'NAME=TIDEMARK [ARG...]']...
 
 The last column counts the device's sectors again after the recorder has
 exited (SIGTERM: its last commit and the checkpoint at close) and `sync`,
 over every sample stored since the first mark: a window that holds more
 than the measured time, or a checkpoint the measured time missed, is in it.
 """
-import argparse, os, sqlite3, subprocess, sys, tempfile, time
+import argparse, os, shlex, sqlite3, subprocess, sys, tempfile, time
 
 SECTOR = 512
 
@@ -99,7 +99,7 @@ def main():
     ap.add_argument("--before", help="another tidemark (the one before the change), as an arm")
     ap.add_argument("--windows", default="", help="more arms: --commit-every values, e.g. 30s,60s")
     ap.add_argument("--arm", action="append", default=[],
-                    help="more arms: NAME=TIDEMARK[,ARG...] (another build, its own arguments)")
+                    help="more arms: 'NAME=TIDEMARK [ARG...]' (another build, its own arguments)")
     ap.add_argument("--no-default", action="store_true", help="only --before, --windows, --arm")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
@@ -114,7 +114,7 @@ def main():
     plan += [("commit-every-" + w, tm, ["--commit-every", w]) for w in a.windows.split(",") if w]
     for spec in a.arm:
         name, rest = spec.split("=", 1)
-        parts = rest.split(",")
+        parts = shlex.split(rest)
         plan.append((name, os.path.abspath(parts[0]), parts[1:]))
     arms = [Arm(n, t, args, root) for n, t, args in plan]
     try:

@@ -128,21 +128,16 @@ static int check_metrics(struct tm_store *st)
 	return rc;
 }
 
-/* A new file's page size and vacuum mode (an existing file keeps its own:
- * SQLite ignores both once a table exists).  8 KiB pages hold a rollup row
- * (about 1 KB) in its leaf, where 4 KiB pages spilled each one to an
- * overflow page of its own; incremental vacuum lets a prune give the pages
- * it freed back to the file system (docs/store.md). */
-#ifndef TM_STORE_PAGE_BYTES
-#define TM_STORE_PAGE_BYTES 8192
-#endif
+/* A new file's vacuum mode (an existing file keeps its own: SQLite ignores
+ * it once a table exists): incremental, so that a prune can give the pages
+ * it freed back to the file system (docs/store.md).  The page size stays
+ * SQLite's 4 KiB: 8 KiB pages kept a rollup row (about 1 KB) out of an
+ * overflow page, but doubled the page each commit rewrites, and measured
+ * worse (bench/README.md). */
 #ifndef TM_STORE_AUTO_VACUUM
 #define TM_STORE_AUTO_VACUUM "INCREMENTAL"
 #endif
-#define STR_(x) #x
-#define STR(x)  STR_(x)
-static const char new_file_sql[] = "PRAGMA page_size=" STR(TM_STORE_PAGE_BYTES) ";"
-                                   "PRAGMA auto_vacuum=" TM_STORE_AUTO_VACUUM ";";
+static const char new_file_sql[] = "PRAGMA auto_vacuum=" TM_STORE_AUTO_VACUUM ";";
 
 static int try_set_up(struct tm_store *st, char **err)
 {

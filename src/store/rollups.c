@@ -225,3 +225,28 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	sqlite3_finalize(q);
 	return rc < 0 ? -1 : 0;
 }
+
+int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id,
+                                 enum tm_rollup_level level, int64_t at_most,
+                                 int64_t *first_seq)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*first_seq = -1;
+	if (!st->has_rollups)
+		return 0;
+	if (tm_st_prepare(st,
+	                  "SELECT max(first_seq) FROM rollups"
+	                  " WHERE run_id = ? AND level_sec = ? AND first_seq <= ?",
+	                  &q, "prepare rollup start"))
+		return -1;
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, level_sec(level));
+	sqlite3_bind_int64(q, 3, at_most);
+	rc = tm_st_step_row(st, q, "rollup start");
+	if (rc == 0 && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*first_seq = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return rc < 0 ? -1 : 0;
+}
