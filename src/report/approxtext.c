@@ -42,11 +42,12 @@ void tm_approx_text(FILE *out, const struct tm_summary_approx *ap)
 		strftime(when, sizeof(when), " before %Y-%m-%d %H:%M:%S", &tm);
 	}
 	if (ap->long_run)
-		fprintf(out,
-		        "  rollups     %" PRId64 " samples%s summarised from their %" PRId64
-		        " hour rollups (a run this long is read from them; peaks, counts, totals and "
-		        "duration exact)\n",
-		        ap->rollup_samples, when, ap->rollup_buckets);
+		fprintf(
+		    out,
+		    "  rollups     %" PRId64 " samples%s summarised from their %" PRId64
+		    " hour rollups (a run this long is read from them; peaks, counts, totals and "
+		    "duration exact)\n",
+		    ap->rollup_samples, when, ap->rollup_buckets);
 	else
 		fprintf(out,
 		        "  rollups     %" PRId64 " samples%s were pruned: summarised from %" PRId64

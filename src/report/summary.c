@@ -511,7 +511,8 @@ static int feed_all(struct tm_store *st, int64_t run_id, struct sources *src, st
 		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_HOUR, 0, 0, feed_bucket, &f))
 			return -1;
 		f.below = raw_from;
-		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_MINUTE, 0, 0, feed_bucket, &f))
+		if (src->min_first >= 0 && /* none, or a long run's: not read */
+		    tm_store_each_rollup(st, run_id, TM_ROLLUP_MINUTE, 0, 0, feed_bucket, &f))
 			return -1;
 	}
 	if (src->first_raw < 0)

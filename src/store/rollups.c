@@ -210,9 +210,14 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	*first_seq = *last_seq = -1;
 	if (!st->has_rollups)
 		return 0;
+	/* the first and the last bucket along the key, not every bucket's row:
+	 * a year of minutes is half a million of them (seqs grow with the
+	 * buckets: a clock that steps back leaves its samples in the open one) */
 	if (tm_st_prepare(st,
-	                  "SELECT min(first_seq), max(last_seq) FROM rollups"
-	                  " WHERE run_id = ? AND level_sec = ?",
+	                  "SELECT (SELECT first_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	                  " ORDER BY bucket_wall_usec LIMIT 1),"
+	                  " (SELECT last_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	                  " ORDER BY bucket_wall_usec DESC LIMIT 1)",
 	                  &q, "prepare rollup span"))
 		return -1;
 	sqlite3_bind_int64(q, 1, run_id);
@@ -226,9 +231,8 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	return rc < 0 ? -1 : 0;
 }
 
-int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id,
-                                 enum tm_rollup_level level, int64_t at_most,
-                                 int64_t *first_seq)
+int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                                 int64_t at_most, int64_t *first_seq)
 {
 	sqlite3_stmt *q;
 	int rc;

@@ -291,9 +291,8 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
  * before sample AT_MOST, into *FIRST_SEQ (-1 when none): the buckets
  * before it are closed.  Bounded by the run's buckets of LEVEL (no sample
  * is read).  0 or -1. */
-int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id,
-                                 enum tm_rollup_level level, int64_t at_most,
-                                 int64_t *first_seq);
+int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                                 int64_t at_most, int64_t *first_seq);
 
 /* ---- retention ---- */
 

@@ -71,9 +71,10 @@ static void test_long_run_from_hours(void **state)
 	check_exact(&s, n);
 	int64_t raw_read = s.samples - s.approx.rollup_samples;
 	if (!s.approx.long_run || !s.approx.hour || s.approx.minute || raw_read > 2 * 3600)
-		fail_msg("long run %d, hour %d, minute %d, raw samples read %lld (want 1, 1, 0 and at "
-		         "most 7200)",
-		         s.approx.long_run, s.approx.hour, s.approx.minute, (long long)raw_read);
+		fail_msg(
+		    "long run %d, hour %d, minute %d, raw samples read %lld (want 1, 1, 0 and at "
+		    "most 7200)",
+		    s.approx.long_run, s.approx.hour, s.approx.minute, (long long)raw_read);
 	assert_true(isnan(s.file_at_peak_bytes)); /* the peak's sample is rolled up: n/a */
 	/* a window reads raw samples: exact, and not labelled */
 	assert_int_equal(tm_window_parse("0s:", &w), 0);

@@ -99,9 +99,10 @@ static void test_closed_bucket_waits(void **state)
 	assert_int_equal(tm_store_open(f->path, &peer), 0);
 	assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
 	if (last != 0 || minute_rows(peer, run) != 1)
-		fail_msg("the closed minutes committed the window early: last seq %lld, %lld minute "
-		         "rows (want 0 and 1)",
-		         (long long)last, (long long)minute_rows(peer, run));
+		fail_msg(
+		    "the closed minutes committed the window early: last seq %lld, %lld minute "
+		    "rows (want 0 and 1)",
+		    (long long)last, (long long)minute_rows(peer, run));
 	usleep(450000);
 	assert_int_equal(tm_store_commit_due(f->st, tm_now_mono_usec()), 0);
 	assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
