@@ -613,7 +613,7 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
                           struct tm_summary *out, struct tm_throttle *th)
 {
 	struct loaded l = {0};
-	struct sources src;
+	struct sources src = {0};
 	struct acc *a = calloc(1, sizeof(*a));
 	int rc;
 

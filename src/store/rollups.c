@@ -213,12 +213,13 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	/* the first and the last bucket along the key, not every bucket's row:
 	 * a year of minutes is half a million of them (seqs grow with the
 	 * buckets: a clock that steps back leaves its samples in the open one) */
-	if (tm_st_prepare(st,
-	                  "SELECT (SELECT first_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
-	                  " ORDER BY bucket_wall_usec LIMIT 1),"
-	                  " (SELECT last_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
-	                  " ORDER BY bucket_wall_usec DESC LIMIT 1)",
-	                  &q, "prepare rollup span"))
+	if (tm_st_prepare(
+	        st,
+	        "SELECT (SELECT first_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	        " ORDER BY bucket_wall_usec LIMIT 1),"
+	        " (SELECT last_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	        " ORDER BY bucket_wall_usec DESC LIMIT 1)",
+	        &q, "prepare rollup span"))
 		return -1;
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int64(q, 2, level_sec(level));
