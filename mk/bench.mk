@@ -27,3 +27,8 @@ CHECK_EXTRA += $(B)/progs/param_conns
 $(B)/progs/param_conns: tests/progs/param_conns.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 -O1 -g -Wall -Wextra -Werror -o $@ $<
+
+# Store benchmark programs (bench/store/): a long recording under retention, simulated.
+$(B)/bench/store/%: bench/store/%.c $(TEST_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS)

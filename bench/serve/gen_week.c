@@ -1,9 +1,10 @@
 /*
  * Benchmark data: MACHINES runs of COUNT samples at 1 s (a week is 604800),
- * written through the store API as the server would file them, with values
- * that move like a real service (a sawtooth with noise, growing counters).
+ * or every INTERVAL seconds, written through the store API as the server
+ * would file them, with values that move like a real service (a sawtooth
+ * with noise, growing counters).
  *
- *   gen_week DB MACHINES COUNT
+ *   gen_week DB MACHINES COUNT [INTERVAL]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +12,14 @@
 #include "base/util.h"
 #include "store/store.h"
 
-static void fill(struct tm_sample *s, int64_t seq, int64_t t0, unsigned *rnd)
+static void fill(struct tm_sample *s, int64_t seq, int64_t t0, int64_t step, unsigned *rnd)
 {
 	int64_t noise = (int64_t)(rand_r(rnd) % 4096) * 4096;
 
 	tm_sample_clear(s);
 	s->seq = seq;
-	s->t_wall_usec = t0 + seq * 1000000;
-	s->t_mono_usec = 1000000 + seq * 1000000;
+	s->t_wall_usec = t0 + seq * step;
+	s->t_mono_usec = 1000000 + seq * step;
 	s->late_usec = rand_r(rnd) % 2000;
 	tm_sample_set(s, TM_M_CG_ANON_BYTES, ((200 + seq % 3600 / 30) << 20) + noise);
 	tm_sample_set(s, TM_M_CG_FILE_BYTES, (64 << 20) + noise / 2);
@@ -41,30 +42,31 @@ static void fill(struct tm_sample *s, int64_t seq, int64_t t0, unsigned *rnd)
 int main(int argc, char **argv)
 {
 	struct tm_store *st;
-	int64_t machines, count;
+	int64_t machines, count, interval = 1;
 	unsigned rnd = 1;
 
-	if (argc != 4 || tm_parse_int64(argv[2], &machines) < 0 ||
-	    tm_parse_int64(argv[3], &count) < 0) {
-		fprintf(stderr, "usage: gen_week DB MACHINES COUNT\n");
+	if ((argc != 4 && argc != 5) || tm_parse_int64(argv[2], &machines) < 0 ||
+	    tm_parse_int64(argv[3], &count) < 0 ||
+	    (argc == 5 && (tm_parse_int64(argv[4], &interval) < 0 || interval < 1))) {
+		fprintf(stderr, "usage: gen_week DB MACHINES COUNT [INTERVAL]\n");
 		return 2;
 	}
 	if (tm_store_open(argv[1], &st) < 0)
 		return 1;
 	for (int64_t m = 0; m < machines; m++) {
 		char name[32];
-		int64_t run, t0 = tm_now_wall_usec() - count * 1000000;
+		int64_t run, step = interval * 1000000, t0 = tm_now_wall_usec() - count * step;
 		snprintf(name, sizeof(name), "node-%02lld", (long long)m);
 		struct tm_run_meta meta = {.machine = name,
 		                           .target = "cgroup",
 		                           .cgroup_path = "/system.slice/svc.service",
-		                           .interval_usec = 1000000,
+		                           .interval_usec = step,
 		                           .started_wall_usec = t0};
 		if (tm_store_run_begin(st, &meta, &run) < 0)
 			return 1;
 		for (int64_t i = 0; i < count; i++) {
 			struct tm_sample s;
-			fill(&s, i, t0, &rnd);
+			fill(&s, i, t0, step, &rnd);
 			if (tm_store_add_sample(st, run, &s) < 0)
 				return 1;
 			if (i % 600 == 0)

@@ -14,8 +14,14 @@ the difference over the samples stored in between.  Needs root (losetup,
 mount).
 
     sudo python3 bench/store/run.py [--seconds 300] [--before OLD/tidemark] [--windows 30s,60s]
+                                    [--arm 'NAME=TIDEMARK [ARG...]']...
+
+The last column counts the device's sectors again after the recorder has
+exited (SIGTERM: its last commit and the checkpoint at close) and `sync`,
+over every sample stored since the first mark: a window that holds more
+than the measured time, or a checkpoint the measured time missed, is in it.
 """
-import argparse, os, sqlite3, subprocess, sys, tempfile, time
+import argparse, os, shlex, sqlite3, subprocess, sys, tempfile, time
 
 SECTOR = 512
 
@@ -63,9 +69,23 @@ class Arm:
         c.close()
         return n
 
-    def stop(self):
+    def samples_since(self, t0):
+        c = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True)
+        n = c.execute("select count(*) from samples where t_wall_usec >= ?",
+                      (int(t0 * 1e6),)).fetchone()[0]
+        c.close()
+        return n
+
+    def end(self):
         self.p.terminate()
         self.p.wait()
+        os.sync()
+        return self.sectors()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+            self.p.wait()
         sh("umount", self.mnt)
         sh("losetup", "-d", self.loop)
 
@@ -78,16 +98,24 @@ def main():
     ap.add_argument("--tidemark", default="build/tidemark")
     ap.add_argument("--before", help="another tidemark (the one before the change), as an arm")
     ap.add_argument("--windows", default="", help="more arms: --commit-every values, e.g. 30s,60s")
+    ap.add_argument("--arm", action="append", default=[],
+                    help="more arms: 'NAME=TIDEMARK [ARG...]' (another build, its own arguments)")
+    ap.add_argument("--no-default", action="store_true", help="only --before, --windows, --arm")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
     root = tempfile.mkdtemp(prefix="tm-store-bench.")
     plan = []
     if a.before:
         plan.append(("before", os.path.abspath(a.before), []))
-    plan += [("every-sample", tm, ["--commit-every", "0"]),
-             ("default", tm, []),
-             ("default+keep", tm, ["--keep", "raw=7d,minute=90d,hour=365d"])]
+    if not a.no_default:
+        plan += [("every-sample", tm, ["--commit-every", "0"]),
+                 ("default", tm, []),
+                 ("default+keep", tm, ["--keep", "raw=7d,minute=90d,hour=365d"])]
     plan += [("commit-every-" + w, tm, ["--commit-every", w]) for w in a.windows.split(",") if w]
+    for spec in a.arm:
+        name, rest = spec.split("=", 1)
+        parts = shlex.split(rest)
+        plan.append((name, os.path.abspath(parts[0]), parts[1:]))
     arms = [Arm(n, t, args, root) for n, t, args in plan]
     try:
         for arm in arms:
@@ -101,13 +129,16 @@ def main():
         last = [arm.mark() for arm in arms]
         print("# %s interval, %.0f s measured after a %.0f s warm-up, all arms at once"
               % (a.interval, a.seconds, a.warmup))
-        print("| arm | samples | write_bytes per sample | device bytes per sample |")
-        print("|---|---|---|---|")
-        for arm, f, l, w in zip(arms, first, last, last0):
+        ended = [arm.end() for arm in arms]
+        print("| arm | samples | write_bytes per sample | device bytes per sample |"
+              " device bytes per sample, to the end |")
+        print("|---|---|---|---|---|")
+        for arm, f, l, w, e in zip(arms, first, last, last0, ended):
             n = arm.samples_between(f[0], l[0])
-            print("| %s | %d | %.0f B | %.0f B |" % (
+            n_all = arm.samples_since(f[0])
+            print("| %s | %d | %.0f B | %.0f B | %.0f B |" % (
                 arm.name, n, (w - f[1]) / max(n, 1),
-                (l[2] - f[2]) * SECTOR / max(n, 1)))
+                (l[2] - f[2]) * SECTOR / max(n, 1), (e - f[2]) * SECTOR / max(n_all, 1)))
     finally:
         for arm in arms:
             try:

@@ -34,16 +34,28 @@
 /* ---- one sample ---- */
 
 /* --commit-every's default: every sample in the run's first minute (a short
- * run, or one read while it starts, loses nothing), then every 10 s. */
+ * run, or one read while it starts, loses nothing), then every 10 s until
+ * its tenth minute, then every 5 minutes (a recording of months: what a
+ * commit writes is mostly whole pages, so the window divides the bytes
+ * written to the device; docs/recording.md, bench/README.md). */
 #define DEFAULT_WINDOW_AFTER_USEC 60000000LL
 #define DEFAULT_WINDOW_USEC       10000000LL
+#define LONG_WINDOW_AFTER_USEC    600000000LL
+#define LONG_WINDOW_USEC          300000000LL
+
+static int64_t default_window(int64_t ran_usec)
+{
+	if (ran_usec >= LONG_WINDOW_AFTER_USEC)
+		return LONG_WINDOW_USEC;
+	return ran_usec >= DEFAULT_WINDOW_AFTER_USEC ? DEFAULT_WINDOW_USEC : 0;
+}
 
 static int commit_due(struct rec *r)
 {
 	int64_t now = tm_now_mono_usec(), window = r->o->commit_every_usec;
 
 	if (window < 0)
-		window = now - r->start_mono >= DEFAULT_WINDOW_AFTER_USEC ? DEFAULT_WINDOW_USEC : 0;
+		window = default_window(now - r->start_mono);
 	tm_store_set_commit_window(r->st, window);
 	return tm_store_commit_due(r->st, now);
 }

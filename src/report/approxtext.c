@@ -41,13 +41,21 @@ void tm_approx_text(FILE *out, const struct tm_summary_approx *ap)
 		localtime_r(&t, &tm);
 		strftime(when, sizeof(when), " before %Y-%m-%d %H:%M:%S", &tm);
 	}
-	fprintf(out,
-	        "  rollups     %" PRId64 " samples%s were pruned: summarised from %" PRId64
-	        " %s rollups (peaks, counts, totals and duration exact)\n",
-	        ap->rollup_samples, when, ap->rollup_buckets,
-	        ap->minute && ap->hour ? "minute and hour"
-	        : ap->hour             ? "hour"
-	                               : "minute");
+	if (ap->long_run)
+		fprintf(
+		    out,
+		    "  rollups     %" PRId64 " samples%s summarised from their %" PRId64
+		    " hour rollups (a run this long is read from them; peaks, counts, totals and "
+		    "duration exact)\n",
+		    ap->rollup_samples, when, ap->rollup_buckets);
+	else
+		fprintf(out,
+		        "  rollups     %" PRId64 " samples%s were pruned: summarised from %" PRId64
+		        " %s rollups (peaks, counts, totals and duration exact)\n",
+		        ap->rollup_samples, when, ap->rollup_buckets,
+		        ap->minute && ap->hour ? "minute and hour"
+		        : ap->hour             ? "hour"
+		                               : "minute");
 	if (ap->peak_in_rollups)
 		fprintf(out,
 		        "              the anon peak is in a rolled-up stretch: the figures of its "

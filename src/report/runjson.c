@@ -197,6 +197,8 @@ static json_t *approx_json(const struct tm_summary_approx *a)
 	json_object_set_new(o, "raw_from_wall_usec",
 	                    a->raw_from_wall_usec ? json_integer(a->raw_from_wall_usec)
 	                                          : json_null());
+	if (a->long_run) /* kept, but read from rollups: a long run */
+		json_object_set_new(o, "long_run", json_true());
 	json_object_set_new(o, "median_file_bytes",
 	                    json_pack("{s:s, s:o, s:o}", "method",
 	                              "between the medians of the buckets' minima and maxima",

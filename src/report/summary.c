@@ -422,6 +422,7 @@ struct sources {
 	int64_t first_raw, first_raw_mono, first_raw_wall;
 	int64_t min_first, min_last, hour_first, hour_last;
 	int64_t through; /* the last seq summarised from buckets */
+	bool long_run;   /* raw samples before FIRST_RAW kept, but read from hour buckets */
 };
 
 struct feed {
@@ -455,13 +456,45 @@ static int first_times(void *ctx, const struct tm_sample *s)
 	return 1;
 }
 
-static int find_sources(struct tm_store *st, int64_t run_id, struct sources *src)
+/* A run with more raw samples than this is summarised from its hour
+ * buckets up to the last LONG_RUN_TAIL samples or so (the start of the hour
+ * bucket that holds the sample that far back), and from its raw samples
+ * after, so that a report's cost does not grow with the run's length
+ * (issue 23): peaks, counts, totals and duration stay exact, and what a
+ * rollup cannot give exactly is labelled, as for a pruned run. */
+#define LONG_RUN_SAMPLES 100000
+#define LONG_RUN_TAIL    3600
+
+/* For a long run, where its raw samples are read from (a later seq than
+ * its first raw sample), when hour buckets cover everything before. */
+static int long_run_cut(struct tm_store *st, int64_t run_id, struct sources *src)
+{
+	int64_t last, cut, min_from = src->min_first < 0 ? INT64_MAX : src->min_first;
+
+	if (src->first_raw < 0 || src->hour_first < 0 || src->hour_first > src->first_raw ||
+	    src->hour_first > min_from || tm_store_last_seq(st, run_id, &last))
+		return 0;
+	if (last - src->first_raw + 1 <= LONG_RUN_SAMPLES)
+		return 0;
+	if (tm_store_rollup_start_before(st, run_id, TM_ROLLUP_HOUR, last - LONG_RUN_TAIL, &cut))
+		return -1;
+	if (cut <= src->first_raw || cut > src->hour_last + 1)
+		return 0;
+	src->first_raw = cut;
+	src->min_first = -1; /* hour buckets up to the cut, none of the minutes */
+	src->long_run = true;
+	return 0;
+}
+
+static int find_sources(struct tm_store *st, int64_t run_id, bool whole, struct sources *src)
 {
 	memset(src, 0, sizeof(*src));
 	src->through = -1;
 	if (tm_store_first_seq(st, run_id, &src->first_raw) ||
 	    tm_store_rollup_span(st, run_id, TM_ROLLUP_MINUTE, &src->min_first, &src->min_last) ||
 	    tm_store_rollup_span(st, run_id, TM_ROLLUP_HOUR, &src->hour_first, &src->hour_last))
+		return -1;
+	if (whole && long_run_cut(st, run_id, src))
 		return -1;
 	if (src->first_raw > 0 &&
 	    tm_store_each_sample(st, run_id, src->first_raw, src->first_raw, first_times, src) < 0)
@@ -481,7 +514,8 @@ static int feed_all(struct tm_store *st, int64_t run_id, struct sources *src, st
 		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_HOUR, 0, 0, feed_bucket, &f))
 			return -1;
 		f.below = raw_from;
-		if (tm_store_each_rollup(st, run_id, TM_ROLLUP_MINUTE, 0, 0, feed_bucket, &f))
+		if (src->min_first >= 0 && /* none, or a long run's: not read */
+		    tm_store_each_rollup(st, run_id, TM_ROLLUP_MINUTE, 0, 0, feed_bucket, &f))
 			return -1;
 	}
 	if (src->first_raw < 0)
@@ -616,7 +650,7 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
                           struct tm_summary *out, struct tm_throttle *th)
 {
 	struct loaded l = {0};
-	struct sources src;
+	struct sources src = {0};
 	struct acc *a = calloc(1, sizeof(*a));
 	int rc;
 
@@ -628,11 +662,13 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 		return tm_error("out of memory");
 	rc = load(st, run_id, w, &l);
 	if (!rc)
-		rc = find_sources(st, run_id, &src);
+		rc = find_sources(st, run_id, !w || w->kind == TM_WIN_ALL, &src);
 	if (!rc)
 		rc = check_window(w, &src, l.from, run_id);
 	if (!rc && tm_acc_init(a, l.from, l.to, l.ri.interval_usec, &l.pr))
 		rc = tm_error("out of memory");
+	if (!rc)
+		a->ap.long_run = src.long_run; /* says why buckets are read */
 	if (!rc && th && !(a->th = throttle_stream(&l)))
 		rc = tm_error("out of memory");
 	if (!rc)
@@ -641,6 +677,7 @@ int tm_summarize_throttle(struct tm_store *st, int64_t run_id, const struct tm_w
 		rc = tm_acc_finish(a, out, &l.ri);
 	if (!rc) {
 		out->approx.raw_from_wall_usec = src.first_raw_wall;
+		out->approx.long_run = src.long_run && out->approx.rollup_samples > 0;
 		progress_figures(&l.pr, a->pa, a->pc, out->window_start_mono_usec,
 		                 out->window_end_mono_usec, out->approx.progress_in_rollups, out);
 	}

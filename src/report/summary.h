@@ -44,6 +44,9 @@ struct tm_summary_approx {
 	int64_t rollup_buckets;       /* how many buckets */
 	bool minute, hour;            /* which levels were read */
 	int64_t raw_from_wall_usec;   /* raw samples start here (0: none left) */
+	bool long_run;                /* a long run's samples before raw_from_wall_usec are
+	                                 kept, but read from their hour buckets (a
+	                                 report's cost does not grow with the run) */
 	double median_file_rel_error; /* 0: exact; else the streaming sketch's bound */
 	/* the median from rollups: between the medians of the buckets' minima
 	 * and maxima (each weighted by its samples); NAN when exact */

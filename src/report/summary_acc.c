@@ -425,8 +425,11 @@ void tm_acc_bucket(struct acc *a, const struct tm_rollup *r)
 		a->ap.peak_in_rollups = true;
 	}
 	if (a->th)
-		tm_throttle_stream_unknown(a->th, "raw samples of part of the run were pruned (its "
-		                                  "rollups cannot show a stall)");
+		tm_throttle_stream_unknown(
+		    a->th, a->ap.long_run ? "a run this long is read from its hour "
+		                            "rollups, which cannot show a stall"
+		                          : "raw samples of part of the run were pruned "
+		                            "(its rollups cannot show a stall)");
 	a->n += r->samples;
 	a->raw_base = a->n;
 	a->ap.rollup_samples += r->samples;

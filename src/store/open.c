@@ -128,9 +128,21 @@ static int check_metrics(struct tm_store *st)
 	return rc;
 }
 
+/* A new file's vacuum mode (an existing file keeps its own: SQLite ignores
+ * it once a table exists): incremental, so that a prune can give the pages
+ * it freed back to the file system (docs/store.md).  The page size stays
+ * SQLite's 4 KiB: 8 KiB pages kept a rollup row (about 1 KB) out of an
+ * overflow page, but doubled the page each commit rewrites, and measured
+ * worse (bench/README.md). */
+#ifndef TM_STORE_AUTO_VACUUM
+#define TM_STORE_AUTO_VACUUM "INCREMENTAL"
+#endif
+static const char new_file_sql[] = "PRAGMA auto_vacuum=" TM_STORE_AUTO_VACUUM ";";
+
 static int try_set_up(struct tm_store *st, char **err)
 {
-	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
+	if (sqlite3_exec(st->db, new_file_sql, NULL, NULL, err) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
 	                 err) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, err) != SQLITE_OK)
 		return sqlite3_errcode(st->db);

@@ -18,10 +18,19 @@
 #define PENDING_MAX_BYTES (1024 * 1024)
 
 /* How many integer parameters each staged statement binds before its
- * double (progress, scraped) or its blob (samples). */
+ * double (progress, scraped) or its blob (samples, rollups). */
 static int int_params(enum tm_stmt_id id)
 {
-	return id == TM_ST_ADD_SAMPLE ? 5 : id == TM_ST_ADD_PROGRESS ? 3 : 4;
+	switch (id) {
+	case TM_ST_ADD_SAMPLE:
+		return 5;
+	case TM_ST_PUT_ROLLUP:
+		return 11;
+	case TM_ST_ADD_PROGRESS:
+		return 3;
+	default:
+		return 4;
+	}
 }
 
 int tm_st_pending_add(struct tm_store *st, const struct tm_pending_row *row)
@@ -80,7 +89,7 @@ static int replay_one(struct tm_store *st, const struct tm_pending_row *r)
 		return -1;
 	for (int i = 0; i < n; i++)
 		sqlite3_bind_int64(s, i + 1, r->v[i]);
-	if (r->stmt == TM_ST_ADD_SAMPLE)
+	if (r->stmt == TM_ST_ADD_SAMPLE || r->stmt == TM_ST_PUT_ROLLUP)
 		sqlite3_bind_blob(s, n + 1, r->blob, (int)r->len, SQLITE_STATIC);
 	else
 		sqlite3_bind_double(s, n + 1, r->d);

@@ -180,6 +180,33 @@ static int prune_in_batch(struct tm_store *st, int64_t run_id, const struct tm_k
 	return 0;
 }
 
+/* Free pages a prune or a removal leaves before any go back to the file
+ * system: at least this many, and at least a quarter of the file (a
+ * recorder's own prunes free a few pages at a time, which its next samples
+ * reuse: moving them would only write more), and at most GIVE_BACK_MAX_PAGES
+ * a time (the cost of one call is bounded). */
+#define GIVE_BACK_MIN_PAGES 256
+#define GIVE_BACK_MAX_PAGES "4096"
+
+/* Gives free pages back to the file system (a file made with incremental
+ * vacuum: docs/store.md; an older file has none to give).  A failure is
+ * only said: the pages stay free in the file, for its next rows. */
+static void give_back(struct tm_store *st)
+{
+	int64_t free_pages = 0, pages = 0, mode = 0;
+
+	if (tm_st_query_int64(st, "PRAGMA auto_vacuum", NULL, 0, &mode) || mode != 2 ||
+	    tm_st_query_int64(st, "PRAGMA freelist_count", NULL, 0, &free_pages) ||
+	    tm_st_query_int64(st, "PRAGMA page_count", NULL, 0, &pages))
+		return;
+	if (free_pages < GIVE_BACK_MIN_PAGES || free_pages * 4 < pages)
+		return;
+	if (sqlite3_exec(st->db, "PRAGMA incremental_vacuum(" GIVE_BACK_MAX_PAGES ")", NULL, NULL,
+	                 NULL) != SQLITE_OK)
+		tm_warn("store '%s': the freed pages stay in the file (%s)", st->path,
+		        sqlite3_errmsg(st->db));
+}
+
 int tm_store_prune_run(struct tm_store *st, int64_t run_id, const struct tm_keep *k,
                        int64_t now_wall_usec, struct tm_prune_stats *out)
 {
@@ -195,6 +222,7 @@ int tm_store_prune_run(struct tm_store *st, int64_t run_id, const struct tm_keep
 	out->minute_rows += got.minute_rows;
 	out->hour_rows += got.hour_rows;
 	out->scraped_values += got.scraped_values;
+	give_back(st);
 	return 0;
 }
 
@@ -248,6 +276,7 @@ int tm_store_run_delete(struct tm_store *st, int64_t run_id, const char *how, in
 		tm_store_abandon(st);
 		return -1;
 	}
+	give_back(st);
 	return 0;
 }
 

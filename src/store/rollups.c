@@ -65,7 +65,7 @@ static int load_newest(struct tm_store *st, int64_t run_id, enum tm_rollup_level
 static int catch_up_cb(void *ctx, const struct tm_sample *s)
 {
 	void **a = ctx;
-	return tm_st_rollup_add(a[0], a[1], s);
+	return tm_st_rollup_add(a[0], a[1], s, false);
 }
 
 int tm_st_rollup_load(struct tm_store *st, struct tm_writer_state *w)
@@ -90,30 +90,33 @@ int tm_st_rollup_load(struct tm_store *st, struct tm_writer_state *w)
 	return tm_store_each_sample(st, w->run_id, through + 1, w->last.seq, catch_up_cb, ctx);
 }
 
-static int put(struct tm_store *st, const struct tm_rollup *r)
+/* Writes R in the batch, or with WAIT, stages it to be written in the
+ * next commit with the samples that wait (pending.c). */
+static int put(struct tm_store *st, const struct tm_rollup *r, bool wait)
 {
 	unsigned char data[TM_ROLLUP_ENC_MAX];
-	size_t len = tm_rollup_encode(r, data);
+	struct tm_pending_row row = {
+	    .stmt = TM_ST_PUT_ROLLUP,
+	    .v = {r->run_id, level_sec(r->level), r->bucket_wall_usec, r->first_seq, r->last_seq,
+	          r->samples, r->late_samples, r->t_first_wall_usec, r->t_last_wall_usec,
+	          r->t_first_mono_usec, r->t_last_mono_usec},
+	    .blob = data,
+	    .len = tm_rollup_encode(r, data),
+	};
 	sqlite3_stmt *ins;
 
+	if (wait)
+		return tm_st_pending_add(st, &row);
 	if (tm_st_begin_batch(st) || !(ins = tm_st_cached(st, TM_ST_PUT_ROLLUP)))
 		return -1;
-	sqlite3_bind_int64(ins, 1, r->run_id);
-	sqlite3_bind_int64(ins, 2, level_sec(r->level));
-	sqlite3_bind_int64(ins, 3, r->bucket_wall_usec);
-	sqlite3_bind_int64(ins, 4, r->first_seq);
-	sqlite3_bind_int64(ins, 5, r->last_seq);
-	sqlite3_bind_int64(ins, 6, r->samples);
-	sqlite3_bind_int64(ins, 7, r->late_samples);
-	sqlite3_bind_int64(ins, 8, r->t_first_wall_usec);
-	sqlite3_bind_int64(ins, 9, r->t_last_wall_usec);
-	sqlite3_bind_int64(ins, 10, r->t_first_mono_usec);
-	sqlite3_bind_int64(ins, 11, r->t_last_mono_usec);
-	sqlite3_bind_blob(ins, 12, data, (int)len, SQLITE_STATIC);
+	for (int i = 0; i < 11; i++)
+		sqlite3_bind_int64(ins, i + 1, row.v[i]);
+	sqlite3_bind_blob(ins, 12, data, (int)row.len, SQLITE_STATIC);
 	return tm_st_step_done(st, ins, false, "write rollup");
 }
 
-int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struct tm_sample *s)
+int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struct tm_sample *s,
+                     bool wait)
 {
 	for (int l = 0; l < TM_ROLLUP_LEVELS; l++) {
 		struct tm_rollup *r = &w->roll[l];
@@ -124,7 +127,7 @@ int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struc
 		if (!r->samples) {
 			tm_rollup_reset(r, w->run_id, (enum tm_rollup_level)l, b);
 		} else if (b > r->bucket_wall_usec) {
-			if (w->dirty[l] && put(st, r))
+			if (w->dirty[l] && put(st, r, wait))
 				return -1;
 			w->dirty[l] = false;
 			tm_rollup_reset(r, w->run_id, (enum tm_rollup_level)l, b);
@@ -140,7 +143,7 @@ int tm_st_rollup_flush(struct tm_store *st, struct tm_writer_state *w)
 	for (int l = 0; l < TM_ROLLUP_LEVELS; l++) {
 		if (!w->dirty[l])
 			continue;
-		if (put(st, &w->roll[l]))
+		if (put(st, &w->roll[l], false))
 			return -1;
 		w->dirty[l] = false;
 	}
@@ -207,10 +210,16 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 	*first_seq = *last_seq = -1;
 	if (!st->has_rollups)
 		return 0;
-	if (tm_st_prepare(st,
-	                  "SELECT min(first_seq), max(last_seq) FROM rollups"
-	                  " WHERE run_id = ? AND level_sec = ?",
-	                  &q, "prepare rollup span"))
+	/* the first and the last bucket along the key, not every bucket's row:
+	 * a year of minutes is half a million of them (seqs grow with the
+	 * buckets: a clock that steps back leaves its samples in the open one) */
+	if (tm_st_prepare(
+	        st,
+	        "SELECT (SELECT first_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	        " ORDER BY bucket_wall_usec LIMIT 1),"
+	        " (SELECT last_seq FROM rollups WHERE run_id = ?1 AND level_sec = ?2"
+	        " ORDER BY bucket_wall_usec DESC LIMIT 1)",
+	        &q, "prepare rollup span"))
 		return -1;
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int64(q, 2, level_sec(level));
@@ -219,6 +228,30 @@ int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
 		*first_seq = sqlite3_column_int64(q, 0);
 		*last_seq = sqlite3_column_int64(q, 1);
 	}
+	sqlite3_finalize(q);
+	return rc < 0 ? -1 : 0;
+}
+
+int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                                 int64_t at_most, int64_t *first_seq)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*first_seq = -1;
+	if (!st->has_rollups)
+		return 0;
+	if (tm_st_prepare(st,
+	                  "SELECT max(first_seq) FROM rollups"
+	                  " WHERE run_id = ? AND level_sec = ? AND first_seq <= ?",
+	                  &q, "prepare rollup start"))
+		return -1;
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, level_sec(level));
+	sqlite3_bind_int64(q, 3, at_most);
+	rc = tm_st_step_row(st, q, "rollup start");
+	if (rc == 0 && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*first_seq = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	return rc < 0 ? -1 : 0;
 }

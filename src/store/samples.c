@@ -116,7 +116,7 @@ int tm_store_add_sample(struct tm_store *st, int64_t run_id, const struct tm_sam
 		if (tm_st_step_done(st, ins, false, "add sample"))
 			return -1;
 	}
-	if (tm_st_rollup_add(st, w, s))
+	if (tm_st_rollup_add(st, w, s, st->window_usec > 0))
 		return -1;
 	w->last = *s;
 	return 0;

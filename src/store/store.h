@@ -287,6 +287,12 @@ int tm_store_each_rollup(struct tm_store *st, int64_t run_id, enum tm_rollup_lev
  * and the last bucket's last (-1 and -1 when none).  0 or -1. */
 int tm_store_rollup_span(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
                          int64_t *first_seq, int64_t *last_seq);
+/* The first sample of the run's newest LEVEL bucket that starts at or
+ * before sample AT_MOST, into *FIRST_SEQ (-1 when none): the buckets
+ * before it are closed.  Bounded by the run's buckets of LEVEL (no sample
+ * is read).  0 or -1. */
+int tm_store_rollup_start_before(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
+                                 int64_t at_most, int64_t *first_seq);
 
 /* ---- retention ---- */
 

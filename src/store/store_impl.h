@@ -57,10 +57,10 @@ struct tm_damage {
 
 /* A row waiting for the commit window (pending.c): STMT's integer
  * parameters in V, then its double D (progress, scraped values) or its
- * blob (a sample's encoding, owned by the row). */
+ * blob (a sample's or a closed rollup bucket's encoding, owned by the row). */
 struct tm_pending_row {
 	enum tm_stmt_id stmt;
-	int64_t v[5];
+	int64_t v[11];
 	double d;
 	unsigned char *blob;
 	size_t len;
@@ -229,9 +229,11 @@ bool tm_st_pending_full(const struct tm_store *st);
  * buckets from the file and rolling up stored samples not yet in them (a
  * store written before rollups existed).  0, or -1 after tm_error. */
 int tm_st_rollup_load(struct tm_store *st, struct tm_writer_state *w);
-/* Adds S (just stored) to W's open buckets, writing a bucket S closes.
- * 0, or -1 after tm_error. */
-int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struct tm_sample *s);
+/* Adds S (just stored) to W's open buckets, writing a bucket S closes;
+ * with WAIT (S itself waits for the commit window), that bucket waits with
+ * it, to be written in the same commit.  0, or -1 after tm_error. */
+int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struct tm_sample *s,
+                     bool wait);
 /* Writes W's changed buckets (inside the batch).  0, or -1 after tm_error. */
 int tm_st_rollup_flush(struct tm_store *st, struct tm_writer_state *w);
 /* The same for every cached writer. */
