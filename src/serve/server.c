@@ -229,14 +229,12 @@ static int64_t rate_wait(struct server *sv, const char *machine, const struct tm
 
 /* ---- push ---- */
 
-/* How far ahead of the server's clock a sample may be dated and still be
- * taken as a machine's latest: a clock a little fast, not a sample dated
- * 2099 that would hold /metrics on its run for ever. */
-#define FUTURE_SLACK_USEC (300 * 1000000LL)
-
+/* Dated further ahead of the server's clock than a clock a little fast
+ * (TM_FUTURE_SLACK_USEC): never taken as a machine's latest, or a sample
+ * dated 2099 would hold /metrics on its run for ever. */
 static bool future_dated(const struct tm_sample *s)
 {
-	return s->t_wall_usec > tm_now_wall_usec() + FUTURE_SLACK_USEC;
+	return s->t_wall_usec > tm_now_wall_usec() + TM_FUTURE_SLACK_USEC;
 }
 
 /* The batch's last sample as MACHINE's latest, unless the latest is newer
