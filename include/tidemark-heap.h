@@ -41,7 +41,7 @@
 #define TMH_DIR_PREFIX "/dev/shm/tidemark-heap-"
 #define TMH_DIR_FMT    TMH_DIR_PREFIX "%u"    /* a user's regions: euid */
 #define TMH_PATH_FMT   TMH_DIR_PREFIX "%u/%d" /* euid, pid (the default directory) */
-#define TMH_SLOTS      256          /* per-thread counter slots */
+#define TMH_SLOTS      256                    /* per-thread counter slots */
 #define TMH_CLASSES    32           /* size classes: class c holds requests in (2^(c+3), 2^(c+4)] */
 #define TMH_MAX_DEPTH  48           /* frames kept per sampled stack */
 #define TMH_STACKS     4096         /* distinct sampled stacks (entry 0: "stack table full") */

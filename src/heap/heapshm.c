@@ -371,8 +371,8 @@ enum kept_action { KEPT_LEAVE, KEPT_REMOVE };
  * exited and is gone (no later write can come). */
 static void each_kept_in(struct tm_heap_reader *rd, int dir, bool skip_listed,
                          enum kept_action (*fn)(struct tm_heap_reader *rd, pid_t pid,
-                                                const struct tmh_region *r,
-                                                bool exited_and_gone, void *arg),
+                                                const struct tmh_region *r, bool exited_and_gone,
+                                                void *arg),
                          void *arg)
 {
 	DIR *d = fdopendir(dir);

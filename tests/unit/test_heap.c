@@ -320,11 +320,11 @@ static void test_cli_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_maps),    cmocka_unit_test(test_symbolize_self),
-	    cmocka_unit_test(test_reader_sample), cmocka_unit_test(test_profile_and_top),
-	    cmocka_unit_test(test_shim_path),     cmocka_unit_test(test_no_region),
-	    cmocka_unit_test(test_region_dir_checks),
-	    cmocka_unit_test(test_cli_no_region), cmocka_unit_test(test_cli_run),
+	    cmocka_unit_test(test_parse_maps),        cmocka_unit_test(test_symbolize_self),
+	    cmocka_unit_test(test_reader_sample),     cmocka_unit_test(test_profile_and_top),
+	    cmocka_unit_test(test_shim_path),         cmocka_unit_test(test_no_region),
+	    cmocka_unit_test(test_region_dir_checks), cmocka_unit_test(test_cli_no_region),
+	    cmocka_unit_test(test_cli_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -313,8 +313,10 @@ static void test_future_never_live(void **state)
 	int64_t ids[3];
 	int64_t first[3] = {now - hour, now - 2000000, y2099};
 	for (int r = 0; r < 3; r++) {
-		struct tm_run_meta m = {.machine = "fut", .target = "command",
-		                        .interval_usec = 1000000, .started_wall_usec = first[r]};
+		struct tm_run_meta m = {.machine = "fut",
+		                        .target = "command",
+		                        .interval_usec = 1000000,
+		                        .started_wall_usec = first[r]};
 		assert_int_equal(tm_store_run_begin(f->st, &m, &ids[r]), 0);
 		for (int64_t i = 0; r < 2 && i < 3; i++) {
 			struct tm_sample s;
