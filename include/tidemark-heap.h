@@ -9,7 +9,8 @@
  * world-writable, so anyone may plant a name there, but not inside a
  * directory of mode 0700: both sides open the directory without following
  * a link and take it only when it is a directory owned by the user it is
- * for (or root) that neither group nor others may write; inside it, the
+ * for (the shim: its own euid; a reader also takes root's) that neither
+ * group nor others may write; inside it, the
  * shim creates its file with O_EXCL|O_NOFOLLOW, and both sides open the
  * file without following a link or blocking and take it only when it is a
  * regular file of exactly sizeof(struct tmh_region) owned by the

@@ -87,14 +87,16 @@ static void region_name(char *buf, int pid)
 	tmh_fmt_u64(buf, (uint64_t)pid);
 }
 
-/* A directory that only its owner (this user or root) may create names
- * in: anything else (another's, a link, writable by group or others) could
- * hold a file a stranger planted, or let one replace ours. */
+/* A directory of this user's that only it (and root) may create names in:
+ * anything else (another's, a link, writable by group or others) could
+ * hold a file a stranger planted, or let one replace ours; and one of
+ * root's is not ours when we are not root (a command the recorder ran as
+ * root that changed user: it uses its own user's). */
 static int dir_fd_ours(int fd)
 {
 	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       (st.st_uid == geteuid() || st.st_uid == 0) && !(st.st_mode & 022);
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & 022);
 }
 
 /* Opens PATH as a region directory (dir_fd_ours), or -1. */

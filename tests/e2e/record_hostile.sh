@@ -142,6 +142,18 @@ fi
 wait $vsh
 unplant "$planted"
 
+# a command root records that changes user (setpriv, runuser) cannot
+# write root's directory: its shim uses its own user's, where the recorder
+# finds it (/proc/PID's owner)
+"$TM" record -q -o "$T/ru.db" -i 100ms --no-cgroup --heap -- \
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sh -c 'sleep 1' >"$T/ru.out" 2>&1
+peak=$("$TM" report -o "$T/ru.db" --json 2>/dev/null | sed -n 's/.*"heap_peak_bytes": *\([0-9][0-9]*\).*/\1/p' | head -1)
+if [ -n "$peak" ] && [ "$peak" -gt 0 ] && ! grep -q "counting privately" "$T/ru.out"; then
+	ok "heap_region_user_changed: a recorded command that changes user keeps its region (heap peak $peak bytes)"
+else
+	fail "heap_region_user_changed: a recorded command that changes user keeps its region" "heap peak '$peak': $(cat "$T/ru.out")"
+fi
+
 # a region planted for a root process: heap stats says none, never its figures
 sleep 30 &
 victim=$!
