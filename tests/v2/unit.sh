@@ -161,6 +161,8 @@ is "$(stat -c %U $R)" = root "and so does their store"
 # --remote-write and --metrics-listen in tidemark-record@'s config): the
 # instance's file wins over the one of all units
 mkdir -p /etc/tidemark
+# where make install puts the network library --metrics-listen loads
+install -D -m 644 "$TM_BUILD/libtidemark-net.so" /usr/local/lib/tidemark/libtidemark-net.so
 echo 'TIDEMARK_RECORD_OPTS=--metrics-listen 127.0.0.1:9101' >/etc/tidemark/record.conf
 echo 'TIDEMARK_RECORD_OPTS=--metrics-listen 127.0.0.1:9177 --machine guest-a' >/etc/tidemark/record@tm-alloc.conf
 systemctl restart tidemark-record@tm-alloc.service
@@ -173,6 +175,6 @@ echo "$m" | grep -q 'machine="guest-a"' &&
 	ok "tidemark-record@ takes its options from /etc/tidemark/record@X.conf ($m)" ||
 	fail "tidemark-record@ takes its options from /etc/tidemark/record@X.conf" \
 		"/metrics on 9177: '$m'; $(journalctl -u tidemark-record@tm-alloc --no-pager | tail -5)"
-rm -f /etc/tidemark/record.conf /etc/tidemark/record@tm-alloc.conf
+rm -f /etc/tidemark/record.conf /etc/tidemark/record@tm-alloc.conf /usr/local/lib/tidemark/libtidemark-net.so
 systemctl stop tidemark-record@tm-alloc.service tidemark-serve.service
 finish
