@@ -1,13 +1,21 @@
 /*
- * The shared-memory region of libtidemark-heap.so: one per process, at
- * /dev/shm/tidemark-heap.<pid> (shm_open name "/tidemark-heap.<pid>").
+ * The shared-memory region of libtidemark-heap.so: one per process, a file
+ * named by its pid in a directory of its user's: TIDEMARK_HEAP_DIR when the
+ * environment names one (the recorder passes the one it made), else
+ * /dev/shm/tidemark-heap-<euid> (TMH_DIR_FMT), made by the recorder or the
+ * shim with mode 0700.
  *
  * Shared by the shim (the only writer) and tidemark (readers).  /dev/shm is
- * world-writable, so anyone may plant a file under a pid's name: both sides
- * open it without following a link or blocking and take it only when it is
- * a regular file of exactly sizeof(struct tmh_region) owned by root or by
- * the user of the process (for the reader, also its own user); the shim
- * never maps another's file, the reader reports no figures from one.  A
+ * world-writable, so anyone may plant a name there, but not inside a
+ * directory of mode 0700: both sides open the directory without following
+ * a link and take it only when it is a directory owned by the user it is
+ * for (the shim: its own euid; a reader also takes root's) that neither
+ * group nor others may write; inside it, the
+ * shim creates its file with O_EXCL|O_NOFOLLOW, and both sides open the
+ * file without following a link or blocking and take it only when it is a
+ * regular file of exactly sizeof(struct tmh_region) owned by the
+ * directory's owner or root; the shim never maps another's file, the
+ * reader reports no figures from one.  A
  * reader maps the file read-only, checks magic, version and size, then:
  *
  *   - counters: sums the `retired` slot and every slot of `slots[]` (each
@@ -30,9 +38,11 @@
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
 #define TMH_VERSION    4
-#define TMH_NAME_FMT   "/tidemark-heap.%d"
-#define TMH_PATH_FMT   "/dev/shm/tidemark-heap.%d"
-#define TMH_SLOTS      256          /* per-thread counter slots */
+#define TMH_DIR_ENV    "TIDEMARK_HEAP_DIR"
+#define TMH_DIR_PREFIX "/dev/shm/tidemark-heap-"
+#define TMH_DIR_FMT    TMH_DIR_PREFIX "%u"    /* a user's regions: euid */
+#define TMH_PATH_FMT   TMH_DIR_PREFIX "%u/%d" /* euid, pid (the default directory) */
+#define TMH_SLOTS      256                    /* per-thread counter slots */
 #define TMH_CLASSES    32           /* size classes: class c holds requests in (2^(c+3), 2^(c+4)] */
 #define TMH_MAX_DEPTH  48           /* frames kept per sampled stack */
 #define TMH_STACKS     4096         /* distinct sampled stacks (entry 0: "stack table full") */

@@ -78,17 +78,66 @@ void tmh_env_options(struct tmh_options *o)
 	o->quiet = v && *v && strcmp(v, "0");
 }
 
+/* The directory of this process's region (see include/tidemark-heap.h),
+ * chosen when it was created: the exit handler unlinks the file there. */
+static char region_dir_path[256];
+
 static void region_name(char *buf, int pid)
 {
-	static const char pre[] = "/tidemark-heap.";
-	memcpy(buf, pre, sizeof(pre) - 1);
-	tmh_fmt_u64(buf + sizeof(pre) - 1, (uint64_t)pid);
+	tmh_fmt_u64(buf, (uint64_t)pid);
 }
 
-/* A region file another may have planted (anyone may create names in
- * /dev/shm): 1 when FD is a regular file of exactly one region that is
- * ours (or root's), so that mapping it can neither fault on a page past
- * its end nor read or write a stranger's memory. */
+/* A directory of this user's that only it (and root) may create names in:
+ * anything else (another's, a link, writable by group or others) could
+ * hold a file a stranger planted, or let one replace ours; and one of
+ * root's is not ours when we are not root (a command the recorder ran as
+ * root that changed user: it uses its own user's). */
+static int dir_fd_ours(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & 022);
+}
+
+/* Opens PATH as a region directory (dir_fd_ours), or -1. */
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && !dir_fd_ours(fd)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The region directory: TIDEMARK_HEAP_DIR when it is ours (a child that
+ * changed user falls back), else /dev/shm/tidemark-heap-EUID, made with
+ * mode 0700 when it does not exist.  Its fd (path in region_dir_path), or
+ * -1 when neither may be used. */
+static int region_dir(void)
+{
+	const char *env = env_get(TMH_DIR_ENV);
+	size_t n = env ? strlen(env) : 0;
+	int fd = n && n < sizeof(region_dir_path) ? open_dir(env) : -1;
+	if (fd >= 0) {
+		memcpy(region_dir_path, env, n + 1);
+		return fd;
+	}
+	static const char pre[] = TMH_DIR_PREFIX;
+	char def[64];
+	memcpy(def, pre, sizeof(pre) - 1);
+	tmh_fmt_u64(def + sizeof(pre) - 1, (uint64_t)geteuid());
+	mkdir(def, 0700); /* exists already: checked as any other */
+	fd = open_dir(def);
+	if (fd >= 0)
+		memcpy(region_dir_path, def, strlen(def) + 1);
+	return fd;
+}
+
+/* A region file another may have planted: 1 when FD is a regular file of
+ * exactly one region that is ours (or root's), so that mapping it can
+ * neither fault on a page past its end nor read or write a stranger's
+ * memory. */
 static int region_fd_ours(int fd)
 {
 	struct stat st;
@@ -97,18 +146,17 @@ static int region_fd_ours(int fd)
 	       (st.st_uid == geteuid() || st.st_uid == 0);
 }
 
-/* An older region under our name is a previous image of this pid (we
- * exec'd) or a dead process whose pid we got: mark it and unlink it.  A
- * name squatted by another user is left alone (we cannot unlink it in the
- * sticky /dev/shm, and then count privately). */
-static void supersede_old(const char *name)
+/* An older region under our name in DIR is a previous image of this pid
+ * (we exec'd) or a dead process whose pid we got: mark it and unlink it
+ * (only its owner or root can have made it: DIR is ours). */
+static void supersede_old(int dir, const char *name)
 {
-	int fd = shm_open(name, O_RDWR | O_NONBLOCK, 0);
+	int fd = openat(dir, name, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (!region_fd_ours(fd)) {
 		close(fd);
-		shm_unlink(name); /* works where we may: root, or the dir's owner */
+		unlinkat(dir, name, 0);
 		return;
 	}
 	struct tmh_region *old =
@@ -119,7 +167,7 @@ static void supersede_old(const char *name)
 		munmap(old, sizeof(*old));
 	}
 	close(fd);
-	shm_unlink(name);
+	unlinkat(dir, name, 0);
 }
 
 static void region_fill(struct tmh_region *r, int pid)
@@ -143,21 +191,16 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->keep_tag = tmh_opt.keep_tag;
 }
 
-/* Unlinks NAME (in /dev/shm) when its process died without running its
- * exit handlers (_exit after fork, a crash, SIGKILL). */
-static void gc_one(const char *name)
+/* Unlinks NAME (in DIR) when its process died without running its exit
+ * handlers (_exit after fork, a crash, SIGKILL). */
+static void gc_one(int dir, const char *name)
 {
-	static const char pre[] = "tidemark-heap.";
-	const char *d = name + sizeof(pre) - 1;
 	int64_t pid = 0;
-	if (strncmp(name, pre, sizeof(pre) - 1) || parse_pid(d, &pid) || pid <= 0 ||
-	    pid > INT32_MAX || (d[strlen(d) - 1] < '0' || d[strlen(d) - 1] > '9'))
+	if (parse_pid(name, &pid) || pid <= 0 || pid > INT32_MAX)
 		return;
 	if (kill((int)pid, 0) == 0 || errno != ESRCH)
 		return;
-	char shm[64] = "/";
-	memcpy(shm + 1, name, strlen(name) + 1);
-	int fd = shm_open(shm, O_RDONLY | O_NONBLOCK, 0);
+	int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (!region_fd_ours(fd)) { /* not ours to judge, and mapping it could fault */
@@ -174,53 +217,69 @@ static void gc_one(const char *name)
 	int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	if (r->magic == TMH_MAGIC &&
 	    (r->state != TMH_EXITED || now - r->exit_wall_usec > 60 * 1000000ll))
-		shm_unlink(shm);
+		unlinkat(dir, name, 0);
 	munmap((void *)r, 4096);
 }
 
-static void gc_stale(void)
+static void gc_stale(int dir)
 {
-	int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return;
 	char buf[4096] __attribute__((aligned(8)));
 	long n;
-	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
 			const char *ent = buf + off;
 			unsigned short reclen = *(const unsigned short *)(ent + 16);
 			const char *name = ent + 19;
 			if (strlen(name) < 40)
-				gc_one(name);
+				gc_one(dir, name);
 			off += reclen;
 		}
 	}
-	close(dir);
+	close(fd);
+}
+
+/* Creates, sizes and maps our region file NAME in DIR, or MAP_FAILED. */
+static struct tmh_region *region_file(int dir, const char *name)
+{
+	struct tmh_region *r = MAP_FAILED;
+	int fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return r;
+	if (ftruncate(fd, sizeof(*r)) == 0)
+		r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED)
+		unlinkat(dir, name, 0);
+	return r;
 }
 
 struct tmh_region *tmh_region_create(int gc)
 {
-	char name[40];
+	char name[24];
 	int pid = getpid();
 	region_name(name, pid);
-	supersede_old(name);
-	if (gc)
-		gc_stale();
 	struct tmh_region *r = MAP_FAILED;
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd >= 0) {
-		if (ftruncate(fd, sizeof(*r)) == 0)
-			r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		close(fd);
+	int dir = region_dir();
+	if (dir >= 0) {
+		supersede_old(dir, name);
+		if (gc)
+			gc_stale(dir);
+		r = region_file(dir, name);
+		close(dir);
 	}
 	if (r == MAP_FAILED) {
-		tmh_warn("cannot create the shared region in /dev/shm; counting privately");
+		tmh_warn(dir < 0 ? "no region directory of this user's (" TMH_DIR_PREFIX
+		                   "<uid> is another's, a link, or writable by others); "
+		                   "counting privately"
+		                 : "cannot create the shared region; counting privately");
+		region_dir_path[0] = '\0';
 		r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		         0);
 		if (r == MAP_FAILED)
 			_exit(127);
-		if (fd >= 0)
-			shm_unlink(name);
 	}
 	region_fill(r, pid);
 	__atomic_store_n(&r->magic, TMH_MAGIC, __ATOMIC_RELEASE);
@@ -287,9 +346,11 @@ void tmh_region_exit(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->exit_wall_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	__atomic_store_n(&r->state, TMH_EXITED, __ATOMIC_RELEASE);
-	if (!tmh_opt.keep) {
-		char name[40];
+	int dir = !tmh_opt.keep && region_dir_path[0] ? open_dir(region_dir_path) : -1;
+	if (dir >= 0) {
+		char name[24];
 		region_name(name, r->pid);
-		shm_unlink(name);
+		unlinkat(dir, name, 0);
+		close(dir);
 	}
 }

@@ -47,7 +47,7 @@ struct tmh_real {
 
 struct tmh_options {
 	int64_t sample_mean_bytes; /* 0: off */
-	int keep;                  /* leave the region in /dev/shm at exit */
+	int keep;                  /* leave the region file at exit */
 	uint64_t keep_tag;         /* TIDEMARK_HEAP_KEEP=N: N (the recorder's tag), else 0 */
 	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */

@@ -105,9 +105,9 @@ fi
 
 # The tests' shimmed processes keep their heap regions after exit (for a
 # final read); the shim reaps them a minute later. Leave none behind.
-for f in /dev/shm/tidemark-heap.*; do
-	[ -e "$f" ] || continue
-	pid=${f##*.}
+for f in /dev/shm/tidemark-heap-*/*; do
+	[ -f "$f" ] || continue
+	pid=${f##*/}
 	kill -0 "$pid" 2>/dev/null || rm -f "$f"
 done
 

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	long blocks = argc > 1 ? atol(argv[1]) : 100000;
 	int readings = argc > 2 ? atoi(argv[2]) : 200;
 	char path[64];
-	snprintf(path, sizeof(path), TMH_PATH_FMT, (int)getpid());
+	snprintf(path, sizeof(path), TMH_PATH_FMT, (unsigned)geteuid(), (int)getpid());
 	int fd = open(path, O_RDWR);
 	struct tmh_region *r =
 	    fd < 0 ? MAP_FAILED : mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -54,6 +54,8 @@ static const char usage_text[] =
     "  TIDEMARK_HEAP_SAMPLE=512K   mean bytes between samples (0: no sites)\n"
     "  TIDEMARK_HEAP_UNWIND=libunwind  unwind with libunwind instead of frame pointers\n"
     "  TIDEMARK_HEAP_KEEP=1        leave the region after exit (for a final profile)\n"
+    "  TIDEMARK_HEAP_DIR=DIR       the regions' directory, mode 0700 (default\n"
+    "                              /dev/shm/tidemark-heap-UID)\n"
     "\n"
     "examples:\n"
     "  LD_PRELOAD=build/libtidemark-heap.so ./server &\n"

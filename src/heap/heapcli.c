@@ -80,8 +80,9 @@ int tm_heap_cli_every(pid_t pid, const char *prefix, int64_t every_usec, volatil
 
 int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites, int *exit_status)
 {
-	char preload[8192];
-	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), sites) < 0)
+	char preload[8192], dir[256];
+	if (tm_heap_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), sites) < 0 ||
+	    tm_heap_region_dir_prepare(dir, sizeof(dir)) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0)
@@ -89,6 +90,7 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 	if (pid == 0) {
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("TIDEMARK_HEAP_KEEP", "1", 1);
+		setenv(TMH_DIR_ENV, dir, 1);
 		if (sample)
 			setenv("TIDEMARK_HEAP_SAMPLE", sample, 1);
 		execvp(cmd[0], cmd);
@@ -100,9 +102,7 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 		;
 	int rc = sample && !strcmp(sample, "0") ? tm_heap_stats_print(pid, 0, stdout)
 	                                        : tm_heap_cli_profile(pid, out, false, false);
-	char path[64];
-	tm_heap_region_path(path, sizeof(path), pid);
-	unlink(path);
+	tm_heap_region_unlink(pid);
 	if (rc != 0)
 		return -1;
 	*exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -1,21 +1,110 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "base/error.h"
 #include "base/util.h"
 #include "heap/heapregion.h"
 #include "base/banned.h"
 
-void tm_heap_region_path(char *buf, size_t size, pid_t pid)
+void tm_heap_region_dir_default(char *buf, size_t size, uid_t uid)
 {
-	snprintf(buf, size, TMH_PATH_FMT, (int)pid);
+	snprintf(buf, size, TMH_DIR_FMT, (unsigned)uid);
+}
+
+/* Opens PATH as a directory of regions of user UID: never through a link,
+ * and only a directory owned by UID or root that neither group nor others
+ * may write (only its owner and root can create names in it).  Its fd, or
+ * -1 with errno (EPERM: a directory that is not so). */
+static int dir_open(const char *path, uid_t uid)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || (st.st_uid != uid && st.st_uid != 0) ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+int tm_heap_region_dir_prepare(char *buf, size_t size)
+{
+	const char *env = getenv(TMH_DIR_ENV);
+	if (env && *env)
+		snprintf(buf, size, "%s", env);
+	else
+		tm_heap_region_dir_default(buf, size, geteuid());
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return tm_error("cannot make the heap region directory '%s': %s", buf,
+		                strerror(errno));
+	int fd = dir_open(buf, geteuid());
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	int err = errno;
+	struct stat st;
+	if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode))
+		return tm_error("the heap region directory '%s' is refused: a symbolic link "
+		                "(remove it)",
+		                buf);
+	if (lstat(buf, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	     (st.st_mode & 022)))
+		return tm_error("the heap region directory '%s' is refused: %s owned by uid %u, "
+		                "mode %04o (it must be a directory of uid %u or root that group "
+		                "and others cannot write; remove it)",
+		                buf, S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+		                (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+		                (unsigned)geteuid());
+	errno = err;
+	return tm_error("cannot open the heap region directory '%s': %s", buf, strerror(err));
+}
+
+int tm_heap_region_dirs(pid_t pid, char dirs[4][256], uid_t uids[4])
+{
+	int n = 0;
+	const char *env = getenv(TMH_DIR_ENV);
+	if (env && *env && strlen(env) < 256) {
+		snprintf(dirs[n], 256, "%s", env);
+		uids[n++] = geteuid();
+	}
+	char proc[32];
+	struct stat st;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	uid_t cand[3] = {0, 0, geteuid()};
+	int ncand = 0;
+	if (pid > 0 && stat(proc, &st) == 0)
+		cand[ncand++] = st.st_uid;
+	cand[ncand++] = 0;
+	cand[ncand++] = geteuid();
+	for (int i = 0; i < ncand; i++) {
+		bool dup = false;
+		for (int j = 0; j < i; j++)
+			dup |= cand[j] == cand[i];
+		if (dup)
+			continue;
+		tm_heap_region_dir_default(dirs[n], 256, cand[i]);
+		uids[n++] = cand[i];
+	}
+	return n;
+}
+
+int tm_heap_region_dir_open(const char *path, uid_t uid)
+{
+	return dir_open(path, uid);
 }
 
 int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid)
@@ -51,25 +140,73 @@ static bool owner_ok(uid_t uid, pid_t pid)
 	return stat(proc, &st) == 0 && st.st_uid == uid;
 }
 
-/* Opens PID's region file: never through a link, never waiting, and only a
- * regular file of exactly one region's size whose owner may speak for PID
- * (anyone may create names in /dev/shm).  FLAGS: O_RDONLY or O_RDWR. */
-static int region_open(pid_t pid, int flags)
+int tm_heap_region_open_at(int dir, pid_t pid, int flags)
 {
-	char path[64];
-	struct stat st;
+	char name[24];
+	struct stat st, dst;
 
-	tm_heap_region_path(path, sizeof(path), pid);
-	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	int fd = openat(dir, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size != (off_t)sizeof(struct tmh_region) || !owner_ok(st.st_uid, pid)) {
+	if (fstat(fd, &st) < 0 || fstat(dir, &dst) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)sizeof(struct tmh_region) ||
+	    (st.st_uid != dst.st_uid && st.st_uid != 0) || !owner_ok(st.st_uid, pid)) {
 		close(fd);
 		errno = EPROTO;
 		return -1;
 	}
 	return fd;
+}
+
+/* Opens PID's region file in the first of its directories (tm_heap_region_dirs)
+ * that has one.  FLAGS: O_RDONLY or O_RDWR.  -1 with errno ENOENT (none
+ * anywhere), EPERM (none, and a directory was refused) or EPROTO (a file
+ * that is not a region of PID's). */
+static int region_open(pid_t pid, int flags)
+{
+	char dirs[4][256];
+	uid_t uids[4];
+	int n = tm_heap_region_dirs(pid, dirs, uids), err = ENOENT;
+	for (int i = 0; i < n; i++) {
+		int dir = dir_open(dirs[i], uids[i]);
+		if (dir < 0) {
+			if (errno == EPERM && err == ENOENT)
+				err = EPERM;
+			continue;
+		}
+		int fd = tm_heap_region_open_at(dir, pid, flags);
+		int saved = errno;
+		close(dir);
+		if (fd >= 0)
+			return fd;
+		if (saved != ENOENT)
+			err = saved;
+	}
+	errno = err;
+	return -1;
+}
+
+int tm_heap_region_unlink(pid_t pid)
+{
+	char dirs[4][256], name[24];
+	uid_t uids[4];
+	int n = tm_heap_region_dirs(pid, dirs, uids);
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	for (int i = 0; i < n; i++) {
+		int dir = dir_open(dirs[i], uids[i]);
+		if (dir < 0)
+			continue;
+		int fd = tm_heap_region_open_at(dir, pid, O_RDONLY);
+		int rc = fd >= 0 ? unlinkat(dir, name, 0) : -1;
+		if (fd >= 0)
+			close(fd);
+		close(dir);
+		if (rc == 0)
+			return 0;
+	}
+	errno = ENOENT;
+	return -1;
 }
 
 /* *WRITABLE -1 on entry: read-only wanted. */
@@ -262,6 +399,11 @@ int tm_heap_stats_print(pid_t pid, bool json, FILE *out)
 	if (!r) {
 		if (errno == ENOENT)
 			return tm_error("pid %d has no heap region (not running with the shim)",
+			                (int)pid);
+		if (errno == EPERM)
+			return tm_error("pid %d has no heap region in a directory that only its "
+			                "user and root can write (" TMH_DIR_PREFIX "UID is "
+			                "another's, a link, or writable by others)",
 			                (int)pid);
 		return tm_error("cannot read the heap region of pid %d: %s", (int)pid,
 		                strerror(errno));

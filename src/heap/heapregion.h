@@ -27,12 +27,14 @@ struct tm_heap_counters {
 };
 
 /*
- * Maps PID's region read-only.  Returns NULL with errno ENOENT when PID has
- * no region (not running with the shim), or another errno when the file is
- * not a region of this version (EPROTO) or cannot be mapped.  Anyone may
- * create names in /dev/shm: the file is opened without following a link or
- * waiting, and refused (EPROTO) unless it is a regular file of exactly one
- * region's size owned by root, by this process's user or by PID's user.
+ * Maps PID's region read-only, from the first of tm_heap_region_dirs that
+ * has one.  Returns NULL with errno ENOENT when PID has no region (not
+ * running with the shim), EPERM when it has none and a directory was
+ * refused, or another errno when the file is not a region of this version
+ * (EPROTO) or cannot be mapped.  The file is opened without following a
+ * link or waiting, and refused (EPROTO) unless it is a regular file of
+ * exactly one region's size owned by its directory's owner or root, and
+ * by root, this process's user or PID's user.
  */
 const struct tmh_region *tm_heap_region_map(pid_t pid);
 /* The same, read-write when this process may write the file (*WRITABLE
@@ -45,8 +47,38 @@ void tm_heap_region_unmap(const struct tmh_region *r);
  * written by PID (magic, version, sizes and array counts), else -1. */
 int tm_heap_region_check(const struct tmh_region *r, size_t size, pid_t pid);
 
-/* Path of PID's region in /dev/shm into BUF. */
-void tm_heap_region_path(char *buf, size_t size, pid_t pid);
+/*
+ * Where regions live (include/tidemark-heap.h): a directory per user, that
+ * only its owner and root can create names in.
+ *
+ * tm_heap_region_dir_default: /dev/shm/tidemark-heap-UID into BUF.
+ * tm_heap_region_dir_prepare: the directory for the commands this process
+ *   runs under the shim (TIDEMARK_HEAP_DIR, else the default of our euid)
+ *   into BUF, made with mode 0700 when missing; 0, or -1 after tm_error
+ *   saying why one that exists is refused (not a directory, another's,
+ *   writable by group or others).  Pass it to them as TIDEMARK_HEAP_DIR.
+ * tm_heap_region_dir_open: PATH opened as a directory of UID's regions
+ *   (no link followed; owned by UID or root; not writable by group or
+ *   others): its fd, or -1 with errno (EPERM: refused).
+ * tm_heap_region_dirs: where PID's region may be, in the order readers
+ *   look: TIDEMARK_HEAP_DIR (of our euid), then the default directories of
+ *   PID's user (the owner of /proc/PID), of root and of our euid, each with
+ *   the uid it must belong to.  Their number, at most 4.
+ * tm_heap_region_open_at: PID's region file in DIR (an fd from
+ *   tm_heap_region_dir_open), FLAGS O_RDONLY or O_RDWR, opened without
+ *   following a link or blocking: its fd, or -1 with errno (ENOENT, or
+ *   EPROTO when it is not a regular file of one region's size owned by the
+ *   directory's owner or root and by a user who may speak for PID).
+ */
+void tm_heap_region_dir_default(char *buf, size_t size, uid_t uid);
+int tm_heap_region_dir_prepare(char *buf, size_t size);
+int tm_heap_region_dir_open(const char *path, uid_t uid);
+int tm_heap_region_dirs(pid_t pid, char dirs[4][256], uid_t uids[4]);
+int tm_heap_region_open_at(int dir, pid_t pid, int flags);
+
+/* Removes PID's region file from the first directory that holds a region
+ * of PID's (a mapping of it stays valid).  0, or -1 with errno. */
+int tm_heap_region_unlink(pid_t pid);
 
 /* Sums the slots under the fold seqlock.  0, or -1 if it never got a
  * consistent pass (a writer stuck mid-fold). */

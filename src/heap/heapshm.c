@@ -257,12 +257,10 @@ static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_s
 	return 0;
 }
 
-/* Unlinks PID's region file in /dev/shm (mappings of it stay valid). */
+/* Unlinks PID's region file (mappings of it stay valid). */
 static void remove_region(pid_t pid)
 {
-	char path[64];
-	tm_heap_region_path(path, sizeof(path), pid);
-	unlink(path);
+	tm_heap_region_unlink(pid);
 }
 
 /* E's final counters (or the last read when they cannot be) into the
@@ -350,36 +348,40 @@ static struct mapped *find_or_map(struct tm_heap_reader *rd, pid_t pid)
 	return &rd->m[rd->n++];
 }
 
-/* The pid of a heap region's file name in /dev/shm ("tidemark-heap.PID"),
+/* The pid of a heap region's file name in its directory (decimal digits),
  * 0 when NAME is not one. */
 static pid_t region_pid(const char *name)
 {
-	static const char pre[] = "tidemark-heap.";
 	char *end;
 
-	if (strncmp(name, pre, sizeof(pre) - 1))
+	if (name[0] < '1' || name[0] > '9')
 		return 0;
-	long pid = strtol(name + sizeof(pre) - 1, &end, 10);
-	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+	errno = 0;
+	long pid = strtol(name, &end, 10);
+	return *end || errno || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
 }
 
 /* What each_kept() does with a region once FN has taken it. */
 enum kept_action { KEPT_LEAVE, KEPT_REMOVE };
 
-/* Calls FN(RD, PID, R, ARG) for each region in /dev/shm that our children
- * kept (TIDEMARK_HEAP_KEEP=tag) of a process that exited or died, skipping
- * the processes RD lists when SKIP_LISTED.  FN's KEPT_REMOVE unlinks the
+/* Calls FN(RD, PID, R, ARG) for each region in DIR that our children kept
+ * (TIDEMARK_HEAP_KEEP=tag) of a process that exited or died, skipping the
+ * processes RD lists when SKIP_LISTED.  FN's KEPT_REMOVE unlinks the
  * region's file; EXITED_AND_GONE tells FN whether the process both said it
  * exited and is gone (no later write can come). */
-static void each_kept(struct tm_heap_reader *rd, bool skip_listed,
-                      enum kept_action (*fn)(struct tm_heap_reader *rd, pid_t pid,
-                                             const struct tmh_region *r, bool exited_and_gone,
-                                             void *arg),
-                      void *arg)
+static void each_kept_in(struct tm_heap_reader *rd, int dir, bool skip_listed,
+                         enum kept_action (*fn)(struct tm_heap_reader *rd, pid_t pid,
+                                                const struct tmh_region *r, bool exited_and_gone,
+                                                void *arg),
+                         void *arg)
 {
-	DIR *d = opendir("/dev/shm");
+	DIR *d = fdopendir(dir);
 	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	if (!d) {
+		close(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
 		pid_t pid = region_pid(de->d_name);
 		if (pid == 0)
 			continue;
@@ -396,8 +398,30 @@ static void each_kept(struct tm_heap_reader *rd, bool skip_listed,
 			remove_region(pid);
 		tm_heap_region_unmap(r);
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
+}
+
+/* each_kept_in over the directories our children's regions are in:
+ * TIDEMARK_HEAP_DIR and the default one of our user's (the same, unless
+ * the environment names another). */
+static void each_kept(struct tm_heap_reader *rd, bool skip_listed,
+                      enum kept_action (*fn)(struct tm_heap_reader *rd, pid_t pid,
+                                             const struct tmh_region *r, bool exited_and_gone,
+                                             void *arg),
+                      void *arg)
+{
+	char dirs[2][256];
+	int n = 0;
+	const char *env = getenv(TMH_DIR_ENV);
+	if (env && *env)
+		snprintf(dirs[n++], sizeof(dirs[0]), "%s", env);
+	tm_heap_region_dir_default(dirs[n], sizeof(dirs[0]), geteuid());
+	n += n == 0 || strcmp(dirs[0], dirs[1]) != 0;
+	for (int i = 0; i < n; i++) {
+		int dir = tm_heap_region_dir_open(dirs[i], geteuid());
+		if (dir >= 0)
+			each_kept_in(rd, dir, skip_listed, fn, arg);
+	}
 }
 
 /* A kept region of a process never listed (it lived between two samples):

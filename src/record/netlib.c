@@ -36,6 +36,7 @@ int tm_net_load(struct tm_net *n)
 	    sym(n, "tm_prom_server_start", &n->prom_start) ||
 	    sym(n, "tm_prom_server_update", &n->prom_update) ||
 	    sym(n, "tm_prom_server_stop", &n->prom_stop) ||
+	    sym(n, "tm_prom_server_progress", &n->prom_progress) ||
 	    sym(n, "tm_prom_server_update_scraped", &n->prom_scraped) ||
 	    sym(n, "tm_net_cmd_serve", &n->cmd_serve) ||
 	    sym(n, "tm_scraper_start", &n->scraper_start) ||

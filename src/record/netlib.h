@@ -49,6 +49,7 @@ struct tm_net {
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_scraped)(struct tm_prom_server *srv, const char *const *names,
 	                     const char *const *kinds, const double *values, size_t n);
+	void (*prom_progress)(struct tm_prom_server *srv, int64_t t_mono_usec, double value);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
 	/* record --scrape (serve/scrape.h) */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "base/error.h"
 #include "base/util.h"
-#include "record/pushthread.h"
 #include "record/netlib.h"
 #include "record/pushthread.h"
 #include "store/store.h"
@@ -249,6 +249,12 @@ int tm_push_thread_start(const char *url, const char *token_file, const char *st
 		release(bp);
 		return -1;
 	}
+	/* once a pusher (a record, a bench), not at each run it sends */
+	struct stat sb;
+	if (stat(token_file, &sb) == 0 && (sb.st_mode & 0044))
+		tm_warn("token file '%s' is readable by others (chmod 600 it; serve token add "
+		        "--token-file writes it so)",
+		        token_file);
 	/* every signal stays the bench's (its recorder reads them from a signalfd) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -25,7 +25,8 @@ enum tm_push_kind {
 };
 
 /* Starts pushing to URL with the write token in TOKEN_FILE, reading the
- * store at STORE_PATH.  0 with *OUT set, or -1 after tm_error (the network
+ * store at STORE_PATH; warns once, here, when TOKEN_FILE is readable by
+ * group or others (not at each run it sends).  0 with *OUT set, or -1 after tm_error (the network
  * library or the thread could not start).  Signals stay blocked in the
  * thread: they remain the caller's. */
 int tm_push_thread_start(const char *url, const char *token_file, const char *store_path,

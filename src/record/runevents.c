@@ -176,6 +176,8 @@ void tm_rec_progress_at(struct rec *r, double v, int64_t wall_usec, int64_t mono
 	if (!r->store_failed)
 		tm_rec_store(r, tm_store_add_progress(r->st, r->run_id, wall_usec, mono_usec, v),
 		             "progress");
+	if (r->prom)
+		r->net.prom_progress(r->prom, mono_usec, v);
 	r->has_progress = true;
 	r->progress = v;
 	r->progress_points++;

@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/cgroup.h"
+#include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "record/options.h"
 #include "record/rec.h"
@@ -356,14 +357,23 @@ char **tm_rec_child_environment(struct rec *r)
 {
 	/* KEEP: the shim leaves its region behind at exit, so the last sample
 	 * still has the final counters; the reader removes it afterwards */
-	char mark_var[300], keep[64], gc_var[512];
-	char *set[4] = {mark_var, r->o->heap ? keep : NULL, NULL, NULL};
+	char mark_var[300], keep[64], gc_var[512], dir_var[300], dir[256];
+	char *set[5] = {mark_var, NULL, NULL, NULL, NULL};
 	char shim[512];
+	int nset = 1;
 
 	snprintf(mark_var, sizeof(mark_var), "TIDEMARK_MARK=%s", r->marks.path);
 	/* our tag: the reader finds the regions of processes that lived
 	 * between two samples */
 	snprintf(keep, sizeof(keep), "TIDEMARK_HEAP_KEEP=%" PRIu64, tm_heap_keep_tag());
+	if (r->o->heap) {
+		/* the regions' directory: ours, 0700, where no one else can plant one */
+		if (tm_heap_region_dir_prepare(dir, sizeof(dir)) < 0)
+			return NULL;
+		snprintf(dir_var, sizeof(dir_var), "%s=%s", TMH_DIR_ENV, dir);
+		set[nset++] = keep;
+		set[nset++] = dir_var;
+	}
 	tm_jvmlog_setup(&r->jlog, r->o->envp, r->o->argv);
 	r->gc.rt = (enum tm_runtime)r->o->runtime;
 	int own = r->gc.rt == TM_RUNTIME_GHC
@@ -384,7 +394,7 @@ char **tm_rec_child_environment(struct rec *r)
 		return NULL;
 	}
 	if (env_rc == 0)
-		set[set[1] ? 2 : 1] = gc_var;
+		set[nset++] = gc_var;
 	if (r->o->heap && tm_heap_shim_path(shim, sizeof(shim), r->o->heap_sites))
 		return NULL;
 	return tm_env_build(r->o->envp, set, r->o->heap ? shim : NULL);

@@ -96,10 +96,18 @@ json_t *tm_run_json(const struct tm_run_info *ri, enum tm_run_json_form form)
 	return o;
 }
 
+/* The later of SEEN and T, unless T is dated in the future (after NOW
+ * plus the slack): such a time says nothing of when the run was seen. */
+static int64_t seen_at(int64_t seen, int64_t t, int64_t now_wall_usec)
+{
+	return t > seen && t <= now_wall_usec + TM_FUTURE_SLACK_USEC ? t : seen;
+}
+
 enum tm_run_state tm_run_state(const struct tm_run_info *ri, int64_t now_wall_usec)
 {
-	int64_t seen = ri->last_sample_wall_usec > ri->started_wall_usec ? ri->last_sample_wall_usec
-	                                                                 : ri->started_wall_usec;
+	int64_t seen = seen_at(0, ri->started_wall_usec, now_wall_usec);
+	seen = seen_at(seen, ri->last_sample_wall_usec, now_wall_usec);
+	seen = seen_at(seen, ri->seen_wall_usec, now_wall_usec);
 	int64_t grace = TM_STALE_INTERVALS * ri->interval_usec;
 
 	if (ri->ended_wall_usec)

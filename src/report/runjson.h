@@ -57,7 +57,10 @@ json_t *tm_json_str(const char *s);
 
 /* Whether a run is still being recorded.  A run that has no end and no
  * sample for TM_STALE_INTERVALS intervals (at least TM_STALE_MIN_USEC) is
- * stale: its recorder died or can no longer reach the store or server. */
+ * stale: its recorder died or can no longer reach the store or server.
+ * When it was last seen is the latest of its start, last sample and
+ * seen_wall_usec that is not dated in the future (TM_FUTURE_SLACK_USEC past
+ * NOW_WALL_USEC): a sample or start dated 2099 never makes a run live. */
 enum tm_run_state { TM_RUN_LIVE, TM_RUN_STALE, TM_RUN_ENDED };
 #define TM_STALE_INTERVALS 5
 #define TM_STALE_MIN_USEC  30000000LL

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "serve/guard.h"
 #include "serve/promexport.h"
 #include "serve/promfmt.h"
@@ -42,6 +43,7 @@ struct tm_prom_server {
 	size_t nscraped;
 	struct tm_prom_scraped scraped[SCRAPED_MAX];
 	char text[SCRAPED_MAX][TM_SCRAPED_TEXT];
+	struct tm_prom_progress progress; /* by the recorder's monotonic clock */
 };
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, char *text,
@@ -75,8 +77,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return answer(c, 404, not_found, MHD_RESPMEM_PERSISTENT, "text/plain");
 	pthread_mutex_lock(&srv->lock);
-	t = (struct tm_prom_target){srv->machine, srv->run, srv->cgroup,  &srv->s,
-	                            true,         "live",   srv->scraped, srv->nscraped};
+	t = (struct tm_prom_target){
+	    srv->machine, srv->run,     srv->cgroup,   &srv->s,        true,
+	    "live",       srv->scraped, srv->nscraped, &srv->progress, tm_now_mono_usec()};
 	text = tm_prom_format(&t, srv->have ? 1 : 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (!text)
@@ -157,6 +160,13 @@ void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s
 	pthread_mutex_lock(&srv->lock);
 	srv->s = *s;
 	srv->have = true;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+void tm_prom_server_progress(struct tm_prom_server *srv, int64_t t_mono_usec, double value)
+{
+	pthread_mutex_lock(&srv->lock);
+	tm_prom_progress_add(&srv->progress, t_mono_usec, value);
 	pthread_mutex_unlock(&srv->lock);
 }
 

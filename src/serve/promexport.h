@@ -2,6 +2,8 @@
 #ifndef TM_PROMEXPORT_H
 #define TM_PROMEXPORT_H
 
+#include <stdint.h>
+
 #include "base/sample.h"
 
 struct tm_prom_server;
@@ -12,6 +14,10 @@ int tm_prom_server_start(const char *addr, const char *machine, const char *run_
                          const char *cgroup, struct tm_prom_server **out);
 /* Publishes a new sample (copied; thread-safe against the server thread). */
 void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s);
+/* Publishes a progress point of the service's (--progress): VALUE at
+ * T_MONO_USEC, exported with its rate over the last minute
+ * (tidemark_progress_units, tidemark_progress_units_per_second). */
+void tm_prom_server_progress(struct tm_prom_server *srv, int64_t t_mono_usec, double value);
 /* Publishes what --scrape read at that sample: N series (NAMES, KINDS and
  * VALUES copied; at most 512; N 0 when none was read), exported beside it
  * as tidemark_scraped (serve/promfmt.h). */

@@ -402,6 +402,93 @@ static void put_scraped(struct buf *b, const struct tm_prom_target *t, size_t n)
 		}
 }
 
+void tm_prom_progress_add(struct tm_prom_progress *p, int64_t t_usec, double value)
+{
+	if (!isfinite(value))
+		return;
+	if (p->n && t_usec <= p->t_usec[p->head])
+		return;
+	size_t prev = (p->head + TM_PROM_PROGRESS_POINTS - 1) % TM_PROM_PROGRESS_POINTS;
+	if (p->n >= 2 && t_usec - p->t_usec[prev] < 1000000) {
+		/* within a second of the point before the newest: the newest moves */
+		p->t_usec[p->head] = t_usec;
+		p->v[p->head] = value;
+		return;
+	}
+	p->head = p->n ? (p->head + 1) % TM_PROM_PROGRESS_POINTS : 0;
+	p->t_usec[p->head] = t_usec;
+	p->v[p->head] = value;
+	if (p->n < TM_PROM_PROGRESS_POINTS)
+		p->n++;
+}
+
+/* The index of P's last point at or before T, or -1 (all are later). */
+static long progress_at(const struct tm_prom_progress *p, int64_t t)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		size_t i = (p->head + TM_PROM_PROGRESS_POINTS - k) % TM_PROM_PROGRESS_POINTS;
+		if (p->t_usec[i] <= t)
+			return (long)i;
+	}
+	return -1;
+}
+
+int tm_prom_progress_rate(const struct tm_prom_progress *p, int64_t now_usec, double *rate)
+{
+	if (!p->n)
+		return -1;
+	size_t first = (p->head + TM_PROM_PROGRESS_POINTS - (p->n - 1)) % TM_PROM_PROGRESS_POINTS;
+	long end = progress_at(p, now_usec);
+	int64_t from = now_usec - TM_PROM_PROGRESS_WINDOW_USEC;
+	long start = progress_at(p, from);
+	if (end < 0)
+		return -1;
+	if (start < 0) { /* younger than the window: since the first point */
+		start = (long)first;
+		from = p->t_usec[first];
+	}
+	if (now_usec <= from)
+		return -1;
+	*rate = (p->v[end] - p->v[start]) / ((double)(now_usec - from) / 1e6);
+	return 0;
+}
+
+const struct tm_prom_family tm_prom_extra_families[] = {
+    {"tidemark_progress_units", "gauge",
+     "The service's own units of work (record --progress), the last value its output gave."},
+    {"tidemark_progress_units_per_second", "gauge",
+     "The service's own units of work a second over the last minute (since its first "
+     "progress line when that is younger), from its output's values (record --progress)."},
+    {NULL, NULL, NULL},
+};
+
+/* The progress families of the current targets that have progress. */
+static void put_progress(struct buf *b, const struct tm_prom_target *t, size_t n)
+{
+	for (int f = 0; tm_prom_extra_families[f].name; f++) {
+		const struct tm_prom_family *fam = &tm_prom_extra_families[f];
+		bool header = false;
+		for (size_t i = 0; i < n; i++) {
+			const struct tm_prom_progress *p = t[i].progress;
+			double v;
+			if (!t[i].current || !p || !p->n)
+				continue;
+			if (f == 0)
+				v = p->v[p->head];
+			else if (tm_prom_progress_rate(p, t[i].progress_now_usec, &v) < 0)
+				continue;
+			if (!header) {
+				put(b, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help,
+				    fam->name, fam->type);
+				header = true;
+			}
+			put(b, "%s", fam->name);
+			put_labels(b, &t[i], "");
+			put(b, " %.17g\n", v);
+		}
+	}
+}
+
 char *tm_prom_format(const struct tm_prom_target *t, size_t n)
 {
 	struct buf b = {0};
@@ -430,6 +517,7 @@ char *tm_prom_format(const struct tm_prom_target *t, size_t n)
 		snprintf(done[ndone++], sizeof(done[0]), "%s", name);
 		put_family(&b, name, t, n);
 	}
+	put_progress(&b, t, n);
 	put_scraped(&b, t, n);
 	put(&b, "%s", "");
 	if (b.oom) {

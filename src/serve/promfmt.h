@@ -25,6 +25,38 @@ struct tm_prom_scraped {
 	double value;     /* finite */
 };
 
+/*
+ * The service's own progress (--progress): the values its output gave, the
+ * last TM_PROM_PROGRESS_POINTS of them, each kept a second or more after the
+ * one before (the newest is replaced by a later one until a second has
+ * passed): 64 always reach back further than a minute, for the rate.  Times
+ * in one clock of the caller's (the recorder's monotonic, the server's
+ * wall time), in µs.
+ */
+#define TM_PROM_PROGRESS_POINTS      64
+#define TM_PROM_PROGRESS_WINDOW_USEC (60 * 1000000LL)
+struct tm_prom_progress {
+	size_t n, head; /* head: the newest point's index */
+	int64_t t_usec[TM_PROM_PROGRESS_POINTS];
+	double v[TM_PROM_PROGRESS_POINTS];
+};
+/* Adds the point (T_USEC, VALUE); a point not after the newest one, or not
+ * finite, is ignored. */
+void tm_prom_progress_add(struct tm_prom_progress *p, int64_t t_usec, double value);
+/* The progress's rate at NOW_USEC in units a second: its value at NOW minus
+ * its value a minute before (each the last point at or before that time),
+ * over that minute; over the time since the first point when it is younger
+ * than a minute.  0 and *RATE, or -1 (no points, or no time since the
+ * first one). */
+int tm_prom_progress_rate(const struct tm_prom_progress *p, int64_t now_usec, double *rate);
+
+/* A family that is no metric of the registry's samples, and its HELP: the
+ * progress ones.  NULL-terminated; test_promhelp walks it too. */
+struct tm_prom_family {
+	const char *name, *type, *help;
+};
+extern const struct tm_prom_family tm_prom_extra_families[];
+
 struct tm_prom_target {
 	const char *machine, *run, *cgroup; /* label values; NULL is "" */
 	const struct tm_sample *s;
@@ -32,6 +64,8 @@ struct tm_prom_target {
 	const char *state;                     /* "live", "ended", "stale" (NULL: live) */
 	const struct tm_prom_scraped *scraped; /* NSCRAPED of them (may be NULL) */
 	size_t nscraped;
+	const struct tm_prom_progress *progress; /* NULL or no points: none */
+	int64_t progress_now_usec;               /* "now" in the progress's clock */
 };
 
 /* The exposition for N targets, malloc'd, NUL-terminated; NULL on OOM. */

@@ -64,7 +64,6 @@ static int read_token(const char *path, char *out)
 {
 	size_t len;
 	char *text = tm_read_file(path, &len);
-	struct stat sb;
 
 	if (!text)
 		return tm_error("cannot read token file '%s'", path);
@@ -76,9 +75,7 @@ static int read_token(const char *path, char *out)
 	}
 	snprintf(out, 32 + TM_TOKEN_LEN, "Authorization: Bearer %s", text);
 	free(text);
-	if (stat(path, &sb) == 0 && (sb.st_mode & 0044))
-		tm_warn("token file '%s' is readable by others", path);
-	return 0;
+	return 0; /* its mode: said once by the push thread's start */
 }
 
 static char *push_url(const char *url)
@@ -629,7 +626,10 @@ int tm_push_runs(struct tm_store *st, const char *url, const char *token_file, c
                  int n, int *sent, int *failed)
 {
 	struct push_runs c = {url, token_file, st, failed, sent};
+	struct stat sb;
 
+	if (stat(token_file, &sb) == 0 && (sb.st_mode & 0044)) /* once, not once a run */
+		tm_warn("token file '%s' is readable by others (chmod 600 it)", token_file);
 	if (n == 0)
 		return tm_store_each_run(st, 0, push_run_cb, &c) < 0 ? -1 : 0;
 	for (int i = 0; i < n; i++)

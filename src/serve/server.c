@@ -54,9 +54,10 @@ static void copy_text(char *dst, size_t size, const char *src)
 struct latest {
 	char machine[TM_NAME_MAX + 1], run[65], cgroup[CGROUP_MAX + 1];
 	struct tm_sample s;
-	bool ended;                     /* the run has its end: its values are history */
-	int64_t interval_usec;          /* for telling a stale run */
-	struct latest_scraped *scraped; /* malloc'd when a batch first had some */
+	bool ended;                       /* the run has its end: its values are history */
+	int64_t interval_usec;            /* for telling a stale run */
+	struct latest_scraped *scraped;   /* malloc'd when a batch first had some */
+	struct tm_prom_progress progress; /* the run's progress, by wall time */
 };
 
 /* The scraped values of the batch's last sample (none: none now). */
@@ -229,14 +230,12 @@ static int64_t rate_wait(struct server *sv, const char *machine, const struct tm
 
 /* ---- push ---- */
 
-/* How far ahead of the server's clock a sample may be dated and still be
- * taken as a machine's latest: a clock a little fast, not a sample dated
- * 2099 that would hold /metrics on its run for ever. */
-#define FUTURE_SLACK_USEC (300 * 1000000LL)
-
+/* Dated further ahead of the server's clock than a clock a little fast
+ * (TM_FUTURE_SLACK_USEC): never taken as a machine's latest, or a sample
+ * dated 2099 would hold /metrics on its run for ever. */
 static bool future_dated(const struct tm_sample *s)
 {
-	return s->t_wall_usec > tm_now_wall_usec() + FUTURE_SLACK_USEC;
+	return s->t_wall_usec > tm_now_wall_usec() + TM_FUTURE_SLACK_USEC;
 }
 
 /* The batch's last sample as MACHINE's latest, unless the latest is newer
@@ -261,12 +260,30 @@ static void remember_latest(struct server *sv, const char *machine, const struct
 	} else if (l->s.t_wall_usec > s->t_wall_usec && !future_dated(&l->s)) {
 		return; /* a backfill of something older */
 	}
+	if (strcmp(l->run, b->meta.uuid ? b->meta.uuid : ""))
+		l->progress = (struct tm_prom_progress){0}; /* another run's */
 	copy_text(l->run, sizeof(l->run), b->meta.uuid);
 	copy_text(l->cgroup, sizeof(l->cgroup), b->meta.cgroup_path);
 	l->s = *s;
 	l->ended = b->has_end;
 	l->interval_usec = b->meta.interval_usec;
 	remember_scraped(l, b);
+}
+
+/* The batch's progress points into MACHINE's latest, when the batch is of
+ * its run (points dated in the future are left out: no rate from them). */
+static void remember_progress(struct server *sv, const char *machine, const struct tm_batch *b)
+{
+	for (int i = 0; i < sv->nlatest; i++) {
+		struct latest *l = &sv->latest[i];
+		if (strcmp(l->machine, machine) || strcmp(l->run, b->meta.uuid ? b->meta.uuid : ""))
+			continue;
+		int64_t limit = tm_now_wall_usec() + TM_FUTURE_SLACK_USEC;
+		for (size_t k = 0; k < b->n_progress; k++)
+			if (b->progress[k].t_wall_usec <= limit)
+				tm_prom_progress_add(&l->progress, b->progress[k].t_wall_usec,
+				                     b->progress[k].value);
+	}
 }
 
 /* An end that came without samples: the machine's latest run, if it is
@@ -322,6 +339,8 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		remember_latest(sv, r->machine, &b);
 	else if (rc == 0 && b.has_end)
 		remember_end(sv, r->machine, b.meta.uuid);
+	if (rc == 0 && b.n_progress)
+		remember_progress(sv, r->machine, &b);
 	if (rc == 0 || rc == 409) {
 		char *s = tm_push_ack_json(&ack, b.meta.uuid);
 		json_t *doc = s ? json_loads(s, 0, NULL) : NULL;
@@ -457,7 +476,9 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 		                               state == TM_RUN_LIVE,
 		                               tm_run_state_name(state),
 		                               l->scraped ? l->scraped->v : NULL,
-		                               l->scraped ? l->scraped->n : 0};
+		                               l->scraped ? l->scraped->n : 0,
+		                               &l->progress,
+		                               tm_now_wall_usec()};
 	}
 	text = tm_prom_format(t, (size_t)sv->nlatest);
 	if (!text)

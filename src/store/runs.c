@@ -120,12 +120,20 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
 	return rc;
 }
 
+#define TM_STR_(x) #x
+#define TM_STR(x)  TM_STR_(x)
+#define SEEN_SCAN  TM_STR(TM_SEEN_SCAN_SAMPLES)
+#define SLACK_SEC  TM_STR(TM_FUTURE_SLACK_SEC)
+
 #define RUN_COLUMNS                                                                                \
 	"r.id, uuid, machine, kernel, cgroup_mode, target, cgroup_path, command_json,"             \
 	" env_json, limits_json, allocator, interval_usec, started_wall_usec,"                     \
 	" started_mono_usec, ended_wall_usec, outcome, reason, arm, exit_code, term_signal,"       \
 	" bench_id, bench_seq, (SELECT max(seq) + 1 FROM samples WHERE run_id = r.id),"            \
-	" (SELECT t_wall_usec FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1)"
+	" (SELECT t_wall_usec FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1),"        \
+	" (SELECT max(t_wall_usec) FROM (SELECT t_wall_usec FROM samples WHERE run_id = r.id"      \
+	"  ORDER BY seq DESC LIMIT " SEEN_SCAN ") WHERE t_wall_usec <="                            \
+	"  (CAST(strftime('%s', 'now') AS INTEGER) + " SLACK_SEC ") * 1000000)"
 
 static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)
 {
@@ -154,6 +162,7 @@ static void read_run_row(sqlite3_stmt *s, struct tm_run_info *ri)
 	ri->bench_seq = sqlite3_column_int64(s, 21);
 	ri->sample_count = sqlite3_column_int64(s, 22);
 	ri->last_sample_wall_usec = sqlite3_column_int64(s, 23); /* NULL reads as 0 */
+	ri->seen_wall_usec = sqlite3_column_int64(s, 24);
 }
 
 void tm_run_info_release(struct tm_run_info *ri)

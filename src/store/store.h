@@ -80,7 +80,21 @@ struct tm_run_info {
 	int64_t bench_id, bench_seq;
 	int64_t sample_count;          /* samples recorded: the last seq + 1 (pruned ones count) */
 	int64_t last_sample_wall_usec; /* the newest sample's wall time; 0 when none */
+	/* the newest wall time, among the last TM_SEEN_SCAN_SAMPLES samples,
+	 * that is not in the future (after now + TM_FUTURE_SLACK_SEC when it
+	 * was read): what says the run was seen lately; 0 when none */
+	int64_t seen_wall_usec;
 };
+
+/* A wall time this far past the reader's clock is dated in the future: it
+ * may be stored, never decide what is latest or live (issue 20: one
+ * sample dated 2099 once held a run "live" for ever). */
+#define TM_FUTURE_SLACK_SEC  300
+#define TM_FUTURE_SLACK_USEC (TM_FUTURE_SLACK_SEC * 1000000LL)
+/* How many of a run's newest samples tm_run_info's seen_wall_usec looks
+ * through (a run that pushed more samples dated in the future than this
+ * shows none: bounded cost, whatever a peer sends). */
+#define TM_SEEN_SCAN_SAMPLES 1000
 
 /* Adds a run (in the current batch); its id in *RUN_ID.  0 or -1. */
 int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t *run_id);

@@ -501,7 +501,7 @@ sleep 0.5
 stop_sites
 wait $EV
 rc=$?
-rm -f "/dev/shm/tidemark-heap.$SITES_PID" # kept by TIDEMARK_HEAP_KEEP
+rm -f "/dev/shm/tidemark-heap-$(id -u)/$SITES_PID" # kept by TIDEMARK_HEAP_KEEP
 n=$(ls "$T"/ev.*.pb.gz 2>/dev/null | wc -l)
 if [ $rc -eq 0 ] && [ "$n" -ge 2 ] && "$TM" heap top "$(ls "$T"/ev.*.pb.gz | sort -t. -k2 -n | tail -1)" >/dev/null; then
 	ok "heap_profile_every ($n profiles)"

@@ -103,7 +103,7 @@ if [ -f "$SHIM" ]; then
 	env LD_PRELOAD="$SHIM" TIDEMARK_HEAP_KEEP=1 TIDEMARK_HEAP_SAMPLE=1.5M sh -c 'echo $$ >"$0"' "$T/pid"
 	pid=$(cat "$T/pid")
 	out=$("$TM" heap stats "$pid" --json 2>&1)
-	rm -f "/dev/shm/tidemark-heap.$pid"
+	rm -f "/dev/shm/tidemark-heap-$(id -u)/$pid"
 	echo "$out" | grep -q '"sample_mean_bytes":1572864' &&
 		ok "TIDEMARK_HEAP_SAMPLE=1.5M: the shim samples every 1572864 bytes" ||
 		fail "TIDEMARK_HEAP_SAMPLE=1.5M: the shim samples every 1572864 bytes" "$out"

@@ -5,9 +5,11 @@
 #   it as \012) and puts a FIFO, or a symbolic link to one, at the literal
 #   path: `record -p PID` keeps sampling, reads the real file, and ends on
 #   SIGTERM;
-# - a heap region planted in /dev/shm by another user, for a running
-#   process or for a dead pid carrying the recorder's keep tag, is refused:
-#   no forged peak in `heap stats` or in a recording;
+# - heap regions live in a 0700 directory of their user's: names another
+#   user squats in /dev/shm cost a victim that is not root nothing, a
+#   region planted for a running process or for a dead pid carrying the
+#   recorder's keep tag is never read (no forged peak in `heap stats` or in
+#   a recording), and a squatted directory is refused with the reason;
 # - a /tmp/tidemark-UID squatted by another user is refused for marks.
 . "$(dirname "$0")/../lib.sh"
 NOBODY=65534
@@ -93,24 +95,77 @@ print(rows[-1]["jvm_heap_used_bytes"] if rows else "")' "$T/jvm-$kind.csv" 2>/de
 	kill "$apid"
 done
 
-# ---- forged heap regions ----------------------------------------------------
+# ---- heap regions: squatted names and forged regions --------------------
+# Regions live in a directory of their user's, mode 0700
+# (/dev/shm/tidemark-heap-UID): another user can plant names in /dev/shm
+# itself, not in it.  On the old layout (/dev/shm/tidemark-heap.PID) the
+# squatter's names made a victim that is not root count privately (it could
+# neither replace nor unlink them in the sticky /dev/shm): no heap figures.
 FORGED=1099511627776 # 1 TiB: "heap live peak 1048576.0 MiB"
+SHIM=$TM_BUILD/libtidemark-heap.so
+# plant_all PID [KEEP_TAG STATE]: the squatter plants a forged region for PID
+# everywhere it may: the old name in /dev/shm and inside each user's
+# directory (refused by the kernel when the directory is not its own);
+# prints where it could
+plant_all()
+{
+	for f in /dev/shm/tidemark-heap.$1 /dev/shm/tidemark-heap-0/$1 /dev/shm/tidemark-heap-$NOBODY/$1; do
+		as_user $SQUATTER "$P/heap_forge" "$f" "$1" $FORGED ${2:-} ${3:-} 2>/dev/null && echo "$f"
+	done
+}
+unplant() { for f in $1; do [ "$(stat -c %u "$f" 2>/dev/null)" = $SQUATTER ] && rm -f "$f"; done; }
+
+# a victim that is not root, started with the shim once its pid's names are
+# squatted: it still gets its region, and `heap stats` reads the real one
+mkfifo "$A/go"
+chown $NOBODY "$A/go"
+as_user $NOBODY sh -c 'echo $$ >"$1"; read x <"$2"; exec env LD_PRELOAD="$3" sleep 4' sh "$A/victim.pid" "$A/go" "$SHIM" &
+vsh=$!
+i=0
+while [ ! -s "$A/victim.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+victim=$(cat "$A/victim.pid")
+planted=$(plant_all "$victim")
+echo go >"$A/go"
+sleep 0.5
+out=$("$TM" heap stats "$victim" 2>&1)
+rc=$?
+uout=$(as_user $NOBODY "$TM" heap stats "$victim" 2>&1)
+urc=$?
+name="heap_region_squatted_names: a victim that is not root keeps its own region"
+if [ $rc = 0 ] && [ $urc = 0 ] && echo "$out" | grep -q "^pid $victim (running): live" &&
+	! echo "$out$uout" | grep -q 1048576 &&
+	[ "$(stat -c '%U %a' /dev/shm/tidemark-heap-$NOBODY 2>/dev/null)" = "nobody 700" ]; then
+	ok "$name (squatter planted: $(echo $planted); heap stats: $out)"
+else
+	fail "$name" "root: exit $rc: $out; nobody: exit $urc: $uout; planted: $planted; dir: $(ls -ld /dev/shm/tidemark-heap-$NOBODY 2>&1)"
+fi
+wait $vsh
+unplant "$planted"
+
+# a command root records that changes user (setpriv, runuser) cannot
+# write root's directory: its shim uses its own user's, where the recorder
+# finds it (/proc/PID's owner)
+"$TM" record -q -o "$T/ru.db" -i 100ms --no-cgroup --heap -- \
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sh -c 'sleep 1' >"$T/ru.out" 2>&1
+peak=$("$TM" report -o "$T/ru.db" --json 2>/dev/null | sed -n 's/.*"heap_peak_bytes": *\([0-9][0-9]*\).*/\1/p' | head -1)
+if [ -n "$peak" ] && [ "$peak" -gt 0 ] && ! grep -q "counting privately" "$T/ru.out"; then
+	ok "heap_region_user_changed: a recorded command that changes user keeps its region (heap peak $peak bytes)"
+else
+	fail "heap_region_user_changed: a recorded command that changes user keeps its region" "heap peak '$peak': $(cat "$T/ru.out")"
+fi
+
+# a region planted for a root process: heap stats says none, never its figures
 sleep 30 &
 victim=$!
-region=/dev/shm/tidemark-heap.$victim
-rm -f "$region"
-if as_user $NOBODY "$P/heap_forge" "$region" $victim $FORGED; then
-	out=$("$TM" heap stats $victim 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] && ! echo "$out" | grep -q 1048576; then
-		ok "heap stats refuses a region another user planted for a root process ($out)"
-	else
-		fail "heap stats refuses a region another user planted for a root process" "exit $rc: $out"
-	fi
+planted=$(plant_all $victim)
+out=$("$TM" heap stats $victim 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && ! echo "$out" | grep -q 1048576; then
+	ok "heap stats refuses a region another user planted for a root process ($out; planted: $(echo $planted))"
 else
-	fail "heap stats refuses a region another user planted" "heap_forge failed"
+	fail "heap stats refuses a region another user planted for a root process" "exit $rc: $out"
 fi
-rm -f "$region"
+unplant "$planted"
 kill $victim
 
 # a planted region of a dead pid with the recorder's keep tag (pid and
@@ -121,7 +176,6 @@ sleep 0.3
 start=$(sed 's/.*) //' "/proc/$rpid/stat" | cut -d' ' -f20)
 tag=$(((rpid << 32 | (start & 0xffffffff)) | 2))
 dead=$rpid
-planted=""
 i=0
 while [ $i -lt 400 ]; do # a pid that is free now
 	dead=$((dead + 7919))
@@ -129,20 +183,13 @@ while [ $i -lt 400 ]; do # a pid that is free now
 	kill -0 $dead 2>/dev/null || [ -e /dev/shm/tidemark-heap.$dead ] || break
 	i=$((i + 1))
 done
-as_user $NOBODY "$P/heap_forge" /dev/shm/tidemark-heap.$dead $dead $FORGED $tag 1 &&
-	planted="$planted $dead"
+planted=$(plant_all $dead "$tag" 1)
 next=$(($(cat /proc/sys/kernel/ns_last_pid) + 1))
 for pid in $(seq $next $((next + 20))); do
-	[ -e /dev/shm/tidemark-heap.$pid ] && continue
-	as_user $NOBODY "$P/heap_forge" /dev/shm/tidemark-heap.$pid $pid $FORGED 2>/dev/null &&
-		planted="$planted $pid"
+	planted="$planted $(plant_all $pid)"
 done
 wait $rpid
-# ours only: a process that got one of those pids may have replaced it
-for pid in $planted; do
-	f=/dev/shm/tidemark-heap.$pid
-	[ "$(stat -c %u "$f" 2>/dev/null)" = $NOBODY ] && rm -f "$f"
-done
+unplant "$planted"
 peak=$("$TM" report -o "$T/heap.db" --json 2>/dev/null | /usr/bin/python3 -c 'import json, sys
 def find(o):
     if isinstance(o, dict):
@@ -155,9 +202,9 @@ def find(o):
             yield from find(v)
 print(max(find(json.load(sys.stdin)), default=""))')
 if [ -n "$peak" ] && [ "${peak%.*}" -lt $FORGED ]; then
-	ok "record --heap takes no forged region (planted for$planted; heap peak $peak bytes)"
+	ok "record --heap takes no forged region (planted $(echo $planted | wc -w) files outside its directory; heap peak $peak bytes)"
 else
-	fail "record --heap takes no forged region" "heap peak '$peak' (forged $FORGED)"
+	fail "record --heap takes no forged region" "heap peak '$peak' (forged $FORGED): $(cat "$T/heap.out")"
 fi
 
 # ---- marks through a squatted /tmp/tidemark-UID ----------------------------
@@ -177,4 +224,31 @@ else
 	fi
 	rm -rf "$squat"
 fi
+# a squatted directory: another user's, or writable by others, or a link;
+# `record --heap` says so and runs nothing rather than count nowhere
+sq=/dev/shm/tidemark-heap-$NOBODY
+if [ -z "$(ls -A "$sq" 2>/dev/null)" ]; then
+	for kind in squatter-owned nobody-0777 link; do
+		rm -rf "$sq"
+		case $kind in
+		squatter-owned) as_user $SQUATTER mkdir -m 0700 "$sq" ;;
+		nobody-0777) as_user $NOBODY mkdir -m 0777 "$sq" && chmod 0777 "$sq" ;;
+		link) as_user $SQUATTER mkdir -m 0700 "$A/elsewhere" 2>/dev/null; as_user $SQUATTER ln -s "$A/elsewhere" "$sq" ;;
+		esac
+		out=$(cd "$A" && as_user $NOBODY "$TM" record -q -o "$A/sq-$kind.db" -i 100ms --no-cgroup --heap -- sh -c 'echo ran' 2>&1)
+		rc=$?
+		name="heap_region_dir_squatted ($kind): record --heap refuses it and says why"
+		if [ $rc -ne 0 ] && echo "$out" | grep -q "heap region directory '$sq' is refused" &&
+			! echo "$out" | grep -q '^ran$'; then
+			ok "$name ($out)"
+		else
+			fail "$name" "exit $rc: $out"
+		fi
+		rm -rf "$sq"
+	done
+	rm -rf /tmp/tidemark-$NOBODY # its marks directory, made by these records
+else
+	skip heap_region_dir_squatted "$sq holds regions of running processes"
+fi
+
 finish

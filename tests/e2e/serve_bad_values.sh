@@ -3,7 +3,9 @@
 # than any fixed buffer (once cut at 255 bytes, inside a UTF-8 character,
 # which made the whole page invalid for every machine) stays whole and
 # valid; a sample dated 2099 is stored but never decides which run is a
-# machine's latest (it once held /metrics on the old run, "live").
+# machine's latest (it once held /metrics on the old run, "live"), nor
+# makes a run "live" in `tidemark runs` or the API's run list (it once did,
+# for ever).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/serve.d/lib.sh"
 trap 'stop_server; rm -rf "$T"' EXIT
@@ -71,4 +73,34 @@ latest && ok "and after a restart" || fail "the new run is the latest after a re
 valid_page "after a restart"
 [ "$(q "$S" "select count(*) from samples where t_wall_usec = 4070908800000000")" = 1 ] &&
 	ok "the sample dated 2099 is stored" || fail "the sample dated 2099 is stored"
+
+# ---- a run whose newest sample is dated 2099: live nowhere ----
+# samples an hour old, then one dated 2099 (seq 1): the run was last seen
+# an hour ago, so it is stale, as f-old (started and sampled in 2099) is;
+# f-now (sampled now) is live
+now=$(($(date +%s) * 1000000))
+hour_ago=$((now - 3600000000))
+printf '{"v":1,"run":{"uuid":"f-hour","interval_usec":1000000,"started_wall_usec":%s},"samples":[{"seq":0,"t_wall_usec":%s,"values":{"cg_anon_bytes":4096}},{"seq":1,"t_wall_usec":4070908800000000,"values":{"cg_anon_bytes":4096}}]}' \
+	"$hour_ago" "$hour_ago" >"$T/push.json"
+a=$(http POST /api/v1/push -H "Authorization: Bearer $(cat "$T/fut.tok")" --data-binary @"$T/push.json")
+b=$(push fut f-now "$now")
+[ "$a$b" = 200200 ] && ok "a run of samples an hour old, the last dated 2099, and one of now pushed" ||
+	fail "f-hour and f-now pushed" "HTTP $a, $b: $(cat "$T/body")"
+http GET "/api/v1/runs?machine=fut" >/dev/null
+states=$(python3 -c 'import json, sys
+print(" ".join("%s=%s" % (r["uuid"], r["state"]) for r in sorted(json.load(open(sys.argv[1])), key=lambda r: r["uuid"]) if r["uuid"] != "f-new"))' "$T/body" 2>&1)
+[ "$states" = "f-hour=stale f-now=live f-old=stale" ] &&
+	ok "the API's run list: no run is live by a date in 2099 ($states)" ||
+	fail "the API's run list: no run is live by a date in 2099" "got '$states', want 'f-hour=stale f-now=live f-old=stale'"
+# `tidemark runs` on the server's store: the state column, by uuid's run id
+ids=$(q "$S" "select uuid || '=' || id from runs where machine = 'fut' and uuid != 'f-new' order by uuid" | tr '\n' ' ')
+"$TM" runs --db "$S" >"$T/runs.txt" 2>&1
+got=
+for pair in $ids; do
+	st=$(awk -v id="${pair#*=}" '$1 == id { for (i = 2; i <= NF; i++) if ($i ~ /^(live|stale|ended)$/) { print $i; exit } }' "$T/runs.txt")
+	got="$got${got:+ }${pair%%=*}=$st"
+done
+[ "$got" = "f-hour=stale f-now=live f-old=stale" ] &&
+	ok "tidemark runs: no run is live by a date in 2099 ($got)" ||
+	fail "tidemark runs: no run is live by a date in 2099" "got '$got', want 'f-hour=stale f-now=live f-old=stale': $(cat "$T/runs.txt")"
 finish

@@ -9,7 +9,9 @@
 #   their own (a DynamicUser= unit's is moved and chowned at every start);
 # - the token recipe in the server unit's comment runs as the server's user
 #   on the server's state directory and store;
-# - the recorder keeps raw samples for a bounded time (--keep).
+# - the recorder keeps raw samples for a bounded time (--keep);
+# - its options (--remote-write, --metrics-listen) may come from
+#   /etc/tidemark/record.conf or record@X.conf (TIDEMARK_RECORD_OPTS).
 # On a real systemd, tests/v2/unit.sh starts the recorder unit.
 . "$(dirname "$0")/../lib.sh"
 U=$TM_ROOT/dist/systemd
@@ -82,6 +84,18 @@ else
 		"recipe: $recipe; unit: User=$user StateDirectory=$ss --db $sdb"
 fi
 
+# options without a drop-in: /etc/tidemark/record.conf, then the instance's
+envs=$(grep '^EnvironmentFile=' "$REC" | tr '\n' ' ')
+if [ "$envs" = "EnvironmentFile=-/etc/tidemark/record.conf EnvironmentFile=-/etc/tidemark/record@node.conf " ] ||
+	[ "$envs" = "EnvironmentFile=-/etc/tidemark/record.conf EnvironmentFile=-/etc/tidemark/record@%i.conf " ]; then
+	if val "$REC" ExecStart | grep -q ' \$TIDEMARK_RECORD_OPTS$'; then
+		ok "the recorder unit takes options (--remote-write ...) from /etc/tidemark/record[@X].conf"
+	else
+		fail "the recorder unit's ExecStart ends with \$TIDEMARK_RECORD_OPTS" "$(val "$REC" ExecStart)"
+	fi
+else
+	fail "the recorder unit reads /etc/tidemark/record.conf and record@X.conf" "EnvironmentFile lines: $envs"
+fi
 keep=$(val "$REC" ExecStart | sed -n 's/.*--keep \([^ ]*\).*/\1/p')
 if echo "$keep" | grep -q 'raw=[0-9]'; then
 	ok "the recorder unit keeps raw samples for a bounded time (--keep $keep)"

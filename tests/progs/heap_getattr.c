@@ -49,8 +49,12 @@ static void *thread_main(void *arg)
  * its caller: the thread's stack bounds were found after all. */
 static int deep_leaf_stacks(void)
 {
-	char path[64];
-	snprintf(path, sizeof(path), TMH_PATH_FMT, (int)getpid());
+	char path[320];
+	const char *dir = getenv(TMH_DIR_ENV); /* as the shim chose it */
+	if (dir && *dir)
+		snprintf(path, sizeof(path), "%.256s/%d", dir, (int)getpid());
+	else
+		snprintf(path, sizeof(path), TMH_PATH_FMT, (unsigned)geteuid(), (int)getpid());
 	int fd = open(path, O_RDONLY), n = 0;
 	if (fd < 0)
 		return -1;

@@ -17,8 +17,12 @@ struct self_counters {
 /* 0 and the folded counters, or -1 when not running under the shim. */
 static inline int self_read(struct self_counters *c)
 {
-	char path[64];
-	snprintf(path, sizeof(path), TMH_PATH_FMT, (int)getpid());
+	char path[320];
+	const char *dir = getenv(TMH_DIR_ENV); /* as the shim chose it */
+	if (dir && *dir)
+		snprintf(path, sizeof(path), "%.256s/%d", dir, (int)getpid());
+	else
+		snprintf(path, sizeof(path), TMH_PATH_FMT, (unsigned)geteuid(), (int)getpid());
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;

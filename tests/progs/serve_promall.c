@@ -18,8 +18,9 @@ int main(void)
 	static const struct tm_prom_scraped sc[] = {
 	    {"app_held_bytes{kind=\"slabs\",zone=\"a\\b\"}", "gauge", 25165824},
 	    {"http_requests_total", "counter", 1027}};
-	struct tm_prom_target t[2] = {{"pi", "run-1", "/a", &s, true, "live", sc, 2},
-	                              {"vps", "run-2", "/b\"c", &s, true, "live", NULL, 0}};
+	struct tm_prom_target t[2] = {
+	    {"pi", "run-1", "/a", &s, true, "live", sc, 2, NULL, 0},
+	    {"vps", "run-2", "/b\"c", &s, true, "live", NULL, 0, NULL, 0}};
 	text = tm_prom_format(t, 2);
 	if (!text)
 		return 1;

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -208,6 +210,65 @@ static void test_no_region(void **state)
 	assert_int_equal(tm_heap_snapshot_take(getpid(), &s), -1);
 }
 
+/* A region directory is one only its owner (or root) may create names in:
+ * a link to one, or one that group or others may write, is refused
+ * (EPERM), and so is one of another user; a region file in a good one is
+ * taken only when it is a regular file of one region's size. */
+static void test_region_dir_checks(void **state)
+{
+	(void)state;
+	char base[] = "/tmp/tm-heapdir-XXXXXX", dir[64], link[64], buf[256];
+	assert_non_null(mkdtemp(base));
+	snprintf(dir, sizeof(dir), "%s/d", base);
+	snprintf(link, sizeof(link), "%s/l", base);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	int fd = tm_heap_region_dir_open(dir, geteuid());
+	assert_true(fd >= 0);
+	/* a file that is not one region's size, and a FIFO: refused, not waited on */
+	int f = openat(fd, "12345", O_CREAT | O_WRONLY, 0600);
+	assert_true(f >= 0);
+	close(f);
+	assert_int_equal(tm_heap_region_open_at(fd, 12345, O_RDONLY), -1);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(mkfifoat(fd, "12346", 0600), 0);
+	assert_int_equal(tm_heap_region_open_at(fd, 12346, O_RDONLY), -1);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(tm_heap_region_open_at(fd, 12347, O_RDONLY), -1);
+	assert_int_equal(errno, ENOENT);
+	close(fd);
+	assert_int_equal(tm_heap_region_dir_open(link, geteuid()), -1);
+	chmod(dir, 0777);
+	assert_int_equal(tm_heap_region_dir_open(dir, geteuid()), -1);
+	assert_int_equal(errno, EPERM);
+	chmod(dir, 0720);
+	assert_int_equal(tm_heap_region_dir_open(dir, geteuid()), -1);
+	assert_int_equal(errno, EPERM);
+	chmod(dir, 0700);
+	if (geteuid() != 0) { /* another user's: root's passes for anyone */
+		assert_int_equal(tm_heap_region_dir_open(dir, geteuid() + 1), -1);
+		assert_int_equal(errno, EPERM);
+	}
+	/* the directory the recorder passes: made 0700, a bad one refused with why */
+	setenv(TMH_DIR_ENV, dir, 1);
+	chmod(dir, 0777);
+	assert_int_equal(tm_heap_region_dir_prepare(buf, sizeof(buf)), -1);
+	chmod(dir, 0700);
+	assert_int_equal(tm_heap_region_dir_prepare(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, dir);
+	setenv(TMH_DIR_ENV, link, 1);
+	assert_int_equal(tm_heap_region_dir_prepare(buf, sizeof(buf)), -1);
+	unsetenv(TMH_DIR_ENV);
+	unlink(link);
+	char f1[80], f2[80];
+	snprintf(f1, sizeof(f1), "%s/12345", dir);
+	snprintf(f2, sizeof(f2), "%s/12346", dir);
+	unlink(f1);
+	unlink(f2);
+	rmdir(dir);
+	rmdir(base);
+}
+
 /* `tidemark heap`'s library calls return an error for a process without
  * the shim, and never exit; --every leaves the caller's flag alone. */
 static void test_cli_no_region(void **state)
@@ -259,10 +320,11 @@ static void test_cli_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_maps),    cmocka_unit_test(test_symbolize_self),
-	    cmocka_unit_test(test_reader_sample), cmocka_unit_test(test_profile_and_top),
-	    cmocka_unit_test(test_shim_path),     cmocka_unit_test(test_no_region),
-	    cmocka_unit_test(test_cli_no_region), cmocka_unit_test(test_cli_run),
+	    cmocka_unit_test(test_parse_maps),        cmocka_unit_test(test_symbolize_self),
+	    cmocka_unit_test(test_reader_sample),     cmocka_unit_test(test_profile_and_top),
+	    cmocka_unit_test(test_shim_path),         cmocka_unit_test(test_no_region),
+	    cmocka_unit_test(test_region_dir_checks), cmocka_unit_test(test_cli_no_region),
+	    cmocka_unit_test(test_cli_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

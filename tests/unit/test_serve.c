@@ -508,7 +508,8 @@ static void test_rate_table(void **state)
 static void test_prom_label_utf8(void **state)
 {
 	struct tm_sample s;
-	struct tm_prom_target t = {"pi", "u-1", "/a\xc3\xa9\xc3", &s, true, "live", NULL, 0};
+	struct tm_prom_target t = {"pi", "u-1", "/a\xc3\xa9\xc3", &s, true, "live", NULL, 0,
+	                           NULL, 0};
 	char *text;
 	(void)state;
 	tm_sample_clear(&s);
@@ -545,9 +546,9 @@ static void test_prom_format(void **state)
 	/* what record --scrape read: exported for a current run only */
 	static const struct tm_prom_scraped sc[] = {{"app{k=\"v\"}", "gauge", 2.5},
 	                                            {"nan", "gauge", NAN}};
-	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live", sc, 2},
-	                              {"vps", "r2", NULL, &s, true, "live", NULL, 0},
-	                              {"old", "r3", "/c", &s, false, "ended", sc, 1}};
+	struct tm_prom_target t[3] = {{"pi", "r\"1\n", "/a\\b", &s, true, "live", sc, 2, NULL, 0},
+	                              {"vps", "r2", NULL, &s, true, "live", NULL, 0, NULL, 0},
+	                              {"old", "r3", "/c", &s, false, "ended", sc, 1, NULL, 0}};
 	char *text = tm_prom_format(t, 3);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "# TYPE tidemark_scraped untyped\n"
@@ -606,6 +607,58 @@ static void test_prom_format(void **state)
 		assert_null(strstr(name, "_total_seconds"));
 		assert_null(strstr(name, "_total_total"));
 	}
+}
+
+/* Progress in /metrics: the last value, and the rate over the last minute
+ * (the value a minute before from the last point at or before it; since
+ * the first point when younger); one point a second kept, so 64 of them
+ * always reach a minute back; a service that stopped progressing has rate
+ * 0 a minute later; no series for a run that is not current. */
+static void test_prom_progress(void **state)
+{
+	(void)state;
+	const int64_t S = 1000000;
+	struct tm_prom_progress p = {0};
+	double r = -1;
+	assert_int_equal(tm_prom_progress_rate(&p, 10 * S, &r), -1);
+	tm_prom_progress_add(&p, 10 * S, 100);
+	assert_int_equal(tm_prom_progress_rate(&p, 10 * S, &r), -1); /* no time yet */
+	/* 5 units a second for 200 s, a point every 100 ms: kept one a second */
+	for (int64_t t = 10 * S + S / 10; t <= 210 * S; t += S / 10)
+		tm_prom_progress_add(&p, t, 100 + 5.0 * (double)(t - 10 * S) / S);
+	assert_int_equal((int)p.n, TM_PROM_PROGRESS_POINTS);
+	assert_true(p.t_usec[p.head] == 210 * S);
+	assert_int_equal(tm_prom_progress_rate(&p, 210 * S, &r), 0);
+	if (fabs(r - 5.0) > 0.1)
+		fail_msg("rate %.6f, want 5 (+-0.1)", r);
+	/* young: since the first point */
+	struct tm_prom_progress y = {0};
+	tm_prom_progress_add(&y, 0, 0);
+	tm_prom_progress_add(&y, 2 * S, 10);
+	assert_int_equal(tm_prom_progress_rate(&y, 4 * S, &r), 0);
+	assert_true(fabs(r - 2.5) < 1e-9);
+	/* stopped: a minute after its last point, rate 0 */
+	assert_int_equal(tm_prom_progress_rate(&p, 280 * S, &r), 0);
+	assert_true(r == 0);
+	tm_prom_progress_add(&p, 200 * S, 1e9); /* not after the newest: ignored */
+	tm_prom_progress_add(&p, 300 * S, NAN); /* not finite: ignored */
+	assert_true(p.v[p.head] == 1100);
+
+	struct tm_sample s;
+	tm_sample_clear(&s);
+	s.t_wall_usec = T0;
+	struct tm_prom_target t[2] = {
+	    {"pi", "r1", NULL, &s, true, "live", NULL, 0, &p, 210 * S},
+	    {"old", "r2", NULL, &s, false, "ended", NULL, 0, &p, 210 * S}};
+	char *text = tm_prom_format(t, 2);
+	assert_non_null(text);
+	if (!strstr(text, "# TYPE tidemark_progress_units gauge\n"
+	                  "tidemark_progress_units{machine=\"pi\"} 1100\n") ||
+	    !strstr(text, "tidemark_progress_units_per_second{machine=\"pi\"} 5") ||
+	    strstr(text, "tidemark_progress_units{machine=\"old\"}") ||
+	    !strstr(text, "# HELP tidemark_progress_units_per_second The service's"))
+		fail_msg("progress in /metrics: %s", text);
+	free(text);
 }
 
 static void test_series_buckets(void **state)
@@ -743,6 +796,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
 	    cmocka_unit_test(test_prom_format),
+	    cmocka_unit_test(test_prom_progress),
 	    cmocka_unit_test(test_rate_table),
 	    cmocka_unit_test(test_prom_label_utf8),
 	    cmocka_unit_test_setup_teardown(test_ingest_exactly_once, setup, teardown),

@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "assert_eq.h"
 
+#include "report/runjson.h"
 #include "store/store.h"
 #include "store_fixture.h"
 
@@ -300,6 +301,51 @@ static void test_runs_and_side_tables(void **state)
 	assert_eq(sum, 42.0);
 }
 
+/* A run whose newest sample (by seq) is dated 2099: that date never makes
+ * it live (issue 20).  Samples an hour old and then one dated 2099: stale,
+ * seen at the hour-old one; a sample a second old and then one dated 2099:
+ * live; a run that started in 2099 with no sample: stale. */
+static void test_future_never_live(void **state)
+{
+	struct store_fixture *f = *state;
+	const int64_t y2099 = 4070908800000000LL, now = tm_now_wall_usec();
+	const int64_t hour = 3600LL * 1000000;
+	int64_t ids[3];
+	int64_t first[3] = {now - hour, now - 2000000, y2099};
+	for (int r = 0; r < 3; r++) {
+		struct tm_run_meta m = {.machine = "fut",
+		                        .target = "command",
+		                        .interval_usec = 1000000,
+		                        .started_wall_usec = first[r]};
+		assert_int_equal(tm_store_run_begin(f->st, &m, &ids[r]), 0);
+		for (int64_t i = 0; r < 2 && i < 3; i++) {
+			struct tm_sample s;
+			tm_sample_clear(&s);
+			s.seq = i;
+			s.t_wall_usec = i < 2 ? first[r] + i * 1000000 : y2099;
+			s.t_mono_usec = 1000000 * (i + 1);
+			tm_sample_set(&s, TM_M_CG_ANON_BYTES, 4096);
+			assert_int_equal(tm_store_add_sample(f->st, ids[r], &s), 0);
+		}
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+	static const enum tm_run_state want[3] = {TM_RUN_STALE, TM_RUN_LIVE, TM_RUN_STALE};
+	for (int r = 0; r < 3; r++) {
+		struct tm_run_info ri;
+		assert_int_equal(tm_store_run_get(f->st, ids[r], &ri), 0);
+		if (r < 2) {
+			assert_eq(ri.last_sample_wall_usec, y2099); /* stored as sent */
+			assert_eq(ri.seen_wall_usec, first[r] + 1000000);
+		}
+		enum tm_run_state got = tm_run_state(&ri, tm_now_wall_usec());
+		if (got != want[r])
+			fail_msg("run %d: state %s, want %s (last sample %lld, seen %lld)", r,
+			         tm_run_state_name(got), tm_run_state_name(want[r]),
+			         (long long)ri.last_sample_wall_usec, (long long)ri.seen_wall_usec);
+		tm_run_info_release(&ri);
+	}
+}
+
 static void test_not_a_store(void **state)
 {
 	(void)state;
@@ -326,6 +372,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runs_and_side_tables, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_future_never_live, setup, teardown),
 	    cmocka_unit_test(test_not_a_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,5 +157,24 @@ sleep 1
 is "$(stat -c '%U %F' /var/lib/tidemark)" = "root directory" \
 	"the recorders' state directory stays root's beside the server's" "$(ls -la /var/lib /var/lib/private 2>&1)"
 is "$(stat -c %U $R)" = root "and so does their store"
+# options from /etc/tidemark/record@X.conf without a drop-in (issue 24:
+# --remote-write and --metrics-listen in tidemark-record@'s config): the
+# instance's file wins over the one of all units
+mkdir -p /etc/tidemark
+# where make install puts the network library --metrics-listen loads
+install -D -m 644 "$TM_BUILD/libtidemark-net.so" /usr/local/lib/tidemark/libtidemark-net.so
+echo 'TIDEMARK_RECORD_OPTS=--metrics-listen 127.0.0.1:9101' >/etc/tidemark/record.conf
+echo 'TIDEMARK_RECORD_OPTS=--metrics-listen 127.0.0.1:9177 --machine guest-a' >/etc/tidemark/record@tm-alloc.conf
+systemctl restart tidemark-record@tm-alloc.service
+m=
+for _ in $(seq 50); do
+	m=$(curl -s http://127.0.0.1:9177/metrics | grep '^tidemark_run_info{') && break
+	sleep 0.2
+done
+echo "$m" | grep -q 'machine="guest-a"' &&
+	ok "tidemark-record@ takes its options from /etc/tidemark/record@X.conf ($m)" ||
+	fail "tidemark-record@ takes its options from /etc/tidemark/record@X.conf" \
+		"/metrics on 9177: '$m'; $(journalctl -u tidemark-record@tm-alloc --no-pager | tail -5)"
+rm -f /etc/tidemark/record.conf /etc/tidemark/record@tm-alloc.conf /usr/local/lib/tidemark/libtidemark-net.so
 systemctl stop tidemark-record@tm-alloc.service tidemark-serve.service
 finish
