@@ -2,6 +2,8 @@
 #ifndef TM_PROMEXPORT_H
 #define TM_PROMEXPORT_H
 
+#include <stddef.h>
+
 #include "base/sample.h"
 
 struct tm_prom_server;
