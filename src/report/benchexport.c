@@ -73,7 +73,7 @@ static json_t *run_json(const struct tm_bench_table *t, const struct tm_bench_ru
 	for (int f = 0; f < TM_BF_COUNT; f++) {
 		const char *key = tm_bench_fig_info(f)->key;
 		json_object_set_new(figures, key, tm_json_figure(key, r->fig[f]));
-		if (r->outlier_mask >> f & 1)
+		if (tm_bench_run_outlier(r, f))
 			json_array_append_new(outliers, json_string(tm_bench_fig_info(f)->key));
 	}
 	const char *arm = r->arm >= 0 && r->arm < t->n_arms ? t->arms[r->arm].name : "";

@@ -177,7 +177,7 @@ static void outlier_note(const struct tm_bench_table *t, const struct tm_bench_r
 
 	for (int i = 0; i < n_rows; i++) {
 		int f = rows[i];
-		if (f < 0 || !(r->outlier_mask >> f & 1))
+		if (f < 0 || !tm_bench_run_outlier(r, f))
 			continue;
 		const struct tm_bench_fig_info *fi = tm_bench_fig_info(f);
 		tm_bench_fmt_num(v, sizeof(v), r->fig[f] * fi->scale);
