@@ -130,7 +130,10 @@ enum tm_bench_agg {
 	X(SCRAPED_4_PEAK, "scraped_4_peak", "scraped 4 peak", TM_BFU_GAUGE, 1, 0, TM_BA_PEAK, 0,   \
 	  180, SCRAPED)                                                                            \
 	X(SCRAPED_4_LAST, "scraped_4_last", "scraped 4 last", TM_BFU_GAUGE, 1, 0, TM_BA_LAST, 0,   \
-	  190, SCRAPED)
+	  190, SCRAPED)                                                                            \
+	/* full-stall: every task of the cgroup stalled on memory at once */                       \
+	X(PSI_MEM_FULL, "psi_mem_full_usec", "psi mem full s", TM_BFU_USEC, 1e-6, 50e3,            \
+	  TM_BA_TOTAL, 0, 245, FIELD(psi_mem_full_usec))
 /* clang-format on */
 
 #endif
