@@ -40,7 +40,10 @@
 	/* gperftools' tcmalloc, the minimal one first (no profiler) */                            \
 	X(TCMALLOC, "tcmalloc", "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4",    \
 	  "libtcmalloc.so.4", "libgoogle-perftools4", "MallocExtension_GetNumericProperty",        \
-	  "#8c564b")
+	  "#8c564b")                                                                               \
+	/* the full gperftools tcmalloc (with its heap profiler and checker) */                    \
+	X(TCMALLOC_FULL, "tcmalloc-full", "tcmalloc", "libtcmalloc.so.4", "libgoogle-perftools4",  \
+	  "", "", "MallocExtension_GetNumericProperty", "#7f7f7f")
 /* clang-format on */
 
 enum tm_alloc {
