@@ -374,22 +374,32 @@ static double derive_heap_end(const struct derive_ctx *c)
 /* Where each figure's value comes from (the registry's FROM): a double of
  * the summary, a derive_ function (a name the registry gives that has no
  * function here does not compile), or the scraped gauges (benchscrape.c). */
-enum fig_src { SRC_FIELD, SRC_DERIVED, SRC_SCRAPED };
+enum fig_src { FROM_FIELD, FROM_DERIVED, FROM_SCRAPED };
 static const struct {
 	enum fig_src kind;
-	size_t offset; /* SRC_FIELD */
+	size_t offset; /* FROM_FIELD */
 	double (*derive)(const struct derive_ctx *c);
 } fig_from[TM_BF_COUNT] = {
-#define FIELD(name) SRC_FIELD, offsetof(struct tm_summary, name), NULL
-#define DERIVED(fn) SRC_DERIVED, 0, derive_##fn
-#define SCRAPED     SRC_SCRAPED, 0, NULL
+/* SRC_ pasted to the registry's FROM (FIELD(name), DERIVED(fn), SCRAPED) */
+#define SRC_FIELD(name)                                                                            \
+	{                                                                                          \
+		FROM_FIELD, offsetof(struct tm_summary, name), NULL                                \
+	}
+#define SRC_DERIVED(fn)                                                                            \
+	{                                                                                          \
+		FROM_DERIVED, 0, derive_##fn                                                       \
+	}
+#define SRC_SCRAPED                                                                                \
+	{                                                                                          \
+		FROM_SCRAPED, 0, NULL                                                              \
+	}
 #define TM_BF_FROM(id, key, label, unit, scale, noise, agg, param, rank, from)                     \
-	[TM_BF_##id] = {from},
+	[TM_BF_##id] = SRC_##from,
     TM_BENCH_FIG_LIST(TM_BF_FROM)
 #undef TM_BF_FROM
-#undef FIELD
-#undef DERIVED
-#undef SCRAPED
+#undef SRC_FIELD
+#undef SRC_DERIVED
+#undef SRC_SCRAPED
 };
 
 bool tm_bench_fig_sourced(int f)
@@ -397,11 +407,11 @@ bool tm_bench_fig_sourced(int f)
 	if (f < 0 || f >= TM_BF_COUNT)
 		return false;
 	switch (fig_from[f].kind) {
-	case SRC_FIELD:
+	case FROM_FIELD:
 		return fig_from[f].offset + sizeof(double) <= sizeof(struct tm_summary);
-	case SRC_DERIVED:
+	case FROM_DERIVED:
 		return fig_from[f].derive != NULL;
-	case SRC_SCRAPED:
+	case FROM_SCRAPED:
 		return f >= TM_BF_SCRAPED_1_PEAK &&
 		       f < TM_BF_SCRAPED_1_PEAK + 2 * TM_BENCH_SCRAPED_SLOTS;
 	}
@@ -414,9 +424,9 @@ static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *
 	const struct derive_ctx c = {s, row->fig, whole_run, wall_usec};
 
 	for (int f = 0; f < TM_BF_COUNT; f++) {
-		if (fig_from[f].kind == SRC_FIELD)
+		if (fig_from[f].kind == FROM_FIELD)
 			memcpy(&row->fig[f], (const char *)s + fig_from[f].offset, sizeof(double));
-		else if (fig_from[f].kind == SRC_DERIVED)
+		else if (fig_from[f].kind == FROM_DERIVED)
 			row->fig[f] = fig_from[f].derive(&c);
 	}
 	row->held_kind = tm_summary_held_kind(s);
