@@ -6,6 +6,7 @@
 #   make check-v2   only the tests in the cgroup v2 guest (tests/v2/, scripts/vm/)
 #   make bench      run the benchmarks in bench/ (see bench/README.md)
 #   make fuzz       build and run the libFuzzer targets for a bounded time
+#   make hdr-check  every header under src/ compiles on its own (mk/hdr.mk)
 #
 # Parts of the build live in mk/*.mk (the shim, the panel assets, ...); each
 # adds to the variables below.

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/allocators.h"
+
 #include "base/opt.h"
 #include "bench/param.h"
 #include "record/recorder.h"
@@ -23,20 +25,10 @@
 #define TM_BENCH_MAX_ENV  32
 #define TM_BENCH_NAME_MAX 64
 
-/* What an arm claims about its allocator. */
-enum tm_bench_alloc {
-	TM_ALLOC_GLIBC,    /* as shipped (the default when nothing is said) */
-	TM_ALLOC_ARENA1,   /* glibc with MALLOC_ARENA_MAX=1 */
-	TM_ALLOC_JEMALLOC, /* LD_PRELOAD of libjemalloc */
-	TM_ALLOC_MIMALLOC,
-	TM_ALLOC_TCMALLOC,
-	TM_ALLOC_COUNT
-};
-
 /* "glibc", "arena1", ...; the name tm_bench_alloc_by_name() accepts. */
-const char *tm_bench_alloc_name(enum tm_bench_alloc a);
+const char *tm_bench_alloc_name(enum tm_alloc a);
 /* What /proc/PID/maps must show: "glibc" for glibc and arena1. */
-const char *tm_bench_alloc_expect(enum tm_bench_alloc a);
+const char *tm_bench_alloc_expect(enum tm_alloc a);
 /* -1 when NAME is not a known allocator shortcut. */
 int tm_bench_alloc_by_name(const char *name);
 /* The shortcut NAME is a typo of (a few edits away), or NULL. */
@@ -48,7 +40,8 @@ struct tm_bench_env {
 
 struct tm_bench_arm {
 	char name[TM_BENCH_NAME_MAX];
-	enum tm_bench_alloc alloc;
+	enum tm_alloc
+	    alloc; /* of the registry (base/allocators.h); TM_ALLOC_GLIBC when nothing is said */
 	bool alloc_set; /* said explicitly (Allocator= or the name) */
 	char *preload;  /* library path for LD_PRELOAD once resolved (malloc'd) */
 	struct tm_bench_env env[TM_BENCH_MAX_ENV];
@@ -153,10 +146,10 @@ int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dir
 /* The library of allocator A (the first of its sonames found in DIRS, a
  * NULL-terminated list) as a malloc'd path, or NULL when none is there or A
  * needs no library (glibc, arena1).  The search arms use. */
-char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs);
+char *tm_bench_alloc_find(enum tm_alloc a, const char *const *dirs);
 
 /* The Debian package that installs allocator A's library; NULL for glibc. */
-const char *tm_bench_alloc_package(enum tm_bench_alloc a);
+const char *tm_bench_alloc_package(enum tm_alloc a);
 
 /* The default library directories of this host (NULL-terminated). */
 const char *const *tm_bench_lib_dirs(void);

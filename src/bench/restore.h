@@ -7,6 +7,7 @@
 #ifndef TM_BENCHRESTORE_H
 #define TM_BENCHRESTORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct tm_restore_stats {

@@ -20,42 +20,20 @@
 #include "record/recorder.h"
 #include "base/banned.h"
 
-static const struct {
-	const char *name;   /* the shortcut */
-	const char *expect; /* what /proc/PID/maps must show */
-	/* libraries to look for, best first, with their Debian package */
-	const char *lib[3];
-	const char *pkg[3];
-} alloc_table[TM_ALLOC_COUNT] = {
-    [TM_ALLOC_GLIBC] = {"glibc", "glibc", {NULL}, {NULL}},
-    [TM_ALLOC_ARENA1] = {"arena1", "glibc", {NULL}, {NULL}},
-    [TM_ALLOC_JEMALLOC] = {"jemalloc", "jemalloc", {"libjemalloc.so.2"}, {"libjemalloc2"}},
-    [TM_ALLOC_MIMALLOC] = {"mimalloc",
-                           "mimalloc",
-                           {"libmimalloc.so.2", "libmimalloc.so.2.0"},
-                           {"libmimalloc2.0", "libmimalloc2.0"}},
-    [TM_ALLOC_TCMALLOC] = {"tcmalloc",
-                           "tcmalloc",
-                           {"libtcmalloc_minimal.so.4", "libtcmalloc.so.4"},
-                           {"libtcmalloc-minimal4", "libgoogle-perftools4"}},
-};
-
-const char *tm_bench_alloc_name(enum tm_bench_alloc a)
+/* The allocators are the registry's (base/allocators.h). */
+const char *tm_bench_alloc_name(enum tm_alloc a)
 {
-	return a < TM_ALLOC_COUNT ? alloc_table[a].name : "?";
+	return a < TM_ALLOC_COUNT ? tm_alloc_info(a)->name : "?";
 }
 
-const char *tm_bench_alloc_expect(enum tm_bench_alloc a)
+const char *tm_bench_alloc_expect(enum tm_alloc a)
 {
-	return a < TM_ALLOC_COUNT ? alloc_table[a].expect : NULL;
+	return a < TM_ALLOC_COUNT ? tm_alloc_info(a)->family : NULL;
 }
 
 int tm_bench_alloc_by_name(const char *name)
 {
-	for (int i = 0; i < TM_ALLOC_COUNT; i++)
-		if (!strcmp(name, alloc_table[i].name))
-			return i;
-	return -1;
+	return tm_alloc_by_name(name);
 }
 
 /* Edit distance between A and B (both shorter than TM_BENCH_NAME_MAX). */
@@ -83,15 +61,15 @@ const char *tm_bench_alloc_nearest(const char *name)
 	int best = -1, best_d = 0;
 
 	for (int i = 0; i < TM_ALLOC_COUNT; i++) {
-		int d = distance(name, alloc_table[i].name);
+		int d = distance(name, tm_alloc_info(i)->name);
 		if (best < 0 || d < best_d) {
 			best = i;
 			best_d = d;
 		}
 	}
 	/* a typo, not another word: at most 3 edits, and fewer than half the name */
-	return best >= 0 && best_d <= 3 && 2 * best_d < (int)strlen(alloc_table[best].name)
-	           ? alloc_table[best].name
+	return best >= 0 && best_d <= 3 && 2 * best_d < (int)strlen(tm_alloc_info(best)->name)
+	           ? tm_alloc_info(best)->name
 	           : NULL;
 }
 
@@ -103,9 +81,10 @@ int tm_bench_arm_nothing_set(const char *where, const char *name, const char *ho
 		return tm_error("%sarm '%s' is not a shortcut and sets nothing: did you mean '%s'? "
 		                "(an arm with no settings on purpose: %s)",
 		                where, name, near, how);
-	return tm_error("%sarm '%s' is not a shortcut (glibc, arena1, jemalloc, mimalloc, "
-	                "tcmalloc) and sets nothing (an arm with no settings on purpose: %s)",
-	                where, name, how);
+	char names[256];
+	return tm_error("%sarm '%s' is not a shortcut (%s) and sets nothing (an arm with no "
+	                "settings on purpose: %s)",
+	                where, name, tm_alloc_names(names, sizeof(names), ", "), how);
 }
 
 /* ---- spec and arms ---- */
@@ -195,7 +174,7 @@ struct tm_bench_arm *tm_bench_arm_new(struct tm_bench_spec *sp, const char *name
 		return tm_error("arm '%s' given twice", arm->name), NULL;
 	arm->memory_max_bytes = arm->memory_high_bytes = arm->swap_max_bytes = TM_LIMIT_UNSET;
 	int a = tm_bench_alloc_by_name(arm->name);
-	arm->alloc = a < 0 ? TM_ALLOC_GLIBC : (enum tm_bench_alloc)a;
+	arm->alloc = a < 0 ? TM_ALLOC_GLIBC : (enum tm_alloc)a;
 	arm->alloc_set = a >= 0;
 	sp->n_arms++;
 	return arm;
@@ -241,13 +220,12 @@ static int parse_allocator(void *field, const char *value, char *why, size_t why
 	int a = tm_bench_alloc_by_name(value);
 
 	if (a < 0) {
-		snprintf(
-		    why, why_size,
-		    "'%s': expected an allocator: glibc, arena1, jemalloc, mimalloc or tcmalloc",
-		    value);
+		char names[256];
+		snprintf(why, why_size, "'%s': expected an allocator: %s", value,
+		         tm_alloc_names(names, sizeof(names), " or "));
 		return -1;
 	}
-	arm->alloc = (enum tm_bench_alloc)a;
+	arm->alloc = (enum tm_alloc)a;
 	arm->alloc_set = true;
 	return 0;
 }
@@ -391,29 +369,27 @@ static char *find_lib(const char *const *dirs, const char *soname)
 	return NULL;
 }
 
-char *tm_bench_alloc_find(enum tm_bench_alloc a, const char *const *dirs)
+char *tm_bench_alloc_find(enum tm_alloc a, const char *const *dirs)
 {
 	char *path = NULL;
 
-	for (int i = 0; a < TM_ALLOC_COUNT && i < 3 && alloc_table[a].lib[i] && !path; i++)
-		path = find_lib(dirs, alloc_table[a].lib[i]);
+	for (int i = 0; a < TM_ALLOC_COUNT && i < 2 && tm_alloc_info(a)->lib[i] && !path; i++)
+		path = find_lib(dirs, tm_alloc_info(a)->lib[i]);
 	return path;
 }
 
-const char *tm_bench_alloc_package(enum tm_bench_alloc a)
+const char *tm_bench_alloc_package(enum tm_alloc a)
 {
-	return a < TM_ALLOC_COUNT ? alloc_table[a].pkg[0] : NULL;
+	return a < TM_ALLOC_COUNT ? tm_alloc_info(a)->pkg[0] : NULL;
 }
 
-/* The allocator a preloaded library stands for, or -1 for none of ours. */
+/* The allocator a preloaded library stands for (the first of the
+ * registry's with a library whose family its path names), or -1. */
 static int classify_preload(const char *value)
 {
-	if (strstr(value, "jemalloc"))
-		return TM_ALLOC_JEMALLOC;
-	if (strstr(value, "mimalloc"))
-		return TM_ALLOC_MIMALLOC;
-	if (strstr(value, "tcmalloc"))
-		return TM_ALLOC_TCMALLOC;
+	for (int i = 0; i < TM_ALLOC_COUNT; i++)
+		if (tm_alloc_info(i)->lib[0] && strstr(value, tm_alloc_info(i)->family))
+			return i;
 	return -1;
 }
 
@@ -423,15 +399,17 @@ static int resolve_arm(struct tm_bench_arm *arm, const char *const *dirs)
 
 	if (declared) {
 		int a = classify_preload(declared);
-		if (a >= 0 && arm->alloc_set && arm->alloc != (enum tm_bench_alloc)a &&
-		    arm->alloc != TM_ALLOC_GLIBC)
+		bool same =
+		    a >= 0 && !strcmp(tm_alloc_info(a)->family, tm_bench_alloc_expect(arm->alloc));
+		if (a >= 0 && arm->alloc_set && !same && arm->alloc != TM_ALLOC_GLIBC)
 			return tm_error("arm '%s' says %s but its LD_PRELOAD names %s", arm->name,
 			                tm_bench_alloc_name(arm->alloc), declared);
-		if (a >= 0)
-			arm->alloc = (enum tm_bench_alloc)a;
+		if (a >= 0 && !same)
+			arm->alloc = (enum tm_alloc)a;
 		return 0;
 	}
-	if (!alloc_table[arm->alloc].lib[0])
+	const struct tm_alloc_info *ai = tm_alloc_info(arm->alloc);
+	if (!ai->lib[0])
 		return 0;
 	if ((arm->preload = tm_bench_alloc_find(arm->alloc, dirs)))
 		return 0;
@@ -441,8 +419,7 @@ static int resolve_arm(struct tm_bench_arm *arm, const char *const *dirs)
 		n += (size_t)snprintf(where + n, sizeof(where) - n, "%s%s", n ? ", " : "", *d);
 	return tm_error("arm '%s': %s not found (looked for %s in %s); install the Debian "
 	                "package %s",
-	                arm->name, tm_bench_alloc_name(arm->alloc), alloc_table[arm->alloc].lib[0],
-	                where, alloc_table[arm->alloc].pkg[0]);
+	                arm->name, ai->name, ai->lib[0], where, ai->pkg[0]);
 }
 
 int tm_bench_resolve_allocators(struct tm_bench_spec *sp, const char *const *dirs)

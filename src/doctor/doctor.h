@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "base/allocators.h"
+
 enum tm_doc_status {
 	TM_DOC_OK,      /* ready */
 	TM_DOC_NOTE,    /* works; worth knowing */
@@ -30,13 +32,17 @@ enum tm_doc_check {
 	TM_DOC_KERNEL_FILES,
 	TM_DOC_CREATE_CGROUPS,
 	TM_DOC_MEMORY_HIGH,
-	TM_DOC_ALLOC_JEMALLOC,
-	TM_DOC_ALLOC_MIMALLOC,
-	TM_DOC_ALLOC_TCMALLOC,
+	/* one check per allocator with a library, in the registry's order
+	 * (base/allocators.h): TM_DOC_ALLOC(TM_ALLOC_JEMALLOC), ... */
+	TM_DOC_ALLOC_FIRST,
+	TM_DOC_ALLOC_LAST = TM_DOC_ALLOC_FIRST + TM_ALLOC_COUNT - TM_ALLOC_FIRST_LIB - 1,
 	TM_DOC_HEAP_SHIM,
 	TM_DOC_PTY,
 	TM_DOC_COUNT
 };
+
+/* The check of allocator A (one with a library: A >= TM_ALLOC_FIRST_LIB). */
+#define TM_DOC_ALLOC(a) ((enum tm_doc_check)(TM_DOC_ALLOC_FIRST + (a)-TM_ALLOC_FIRST_LIB))
 
 /* What to check. */
 struct tm_doc_host {

@@ -32,20 +32,39 @@ static const struct {
     [TM_DOC_KERNEL_FILES] = {"kernel_files", "kernel files"},
     [TM_DOC_CREATE_CGROUPS] = {"create_cgroups", "creating cgroups"},
     [TM_DOC_MEMORY_HIGH] = {"memory_high", "memory.high"},
-    [TM_DOC_ALLOC_JEMALLOC] = {"allocator_jemalloc", "jemalloc arm"},
-    [TM_DOC_ALLOC_MIMALLOC] = {"allocator_mimalloc", "mimalloc arm"},
-    [TM_DOC_ALLOC_TCMALLOC] = {"allocator_tcmalloc", "tcmalloc arm"},
     [TM_DOC_HEAP_SHIM] = {"heap_shim", "heap shim"},
     [TM_DOC_PTY] = {"pty", "pseudo-terminals"},
 };
 
+/* The allocators' checks, from the registry (base/allocators.h): "allocator_NAME",
+ * "NAME arm" (glibc's and arena1's are not checks: they have no library). */
+#define DOC_ALLOC_NAMES(id, name, ...) [TM_ALLOC_##id] = {"allocator_" name, name " arm"},
+static const struct {
+	const char *name, *title;
+} alloc_names[TM_ALLOC_COUNT] = {TM_ALLOCATOR_LIST(DOC_ALLOC_NAMES)};
+#undef DOC_ALLOC_NAMES
+
+/* The allocator of check CHECK, or -1 when it is not an allocator's. */
+static int check_alloc_of(enum tm_doc_check check)
+{
+	if (check < TM_DOC_ALLOC_FIRST || check > TM_DOC_ALLOC_LAST)
+		return -1;
+	return (int)check - TM_DOC_ALLOC_FIRST + TM_ALLOC_FIRST_LIB;
+}
+
 const char *tm_doc_check_name(enum tm_doc_check check)
 {
+	int a = check_alloc_of(check);
+	if (a >= 0)
+		return alloc_names[a].name;
 	return check < TM_DOC_COUNT ? names[check].name : "?";
 }
 
 const char *tm_doc_check_title(enum tm_doc_check check)
 {
+	int a = check_alloc_of(check);
+	if (a >= 0)
+		return alloc_names[a].title;
 	return check < TM_DOC_COUNT ? names[check].title : "?";
 }
 
@@ -131,8 +150,7 @@ static void check_create(const struct tm_doc_facts *f, struct tm_doc_result *r)
 
 /* ---- allocators and the shim --------------------------------------------- */
 
-static void check_alloc(const struct tm_doc_facts *f, enum tm_bench_alloc a,
-                        struct tm_doc_result *r)
+static void check_alloc(const struct tm_doc_facts *f, enum tm_alloc a, struct tm_doc_result *r)
 {
 	/* another root (a Pi's SD card on a PC) may hold another machine's libraries */
 	static const char *const other[] = {"/usr/lib/aarch64-linux-gnu",
@@ -301,18 +319,14 @@ static void check_pty(const struct tm_doc_facts *f, struct tm_doc_result *r)
 void tm_doc_check_env(const struct tm_doc_facts *f, enum tm_doc_check check,
                       struct tm_doc_result *r)
 {
+	int a = check_alloc_of(check);
+	if (a >= 0) {
+		check_alloc(f, (enum tm_alloc)a, r);
+		return;
+	}
 	switch (check) {
 	case TM_DOC_CREATE_CGROUPS:
 		check_create(f, r);
-		break;
-	case TM_DOC_ALLOC_JEMALLOC:
-		check_alloc(f, TM_ALLOC_JEMALLOC, r);
-		break;
-	case TM_DOC_ALLOC_MIMALLOC:
-		check_alloc(f, TM_ALLOC_MIMALLOC, r);
-		break;
-	case TM_DOC_ALLOC_TCMALLOC:
-		check_alloc(f, TM_ALLOC_TCMALLOC, r);
 		break;
 	case TM_DOC_HEAP_SHIM:
 		check_shim(f, r);

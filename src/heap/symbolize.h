@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* One executable file mapping of the process. */
 struct tm_heap_mapping {

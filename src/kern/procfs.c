@@ -1,5 +1,6 @@
 #include <string.h>
 
+#include "base/allocators.h"
 #include "kern/kv.h"
 #include "kern/procfs.h"
 #include "base/banned.h"
@@ -171,13 +172,6 @@ int tm_parse_proc_stat_cpu(const char *buf, size_t len, long clk_tck, struct tm_
 	return 0;
 }
 
-/* True when the file name NAME (its last path component) starts with LIB. */
-static bool maps_lib(const char *name, const char *eol, const char *lib)
-{
-	size_t n = strlen(lib);
-	return (size_t)(eol - name) >= n && !memcmp(name, lib, n);
-}
-
 const char *tm_parse_maps_allocator(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
@@ -190,12 +184,11 @@ const char *tm_parse_maps_allocator(const char *buf, size_t len)
 			if (*q == '/')
 				name = q + 1;
 		any = true;
-		if (name && maps_lib(name, eol, "libjemalloc"))
-			return "jemalloc";
-		if (name && maps_lib(name, eol, "libmimalloc"))
-			return "mimalloc";
-		if (name && maps_lib(name, eol, "libtcmalloc"))
-			return "tcmalloc";
+		/* the registry's families (base/allocators.h), by file name */
+		const char *family =
+		    name ? tm_alloc_family_of_lib(name, (size_t)(eol - name)) : NULL;
+		if (family)
+			return family;
 		p = eol < end ? eol + 1 : end;
 	}
 	return any ? "glibc" : NULL;

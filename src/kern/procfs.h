@@ -78,9 +78,10 @@ int tm_parse_meminfo(const char *buf, size_t len, struct tm_sample *out);
 int tm_parse_proc_stat_cpu(const char *buf, size_t len, long clk_tck, struct tm_sample *out);
 
 /*
- * /proc/PID/maps -> the allocator the process has mapped: "jemalloc"
- * (libjemalloc), "mimalloc" (libmimalloc), "tcmalloc" (libtcmalloc*), else
- * "glibc".  NULL when the text has no mapping at all (a kernel thread, or
+ * /proc/PID/maps -> the allocator the process has mapped: the family of
+ * the first mapping named like a library of the registry's
+ * (base/allocators.h: "jemalloc" for libjemalloc*, "mimalloc",
+ * "tcmalloc"), else "glibc".  NULL when the text has no mapping at all (a kernel thread, or
  * the process is gone).  The result is a static string.
  */
 const char *tm_parse_maps_allocator(const char *buf, size_t len);

@@ -3,6 +3,7 @@
  * summary over the bench's window, and how busy the machine was.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,42 +314,122 @@ static double sum_present(double a, double b)
 	return a + b;
 }
 
+/* What a derived figure is computed from: the run's summary, the figures
+ * above it in the registry, and the whole run's wall time. */
+struct derive_ctx {
+	const struct tm_summary *s;
+	const double *fig;
+	bool whole_run;
+	int64_t wall_usec;
+};
+
+static double derive_peak_mem(const struct derive_ctx *c)
+{
+	return isfinite(c->s->cg_peak_bytes) ? c->s->cg_peak_bytes : c->s->peak_current_bytes;
+}
+
+/* a whole run's wall time is the work's, not the settle after it */
+static double derive_wall(const struct derive_ctx *c)
+{
+	return c->whole_run && c->wall_usec > 0 ? (double)c->wall_usec : c->s->duration_usec;
+}
+
+static double derive_io(const struct derive_ctx *c)
+{
+	return sum_present(c->s->io_read_bytes, c->s->io_write_bytes);
+}
+
+static double derive_progress(const struct derive_ctx *c)
+{
+	return isfinite(c->s->progress_last) ? c->s->progress_last : c->s->units;
+}
+
+static double derive_rate(const struct derive_ctx *c)
+{
+	double wall = c->fig[TM_BF_WALL];
+	if (isfinite(c->s->units) && !(c->s->progress_rate_per_min > 0) && wall > 0)
+		return c->s->units / (wall / 60e6);
+	return c->s->progress_rate_per_min;
+}
+
+static double derive_wall_per_unit(const struct derive_ctx *c)
+{
+	return per_unit(c->fig[TM_BF_WALL], c->s);
+}
+
+static double derive_cpu_per_unit(const struct derive_ctx *c)
+{
+	return isfinite(c->s->cpu_usec_per_unit) && !isfinite(c->s->units)
+	           ? c->s->cpu_usec_per_unit
+	           : per_unit(c->s->cpu_usec, c->s);
+}
+
+/* the split of held after, all three from its sample */
+static double derive_heap_end(const struct derive_ctx *c)
+{
+	return c->s->end_na == TM_END_OOM_KILLED ? c->s->heap_live_last_seen_bytes
+	                                         : c->s->anon_heap_live_end_bytes;
+}
+
+/* Where each figure's value comes from (the registry's FROM): a double of
+ * the summary, a derive_ function (a name the registry gives that has no
+ * function here does not compile), or the scraped gauges (benchscrape.c). */
+enum fig_src { FROM_FIELD, FROM_DERIVED, FROM_SCRAPED };
+static const struct {
+	enum fig_src kind;
+	size_t offset; /* FROM_FIELD */
+	double (*derive)(const struct derive_ctx *c);
+} fig_from[TM_BF_COUNT] = {
+/* SRC_ pasted to the registry's FROM (FIELD(name), DERIVED(fn), SCRAPED) */
+#define SRC_FIELD(name)                                                                            \
+	{                                                                                          \
+		FROM_FIELD, offsetof(struct tm_summary, name), NULL                                \
+	}
+#define SRC_DERIVED(fn)                                                                            \
+	{                                                                                          \
+		FROM_DERIVED, 0, derive_##fn                                                       \
+	}
+#define SRC_SCRAPED                                                                                \
+	{                                                                                          \
+		FROM_SCRAPED, 0, NULL                                                              \
+	}
+#define TM_BF_FROM(id, key, label, unit, scale, noise, agg, param, rank, from)                     \
+	[TM_BF_##id] = SRC_##from,
+    TM_BENCH_FIG_LIST(TM_BF_FROM)
+#undef TM_BF_FROM
+#undef SRC_FIELD
+#undef SRC_DERIVED
+#undef SRC_SCRAPED
+};
+
+bool tm_bench_fig_sourced(int f)
+{
+	if (f < 0 || f >= TM_BF_COUNT)
+		return false;
+	switch (fig_from[f].kind) {
+	case FROM_FIELD:
+		return fig_from[f].offset + sizeof(double) <= sizeof(struct tm_summary);
+	case FROM_DERIVED:
+		return fig_from[f].derive != NULL;
+	case FROM_SCRAPED:
+		return f >= TM_BF_SCRAPED_1_PEAK &&
+		       f < TM_BF_SCRAPED_1_PEAK + 2 * TM_BENCH_SCRAPED_SLOTS;
+	}
+	return false;
+}
+
 static void figures_from(struct tm_bench_run_row *row, const struct tm_summary *s, bool whole_run,
                          int64_t wall_usec)
 {
-	double *f = row->fig;
+	const struct derive_ctx c = {s, row->fig, whole_run, wall_usec};
 
-	f[TM_BF_PEAK_ANON] = s->peak_anon_bytes;
-	f[TM_BF_PEAK_MEM] = isfinite(s->cg_peak_bytes) ? s->cg_peak_bytes : s->peak_current_bytes;
-	f[TM_BF_HELD_ANON] = s->held_anon_bytes;
-	f[TM_BF_FILE_AT_PEAK] = s->file_at_peak_bytes;
-	f[TM_BF_WALL] = whole_run && wall_usec > 0 ? (double)wall_usec : s->duration_usec;
-	f[TM_BF_CPU] = s->cpu_usec;
-	f[TM_BF_HIGH_EVENTS] = s->high_events;
-	f[TM_BF_PSI_MEM] = s->psi_mem_some_usec;
-	f[TM_BF_PSI_IO] = s->psi_io_some_usec;
-	f[TM_BF_IO] = sum_present(s->io_read_bytes, s->io_write_bytes);
-	f[TM_BF_PROGRESS] = isfinite(s->progress_last) ? s->progress_last : s->units;
-	f[TM_BF_RATE] = s->progress_rate_per_min;
-	if (isfinite(s->units) && !(f[TM_BF_RATE] > 0) && f[TM_BF_WALL] > 0)
-		f[TM_BF_RATE] = s->units / (f[TM_BF_WALL] / 60e6);
-	/* a whole run's wall time is the work's, not the settle after it */
-	f[TM_BF_WALL_PER_UNIT] = per_unit(f[TM_BF_WALL], s);
-	f[TM_BF_HEAP_PEAK] = s->heap_peak_bytes;
-	/* the split of held after, all three from its sample */
-	f[TM_BF_HEAP_END] = s->end_na == TM_END_OOM_KILLED ? s->heap_live_last_seen_bytes
-	                                                   : s->anon_heap_live_end_bytes;
-	f[TM_BF_ALLOC_HELD] = s->anon_allocator_held_end_bytes;
-	f[TM_BF_OTHER_ANON] = s->anon_other_end_bytes;
+	for (int f = 0; f < TM_BF_COUNT; f++) {
+		if (fig_from[f].kind == FROM_FIELD)
+			memcpy(&row->fig[f], (const char *)s + fig_from[f].offset, sizeof(double));
+		else if (fig_from[f].kind == FROM_DERIVED)
+			row->fig[f] = fig_from[f].derive(&c);
+	}
 	row->held_kind = tm_summary_held_kind(s);
-	/* a runtime's own heap (hsperfdata, --runtime), at the end of the work */
-	f[TM_BF_JVM_OLD_AFTER_GC] = s->jvm_old_after_gc_end_bytes;
-	f[TM_BF_JVM_HEAP_USED] = s->jvm_heap_used_end_bytes;
-	f[TM_BF_JVM_HEAP_COMMITTED] = s->jvm_heap_committed_end_bytes;
-	f[TM_BF_GC_LIVE] = s->gc_heap_live_end_bytes;
-	f[TM_BF_CPU_PER_UNIT] = isfinite(s->cpu_usec_per_unit) && !isfinite(s->units)
-	                            ? s->cpu_usec_per_unit
-	                            : per_unit(s->cpu_usec, s);
 }
 
 /* Each collected run's figures over the table's window. */

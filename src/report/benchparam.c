@@ -139,11 +139,8 @@ void tm_bench_fit_of(const double *x, const double *y, int n, struct tm_bench_fi
 bool tm_bench_param_figure(int f)
 {
 	const struct tm_bench_fig_info *fi = tm_bench_fig_info((enum tm_bench_fig)f);
-	size_t n = fi ? strlen(fi->key) : 0;
 
-	if (!fi || f == TM_BF_FILE_AT_PEAK || f == TM_BF_IO)
-		return false;
-	return f == TM_BF_WALL || f == TM_BF_CPU || (n > 6 && !strcmp(fi->key + n - 6, "_bytes"));
+	return fi && fi->param;
 }
 
 /* ---- from the store ---- */
@@ -290,15 +287,15 @@ void tm_bench_param_free(struct tm_bench_ptab *p)
 /* V in figure F's unit, scaled to read: "26.0 KiB", "3.10 ms". */
 static void fmt_unit(char *buf, size_t size, double v, int f)
 {
-	const char *key = tm_bench_fig_info((enum tm_bench_fig)f)->key;
+	enum tm_bench_fig_unit unit = tm_bench_fig_info((enum tm_bench_fig)f)->unit;
 	char num[32];
 	double a = fabs(v);
 
-	if (strstr(key, "_usec")) {
+	if (unit == TM_BFU_USEC || unit == TM_BFU_USEC_PER_UNIT) {
 		const char *u = a < 1e3 ? "µs" : a < 1e6 ? "ms" : "s";
 		tm_bench_fmt_estimate(num, sizeof(num), a < 1e3 ? v : a < 1e6 ? v / 1e3 : v / 1e6);
 		tm_bench_cellf(buf, size, "%s %s", num, u);
-	} else if (strstr(key, "_bytes")) {
+	} else if (unit == TM_BFU_BYTES) {
 		const char *u = a < 1024              ? "B"
 		                : a < TM_MIB          ? "KiB"
 		                : a < 1024.0 * TM_MIB ? "MiB"

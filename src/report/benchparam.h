@@ -53,8 +53,9 @@ struct tm_bench_ptab {
 	struct tm_bench_fit fit[TM_BENCH_TAB_MAX_ARMS][TM_BF_COUNT];
 };
 
-/* Whether figure F gets per-value rows and a fit: footprints (bytes: anon,
- * memory, heap, runtime heaps; not the page cache or io) and times. */
+/* Whether figure F gets per-value rows and a fit: its registry line's
+ * PARAM (report/benchfigs.h): footprints (bytes: anon, memory, heap,
+ * runtime heaps; not the page cache or io) and times. */
 bool tm_bench_param_figure(int f);
 
 /*

@@ -17,40 +17,20 @@
 #include "report/stats.h"
 #include "base/banned.h"
 
-static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {
-    [TM_BF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_PEAK_MEM] = {"peak_memory_bytes", "peak memory MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_HELD_ANON] = {"held_anon_bytes", "held after MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_FILE_AT_PEAK] = {"cache_at_peak_bytes", "cache at peak MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_WALL] = {"wall_usec", "wall s", 1e-6, 50e3},
-    [TM_BF_CPU] = {"cpu_usec", "cpu s", 1e-6, 50e3},
-    [TM_BF_HIGH_EVENTS] = {"high_events", "high throttles", 1, 1},
-    [TM_BF_PSI_MEM] = {"psi_mem_some_usec", "psi mem stall s", 1e-6, 50e3},
-    [TM_BF_PSI_IO] = {"psi_io_some_usec", "psi io stall s", 1e-6, 50e3},
-    [TM_BF_IO] = {"io_bytes", "io MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_PROGRESS] = {"progress", "progress", 1, 0},
-    [TM_BF_RATE] = {"progress_per_min", "rate /min", 1, 0},
-    [TM_BF_WALL_PER_UNIT] = {"wall_usec_per_unit", "wall ms/unit", 1e-3, 0},
-    [TM_BF_CPU_PER_UNIT] = {"cpu_usec_per_unit", "cpu ms/unit", 1e-3, 0},
-    [TM_BF_HEAP_PEAK] = {"heap_peak_bytes", "heap peak MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_HEAP_END] = {"heap_live_end_bytes", "heap live after MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_ALLOC_HELD] = {"allocator_held_end_bytes", "allocator held MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_OTHER_ANON] = {"other_anon_end_bytes", "other anon MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_JVM_OLD_AFTER_GC] = {"jvm_old_after_gc_end_bytes", "old after GC MiB", 1.0 / TM_MIB,
-                                TM_MIB},
-    [TM_BF_JVM_HEAP_USED] = {"jvm_heap_used_end_bytes", "java heap used MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_JVM_HEAP_COMMITTED] = {"jvm_heap_committed_end_bytes", "java committed MiB",
-                                  1.0 / TM_MIB, TM_MIB},
-    [TM_BF_GC_LIVE] = {"gc_heap_live_end_bytes", "gc live after MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_SCRAPED_1_PEAK] = {"scraped_1_peak_bytes", "scraped 1 peak MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_SCRAPED_1_LAST] = {"scraped_1_last_bytes", "scraped 1 last MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_SCRAPED_2_PEAK] = {"scraped_2_peak_bytes", "scraped 2 peak MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_SCRAPED_2_LAST] = {"scraped_2_last_bytes", "scraped 2 last MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BF_SCRAPED_3_PEAK] = {"scraped_3_peak", "scraped 3 peak", 1, 0},
-    [TM_BF_SCRAPED_3_LAST] = {"scraped_3_last", "scraped 3 last", 1, 0},
-    [TM_BF_SCRAPED_4_PEAK] = {"scraped_4_peak", "scraped 4 peak", 1, 0},
-    [TM_BF_SCRAPED_4_LAST] = {"scraped_4_last", "scraped 4 last", 1, 0},
-};
+/* The descriptors, from the registry (report/benchfigs.h). */
+#define TM_BF_INFO(id, key, label, unit, scale, noise, agg, param, rank, from)                     \
+	[TM_BF_##id] = {key, label, unit, scale, noise, agg, param, rank},
+static const struct tm_bench_fig_info figs[TM_BF_COUNT] = {TM_BENCH_FIG_LIST(TM_BF_INFO)};
+#undef TM_BF_INFO
+
+/* The figures by rank, each one place up (0: no figure of that rank).  A
+ * rank given twice does not compile (-Woverride-init, in -Wextra), nor one
+ * at TM_BF_RANK_LIMIT or above (beyond the array). */
+#define TM_BF_BY_RANK(id, key, label, unit, scale, noise, agg, param, rank, from)                  \
+	[rank] = TM_BF_##id + 1,
+static const unsigned char by_rank[TM_BF_RANK_LIMIT] = {TM_BENCH_FIG_LIST(TM_BF_BY_RANK)};
+#undef TM_BF_BY_RANK
+_Static_assert(TM_BF_COUNT < 255, "by_rank holds a figure + 1 in a byte");
 
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f)
 {
@@ -94,6 +74,11 @@ void tm_bench_stat_of(const double *v, int n, struct tm_bench_stat *out)
 		out->mad = median_sorted(s, k);
 	}
 	free(s);
+}
+
+bool tm_bench_run_outlier(const struct tm_bench_run_row *r, int f)
+{
+	return f >= 0 && f < TM_BF_COUNT && (r->outlier_mask[f / 8] >> f % 8 & 1);
 }
 
 bool tm_bench_overlap(const struct tm_bench_stat *a, const struct tm_bench_stat *b)
@@ -282,7 +267,7 @@ void tm_bench_table_compute(struct tm_bench_table *t)
 	t->noisy = false;
 	for (int i = 0; i < t->n_runs; i++) {
 		struct tm_bench_run_row *r = &t->runs[i];
-		memset(r->outlier_bits, 0, sizeof(r->outlier_bits));
+		memset(r->outlier_mask, 0, sizeof(r->outlier_mask));
 		if (r->arm < 0 || r->arm >= t->n_arms || !run_counts(r))
 			continue;
 		if (r->outcome == TM_OUTCOME_COMPLETED)
@@ -539,34 +524,16 @@ int tm_bench_table_rows(const struct tm_bench_table *t, int *rows)
 {
 	int n = 0;
 
-	/* memory first, the heap's split of it next to what it splits */
-	static const enum tm_bench_fig order[TM_BF_COUNT] = {
-	    TM_BF_PEAK_ANON,      TM_BF_PEAK_MEM,
-	    TM_BF_HELD_ANON,      TM_BF_HEAP_PEAK,
-	    TM_BF_HEAP_END,       TM_BF_ALLOC_HELD,
-	    TM_BF_OTHER_ANON,     TM_BF_JVM_OLD_AFTER_GC,
-	    TM_BF_JVM_HEAP_USED,  TM_BF_JVM_HEAP_COMMITTED,
-	    TM_BF_GC_LIVE,        TM_BF_SCRAPED_1_PEAK,
-	    TM_BF_SCRAPED_1_LAST, TM_BF_SCRAPED_2_PEAK,
-	    TM_BF_SCRAPED_2_LAST, TM_BF_SCRAPED_3_PEAK,
-	    TM_BF_SCRAPED_3_LAST, TM_BF_SCRAPED_4_PEAK,
-	    TM_BF_SCRAPED_4_LAST, TM_BF_FILE_AT_PEAK,
-	    TM_BF_WALL,           TM_BF_CPU,
-	    TM_BF_HIGH_EVENTS,    TM_BF_PSI_MEM,
-	    TM_BF_PSI_IO,         TM_BF_IO,
-	    TM_BF_PROGRESS,       TM_BF_RATE,
-	    TM_BF_WALL_PER_UNIT,  TM_BF_CPU_PER_UNIT,
-	};
-
 	/* how far killed runs got, next to the anon they were killed at */
 	static const enum tm_bench_tab_row killed[] = {TM_BR_KILLED_ANON, TM_BR_KILLED_PROGRESS,
 	                                               TM_BR_KILLED_WALL, TM_BR_KILLED_HEAP};
 
 	rows[n++] = TM_BR_HEADER;
 	rows[n++] = TM_BR_SURVIVED;
-	for (int i = 0; i < TM_BF_COUNT; i++)
-		if (tm_bench_row_shown(t, order[i]))
-			rows[n++] = order[i];
+	/* by rank: memory first, the heap's split of it next to what it splits */
+	for (int i = 0; i < TM_BF_RANK_LIMIT; i++)
+		if (by_rank[i] && tm_bench_row_shown(t, by_rank[i] - 1))
+			rows[n++] = by_rank[i] - 1;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(killed); i++) {
 		bool any = false;
 		double scale;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "base/outcome.h"
+#include "report/benchfigs.h"
 
 struct tm_store;
 
@@ -28,53 +29,29 @@ int tm_bench_table_print(struct tm_store *st, int64_t bench_id, FILE *out);
 
 /* ---- the model behind both (pure; the store only fills it) ---- */
 
-/* Order of rows in the table; docs/bench.md lists them. */
+/* The figures, from the registry (report/benchfigs.h): TM_BF_PEAK_ANON, ...
+ * in the order of the JSON's "figures"; the text table's rows follow their
+ * rank.  docs/bench.md lists them. */
 enum tm_bench_fig {
-	TM_BF_PEAK_ANON,     /* bytes */
-	TM_BF_PEAK_MEM,      /* bytes: the cgroup's own peak of memory.current */
-	TM_BF_HELD_ANON,     /* bytes: anon still held after the work (end of --settle) */
-	TM_BF_FILE_AT_PEAK,  /* bytes: page cache when memory.current peaked */
-	TM_BF_WALL,          /* usec */
-	TM_BF_CPU,           /* usec, user + sys */
-	TM_BF_HIGH_EVENTS,   /* memory.high throttle events */
-	TM_BF_PSI_MEM,       /* usec some-stall */
-	TM_BF_PSI_IO,        /* usec some-stall */
-	TM_BF_IO,            /* bytes read + written */
-	TM_BF_PROGRESS,      /* last progress value */
-	TM_BF_RATE,          /* progress units per minute */
-	TM_BF_WALL_PER_UNIT, /* usec per progress unit in the window */
-	TM_BF_CPU_PER_UNIT,  /* usec per progress unit in the window */
-	TM_BF_HEAP_PEAK,     /* bytes: the heap shim's peak of live heap (bench --heap) */
-	TM_BF_HEAP_END,      /* bytes: live heap at the end of the work */
-	TM_BF_ALLOC_HELD,    /* bytes: what the allocator holds beyond it then (its own figure) */
-	TM_BF_OTHER_ANON,    /* bytes: the rest of anon then (program's own mappings, stacks) */
-	/* a runtime's own heap, at the end of the work (docs/runtimes.md) */
-	TM_BF_JVM_OLD_AFTER_GC,   /* bytes: the JVMs' old gen used after their latest GC */
-	TM_BF_JVM_HEAP_USED,      /* bytes: Java heap used */
-	TM_BF_JVM_HEAP_COMMITTED, /* bytes: Java heap committed */
-	TM_BF_GC_LIVE,            /* bytes: live after the last GC (--runtime go|ghc) */
-	/* scraped gauges present in every arm (record --scrape; the table's
-	 * scraped[] names them, report/benchscrape.c): peak and last value
-	 * over each whole run, two whose name ends in _bytes, two others */
-	TM_BF_SCRAPED_1_PEAK,
-	TM_BF_SCRAPED_1_LAST,
-	TM_BF_SCRAPED_2_PEAK,
-	TM_BF_SCRAPED_2_LAST,
-	TM_BF_SCRAPED_3_PEAK,
-	TM_BF_SCRAPED_3_LAST,
-	TM_BF_SCRAPED_4_PEAK,
-	TM_BF_SCRAPED_4_LAST,
-	TM_BF_COUNT
+#define TM_BF_ENUM(id, ...) TM_BF_##id,
+	TM_BENCH_FIG_LIST(TM_BF_ENUM)
+#undef TM_BF_ENUM
+	    TM_BF_COUNT
 };
 
+/* A figure's descriptor: one line of TM_BENCH_FIG_LIST (report/benchfigs.h
+ * says what each field means). */
 struct tm_bench_fig_info {
 	const char *key;   /* JSON/CSV name, with its unit */
 	const char *label; /* text table row */
-	double scale;      /* raw * scale = what the text table shows */
-	double noise_raw;  /* the noise floor (raw units): a median below it gets no
-	                      ratio and no test, a difference below it is never an
-	                      outlier (a run 40 KiB off a median of 0 is not news) */
+	enum tm_bench_fig_unit unit;
+	double scale;     /* raw * scale = what the text table shows */
+	double noise_raw; /* the noise floor (raw units) */
+	enum tm_bench_agg agg;
+	bool param; /* bench --param fits it against N */
+	int rank;   /* the text table's rows sort by it */
 };
+/* F's descriptor; NULL when F is not a figure. */
 const struct tm_bench_fig_info *tm_bench_fig_info(enum tm_bench_fig f);
 
 struct tm_bench_stat {
@@ -124,9 +101,8 @@ enum tm_bench_tab_row {
 };
 #define TM_BENCH_TAB_MAX_ROWS (TM_BF_COUNT + 6)
 
-/* Words of a bitset with a bit per figure: sized from the figures' count,
- * so adding figures never meets a cap. */
-#define TM_BF_WORDS ((TM_BF_COUNT + 63) / 64)
+/* Bytes of a bitset with a bit per figure. */
+#define TM_BF_MASK_BYTES ((TM_BF_COUNT + 7) / 8)
 
 struct tm_bench_run_row {
 	int64_t run_id, seq;
@@ -138,22 +114,18 @@ struct tm_bench_run_row {
 	double work_wall_usec;   /* the whole work's wall time, whatever the window, or NAN */
 	double steal_share;      /* CPU steal / machine CPU time during the run, or NAN */
 	double other_share;      /* CPU used by others / machine CPU time, or NAN */
-	uint64_t outlier_bits[TM_BF_WORDS]; /* a bit per figure, tm_bench_run_outlier() */
+	/* a bit per figure (tm_bench_run_outlier), set by tm_bench_table_compute */
+	uint8_t outlier_mask[TM_BF_MASK_BYTES];
 	const char *held_kind; /* tm_summary_held_kind of its allocator-held figure, or NULL */
 	int throttle_spans;    /* throttle limbo stretches (report/throttle.h); 0 none or unknown */
 	char throttle[224];    /* the first one as text, "" when none */
 };
 
-/* Whether run R's figure F (0 <= F < TM_BF_COUNT) is an outlier among its
- * arm's runs (set by tm_bench_table_compute); set_run_outlier marks it. */
-static inline bool tm_bench_run_outlier(const struct tm_bench_run_row *r, int f)
-{
-	return r->outlier_bits[f / 64] >> (f % 64) & 1;
-}
-
+/* Marks run R's figure F (0 <= F < TM_BF_COUNT) an outlier among its arm's
+ * runs; tm_bench_table_compute calls it. */
 static inline void tm_bench_set_run_outlier(struct tm_bench_run_row *r, int f)
 {
-	r->outlier_bits[f / 64] |= UINT64_C(1) << (f % 64);
+	r->outlier_mask[f / 8] |= (uint8_t)(1u << f % 8);
 }
 
 struct tm_bench_arm_row {
@@ -195,6 +167,9 @@ struct tm_bench_table {
 	 * when unused (slots 0, 1: bytes; 2, 3: other values) */
 	char scraped[TM_BENCH_SCRAPED_SLOTS][272];
 };
+
+/* Whether tm_bench_table_compute found figure F of run R an outlier. */
+bool tm_bench_run_outlier(const struct tm_bench_run_row *r, int f);
 
 /* Fills the scraped rows (TM_BF_SCRAPED_*) of T's runs, loaded: the first
  * two gauges (kind gauge or untyped) ending in _bytes and the first two

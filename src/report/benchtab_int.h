@@ -14,6 +14,11 @@
 
 #include "report/benchtab.h"
 
+/* benchload.c: whether the registry's FROM of figure F names a source a
+ * run's value is read from (a summary field, a derive_ function, the scraped
+ * gauges); false for a number that is not a figure. */
+bool tm_bench_fig_sourced(int f);
+
 /* Runs whose machine was busy with something else, or stolen from. */
 #define TM_BENCH_NOISY_STEAL 0.05
 #define TM_BENCH_NOISY_OTHER 0.25

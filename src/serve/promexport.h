@@ -2,6 +2,7 @@
 #ifndef TM_PROMEXPORT_H
 #define TM_PROMEXPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/sample.h"

@@ -2,7 +2,8 @@
 # The code style the repository promises: clang-format with the repo's
 # .clang-format on every C file, cppcheck clean (make cppcheck), the
 # include rule of src/LAYERS (scripts/layers.sh), the size limits of files
-# and functions (scripts/length.sh), SQLite only in src/store/.
+# and functions (scripts/length.sh), headers that compile alone (make
+# hdr-check), SQLite only in src/store/.
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 
@@ -55,6 +56,17 @@ awk 'BEGIN { print "const char *\nwide(int a,\n     int b)\n{"; for (i = 1; i <=
 	>"$T/shim/fn.c"
 check_fails style_length_refuses_long_function "shim/fn.c:4: function wide is 81 lines" \
 	sh scripts/length.sh "$T"
+
+# Every header under src/ compiles on its own (make hdr-check); and the
+# check refuses a planted header that uses size_t without including it.
+check style_hdr_check make -s hdr-check
+rm -rf "$T/src" && mkdir -p "$T/src/x"
+printf '#include <stddef.h>\nsize_t good(void);\n' >"$T/src/x/good.h"
+check style_hdr_check_passes_whole_header make -s hdr-check HDR_ROOT="$T" HDR_OUT="$T/hdr"
+printf 'size_t bad(void);\n' >"$T/src/x/bad.h"
+check_fails style_hdr_check_refuses_partial_header "x/bad.h does not compile on its own" \
+	make -s hdr-check HDR_ROOT="$T" HDR_OUT="$T/hdr"
+rm -rf "$T/src"
 
 # Every folder of src/ is in README's layout and has its row in
 # docs/ARCHITECTURE.md, and neither names a folder that is not there.

@@ -494,7 +494,7 @@ static void test_outlier_bits(void **state)
 				fail_msg("figure %d set: figure %d reads %d", f, g,
 				         tm_bench_run_outlier(&r, g));
 	}
-	assert_true(sizeof(((struct tm_bench_run_row *)0)->outlier_bits) * 8 >= TM_BF_COUNT);
+	assert_true(sizeof(((struct tm_bench_run_row *)0)->outlier_mask) * 8 >= TM_BF_COUNT);
 }
 
 int main(void)

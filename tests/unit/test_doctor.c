@@ -100,11 +100,13 @@ static void test_hybrid(void **state)
 	expect(TM_DOC_SWAP_ACCOUNTING, TM_DOC_OK, NULL, NULL);
 	expect(TM_DOC_MEMORY_HIGH, TM_DOC_WARN, "memory.soft_limit_in_bytes", NULL);
 	/* the bench's own library search, under the root */
-	expect(TM_DOC_ALLOC_JEMALLOC, TM_DOC_OK, "/usr/lib/libjemalloc.so.2", NULL);
-	assert_string_equal(res[TM_DOC_ALLOC_JEMALLOC].value, "/usr/lib/libjemalloc.so.2");
-	expect(TM_DOC_ALLOC_MIMALLOC, TM_DOC_NOTE, "not installed",
+	expect(TM_DOC_ALLOC(TM_ALLOC_JEMALLOC), TM_DOC_OK, "/usr/lib/libjemalloc.so.2", NULL);
+	assert_string_equal(res[TM_DOC_ALLOC(TM_ALLOC_JEMALLOC)].value,
+	                    "/usr/lib/libjemalloc.so.2");
+	expect(TM_DOC_ALLOC(TM_ALLOC_MIMALLOC), TM_DOC_NOTE, "not installed",
 	       "apt-get install libmimalloc2.0");
-	expect(TM_DOC_ALLOC_TCMALLOC, TM_DOC_NOTE, NULL, "apt-get install libtcmalloc-minimal4");
+	expect(TM_DOC_ALLOC(TM_ALLOC_TCMALLOC), TM_DOC_NOTE, NULL,
+	       "apt-get install libtcmalloc-minimal4");
 }
 
 static void test_pi_bookworm(void **state)
@@ -160,8 +162,8 @@ static void test_pi_sdcard(void **state)
 	expect(TM_DOC_MEMORY_CONTROLLER, TM_DOC_SKIPPED, "without its boot partition", NULL);
 	expect(TM_DOC_PSI, TM_DOC_SKIPPED, "bootfs", NULL);
 	/* an arm64 library found from an x86_64 build */
-	expect(TM_DOC_ALLOC_JEMALLOC, TM_DOC_OK, "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
-	       NULL);
+	expect(TM_DOC_ALLOC(TM_ALLOC_JEMALLOC), TM_DOC_OK,
+	       "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2", NULL);
 	/* both, with the fixes made */
 	assert_int_equal(run("pi-sdcard", 0), 0);
 	expect(TM_DOC_MEMORY_CONTROLLER, TM_DOC_OK, "has cgroup_enable=memory", NULL);
