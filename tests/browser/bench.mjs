@@ -22,7 +22,9 @@ const norm = (s) => s.replace(/\s+/g, " ").trim();
 // the legend and notes.  (More than 4 arms print several blocks of rows.)
 const blocks = fs.readFileSync(termFile, "utf8").split(/\n\s*\n/).map((b) => b.split("\n").filter((l) => l.trim()));
 const termHeader = blocks[0].map(norm);
-const termRows = blocks.slice(1, -1).flat().map(norm);
+// (a figure not known is n/a in the terminal, — in HTML: docs/output.md)
+const dash = (l) => l.replace(/(^| )n\/a(?= |$)/g, "$1—");
+const termRows = blocks.slice(1, -1).flat().map(norm).map(dash);
 const termNotes = blocks[blocks.length - 1].map(norm);
 if (blocks.length !== 3) notOk("terminal table has one block of rows", `${blocks.length} blocks: use at most 4 arms`);
 

@@ -11,7 +11,7 @@ check_fails "an arm name that is no shortcut and sets nothing is refused, with t
 	"arm 'tcmaloc' is not a shortcut and sets nothing: did you mean 'tcmalloc'\\? \\(an arm with no settings on purpose: --arm tcmaloc:\\)" \
 	"$TM" bench -o "$DB" --arm glibc --arm tcmaloc -- true
 check_fails "a name far from every shortcut lists them" \
-	"arm 'roomy' is not a shortcut \\(glibc, arena1, jemalloc, mimalloc, tcmalloc\\)" \
+	"arm 'roomy' is not a shortcut \\(glibc, arena1, jemalloc, mimalloc, tcmalloc, tcmalloc-full\\)" \
 	"$TM" bench -o "$DB" --arm glibc --arm roomy -- true
 out=$("$TM" bench --arm glibc --arm plain: --dry-run -- true 2>&1)
 echo "$out" | grep -qE '^  plain +allocator glibc +env: \(no allocator variables\)' &&

@@ -36,7 +36,9 @@ j = json.load(open(sys.argv[1]))
 t = j["text"]
 norm = lambda s: re.sub(r"\s+", " ", s).strip()
 term = [norm(l) for l in open(sys.argv[2], encoding="utf-8") if l.strip()]
-mine = [norm(l) for l in t["header"]] + [norm(" ".join([r["label"]] + r["cells"])) for r in t["rows"]] \
+# a figure not known is n/a in the terminal, — in the JSON's cells for HTML (docs/output.md)
+cell = lambda c: "n/a" if c == "—" else c
+mine = [norm(l) for l in t["header"]] + [norm(" ".join([r["label"]] + [cell(c) for c in r["cells"]])) for r in t["rows"]] \
 	+ [norm(n["text"]) for n in j["notes"]]
 print("same" if mine == term else "differs:\n" + "\n".join(
 	("  " if a == b else "≠ ") + a + ("" if a == b else " | " + b) for a, b in zip(term + [""] * 9, mine + [""] * 9)))

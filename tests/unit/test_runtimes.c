@@ -157,8 +157,10 @@ static int64_t run_of(struct tm_store *st, const struct tm_runtime_desc *d)
 			                                                        : i + 1);
 		assert_int_equal(tm_store_add_sample(st, id, &s), 0);
 	}
+	/* detached: the program was alive when the recording stopped, so the
+	 * end's figures (and a runtime's split of them) are measured */
 	struct tm_run_end e = {.ended_wall_usec = m.started_wall_usec + 4000000,
-	                       .outcome = tm_outcome_of("completed")};
+	                       .outcome = tm_outcome_of("detached")};
 	assert_int_equal(tm_store_run_end(st, id, &e), 0);
 	assert_int_equal(tm_store_commit(st), 0);
 	return id;
@@ -248,6 +250,9 @@ static void test_reports(void **state)
 
 int main(void)
 {
+	/* the report wraps at the terminal's width (80 when unset): a note must
+	 * be found whole whatever the width the tests run at */
+	setenv("COLUMNS", "1000", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_descriptors),
 	    cmocka_unit_test(test_docs),
