@@ -1,6 +1,6 @@
 // Holds N MiB (its argument, else $MIB) of live JS objects (arrays of
 // numbers) across a forced full GC, then prints V8's own figure of its heap
-// right after it, waits 300 ms for a sample, and exits:
+// right after it, waits 1.5 s (samples, and a recorder's --settle), and exits:
 //   used_heap_size BYTES held CHUNKS
 // Run as `node --expose-gc hold.js N` under `tidemark record --runtime node`
 // (tests/e2e/runtime_node.sh), which adds --trace-gc and reads V8's lines
@@ -18,5 +18,5 @@ setTimeout(() => {
 	global.gc();
 	const h = v8.getHeapStatistics();
 	process.stdout.write(`used_heap_size ${h.used_heap_size} held ${held.length}\n`);
-	setTimeout(() => process.exit(0), 300);
+	setTimeout(() => process.exit(0), 1500);
 }, 300);
