@@ -92,7 +92,12 @@ done
 sum=$(sql "$DB" "select sum(value) from events where run_id=$run and kind='oom_kill'")
 is "$sum" = "$d_kill" "the oom_kill events add up to the kernel's count"
 peak_cur=$(fig "$DB" "$run" peak_current_bytes)
-is "$peak_cur" -le 67108864 "memory.current never exceeds memory.max"
+# the kernel charges a task the OOM killer chose past the limit ("force"
+# in mm/memcontrol.c's try_charge: the memory is freed very soon), so the
+# peak may pass memory.max by a few pages while the victim exits (18 pages
+# in one run); 1 MiB bounds that and is far below what one more step of the
+# program would add
+is "$peak_cur" -le $((67108864 + 1048576)) "memory.current never exceeds memory.max (but for the kernel's forced charge of an exiting OOM victim, under 1 MiB)"
 
 # 4. the same kill at the default 1 s interval, growing 1 MiB every 2 ms
 #    (issue 19): killed between two samples.  No headline peak is below
