@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "hprof/holders.h"
+#include "hprof/print.h"
 #include "base/banned.h"
 
 #define MIB        (1024.0 * 1024.0)
@@ -182,34 +183,20 @@ void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_lay
 	fprintf(out, "temporary disk: %.1f MiB at the peak\n", (double)g->pool.bytes_peak / MIB);
 }
 
-/* A JSON string of NAME; with \xNN escapes when NAME is not UTF-8. */
-static json_t *jname(const char *name)
-{
-	json_t *j = json_string(name);
-	if (j)
-		return j;
-	char buf[1024];
-	size_t used = 0;
-	for (const unsigned char *p = (const unsigned char *)name; *p && used + 5 < sizeof(buf);
-	     p++)
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used,
-		                         *p < 0x80 && isprint(*p) ? "%c" : "\\x%02x", *p);
-	return json_string(buf);
-}
-
 static json_t *jclass(const struct tm_holders *h, uint32_t cls)
 {
 	char buf[256];
-	return jname(cname(h, cls, buf, sizeof(buf)));
+	return tm_hprof_name_json(cname(h, cls, buf, sizeof(buf)));
 }
 
 static json_t *json_holder(const struct tm_holders *h, const struct tm_holder *o)
 {
 	json_t *path = o->path ? json_array() : json_null();
 	for (size_t j = 0; o->path && j < o->n_path; j++)
-		json_array_append_new(
-		    path, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)o->path[j].id, "object",
-		                    jname(o->path[j].label), "via", jname(o->path[j].via)));
+		json_array_append_new(path,
+		                      json_pack("{s:I, s:o, s:o}", "id", (json_int_t)o->path[j].id,
+		                                "object", tm_hprof_name_json(o->path[j].label),
+		                                "via", tm_hprof_name_json(o->path[j].via)));
 	json_t *parts = o->parts ? json_array() : json_null();
 	for (size_t p = 0; o->parts && p < o->n_parts; p++)
 		json_array_append_new(parts, json_pack("{s:o, s:I, s:I}", "class",
@@ -254,14 +241,14 @@ int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layo
 		json_array_append_new(rows, json_holder(h, &h->rows[r]));
 	json_t *o = json_pack(
 	    "{s:o, s:s, s:i, s:I, s:{s:b, s:b}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
-	    "dump", jname(g->origin), "format", g->format, "id_size", (int)g->id, "dump_bytes",
-	    (json_int_t)g->dump_bytes, "layout", "compressed_oops", l->compressed_oops,
-	    "compressed_class_pointers", l->compressed_class_pointers, "objects", (json_int_t)g->n,
-	    "reachable", (json_int_t)(h->d.n_live - 1), "unreachable", (json_int_t)h->dead_objects,
-	    "reachable_bytes", (json_int_t)h->live_bytes, "unreachable_bytes",
-	    (json_int_t)h->dead_bytes, "references", (json_int_t)(g->edges - g->roots), "gc_roots",
-	    (json_int_t)g->roots, "holders", (json_int_t)h->candidates, "top", rows, "classes",
-	    json_classes(h));
+	    "dump", tm_hprof_name_json(g->origin), "format", g->format, "id_size", (int)g->id,
+	    "dump_bytes", (json_int_t)g->dump_bytes, "layout", "compressed_oops",
+	    l->compressed_oops, "compressed_class_pointers", l->compressed_class_pointers,
+	    "objects", (json_int_t)g->n, "reachable", (json_int_t)(h->d.n_live - 1), "unreachable",
+	    (json_int_t)h->dead_objects, "reachable_bytes", (json_int_t)h->live_bytes,
+	    "unreachable_bytes", (json_int_t)h->dead_bytes, "references",
+	    (json_int_t)(g->edges - g->roots), "gc_roots", (json_int_t)g->roots, "holders",
+	    (json_int_t)h->candidates, "top", rows, "classes", json_classes(h));
 	if (!o)
 		return tm_error("out of memory for the JSON holders");
 	json_object_set_new(o, "dangling_references", json_integer((json_int_t)g->dangling));

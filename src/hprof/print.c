@@ -74,8 +74,7 @@ void tm_hprof_print_text(const struct tm_hprof_histogram *h, const struct tm_hpr
 		        "mirrors than it dumps (a CDS archive's)\n");
 }
 
-/* A JSON string of NAME; one with \xNN escapes when NAME is not UTF-8. */
-static json_t *name_json(const char *name)
+json_t *tm_hprof_name_json(const char *name)
 {
 	json_t *j = json_string(name);
 	if (j)
@@ -97,13 +96,13 @@ int tm_hprof_print_json(const struct tm_hprof_histogram *h, const struct tm_hpro
 		const struct tm_hprof_row *r = &h->rows[i];
 		json_array_append_new(
 		    rows,
-		    json_pack("{s:o, s:I, s:o}", "class", name_json(r->name), "instances",
+		    json_pack("{s:o, s:I, s:o}", "class", tm_hprof_name_json(r->name), "instances",
 		              (json_int_t)r->instances, "shallow_bytes",
 		              r->shallow_bytes < 0 ? json_null() : json_integer(r->shallow_bytes)));
 	}
 	json_t *o =
 	    json_pack("{s:o, s:s, s:i, s:I, s:{s:b, s:b}, s:I, s:I, s:I, s:o}", "dump",
-	              name_json(origin), "format", h->format, "id_size", (int)h->id_size,
+	              tm_hprof_name_json(origin), "format", h->format, "id_size", (int)h->id_size,
 	              "dump_bytes", (json_int_t)h->dump_bytes, "layout", "compressed_oops",
 	              l->compressed_oops, "compressed_class_pointers", l->compressed_class_pointers,
 	              "classes", (json_int_t)h->n_rows, "instances", (json_int_t)h->instances,
