@@ -65,5 +65,18 @@ check_fails()
 	fi
 }
 
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+wait_for()
+{
+	n=$(($1 * 10))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # sql DB QUERY: one value from the store.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }

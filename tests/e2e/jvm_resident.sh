@@ -18,19 +18,6 @@ fi
 javac -d "$T" "$TM_ROOT/tests/progs/java/HeapChurn.java" || { fail jvm_resident_builds "javac failed"; finish; }
 M=1048576
 
-# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
-wait_for()
-{
-	n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-
 # heap_range PID: "START END" of the Java heap's reserved range as the JVM
 # itself gives it (GC.heap_info: G1's [low, high), each generation's
 # [low, committed high, reserved high) of the generational collectors)

@@ -7,19 +7,6 @@
 . "$(dirname "$0")/../lib.sh"
 DB=$T/s.db
 
-# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
-wait_for()
-{
-	n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-
 # A child of PID named NAME.
 child_of() { pgrep -P "$1" -x "$2" | head -1; }
 
