@@ -179,17 +179,26 @@ static int suffixes(struct cursor *c, struct tm_guard_rule *r)
 
 static int subject(struct cursor *c, struct tm_guard_rule *r)
 {
-	size_t n = strspn(c->p, "abcdefghijklmnopqrstuvwxyz_");
+	const struct subject *best = NULL;
 	for (size_t i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++) {
-		if (strlen(subjects[i].name) == n && !strncmp(c->p, subjects[i].name, n)) {
-			r->kind = subjects[i].kind;
-			r->metric = subjects[i].metric;
-			c->p += n;
-			return 0;
-		}
+		size_t n = strlen(subjects[i].name);
+		if (!strncmp(c->p, subjects[i].name, n) && (!best || n > strlen(best->name)))
+			best = &subjects[i];
 	}
-	return bad(c, "expected anon, current, high_events, psi_full, host_psi_full, jvm_old "
-	              "or heap_live first");
+	/* the name ends there: no letter follows, but for "heap_live grows" */
+	if (best) {
+		const char *after = c->p + strlen(best->name);
+		bool ends = !islower((unsigned char)*after) && *after != '_';
+		if (!ends && (best->kind != TM_GUARD_HEAP_GROWS || strncmp(after, "grows", 5)))
+			best = NULL;
+	}
+	if (!best)
+		return bad(c, "expected anon, current, high_events, psi_full, host_psi_full, jvm_old "
+		              "or heap_live first");
+	r->kind = best->kind;
+	r->metric = best->metric;
+	c->p += strlen(best->name);
+	return 0;
 }
 
 int tm_guard_rule_parse(const char *text, struct tm_guard_rule *out, char *why, size_t why_size)
