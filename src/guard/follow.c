@@ -74,6 +74,13 @@ struct follow {
 	struct tm_guard_acts acts;
 	struct tm_guard_fire fire;
 	int64_t next_seq, fresh_from_seq, fires;
+	/* firings to act on once the walk is over (a write inside a read
+	 * transaction would fail when the recorder committed meanwhile) */
+	struct pending {
+		size_t rule;
+		int64_t wall_usec;
+	} pending[TM_GUARD_MAX_RULES * 4];
+	size_t npending;
 };
 
 static void fmt_wall(char *buf, size_t size, int64_t wall_usec)
@@ -102,14 +109,24 @@ static int on_sample(void *ctx, const struct tm_sample *s)
 		        tm_guard_rule_describe(r, what, sizeof(what)),
 		        f->o->dry_run || act ? "" : " [before the guard started: not acted on]");
 		fflush(f->out);
-		if (!act)
-			continue;
-		f->fire.rule = r;
-		f->fire.rule_index = i;
-		f->fire.wall_usec = s->t_wall_usec;
+		if (act)
+			f->pending[f->npending++] = (struct pending){i, s->t_wall_usec};
+	}
+	/* room for one more sample's firings, else stop here and act */
+	return f->npending + TM_GUARD_MAX_RULES > sizeof(f->pending) / sizeof(f->pending[0]);
+}
+
+/* Acts on the firings the last walk found.  0, or -1. */
+static int act_pending(struct follow *f)
+{
+	for (size_t i = 0; i < f->npending; i++) {
+		f->fire.rule = &f->o->rules[f->pending[i].rule];
+		f->fire.rule_index = f->pending[i].rule;
+		f->fire.wall_usec = f->pending[i].wall_usec;
 		if (tm_guard_act(f->st, f->o, &f->acts, &f->fire, f->out) < 0)
 			return -1;
 	}
+	f->npending = 0;
 	return 0;
 }
 
@@ -131,8 +148,11 @@ static int follow_run(struct follow *f, int64_t poll_usec)
 			return -1;
 		bool ended = ri.ended_wall_usec != 0;
 		tm_run_info_release(&ri);
-		if (tm_store_each_sample(f->st, f->fire.run_id, f->next_seq, -1, on_sample, f) < 0)
+		int rc = tm_store_each_sample(f->st, f->fire.run_id, f->next_seq, -1, on_sample, f);
+		if (rc < 0 || act_pending(f) < 0)
 			return -1;
+		if (rc > 0)
+			continue; /* stopped early to act: read on at once */
 		if (f->o->dry_run || ended || (f->o->stop && *f->o->stop))
 			return 0;
 		tm_guard_reap(&f->acts);
