@@ -274,6 +274,13 @@ int tm_guard_act(struct tm_store *st, const struct tm_guard_opts *o, struct tm_g
 	pid_t pids[MAX_PIDS];
 	size_t n = run_pids(f, pids, MAX_PIDS);
 	int rc;
+	/* the firing as an event of the run: a marker in the report and the panel */
+	struct tm_event ev = {.t_wall_usec = f->wall_usec,
+	                      .t_mono_usec = f->mono_usec,
+	                      .kind = "guard_fired",
+	                      .detail = f->rule->text};
+	if (tm_store_add_event(st, f->run_id, &ev) || tm_store_commit(st))
+		return -1;
 	if (snapshots(st, o, a, f, pids, n, out))
 		return -1;
 	if (o->signal && (rc = may_act(st, o, &a->last_signal, f, "signal", out)) != 0 &&

@@ -78,7 +78,7 @@ struct follow {
 	 * transaction would fail when the recorder committed meanwhile) */
 	struct pending {
 		size_t rule;
-		int64_t wall_usec;
+		int64_t wall_usec, mono_usec;
 	} pending[TM_GUARD_MAX_RULES * 4];
 	size_t npending;
 };
@@ -110,7 +110,7 @@ static int on_sample(void *ctx, const struct tm_sample *s)
 		        f->o->dry_run || act ? "" : " [before the guard started: not acted on]");
 		fflush(f->out);
 		if (act)
-			f->pending[f->npending++] = (struct pending){i, s->t_wall_usec};
+			f->pending[f->npending++] = (struct pending){i, s->t_wall_usec, s->t_mono_usec};
 	}
 	/* room for one more sample's firings, else stop here and act */
 	return f->npending + TM_GUARD_MAX_RULES > sizeof(f->pending) / sizeof(f->pending[0]);
@@ -123,6 +123,7 @@ static int act_pending(struct follow *f)
 		f->fire.rule = &f->o->rules[f->pending[i].rule];
 		f->fire.rule_index = f->pending[i].rule;
 		f->fire.wall_usec = f->pending[i].wall_usec;
+		f->fire.mono_usec = f->pending[i].mono_usec;
 		if (tm_guard_act(f->st, f->o, &f->acts, &f->fire, f->out) < 0)
 			return -1;
 	}

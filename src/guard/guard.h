@@ -62,7 +62,7 @@ struct tm_guard_fire {
 	int64_t run_id;
 	const struct tm_guard_rule *rule;
 	size_t rule_index;
-	int64_t wall_usec; /* the sample's */
+	int64_t wall_usec, mono_usec; /* the sample's */
 	pid_t main_pid;    /* 0 when not known */
 	const char *cgroup_path; /* the run's, or NULL */
 	const char *dir;   /* the snapshots' directory (created on first use) */

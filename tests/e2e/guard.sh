@@ -66,6 +66,16 @@ else
 fi
 check guard_profile_summary_names_site sh -c "sql() { sqlite3 -batch -noheader \"\$1\" \"\$2\"; }; sql '$DB' \"select summary from snapshots where kind='heap_profile' and run_id=$run\" | grep -q grow_leak_site"
 
+# the report and the panel: the snapshot and the action by the run, the
+# firings as events (drawn as markers by the panel and the HTML report)
+"$TM" report -o "$DB" "$run" >"$T/report" 2>&1
+check guard_report_text grep -q "^  guard .* anon>40%max: heap_profile of pid [0-9]* .*grow_leak_site" "$T/report"
+check guard_report_action grep -q "^  guard .* anon>50%max: signal not done: rate-limited" "$T/report"
+"$TM" report -o "$DB" "$run" --json >"$T/report.json" 2>&1
+check_eq guard_report_json "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted(set(r["kind"] for r in d["guard_snapshots"])))' "$T/report.json")" "['exec', 'heap_profile', 'signal']"
+# (each live guard records its own firings: A's two, B's one)
+check_eq guard_fired_events "$(sql "$DB" "select group_concat(detail) from (select detail from events where run_id=$run and kind='guard_fired' order by detail)")" "anon>40%max,anon>50%max,anon>50%max"
+
 # --- 2. dry-run over the stored run: the same firings, nothing written ----
 rows=$(sql "$DB" "select count(*) from snapshots")
 "$TM" guard -o "$DB" --run "$run" --when 'anon>40%max' --when 'anon>50%max' --dry-run --signal USR1 >"$T/d.out" 2>"$T/d.err"
