@@ -135,46 +135,112 @@ static int parse_signal(void *field, const char *value, char *why, size_t why_si
 }
 
 static const struct tm_opt guard_options[] = {
-    {.flag = "when", .scopes = TM_OPT_OTHER, .type = TM_OPT_CUSTOM, .off = 0,
-     .parse = parse_when, .metavar = "RULE",
+    {.flag = "when",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .off = 0,
+     .parse = parse_when,
+     .metavar = "RULE",
      .help = "a rule (above); repeatable: any of them fires"},
-    {.flag = "rules", .scopes = TM_OPT_OTHER, .type = TM_OPT_CUSTOM, .off = 0,
-     .parse = parse_rules, .metavar = "FILE",
+    {.flag = "rules",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .off = 0,
+     .parse = parse_rules,
+     .metavar = "FILE",
      .help = "rules from FILE, one a line ('#' starts a comment)"},
-    {.flag = "run", .scopes = TM_OPT_OTHER, .type = TM_OPT_COUNT, .off = GOFF(run_id), .min = 1,
-     .max = TM_OPT_NO_MAX, .metavar = "ID",
+    {.flag = "run",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_COUNT,
+     .off = GOFF(run_id),
+     .min = 1,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "ID",
      .help = "the run to follow (default the newest live run; --dry-run: the newest)"},
-    {.flag = "dry-run", .scopes = TM_OPT_OTHER, .type = TM_OPT_BOOL, .off = GOFF(g.dry_run),
+    {.flag = "dry-run",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_BOOL,
+     .off = GOFF(g.dry_run),
      .help = "print what would fire and when over the stored run; take and do nothing"},
-    {.flag = "snapshot", .scopes = TM_OPT_OTHER, .type = TM_OPT_CUSTOM, .off = 0,
-     .parse = parse_snapshot, .metavar = "KIND",
+    {.flag = "snapshot",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .off = 0,
+     .parse = parse_snapshot,
+     .metavar = "KIND",
      .help = "what to take at a firing: heap_profile (the default), or none;",
      .more = "repeatable"},
-    {.flag = "snapshot-dir", .scopes = TM_OPT_OTHER, .type = TM_OPT_STRING, .off = GOFF(snap_dir),
-     .min = 1, .metavar = "DIR", .help = "where snapshots go (default DB.snapshots/run-ID)"},
-    {.flag = "snapshot-every", .scopes = TM_OPT_OTHER, .type = TM_OPT_DURATION,
-     .off = GOFF(g.snap_every_usec), .min = 0, .max = TM_OPT_NO_MAX, .metavar = "DUR",
+    {.flag = "snapshot-dir",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_STRING,
+     .off = GOFF(snap_dir),
+     .min = 1,
+     .metavar = "DIR",
+     .help = "where snapshots go (default DB.snapshots/run-ID)"},
+    {.flag = "snapshot-every",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_DURATION,
+     .off = GOFF(g.snap_every_usec),
+     .min = 0,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "DUR",
      .help = "at most one snapshot of a kind per rule this often"},
-    {.flag = "snapshot-timeout", .scopes = TM_OPT_OTHER, .type = TM_OPT_DURATION,
-     .off = GOFF(g.snap_timeout_usec), .min = 100000, .max = 3600 * 1000000LL, .metavar = "DUR",
+    {.flag = "snapshot-timeout",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_DURATION,
+     .off = GOFF(g.snap_timeout_usec),
+     .min = 100000,
+     .max = 3600 * 1000000LL,
+     .metavar = "DUR",
      .help = "how long one snapshot may take"},
-    {.flag = "go-url", .scopes = TM_OPT_OTHER, .type = TM_OPT_STRING, .off = GOFF(go_url),
-     .min = 1, .metavar = "URL", .help = "a Go program's /debug/pprof/heap, for its snapshot"},
-    {.flag = "signal", .scopes = TM_OPT_OTHER, .type = TM_OPT_CUSTOM, .off = GOFF(g.signal),
-     .parse = parse_signal, .metavar = "SIG",
+    {.flag = "go-url",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_STRING,
+     .off = GOFF(go_url),
+     .min = 1,
+     .metavar = "URL",
+     .help = "a Go program's /debug/pprof/heap, for its snapshot"},
+    {.flag = "signal",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_CUSTOM,
+     .off = GOFF(g.signal),
+     .parse = parse_signal,
+     .metavar = "SIG",
      .help = "action: send SIG to the run's main process (off by default)"},
-    {.flag = "exec", .scopes = TM_OPT_OTHER, .type = TM_OPT_STRING, .off = GOFF(exec_cmd),
-     .min = 1, .metavar = "CMD",
+    {.flag = "exec",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_STRING,
+     .off = GOFF(exec_cmd),
+     .min = 1,
+     .metavar = "CMD",
      .help = "action: run sh -c CMD with TIDEMARK_GUARD_RULE, _RUN, _PID set"},
-    {.flag = "restart", .scopes = TM_OPT_OTHER, .type = TM_OPT_BOOL, .off = GOFF(g.restart),
+    {.flag = "restart",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_BOOL,
+     .off = GOFF(g.restart),
      .help = "action: systemctl restart the --unit (off by default)"},
-    {.flag = "unit", .scopes = TM_OPT_OTHER, .type = TM_OPT_STRING, .off = GOFF(unit), .min = 1,
-     .metavar = "NAME", .help = "the run's systemd unit: its main process, what --restart restarts"},
-    {.flag = "pid", .scopes = TM_OPT_OTHER, .type = TM_OPT_COUNT, .off = GOFF(pid), .min = 1,
-     .max = 4194304, .metavar = "PID",
+    {.flag = "unit",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_STRING,
+     .off = GOFF(unit),
+     .min = 1,
+     .metavar = "NAME",
+     .help = "the run's systemd unit: its main process, what --restart restarts"},
+    {.flag = "pid",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_COUNT,
+     .off = GOFF(pid),
+     .min = 1,
+     .max = 4194304,
+     .metavar = "PID",
      .help = "the main process (default the run's, from its start)"},
-    {.flag = "act-every", .scopes = TM_OPT_OTHER, .type = TM_OPT_DURATION,
-     .off = GOFF(g.act_every_usec), .min = 0, .max = TM_OPT_NO_MAX, .metavar = "DUR",
+    {.flag = "act-every",
+     .scopes = TM_OPT_OTHER,
+     .type = TM_OPT_DURATION,
+     .off = GOFF(g.act_every_usec),
+     .min = 0,
+     .max = TM_OPT_NO_MAX,
+     .metavar = "DUR",
      .help = "at most one action of a kind this often"},
     {.type = TM_OPT_END},
 };
@@ -187,12 +253,21 @@ static void on_stop(int sig)
 	stop_now = 1;
 }
 
+/* The rule kinds, from the registry, wrapped to the terminal. */
 static void print_rules_help(void)
 {
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return;
 	for (int k = 0; k < TM_GUARD_KIND_COUNT; k++) {
 		const struct tm_guard_kind_desc *d = tm_guard_kind_desc((enum tm_guard_kind)k);
-		printf("  %-44s e.g. %s\n", d->syntax, d->example);
+		fprintf(m, "  %s\n      e.g. %s\n", d->syntax, d->example);
 	}
+	fclose(m);
+	tm_help_write(stdout, buf);
+	free(buf);
 }
 
 /* Checks what the options say together.  0, or 2 after tm_error. */
@@ -230,9 +305,12 @@ int cmd_guard(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		return tm_error("out of memory"), 1;
 	tm_guard_opts_init(&c->g);
 	const struct tm_optset sets[] = {{tm_cmd_db_options, ctx}, {guard_options, c}};
-	int next, rc = tm_opts_parse(sets, 2, TM_OPT_OTHER | TM_OPT_PERMUTE, "guard", argc, argv, &next);
+	int next,
+	    rc = tm_opts_parse(sets, 2, TM_OPT_OTHER | TM_OPT_PERMUTE, "guard", argc, argv, &next);
 	if (rc == 0 && next < argc)
-		rc = (tm_error("unexpected argument '%s' (see 'tidemark guard --help')", argv[next]), -1);
+		rc =
+		    (tm_error("unexpected argument '%s' (see 'tidemark guard --help')", argv[next]),
+		     -1);
 	if (rc > 0) {
 		tm_help_write(stdout, usage_head);
 		print_rules_help();

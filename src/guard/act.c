@@ -121,10 +121,10 @@ static int take_one(struct tm_store *st, const struct tm_guard_opts *o,
 	if (rc == 0)
 		rc = k->take(&req, &res, why, sizeof(why));
 	if (rc == 0) {
-		fprintf(out, "  snapshot %s of pid %d: %s (%" PRIu64 " bytes): %s\n", k->name, (int)pid,
-		        res.path, res.file_bytes, res.summary);
-		return store_row(st, f, k->name, pid, res.path, res.summary, (int64_t)res.file_bytes,
-		                 true);
+		fprintf(out, "  snapshot %s of pid %d: %s (%" PRIu64 " bytes): %s\n", k->name,
+		        (int)pid, res.path, res.file_bytes, res.summary);
+		return store_row(st, f, k->name, pid, res.path, res.summary,
+		                 (int64_t)res.file_bytes, true);
 	}
 	fprintf(out, "  snapshot %s of pid %d failed: %s\n", k->name, (int)pid, why);
 	return store_row(st, f, k->name, pid, NULL, why, -1, false);
@@ -140,8 +140,8 @@ static int snapshots(struct tm_store *st, const struct tm_guard_opts *o, struct 
 		const struct tm_snap_kind_desc *d = tm_snap_kind_desc((enum tm_snap_kind)k);
 		int64_t *last = &a->last_snap[f->rule_index][k];
 		if (*last && now - *last < o->snap_every_usec) {
-			fprintf(out, "  snapshot %s: rate-limited (one per rule every %.0f s)\n", d->name,
-			        (double)o->snap_every_usec / 1e6);
+			fprintf(out, "  snapshot %s: rate-limited (one per rule every %.0f s)\n",
+			        d->name, (double)o->snap_every_usec / 1e6);
 			if (store_row(st, f, d->name, 0, NULL, "rate-limited", -1, false))
 				return -1;
 			continue;
@@ -153,8 +153,10 @@ static int snapshots(struct tm_store *st, const struct tm_guard_opts *o, struct 
 			    take_one(st, o, f, d, pids[i], out))
 				return -1;
 		if (!taken) {
-			fprintf(out, "  snapshot %s: no process of the run it applies to\n", d->name);
-			if (store_row(st, f, d->name, 0, NULL, "no process it applies to", -1, false))
+			fprintf(out, "  snapshot %s: no process of the run it applies to\n",
+			        d->name);
+			if (store_row(st, f, d->name, 0, NULL, "no process it applies to", -1,
+			              false))
 				return -1;
 		}
 	}
@@ -206,10 +208,11 @@ static int do_signal(struct tm_store *st, const struct tm_guard_opts *o,
 		snprintf(what, sizeof(what), "no main process of the run to signal%s",
 		         pid > 0 ? " (it left the run's cgroup)" : "");
 	else if (kill(pid, o->signal) < 0)
-		snprintf(what, sizeof(what), "SIG%s to pid %d: %s", sigabbrev_np(o->signal), (int)pid,
-		         strerror(errno));
+		snprintf(what, sizeof(what), "SIG%s to pid %d: %s", sigabbrev_np(o->signal),
+		         (int)pid, strerror(errno));
 	else
-		snprintf(what, sizeof(what), "SIG%s sent to pid %d", sigabbrev_np(o->signal), (int)pid);
+		snprintf(what, sizeof(what), "SIG%s sent to pid %d", sigabbrev_np(o->signal),
+		         (int)pid);
 	bool ok = pid > 0 && in_run && !strstr(what, ": ");
 	fprintf(out, "  signal: %s\n", what);
 	return store_row(st, f, "signal", pid > 0 ? pid : 0, NULL, what, -1, ok);
@@ -256,8 +259,8 @@ static int do_restart(struct tm_store *st, const struct tm_guard_opts *o,
 		ok = tm_sdunit_restart(u) == 0;
 		tm_sdunit_close(u);
 	}
-	snprintf(what, sizeof(what), ok ? "restart of %s queued" : "restart of %s failed (see stderr)",
-	         o->unit);
+	snprintf(what, sizeof(what),
+	         ok ? "restart of %s queued" : "restart of %s failed (see stderr)", o->unit);
 	fprintf(out, "  restart: %s\n", what);
 	return store_row(st, f, "restart", 0, NULL, what, -1, ok);
 }

@@ -51,11 +51,12 @@ static bool counter_holds(const struct tm_guard_rule *r, struct tm_guard_state *
 {
 	bool known = has(s, r->metric);
 	bool holds = false;
-	if (known && st->prev_counter_known && st->have_prev && s->t_mono_usec > st->prev_mono_usec &&
-	    s->v[r->metric] >= st->prev_counter) {
+	if (known && st->prev_counter_known && st->have_prev &&
+	    s->t_mono_usec > st->prev_mono_usec && s->v[r->metric] >= st->prev_counter) {
 		double dt = (double)(s->t_mono_usec - st->prev_mono_usec);
 		double d = (double)(s->v[r->metric] - st->prev_counter);
-		holds = r->kind == TM_GUARD_HIGH_RATE ? d * 1e6 / dt > r->per_sec : d / dt > r->share;
+		holds =
+		    r->kind == TM_GUARD_HIGH_RATE ? d * 1e6 / dt > r->per_sec : d / dt > r->share;
 	}
 	st->prev_counter_known = known;
 	st->prev_counter = known ? s->v[r->metric] : 0;
@@ -182,8 +183,9 @@ const char *tm_guard_rule_describe(const struct tm_guard_rule *r, char *buf, siz
 		else
 			snprintf(buf, size, "%s > %g%% of %s", m, r->share * 100, ref_name(r->ref));
 		if (r->kind == TM_GUARD_JVM_OLD)
-			snprintf(buf + strlen(buf), size - strlen(buf), " after %" PRId64 " GC%s in a row",
-			         r->count, r->count == 1 ? "" : "s");
+			snprintf(buf + strlen(buf), size - strlen(buf),
+			         " after %" PRId64 " GC%s in a row", r->count,
+			         r->count == 1 ? "" : "s");
 		else
 			snprintf(buf + strlen(buf), size - strlen(buf), "%s", dur);
 	}

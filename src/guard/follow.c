@@ -51,9 +51,10 @@ static int pick_run(struct tm_store *st, const struct tm_guard_opts *o, int64_t 
 	if (tm_store_each_run(st, 0, pick_one, &p))
 		return -1;
 	if (!p.id)
-		return tm_error(o->dry_run ? "no run in the store"
-		                           : "no live run in the store (a running `tidemark record` "
-		                             "writing to it; or --run ID)");
+		return tm_error(o->dry_run
+		                    ? "no run in the store"
+		                    : "no live run in the store (a running `tidemark record` "
+		                      "writing to it; or --run ID)");
 	*id = p.id;
 	return 0;
 }
@@ -105,12 +106,13 @@ static int on_sample(void *ctx, const struct tm_sample *s)
 		fmt_wall(when, sizeof(when), s->t_wall_usec);
 		bool act = !f->o->dry_run && s->seq >= f->fresh_from_seq;
 		fprintf(f->out, "%s %s at %s (run %" PRId64 ", sample %" PRId64 "): %s%s\n",
-		        f->o->dry_run ? "would fire" : "fired", r->text, when, f->fire.run_id, s->seq,
-		        tm_guard_rule_describe(r, what, sizeof(what)),
+		        f->o->dry_run ? "would fire" : "fired", r->text, when, f->fire.run_id,
+		        s->seq, tm_guard_rule_describe(r, what, sizeof(what)),
 		        f->o->dry_run || act ? "" : " [before the guard started: not acted on]");
 		fflush(f->out);
 		if (act)
-			f->pending[f->npending++] = (struct pending){i, s->t_wall_usec, s->t_mono_usec};
+			f->pending[f->npending++] =
+			    (struct pending){i, s->t_wall_usec, s->t_mono_usec};
 	}
 	/* room for one more sample's firings, else stop here and act */
 	return f->npending + TM_GUARD_MAX_RULES > sizeof(f->pending) / sizeof(f->pending[0]);
@@ -169,7 +171,8 @@ static int setup(struct follow *f, struct tm_store *st, char *dir, size_t dir_si
 	int64_t last;
 	if (pick_run(st, o, &f->fire.run_id) || tm_store_run_get(st, f->fire.run_id, &ri))
 		return -1;
-	*poll_usec = ri.interval_usec > 0 && ri.interval_usec < 1000000 ? ri.interval_usec : 1000000;
+	*poll_usec =
+	    ri.interval_usec > 0 && ri.interval_usec < 1000000 ? ri.interval_usec : 1000000;
 	if (*poll_usec < 50000)
 		*poll_usec = 50000;
 	f->fire.cgroup_path = ri.cgroup_path ? strdup(ri.cgroup_path) : NULL;

@@ -26,16 +26,16 @@ struct tm_store;
 struct tm_guard_opts {
 	struct tm_guard_rule rules[TM_GUARD_MAX_RULES];
 	size_t nrules;
-	int64_t run_id;      /* 0: the newest live run (the newest run with DRY_RUN) */
-	bool dry_run;        /* print what would fire; no snapshot, no action, no write */
-	unsigned snap_kinds; /* a bit per enum tm_snap_kind to take at a firing (0: none) */
-	const char *snap_dir;   /* NULL: STORE.snapshots/run-ID beside the store */
-	const char *go_url;     /* the go_url target's URL, or NULL */
-	int signal;             /* 0: none; else the signal sent to the main process */
-	const char *exec_cmd;   /* NULL: none; else run with sh -c */
-	const char *unit;       /* the systemd unit (for --restart, and its main PID) */
-	bool restart;           /* systemctl restart UNIT */
-	pid_t pid;              /* the main process (0: the run's, from its start event) */
+	int64_t run_id;          /* 0: the newest live run (the newest run with DRY_RUN) */
+	bool dry_run;            /* print what would fire; no snapshot, no action, no write */
+	unsigned snap_kinds;     /* a bit per enum tm_snap_kind to take at a firing (0: none) */
+	const char *snap_dir;    /* NULL: STORE.snapshots/run-ID beside the store */
+	const char *go_url;      /* the go_url target's URL, or NULL */
+	int signal;              /* 0: none; else the signal sent to the main process */
+	const char *exec_cmd;    /* NULL: none; else run with sh -c */
+	const char *unit;        /* the systemd unit (for --restart, and its main PID) */
+	bool restart;            /* systemctl restart UNIT */
+	pid_t pid;               /* the main process (0: the run's, from its start event) */
 	int64_t snap_every_usec; /* at most one snapshot of a kind per rule this often */
 	int64_t act_every_usec;  /* at most one action of a kind this often */
 	int64_t snap_timeout_usec;
@@ -63,9 +63,9 @@ struct tm_guard_fire {
 	const struct tm_guard_rule *rule;
 	size_t rule_index;
 	int64_t wall_usec, mono_usec; /* the sample's */
-	pid_t main_pid;    /* 0 when not known */
-	const char *cgroup_path; /* the run's, or NULL */
-	const char *dir;   /* the snapshots' directory (created on first use) */
+	pid_t main_pid;               /* 0 when not known */
+	const char *cgroup_path;      /* the run's, or NULL */
+	const char *dir;              /* the snapshots' directory (created on first use) */
 };
 
 /* The guard's memory of what it did: per rule and kind, when (mono usec). */

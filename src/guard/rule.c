@@ -35,7 +35,6 @@ static const struct subject {
     {"heap_live", TM_GUARD_HEAP_GROWS, TM_M_HEAP_LIVE_BYTES},
 };
 
-
 struct cursor {
 	const char *p;    /* the rule, spaces removed */
 	const char *text; /* as given, for messages */
@@ -112,8 +111,9 @@ static int share_of(struct cursor *c, struct tm_guard_rule *r, bool ref_needed)
 		return bad(c, "the store has no old generation maximum; use P%committed "
 		              "(the same with -Xms equal to -Xmx) or a size");
 	else
-		return bad(c, r->kind == TM_GUARD_LEVEL ? "a share needs max or high after it (90%max)"
-		                                        : "a share needs committed after it (85%committed)");
+		return bad(c, r->kind == TM_GUARD_LEVEL
+		                  ? "a share needs max or high after it (90%max)"
+		                  : "a share needs committed after it (85%committed)");
 	return 0;
 }
 
@@ -170,8 +170,9 @@ static int suffixes(struct cursor *c, struct tm_guard_rule *r)
 		c->p += strlen(c->p);
 	}
 	if (*c->p)
-		return bad(c, r->kind == TM_GUARD_JVM_OLD ? "unexpected text after the rule (xN ends it)"
-		                                          : "unexpected text after the rule (for DUR ends it)");
+		return bad(c, r->kind == TM_GUARD_JVM_OLD
+		                  ? "unexpected text after the rule (xN ends it)"
+		                  : "unexpected text after the rule (for DUR ends it)");
 	if (r->kind == TM_GUARD_HEAP_GROWS && !r->for_usec)
 		return bad(c, "heap_live grows needs 'for DUR' (heap_live grows for 5m)");
 	return 0;
@@ -193,8 +194,9 @@ static int subject(struct cursor *c, struct tm_guard_rule *r)
 			best = NULL;
 	}
 	if (!best)
-		return bad(c, "expected anon, current, high_events, psi_full, host_psi_full, jvm_old "
-		              "or heap_live first");
+		return bad(c,
+		           "expected anon, current, high_events, psi_full, host_psi_full, jvm_old "
+		           "or heap_live first");
 	r->kind = best->kind;
 	r->metric = best->metric;
 	c->p += strlen(best->name);

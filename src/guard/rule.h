@@ -22,20 +22,20 @@
 
 /* X(ENUM, "name", "syntax", "example", "meaning") */
 #define TM_GUARD_KINDS(X)                                                                          \
-	X(LEVEL, "level", "anon|current>P%max|P%high|SIZE [for DUR]", "anon>90%max",              \
+	X(LEVEL, "level", "anon|current>P%max|P%high|SIZE [for DUR]", "anon>90%max",               \
 	  "the cgroup's anon (or memory.current) above a share of memory.max or memory.high, "     \
 	  "or above a size")                                                                       \
-	X(HIGH_RATE, "high_rate", "high_events>N/s [for DUR]", "high_events>5/s",                 \
+	X(HIGH_RATE, "high_rate", "high_events>N/s [for DUR]", "high_events>5/s",                  \
 	  "memory.events high rising faster than N a second between two samples "                  \
 	  "(throttle limbo)")                                                                      \
-	X(PSI_FULL, "psi_full", "psi_full|host_psi_full>P% [for DUR]", "psi_full>10%for30s",      \
+	X(PSI_FULL, "psi_full", "psi_full|host_psi_full>P% [for DUR]", "psi_full>10%for30s",       \
 	  "the share of wall time all tasks stalled on memory (PSI full), between two "            \
 	  "samples, above P%")                                                                     \
-	X(JVM_OLD, "jvm_old", "jvm_old>P%committed|SIZE [xN]", "jvm_old>85%committed x3",         \
-	  "a JVM's old generation after GC (its GC log) above a share of its committed "          \
+	X(JVM_OLD, "jvm_old", "jvm_old>P%committed|SIZE [xN]", "jvm_old>85%committed x3",          \
+	  "a JVM's old generation after GC (its GC log) above a share of its committed "           \
 	  "size or a size, N GCs in a row")                                                        \
-	X(HEAP_GROWS, "heap_grows", "heap_live grows for DUR", "heap_live grows for 5m",          \
-	  "the live heap under the shim not below where it was DUR ago, and at its highest "      \
+	X(HEAP_GROWS, "heap_grows", "heap_live grows for DUR", "heap_live grows for 5m",           \
+	  "the live heap under the shim not below where it was DUR ago, and at its highest "       \
 	  "since")
 
 enum tm_guard_kind {
@@ -66,13 +66,13 @@ enum tm_guard_ref {
 /* A parsed rule.  Plain data; no ownership. */
 struct tm_guard_rule {
 	enum tm_guard_kind kind;
-	enum tm_metric metric;  /* what is compared */
-	enum tm_guard_ref ref;  /* LEVEL, JVM_OLD: against what */
-	double share;           /* in (0, 10]: the share of REF (or of time for PSI_FULL) */
-	int64_t bytes;          /* REF_BYTES: the size */
-	double per_sec;         /* HIGH_RATE: events a second */
-	int64_t for_usec;       /* how long it must hold (0: at one sample) */
-	int64_t count;          /* JVM_OLD: GCs in a row (>= 1) */
+	enum tm_metric metric;         /* what is compared */
+	enum tm_guard_ref ref;         /* LEVEL, JVM_OLD: against what */
+	double share;                  /* in (0, 10]: the share of REF (or of time for PSI_FULL) */
+	int64_t bytes;                 /* REF_BYTES: the size */
+	double per_sec;                /* HIGH_RATE: events a second */
+	int64_t for_usec;              /* how long it must hold (0: at one sample) */
+	int64_t count;                 /* JVM_OLD: GCs in a row (>= 1) */
 	char text[TM_GUARD_RULE_TEXT]; /* the rule as written, spaces removed */
 };
 
@@ -88,9 +88,9 @@ struct tm_guard_state {
 	bool have_prev;
 	int64_t prev_mono_usec, prev_counter; /* the previous sample's time and counter */
 	bool prev_counter_known;
-	int64_t since_mono_usec; /* when the condition started holding (valid when holding) */
-	bool holding;            /* the condition held at the last sample */
-	bool fired;              /* fired since it last stopped holding */
+	int64_t since_mono_usec;  /* when the condition started holding (valid when holding) */
+	bool holding;             /* the condition held at the last sample */
+	bool fired;               /* fired since it last stopped holding */
 	int64_t streak, last_gcs; /* JVM_OLD: GCs in a row, the GC count last seen */
 	bool gcs_known;
 	int64_t grow_t, grow_v, grow_max; /* HEAP_GROWS: where the rise started, its top */

@@ -25,8 +25,8 @@ static int add_row(void *ctx, const struct tm_snapshot_row *r)
 	json_object_set_new(o, "pid", r->pid > 0 ? json_integer(r->pid) : json_null());
 	json_object_set_new(o, "path", str_or_null(r->path));
 	json_object_set_new(o, "summary", str_or_null(r->summary));
-	json_object_set_new(o, "file_bytes", r->file_bytes >= 0 ? json_integer(r->file_bytes)
-	                                                         : json_null());
+	json_object_set_new(o, "file_bytes",
+	                    r->file_bytes >= 0 ? json_integer(r->file_bytes) : json_null());
 	json_object_set_new(o, "ok", json_boolean(r->ok));
 	return json_array_append_new(ctx, o);
 }
@@ -58,11 +58,13 @@ void tm_guard_snaps_text(FILE *out, const json_t *rows)
 	json_array_foreach(rows, i, o)
 	{
 		if (i == 12) {
-			fprintf(out, "  guard       and %zu more (tidemark report --json)\n", n - i);
+			fprintf(out, "  guard       and %zu more (tidemark report --json)\n",
+			        n - i);
 			break;
 		}
 		char when[16], safe[600], pid[32] = "", size[48] = "";
-		time_t t = (time_t)(json_integer_value(json_object_get(o, "t_wall_usec")) / 1000000);
+		time_t t =
+		    (time_t)(json_integer_value(json_object_get(o, "t_wall_usec")) / 1000000);
 		struct tm tm;
 		localtime_r(&t, &tm);
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
@@ -74,8 +76,9 @@ void tm_guard_snaps_text(FILE *out, const json_t *rows)
 			         json_integer_value(json_object_get(o, "file_bytes")));
 		bool file = json_is_string(json_object_get(o, "path"));
 		fprintf(out, "  guard       %s %s: %s%s%s%s%s%s: %s\n", when, text_of(o, "rule"),
-		        text_of(o, "kind"), file ? pid : "", file ? " " : "", file ? text_of(o, "path") : "",
-		        size, json_is_true(json_object_get(o, "ok")) ? "" : " not done",
+		        text_of(o, "kind"), file ? pid : "", file ? " " : "",
+		        file ? text_of(o, "path") : "", size,
+		        json_is_true(json_object_get(o, "ok")) ? "" : " not done",
 		        tm_text_safe(safe, sizeof(safe), text_of(o, "summary")));
 	}
 }

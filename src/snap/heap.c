@@ -27,7 +27,8 @@ static void top_line(const char *path, char *buf, size_t size)
 		size_t n = 0;
 		char *save = NULL;
 		int row = 0;
-		for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (char *line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
 			if (row++ == 0 || !strncmp(line, "total", 5))
 				continue; /* the header, the total */
 			if (n && n + 2 < size) {
@@ -50,8 +51,9 @@ int tm_snap_heap_profile(const struct tm_snap_req *req, struct tm_snap_out *out,
 		return tm_error_buf(why, why_size, "no time left before the deadline");
 	struct tm_heap_snapshot s;
 	if (tm_heap_snapshot_take(req->pid, &s) < 0)
-		return tm_error_buf(why, why_size, "pid %d: no heap profile (no shim region, or no "
-		                                   "sampling)",
+		return tm_error_buf(why, why_size,
+		                    "pid %d: no heap profile (no shim region, or no "
+		                    "sampling)",
 		                    (int)req->pid);
 	int n = snprintf(out->path, sizeof(out->path), "%s/heap-%d-%lld.pb.gz", req->dir,
 	                 (int)req->pid, (long long)tm_now_wall_usec());
@@ -64,7 +66,7 @@ int tm_snap_heap_profile(const struct tm_snap_req *req, struct tm_snap_out *out,
 	out->file_bytes = stat(out->path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	char top[400], mib[32];
 	top_line(out->path, top, sizeof(top));
-	snprintf(out->summary, sizeof(out->summary), "live %s; %s", tm_fmt_mib(mib, sizeof(mib), live),
-	         top[0] ? top : "no sampled sites");
+	snprintf(out->summary, sizeof(out->summary), "live %s; %s",
+	         tm_fmt_mib(mib, sizeof(mib), live), top[0] ? top : "no sampled sites");
 	return 0;
 }

@@ -20,7 +20,7 @@ enum tm_snap_target {
 
 /* X(ENUM, "name", taker, target, "what it writes") */
 #define TM_SNAP_KINDS(X)                                                                           \
-	X(HEAP_PROFILE, "heap_profile", tm_snap_heap_profile, TM_SNAP_SHIMMED,                    \
+	X(HEAP_PROFILE, "heap_profile", tm_snap_heap_profile, TM_SNAP_SHIMMED,                     \
 	  "the native heap profile (pprof, with allocation sites) of a process under the shim")
 
 #define TM_SNAP_DECLARE(e, n, fn, t, d) tm_snap_fn fn;

@@ -16,10 +16,11 @@ int tm_store_snapshot_add(struct tm_store *st, const struct tm_snapshot_row *r)
 {
 	sqlite3_stmt *s;
 	if (tm_st_exec(st, snapshots_schema) || tm_st_begin_batch(st) ||
-	    tm_st_prepare(st,
-	                  "INSERT INTO snapshots(run_id, wall_usec, taken_usec, rule, kind, pid, path,"
-	                  " summary, file_bytes, ok) VALUES (?,?,?,?,?,?,?,?,?,?)",
-	                  &s, "prepare snapshot"))
+	    tm_st_prepare(
+	        st,
+	        "INSERT INTO snapshots(run_id, wall_usec, taken_usec, rule, kind, pid, path,"
+	        " summary, file_bytes, ok) VALUES (?,?,?,?,?,?,?,?,?,?)",
+	        &s, "prepare snapshot"))
 		return -1;
 	sqlite3_bind_int64(s, 1, r->run_id);
 	sqlite3_bind_int64(s, 2, r->wall_usec);
@@ -75,8 +76,8 @@ int tm_store_each_snapshot(struct tm_store *st, int64_t run_id, tm_snapshot_cb c
 		    .pid = sqlite3_column_int64(s, 5),
 		    .path = col_text(s, 6),
 		    .summary = col_text(s, 7),
-		    .file_bytes = sqlite3_column_type(s, 8) == SQLITE_NULL ? -1
-		                                                           : sqlite3_column_int64(s, 8),
+		    .file_bytes =
+		        sqlite3_column_type(s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 8),
 		    .ok = sqlite3_column_int(s, 9) != 0,
 		};
 		rc = cb(ctx, &r);

@@ -16,12 +16,12 @@ struct tm_store;
 /* One row.  Strings borrowed (copied on add; valid during a callback). */
 struct tm_snapshot_row {
 	int64_t run_id;
-	int64_t wall_usec;   /* the wall time of the sample at which the rule fired */
-	int64_t taken_usec;  /* when the guard took it or acted (wall) */
-	const char *rule;    /* the rule as written ("anon>90%max") */
-	const char *kind;    /* a snapshot kind (snap/kinds.h) or an action: signal, exec, restart */
-	int64_t pid;         /* the process it is about; 0 when none */
-	const char *path;    /* the file written; NULL for actions and failures */
+	int64_t wall_usec;  /* the wall time of the sample at which the rule fired */
+	int64_t taken_usec; /* when the guard took it or acted (wall) */
+	const char *rule;   /* the rule as written ("anon>90%max") */
+	const char *kind;   /* a snapshot kind (snap/kinds.h) or an action: signal, exec, restart */
+	int64_t pid;        /* the process it is about; 0 when none */
+	const char *path;   /* the file written; NULL for actions and failures */
 	const char *summary; /* one line: top entries, what was done, or why not */
 	int64_t file_bytes;  /* the file's size; -1 when no file (stored as NULL) */
 	bool ok;             /* taken or done; false: failed or rate-limited (SUMMARY says) */

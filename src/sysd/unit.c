@@ -253,8 +253,8 @@ int tm_sdunit_restart(struct tm_sdunit *u)
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	int r = sd_bus_call_method(u->bus, DEST, "/org/freedesktop/systemd1",
-	                           "org.freedesktop.systemd1.Manager", "RestartUnit", &e, &reply, "ss",
-	                           u->name, "replace");
+	                           "org.freedesktop.systemd1.Manager", "RestartUnit", &e, &reply,
+	                           "ss", u->name, "replace");
 	if (r < 0)
 		bus_error("cannot restart the unit", &e, r);
 	sd_bus_error_free(&e);

@@ -47,7 +47,8 @@ static void nap_ms(long ms, const char *countfile)
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
-		fprintf(stderr, "usage: heap_guard_grow WAIT_MS STEP_MS MAX_MIB HOLD_MS COUNTFILE\n");
+		fprintf(stderr,
+		        "usage: heap_guard_grow WAIT_MS STEP_MS MAX_MIB HOLD_MS COUNTFILE\n");
 		return 2;
 	}
 	long wait_ms = atol(argv[1]), step_ms = atol(argv[2]), max_mib = atol(argv[3]);

@@ -120,7 +120,8 @@ static void test_parse_errors(void **state)
 		struct tm_guard_rule r;
 		char why[256] = "";
 		if (tm_guard_rule_parse(bad[i].text, &r, why, sizeof(why)) == 0)
-			fail_msg("'%s' parsed; expected an error saying '%s'", bad[i].text, bad[i].says);
+			fail_msg("'%s' parsed; expected an error saying '%s'", bad[i].text,
+			         bad[i].says);
 		if (!strstr(why, bad[i].says))
 			fail_msg("'%s': said '%s', expected it to say '%s'", bad[i].text, why,
 			         bad[i].says);
@@ -166,21 +167,25 @@ static void fires(const char *text, const struct pt *pts, int n, const char *wan
 	for (int i = 0; i < n; i++) {
 		make(&s, i, &pts[i]);
 		if (tm_guard_rule_step(&r, &st, &s))
-			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", *got ? "," : "", i);
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d",
+			         *got ? "," : "", i);
 	}
 	if (strcmp(got, want))
 		fail_msg("'%s' fired at samples '%s', expected '%s'", text, got, want);
 }
 
-#define A TM_M_CG_ANON_BYTES
+#define A  TM_M_CG_ANON_BYTES
 #define MX TM_M_CG_MAX_BYTES
-#define LVL(v, max) {{A, MX}, {v, max}, 2}
+#define LVL(v, max)                                                                                \
+	{                                                                                          \
+		{A, MX}, {v, max}, 2                                                               \
+	}
 
 static void test_level(void **state)
 {
 	(void)state;
-	const struct pt p[] = {LVL(50, 100), LVL(95, 100), LVL(96, 100), LVL(80, 100),
-	                       LVL(91, 100), {{A}, {99}, 1}, LVL(99, -1), LVL(92, 100)};
+	const struct pt p[] = {LVL(50, 100), LVL(95, 100),   LVL(96, 100), LVL(80, 100),
+	                       LVL(91, 100), {{A}, {99}, 1}, LVL(99, -1),  LVL(92, 100)};
 	/* absent or unlimited max: unknown, not true, and it re-arms */
 	fires("anon>90%max", p, 8, "1,4,7");
 	fires("anon>90%max for 1s", p, 8, "2");
@@ -201,9 +206,14 @@ static void test_psi_full(void **state)
 {
 	(void)state;
 	enum tm_metric f = TM_M_CG_PSI_MEM_FULL_USEC;
-	const struct pt p[] = {{{f}, {0}, 1},          {{f}, {200000}, 1}, {{f}, {400000}, 1},
-	                       {{f}, {600000}, 1},     {{f}, {650000}, 1}, {{f}, {900000}, 1},
-	                       {{TM_M_CG_ANON_BYTES}, {1}, 1}, {{f}, {1200000}, 1}};
+	const struct pt p[] = {{{f}, {0}, 1},
+	                       {{f}, {200000}, 1},
+	                       {{f}, {400000}, 1},
+	                       {{f}, {600000}, 1},
+	                       {{f}, {650000}, 1},
+	                       {{f}, {900000}, 1},
+	                       {{TM_M_CG_ANON_BYTES}, {1}, 1},
+	                       {{f}, {1200000}, 1}};
 	fires("psi_full>10%for2s", p, 8, "3");
 	fires("psi_full>10%", p, 8, "1,5");
 }
@@ -213,7 +223,10 @@ static void test_jvm_old(void **state)
 	(void)state;
 	enum tm_metric g = TM_M_JVM_LOG_GCS, o = TM_M_JVM_LOG_OLD_AFTER_BYTES,
 	               c = TM_M_JVM_OLD_COMMITTED_BYTES;
-#define GC(n, old) {{g, o, c}, {n, old, 100}, 3}
+#define GC(n, old)                                                                                 \
+	{                                                                                          \
+		{g, o, c}, {n, old, 100}, 3                                                        \
+	}
 	const struct pt p[] = {GC(0, 10), GC(1, 90), GC(1, 90), GC(2, 95), GC(3, 50),
 	                       GC(4, 90), GC(5, 90), GC(5, 90), GC(6, 99)};
 #undef GC
@@ -239,8 +252,8 @@ static int see_row(void *ctx, const struct tm_snapshot_row *r)
 {
 	char *got = ctx;
 	size_t n = strlen(got);
-	snprintf(got + n, 512 - n, "%lld %s %s %lld %s %s %lld %d|", (long long)r->wall_usec, r->rule,
-	         r->kind, (long long)r->pid, r->path ? r->path : "NULL",
+	snprintf(got + n, 512 - n, "%lld %s %s %lld %s %s %lld %d|", (long long)r->wall_usec,
+	         r->rule, r->kind, (long long)r->pid, r->path ? r->path : "NULL",
 	         r->summary ? r->summary : "NULL", (long long)r->file_bytes, r->ok);
 	return 0;
 }
@@ -255,12 +268,24 @@ static void test_snapshots_table(void **state)
 	/* a store without the table: a walk of nothing */
 	assert_eq(tm_store_each_snapshot(f->st, run, see_row, got), 0);
 	assert_string_equal(got, "");
-	struct tm_snapshot_row r = {.run_id = run, .wall_usec = 5, .taken_usec = 6, .rule = "anon>1G",
-	                            .kind = "heap_profile", .pid = 42, .path = "/x/heap.pb.gz",
-	                            .summary = "live 1 MiB", .file_bytes = 123, .ok = true};
+	struct tm_snapshot_row r = {.run_id = run,
+	                            .wall_usec = 5,
+	                            .taken_usec = 6,
+	                            .rule = "anon>1G",
+	                            .kind = "heap_profile",
+	                            .pid = 42,
+	                            .path = "/x/heap.pb.gz",
+	                            .summary = "live 1 MiB",
+	                            .file_bytes = 123,
+	                            .ok = true};
 	assert_eq(tm_store_snapshot_add(f->st, &r), 0);
-	r = (struct tm_snapshot_row){.run_id = run, .wall_usec = 4, .taken_usec = 7, .rule = "anon>1G",
-	                             .kind = "signal", .summary = "rate-limited", .file_bytes = -1};
+	r = (struct tm_snapshot_row){.run_id = run,
+	                             .wall_usec = 4,
+	                             .taken_usec = 7,
+	                             .rule = "anon>1G",
+	                             .kind = "signal",
+	                             .summary = "rate-limited",
+	                             .file_bytes = -1};
 	assert_eq(tm_store_snapshot_add(f->st, &r), 0);
 	r.run_id = run + 1;
 	assert_eq(tm_store_snapshot_add(f->st, &r), 0);
@@ -292,7 +317,8 @@ static void test_dry_run(void **state)
 		make(&s, i, &p);
 		assert_eq(tm_store_add_sample(f->st, run, &s), 0);
 	}
-	struct tm_run_end e = {.ended_wall_usec = 1700000010 * SEC, .outcome = TM_OUTCOME_COMPLETED};
+	struct tm_run_end e = {.ended_wall_usec = 1700000010 * SEC,
+	                       .outcome = TM_OUTCOME_COMPLETED};
 	assert_eq(tm_store_run_end(f->st, run, &e), 0);
 	assert_eq(tm_store_commit(f->st), 0);
 	struct tm_guard_opts o;
@@ -305,7 +331,8 @@ static void test_dry_run(void **state)
 	FILE *out = open_memstream(&buf, &len);
 	assert_eq(tm_guard_run(f->st, &o, out), 2);
 	fclose(out);
-	const char *want = "would fire anon>90%max at 2023-11-14 22:13:21.000 UTC (run 1, sample 1)";
+	const char *want =
+	    "would fire anon>90%max at 2023-11-14 22:13:21.000 UTC (run 1, sample 1)";
 	if (!strstr(buf, want) || !strstr(buf, "22:13:24.000 UTC (run 1, sample 4)"))
 		fail_msg("dry-run said:\n%s\nexpected firings at samples 1 and 4", buf);
 	free(buf);
@@ -318,10 +345,10 @@ static void test_dry_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_registry),   cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_level),
-	    cmocka_unit_test(test_high_rate),  cmocka_unit_test(test_psi_full),
-	    cmocka_unit_test(test_jvm_old),    cmocka_unit_test(test_heap_grows),
+	    cmocka_unit_test(test_registry),        cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_level),
+	    cmocka_unit_test(test_high_rate),       cmocka_unit_test(test_psi_full),
+	    cmocka_unit_test(test_jvm_old),         cmocka_unit_test(test_heap_grows),
 	    cmocka_unit_test(test_snapshots_table), cmocka_unit_test(test_dry_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
