@@ -23,6 +23,8 @@
 #include "base/banned.h"
 
 #define MAX_PIDS 256
+/* struct tm_guard_acts keeps a time per rule and kind: room for 8 kinds */
+_Static_assert(TM_SNAP_KIND_COUNT <= 8, "tm_guard_acts.last_snap has room for 8 kinds");
 
 /* The processes of the run now: its cgroup's, else the main process
  * alone.  How many are in PIDS. */
@@ -134,7 +136,7 @@ static int snapshots(struct tm_store *st, const struct tm_guard_opts *o, struct 
                      const struct tm_guard_fire *f, const pid_t *pids, size_t n, FILE *out)
 {
 	int64_t now = tm_now_mono_usec();
-	for (int k = 0; k < TM_SNAP_KIND_COUNT && k < 8; k++) {
+	for (int k = 0; k < TM_SNAP_KIND_COUNT; k++) {
 		if (!(o->snap_kinds & (1u << k)))
 			continue;
 		const struct tm_snap_kind_desc *d = tm_snap_kind_desc((enum tm_snap_kind)k);

@@ -117,9 +117,11 @@ static bool holds_now(const struct tm_guard_rule *r, struct tm_guard_state *st,
 		return jvm_old_holds(r, st, s);
 	case TM_GUARD_HEAP_GROWS:
 		return grows_holds(r, st, s);
-	default:
-		return false;
+	case TM_GUARD_KIND_COUNT:
+		break;
 	}
+	/* no default: a kind of TM_GUARD_KINDS without its case fails -Wswitch */
+	return false;
 }
 
 bool tm_guard_rule_step(const struct tm_guard_rule *r, struct tm_guard_state *st,

@@ -145,9 +145,12 @@ static int value(struct cursor *c, struct tm_guard_rule *r)
 		if (share_of(c, r, false) < 0)
 			return -1;
 		return r->share > 1 ? bad(c, "a share of time is at most 100%") : 0;
-	default:
-		return bad(c, "internal: no value parser");
+	case TM_GUARD_HEAP_GROWS: /* "grows", read by the caller */
+	case TM_GUARD_KIND_COUNT:
+		break;
 	}
+	/* no default: a kind of TM_GUARD_KINDS without its case fails -Wswitch */
+	return bad(c, "internal: no value parser");
 }
 
 /* " for DUR" and " xN", in that order, each where the kind allows it. */

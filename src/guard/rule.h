@@ -7,8 +7,9 @@
  *
  * Each kind of condition is one line of TM_GUARD_KINDS: its name, what it
  * watches, its syntax and an example.  tests/unit/test_guard_rule.c parses
- * every kind's example and makes it fire over synthetic samples, so a kind
- * without its descriptor, parser or evaluation fails there.
+ * every kind's example and makes it fire over synthetic samples, and the
+ * parser's and the evaluation's switches have no default, so a kind without
+ * its descriptor, parser or evaluation fails to build (-Wswitch) or there.
  */
 #ifndef TM_GUARD_RULE_H
 #define TM_GUARD_RULE_H

@@ -11,12 +11,30 @@
 #include "snap/kinds.h"
 #include "base/banned.h"
 
-/* The top sites of the profile at PATH as one line: "12.0 MiB 93.1% site;
- * ..." (the rows of `tidemark heap top`, spaces folded).  Empty on failure. */
+/* One row of `tidemark heap top` ("    33.5 MiB 100.0%   536   33.5 MiB  site
+ * < caller") as "33.5 MiB (100.0%) in use at site < caller" after BUF[*N]. */
+static void add_row(const char *line, char *buf, size_t size, size_t *n)
+{
+	double inuse, pct, alloc;
+	long long objs;
+	char unit[8], aunit[8];
+	int site = 0;
+	if (sscanf(line, "%lf %7s %lf%% %lld %lf %7s %n", &inuse, unit, &pct, &objs, &alloc, aunit,
+	           &site) < 6 ||
+	    site <= 0)
+		return;
+	int w = snprintf(buf + *n, size - *n, "%s%.1f %s (%.1f%%) in use at %s", *n ? "; " : "",
+	                 inuse, unit, pct, line + site);
+	if (w > 0)
+		*n = *n + (size_t)w < size ? *n + (size_t)w : size - 1;
+}
+
+/* The top sites of the profile at PATH as one line (add_row's, "; "
+ * between them).  Empty on failure. */
 static void top_line(const char *path, char *buf, size_t size)
 {
-	char *text = NULL;
-	size_t len = 0;
+	char *text = NULL, *save = NULL;
+	size_t len = 0, n = 0;
 	FILE *f = open_memstream(&text, &len);
 	buf[0] = 0;
 	if (!f)
@@ -24,22 +42,11 @@ static void top_line(const char *path, char *buf, size_t size)
 	int rc = tm_heap_top(path, f, 3);
 	fclose(f);
 	if (rc == 0 && text) {
-		size_t n = 0;
-		char *save = NULL;
 		int row = 0;
 		for (char *line = strtok_r(text, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (row++ == 0 || !strncmp(line, "total", 5))
-				continue; /* the header, the total */
-			if (n && n + 2 < size) {
-				memcpy(buf + n, "; ", 2);
-				n += 2;
-			}
-			for (const char *p = line; *p && n + 1 < size; p++)
-				if (*p != ' ' || (n && buf[n - 1] != ' ' && buf[n - 1] != ';'))
-					buf[n++] = *p;
-			buf[n] = 0;
-		}
+		     line = strtok_r(NULL, "\n", &save))
+			if (row++ > 0 && strncmp(line, "total", 5))
+				add_row(line, buf, size, &n); /* not the header, not the total */
 	}
 	free(text);
 }
