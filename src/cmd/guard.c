@@ -29,9 +29,10 @@ static const char usage_head[] =
     "takes a snapshot (by default the heap profile of each process under the\n"
     "shim) stored with the run, and does the actions asked for: none unless\n"
     "asked, each at most once per --act-every.  With --dry-run, over a stored\n"
-    "run, it prints what would have fired and when, and does nothing.  Rules,\n"
-    "spaces optional (docs/guard.md):\n"
-    "\n";
+    "run, it prints what would have fired and when, and does nothing\n"
+    "(docs/guard.md).\n"
+    "\n"
+    "rules (spaces optional):\n";
 
 static const char usage_tail[] =
     "\n"
