@@ -2,10 +2,12 @@
  * (the first byte picks one, modulo their count; the rest, NUL-terminated,
  * is its input): 0 a size (include/tidemark-size.h, the grammar the heap
  * shim reads too), 1 a duration, 2 a whole number, 3 a systemd unit's name
- * (src/sysd), 4 --keep, 5 --window, 6 --phases-at, 7 --units.  They must
+ * (src/sysd), 4 --keep, 5 --window, 6 --phases-at, 7 --units, 8 a guard
+ * rule (src/guard/rule.h).  They must
  * never crash, read out of bounds or leak; what they accept is consistent:
  * a size's bytes read back as the same size, a unit name normalizes to
- * itself, a split's values increase, units are finite and above 0. */
+ * itself, a split's values increase, units are finite and above 0, a rule
+ * accepted reads back (its text, spaces removed) as the same rule. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "guard/rule.h"
 #include "record/units.h"
 #include "report/phases.h"
 #include "report/summary.h"
@@ -62,6 +65,20 @@ static void split(const char *s)
 			abort();
 }
 
+/* A rule accepted parses again from its own text to the same rule. */
+static void guard_rule(const char *s)
+{
+	struct tm_guard_rule a, b;
+	char why[256];
+	if (tm_guard_rule_parse(s, &a, why, sizeof(why)) < 0)
+		return;
+	if (tm_guard_rule_parse(a.text, &b, why, sizeof(why)) < 0 || a.kind != b.kind ||
+	    a.metric != b.metric || a.ref != b.ref || a.share != b.share || a.bytes != b.bytes ||
+	    a.per_sec != b.per_sec || a.for_usec != b.for_usec || a.count != b.count ||
+	    strcmp(a.text, b.text) || a.kind >= TM_GUARD_KIND_COUNT)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s, why[256];
@@ -77,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = 0;
-	switch (data[0] % 8) {
+	switch (data[0] % 9) {
 	case 0:
 		size_text(s);
 		break;
@@ -99,6 +116,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 6:
 		split(s);
+		break;
+	case 8:
+		guard_rule(s);
 		break;
 	default:
 		if (tm_parse_units(s, &u) == 0 && !(isfinite(u) && u > 0))

@@ -45,6 +45,8 @@ static const struct command commands[] = {
      "limits and allocator settings from measured runs, with their reasons"},
     {"heap", NULL, cmd_heap, TM_CMD_NO_STORE, DB_LOCAL,
      "heap profiles from processes running with the heap shim"},
+    {"guard", NULL, cmd_guard, TM_CMD_WRITE, DB_LOCAL,
+     "when a rule holds over a live run: a snapshot, and actions if asked"},
     {"hprof", NULL, cmd_hprof, TM_CMD_NO_STORE, DB_LOCAL,
      "what holds a JVM's heap: the class histogram of an HPROF dump"},
     {"doctor", NULL, cmd_doctor, TM_CMD_NO_STORE, DB_LOCAL,

@@ -81,6 +81,7 @@ int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_guard(int argc, char **argv, struct tm_cmd_ctx *ctx);
 
 /* For record, bench and advise --verify, once each: one line on stderr when this host has
  * no memory controller or PSI off, pointing to `tidemark doctor`

@@ -18,6 +18,7 @@
 #include "report/limitnote.h"
 #include "report/phases.h"
 #include "report/runjson.h"
+#include "report/guardsnaps.h"
 #include "report/runreport.h"
 #include "runtime/registry.h"
 #include "report/runtext.h"
@@ -551,7 +552,7 @@ static json_t *damage_json(struct tm_store *st, int64_t run)
 
 static int print_json(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
                       json_t *profiles, const struct tm_throttle *th, json_t *scraped,
-                      json_t *damage)
+                      json_t *damage, json_t *guard)
 {
 	json_t *root =
 	    json_pack("{s:o?, s:o?, s:O, s:o?, s:o?}", "run", tm_run_json(ri, TM_RUN_JSON_FULL),
@@ -564,6 +565,8 @@ static int print_json(FILE *out, const struct tm_run_info *ri, const struct tm_s
 	}
 	if (damage)
 		json_object_set_new(root, "damaged_samples", damage);
+	if (json_array_size(guard))
+		json_object_set(root, "guard_snapshots", guard);
 	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);
@@ -612,6 +615,9 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 	struct tm_scraped_figs sf = {0};
 	if (!rc && fmt != TM_REPORT_CSV)
 		rc = tm_scraped_summarize(st, run, &sf);
+	json_t *guard = rc || fmt == TM_REPORT_CSV ? NULL : tm_guard_snaps_json(st, run);
+	if (!rc && fmt != TM_REPORT_CSV && !guard)
+		rc = -1;
 	if (!rc && fmt == TM_REPORT_TEXT) {
 		/* gathered whole, then each line fitted to the terminal */
 		char *buf = NULL;
@@ -621,6 +627,7 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 			rc = tm_error("out of memory");
 		} else {
 			print_text(m, st, &ri, &s, profiles, &th, tm_term_color(out));
+			tm_guard_snaps_text(m, guard);
 			if (w && sf.n)
 				fprintf(m, "  scraped     (the whole run's figures, not only the "
 				           "window's)\n");
@@ -632,11 +639,12 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 		}
 	} else if (!rc && fmt == TM_REPORT_JSON)
 		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count),
-		                damage_json(st, run));
+		                damage_json(st, run), guard);
 	else if (!rc)
 		print_csv(out, &ri, &s);
 	tm_scraped_release(&sf);
 	json_decref(profiles);
+	json_decref(guard);
 	tm_run_info_release(&ri);
 	return rc;
 }

@@ -252,7 +252,7 @@ static int delete_in_batch(struct tm_store *st, int64_t run_id, const char *how,
 	}
 	/* other parts' tables, when this file has them */
 	static const char *const others[] = {"bench_runs", "scrape_values", "scrape_series",
-	                                     "damaged_samples"};
+	                                     "damaged_samples", "snapshots"};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1 AND ?2 = ?2",
 		         others[i]);

@@ -247,3 +247,17 @@ void tm_sdunit_close(struct tm_sdunit *u)
 	sd_bus_flush_close_unref(u->bus);
 	free(u);
 }
+
+int tm_sdunit_restart(struct tm_sdunit *u)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	int r = sd_bus_call_method(u->bus, DEST, "/org/freedesktop/systemd1",
+	                           "org.freedesktop.systemd1.Manager", "RestartUnit", &e, &reply,
+	                           "ss", u->name, "replace");
+	if (r < 0)
+		bus_error("cannot restart the unit", &e, r);
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return r < 0 ? -1 : 0;
+}

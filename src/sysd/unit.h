@@ -2,8 +2,8 @@
  * A systemd unit, asked about over D-Bus with libsystemd's sd-bus
  * (org.freedesktop.systemd1): its name checked as systemd checks it, its
  * state, its cgroup and its invocation (a new one at each start, so a
- * restart is seen even between two looks).  Read only: nothing here starts,
- * stops or changes a unit.
+ * restart is seen even between two looks).  Read only, but for one call:
+ * tm_sdunit_restart(), which `tidemark guard --restart` alone makes.
  */
 #ifndef TM_SYSD_UNIT_H
 #define TM_SYSD_UNIT_H
@@ -49,6 +49,11 @@ const char *tm_sdunit_name(const struct tm_sdunit *u);
 
 /* Fills *ST.  0, or -1 after tm_error (the bus went away). */
 int tm_sdunit_state(struct tm_sdunit *u, struct tm_sdunit_state *st);
+
+/* The one write: asks systemd to restart the unit (RestartUnit, mode
+ * "replace", as `systemctl restart`), for `tidemark guard --restart`; does
+ * not wait for the job.  0, or -1 after tm_error (no permission, the bus). */
+int tm_sdunit_restart(struct tm_sdunit *u);
 
 void tm_sdunit_close(struct tm_sdunit *u);
 

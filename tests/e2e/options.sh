@@ -150,4 +150,8 @@ usage_error "serve: an unknown option" "--bogus" "$TM" serve --bogus
 usage_error "doctor: an unknown option" "--bogus" "$TM" doctor --bogus
 usage_error "doctor --root without a value" "--root" "$TM" doctor --root
 usage_error "hprof: an unknown option" "--bogus" "$TM" hprof top --bogus x
+usage_error "guard: an unknown option" "--bogus" "$TM" guard --bogus
+usage_error "guard --when x" "--when" "$TM" guard -o "$DB" --when 'anon>90%'
+usage_error "guard --signal x" "--signal" "$TM" guard -o "$DB" --when 'anon>1G' --signal NOPE
+usage_error "guard --restart without --unit" "--unit" "$TM" guard -o "$DB" --when 'anon>1G' --restart
 finish

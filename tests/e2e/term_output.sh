@@ -104,7 +104,7 @@ check_eq width_bench_columns_60 "$(wide "$T/bench.60" 60)" ""
 check_eq width_doctor_80 "$(wide "$T/doctor.txt" 80)" ""
 
 help_wide=
-for c in "" record bench report runs advise heap hprof doctor serve mark prune; do
+for c in "" record bench report runs advise heap hprof doctor serve mark prune guard; do
 	"$TM" $c --help >"$T/help" 2>&1
 	w=$(wide "$T/help" 80)
 	[ -n "$w" ] && help_wide="$help_wide

@@ -219,6 +219,7 @@ function describe(ev, events) {
 	case "limit_change": return {text: ev.detail || "limit change", rank: 2, bad: false};
 	case "late": return {text: null, rank: 8, bad: false};
 	case "start": return {text: "start", rank: 5, bad: false};
+	case "guard_fired": return {text: "guard: " + (ev.detail || "fired"), rank: 3, bad: false};
 	default: return {text: ev.kind.replace(/_/g, " "), rank: 4, bad: false};
 	}
 }
