@@ -51,6 +51,12 @@ $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 
+# heap attach refuses a static binary: no dlopen to call.
+$(B)/progs/heap_attach_static: tests/progs/heap_attach_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -static -o $@ $<
+HEAP_PROGS += $(B)/progs/heap_attach_static
+
 # A library for heap_dlopen_ctor: its constructor runs a thread.
 $(B)/progs/libctor_thread.so: tests/progs/ctor_thread_lib.c
 	@mkdir -p $(dir $@)

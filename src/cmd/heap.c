@@ -221,8 +221,9 @@ static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
 			return usage_error("attach and detach need one PID, not '%s'",
 			                   nrest > 1 ? rest[1] : "");
-		return rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, stdout)
-		                         : tm_heap_cli_detach(pid, stdout);
+		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, stdout)
+		                           : tm_heap_cli_detach(pid, stdout);
+		return rc < 0 ? 1 : 0;
 	}
 	if (!strcmp(rest[0], "stats")) {
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)

@@ -2,11 +2,13 @@
  * `tidemark heap attach PID` and `heap detach PID` (attach.h; docs/heap.md
  * "attach").  The steps, each undone when a later one fails, so that a
  * failed attach leaves the process as it was:
- *   1 seize    PTRACE_SEIZE of PID's main thread (the others never stop)
- *   2 stop     PTRACE_INTERRUPT until it stops at a safe place: in its
+ *   1 seize    PTRACE_SEIZE of one thread, the main one first (the others
+ *              never stop)
+ *   2 stop     PTRACE_INTERRUPT until one stops at a safe place: in its
  *              own code, or waiting in a syscall (attach_arch.h), never
  *              inside libc, the loader or an allocator, which may hold a
- *              lock dlopen needs (tried up to STOP_TRIES times)
+ *              lock dlopen needs (up to STOP_TRIES stops, the threads in
+ *              turn)
  *   3 save     its registers and the stack bytes below its red zone
  *   4 write    the agent's path and arguments there
  *   5 dlopen   dlopen(agent, RTLD_NOW | RTLD_LOCAL), dlopen found in the
@@ -16,6 +18,7 @@
  * then, always: dlclose of the agent when 6 or 7 failed, the stack bytes
  * and registers put back, PTRACE_DETACH.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -59,10 +62,12 @@ struct job {
 	char libc[4096];
 	struct tm_tracee t;
 	int seized, saved, written;
+	int64_t stopped_nsec; /* of the threads let go before the one used */
 	struct tm_regs regs;
 	uint64_t lo, hi; /* the stack window written */
 	unsigned char old[MAX_PATH_BYTES + 256];
-	uint64_t handle; /* the agent's, from dlopen; 0: not loaded */
+	uint64_t handle;      /* the agent's, from dlopen; 0: not loaded */
+	uint64_t loaded_base; /* the agent's load address when an earlier attach loaded it */
 	int started;
 };
 
@@ -189,12 +194,11 @@ static int prepare(struct job *j, const struct tm_attach_opts *o)
 		return -1;
 	char path[4096];
 	uint64_t base;
-	int rc = tm_attach_maps_base(maps, is_path, j->agent, &base, path, sizeof(path)) == 0
-	             ? tm_error("cannot attach to %d: the agent is loaded already (an attach "
-	                        "that is running or ended; `tidemark heap detach %d` first, or "
-	                        "read it with `tidemark heap stats %d`)",
-	                        (int)j->pid, (int)j->pid, (int)j->pid)
-	             : find_dl(j, maps);
+	/* loaded by an earlier attach (the agent is never unloaded once it
+	 * counted): started again, without a dlopen */
+	if (tm_attach_maps_base(maps, is_path, j->agent, &base, path, sizeof(path)) == 0)
+		j->loaded_base = base;
+	int rc = j->loaded_base ? 0 : find_dl(j, maps);
 	free(maps);
 	return rc;
 }
@@ -218,26 +222,58 @@ static int safe_place(struct job *j, char **maps)
 	return !locked_object(where);
 }
 
-/* Step 2: a stop at a safe place, within STOP_TRIES tries. */
+/* Up to N of PID's threads, the main one first: their number. */
+static int list_threads(pid_t pid, pid_t *tids, int n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int k = 1;
+	tids[0] = pid;
+	while (d && k < n && (e = readdir(d))) {
+		int64_t tid;
+		if (tm_parse_int64(e->d_name, &tid) == 0 && tid != pid && tid > 0)
+			tids[k++] = (pid_t)tid;
+	}
+	if (d)
+		closedir(d);
+	return k;
+}
+
+/* Steps 1 and 2: a thread seized and stopped at a safe place, within
+ * STOP_TRIES stops, taking PID's threads in turn (a main thread that only
+ * waits in pthread_join is in a futex: another thread is taken). */
 static int stop_safe(struct job *j, int *tries)
 {
 	size_t len;
+	pid_t tids[64];
+	int n = list_threads(j->pid, tids, 64), rc = -1;
 	char *maps = tm_attach_maps_read(j->pid, &len);
-	for (*tries = 1; *tries <= STOP_TRIES; ++*tries) {
-		if (tm_tracee_stop(&j->t, STOP_MSEC) < 0 || j->arch->get(j->pid, &j->regs) < 0)
+	for (*tries = 1; *tries <= STOP_TRIES && rc < 0; ++*tries) {
+		pid_t tid = tids[(*tries - 1) % n];
+		if (tm_tracee_seize(&j->t, tid, j->arch) < 0) {
+			if (tid == j->pid)
+				break;
+			continue; /* a thread that ended meanwhile */
+		}
+		j->seized = 1;
+		if (fail_here(j, 1) || tm_tracee_stop(&j->t, STOP_MSEC) < 0 ||
+		    j->arch->get(tid, &j->regs) < 0 || fail_here(j, 2))
 			break;
 		if (safe_place(j, &maps)) {
-			free(maps);
-			return 0;
-		}
-		if (tm_tracee_resume(&j->t) < 0)
+			rc = 0;
 			break;
+		}
+		j->seized = 0;
+		tm_tracee_release(&j->t);
+		j->stopped_nsec += j->t.stopped_nsec;
 		usleep(200 + (unsigned)(*tries % 7) * 150);
 	}
 	free(maps);
-	if (*tries <= STOP_TRIES)
-		return -1;
-	return tm_error("cannot attach to %d: its main thread stayed inside libc, the loader or "
+	if (rc == 0 || *tries <= STOP_TRIES)
+		return rc;
+	return tm_error("cannot attach to %d: its threads stayed inside libc, the loader or "
 	                "the allocator (%d stops), where a lock dlopen needs may be held",
 	                (int)j->pid, STOP_TRIES);
 }
@@ -283,10 +319,14 @@ static const char *start_why(int rc)
 	}
 }
 
+static int start_agent(struct job *j, uint64_t bias, uint64_t args_at, uint64_t stack);
+
 /* Steps 5 to 7, from a stopped thread whose data is written. */
 static int load_and_start(struct job *j, uint64_t args_at, uint64_t path_at, uint64_t stack)
 {
 	uint64_t ret, dl_args[2] = {path_at, 2 /* RTLD_NOW */};
+	if (j->loaded_base)
+		return start_agent(j, j->loaded_base - j->start_vaddr, args_at, stack);
 	if (fail_here(j, 5) ||
 	    tm_tracee_call(&j->t, &j->regs, j->dlopen_fn, dl_args, 2, stack, CALL_MSEC, &ret) < 0)
 		return -1;
@@ -300,7 +340,13 @@ static int load_and_start(struct job *j, uint64_t args_at, uint64_t path_at, uin
 	uint64_t bias = 0;
 	if (fail_here(j, 6) || tm_tracee_read(&j->t, j->handle, &bias, sizeof(bias)) < 0)
 		return -1;
-	uint64_t start = bias + j->start_value;
+	return start_agent(j, bias, args_at, stack);
+}
+
+/* Step 7: tmh_attach_start(ARGS_AT) in the agent loaded at BIAS. */
+static int start_agent(struct job *j, uint64_t bias, uint64_t args_at, uint64_t stack)
+{
+	uint64_t ret, start = bias + j->start_value;
 	if (fail_here(j, 7) || tm_tracee_call(&j->t, &j->regs, start, &args_at, 1, stack,
 	                                      CALL_MSEC, &ret) < 0)
 		return -1;
@@ -321,7 +367,7 @@ static void finish(struct job *j)
 	if (j->written)
 		tm_tracee_write(&j->t, j->lo, j->old, j->hi - j->lo);
 	if (j->saved)
-		j->arch->set(j->pid, &j->regs);
+		j->arch->set(j->t.tid, &j->regs);
 	if (j->seized)
 		tm_tracee_release(&j->t);
 }
@@ -340,11 +386,12 @@ static void dry_run(const struct job *j, FILE *out)
 	        "under way):\n"
 	        "  stop its main thread (PTRACE_SEIZE + PTRACE_INTERRUPT) where it holds no "
 	        "lock of libc's, the loader's or the allocator's\n"
-	        "  make it call dlopen at %#llx (in %s) with %s\n"
+	        "  make it call dlopen at %#llx (in %s) with %s (loaded already: %s)\n"
 	        "  then tmh_attach_start: count malloc & co. from now on through every loaded "
 	        "object's relocation entries, from the allocator's own in-use figure\n"
 	        "  restore its registers and stack, and let it go\n",
-	        (int)j->pid, j->arch->name, (unsigned long long)j->dlopen_fn, j->libc, j->agent);
+	        (int)j->pid, j->arch->name, (unsigned long long)j->dlopen_fn,
+	        j->loaded_base ? "-" : j->libc, j->agent, j->loaded_base ? "yes, no dlopen" : "no");
 }
 
 /* The agent's mappings in PID, in bytes. */
@@ -381,17 +428,14 @@ static int attach_job(struct job *jp, const struct tm_attach_opts *o, struct tm_
 			sigaddset(&block, s);
 	sigprocmask(SIG_BLOCK, &block, &old); /* no half-done attach on ^C */
 	uint64_t args_at = 0, path_at = 0, stack = 0;
-	int rc = fail_here(&j, 1) || tm_tracee_seize(&j.t, pid, j.arch) < 0 ? -1 : 0;
-	j.seized = rc == 0;
-	if (rc == 0)
-		rc = fail_here(&j, 2) || stop_safe(&j, &res->tries) < 0 ? -1 : 0;
+	int rc = stop_safe(&j, &res->tries);
 	if (rc == 0)
 		rc = write_data(&j, o, &args_at, &path_at, &stack);
 	if (rc == 0)
 		rc = load_and_start(&j, args_at, path_at, stack);
 	finish(&j);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	res->stopped_usec = j.t.stopped_nsec / 1000;
+	res->stopped_usec = (j.stopped_nsec + j.t.stopped_nsec) / 1000;
 	if (rc < 0)
 		return -1;
 	const struct tmh_region *r = tm_heap_region_map(pid);

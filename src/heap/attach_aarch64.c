@@ -70,6 +70,7 @@ static int waiting_syscall(int64_t nr)
 	case 441: /* epoll_pwait2 */
 	case 133: /* rt_sigsuspend */
 	case 137: /* rt_sigtimedwait */
+	case 128: /* restart_syscall: a sleep resumed after a stop */
 		return 1;
 	default:
 		return 0;

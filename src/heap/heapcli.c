@@ -119,7 +119,7 @@ int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out)
 	if (dry_run)
 		return 0;
 	fprintf(out,
-	        "attached to %d: its main thread stopped %.1f ms (%d stop%s); %lld relocation "
+	        "attached to %d: its thread stopped %.1f ms in all (%d stop%s); %lld relocation "
 	        "entries in %lld objects now count; live heap at attach %.1f MiB (the "
 	        "allocator's own figure)\n"
 	        "memory added: the region %.1f MiB and the agent %.1f MiB, mapped until it exits\n"

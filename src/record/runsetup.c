@@ -549,7 +549,7 @@ int tm_rec_heap_attach(struct rec *r)
 		return -1;
 	r->heap_attached = pid;
 	fprintf(stderr,
-	        "tidemark: attached the heap agent to %d: its main thread stopped %.1f ms; live heap "
+	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
 	        "at attach %.1f MiB (the allocator's own figure); exact from now on\n",
 	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0);
 	return 0;

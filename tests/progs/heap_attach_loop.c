@@ -1,13 +1,13 @@
 /*
  * For `heap attach` tests: holds HOLD_KIB KiB in blocks of 16..2048 bytes,
- * replaces one at random per step for SECONDS seconds (a short sleep every
+ * replaces one at random per step for STEPS steps (a short sleep every
  * 2000 steps, so that it is sometimes in a syscall), and prints a checksum
- * of everything it wrote and read (the same with and without an attach,
- * for the same seed) and its exit code is 0 unless the checksum of a block
- * came back wrong.  Every half second it writes to STATE_FILE (when given)
- * the sum of malloc_usable_size over the blocks it holds: the live heap
- * the agent must show.
- * usage: heap_attach_loop HOLD_KIB SECONDS [STATE_FILE]
+ * of everything it wrote and read (the same with and without an attach)
+ * and its exit code is 0 unless a block's bytes came back wrong.  Every
+ * half second it writes to STATE_FILE (when given) "LIVE STEPS N": LIVE the
+ * sum of malloc_usable_size over every block it holds (its tables too):
+ * the live heap the agent must show; N its blocks.
+ * usage: heap_attach_loop HOLD_KIB STEPS [STATE_FILE]
  */
 #include <malloc.h>
 #include <stdint.h>
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	long hold = atol(argv[1]) * 1024;
-	double secs = atof(argv[2]), t0 = now(), last = 0;
+	long long nsteps = atoll(argv[2]);
+	double last = 0;
 	const char *state = argc > 3 ? argv[3] : NULL;
 	size_t n = (size_t)hold / 1032 + 1;
 	unsigned char **b = calloc(n, sizeof(*b));
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 		b[i] = malloc(len[i]);
 		memset(b[i], (int)(i & 0xff), len[i]);
 	}
-	while (now() - t0 < secs) {
+	while (steps < nsteps) {
 		size_t i = next() % n;
 		for (size_t k = 0; k < len[i]; k += 64)
 			bad += b[i][k] != (unsigned char)(i & 0xff);
@@ -64,12 +65,12 @@ int main(int argc, char **argv)
 			nanosleep(&ms, NULL);
 		}
 		if (state && now() - last > 0.5) {
-			long long live = 0;
+			long long live = (long long)(malloc_usable_size(b) + malloc_usable_size(len));
 			for (size_t k = 0; k < n; k++)
 				live += (long long)malloc_usable_size(b[k]);
 			FILE *f = fopen(state, "w");
 			if (f) {
-				fprintf(f, "%lld %lld\n", live, steps);
+				fprintf(f, "%lld %lld %zu\n", live, steps, n + 2);
 				fclose(f);
 			}
 			last = now();
