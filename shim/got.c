@@ -173,3 +173,36 @@ void tmh_got_restore(void)
 	}
 	nhooks = 0;
 }
+
+struct find {
+	const char *name;
+	uintptr_t self;
+	void *found;
+};
+
+static int find_in(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct find *f = data;
+	if (f->found || !info->dlpi_name || !info->dlpi_name[0] || info->dlpi_addr == f->self)
+		return 0; /* the executable (no name): its canonical PLT entries are no definition */
+	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	void *fn = dlsym(h, f->name);
+	Dl_info where;
+	if (fn && dladdr(fn, &where) && (uintptr_t)where.dli_fbase == info->dlpi_addr)
+		f->found = fn;
+	dlclose(h);
+	return 0;
+}
+
+void *tmh_got_resolve(const char *name)
+{
+	Dl_info self;
+	struct find f = {name, 0, NULL};
+	if (dladdr((void *)tmh_got_resolve, &self))
+		f.self = (uintptr_t)self.dli_fbase;
+	dl_iterate_phdr(find_in, &f);
+	return f.found;
+}

@@ -314,7 +314,11 @@ static void atfork_child(void)
 
 static void resolve(void)
 {
+#ifdef TMH_ATTACH
+#define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))tmh_got_resolve(name)
+#else
 #define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))dlsym(TMH_NEXT, name)
+#endif
 	TMH_RESOLVE(malloc, "malloc");
 	TMH_RESOLVE(free, "free");
 	TMH_RESOLVE(calloc, "calloc");

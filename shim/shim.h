@@ -232,6 +232,10 @@ int64_t tmh_stats_inuse(void);
  * allocation functions at the agent's (tmh_got_hook: their number, and
  * *OBJECTS the objects touched), and back (tmh_got_restore). */
 int64_t tmh_got_hook(int64_t *objects);
+/* NAME as defined by the first loaded library that defines it, in load
+ * order (not the executable, whose PLT entries a non-PIE program exports as
+ * its functions' addresses: they lead back through the rewritten entries). */
+void *tmh_got_resolve(const char *name);
 void tmh_got_restore(void);
 
 /* Small helpers without libc formatting. */

@@ -174,6 +174,19 @@ static int check_agent(struct job *j, const char *given)
 	return ok ? 0 : tm_error("the agent %s has no tmh_attach_start", j->agent);
 }
 
+/* Whether PID's executable defines malloc itself (not a PLT entry). */
+static int exe_defines_malloc(pid_t pid)
+{
+	char path[64];
+	uint64_t value, vaddr;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = fd >= 0 && tm_attach_elf_symbol(fd, "malloc", &value, &vaddr) == 0;
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /* Everything attach needs to know before it stops anything. */
 static int prepare(struct job *j, const struct tm_attach_opts *o)
 {
@@ -183,6 +196,10 @@ static int prepare(struct job *j, const struct tm_attach_opts *o)
 	const char *why = tm_attach_refusal(&f);
 	if (why)
 		return tm_error("cannot attach to %d: %s", (int)j->pid, why);
+	if (exe_defines_malloc(j->pid))
+		return tm_error("cannot attach to %d: malloc is defined in its executable (an "
+		                "allocator linked in statically): the agent's hook cannot see it",
+		                (int)j->pid);
 	j->arch = tm_attach_arch_native();
 	if (!j->arch)
 		return tm_error("attach is not built for this machine");
