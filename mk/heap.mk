@@ -67,6 +67,12 @@ CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(B)/libt
 .PHONY: heap-progs
 heap-progs: $(HEAP_PROGS)
 
+# heap attach's costs (bench/attach/run.sh).
+$(B)/bench/attach_bench: bench/attach/attach_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -o $@ $<
+heap-progs: $(B)/bench/attach_bench
+
 # Benchmark reference only: a naive counting shim (see bench/heap/naive_shim.c).
 $(B)/bench/libnaive-shim.so: bench/heap/naive_shim.c
 	@mkdir -p $(dir $@)
