@@ -57,7 +57,7 @@ static int nhooks;
 
 struct object {
 	uintptr_t base, relro_lo, relro_hi;
-	const ElfW(Sym) * symtab;
+	const Elf64_Sym *symtab;
 	const char *strtab;
 };
 
@@ -79,14 +79,14 @@ static int unprotect(void **slot, int relro, int prot)
 }
 
 /* Rewrites the entries of one relocation table of O (N bytes at RELA). */
-static int hook_table(const struct object *o, const ElfW(Rela) * rela, size_t n)
+static int hook_table(const struct object *o, const Elf64_Rela *rela, size_t n)
 {
 	int added = 0;
 	for (size_t i = 0; i < n / sizeof(*rela) && nhooks < TMH_HOOKS_MAX; i++) {
 		unsigned long type = ELF64_R_TYPE(rela[i].r_info);
 		if (type != TMH_R_JUMP_SLOT && type != TMH_R_GLOB_DAT)
 			continue;
-		const ElfW(Sym) *sym = &o->symtab[ELF64_R_SYM(rela[i].r_info)];
+		const Elf64_Sym *sym = &o->symtab[ELF64_R_SYM(rela[i].r_info)];
 		void *fn = hook_for(o->strtab + sym->st_name);
 		if (!fn)
 			continue;
@@ -104,7 +104,7 @@ static int hook_table(const struct object *o, const ElfW(Rela) * rela, size_t n)
 }
 
 /* A dynamic entry's address: glibc relocates most in place, the vdso's not. */
-static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) p)
+static uintptr_t dyn_ptr(uintptr_t base, Elf64_Addr p)
 {
 	return p < base ? base + p : p;
 }
@@ -118,12 +118,12 @@ static int hook_object(struct dl_phdr_info *info, size_t size, void *data)
 	if (info->dlpi_name && strstr(info->dlpi_name, "/ld-linux"))
 		return 0; /* the loader allocates through its own pointer */
 	struct object o = {.base = info->dlpi_addr};
-	const ElfW(Dyn) *dyn = NULL;
+	const Elf64_Dyn *dyn = NULL;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const Elf64_Phdr *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(o.base + ph->p_vaddr);
+			dyn = (const Elf64_Dyn *)(o.base + ph->p_vaddr);
 		if (ph->p_type == PT_GNU_RELRO) {
 			o.relro_lo = (o.base + ph->p_vaddr) & ~(page - 1);
 			o.relro_hi = (o.base + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
@@ -131,17 +131,30 @@ static int hook_object(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (!dyn)
 		return 0;
-	const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+	const Elf64_Rela *jmprel = NULL, *rela = NULL;
 	size_t jmprel_n = 0, rela_n = 0;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		switch (dyn->d_tag) {
-		case DT_SYMTAB: o.symtab = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr); break;
-		case DT_STRTAB: o.strtab = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr); break;
-		case DT_JMPREL: jmprel = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr); break;
-		case DT_PLTRELSZ: jmprel_n = dyn->d_un.d_val; break;
-		case DT_RELA: rela = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr); break;
-		case DT_RELASZ: rela_n = dyn->d_un.d_val; break;
-		default: break;
+		case DT_SYMTAB:
+			o.symtab = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			o.strtab = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr);
+			break;
+		case DT_JMPREL:
+			jmprel = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			jmprel_n = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			rela = (const void *)dyn_ptr(o.base, dyn->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			rela_n = dyn->d_un.d_val;
+			break;
+		default:
+			break;
 		}
 	}
 	if (!o.symtab || !o.strtab)
@@ -185,7 +198,8 @@ static int find_in(struct dl_phdr_info *info, size_t size, void *data)
 	(void)size;
 	struct find *f = data;
 	if (f->found || !info->dlpi_name || !info->dlpi_name[0] || info->dlpi_addr == f->self)
-		return 0; /* the executable (no name): its canonical PLT entries are no definition */
+		return 0; /* the executable (no name): its canonical PLT entries are no definition
+		           */
 	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return 0;

@@ -44,8 +44,8 @@
 #define ZERO_BELOW     64 /* zeroed bytes under the data: the return slot */
 #define MAX_PATH_BYTES 1024
 
-static const char *const step_names[TM_ATTACH_STEPS + 1] = {
-    "", "seize", "stop", "save", "write", "dlopen", "find", "start"};
+static const char *const step_names[TM_ATTACH_STEPS + 1] = {"",      "seize",  "stop", "save",
+                                                            "write", "dlopen", "find", "start"};
 
 const char *tm_attach_step_name(int step)
 {
@@ -103,10 +103,9 @@ static int is_path(const char *path, const void *arg)
 /* Objects whose code may hold a lock dlopen or malloc takes. */
 static int locked_object(const char *path)
 {
-	static const char *const names[] = {"libc.so",  "libc-",       "ld-linux",
-	                                    "ld-2.",    "libdl",       "libpthread",
-	                                    "libjemalloc", "libtcmalloc", "libmimalloc",
-	                                    "libtidemark-heap"};
+	static const char *const names[] = {
+	    "libc.so",    "libc-",       "ld-linux",    "ld-2.",       "libdl",
+	    "libpthread", "libjemalloc", "libtcmalloc", "libmimalloc", "libtidemark-heap"};
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -167,8 +166,8 @@ static int check_agent(struct job *j, const char *given)
 		                "TIDEMARK_HEAP_ATTACH_LIB",
 		                (int)j->pid, j->agent);
 	fd = open(j->agent, O_RDONLY | O_CLOEXEC);
-	ok = fd >= 0 && tm_attach_elf_symbol(fd, "tmh_attach_start", &j->start_value,
-	                                     &j->start_vaddr) == 0;
+	ok = fd >= 0 &&
+	     tm_attach_elf_symbol(fd, "tmh_attach_start", &j->start_value, &j->start_vaddr) == 0;
 	if (fd >= 0)
 		close(fd);
 	return ok ? 0 : tm_error("the agent %s has no tmh_attach_start", j->agent);
@@ -309,9 +308,8 @@ static int write_data(struct job *j, const struct tm_attach_opts *o, uint64_t *a
 		return -1;
 	j->saved = 1;
 	unsigned char buf[sizeof(j->old)] = {0};
-	struct tmh_attach_args a = {.size = sizeof(a),
-	                            .recorder_pid = o->recorder_pid,
-	                            .interval_msec = o->interval_msec};
+	struct tmh_attach_args a = {
+	    .size = sizeof(a), .recorder_pid = o->recorder_pid, .interval_msec = o->interval_msec};
 	memcpy(buf + ZERO_BELOW, &a, sizeof(a));
 	memcpy(buf + ZERO_BELOW + sizeof(a), j->agent, plen);
 	if (fail_here(j, 4) || tm_tracee_write(&j->t, j->lo, buf, j->hi - j->lo) < 0)
@@ -326,13 +324,20 @@ static int write_data(struct job *j, const struct tm_attach_opts *o, uint64_t *a
 static const char *start_why(int rc)
 {
 	switch (rc) {
-	case TMH_ATTACH_ALREADY: return "the agent is attached already";
-	case TMH_ATTACH_NO_MALLOC: return "the agent found no malloc in it";
-	case TMH_ATTACH_NO_THREAD: return "the agent's thread could not start";
-	case TMH_ATTACH_NO_HOOK: return "no relocation entry of malloc & co. (malloc linked in?)";
-	case TMH_ATTACH_NO_BASE: return "its allocator does not say how much is in use";
-	case TMH_ATTACH_NO_WATCH: return "the recorder is not visible from it (a pid namespace)";
-	default: return "the agent refused its arguments";
+	case TMH_ATTACH_ALREADY:
+		return "the agent is attached already";
+	case TMH_ATTACH_NO_MALLOC:
+		return "the agent found no malloc in it";
+	case TMH_ATTACH_NO_THREAD:
+		return "the agent's thread could not start";
+	case TMH_ATTACH_NO_HOOK:
+		return "no relocation entry of malloc & co. (malloc linked in?)";
+	case TMH_ATTACH_NO_BASE:
+		return "its allocator does not say how much is in use";
+	case TMH_ATTACH_NO_WATCH:
+		return "the recorder is not visible from it (a pid namespace)";
+	default:
+		return "the agent refused its arguments";
 	}
 }
 
@@ -364,8 +369,8 @@ static int load_and_start(struct job *j, uint64_t args_at, uint64_t path_at, uin
 static int start_agent(struct job *j, uint64_t bias, uint64_t args_at, uint64_t stack)
 {
 	uint64_t ret, start = bias + j->start_value;
-	if (fail_here(j, 7) || tm_tracee_call(&j->t, &j->regs, start, &args_at, 1, stack,
-	                                      CALL_MSEC, &ret) < 0)
+	if (fail_here(j, 7) ||
+	    tm_tracee_call(&j->t, &j->regs, start, &args_at, 1, stack, CALL_MSEC, &ret) < 0)
 		return -1;
 	int rc = (int)(int32_t)ret;
 	if (rc != TMH_ATTACH_OK)
@@ -413,8 +418,7 @@ static void dry_run(const struct job *j, FILE *out)
 
 /* The agent's mappings in PID, in bytes. */
 static uint64_t agent_bytes(pid_t pid, const char *agent);
-static int attach_job(struct job *jp, const struct tm_attach_opts *o,
-                      struct tm_attach_result *res);
+static int attach_job(struct job *jp, const struct tm_attach_opts *o, struct tm_attach_result *res);
 
 int tm_heap_attach(pid_t pid, const struct tm_attach_opts *o, struct tm_attach_result *res,
                    FILE *out)
@@ -489,13 +493,13 @@ int tm_heap_detach(pid_t pid, uint32_t timeout_msec, int64_t *hooks)
 	if (!writable || n == 0 || state != TMH_RUNNING) {
 		rc = tm_error("%d is not attached (%s)", (int)pid,
 		              !writable ? "its region is not ours to write"
-		              : n == 0  ? "it runs with the preloaded shim, which cannot be detached"
-		                        : "detached already, or exited");
+		              : n == 0 ? "it runs with the preloaded shim, which cannot be detached"
+		                       : "detached already, or exited");
 	} else {
 		__atomic_store_n((uint32_t *)&r->detach_req, n, __ATOMIC_RELEASE);
 		syscall(SYS_futex, (uint32_t *)&r->stats_req, FUTEX_WAKE, 1, NULL, NULL, 0);
-		for (uint32_t waited = 0; __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_RUNNING;
-		     waited += 5) {
+		for (uint32_t waited = 0;
+		     __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_RUNNING; waited += 5) {
 			if (waited >= timeout_msec) {
 				rc = tm_error("%d's agent did not let go within %u ms", (int)pid,
 				              timeout_msec);

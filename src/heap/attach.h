@@ -54,8 +54,8 @@ struct tm_attach_facts {
 	uint16_t e_machine;   /* of /proc/PID/exe */
 	uint16_t our_machine; /* of the agent this build attaches with */
 	bool elf64;
-	int64_t forking_tid;  /* a thread in fork/vfork/clone, or 0 */
-	bool exe_ok;          /* /proc/PID/exe could be read */
+	int64_t forking_tid; /* a thread in fork/vfork/clone, or 0 */
+	bool exe_ok;         /* /proc/PID/exe could be read */
 	bool is_self;
 	bool zombie;
 };
@@ -92,8 +92,7 @@ uint64_t tm_attach_elf_load_bytes(int fd);
 int tm_attach_open_in(pid_t pid, const char *path);
 /* NAME's address in PID, in the first object MATCH accepts (its path into
  * PATH): 0, or -1. */
-int tm_attach_symbol(pid_t pid, const char *maps,
-                     int (*match)(const char *path, const void *arg), const void *arg,
-                     const char *name, uint64_t *addr, char *path, size_t size);
+int tm_attach_symbol(pid_t pid, const char *maps, int (*match)(const char *path, const void *arg),
+                     const void *arg, const char *name, uint64_t *addr, char *path, size_t size);
 
 #endif

@@ -39,7 +39,8 @@ const char *tm_attach_refusal(const struct tm_attach_facts *f)
 	if (f->seccomp == 1)
 		return "it runs in seccomp strict mode";
 	if (!f->exe_ok)
-		return "its executable (/proc/PID/exe) cannot be read: a kernel thread, or not ours";
+		return "its executable (/proc/PID/exe) cannot be read: a kernel thread, or not "
+		       "ours";
 	if (!f->elf64 || f->e_machine != f->our_machine)
 		return "its executable is for another machine than this tidemark's agent";
 	if (f->forking_tid)
@@ -53,7 +54,7 @@ bool tm_attach_syscall_forks(const char *text, uint16_t e_machine)
 	long nr = strtol(text, &end, 10);
 	if (end == text)
 		return false; /* "running": in user code */
-	if (e_machine == 62) /* x86_64: clone, fork, vfork, clone3 */
+	if (e_machine == 62)  /* x86_64: clone, fork, vfork, clone3 */
 		return nr == 56 || nr == 57 || nr == 58 || nr == 435;
 	return nr == 220 || nr == 435; /* aarch64: clone, clone3 */
 }

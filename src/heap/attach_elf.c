@@ -19,7 +19,7 @@
 #include "heap/attach.h"
 #include "base/banned.h"
 
-#define MAPS_MAX_BYTES (8 << 20)
+#define MAPS_MAX_BYTES   (8 << 20)
 #define SYMTAB_MAX_BYTES (64 << 20)
 
 char *tm_attach_maps_read(pid_t pid, size_t *len)
@@ -53,8 +53,7 @@ char *tm_attach_maps_read(pid_t pid, size_t *len)
 }
 
 /* One line of maps: its range, offset and path ("" for anonymous). */
-static int map_line(const char *line, uint64_t *lo, uint64_t *hi, uint64_t *off,
-                    const char **path)
+static int map_line(const char *line, uint64_t *lo, uint64_t *hi, uint64_t *off, const char **path)
 {
 	unsigned long long a, b, o;
 	int pos = 0;
@@ -126,7 +125,8 @@ static void *read_at(int fd, uint64_t off, uint64_t n)
 int tm_attach_elf_machine(int fd, uint16_t *machine)
 {
 	Elf64_Ehdr eh;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
 		return -1;
 	*machine = eh.e_machine;
 	return eh.e_ident[EI_CLASS] == ELFCLASS64 ? 0 : 1;
@@ -152,7 +152,8 @@ uint64_t tm_attach_elf_load_bytes(int fd)
 {
 	Elf64_Ehdr eh;
 	uint64_t sum = 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
 		return 0;
 	for (int i = 0; i < eh.e_phnum && i < 256; i++) {
 		Elf64_Phdr ph;
@@ -220,9 +221,8 @@ int tm_attach_open_in(pid_t pid, const char *path)
 	return fd;
 }
 
-int tm_attach_symbol(pid_t pid, const char *maps,
-                     int (*match)(const char *path, const void *arg), const void *arg,
-                     const char *name, uint64_t *addr, char *path, size_t size)
+int tm_attach_symbol(pid_t pid, const char *maps, int (*match)(const char *path, const void *arg),
+                     const void *arg, const char *name, uint64_t *addr, char *path, size_t size)
 {
 	uint64_t base = 0, value, vaddr;
 	if (tm_attach_maps_base(maps, match, arg, &base, path, size) < 0)

@@ -13,7 +13,7 @@
 
 struct tm_tracee {
 	pid_t tid;
-	int mem_fd; /* /proc/TID/mem, read-write */
+	int mem_fd;      /* /proc/TID/mem, read-write */
 	int pending_sig; /* a signal the stop took from the thread: given back */
 	int64_t stopped_nsec, stop_t0;
 	const struct tm_attach_arch *arch;

@@ -8,8 +8,19 @@
 #include "heap/attach_arch.h"
 #include "base/banned.h"
 
-enum { R_R9 = 8, R_R8 = 9, R_RAX = 10, R_RCX = 11, R_RDX = 12, R_RSI = 13, R_RDI = 14,
-       R_ORIG_RAX = 15, R_RIP = 16, R_RSP = 19, R_WORDS = 27 };
+enum {
+	R_R9 = 8,
+	R_R8 = 9,
+	R_RAX = 10,
+	R_RCX = 11,
+	R_RDX = 12,
+	R_RSI = 13,
+	R_RDI = 14,
+	R_ORIG_RAX = 15,
+	R_RIP = 16,
+	R_RSP = 19,
+	R_WORDS = 27
+};
 
 static void setup_call(struct tm_regs *r, uint64_t fn, const uint64_t *args, int nargs,
                        uint64_t stack)

@@ -136,8 +136,9 @@ int tm_heap_cli_detach(pid_t pid, FILE *out)
 	int64_t hooks = 0;
 	if (tm_heap_detach(pid, 5000, &hooks) < 0)
 		return -1;
-	fprintf(out, "detached from %d: %lld relocation entries put back; nothing of the agent's "
-	             "is called any more (it did not stop)\n",
+	fprintf(out,
+	        "detached from %d: %lld relocation entries put back; nothing of the agent's "
+	        "is called any more (it did not stop)\n",
 	        (int)pid, (long long)hooks);
 	return 0;
 }

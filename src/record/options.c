@@ -443,8 +443,9 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 	if (o->stop_at_progress && !o->progress_regex)
 		return tm_error("--until-progress needs --progress REGEX");
 	if (need_target && o->heap && !o->argv && !o->pid && !o->unit[0])
-		return tm_error("--heap needs a command to launch (it preloads the shim), -p PID or "
-		                "--unit NAME (it attaches to the running process)");
+		return tm_error(
+		    "--heap needs a command to launch (it preloads the shim), -p PID or "
+		    "--unit NAME (it attaches to the running process)");
 	if (o->heap && o->heap_sites && !o->argv)
 		return tm_error("--heap=sites needs a command to launch: an attach to a running "
 		                "process counts, it collects no sites");

@@ -74,7 +74,7 @@ struct rec {
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
 	pid_t heap_attached; /* -p/--unit with --heap: the pid the agent counts in, 0: none */
-	struct tm_net net;             /* loaded only for --push and --metrics-listen */
+	struct tm_net net;   /* loaded only for --push and --metrics-listen */
 	struct tm_push_thread *pusher; /* --push: sends the run from a thread of its own */
 	struct tm_prom_server *prom;
 	struct tm_rw *rw; /* --remote-write's sender */

@@ -541,9 +541,10 @@ int tm_rec_heap_attach(struct rec *r)
 	if (!r->o->heap || r->o->argv || pid <= 0)
 		return 0;
 	int64_t msec = r->o->interval_usec / 1000;
-	struct tm_attach_opts a = {
-	    .recorder_pid = getpid(),
-	    .interval_msec = (uint32_t)(msec < 10 ? 10 : msec > 600000 ? 600000 : msec)};
+	struct tm_attach_opts a = {.recorder_pid = getpid(),
+	                           .interval_msec = (uint32_t)(msec < 10       ? 10
+	                                                       : msec > 600000 ? 600000
+	                                                                       : msec)};
 	struct tm_attach_result res;
 	if (tm_heap_attach(pid, &a, &res, stderr) < 0)
 		return -1;
@@ -559,7 +560,8 @@ void tm_rec_heap_detach(struct rec *r)
 {
 	int64_t hooks = 0;
 	if (r->heap_attached && tm_heap_detach(r->heap_attached, 5000, &hooks) == 0)
-		fprintf(stderr, "tidemark: detached the heap agent from %d (%lld entries put back)\n",
+		fprintf(stderr,
+		        "tidemark: detached the heap agent from %d (%lld entries put back)\n",
 		        (int)r->heap_attached, (long long)hooks);
 	r->heap_attached = 0;
 }

@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 			nanosleep(&ms, NULL);
 		}
 		if (state && now() - last > 0.5) {
-			long long live = (long long)(malloc_usable_size(b) + malloc_usable_size(len));
+			long long live =
+			    (long long)(malloc_usable_size(b) + malloc_usable_size(len));
 			for (size_t k = 0; k < n; k++)
 				live += (long long)malloc_usable_size(b[k]);
 			FILE *f = fopen(state, "w");

@@ -25,11 +25,8 @@
 
 static struct tm_attach_facts fine(void)
 {
-	struct tm_attach_facts f = {.ptrace_scope = -1,
-	                            .e_machine = 62,
-	                            .our_machine = 62,
-	                            .elf64 = true,
-	                            .exe_ok = true};
+	struct tm_attach_facts f = {
+	    .ptrace_scope = -1, .e_machine = 62, .our_machine = 62, .elf64 = true, .exe_ok = true};
 	return f;
 }
 
@@ -105,8 +102,8 @@ static void test_x86_64_call(void **state)
 	assert_eq(a->result(&r), 0xdeadbeef);
 	assert_eq(a->red_zone_bytes, 128);
 	assert_eq(a->e_machine, 62);
-	assert_true(a->waiting_syscall(232)); /* epoll_wait */
-	assert_true(a->waiting_syscall(219)); /* restart_syscall */
+	assert_true(a->waiting_syscall(232));  /* epoll_wait */
+	assert_true(a->waiting_syscall(219));  /* restart_syscall */
 	assert_false(a->waiting_syscall(202)); /* futex: may wait for a lock the thread needs */
 	assert_false(a->waiting_syscall(9));   /* mmap: malloc may hold its arena */
 }
@@ -168,8 +165,8 @@ static void test_symbol(void **state)
 	char *m = tm_attach_maps_read(getpid(), &len), path[4096];
 	uint64_t addr = 0;
 	assert_non_null(m);
-	assert_eq(tm_attach_symbol(getpid(), m, libc_match, NULL, "malloc_usable_size", &addr,
-	                           path, sizeof(path)),
+	assert_eq(tm_attach_symbol(getpid(), m, libc_match, NULL, "malloc_usable_size", &addr, path,
+	                           sizeof(path)),
 	          0);
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	assert_non_null(libc);
