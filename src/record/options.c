@@ -290,7 +290,7 @@ const struct tm_opt tm_record_options[] = {
      .parse = parse_heap,
      .metavar = "sites",
      .help = "preload the heap shim: live heap and what the allocator holds",
-     .more = "(=sites: allocation sites only, no exact counters)"},
+     .more = "(=sites: sites only, no exact counters); -p, --unit: attaches to it"},
     {.flag = "heap",
      .key = "Heap",
      .scopes = B | F,

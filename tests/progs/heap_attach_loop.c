@@ -3,10 +3,11 @@
  * replaces one at random per step for STEPS steps (a short sleep every
  * 2000 steps, so that it is sometimes in a syscall), and prints a checksum
  * of everything it wrote and read (the same with and without an attach)
- * and its exit code is 0 unless a block's bytes came back wrong.  Every
- * half second it writes to STATE_FILE (when given) "LIVE STEPS N": LIVE the
- * sum of malloc_usable_size over every block it holds (its tables too):
- * the live heap the agent must show; N its blocks.
+ * and its exit code is 0 unless a block's bytes came back wrong.  With
+ * STATE_FILE it writes "LIVE STEPS N" there once started, and again
+ * whenever STATE_FILE.req exists, then waits until that is removed: LIVE
+ * the sum of malloc_usable_size over every block it holds (its tables
+ * too), the live heap the agent must show; N its blocks.
  * usage: heap_attach_loop HOLD_KIB STEPS [STATE_FILE]
  */
 #include <malloc.h>
@@ -26,11 +27,27 @@ static uint64_t next(void)
 	return rng;
 }
 
-static double now(void)
+/* Writes "LIVE STEPS BLOCKS" to STATE when STATE.req exists, then waits
+ * (still) until it is removed: the reader sees the heap as written. */
+static void answer(const char *state, unsigned char **b, size_t *len, size_t n, long long steps)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	char req[4096], tmp[4096];
+	snprintf(req, sizeof(req), "%s.req", state);
+	if (access(req, F_OK) != 0 && steps > 0)
+		return;
+	long long live = (long long)(malloc_usable_size(b) + malloc_usable_size(len));
+	for (size_t k = 0; k < n; k++)
+		live += (long long)malloc_usable_size(b[k]);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", state);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%lld %lld %zu\n", live, steps, n + 2);
+	fclose(f);
+	rename(tmp, state);
+	struct timespec ms = {0, 1000000};
+	while (steps > 0 && access(req, F_OK) == 0)
+		nanosleep(&ms, NULL);
 }
 
 int main(int argc, char **argv)
@@ -39,7 +56,6 @@ int main(int argc, char **argv)
 		return 2;
 	long hold = atol(argv[1]) * 1024;
 	long long nsteps = atoll(argv[2]);
-	double last = 0;
 	const char *state = argc > 3 ? argv[3] : NULL;
 	size_t n = (size_t)hold / 1032 + 1;
 	unsigned char **b = calloc(n, sizeof(*b));
@@ -51,6 +67,8 @@ int main(int argc, char **argv)
 		b[i] = malloc(len[i]);
 		memset(b[i], (int)(i & 0xff), len[i]);
 	}
+	if (state)
+		answer(state, b, len, n, 0);
 	while (steps < nsteps) {
 		size_t i = next() % n;
 		for (size_t k = 0; k < len[i]; k += 64)
@@ -64,18 +82,8 @@ int main(int argc, char **argv)
 			struct timespec ms = {0, 200000};
 			nanosleep(&ms, NULL);
 		}
-		if (state && now() - last > 0.5) {
-			long long live =
-			    (long long)(malloc_usable_size(b) + malloc_usable_size(len));
-			for (size_t k = 0; k < n; k++)
-				live += (long long)malloc_usable_size(b[k]);
-			FILE *f = fopen(state, "w");
-			if (f) {
-				fprintf(f, "%lld %lld %zu\n", live, steps, n + 2);
-				fclose(f);
-			}
-			last = now();
-		}
+		if (state && steps % 1000 == 0)
+			answer(state, b, len, n, steps);
 	}
 	printf("steps done, checksum %llu of %zu blocks, bad %llu\n",
 	       (unsigned long long)(sum % 1000000007ull), n, (unsigned long long)bad);
