@@ -100,6 +100,17 @@ static int start_thread(void)
 	return rc == 0 ? 0 : -1;
 }
 
+void tmh_attach_fork_child(void)
+{
+	tmh_got_restore();
+	if (watch_fd >= 0)
+		close(watch_fd);
+	watch_fd = -1;
+	tmh_tls_slot = NULL;
+	tmh_tls_left = INT64_MAX; /* a call through a copied pointer: counted nowhere private */
+	__atomic_store_n(&attached, 0, __ATOMIC_RELEASE);
+}
+
 /* The region's live bytes become BASE (the allocator's in-use figure). */
 static void set_base(struct tmh_region *r, int64_t base)
 {

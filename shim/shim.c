@@ -301,6 +301,12 @@ static struct tmh_slot *slow_slot(int *boot)
 
 static void atfork_child(void)
 {
+#ifdef TMH_ATTACH
+	/* a fork child of an attached process was not attached: its entries
+	 * are put back at once (no watching thread follows it), no region */
+	tmh_attach_fork_child();
+	return;
+#endif
 	fold_lock = 0; /* a thread of the parent may have held it */
 	tmh_tls_busy = 1;
 	tmh_region_fork_child();

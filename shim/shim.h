@@ -222,6 +222,8 @@ static inline int64_t tmh_usable_new(void *p, size_t n)
  * its region is made; shim.c: the start-up a preloaded shim does in its
  * constructor, for the agent (1 when done). */
 void tmh_attach_options(struct tmh_options *o);
+/* attach.c: in a fork child, the entries put back; counting stops there. */
+void tmh_attach_fork_child(void);
 int tmh_init_attach(void);
 /* stats.c: the process's live bytes and allocations + frees (a reader's sum) */
 void tmh_own_totals(int64_t *live, int64_t *ops);

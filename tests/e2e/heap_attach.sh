@@ -185,6 +185,28 @@ else
 	fail attach_python3 "$out / $(head -1 "$T/pystats") / $(cat "$T/py") rc=$rc vs $pyref"
 fi
 
+# a fork child of an attached process is not attached: no region of its own
+cat >"$T/fork.py" <<'PYEOF'
+import os, time
+time.sleep(1.0)
+pid = os.fork()
+if pid == 0:
+    x = [bytearray(1000) for i in range(20000)]
+    region = "/dev/shm/tidemark-heap-%d/%d" % (os.geteuid(), os.getpid())
+    print("child region", os.path.exists(region), flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+print("parent done", flush=True)
+PYEOF
+$PY3 "$T/fork.py" >"$T/fork" &
+pid=$!
+sleep 0.3
+out=$("$TM" heap attach "$pid" 2>&1)
+wait "$pid"
+rc=$?
+check_eq attach_fork_child "$(cat "$T/fork") rc=$rc" "child region False
+parent done rc=0"
+
 mtref=$("$P/heap_attach_mt" 1500000)
 "$P/heap_attach_mt" 1500000 >"$T/mt" &
 pid=$!
