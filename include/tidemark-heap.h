@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
-#define TMH_VERSION    4
+#define TMH_VERSION    5
 #define TMH_DIR_ENV    "TIDEMARK_HEAP_DIR"
 #define TMH_DIR_PREFIX "/dev/shm/tidemark-heap-"
 #define TMH_DIR_FMT    TMH_DIR_PREFIX "%u"    /* a user's regions: euid */
@@ -102,6 +102,7 @@ enum tmh_state {
 	TMH_RUNNING = 0,
 	TMH_EXITED = 1,     /* the process ran its exit handlers; counters are final */
 	TMH_SUPERSEDED = 2, /* the process exec'd; a new region replaced this one */
+	TMH_DETACHED = 3,   /* attached agent: detached, counters frozen (docs/heap.md "attach") */
 };
 
 /* Which allocator answered the statistics request. */
@@ -114,6 +115,30 @@ enum tmh_allocator {
 };
 
 #define TMH_POLL_BYTES (1 << 20) /* a thread looks for a request every MiB it asks for */
+
+/*
+ * What `tidemark heap attach` passes to the agent's tmh_attach_start(), in
+ * the target's memory: RECORDER, the pid whose end detaches (0: none, until
+ * `heap detach`); INTERVAL_MSEC, how often the agent's thread looks.
+ */
+struct tmh_attach_args {
+	uint32_t size; /* sizeof(struct tmh_attach_args) */
+	int32_t recorder_pid;
+	uint32_t interval_msec;
+	uint32_t reserved;
+};
+
+/* tmh_attach_start()'s answers (negative: nothing was changed). */
+enum tmh_attach_rc {
+	TMH_ATTACH_OK = 0,
+	TMH_ATTACH_BAD_ARGS = -1,
+	TMH_ATTACH_ALREADY = -2,   /* attached now */
+	TMH_ATTACH_NO_MALLOC = -3, /* the program's malloc not found */
+	TMH_ATTACH_NO_THREAD = -4, /* the watching thread could not start */
+	TMH_ATTACH_NO_HOOK = -5,   /* no relocation entry of an allocation function */
+	TMH_ATTACH_NO_BASE = -6,   /* the allocator does not say how much is in use */
+	TMH_ATTACH_NO_WATCH = -7,  /* the recorder's pid cannot be watched from the target */
+};
 
 struct tmh_region {
 	uint64_t magic;
@@ -172,6 +197,25 @@ struct tmh_region {
 	int64_t fork_alloc_bytes;
 	int64_t fork_allocs;
 	int64_t fork_frees;
+	/*
+	 * Attach (libtidemark-heap-attach.so loaded into a running process by
+	 * `tidemark heap attach`, docs/heap.md "attach").  attach_count: how
+	 * many attaches this region has seen (0: the shim was preloaded).  At
+	 * each attach the allocator's own in-use figure (attach_base_bytes) is
+	 * added to `shared` as allocated bytes, less what the region still
+	 * counted live, and that difference also into fork_alloc_bytes (bytes
+	 * the process did not allocate through the agent).  A reader asks the
+	 * agent to let go by setting detach_req to attach_count (a futex the
+	 * agent's thread waits on); the agent answers with state TMH_DETACHED.
+	 */
+	uint32_t attach_count;
+	uint32_t detach_req;
+	int64_t attach_base_bytes;
+	int64_t attach_wall_usec;
+	int64_t attach_hooks;    /* relocation entries pointed at the agent */
+	int64_t attach_objects;  /* loaded objects whose entries were rewritten */
+	int32_t attach_recorder; /* pid the agent watches (0: none); gone = detach */
+	uint32_t attach_interval_msec;
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

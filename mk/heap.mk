@@ -2,7 +2,10 @@
 # test programs.  The shim stands alone: libc, libdl, libpthread; libunwind
 # is dlopen'ed on demand (TIDEMARK_HEAP_UNWIND=libunwind).
 
-SHIM_SRC := $(wildcard shim/*.c)
+SHIM_SRC := $(filter-out shim/attach.c shim/got.c,$(wildcard shim/*.c))
+# The attached agent: the same counting without C++'s operators (a running
+# program's libstdc++ calls malloc through its own relocation entries).
+ATTACH_SRC := $(filter-out shim/cxx.c,$(SHIM_SRC)) shim/attach.c shim/got.c
 SHIM_CFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden \
 	-ftls-model=initial-exec -fno-omit-frame-pointer -fno-builtin -fno-stack-protector \
 	-fno-semantic-interposition -fexceptions
@@ -16,7 +19,12 @@ $(B)/libtidemark-heap-sites.so: $(SHIM_SRC) $(wildcard shim/*.h) include/tidemar
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -DTMH_SITES_ONLY -shared -Wl,-z,now -o $@ $(SHIM_SRC) -ldl -lpthread
 
-ALL_TARGETS += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so
+# The agent `tidemark heap attach` loads into a running process (docs/heap.md "attach").
+$(B)/libtidemark-heap-attach.so: $(ATTACH_SRC) $(wildcard shim/*.h) include/tidemark-heap.h include/tidemark-size.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -DTMH_ATTACH -shared -Wl,-z,now -o $@ $(ATTACH_SRC) -ldl -lpthread
+
+ALL_TARGETS += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(B)/libtidemark-heap-attach.so
 
 # pprof's profile.proto (our own text of the documented format) -> C.
 $(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h: src/heap/profile.proto
@@ -43,15 +51,27 @@ $(B)/progs/heap_bench: bench/heap/heap_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread
 
+# heap attach refuses a static binary: no dlopen to call.
+$(B)/progs/heap_attach_static: tests/progs/heap_attach_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -static -o $@ $<
+HEAP_PROGS += $(B)/progs/heap_attach_static
+
 # A library for heap_dlopen_ctor: its constructor runs a thread.
 $(B)/progs/libctor_thread.so: tests/progs/ctor_thread_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fPIC -shared -o $@ $< -lpthread
 HEAP_PROGS += $(B)/progs/libctor_thread.so
 
-CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(HEAP_PROGS)
+CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(B)/libtidemark-heap-attach.so $(HEAP_PROGS)
 .PHONY: heap-progs
 heap-progs: $(HEAP_PROGS)
+
+# heap attach's costs (bench/attach/run.sh).
+$(B)/bench/attach_bench: bench/attach/attach_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -o $@ $<
+heap-progs: $(B)/bench/attach_bench
 
 # Benchmark reference only: a naive counting shim (see bench/heap/naive_shim.c).
 $(B)/bench/libnaive-shim.so: bench/heap/naive_shim.c

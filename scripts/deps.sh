@@ -13,12 +13,13 @@ DEMO="libjemalloc2"
 # 776 MB installed, about 3 minutes here).
 # qemu-system-x86 and busybox-static: the cgroup v2 guest (scripts/vm/); its
 # --systemd guest boots this machine's own systemd, with dbus (a minimal
-# Debian image, a container's, has neither).
+# Debian image, a container's, has neither).  strace: another tracer, which
+# heap attach must refuse (tests/e2e/heap_attach.sh).
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
-qemu-system-x86 busybox-static redis-server systemd dbus ghc"
+qemu-system-x86 busybox-static redis-server systemd dbus ghc strace"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
 # multiarch arm64 libraries it links, and qemu-user to run what it builds

@@ -9,7 +9,17 @@
 #ifndef TMH_ARCH_H
 #define TMH_ARCH_H
 
+#include <elf.h>
 #include <stdint.h>
+
+/* The relocation types of a call's GOT entry (attach: got.c). */
+#if defined(__aarch64__)
+#define TMH_R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define TMH_R_GLOB_DAT  R_AARCH64_GLOB_DAT
+#else
+#define TMH_R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define TMH_R_GLOB_DAT  R_X86_64_GLOB_DAT
+#endif
 
 #if defined(__aarch64__)
 #include <sys/prctl.h>

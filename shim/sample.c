@@ -131,7 +131,7 @@ void tmh_sample_init(void)
 	if (!real_getattr)
 		__atomic_store_n(
 		    &real_getattr,
-		    (int (*)(pthread_t, pthread_attr_t *))dlsym(RTLD_NEXT, "pthread_getattr_np"),
+		    (int (*)(pthread_t, pthread_attr_t *))dlsym(TMH_NEXT, "pthread_getattr_np"),
 		    __ATOMIC_RELEASE);
 	if (tmh_opt.sample_mean_bytes <= 0)
 		return;
@@ -164,7 +164,7 @@ TMH_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 	tls_in_getattr++;
 	int (*real)(pthread_t, pthread_attr_t *) = __atomic_load_n(&real_getattr, __ATOMIC_ACQUIRE);
 	if (!real) {
-		real = (int (*)(pthread_t, pthread_attr_t *))dlsym(RTLD_NEXT, "pthread_getattr_np");
+		real = (int (*)(pthread_t, pthread_attr_t *))dlsym(TMH_NEXT, "pthread_getattr_np");
 		__atomic_store_n(&real_getattr, real, __ATOMIC_RELEASE);
 	}
 	int rc = real ? real(thread, attr) : ENOSYS;

@@ -301,6 +301,12 @@ static struct tmh_slot *slow_slot(int *boot)
 
 static void atfork_child(void)
 {
+#ifdef TMH_ATTACH
+	/* a fork child of an attached process was not attached: its entries
+	 * are put back at once (no watching thread follows it), no region */
+	tmh_attach_fork_child();
+	return;
+#endif
 	fold_lock = 0; /* a thread of the parent may have held it */
 	tmh_tls_busy = 1;
 	tmh_region_fork_child();
@@ -314,7 +320,11 @@ static void atfork_child(void)
 
 static void resolve(void)
 {
-#define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))dlsym(RTLD_NEXT, name)
+#ifdef TMH_ATTACH
+#define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))tmh_got_resolve(name)
+#else
+#define TMH_RESOLVE(f, name) tmh_real.f = (__typeof__(tmh_real.f))dlsym(TMH_NEXT, name)
+#endif
 	TMH_RESOLVE(malloc, "malloc");
 	TMH_RESOLVE(free, "free");
 	TMH_RESOLVE(calloc, "calloc");
@@ -340,12 +350,19 @@ static void init_once(void)
 	tmh_tls_busy = 1;
 	pthread_key_create(&slot_key, key_destructor); /* before the allocator's own */
 	tmh_env_options(&tmh_opt);
+#ifdef TMH_ATTACH
+	tmh_attach_options(&tmh_opt);
+#endif
 	if (tmh_opt.bad_sample)
 		tmh_warn("TIDEMARK_HEAP_SAMPLE is not a size (e.g. 512K, 1.5M, 0); sampling every "
 		         "512K on average");
 	resolve();
 	if (!tmh_real.malloc || !tmh_real.free || !tmh_real.realloc || !tmh_real.usable_size ||
 	    !tmh_real.calloc || !tmh_real.memalign) {
+#ifdef TMH_ATTACH
+		tmh_tls_busy = 0; /* attached: refuse (attach.c), never end the program */
+		return;
+#endif
 		static const char msg[] = "tidemark-heap: cannot find the next malloc\n";
 		ssize_t r = write(2, msg, sizeof(msg) - 1);
 		(void)r;
@@ -361,6 +378,14 @@ static void init_once(void)
 	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
 }
 
+#ifdef TMH_ATTACH
+int tmh_init_attach(void)
+{
+	int boot;
+	slow_slot(&boot);
+	return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE;
+}
+#else
 __attribute__((constructor)) static void tmh_ctor(void)
 {
 	int boot;
@@ -377,6 +402,7 @@ __attribute__((constructor)) static void tmh_ctor(void)
 		tmh_tls_slot = s;
 	}
 }
+#endif
 
 __attribute__((destructor)) static void tmh_dtor(void)
 {

@@ -10,7 +10,19 @@
 
 #include "tidemark-heap.h"
 
-#define TMH_EXPORT      __attribute__((visibility("default")))
+/* libtidemark-heap-attach.so (TMH_ATTACH) is loaded into a running
+ * process (RTLD_LOCAL): its entry points are reached through the
+ * relocation entries it rewrites (got.c), never by name, and the next
+ * allocator is the program's own (the global scope's).  Only its
+ * tmh_attach_start is exported (TMH_API). */
+#ifdef TMH_ATTACH
+#define TMH_EXPORT __attribute__((visibility("hidden")))
+#define TMH_NEXT   RTLD_DEFAULT
+#else
+#define TMH_EXPORT __attribute__((visibility("default")))
+#define TMH_NEXT   RTLD_NEXT
+#endif
+#define TMH_API         __attribute__((visibility("default")))
 #define TMH_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define TMH_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TMH_TLS         __thread __attribute__((tls_model("initial-exec")))
@@ -205,6 +217,28 @@ static inline int64_t tmh_usable_new(void *p, size_t n)
 		return tmh_usable_pending_new(p, n);
 	return (int64_t)tmh_real.usable_size(p);
 }
+
+/* attach.c (TMH_ATTACH): the options of an attached agent, set before
+ * its region is made; shim.c: the start-up a preloaded shim does in its
+ * constructor, for the agent (1 when done). */
+void tmh_attach_options(struct tmh_options *o);
+/* attach.c: in a fork child, the entries put back; counting stops there. */
+void tmh_attach_fork_child(void);
+int tmh_init_attach(void);
+/* stats.c: the process's live bytes and allocations + frees (a reader's sum) */
+void tmh_own_totals(int64_t *live, int64_t *ops);
+/* stats.c: what the allocator counts as handed out (-1: it does not say) */
+int64_t tmh_stats_inuse(void);
+
+/* got.c: points every loaded object's relocation entries for the
+ * allocation functions at the agent's (tmh_got_hook: their number, and
+ * *OBJECTS the objects touched), and back (tmh_got_restore). */
+int64_t tmh_got_hook(int64_t *objects);
+/* NAME as defined by the first loaded library that defines it, in load
+ * order (not the executable, whose PLT entries a non-PIE program exports as
+ * its functions' addresses: they lead back through the rewritten entries). */
+void *tmh_got_resolve(const char *name);
+void tmh_got_restore(void);
 
 /* Small helpers without libc formatting. */
 size_t tmh_fmt_u64(char *buf, uint64_t v);

@@ -56,19 +56,19 @@ void tmh_stats_init(void)
 	}
 	if (kind)
 		return;
-	void *fn = dlsym(RTLD_NEXT, "mallctl");
+	void *fn = dlsym(TMH_NEXT, "mallctl");
 	if (same_object(fn)) {
 		je_ctl = (tmh_mallctl_fn)fn;
 		kind = TMH_ALLOC_JEMALLOC;
 		return;
 	}
-	fn = dlsym(RTLD_NEXT, "MallocExtension_GetNumericProperty");
+	fn = dlsym(TMH_NEXT, "MallocExtension_GetNumericProperty");
 	if (same_object(fn)) {
 		tc_prop = (int (*)(const char *, size_t *))fn;
 		kind = TMH_ALLOC_TCMALLOC;
 		return;
 	}
-	fn = dlsym(RTLD_NEXT, "mi_process_info");
+	fn = dlsym(TMH_NEXT, "mi_process_info");
 	if (same_object(fn)) {
 		mi_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
 		                    size_t *, size_t *))fn;
@@ -109,9 +109,16 @@ static void allocator_figures(int64_t *total, int64_t *inuse)
 	}
 }
 
+int64_t tmh_stats_inuse(void)
+{
+	int64_t total, inuse;
+	allocator_figures(&total, &inuse);
+	return inuse;
+}
+
 /* The process's live bytes and allocations + frees, summed like a reader
  * does (under the fold seqlock). */
-static void own_totals(int64_t *live, int64_t *ops)
+void tmh_own_totals(int64_t *live, int64_t *ops)
 {
 	const struct tmh_region *r = tmh_region;
 	for (;;) {
@@ -191,7 +198,7 @@ void tmh_stats_answer(int force)
 	int64_t t0 = now_nsec(CLOCK_MONOTONIC), total, inuse, live, ops;
 	tmh_usable_retry();
 	allocator_figures(&total, &inuse);
-	own_totals(&live, &ops);
+	tmh_own_totals(&live, &ops);
 	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
 	if (!force)
 		next_ok_nsec = t1 + put_off_nsec(took);

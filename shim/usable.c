@@ -65,14 +65,14 @@ static tmh_mallctl_fn found_mallctl;
 
 static void find_extensions(void)
 {
-	found_mallctl = (tmh_mallctl_fn)dlsym(RTLD_NEXT, "mallctl");
-	size_t (*fn)(size_t, int) = (size_t(*)(size_t, int))dlsym(RTLD_NEXT, "nallocx");
+	found_mallctl = (tmh_mallctl_fn)dlsym(TMH_NEXT, "mallctl");
+	size_t (*fn)(size_t, int) = (size_t(*)(size_t, int))dlsym(TMH_NEXT, "nallocx");
 	Dl_info a, b;
 	if (!fn || !dladdr((void *)fn, &a) || !dladdr((void *)tmh_real.malloc, &b) ||
 	    a.dli_fbase != b.dli_fbase)
 		return;
 	found_nallocx = fn;
-	found_sallocx = (size_t(*)(const void *, int))dlsym(RTLD_NEXT, "sallocx");
+	found_sallocx = (size_t(*)(const void *, int))dlsym(TMH_NEXT, "sallocx");
 	if (found_sallocx && (!dladdr((void *)found_sallocx, &a) || a.dli_fbase != b.dli_fbase))
 		found_sallocx = NULL;
 }

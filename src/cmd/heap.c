@@ -25,6 +25,8 @@ static const char usage_text[] =
     "       tidemark heap stats PID [--json]\n"
     "       tidemark heap top FILE [-n N]\n"
     "       tidemark heap run [-o FILE] [--sample BYTES] [--sites] -- CMD [ARGS...]\n"
+    "       tidemark heap attach PID [--dry-run]\n"
+    "       tidemark heap detach PID\n"
     "\n"
     "Heap profiles of programs running with the heap shim (LD_PRELOAD of\n"
     "libtidemark-heap.so, which `tidemark record --heap` sets up).  Symbols are\n"
@@ -35,6 +37,10 @@ static const char usage_text[] =
     "  stats PID       the shim's exact counters: live, peak, allocated bytes, counts\n"
     "  top FILE        the top allocation sites of a profile by in-use bytes\n"
     "  run -- CMD      run CMD under the shim and write its profile when it exits\n"
+    "  attach PID      count a running PID's heap from now on without a restart: the\n"
+    "                  agent is loaded through ptrace (docs/heap.md \"attach\"); read\n"
+    "                  it with `heap stats PID` or `record -p PID --heap`\n"
+    "  detach PID      let go: the agent stops counting, nothing of it is called\n"
     "\n"
     "options:\n"
     "  -o, --output FILE  profile file (default heap.PID.pb.gz; '-' with --collapsed)\n"
@@ -46,6 +52,7 @@ static const char usage_text[] =
     "      --json         stats as JSON\n"
     "  -n N               top: number of sites (default 20)\n"
     "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
+    "      --dry-run      attach: check and say what would be done, stop nothing\n"
     "      --sites        run: libtidemark-heap-sites.so, sites without exact counters\n"
     "                     (cheaper: see docs/heap.md)\n"
     "  -h, --help         this help\n"
@@ -64,7 +71,8 @@ static const char usage_text[] =
     "  tidemark heap stats $!\n"
     "  tidemark heap $! --every 30s -o /tmp/server   # /tmp/server.1.pb.gz, ...\n"
     "  tidemark heap top server.pb.gz -n 10\n"
-    "  tidemark heap run -o job.pb.gz -- python3 job.py\n";
+    "  tidemark heap run -o job.pb.gz -- python3 job.py\n"
+    "  tidemark heap attach $(pidof redis-server) && tidemark heap stats $(pidof redis-server)\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -149,7 +157,7 @@ static int heap_top(int argc, char **argv)
 struct heap_cli {
 	char *out;
 	const char *sample; /* as given: the shim reads the same grammar */
-	bool collapsed, alloc, json, sites;
+	bool collapsed, alloc, json, sites, dry_run;
 	int64_t every_usec;
 };
 
@@ -192,6 +200,7 @@ static const struct tm_opt heap_options[] = {
      .min = 100000,
      .max = TM_OPT_NO_MAX},
     {.flag = "sites", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(sites)},
+    {.flag = "dry-run", .scopes = H, .type = TM_OPT_BOOL, .off = HOFF(dry_run)},
     {.type = TM_OPT_END},
 };
 
@@ -207,6 +216,14 @@ static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
 			return usage_error("%s", "run needs a command after --");
 		return heap_run(rest + 1 + (!strcmp(rest[1], "--") && nrest > 2), o->out, o->sample,
 		                o->sites);
+	}
+	if (!strcmp(rest[0], "attach") || !strcmp(rest[0], "detach")) {
+		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
+			return usage_error("attach and detach need one PID, not '%s'",
+			                   nrest > 1 ? rest[1] : "");
+		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, stdout)
+		                           : tm_heap_cli_detach(pid, stdout);
+		return rc < 0 ? 1 : 0;
 	}
 	if (!strcmp(rest[0], "stats")) {
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)

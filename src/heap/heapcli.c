@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "heap/attach.h"
 #include "heap/heapcli.h"
 #include "heap/heapenv.h"
 #include "heap/heapprof.h"
@@ -106,5 +107,38 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 	if (rc != 0)
 		return -1;
 	*exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out)
+{
+	struct tm_attach_opts o = {.interval_msec = 1000, .dry_run = dry_run};
+	struct tm_attach_result r;
+	if (tm_heap_attach(pid, &o, &r, out) < 0)
+		return -1;
+	if (dry_run)
+		return 0;
+	fprintf(out,
+	        "attached to %d: its thread stopped %.1f ms in all (%d stop%s); %lld relocation "
+	        "entries in %lld objects now count; live heap at attach %.1f MiB (the "
+	        "allocator's own figure)\n"
+	        "memory added: the region %.1f MiB and the agent %.1f MiB, mapped until it exits\n"
+	        "read it with `tidemark heap stats %d`; `tidemark heap detach %d` lets go\n",
+	        (int)pid, (double)r.stopped_usec / 1000.0, r.tries, r.tries == 1 ? "" : "s",
+	        (long long)r.hooks, (long long)r.objects, (double)r.base_bytes / 1048576.0,
+	        (double)r.region_bytes / 1048576.0, (double)r.agent_bytes / 1048576.0, (int)pid,
+	        (int)pid);
+	return 0;
+}
+
+int tm_heap_cli_detach(pid_t pid, FILE *out)
+{
+	int64_t hooks = 0;
+	if (tm_heap_detach(pid, 5000, &hooks) < 0)
+		return -1;
+	fprintf(out,
+	        "detached from %d: %lld relocation entries put back; nothing of the agent's "
+	        "is called any more (it did not stop)\n",
+	        (int)pid, (long long)hooks);
 	return 0;
 }

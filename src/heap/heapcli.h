@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -48,5 +49,14 @@ int tm_heap_cli_every(pid_t pid, const char *prefix, int64_t every_usec,
  * no profile).
  */
 int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites, int *exit_status);
+
+/*
+ * `tidemark heap attach PID` (attach.h): attaches, then says on OUT what
+ * it cost ("attached to PID: its main thread stopped 1.8 ms ...") or with
+ * DRY_RUN what it would do.  0, or -1 after tm_error (a refusal, a step
+ * that failed: PID is left as it was).  `heap detach PID`: 0, or -1.
+ */
+int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out);
+int tm_heap_cli_detach(pid_t pid, FILE *out);
 
 #endif

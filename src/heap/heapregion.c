@@ -415,8 +415,8 @@ int tm_heap_stats_print(pid_t pid, bool json, FILE *out)
 	tm_heap_region_unmap(r);
 	if (rc < 0)
 		return tm_error("the counters of pid %d kept changing", (int)pid);
-	static const char *const states[] = {"running", "exited", "superseded"};
-	const char *state = c.state >= 0 && c.state <= 2 ? states[c.state] : "?";
+	static const char *const states[] = {"running", "exited", "superseded", "detached"};
+	const char *state = c.state >= 0 && c.state <= 3 ? states[c.state] : "?";
 	if (c.sites_only)
 		return sites_only_stats(pid, state, &c, json, out);
 	if (json) {

@@ -290,7 +290,7 @@ const struct tm_opt tm_record_options[] = {
      .parse = parse_heap,
      .metavar = "sites",
      .help = "preload the heap shim: live heap and what the allocator holds",
-     .more = "(=sites: allocation sites only, no exact counters)"},
+     .more = "(=sites: sites only, no exact counters); -p, --unit: attaches to it"},
     {.flag = "heap",
      .key = "Heap",
      .scopes = B | F,
@@ -442,8 +442,13 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("--progress-file needs --progress REGEX");
 	if (o->stop_at_progress && !o->progress_regex)
 		return tm_error("--until-progress needs --progress REGEX");
-	if (need_target && o->heap && !o->argv)
-		return tm_error("--heap needs a command to launch (it preloads the shim)");
+	if (need_target && o->heap && !o->argv && !o->pid && !o->unit[0])
+		return tm_error(
+		    "--heap needs a command to launch (it preloads the shim), -p PID or "
+		    "--unit NAME (it attaches to the running process)");
+	if (o->heap && o->heap_sites && !o->argv)
+		return tm_error("--heap=sites needs a command to launch: an attach to a running "
+		                "process counts, it collects no sites");
 	if (o->units_from &&
 	    ((o->progress_regex && o->progress_regex != o->units_from) || o->has_units))
 		return tm_error("--units-from reads the output with the progress matcher: give it "

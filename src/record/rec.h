@@ -73,7 +73,8 @@ struct rec {
 	char cg_path_copy[256]; /* to name it after it is released */
 	struct tm_sampler *sampler;
 	struct tm_heap_reader *heap;
-	struct tm_net net;             /* loaded only for --push and --metrics-listen */
+	pid_t heap_attached; /* -p/--unit with --heap: the pid the agent counts in, 0: none */
+	struct tm_net net;   /* loaded only for --push and --metrics-listen */
 	struct tm_push_thread *pusher; /* --push: sends the run from a thread of its own */
 	struct tm_prom_server *prom;
 	struct tm_rw *rw; /* --remote-write's sender */
@@ -130,6 +131,12 @@ struct tm_rec_input {
 const struct tm_rec_input *tm_rec_inputs(size_t *n);
 
 /* runevents.c */
+/* -p PID --heap (or a unit's main pid): attaches the heap agent, watching
+ * us (docs/heap.md "attach"); 0 when there is nothing to attach, or -1
+ * after tm_error (refused: the run does not begin).  The detach at the
+ * run's end says what it restored. */
+int tm_rec_heap_attach(struct rec *r);
+void tm_rec_heap_detach(struct rec *r);
 int tm_rec_event(struct rec *r, const char *kind, int64_t pid, int64_t value, const char *detail);
 int tm_rec_store(struct rec *r, int rc, const char *what);
 int tm_rec_sample_events(struct rec *r);

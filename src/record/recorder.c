@@ -311,7 +311,7 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	r->vmstat_oom_start = tm_rec_read_vmstat_oom();
 	sigemptyset(&r->oldmask);
 	if (tm_rec_validate(o) || tm_cg_host_detect(&r->host) || tm_rec_open_inputs(r) ||
-	    tm_rec_open_cgroup(r, &limits_json) || tm_rec_setup_signals(r))
+	    tm_rec_open_cgroup(r, &limits_json) || tm_rec_setup_signals(r) || tm_rec_heap_attach(r))
 		goto out;
 	if (o->argv && !(env = tm_rec_child_environment(r)))
 		goto out;
@@ -324,6 +324,7 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 	finish(r, res);
 	rc = 0;
 out:
+	tm_rec_heap_detach(r);
 	if (r->st)
 		tm_store_set_quiet(r->st, false);
 	tm_rec_close_outputs(r);

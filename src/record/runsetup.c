@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/cgroup.h"
+#include "heap/attach.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "record/options.h"
@@ -532,6 +533,37 @@ static void heap_profile_written(void *ctx, pid_t pid, const char *path, int fin
 	tm_rec_event(r, "heap_profile", pid, final, path);
 	if (final)
 		fprintf(stderr, "tidemark: heap profile of pid %d: %s\n", (int)pid, path);
+}
+
+int tm_rec_heap_attach(struct rec *r)
+{
+	pid_t pid = r->o->pid ? r->o->pid : (pid_t)r->o->unit_main_pid;
+	if (!r->o->heap || r->o->argv || pid <= 0)
+		return 0;
+	int64_t msec = r->o->interval_usec / 1000;
+	struct tm_attach_opts a = {.recorder_pid = getpid(),
+	                           .interval_msec = (uint32_t)(msec < 10       ? 10
+	                                                       : msec > 600000 ? 600000
+	                                                                       : msec)};
+	struct tm_attach_result res;
+	if (tm_heap_attach(pid, &a, &res, stderr) < 0)
+		return -1;
+	r->heap_attached = pid;
+	fprintf(stderr,
+	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
+	        "at attach %.1f MiB (the allocator's own figure); exact from now on\n",
+	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0);
+	return 0;
+}
+
+void tm_rec_heap_detach(struct rec *r)
+{
+	int64_t hooks = 0;
+	if (r->heap_attached && tm_heap_detach(r->heap_attached, 5000, &hooks) == 0)
+		fprintf(stderr,
+		        "tidemark: detached the heap agent from %d (%lld entries put back)\n",
+		        (int)r->heap_attached, (long long)hooks);
+	r->heap_attached = 0;
 }
 
 int tm_rec_open_sampler(struct rec *r)
