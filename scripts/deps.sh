@@ -9,6 +9,7 @@ libjansson-dev libunwind-dev libdw-dev libelf-dev libprotobuf-c-dev
 protobuf-c-compiler zlib1g-dev libinih-dev libgnutls28-dev libsystemd-dev libsnappy-dev"
 # the demo's jemalloc arm
 DEMO="libjemalloc2"
+# sysstat: pidstat, a peer in the recorder's benchmark (bench/record/run.py --peers).
 # ghc: --runtime ghc's live test (tests/e2e/runtime_ghc.sh; 73 MB download,
 # 776 MB installed, about 3 minutes here).
 # qemu-system-x86 and busybox-static: the cgroup v2 guest (scripts/vm/); its
@@ -17,7 +18,7 @@ DEMO="libjemalloc2"
 # heap attach must refuse (tests/e2e/heap_attach.sh).
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
-heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
+heaptrack atop sysstat prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
 qemu-system-x86 busybox-static redis-server systemd dbus ghc strace"
 

@@ -6,10 +6,19 @@ For a target of 1 and of 50 processes, at 1 s and 100 ms intervals, runs
 and reports CPU time per sample, peak RSS, and bytes on disk per sample.
 
     python3 bench/record/run.py [--seconds 20] [--tidemark build/tidemark]
+                                [--before OLD/tidemark | --peers] [--rounds 3]
 
 With --before OLD (another build of tidemark), the two recorders instead
 watch the same target at the same time, in --rounds rounds, and the table
 gives each one's CPU per sample and their ratio (no atop).
+
+With --peers, tidemark, pidstat (-r -u -d of every process of the tree),
+a lean bash sampler (statm, stat and io of each process read with the
+shell's own `read`, one `sleep` a sample) and atop all watch the same target
+at the same time, in --rounds rounds (medians), and the table gives each
+one's CPU per sample, peak RSS and its CPU as a multiple of tidemark's.
+pidstat and atop take whole seconds only: the 100 ms rows have tidemark and
+the bash sampler.
 """
 import argparse, os, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
@@ -43,9 +52,10 @@ def measure(cmd, seconds, sig=signal.SIGINT):
     return float(u) + float(s_), int(m)
 
 
-def measure_pair(cmds, seconds):
-    """Runs the commands at once under GNU time for `seconds`, then SIGINT;
-    returns [(cpu_s, maxrss_kib)] of each command alone."""
+def measure_pair(cmds, seconds, sigs=None):
+    """Runs the commands at once under GNU time for `seconds`, then SIGINT
+    (or each its signal from SIGS); returns [(cpu_s, maxrss_kib)] of each
+    command alone."""
     outs, procs = [], []
     for cmd in cmds:
         outs.append(tempfile.mktemp())
@@ -53,9 +63,9 @@ def measure_pair(cmds, seconds):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       start_new_session=True))
     time.sleep(seconds)
-    for p in procs:
+    for i, p in enumerate(procs):
         with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
-            os.kill(int(f.read().split()[0]), signal.SIGINT)
+            os.kill(int(f.read().split()[0]), sigs[i] if sigs else signal.SIGINT)
     res = []
     for p, out in zip(procs, outs):
         p.wait()
@@ -98,6 +108,79 @@ def compare(a, tm, before):
         tree.wait()
 
 
+BASH_SAMPLER = r"""
+pids="$1"; iv="$2"; out="$3"
+while :; do
+  line=""
+  for p in $pids; do
+    read -r statm < /proc/$p/statm || continue
+    read -r stat < /proc/$p/stat || continue
+    io=""
+    while read -r k v; do io="$io $v"; done < /proc/$p/io
+    line="$line|$p $statm ${stat##*) } $io"
+  done
+  echo "$EPOCHREALTIME$line" >> "$out"
+  sleep "$iv"
+done
+"""
+
+
+def tree_pids(root):
+    """The root and its children (the trees here are one level deep)."""
+    with open("/proc/%d/task/%d/children" % (root, root)) as f:
+        return [root] + [int(x) for x in f.read().split()]
+
+
+def peers(a, tm):
+    """tidemark, pidstat, the bash sampler and atop at once: one row per case."""
+    have = {n: shutil.which(n) is not None for n in ("pidstat", "atop")}
+    print("| procs | interval | rounds | tidemark CPU ms/sample | tidemark RSS MiB |"
+          " pidstat CPU ms/sample (×) | pidstat RSS MiB | bash CPU ms/sample (×) | bash RSS MiB |"
+          " atop CPU ms/sample (×) | atop RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for nproc in (1, 50):
+        tree = spawn_tree(nproc)
+        pids = tree_pids(tree.pid)
+        for interval in ("1s", "100ms"):
+            iv = 1.0 if interval == "1s" else 0.1
+            secs = a.seconds * (3 if iv >= 1 else 1)
+            per = {}
+            rss = {}
+            for r in range(a.rounds):
+                d = tempfile.mkdtemp()
+                db = os.path.join(d, "r.db")
+                cmds = {"tidemark": [tm, "record", "-o", db, "-i", interval, "-p", str(tree.pid)],
+                        "bash": ["bash", "-c", BASH_SAMPLER, "bash",
+                                 " ".join(map(str, pids)), "%g" % iv, os.path.join(d, "b.txt")]}
+                if iv >= 1 and have["pidstat"]:
+                    cmds["pidstat"] = ["pidstat", "-h", "-r", "-u", "-d", "-p",
+                                       ",".join(map(str, pids)), "1"]
+                if iv >= 1 and have["atop"]:
+                    cmds["atop"] = ["atop", "-w", os.path.join(d, "atop.raw"), "1"]
+                names = list(cmds)
+                if r % 2:
+                    names.reverse()
+                res = measure_pair([cmds[n] for n in names], secs,
+                                   [{"atop": signal.SIGUSR2, "bash": signal.SIGTERM}.get(
+                                       n, signal.SIGINT) for n in names])
+                for n, (cpu, m) in zip(names, res):
+                    k = samples_in(db)[0] if n == "tidemark" else secs / iv
+                    per.setdefault(n, []).append(1000 * cpu / max(k, 1))
+                    rss[n] = max(rss.get(n, 0), m / 1024)
+                shutil.rmtree(d)
+            med = {n: sorted(v)[len(v) // 2] for n, v in per.items()}
+            t = med["tidemark"]
+            cells = ["%d" % nproc, interval, "%d" % a.rounds, "%.2f" % t, "%.1f" % rss["tidemark"]]
+            for n in ("pidstat", "bash", "atop"):
+                if n in med:
+                    cells += ["%.2f (%.1f×)" % (med[n], med[n] / t), "%.1f" % rss[n]]
+                else:
+                    cells += ["–", "–"]
+            print("| " + " | ".join(cells) + " |")
+        os.killpg(tree.pid, signal.SIGTERM)
+        tree.wait()
+
+
 def samples_in(db):
     c = sqlite3.connect(db)
     n = c.execute("select count(*) from samples").fetchone()[0]
@@ -116,9 +199,14 @@ def main():
                     help="per 100 ms case; the 1 s cases run 3x as long")
     ap.add_argument("--tidemark", default="build/tidemark")
     ap.add_argument("--before", help="another tidemark: compare the two, side by side")
-    ap.add_argument("--rounds", type=int, default=3, help="with --before (medians)")
+    ap.add_argument("--rounds", type=int, default=3, help="with --before or --peers (medians)")
+    ap.add_argument("--peers", action="store_true",
+                    help="tidemark, pidstat, a bash sampler and atop at once")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
+    if a.peers:
+        peers(a, tm)
+        return
     if a.before:
         compare(a, tm, os.path.abspath(a.before))
         return

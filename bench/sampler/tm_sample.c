@@ -3,9 +3,14 @@
  * fresh memory-limited cgroup, printed as "metric value" lines (absent
  * metrics are not printed).  A probe for people and for the kern e2e tests.
  *
- *   tm-sample pid PID [--proc-root DIR] [--no-host]
+ *   tm-sample pid PID [--proc-root DIR] [--no-host] [--reads N]
  *   tm-sample cgroup PATH [--no-host]
  *   tm-sample run [--max SIZE] [--high SIZE] [--swap SIZE] -- CMD [ARG...]
+ *
+ * --reads N reads N samples 100 ms apart in the sampler's time (at once),
+ * with the recorder's cadence of status and smaps_rollup (every 10 s), and
+ * prints the last: what an instruction count of one read is taken from
+ * (bench/sampler/insn.sh).
  *
  * Examples:
  *   tm-sample pid $$
@@ -26,7 +31,7 @@
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: tm-sample pid PID [--proc-root DIR] [--no-host]\n"
+	fprintf(f, "usage: tm-sample pid PID [--proc-root DIR] [--no-host] [--reads N]\n"
 	           "       tm-sample cgroup PATH [--no-host]\n"
 	           "       tm-sample run [--max SIZE] [--high SIZE] [--swap SIZE] -- CMD [ARG...]\n"
 	           "examples:\n"
@@ -43,15 +48,17 @@ static void print_sample(const struct tm_sample *s)
 			       (long long)s->v[m]);
 }
 
-static int sample_once(struct tm_sampler_cfg *cfg)
+static int sample_reads(struct tm_sampler_cfg *cfg, int64_t reads)
 {
 	struct tm_sampler *s;
 	struct tm_sample out;
-	int rc;
+	int64_t now = tm_now_mono_usec();
+	int rc = 0;
 
 	if (tm_sampler_open(cfg, &s))
 		return 1;
-	rc = tm_sampler_read(s, tm_now_mono_usec(), &out);
+	for (int64_t i = 0; i < reads; i++)
+		rc |= tm_sampler_read(s, now + i * 100000, &out);
 	print_sample(&out);
 	tm_sampler_close(s);
 	return rc ? 1 : 0;
@@ -145,7 +152,7 @@ int main(int argc, char **argv)
 	struct tm_sampler_cfg cfg;
 	struct tm_cg_host host;
 	struct tm_cgroup *cg = NULL;
-	int64_t pid = 0;
+	int64_t pid = 0, reads = 1;
 	int rc;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
@@ -161,6 +168,9 @@ int main(int argc, char **argv)
 			cfg.host = false;
 		else if (!strcmp(argv[i], "--proc-root") && i + 1 < argc)
 			cfg.proc_root = argv[++i];
+		else if (!strcmp(argv[i], "--reads") && i + 1 < argc &&
+		         !tm_parse_int64(argv[i + 1], &reads) && reads > 0)
+			i++, cfg.smaps_every_usec = 10000000;
 		else
 			return usage(stderr, 2);
 	}
@@ -183,7 +193,7 @@ int main(int argc, char **argv)
 		return usage(stderr, 2);
 	}
 	cfg.cgroup = cg;
-	rc = sample_once(&cfg);
+	rc = sample_reads(&cfg, reads);
 	tm_cgroup_destroy(cg);
 	return rc;
 }

@@ -14,7 +14,11 @@ the difference over the samples stored in between.  Needs root (losetup,
 mount).
 
     sudo python3 bench/store/run.py [--seconds 300] [--before OLD/tidemark] [--windows 30s,60s]
-                                    [--arm 'NAME=TIDEMARK [ARG...]']...
+                                    [--arm 'NAME=TIDEMARK [ARG...]']... [--marks SECONDS]
+
+With --marks, each arm is also marked (after `sync`) every SECONDS, and a
+second table gives each stretch's figures (an hour in stretches of 10
+minutes shows what the default window's regimes cost).
 
 The last column counts the device's sectors again after the recorder has
 exited (SIGTERM: its last commit and the checkpoint at close) and `sync`,
@@ -90,6 +94,36 @@ class Arm:
         sh("losetup", "-d", self.loop)
 
 
+def sleep_marking(arms, first, seconds, every):
+    """Sleeps `seconds`; with `every`, marks each arm (after sync) that often.
+    Returns the marks: one list per arm, the first mark first."""
+    marks = [[f] for f in first]
+    t_end = time.time() + seconds
+    while every > 0 and time.time() + every < t_end - 1:
+        time.sleep(every)
+        os.sync()
+        for m, arm in zip(marks, arms):
+            m.append(arm.mark())
+    time.sleep(max(0.0, t_end - time.time()))
+    return marks
+
+
+def print_stretches(arms, stretches, warmup):
+    """One row per arm and stretch between two interim marks."""
+    if len(stretches[0]) < 2:
+        return
+    print("\n| arm | stretch (s from start) | samples | write_bytes per sample |"
+          " device bytes per sample |")
+    print("|---|---|---|---|---|")
+    for arm, marks in zip(arms, stretches):
+        t_start = marks[0][0] - warmup
+        for f, l in zip(marks, marks[1:]):
+            n = arm.samples_between(f[0], l[0])
+            print("| %s | %.0f–%.0f | %d | %.0f B | %.0f B |" % (
+                arm.name, f[0] - t_start, l[0] - t_start, n, (l[1] - f[1]) / max(n, 1),
+                (l[2] - f[2]) * SECTOR / max(n, 1)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=300, help="measured, after the warm-up")
@@ -101,6 +135,8 @@ def main():
     ap.add_argument("--arm", action="append", default=[],
                     help="more arms: 'NAME=TIDEMARK [ARG...]' (another build, its own arguments)")
     ap.add_argument("--no-default", action="store_true", help="only --before, --windows, --arm")
+    ap.add_argument("--marks", type=float, default=0,
+                    help="also mark every so many seconds and print each stretch's figures")
     a = ap.parse_args()
     tm = os.path.abspath(a.tidemark)
     root = tempfile.mkdtemp(prefix="tm-store-bench.")
@@ -123,7 +159,7 @@ def main():
         time.sleep(a.warmup)
         os.sync()
         first = [arm.mark() for arm in arms]
-        time.sleep(a.seconds)
+        stretches = sleep_marking(arms, first, a.seconds, a.marks)
         last0 = [arm.write_bytes() for arm in arms]
         os.sync()
         last = [arm.mark() for arm in arms]
@@ -139,6 +175,7 @@ def main():
             print("| %s | %d | %.0f B | %.0f B | %.0f B |" % (
                 arm.name, n, (w - f[1]) / max(n, 1),
                 (l[2] - f[2]) * SECTOR / max(n, 1), (e - f[2]) * SECTOR / max(n_all, 1)))
+        print_stretches(arms, [m + [l] for m, l in zip(stretches, last)], a.warmup)
     finally:
         for arm in arms:
             try:

@@ -580,6 +580,10 @@ int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec)
 {
 	int64_t deadline = tm_now_mono_usec() + timeout_usec;
 
+	/* nothing new since the last answer: no request (an empty batch a
+	 * step was a commit on the server, 4 KiB and more, issue 23) */
+	if (all_sent(p))
+		return 0;
 	for (;;) {
 		if (tm_now_mono_usec() >= p->next_try_usec)
 			tm_pusher_tick(p);

@@ -22,7 +22,8 @@ void tm_pusher_tick(struct tm_pusher *p);
 /* Whether the last request reached the server (whatever it answered):
  * false while it cannot be reached. */
 bool tm_pusher_reached(const struct tm_pusher *p);
-/* Tries for up to TIMEOUT_USEC to send everything; 0 if all was sent. */
+/* Tries for up to TIMEOUT_USEC to send everything; 0 if all was sent.  No
+ * request when nothing is new since the server's last answer. */
 int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec);
 void tm_pusher_free(struct tm_pusher *p);
 

@@ -158,6 +158,34 @@ int tm_st_rollup_flush_all(struct tm_store *st)
 	return 0;
 }
 
+int tm_st_rollup_seq_floor(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t *floor)
+{
+	*floor = 0;
+	if (!st->has_rollups)
+		return 0;
+	for (int l = 0; l < TM_ROLLUP_LEVELS; l++) {
+		sqlite3_stmt *q;
+		int step;
+
+		if (tm_st_prepare(
+		        st,
+		        "SELECT last_seq FROM rollups WHERE run_id = ? AND level_sec = ?"
+		        " AND bucket_wall_usec < ? ORDER BY bucket_wall_usec DESC LIMIT 1",
+		        &q, "prepare rollup floor"))
+			return -1;
+		sqlite3_bind_int64(q, 1, run_id);
+		sqlite3_bind_int64(q, 2, level_sec((enum tm_rollup_level)l));
+		sqlite3_bind_int64(q, 3, tm_rollup_bucket_of((enum tm_rollup_level)l, t_wall_usec));
+		step = sqlite3_step(q);
+		if (step == SQLITE_ROW && sqlite3_column_int64(q, 0) + 1 > *floor)
+			*floor = sqlite3_column_int64(q, 0) + 1;
+		sqlite3_finalize(q);
+		if (step != SQLITE_ROW && step != SQLITE_DONE)
+			return tm_st_error(st, "read rollup floor");
+	}
+	return 0;
+}
+
 int tm_store_each_rollup(struct tm_store *st, int64_t run_id, enum tm_rollup_level level,
                          int64_t from_wall_usec, int64_t to_wall_usec, tm_rollup_cb cb, void *ctx)
 {

@@ -229,15 +229,21 @@ int tm_store_each_sample(struct tm_store *st, int64_t run_id, int64_t from_seq, 
 int tm_store_seq_at(struct tm_store *st, int64_t run_id, int64_t t_wall_usec, int64_t *seq)
 {
 	sqlite3_stmt *s;
+	int64_t floor;
 	int rc;
 
-	if (tm_st_prepare(st,
-	                  "SELECT seq FROM samples WHERE run_id = ? AND t_wall_usec >= ?"
-	                  " ORDER BY seq LIMIT 1",
-	                  &s, "prepare seq by time"))
+	/* from the rollups' floor: the walk along seq no longer crosses the
+	 * whole run to reach its last hour */
+	if (tm_st_rollup_seq_floor(st, run_id, t_wall_usec, &floor) ||
+	    tm_st_prepare(
+	        st,
+	        "SELECT seq FROM samples WHERE run_id = ? AND seq >= ? AND t_wall_usec >= ?"
+	        " ORDER BY seq LIMIT 1",
+	        &s, "prepare seq by time"))
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int64(s, 2, t_wall_usec);
+	sqlite3_bind_int64(s, 2, floor);
+	sqlite3_bind_int64(s, 3, t_wall_usec);
 	rc = tm_st_step_row(st, s, "seq by time");
 	if (rc == 0)
 		*seq = sqlite3_column_int64(s, 0);

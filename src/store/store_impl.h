@@ -238,6 +238,15 @@ int tm_st_rollup_add(struct tm_store *st, struct tm_writer_state *w, const struc
 int tm_st_rollup_flush(struct tm_store *st, struct tm_writer_state *w);
 /* The same for every cached writer. */
 int tm_st_rollup_flush_all(struct tm_store *st);
+/* A seq below which no sample of RUN_ID is at or after T_WALL_USEC, from
+ * the stored rollup rows (0 without any before T's bucket): each row holds
+ * a contiguous stretch of seqs, rows of a level follow each other in seq
+ * as in time, and a sample's row is never before its own time's (a clock
+ * that steps back leaves it in a later one).  So a lookup by time seeks
+ * there instead of walking the run from its start.  0 with *FLOOR set, -1
+ * after tm_error. */
+int tm_st_rollup_seq_floor(struct tm_store *st, int64_t run_id, int64_t t_wall_usec,
+                           int64_t *floor);
 
 /* ---- the sample encoding (encoding.c; docs/store.md) ---- */
 

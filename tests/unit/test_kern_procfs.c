@@ -61,6 +61,42 @@ static void test_statm_matches_status(void **state)
 	assert_int_equal(tm_parse_proc_statm(huge, sizeof(huge) - 1, 4096, &big), -1);
 }
 
+/* Raspberry Pi kernels use 16 KiB pages (arm64 also has 64 KiB ones,
+ * issue 23): statm counts those pages, status counts kB whatever the page,
+ * so the bytes agree only when statm is scaled by the page size the kernel
+ * uses (the sampler passes sysconf(_SC_PAGESIZE)); nothing else in the
+ * per-sample files is in pages.  The figures are one process's as such a
+ * kernel renders them: RssAnon 49 152 kB, RssFile 32 768 kB, RssShmem 0. */
+static void test_statm_large_pages(void **state)
+{
+	(void)state;
+	static const char status[] = "Name:\tnode\nVmRSS:\t   81920 kB\nRssAnon:\t   49152 kB\n"
+	                             "RssFile:\t   32768 kB\nRssShmem:\t       0 kB\n"
+	                             "VmSwap:\t       0 kB\nThreads:\t11\n";
+	static const struct {
+		long page;
+		const char *statm;
+	} k[] = {{16384, "20480 5120 2048 512 0 3072 0\n"}, {65536, "5120 1280 512 128 0 768 0\n"}};
+	struct tm_sample a, b;
+
+	tm_sample_clear(&a);
+	assert_int_equal(tm_parse_proc_status(status, sizeof(status) - 1, &a), 0);
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		tm_sample_clear(&b);
+		assert_int_equal(tm_parse_proc_statm(k[i].statm, strlen(k[i].statm), k[i].page, &b),
+		                 0);
+		assert_int_equal(b.v[TM_M_PROC_RSS_BYTES], a.v[TM_M_PROC_RSS_BYTES]);
+		assert_int_equal(b.v[TM_M_PROC_RSS_ANON_BYTES], a.v[TM_M_PROC_RSS_ANON_BYTES]);
+		assert_int_equal(b.v[TM_M_PROC_RSS_ANON_BYTES], 49152 * KIB);
+		/* the same file read as if its pages were 4 KiB: a quarter (a
+		 * sixteenth) of the bytes, the error a hard-coded 4096 would make */
+		tm_sample_clear(&b);
+		assert_int_equal(tm_parse_proc_statm(k[i].statm, strlen(k[i].statm), 4096, &b), 0);
+		assert_int_equal(b.v[TM_M_PROC_RSS_BYTES] * (k[i].page / 4096),
+		                 a.v[TM_M_PROC_RSS_BYTES]);
+	}
+}
+
 static void test_statm_malformed(void **state)
 {
 	(void)state;
@@ -459,6 +495,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_status),
 	    cmocka_unit_test(test_statm_matches_status),
+	    cmocka_unit_test(test_statm_large_pages),
 	    cmocka_unit_test(test_statm_malformed),
 	    cmocka_unit_test(test_status_kernel_thread_absent),
 	    cmocka_unit_test(test_status_malformed),

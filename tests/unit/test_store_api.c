@@ -2,6 +2,7 @@
  * iterators (time order, stored order, from/limit, stopping), item counts,
  * the seq-by-time lookup, the server's and bench's tables, a read-only
  * store, the sample encoding, and a run as JSON (report/runjson.h). */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +222,71 @@ static void test_item_counts(void **state)
 }
 
 /* ---- samples by time ---- */
+
+static int count_ops(void *ctx)
+{
+	(*(int64_t *)ctx)++;
+	return 0;
+}
+
+/* The first seq at or after T by walking every sample (the reference). */
+static int64_t seq_at_walk(const int64_t *wall, int n, int64_t t)
+{
+	for (int i = 0; i < n; i++)
+		if (wall[i] >= t)
+			return i;
+	return -1;
+}
+
+/*
+ * The lookup by time in a long run seeks from the rollups (issue 23: the
+ * panel's last hour of a year walked 3 million rows first): 30 000 samples a
+ * second apart (500 minute rollups), with the clock stepped back 90 s at
+ * sample 20 000; every answer is the walk's, and the last minute's lookup
+ * runs a bounded number of SQLite's VM steps (counted by a progress handler
+ * every 100 of them), not one pass over the run.
+ */
+static void test_seq_at_long_run(void **state)
+{
+	struct store_fixture *f = *state;
+	enum { N = 30000 };
+	int64_t run = store_fixture_run(f->st), seq, ops = 0, base = 1700000000000000;
+	int64_t *wall = malloc(N * sizeof(*wall));
+	struct tm_sample s;
+
+	assert_non_null(wall);
+	for (int i = 0; i < N; i++) {
+		tm_sample_clear(&s);
+		s.seq = i;
+		s.t_wall_usec = wall[i] = base + (int64_t)i * 1000000 - (i >= 20000 ? 90000000 : 0);
+		s.t_mono_usec = (int64_t)i * 1000000;
+		tm_sample_set(&s, TM_M_CG_ANON_BYTES, i);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	}
+	assert_int_equal(tm_store_commit(f->st), 0);
+	static const int64_t probe_s[] = {0,     1,     60,    59,    61,    3600,  19900, 19910,
+	                                  19911, 19930, 19999, 20000, 20001, 25000, 29999, 30000};
+	for (size_t k = 0; k < sizeof(probe_s) / sizeof(probe_s[0]); k++) {
+		int64_t t = base + probe_s[k] * 1000000, want = seq_at_walk(wall, N, t);
+		seq = -5;
+		int rc = tm_store_seq_at(f->st, run, t, &seq);
+		if (want < 0) {
+			assert_int_equal(rc, 1);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		if (seq != want)
+			fail_msg("seq at +%" PRId64 " s: %" PRId64 ", the walk's %" PRId64,
+			         probe_s[k], seq, want);
+	}
+	sqlite3_progress_handler(f->st->db, 100, count_ops, &ops);
+	assert_int_equal(tm_store_seq_at(f->st, run, wall[N - 60], &seq), 0);
+	sqlite3_progress_handler(f->st->db, 0, NULL, NULL);
+	assert_int_equal(seq, N - 60);
+	if (ops > 50)
+		fail_msg("the last minute's lookup ran %" PRId64 "00 VM steps (bound 5000)", ops);
+	free(wall);
+}
 
 static void test_seq_at_time(void **state)
 {
@@ -526,6 +592,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_items_plans_need_no_sort, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_item_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_seq_at_time, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_seq_at_long_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_machines, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bench_tables, setup, teardown),
