@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -29,6 +30,7 @@
 #define EXPORT_HARD_LIMIT    64 /* 16 more than the soft limit: new clients get in at once */
 #define EXPORT_PER_ADDRESS   16
 #define EXPORT_DEADLINE_USEC (5 * 1000000LL)
+#define EXPORT_DRAIN_USEC    1000000LL /* at the stop, for the requests accepted */
 
 struct tm_prom_server {
 	struct MHD_Daemon *d;
@@ -36,6 +38,7 @@ struct tm_prom_server {
 	pthread_t thread;
 	bool running;
 	atomic_bool stop;
+	int quiesced_fd; /* the listening socket, once no longer accepted on (-1) */
 	pthread_mutex_t lock;
 	bool have;
 	bool ended; /* the run is over: its run_info and last date only */
@@ -99,6 +102,24 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	tm_guard_answered(c);
 }
 
+/* At the stop: no new connection is accepted (those waiting stay queued
+ * on the socket, for the next recorder on systemd's socket: a restart
+ * refuses no scrape), and those accepted are answered, for up to
+ * EXPORT_DRAIN_USEC. */
+static void drain(struct tm_prom_server *srv)
+{
+	int64_t until = tm_now_mono_usec() + EXPORT_DRAIN_USEC;
+
+	srv->quiesced_fd = MHD_quiesce_daemon(srv->d);
+	while (tm_now_mono_usec() < until) {
+		const union MHD_DaemonInfo *i =
+		    MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!i || i->num_connections == 0)
+			break;
+		MHD_run_wait(srv->d, 50);
+	}
+}
+
 /* The exporter's event loop: answers, and cuts off who is past the deadline. */
 static void *serve_loop(void *arg)
 {
@@ -108,6 +129,7 @@ static void *serve_loop(void *arg)
 		MHD_run_wait(srv->d, 200);
 		tm_guard_tick(srv->guard);
 	}
+	drain(srv);
 	return NULL;
 }
 
@@ -132,7 +154,7 @@ static struct MHD_Daemon *start_daemon(struct tm_prom_server *srv, const struct 
                                        int listen_fd)
 {
 	return MHD_start_daemon(
-	    MHD_USE_EPOLL, 0, NULL, NULL, handle, srv,
+	    MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL, handle, srv,
 	    listen_fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
 	    listen_fd >= 0 ? (intptr_t)listen_fd : (intptr_t)sa, MHD_OPTION_NOTIFY_COMPLETED,
 	    completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, tm_guard_notify, srv->guard,
@@ -166,6 +188,7 @@ int tm_prom_server_start(const char *addr, int listen_fd, const char *machine, c
 	if (!srv)
 		return tm_error("out of memory");
 	pthread_mutex_init(&srv->lock, NULL);
+	srv->quiesced_fd = -1;
 	srv->guard = tm_guard_new(EXPORT_SOFT_LIMIT, EXPORT_DEADLINE_USEC);
 	if (srv->guard)
 		srv->d = start_daemon(srv, &sa, listen_fd);
@@ -247,6 +270,8 @@ void tm_prom_server_stop(struct tm_prom_server *srv)
 		pthread_join(srv->thread, NULL);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	if (srv->quiesced_fd >= 0)
+		close(srv->quiesced_fd);
 	tm_guard_free(srv->guard);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->machine);
