@@ -8,7 +8,7 @@
 # always, 10 s later) or stopped, a scrape is queued by the socket and
 # answered when the recorder is back: no scrape is refused.
 V2_SYSTEMD=1
-V2_TIMEOUT=300
+V2_TIMEOUT=600
 . "$(dirname "$0")/lib.sh"
 U=tm-sock.service
 R=tidemark-record@tm-sock
@@ -33,18 +33,23 @@ check "$R.service starts" systemctl start $R.service
 scrape() { curl -s --max-time "${1:-5}" -o "$T/m.txt" -w '%{http_code}' "http://$ADDR/metrics"; }
 # run_info: the run_info line's "run state" (empty when none)
 run_info() { sed -n 's/^tidemark_run_info{.*run="\([^"]*\)".*state="\([a-z]*\)"} 1$/\1 \2/p' "$T/m.txt"; }
-# wait_state STATE: until /metrics names a run in STATE (at most 20 s)
+# wait_state STATE: until /metrics names a run in STATE (at most 60 s)
 wait_state()
 {
-	for _ in $(seq 100); do
-		[ "$(scrape)" = 200 ] && run_info | grep -q " $1\$" && return 0
+	end=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt $end ]; do
+		[ "$(scrape 3)" = 200 ] && run_info | grep -q " $1\$" && return 0
 		sleep 0.2
 	done
 	return 1
 }
 journal() { journalctl -u $R.service --no-pager -n 8 2>&1; }
 
-wait_state live || { fail "/metrics on the socket names the live run" "$(cat "$T/m.txt"; journal)"; finish; }
+wait_state live || {
+	fail "/metrics on the socket names the live run" "$(cat "$T/m.txt"; journal; systemctl status --no-pager $R.socket $R.service 2>&1 | head -30)"
+	systemctl stop $R.socket $R.service $U
+	finish
+}
 run1=$(run_info | cut -d' ' -f1)
 ok "the recorder serves /metrics on the socket systemd passed (run $run1)"
 grep -q -- --metrics-listen /proc/"$(systemctl show -P MainPID $R.service)"/cmdline &&
@@ -61,7 +66,7 @@ grep -q '^tidemark_processes{' "$T/m.txt" && fail "and no value that would read 
 grep -q '^tidemark_last_sample_timestamp_seconds{' "$T/m.txt" && ok "but its last sample's date" ||
 	fail "but its last sample's date" "$(cat "$T/m.txt")"
 check "the watched unit starts again" systemctl start $U
-for _ in $(seq 100); do
+for _ in $(seq 5); do
 	wait_state live && [ "$(run_info | cut -d' ' -f1)" != "$run1" ] && break
 	sleep 0.2
 done
@@ -71,7 +76,7 @@ run2=$(run_info | cut -d' ' -f1)
 
 # the recorder's own restarts: every scrape answered, none refused
 pid0=$(systemctl show -P MainPID $R.service)
-( for _ in $(seq 30); do echo "$(scrape 20)"; sleep 0.1; done >"$T/codes" ) &
+( for _ in $(seq 15); do echo "$(scrape 15)"; sleep 0.1; done >"$T/codes" ) &
 loop=$!
 sleep 0.5
 check "systemctl restart $R.service" systemctl restart $R.service
