@@ -52,7 +52,7 @@ install: all man
 	install -m 644 $(B)/man/*.1 $(DESTDIR)$(mandir)/man1/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(docdir)/
 	install -m 644 dist/completion/tidemark.bash $(DESTDIR)$(datadir)/bash-completion/completions/tidemark
-	for u in tidemark-serve.service tidemark-record@.service; do \
+	for u in tidemark-serve.service tidemark-record@.service tidemark-record@.socket; do \
 		sed 's|@bindir@|$(bindir)|g' dist/systemd/$$u.in >$(DESTDIR)$(unitdir)/$$u && \
 		chmod 644 $(DESTDIR)$(unitdir)/$$u || exit 1; done
 
@@ -64,7 +64,8 @@ uninstall:
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/tidemark
 	rm -f $(DESTDIR)$(docdir)/README.md $(patsubst docs/%,$(DESTDIR)$(docdir)/%,$(wildcard docs/*.md))
 	-rmdir $(DESTDIR)$(docdir) 2>/dev/null
-	rm -f $(DESTDIR)$(unitdir)/tidemark-serve.service $(DESTDIR)$(unitdir)/tidemark-record@.service
+	rm -f $(DESTDIR)$(unitdir)/tidemark-serve.service $(DESTDIR)$(unitdir)/tidemark-record@.service \
+		$(DESTDIR)$(unitdir)/tidemark-record@.socket
 
 # A Debian package of the same install (PREFIX=/usr), built with dpkg-deb;
 # its dependencies are the shared libraries the binaries link, found by

@@ -20,7 +20,7 @@ TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop sysstat prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
-qemu-system-x86 busybox-static redis-server systemd dbus ghc strace"
+qemu-system-x86 busybox-static redis-server systemd dbus ghc strace jq"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
 # multiarch arm64 libraries it links, and qemu-user to run what it builds

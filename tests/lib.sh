@@ -80,3 +80,27 @@ wait_for()
 
 # sql DB QUERY: one value from the store.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# listen_fd PORTFILE CMD...: runs CMD as systemd's socket activation would
+# (sd_listen_fds(3)): a TCP socket listening on 127.0.0.1 at a port from
+# the kernel (written to PORTFILE before CMD starts) as fd 3, LISTEN_FDS=1
+# and LISTEN_PID=CMD's pid (exec keeps the pid).  LISTEN_DELAY seconds
+# (default 0) pass between the port's file and the exec, so that a client
+# can be queued on the socket before CMD takes it.
+listen_fd()
+{
+	python3 -c 'import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+if s.fileno() != 3:
+    os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(float(os.environ.get("LISTEN_DELAY", "0")))
+os.environ["LISTEN_FDS"] = "1"
+os.environ["LISTEN_PID"] = str(os.getpid())
+os.execvp(sys.argv[2], sys.argv[2:])' "$@"
+}

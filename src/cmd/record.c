@@ -146,7 +146,7 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 		         "(see 'tidemark record --help')");
 		return 2;
 	}
-	if (tm_record_opts_check(o, true))
+	if (tm_record_opts_check(o, true) || tm_record_take_listen_socket(o))
 		return 2;
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */

@@ -36,6 +36,9 @@ int tm_net_load(struct tm_net *n)
 	    sym(n, "tm_prom_server_start", &n->prom_start) ||
 	    sym(n, "tm_prom_server_update", &n->prom_update) ||
 	    sym(n, "tm_prom_server_stop", &n->prom_stop) ||
+	    sym(n, "tm_prom_server_set_run", &n->prom_set_run) ||
+	    sym(n, "tm_prom_server_end_run", &n->prom_end_run) ||
+	    sym(n, "tm_pusher_machine", &n->pusher_machine) ||
 	    sym(n, "tm_prom_server_progress", &n->prom_progress) ||
 	    sym(n, "tm_prom_server_update_scraped", &n->prom_scraped) ||
 	    sym(n, "tm_net_cmd_serve", &n->cmd_serve) ||

@@ -43,9 +43,13 @@ struct tm_net {
 	void (*pusher_tick)(struct tm_pusher *p);
 	int (*pusher_finish)(struct tm_pusher *p, int64_t timeout_usec);
 	bool (*pusher_reached)(const struct tm_pusher *p);
+	const char *(*pusher_machine)(const struct tm_pusher *p);
 	void (*pusher_free)(struct tm_pusher *p);
-	int (*prom_start)(const char *addr, const char *machine, const char *run_uuid,
-	                  const char *cgroup, struct tm_prom_server **out);
+	int (*prom_start)(const char *addr, int listen_fd, const char *machine,
+	                  const char *run_uuid, const char *cgroup, struct tm_prom_server **out);
+	int (*prom_set_run)(struct tm_prom_server *srv, const char *machine, const char *run_uuid,
+	                    const char *cgroup);
+	void (*prom_end_run)(struct tm_prom_server *srv);
 	void (*prom_update)(struct tm_prom_server *srv, const struct tm_sample *s);
 	void (*prom_scraped)(struct tm_prom_server *srv, const char *const *names,
 	                     const char *const *kinds, const double *values, size_t n);

@@ -384,7 +384,8 @@ const struct tm_opt tm_record_options[] = {
      .off = OFF(machine),
      .parse = parse_machine,
      .metavar = "NAME",
-     .help = "the machine name stored with the run (default: the host name)"},
+     .help = "the machine name stored with the run (default: the host name)",
+     .more = "(with --push, the name of the token on the server, and no other)"},
     {.flag = "keep",
      .key = "Keep",
      .scopes = R | TM_OPT_OTHER,
@@ -409,7 +410,9 @@ const struct tm_opt tm_record_options[] = {
      .min = 1,
      .off = OFF(metrics_listen),
      .metavar = "ADDR",
-     .help = "serve Prometheus /metrics, e.g. 127.0.0.1:9464"},
+     .help = "serve Prometheus /metrics, e.g. 127.0.0.1:9464",
+     .more = "(a listening socket systemd passes, as tidemark-record@.socket does, is"
+             " served without it)"},
     {.type = TM_OPT_END},
 };
 

@@ -18,6 +18,7 @@
 #include "store/store.h"       /* struct tm_keep */
 
 struct tm_store;
+struct tm_prom_server;
 
 /* A watched target that ends by itself (--unit: the unit stopped or was
  * restarted): ENDED is asked as the run goes on (it may rate-limit itself);
@@ -95,14 +96,16 @@ struct tm_record_opts {
 	/* Optional outputs. */
 	const char *push_url; /* push to a tidemark server */
 	const char *token_file;
-	const char *rw_url;             /* --remote-write: a Prometheus remote write receiver */
-	const char *rw_token_file;      /* its bearer token */
-	const char *rw_basic_auth_file; /* or its "user:password" */
-	const char *machine;            /* the run's machine name (default: the host name) */
-	const char *metrics_listen;     /* serve /metrics on this address */
-	bool has_keep;                  /* --keep: prune the run as it records */
-	int64_t commit_every_usec;      /* --commit-every: samples wait this long (0: none;
-	                                   -1: the default, 10 s after the first minute) */
+	const char *rw_url;               /* --remote-write: a Prometheus remote write receiver */
+	const char *rw_token_file;        /* its bearer token */
+	const char *rw_basic_auth_file;   /* or its "user:password" */
+	const char *machine;              /* the run's machine name (default: the host name) */
+	const char *metrics_listen;       /* serve /metrics on this address */
+	int metrics_socket;               /* or on this listening socket from systemd (0: none) */
+	struct tm_prom_server *prom_kept; /* --unit: the loop's /metrics, kept across its runs */
+	bool has_keep;                    /* --keep: prune the run as it records */
+	int64_t commit_every_usec;        /* --commit-every: samples wait this long (0: none;
+	                                     -1: the default, 10 s after the first minute) */
 	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;
@@ -159,5 +162,9 @@ int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res);
  * unit, the first run could not begin).
  */
 int tm_record_unit(const struct tm_record_opts *o, struct tm_record_result *res);
+/* Takes the listening socket systemd passed (tidemark-record@.socket;
+ * sd_listen_fds(3)) as O's /metrics endpoint: o->metrics_socket, 0 when
+ * none was passed.  0, or -1 after tm_error. */
+int tm_record_take_listen_socket(struct tm_record_opts *o);
 
 #endif

@@ -451,6 +451,24 @@ void tm_rec_close_all(struct rec *r)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
+/* --push: the machine is the one the server files the run under, the
+ * write token's name NAME (NULL: the server did not say), so that /metrics
+ * and remote write name it as the server's /metrics does (docs/fleet.md,
+ * "One machine, one name").  An explicit --machine that differs is an
+ * error: the same run would be two machines in Prometheus. */
+static int take_server_name(struct rec *r, const char *name)
+{
+	if (!name || !strcmp(name, r->machine))
+		return 0;
+	if (r->o->machine)
+		return tm_error(
+		    "--machine %s, but the server files this machine's runs as '%s' (its "
+		    "token's name): give --machine %s, or leave --machine out",
+		    r->o->machine, name, name);
+	snprintf(r->machine, sizeof(r->machine), "%s", name);
+	return tm_store_run_set_text(r->st, r->run_id, "machine", name);
+}
+
 /* --push: a token the server refuses is an error now (a first hello, the
  * one request the recording waits for, before the command starts); the
  * rest goes from a thread of its own, reading the store (record/pushthread.h). */
@@ -459,15 +477,17 @@ static int start_push(struct rec *r)
 	const struct tm_record_opts *o = r->o;
 	struct tm_pusher *hello;
 	bool reached;
+	int rc;
 
 	if (!o->store_path)
 		return tm_error("--push needs the store's path");
 	if (r->net.pusher_new(o->push_url, o->token_file, r->st, r->run_id, &hello))
 		return -1;
 	reached = r->net.pusher_reached(hello);
+	rc = take_server_name(r, r->net.pusher_machine(hello));
 	r->net.pusher_free(hello);
-	if (tm_push_thread_start(o->push_url, o->token_file, o->store_path, TM_PUSH_RECORD,
-	                         &r->pusher))
+	if (rc || tm_push_thread_start(o->push_url, o->token_file, o->store_path, TM_PUSH_RECORD,
+	                               &r->pusher))
 		return -1;
 	tm_push_thread_reached(r->pusher, reached);
 	tm_push_thread_add(r->pusher, r->run_id);
@@ -479,9 +499,11 @@ int tm_rec_open_outputs(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
 	struct tm_run_info ri;
+	const char *cg;
 	int rc;
 
-	if (!o->push_url && !o->metrics_listen && !o->nscrape && !o->rw_url)
+	if (!o->push_url && !o->metrics_listen && !o->metrics_socket && !o->prom_kept &&
+	    !o->nscrape && !o->rw_url)
 		return 0;
 	if (tm_net_load(&r->net) || tm_rec_scrape_open(r))
 		return -1;
@@ -495,13 +517,20 @@ int tm_rec_open_outputs(struct rec *r)
 		if (tm_store_commit(r->st) || r->net.rw_start(&rwo, &r->rw))
 			return -1;
 	}
-	if (!o->metrics_listen)
+	if (!o->metrics_listen && !o->metrics_socket && !o->prom_kept)
 		return 0;
 	/* the run as the server names it: its uuid, not the local id */
 	if (tm_store_run_get(r->st, r->run_id, &ri) != 0)
 		return tm_error("cannot read run %" PRId64 " back from the store", r->run_id);
-	rc = r->net.prom_start(o->metrics_listen, r->machine, ri.uuid,
-	                       r->cg ? tm_cgroup_path(r->cg) : NULL, &r->prom);
+	cg = r->cg ? tm_cgroup_path(r->cg) : NULL;
+	if (o->prom_kept) {
+		r->prom = o->prom_kept;
+		rc = r->net.prom_set_run(r->prom, r->machine, ri.uuid, cg);
+	} else {
+		rc =
+		    r->net.prom_start(o->metrics_listen, o->metrics_socket ? o->metrics_socket : -1,
+		                      r->machine, ri.uuid, cg, &r->prom);
+	}
 	tm_run_info_release(&ri);
 	return rc;
 }
@@ -509,8 +538,11 @@ int tm_rec_open_outputs(struct rec *r)
 void tm_rec_close_outputs(struct rec *r)
 {
 	tm_rec_scrape_free(r);
-	/* first: the run is over, its last values are no longer current */
-	if (r->prom)
+	/* first: the run is over, its last values are no longer current; a
+	 * --unit loop's /metrics stays, saying the run ended */
+	if (r->prom && r->o->prom_kept)
+		r->net.prom_end_run(r->prom);
+	else if (r->prom)
 		r->net.prom_stop(r->prom);
 	r->prom = NULL;
 	if (r->rw) {

@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/util.h"
 #include "cgroup/cgroup.h"
 #include "record/recorder.h"
+#include "record/netlib.h"
+#include "sysd/listen.h"
 #include "sysd/unit.h"
 #include "base/banned.h"
 
@@ -154,22 +157,57 @@ static int follow(const struct tm_record_opts *o, struct follow_unit *f, const s
 	}
 }
 
+int tm_record_take_listen_socket(struct tm_record_opts *o)
+{
+	return tm_sd_listen_socket(&o->metrics_socket);
+}
+
+/* --metrics-listen (or systemd's socket) for the whole loop: one endpoint
+ * that answers between the unit's runs too (the last run, "ended"), so
+ * that Prometheus's `up` stays 1 while the unit restarts.  0 (*OUT NULL
+ * when not asked for), or -1 after tm_error. */
+static int start_metrics(const struct tm_record_opts *o, struct tm_net *net,
+                         struct tm_prom_server **out)
+{
+	char host[256] = "unknown";
+
+	*out = NULL;
+	if (!o->metrics_listen && !o->metrics_socket)
+		return 0;
+	if (!o->machine && gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "unknown");
+	if (tm_net_load(net))
+		return -1;
+	return net->prom_start(o->metrics_listen, o->metrics_socket ? o->metrics_socket : -1,
+	                       o->machine ? o->machine : host, NULL, NULL, out);
+}
+
 int tm_record_unit(const struct tm_record_opts *o, struct tm_record_result *res)
 {
+	struct tm_record_opts run = *o;
 	struct follow_unit f = {0};
+	struct tm_net net = {0};
 	sigset_t set, old;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	if (tm_sdunit_open(o->unit, &f.u))
 		return -1;
+	if (start_metrics(o, &net, &run.prom_kept)) {
+		tm_sdunit_close(f.u);
+		tm_net_unload(&net);
+		return -1;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	rc = follow(o, &f, &set, res);
+	rc = follow(&run, &f, &set, res);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (run.prom_kept)
+		net.prom_stop(run.prom_kept);
+	tm_net_unload(&net);
 	tm_sdunit_close(f.u);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/sample.h"
+#include "base/util.h" /* TM_NAME_MAX */
 #include "store/store.h"
 
 #define TM_PUSH_PROTOCOL     1
@@ -93,6 +94,7 @@ struct tm_push_ack {
 	int64_t run_id;
 	int64_t next_seq, next_event, next_progress, next_mark;
 	bool ended;
+	char machine[TM_NAME_MAX + 1]; /* the server's name of the token ("": not said) */
 };
 
 struct tm_ingest;

@@ -9,9 +9,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -28,6 +30,7 @@
 #define EXPORT_HARD_LIMIT    64 /* 16 more than the soft limit: new clients get in at once */
 #define EXPORT_PER_ADDRESS   16
 #define EXPORT_DEADLINE_USEC (5 * 1000000LL)
+#define EXPORT_DRAIN_USEC    1000000LL /* at the stop, for the requests accepted */
 
 struct tm_prom_server {
 	struct MHD_Daemon *d;
@@ -35,8 +38,10 @@ struct tm_prom_server {
 	pthread_t thread;
 	bool running;
 	atomic_bool stop;
+	int quiesced_fd; /* the listening socket, once no longer accepted on (-1) */
 	pthread_mutex_t lock;
 	bool have;
+	bool ended; /* the run is over: its run_info and last date only */
 	struct tm_sample s;
 	char *machine, *run, *cgroup;
 	/* the scraped series of that sample: names and kinds in one buffer */
@@ -77,10 +82,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return answer(c, 404, not_found, MHD_RESPMEM_PERSISTENT, "text/plain");
 	pthread_mutex_lock(&srv->lock);
-	t = (struct tm_prom_target){
-	    srv->machine, srv->run,     srv->cgroup,   &srv->s,        true,
-	    "live",       srv->scraped, srv->nscraped, &srv->progress, tm_now_mono_usec()};
-	text = tm_prom_format(&t, srv->have ? 1 : 0);
+	t = (struct tm_prom_target){srv->machine,      srv->run,      srv->cgroup,
+	                            &srv->s,           !srv->ended,   srv->ended ? "ended" : "live",
+	                            srv->scraped,      srv->nscraped, &srv->progress,
+	                            tm_now_mono_usec()};
+	/* before the first sample of a run: no run to name yet */
+	text = tm_prom_format(&t, srv->have && srv->run[0] ? 1 : 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (!text)
 		return MHD_NO;
@@ -95,6 +102,24 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	tm_guard_answered(c);
 }
 
+/* At the stop: no new connection is accepted (those waiting stay queued
+ * on the socket, for the next recorder on systemd's socket: a restart
+ * refuses no scrape), and those accepted are answered, for up to
+ * EXPORT_DRAIN_USEC. */
+static void drain(struct tm_prom_server *srv)
+{
+	int64_t until = tm_now_mono_usec() + EXPORT_DRAIN_USEC;
+
+	srv->quiesced_fd = MHD_quiesce_daemon(srv->d);
+	while (tm_now_mono_usec() < until) {
+		const union MHD_DaemonInfo *i =
+		    MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!i || i->num_connections == 0)
+			break;
+		MHD_run_wait(srv->d, 50);
+	}
+}
+
 /* The exporter's event loop: answers, and cuts off who is past the deadline. */
 static void *serve_loop(void *arg)
 {
@@ -104,6 +129,7 @@ static void *serve_loop(void *arg)
 		MHD_run_wait(srv->d, 200);
 		tm_guard_tick(srv->guard);
 	}
+	drain(srv);
 	return NULL;
 }
 
@@ -122,37 +148,86 @@ static int start_loop(struct tm_prom_server *srv)
 	return rc;
 }
 
-int tm_prom_server_start(const char *addr, const char *machine, const char *run_uuid,
+/* The daemon on SA, or on LISTEN_FD (>= 0: a listening socket, e.g. from
+ * systemd, which the daemon then owns). */
+static struct MHD_Daemon *start_daemon(struct tm_prom_server *srv, const struct sockaddr_in *sa,
+                                       int listen_fd)
+{
+	return MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL, handle, srv,
+	    listen_fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
+	    listen_fd >= 0 ? (intptr_t)listen_fd : (intptr_t)sa, MHD_OPTION_NOTIFY_COMPLETED,
+	    completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, tm_guard_notify, srv->guard,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_HARD_LIMIT,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_PER_ADDRESS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)(32 * 1024), MHD_OPTION_END);
+}
+
+/* Replaces *FIELD by a copy of VALUE (NULL: ""); -1 when out of memory. */
+static int set_label(char **field, const char *value)
+{
+	char *c = strdup(value ? value : "");
+
+	if (!c)
+		return -1;
+	free(*field);
+	*field = c;
+	return 0;
+}
+
+int tm_prom_server_start(const char *addr, int listen_fd, const char *machine, const char *run_uuid,
                          const char *cgroup, struct tm_prom_server **out)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_in sa = {0};
 	struct tm_prom_server *srv;
 
-	if (tm_parse_listen(addr, &sa) < 0)
+	if (listen_fd < 0 && tm_parse_listen(addr, &sa) < 0)
 		return -1;
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return tm_error("out of memory");
 	pthread_mutex_init(&srv->lock, NULL);
-	srv->machine = strdup(machine ? machine : "");
-	srv->run = strdup(run_uuid ? run_uuid : "");
-	srv->cgroup = strdup(cgroup ? cgroup : "");
+	srv->quiesced_fd = -1;
 	srv->guard = tm_guard_new(EXPORT_SOFT_LIMIT, EXPORT_DEADLINE_USEC);
 	if (srv->guard)
-		srv->d = MHD_start_daemon(
-		    MHD_USE_EPOLL, 0, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR,
-		    (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		    MHD_OPTION_NOTIFY_CONNECTION, tm_guard_notify, srv->guard,
-		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_HARD_LIMIT,
-		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_PER_ADDRESS,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		    (size_t)(32 * 1024), MHD_OPTION_END);
-	if (!srv->d || !srv->machine || !srv->run || !srv->cgroup || start_loop(srv)) {
+		srv->d = start_daemon(srv, &sa, listen_fd);
+	if (!srv->d || set_label(&srv->machine, machine) || set_label(&srv->run, run_uuid) ||
+	    set_label(&srv->cgroup, cgroup) || start_loop(srv)) {
 		tm_prom_server_stop(srv);
+		if (listen_fd >= 0)
+			return tm_error(
+			    "cannot serve /metrics on the socket systemd passed (fd %d)",
+			    listen_fd);
 		return tm_error("cannot serve /metrics on '%s'", addr);
 	}
 	*out = srv;
 	return 0;
+}
+
+int tm_prom_server_set_run(struct tm_prom_server *srv, const char *machine, const char *run_uuid,
+                           const char *cgroup)
+{
+	int rc;
+
+	pthread_mutex_lock(&srv->lock);
+	rc = set_label(&srv->machine, machine) || set_label(&srv->run, run_uuid) ||
+	             set_label(&srv->cgroup, cgroup)
+	         ? tm_error("out of memory")
+	         : 0;
+	srv->have = false;
+	srv->ended = false;
+	srv->nscraped = 0;
+	memset(&srv->progress, 0, sizeof(srv->progress));
+	pthread_mutex_unlock(&srv->lock);
+	return rc;
+}
+
+void tm_prom_server_end_run(struct tm_prom_server *srv)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->ended = true;
+	pthread_mutex_unlock(&srv->lock);
 }
 
 void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s)
@@ -195,6 +270,8 @@ void tm_prom_server_stop(struct tm_prom_server *srv)
 		pthread_join(srv->thread, NULL);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	if (srv->quiesced_fd >= 0)
+		close(srv->quiesced_fd);
 	tm_guard_free(srv->guard);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->machine);

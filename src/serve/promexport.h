@@ -9,10 +9,22 @@
 
 struct tm_prom_server;
 
-/* Starts serving GET /metrics on ADDR ("127.0.0.1:9464") for the run
- * RUN_UUID of MACHINE in CGROUP (NULL or "": none).  0 or -1. */
-int tm_prom_server_start(const char *addr, const char *machine, const char *run_uuid,
+/* Starts serving GET /metrics on ADDR ("127.0.0.1:9464"), or when
+ * LISTEN_FD >= 0 on that listening socket (systemd's, sd_listen_fds(3);
+ * the server then owns and closes it; ADDR unused), for the run RUN_UUID
+ * (NULL or "": none yet, nothing exported) of MACHINE in CGROUP (NULL or
+ * "": none).  0, or -1 after tm_error. */
+int tm_prom_server_start(const char *addr, int listen_fd, const char *machine, const char *run_uuid,
                          const char *cgroup, struct tm_prom_server **out);
+/* The next run (record --unit: the unit started again): its labels, no
+ * sample yet, live.  0, or -1 after tm_error (out of memory; the labels
+ * may then be the old run's). */
+int tm_prom_server_set_run(struct tm_prom_server *srv, const char *machine, const char *run_uuid,
+                           const char *cgroup);
+/* The run ended: from now on only its tidemark_run_info (state "ended")
+ * and tidemark_last_sample_timestamp_seconds are exported, as the server
+ * exports an ended run, until the next tm_prom_server_set_run. */
+void tm_prom_server_end_run(struct tm_prom_server *srv);
 /* Publishes a new sample (copied; thread-safe against the server thread). */
 void tm_prom_server_update(struct tm_prom_server *srv, const struct tm_sample *s);
 /* Publishes a progress point of the service's (--progress): VALUE at

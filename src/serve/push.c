@@ -555,6 +555,11 @@ bool tm_pusher_reached(const struct tm_pusher *p)
 	return p->last_status != 0;
 }
 
+const char *tm_pusher_machine(const struct tm_pusher *p)
+{
+	return p->synced && p->at.machine[0] ? p->at.machine : NULL;
+}
+
 static bool all_sent(struct tm_pusher *p)
 {
 	struct tm_run_info ri;

@@ -22,6 +22,10 @@ void tm_pusher_tick(struct tm_pusher *p);
 /* Whether the last request reached the server (whatever it answered):
  * false while it cannot be reached. */
 bool tm_pusher_reached(const struct tm_pusher *p);
+/* The name the server files this machine's runs under (its write token's
+ * name), as its last acknowledgement said; NULL when none said it (not
+ * reached yet, or an older server).  Valid until the next tick or free. */
+const char *tm_pusher_machine(const struct tm_pusher *p);
 /* Tries for up to TIMEOUT_USEC to send everything; 0 if all was sent.  No
  * request when nothing is new since the server's last answer. */
 int tm_pusher_finish(struct tm_pusher *p, int64_t timeout_usec);

@@ -2,6 +2,7 @@
  * I/O, so that they can be fuzzed (fuzz/fuzz_serve.c) outside the network
  * half. */
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -20,7 +21,10 @@ int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out)
 	                 "next_event", &ev, "next_progress", &pr, "next_mark", &mk, "ended",
 	                 &ended) &&
 	    id > 0 && seq >= 0 && ev >= 0 && pr >= 0 && mk >= 0) {
-		*out = (struct tm_push_ack){id, seq, ev, pr, mk, ended};
+		const char *m = json_string_value(json_object_get(a, "machine"));
+		*out = (struct tm_push_ack){id, seq, ev, pr, mk, ended, ""};
+		if (m && tm_name_valid(m))
+			snprintf(out->machine, sizeof(out->machine), "%s", m);
 		rc = 0;
 	}
 	json_decref(a);

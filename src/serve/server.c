@@ -345,6 +345,9 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		char *s = tm_push_ack_json(&ack, b.meta.uuid);
 		json_t *doc = s ? json_loads(s, 0, NULL) : NULL;
 		free(s);
+		/* the name the token files under: the collector's /metrics uses it */
+		if (doc)
+			json_object_set_new(doc, "machine", json_string(r->machine));
 		if (doc && rc == 409)
 			json_object_set_new(doc, "error", json_string(err));
 		tm_batch_release(&b);

@@ -99,7 +99,7 @@ int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *colum
                           const char *value)
 {
 	static const char *const allowed[] = {"allocator",   "limits_json", "env_json", "reason",
-	                                      "cgroup_path", "cgroup_mode", "outcome"};
+	                                      "cgroup_path", "cgroup_mode", "outcome",  "machine"};
 	char sql[128];
 	sqlite3_stmt *s;
 	bool ok = false;

@@ -101,7 +101,8 @@ int tm_store_run_begin(struct tm_store *st, const struct tm_run_meta *m, int64_t
 /* Records how the run ended; a NULL reason keeps the one stored.  0 or -1. */
 int tm_store_run_end(struct tm_store *st, int64_t run_id, const struct tm_run_end *e);
 /* Sets one text column of runs (allocator, limits_json, env_json, reason,
- * cgroup_path, cgroup_mode, outcome; any other is a programmer error).
+ * cgroup_path, cgroup_mode, outcome, machine; any other is a programmer
+ * error).
  * 0 or -1. */
 int tm_store_run_set_text(struct tm_store *st, int64_t run_id, const char *column,
                           const char *value);

@@ -333,6 +333,28 @@ static void test_push_answers(void **state)
 	assert_string_equal(why, "");
 }
 
+/* The machine name the server files the token under rides in its
+ * acknowledgement (docs/fleet.md, "One machine, one name"); one that is no
+ * valid name, or none (an older server), is "". */
+static void test_push_answer_machine(void **state)
+{
+	struct tm_push_ack a = {0};
+	const char *named = "{\"run_id\":7,\"next_seq\":0,\"next_event\":0,\"next_progress\":0,"
+	                    "\"next_mark\":0,\"ended\":false,\"machine\":\"pi\"}";
+	const char *bad = "{\"run_id\":7,\"next_seq\":0,\"next_event\":0,\"next_progress\":0,"
+	                  "\"next_mark\":0,\"ended\":false,\"machine\":\"a b\\n\"}";
+	const char *none = "{\"run_id\":7,\"next_seq\":0,\"next_event\":0,\"next_progress\":0,"
+	                   "\"next_mark\":0,\"ended\":false}";
+
+	(void)state;
+	assert_int_equal(tm_push_ack_parse(named, strlen(named), &a), 0);
+	assert_string_equal(a.machine, "pi");
+	assert_int_equal(tm_push_ack_parse(bad, strlen(bad), &a), 0);
+	assert_string_equal(a.machine, "");
+	assert_int_equal(tm_push_ack_parse(none, strlen(none), &a), 0);
+	assert_string_equal(a.machine, "");
+}
+
 struct fixture {
 	char dir[64], path[128];
 	struct tm_store *st;
@@ -792,6 +814,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_valid),
 	    cmocka_unit_test(test_decode_refuses_invisible),
 	    cmocka_unit_test(test_push_answers),
+	    cmocka_unit_test(test_push_answer_machine),
 	    cmocka_unit_test(test_decode_refuses),
 	    cmocka_unit_test(test_decode_bench),
 	    cmocka_unit_test_setup_teardown(test_ingest_bench, setup, teardown),
