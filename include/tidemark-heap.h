@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #define TMH_MAGIC      0x50414548444d5454ull /* "TTMDHEAP" little-endian */
-#define TMH_VERSION    4
+#define TMH_VERSION    5
 #define TMH_DIR_ENV    "TIDEMARK_HEAP_DIR"
 #define TMH_DIR_PREFIX "/dev/shm/tidemark-heap-"
 #define TMH_DIR_FMT    TMH_DIR_PREFIX "%u"    /* a user's regions: euid */
@@ -108,7 +108,7 @@ enum tmh_state {
 enum tmh_allocator {
 	TMH_ALLOC_UNKNOWN = 0,
 	TMH_ALLOC_GLIBC = 1,    /* mallinfo2: arena + hblkhd, uordblks + hblkhd */
-	TMH_ALLOC_JEMALLOC = 2, /* mallctl stats.mapped... after "epoch" */
+	TMH_ALLOC_JEMALLOC = 2, /* mallctl stats.resident, stats.allocated after "epoch" */
 	TMH_ALLOC_TCMALLOC = 3, /* MallocExtension_GetNumericProperty */
 	TMH_ALLOC_MIMALLOC = 4, /* mi_process_info: committed */
 };
@@ -172,6 +172,24 @@ struct tmh_region {
 	int64_t fork_alloc_bytes;
 	int64_t fork_allocs;
 	int64_t fork_frees;
+	/*
+	 * Version 5: a malloc linked into the executable (a static jemalloc,
+	 * tikv-jemallocator, mimalloc, tcmalloc): the program's calls never
+	 * reach the shim, whose counters stay at what glibc's loader did.  Then
+	 * malloc_in_exe is 1, exe_allocator the allocator recognised in the
+	 * executable's symbols (TMH_ALLOC_UNKNOWN: none), exe_stats 1 when one
+	 * of its statistics entry points was found, and the answers carry its
+	 * own figures (shim/allocstats.h): stats_inuse_bytes what it counts as
+	 * allocated (-1: it gives no such figure), stats_active_bytes its
+	 * active pages (jemalloc only, else -1), stats_total_bytes what it
+	 * holds from the system.  A reader takes none of the shim's counters
+	 * for such a process.
+	 */
+	uint32_t malloc_in_exe;
+	uint32_t exe_allocator;
+	uint32_t exe_stats;
+	uint32_t reserved5;
+	int64_t stats_active_bytes;
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

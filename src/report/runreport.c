@@ -395,14 +395,54 @@ static void print_gc_split(FILE *out, const struct tm_runtime_desc *d, const str
 		    tm_mib_text(c, sizeof(c), s->held_anon_bytes - s->gc_heap_live_at_held_bytes));
 }
 
+/* The allocator named "NAME (static)" in the run's allocator text
+ * ("jemalloc (static) (node)": jemalloc) into BUF, else "its allocator". */
+static const char *exe_allocator(const struct tm_run_info *ri, char *buf, size_t size)
+{
+	const char *text = ri->allocator ? ri->allocator : "";
+	const char *st = strstr(text, " (static)"), *start = st;
+	while (start && start > text && start[-1] != ' ')
+		start--;
+	if (!st || st == start)
+		return tm_text_safe(buf, size, "its allocator");
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)(st - start), start);
+	return tm_text_safe(buf, size, name);
+}
+
+/* Processes whose malloc is the executable's own (heap_exe_procs): live
+ * from the allocator's statistics at each sample, no exact peak. */
+static void print_heap_exe(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	char a[32], b[32], who[96];
+	exe_allocator(ri, who, sizeof(who));
+	if (isfinite(s->heap_live_peak_bytes))
+		fprintf(out,
+		        "  heap        live peak n/a (malloc is defined in the executable: %s "
+		        "linked statically; live from its own statistics at each sample, peak "
+		        "between samples unknown), live at most %s in the samples, at the end %s\n",
+		        who, tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
+		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	else
+		fprintf(out,
+		        "  heap        live n/a (malloc is defined in the executable: %s linked "
+		        "statically, and it gives no allocated figure tidemark can read: no "
+		        "statistics entry point in its symbols (a stripped binary), or mimalloc, "
+		        "whose mi_process_info says committed bytes only)\n",
+		        who);
+}
+
 static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32], e[128];
 	const struct tm_runtime_desc *rt = gc_runtime(ri);
 
-	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
-	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
+	if (isfinite(s->heap_exe_procs) && s->heap_exe_procs >= 1)
+		print_heap_exe(out, ri, s);
+	else if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
+	         isfinite(s->heap_peak_proven_bytes) &&
+	         s->heap_peak_proven_bytes < s->heap_peak_bytes)
 		fprintf(
 		    out,
 		    "  heap        live peak at most %s, at least %s less (processes that "
