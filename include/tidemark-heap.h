@@ -176,7 +176,11 @@ struct tmh_region {
 	 * Version 5: a malloc linked into the executable (a static jemalloc,
 	 * tikv-jemallocator, mimalloc, tcmalloc): the program's calls never
 	 * reach the shim, whose counters stay at what glibc's loader did.  Then
-	 * malloc_in_exe is 1, exe_allocator the allocator recognised in the
+	 * malloc_in_exe is 1 (2: malloc is a shared library's, counted as
+	 * usual, and another allocator is linked into the executable beside it,
+	 * as Rust's tikv-jemallocator is: the answers then add its figures to
+	 * the shared one's, whose allocated part is the shim's live bytes),
+	 * exe_allocator the allocator recognised in the
 	 * executable's symbols (TMH_ALLOC_UNKNOWN: none), exe_stats 1 when one
 	 * of its statistics entry points was found, and the answers carry its
 	 * own figures (shim/allocstats.h): stats_inuse_bytes what it counts as

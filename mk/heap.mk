@@ -64,3 +64,26 @@ $(B)/bench/libforward-shim.so: bench/heap/forward_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $< -ldl
 heap-progs: $(B)/bench/libforward-shim.so
+
+# Programs with the allocator linked into them (tests/e2e/heap_static.sh):
+# Debian's libjemalloc.a as it is, stripped of its symbol table, and with
+# its API renamed to the _rjem_ prefix tikv-jemallocator uses.  Built only
+# where libjemalloc-dev is installed (scripts/deps.sh --test).
+JE_STATIC := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libjemalloc.a))
+ifneq ($(JE_STATIC),)
+JE_API := malloc calloc realloc free posix_memalign aligned_alloc memalign valloc \
+	malloc_usable_size mallocx rallocx xallocx sallocx dallocx sdallocx nallocx mallctl \
+	mallctlnametomib mallctlbymib malloc_stats_print malloc_conf malloc_message
+$(B)/progs/librjem.a: $(JE_STATIC)
+	@mkdir -p $(dir $@)
+	printf '%s\n' $(foreach f,$(JE_API),"$(f) _rjem_$(f)") >$@.syms
+	objcopy --redefine-syms=$@.syms $< $@
+$(B)/progs/static_je: tests/progs/static_alloc.c $(JE_STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -o $@ $< $(JE_STATIC) -lpthread -ldl -lm
+$(B)/progs/static_je_stripped: $(B)/progs/static_je
+	strip -o $@ $<
+$(B)/progs/static_rjem: tests/progs/static_alloc.c $(B)/progs/librjem.a
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -DRJEM -O2 -g -o $@ $< $(B)/progs/librjem.a -lpthread -ldl -lm
+HEAP_PROGS += $(B)/progs/static_je $(B)/progs/static_je_stripped $(B)/progs/static_rjem
+endif

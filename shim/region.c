@@ -189,6 +189,9 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
 	r->sites_only = !TMH_COUNTING;
 	r->keep_tag = tmh_opt.keep_tag;
+	r->malloc_in_exe = tmh_exe.malloc_in_exe;
+	r->exe_allocator = tmh_exe.exe_allocator;
+	r->exe_stats = tmh_exe.exe_stats;
 }
 
 /* Unlinks NAME (in DIR) when its process died without running its exit

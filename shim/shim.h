@@ -73,6 +73,15 @@ void tmh_count_shared_bytes(int64_t usable);
 void *tmh_alloc_at(size_t n, size_t align, void *frame);
 void tmh_free(void *p);
 
+/* stats.c: which malloc the program has, found at start-up before the
+ * region exists (region_fill copies it, so a reader never sees a region
+ * without it): malloc_in_exe 0, 1 (the executable's own) or 2 (an allocator
+ * in the executable beside the shared malloc), as in include/tidemark-heap.h */
+struct tmh_exe_info {
+	uint32_t malloc_in_exe, exe_allocator, exe_stats;
+};
+extern struct tmh_exe_info tmh_exe;
+void tmh_stats_detect(void);
 /* stats.c: the allocator's own statistics, on a reader's request */
 void tmh_stats_init(void);
 void tmh_stats_answer(int force);

@@ -34,6 +34,11 @@
 static int kind; /* enum tmh_allocator */
 static struct mallinfo2 (*glibc_info)(void);
 static struct tmh_allocstats as; /* the other allocators' entry points */
+/* An allocator linked into the executable beside the shared malloc (Rust's
+ * tikv-jemallocator: _rjem_malloc for Rust, malloc for C): its entry
+ * points, 1 when it has one */
+static struct tmh_allocstats beside;
+static int beside_ok;
 static int answer_lock;
 
 /* FN is defined in the object that defines the real malloc. */
@@ -47,16 +52,25 @@ static int same_object(void *fn)
 /* The program's malloc is the executable's own (a static allocator): the
  * shim sees none of its calls; its allocator's entry points come from the
  * executable's symbols (allocstats.c), and the region says so. */
-static int init_exe(void)
+struct tmh_exe_info tmh_exe;
+
+void tmh_stats_detect(void)
 {
-	if (!tmh_allocstats_in_exe(dlsym(RTLD_DEFAULT, "malloc")))
-		return 0;
-	kind = tmh_allocstats_find_exe(&as);
-	struct tmh_region *r = tmh_region;
-	r->exe_allocator = (uint32_t)kind;
-	r->exe_stats = as.mallctl || as.tc_prop || as.mi_info;
-	__atomic_store_n(&r->malloc_in_exe, 1, __ATOMIC_RELEASE);
-	return 1;
+	struct tmh_allocstats x;
+	int in = tmh_allocstats_in_exe(dlsym(RTLD_DEFAULT, "malloc"));
+	int k = tmh_allocstats_find_exe(&x);
+	if (!in && !k)
+		return;
+	tmh_exe.exe_allocator = (uint32_t)k;
+	tmh_exe.exe_stats = x.mallctl || x.tc_prop || x.mi_info;
+	tmh_exe.malloc_in_exe = in ? 1u : 2u;
+	if (in) {
+		as = x;
+		kind = k;
+	} else { /* the shared malloc is counted as usual; this one is added */
+		beside = x;
+		beside_ok = (int)tmh_exe.exe_stats;
+	}
 }
 
 /* A shared library's allocator: the entry point next to the real malloc. */
@@ -84,7 +98,7 @@ static void init_lib(void)
 
 void tmh_stats_init(void)
 {
-	if (init_exe())
+	if (tmh_exe.malloc_in_exe == 1)
 		return;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (libc) {
@@ -120,6 +134,19 @@ static void allocator_figures(int64_t *total, int64_t *inuse, int64_t *active)
 	/* the shim's own figure (under the shim): held from the system, or not at all */
 	if (!as.in_exe && kind == TMH_ALLOC_TCMALLOC && f.resident_bytes < 0)
 		*inuse = -1;
+}
+
+/* With an allocator beside the shared malloc: its figures added to those of
+ * the shared one (TOTAL, INUSE), whose handed-out part is the shim's exact
+ * LIVE; ACTIVE is its own.  Each -1 when either part is unknown. */
+static void add_beside(int64_t *total, int64_t *inuse, int64_t *active, int64_t live)
+{
+	struct tmh_allocfig f = {-1, -1, -1};
+	if (beside_ok)
+		tmh_allocstats_read(&beside, &f);
+	*inuse = f.allocated_bytes >= 0 ? live + f.allocated_bytes : -1;
+	*total = *total >= 0 && f.resident_bytes >= 0 ? *total + f.resident_bytes : -1;
+	*active = f.active_bytes;
 }
 
 /* The process's live bytes and allocations + frees, summed like a reader
@@ -205,6 +232,8 @@ void tmh_stats_answer(int force)
 	tmh_usable_retry();
 	allocator_figures(&total, &inuse, &active);
 	own_totals(&live, &ops);
+	if (tmh_exe.malloc_in_exe == 2)
+		add_beside(&total, &inuse, &active, live);
 	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
 	if (!force)
 		next_ok_nsec = t1 + put_off_nsec(took);

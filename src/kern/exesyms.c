@@ -127,11 +127,13 @@ enum tm_exe_malloc tm_exe_malloc_of(const char *path, char *family, size_t size)
 	enum tm_exe_malloc rc = TM_EXE_MALLOC_UNKNOWN;
 	if (sh && symtab_read(fd, sh, n, SHT_DYNSYM, &dyn) == 0) {
 		rc = defines(&dyn, "malloc", 6) ? TM_EXE_MALLOC_LINKED : TM_EXE_MALLOC_SHARED;
-		const char *f = rc == TM_EXE_MALLOC_LINKED ? recognise(&dyn) : NULL;
-		if (rc == TM_EXE_MALLOC_LINKED && !f && symtab_read(fd, sh, n, SHT_SYMTAB, &full) == 0)
+		const char *f = recognise(&dyn);
+		if (!f && symtab_read(fd, sh, n, SHT_SYMTAB, &full) == 0)
 			f = recognise(&full);
 		if (f)
 			snprintf(family, size, "%s", f);
+		if (f && rc == TM_EXE_MALLOC_SHARED)
+			rc = TM_EXE_MALLOC_BESIDE;
 		symtab_free(&dyn);
 		symtab_free(&full);
 	}

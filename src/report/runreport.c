@@ -401,7 +401,7 @@ static const char *exe_allocator(const struct tm_run_info *ri, char *buf, size_t
 {
 	const char *text = ri->allocator ? ri->allocator : "";
 	const char *st = strstr(text, " (static)"), *start = st;
-	while (start && start > text && start[-1] != ' ')
+	while (start && start > text && start[-1] != ' ' && start[-1] != '+')
 		start--;
 	if (!st || st == start)
 		return tm_text_safe(buf, size, "its allocator");
@@ -418,15 +418,15 @@ static void print_heap_exe(FILE *out, const struct tm_run_info *ri, const struct
 	exe_allocator(ri, who, sizeof(who));
 	if (isfinite(s->heap_live_peak_bytes))
 		fprintf(out,
-		        "  heap        live peak n/a (malloc is defined in the executable: %s "
-		        "linked statically; live from its own statistics at each sample, peak "
-		        "between samples unknown), live at most %s in the samples, at the end %s\n",
+		        "  heap        live peak n/a (%s is linked into the executable: live from "
+		        "its own statistics at each sample, peak between samples unknown), live at "
+		        "most %s in the samples, at the end %s\n",
 		        who, tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
 		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
 	else
 		fprintf(out,
-		        "  heap        live n/a (malloc is defined in the executable: %s linked "
-		        "statically, and it gives no allocated figure tidemark can read: no "
+		        "  heap        live n/a (%s is linked into the executable, and it gives no "
+		        "allocated figure tidemark can read: no "
 		        "statistics entry point in its symbols (a stripped binary), or mimalloc, "
 		        "whose mi_process_info says committed bytes only)\n",
 		        who);

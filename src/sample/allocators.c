@@ -56,14 +56,19 @@ static struct proc_alloc *find_or_add(struct tm_allocators *a, pid_t pid)
 
 /* E's allocator when its maps name none but glibc: "FAMILY (static)" when
  * its executable defines malloc itself ("malloc (static)" when no
- * allocator is recognised in it: stripped, or unknown). */
+ * allocator is recognised in it: stripped, or unknown), "glibc+FAMILY
+ * (static)" when FAMILY is linked in beside glibc's malloc (Rust's
+ * tikv-jemallocator). */
 static void name_linked(struct proc_alloc *e)
 {
 	char path[64], family[16];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
-	if (tm_exe_malloc_of(path, family, sizeof(family)) == TM_EXE_MALLOC_LINKED)
+	enum tm_exe_malloc m = tm_exe_malloc_of(path, family, sizeof(family));
+	if (m == TM_EXE_MALLOC_LINKED)
 		snprintf(e->allocator, sizeof(e->allocator), "%s (static)",
 		         family[0] ? family : "malloc");
+	else if (m == TM_EXE_MALLOC_BESIDE)
+		snprintf(e->allocator, sizeof(e->allocator), "glibc+%s (static)", family);
 }
 
 /* 1 when it got classified now (named COMM). */
