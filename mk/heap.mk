@@ -67,8 +67,10 @@ heap-progs: $(B)/bench/libforward-shim.so
 
 # Programs with the allocator linked into them (tests/e2e/heap_static.sh):
 # Debian's libjemalloc.a as it is, stripped of its symbol table, and with
-# its API renamed to the _rjem_ prefix tikv-jemallocator uses.  Built only
-# where libjemalloc-dev is installed (scripts/deps.sh --test).
+# its API renamed to the _rjem_ prefix tikv-jemallocator uses; gperftools'
+# libtcmalloc_minimal.a.  Built only where libjemalloc-dev and
+# libgoogle-perftools-dev are installed (scripts/deps.sh --test).  Debian
+# ships no static mimalloc (libmimalloc-dev has the shared library only).
 JE_STATIC := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libjemalloc.a))
 ifneq ($(JE_STATIC),)
 JE_API := malloc calloc realloc free posix_memalign aligned_alloc memalign valloc \
@@ -86,4 +88,14 @@ $(B)/progs/static_je_stripped: $(B)/progs/static_je
 $(B)/progs/static_rjem: tests/progs/static_alloc.c $(B)/progs/librjem.a
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -DRJEM -O2 -g -o $@ $< $(B)/progs/librjem.a -lpthread -ldl -lm
 HEAP_PROGS += $(B)/progs/static_je $(B)/progs/static_je_stripped $(B)/progs/static_rjem
+endif
+# gperftools' tcmalloc (libgoogle-perftools-dev), C++ inside: linked by $(CXX)
+TC_STATIC := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libtcmalloc_minimal.a))
+ifneq ($(TC_STATIC),)
+$(B)/progs/static_tc.o: tests/progs/static_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -DTCMALLOC -O2 -g -c -o $@ $<
+$(B)/progs/static_tc: $(B)/progs/static_tc.o $(TC_STATIC)
+	$(CXX) -o $@ $< $(TC_STATIC) -lpthread
+HEAP_PROGS += $(B)/progs/static_tc
 endif

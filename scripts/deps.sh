@@ -14,7 +14,7 @@ DEMO="libjemalloc2"
 # qemu-system-x86 and busybox-static: the cgroup v2 guest (scripts/vm/); its
 # --systemd guest boots this machine's own systemd, with dbus (a minimal
 # Debian image, a container's, has neither).
-TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
+TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev libgoogle-perftools-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
