@@ -71,7 +71,11 @@ heap-progs: $(B)/bench/libforward-shim.so
 # libtcmalloc_minimal.a.  Built only where libjemalloc-dev and
 # libgoogle-perftools-dev are installed (scripts/deps.sh --test).  Debian
 # ships no static mimalloc (libmimalloc-dev has the shared library only).
-JE_STATIC := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libjemalloc.a))
+STATIC_DEPS := tests/progs/static_alloc.c tests/progs/heap_self.h include/tidemark-heap.h
+# Debian's libjemalloc-dev is one architecture at a time: scripts/deps.sh
+# --test puts the arm64 one's libjemalloc.a into build/deps/TRIPLET/.
+TRIPLE := $(shell $(CC) -dumpmachine)
+JE_STATIC := $(firstword $(wildcard /usr/lib/$(TRIPLE)/libjemalloc.a build/deps/$(TRIPLE)/libjemalloc.a))
 ifneq ($(JE_STATIC),)
 JE_API := malloc calloc realloc free posix_memalign aligned_alloc memalign valloc \
 	malloc_usable_size mallocx rallocx xallocx sallocx dallocx sdallocx nallocx mallctl \
@@ -79,22 +83,22 @@ JE_API := malloc calloc realloc free posix_memalign aligned_alloc memalign vallo
 $(B)/progs/librjem.a: $(JE_STATIC)
 	@mkdir -p $(dir $@)
 	printf '%s\n' $(foreach f,$(JE_API),"$(f) _rjem_$(f)") >$@.syms
-	objcopy --redefine-syms=$@.syms $< $@
-$(B)/progs/static_je: tests/progs/static_alloc.c $(JE_STATIC)
+	$(TRIPLE)-objcopy --redefine-syms=$@.syms $< $@
+$(B)/progs/static_je: $(STATIC_DEPS) $(JE_STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -o $@ $< $(JE_STATIC) -lpthread -ldl -lm
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -o $@ $< $(JE_STATIC) -lpthread -ldl -lm
 $(B)/progs/static_je_stripped: $(B)/progs/static_je
-	strip -o $@ $<
-$(B)/progs/static_rjem: tests/progs/static_alloc.c $(B)/progs/librjem.a
-	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -DRJEM -O2 -g -o $@ $< $(B)/progs/librjem.a -lpthread -ldl -lm
+	$(TRIPLE)-strip -o $@ $<
+$(B)/progs/static_rjem: $(STATIC_DEPS) $(B)/progs/librjem.a
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -DRJEM -O2 -g -o $@ $< $(B)/progs/librjem.a -lpthread -ldl -lm
 HEAP_PROGS += $(B)/progs/static_je $(B)/progs/static_je_stripped $(B)/progs/static_rjem
 endif
 # gperftools' tcmalloc (libgoogle-perftools-dev), C++ inside: linked by $(CXX)
-TC_STATIC := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libtcmalloc_minimal.a))
+TC_STATIC := $(firstword $(wildcard /usr/lib/$(TRIPLE)/libtcmalloc_minimal.a))
 ifneq ($(TC_STATIC),)
-$(B)/progs/static_tc.o: tests/progs/static_alloc.c
+$(B)/progs/static_tc.o: $(STATIC_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -DTCMALLOC -O2 -g -c -o $@ $<
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -DTCMALLOC -O2 -g -c -o $@ $<
 $(B)/progs/static_tc: $(B)/progs/static_tc.o $(TC_STATIC)
 	$(CXX) -o $@ $< $(TC_STATIC) -lpthread
 HEAP_PROGS += $(B)/progs/static_tc

@@ -3,9 +3,11 @@
  * own entry points (allocstats.h).  Stands alone: libc and libdl only.
  *
  * What each figure is (docs/heap.md, "Allocators linked into the program"):
- *   jemalloc  after "epoch": stats.allocated (bytes handed out; blocks
- *             cached in thread caches count as free, not allocated),
- *             stats.active (pages holding them), stats.resident
+ *   jemalloc  after "epoch": stats.allocated (arena-level: small blocks a
+ *             thread cache holds were handed to the cache, so they count
+ *             as allocated, and a cache's counts reach the arena only when
+ *             it fills or flushes: jemalloc/jemalloc#757), stats.active
+ *             (pages holding them), stats.resident
  *   tcmalloc  generic.current_allocated_bytes; generic.heap_size minus
  *             tcmalloc.pageheap_unmapped_bytes (blocks in its thread and
  *             central caches are in the heap, not allocated)

@@ -23,7 +23,7 @@
  *           own statistics in the process (glibc: mallinfo2)
  *   exe     the symbols (space-separated) that recognise the allocator
  *           linked into an executable that defines malloc itself, its
- *           statistics entry points first: kern/exesyms.c names the
+ *           statistics entry points first: sample/exesyms.c names the
  *           process's allocator by them, shim/allocstats.c reads its
  *           statistics through them (the unit test checks both name the
  *           same); "" for glibc, which cannot be linked in under the shim

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "kern/exesyms.h"
+#include "sample/exesyms.h"
 #include "kern/procfs.h"
 #include "sample/allocators.h"
 #include "base/banned.h"

@@ -64,6 +64,15 @@ for prog in static_je static_rjem static_tc; do
 	fi
 done
 
+# the region from inside: the program asks its own region the way the
+# recorder does (tests/progs/static_alloc.c "self"; tests/e2e/aarch64.sh
+# runs the same under qemu-aarch64)
+for prog in static_je static_rjem static_tc; do
+	[ -x "$P/$prog" ] || continue
+	check "heap_static_${prog}_region" env TIDEMARK_HEAP_KEEP=2 TIDEMARK_HEAP_DIR="$T" \
+		LD_PRELOAD="$TM_BUILD/libtidemark-heap.so" "$P/$prog" 20 0 self
+done
+
 # stripped: the allocator and its entry points are not in its symbols
 if run static_je_stripped; then
 	rep=$("$TM" report -o "$T/static_je_stripped.db")

@@ -224,7 +224,7 @@ static void test_shim_stats(void **state)
 
 /* The symbols that recognise an allocator linked into the executable:
  * shim/allocstats.c's probes are exactly the registry's "exe" column
- * (kern/exesyms.c reads the column itself). */
+ * (sample/exesyms.c reads the column itself). */
 static void test_shim_exe_probes(void **state)
 {
 	(void)state;

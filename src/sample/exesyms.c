@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/allocators.h"
-#include "kern/exesyms.h"
+#include "sample/exesyms.h"
 #include "base/banned.h"
 
 #define MAX_SECTIONS     4096
