@@ -192,7 +192,10 @@ struct tmh_region {
 	uint32_t malloc_in_exe;
 	uint32_t exe_allocator;
 	uint32_t exe_stats;
-	uint32_t reserved5;
+	/* why `unwinder` is what it is: 0 TIDEMARK_HEAP_UNWIND (or the
+	 * default: frame pointers), 1 chosen by the shim: libunwind because
+	 * most of the executable's functions keep no frame pointer */
+	uint32_t unwinder_auto;
 	int64_t stats_active_bytes;
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */

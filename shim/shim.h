@@ -51,6 +51,7 @@ struct tmh_options {
 	uint64_t keep_tag;         /* TIDEMARK_HEAP_KEEP=N: N (the recorder's tag), else 0 */
 	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
+	int unwinder_env;          /* TIDEMARK_HEAP_UNWIND was set: no choice of the shim's */
 	int quiet;
 	int bad_sample; /* TIDEMARK_HEAP_SAMPLE was not a size: warned at start-up */
 };
@@ -100,6 +101,11 @@ struct tmh_region *tmh_region_create(int gc);
 void tmh_region_fork_child(void);
 void tmh_region_exit(void);
 void tmh_env_options(struct tmh_options *o);
+
+/* fpcheck.c: 1 when most of the executable's functions (those its DWARF
+ * unwind tables list) keep a frame pointer, 0 when most do not, -1 when it
+ * cannot tell (no .eh_frame_hdr, too few functions).  Reads memory only. */
+int tmh_exe_frame_pointers(void);
 
 /* sample.c */
 void tmh_sample_init(void);
