@@ -103,3 +103,10 @@ $(B)/progs/static_tc: $(B)/progs/static_tc.o $(TC_STATIC)
 	$(CXX) -o $@ $< $(TC_STATIC) -lpthread
 HEAP_PROGS += $(B)/progs/static_tc
 endif
+
+# A program built as distributions build theirs: no frame pointers
+# (tests/e2e/heap_unwind.sh: the shim unwinds it with libunwind by itself).
+$(B)/progs/nofp_alloc: tests/progs/nofp_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+HEAP_PROGS += $(B)/progs/nofp_alloc

@@ -102,8 +102,8 @@ void tmh_region_fork_child(void);
 void tmh_region_exit(void);
 void tmh_env_options(struct tmh_options *o);
 
-/* fpcheck.c: 1 when most of the executable's functions (those its DWARF
- * unwind tables list) keep a frame pointer, 0 when most do not, -1 when it
+/* fpcheck.c: 1 when at least a quarter of the executable's functions (those
+ * its DWARF unwind tables list) keep a frame pointer, else 0, -1 when it
  * cannot tell (no .eh_frame_hdr, too few functions).  Reads memory only. */
 int tmh_exe_frame_pointers(void);
 

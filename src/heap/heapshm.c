@@ -83,9 +83,9 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
 		return;
 	}
 	int rc = tm_heap_write_pprof(&snap, path);
-	tm_heap_snapshot_release(&snap);
 	if (rc == 0 && rd->prof.on_write)
-		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0);
+		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0, snap.unwinder);
+	tm_heap_snapshot_release(&snap);
 }
 
 static void refresh_maps(struct mapped *e, int64_t now)

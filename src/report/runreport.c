@@ -85,9 +85,19 @@ static void print_outcome(FILE *out, const struct tm_run_info *ri, bool color)
 }
 
 /* The heap profiles the recorder wrote (events "heap_profile": value 1 for
- * a process's final one), as a JSON array of {pid, path, final, t_wall_usec}. */
+ * a process's final one), as a JSON array of {pid, path, final, t_wall_usec},
+ * a final one with "unwinder" (the event "heap_unwinder" that follows it):
+ * how its stacks were unwound. */
 static int add_heap_profile(void *ctx, const struct tm_event *ev)
 {
+	if (!strcmp(ev->kind, "heap_unwinder") && ev->detail) {
+		for (size_t i = json_array_size(ctx); i-- > 0;) {
+			json_t *p = json_array_get(ctx, i);
+			if (json_integer_value(json_object_get(p, "pid")) == ev->pid)
+				return json_object_set_new(p, "unwinder", json_string(ev->detail));
+		}
+		return 0;
+	}
 	if (strcmp(ev->kind, "heap_profile") || !ev->detail)
 		return 0;
 	json_t *p = json_object();
@@ -131,6 +141,14 @@ static void print_heap_profiles(FILE *out, const json_t *profiles)
 	if (finals > named)
 		fprintf(out, " and %zu more", finals - named);
 	fprintf(out, "\n");
+	named = 0;
+	json_array_foreach(profiles, i, p)
+	{
+		const char *u = json_string_value(json_object_get(p, "unwinder"));
+		if (u && named++ < 4)
+			fprintf(out, "  unwinder    %s (pid %lld)\n", u,
+			        (long long)json_integer_value(json_object_get(p, "pid")));
+	}
 }
 
 /* The work a batch job did (--units, --units-from) and its cost per unit;
