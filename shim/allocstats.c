@@ -49,9 +49,9 @@ static const struct probe {
 /* The executable's load bias and program headers (the first object
  * dl_iterate_phdr reports). */
 struct exe_seg {
-	ElfW(Addr) bias;
-	const ElfW(Phdr) * phdr;
-	ElfW(Half) phnum;
+	Elf64_Addr bias;
+	const Elf64_Phdr *phdr;
+	Elf64_Half phnum;
 };
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -76,9 +76,9 @@ int tmh_allocstats_in_exe(const void *malloc_fn)
 	struct exe_seg e;
 	if (!malloc_fn || exe_segments(&e) < 0)
 		return 0;
-	ElfW(Addr) a = (ElfW(Addr))malloc_fn;
-	for (ElfW(Half) i = 0; i < e.phnum; i++) {
-		const ElfW(Phdr) *p = &e.phdr[i];
+	Elf64_Addr a = (Elf64_Addr)malloc_fn;
+	for (Elf64_Half i = 0; i < e.phnum; i++) {
+		const Elf64_Phdr *p = &e.phdr[i];
 		if (p->p_type == PT_LOAD && a >= e.bias + p->p_vaddr &&
 		    a - (e.bias + p->p_vaddr) < p->p_memsz)
 			return 1;
@@ -113,11 +113,11 @@ static void find_dynamic(struct tmh_allocstats *a)
 }
 
 /* Section I of the mapped file M (SIZE bytes), or NULL when out of it. */
-static const ElfW(Shdr) * section(const char *m, size_t size, const ElfW(Ehdr) * eh, size_t i)
+static const Elf64_Shdr *section(const char *m, size_t size, const Elf64_Ehdr *eh, size_t i)
 {
 	if (i >= eh->e_shnum)
 		return NULL;
-	const ElfW(Shdr) *s = (const ElfW(Shdr) *)(m + eh->e_shoff + i * eh->e_shentsize);
+	const Elf64_Shdr *s = (const Elf64_Shdr *)(m + eh->e_shoff + i * eh->e_shentsize);
 	if (s->sh_offset > size || s->sh_size > size - s->sh_offset)
 		return NULL;
 	return s;
@@ -125,10 +125,10 @@ static const ElfW(Shdr) * section(const char *m, size_t size, const ElfW(Ehdr) *
 
 /* The defined functions of the symbol table SYM (strings in STR) of the
  * file M that a probe names, into *A at BIAS. */
-static void scan_symtab(struct tmh_allocstats *a, const char *m, const ElfW(Shdr) * sym,
-                        const ElfW(Shdr) * str, ElfW(Addr) bias)
+static void scan_symtab(struct tmh_allocstats *a, const char *m, const Elf64_Shdr *sym,
+                        const Elf64_Shdr *str, Elf64_Addr bias)
 {
-	const ElfW(Sym) *s = (const ElfW(Sym) *)(m + sym->sh_offset);
+	const Elf64_Sym *s = (const Elf64_Sym *)(m + sym->sh_offset);
 	size_t n = sym->sh_size / sizeof(*s);
 	const char *strs = m + str->sh_offset;
 	for (size_t i = 0; i < n; i++) {
@@ -153,7 +153,7 @@ static void find_symtab(struct tmh_allocstats *a)
 	if (fd < 0)
 		return;
 	if (exe_segments(&e) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+	    st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
 		close(fd);
 		return;
 	}
@@ -162,14 +162,13 @@ static void find_symtab(struct tmh_allocstats *a)
 	close(fd);
 	if (m == MAP_FAILED)
 		return;
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)m;
-	if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_shentsize == sizeof(ElfW(Shdr)) &&
-	    eh->e_shoff < size && eh->e_shnum <= (size - eh->e_shoff) / sizeof(ElfW(Shdr))) {
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
+	if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_shentsize == sizeof(Elf64_Shdr) &&
+	    eh->e_shoff < size && eh->e_shnum <= (size - eh->e_shoff) / sizeof(Elf64_Shdr)) {
 		for (size_t i = 0; i < eh->e_shnum; i++) {
-			const ElfW(Shdr) *s = section(m, size, eh, i);
-			const ElfW(Shdr) *str = s && s->sh_type == SHT_SYMTAB
-			                            ? section(m, size, eh, s->sh_link)
-			                            : NULL;
+			const Elf64_Shdr *s = section(m, size, eh, i);
+			const Elf64_Shdr *str =
+			    s && s->sh_type == SHT_SYMTAB ? section(m, size, eh, s->sh_link) : NULL;
 			if (str && str->sh_type == SHT_STRTAB)
 				scan_symtab(a, m, s, str, e.bias);
 		}

@@ -68,7 +68,7 @@ enum tm_alloc {
 /* An allocator's descriptor: one line of TM_ALLOCATOR_LIST. */
 struct tm_alloc_info {
 	const char *name, *family;
-	const char *lib[2], *pkg[2]; /* NULL where the line says "" */
+	const char *lib[2], *pkg[2];      /* NULL where the line says "" */
 	const char *stats, *exe, *colour; /* exe: NULL where the line says "" */
 };
 

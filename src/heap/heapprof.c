@@ -117,7 +117,8 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 static void exe_of_maps(const char *maps, size_t len, char *buf, size_t size)
 {
 	const char *eol = maps ? memchr(maps, '\n', len) : NULL;
-	const char *slash = maps ? memchr(maps, '/', (size_t)((eol ? eol : maps + len) - maps)) : NULL;
+	const char *slash =
+	    maps ? memchr(maps, '/', (size_t)((eol ? eol : maps + len) - maps)) : NULL;
 	if (slash)
 		snprintf(buf, size, "%.*s", (int)((eol ? eol : maps + len) - slash), slash);
 	else
@@ -134,8 +135,8 @@ static void unwinder_text(const struct tmh_region *r, struct tm_heap_snapshot *o
 		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (TIDEMARK_HEAP_UNWIND)");
 	} else {
 		exe_of_maps(out->maps, out->maps_len, exe, sizeof(exe));
-		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (no frame pointers in %s)",
-		         exe);
+		snprintf(out->unwinder, sizeof(out->unwinder),
+		         "libunwind (no frame pointers in %s)", exe);
 	}
 }
 

@@ -37,8 +37,7 @@ struct pt {
 	double heap_exe; /* processes whose malloc is the executable's own */
 };
 
-#define PT_NF                                                                                      \
-	((offsetof(struct pt, heap_exe) - offsetof(struct pt, anon)) / sizeof(double) + 1)
+#define PT_NF ((offsetof(struct pt, heap_exe) - offsetof(struct pt, anon)) / sizeof(double) + 1)
 
 static inline double *pt_field(struct pt *p, size_t k)
 {

@@ -110,7 +110,8 @@ static Elf64_Shdr *section_headers(int fd, size_t *n)
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum > MAX_SECTIONS)
 		return NULL;
 	*n = eh.e_shnum;
-	return (Elf64_Shdr *)(void *)read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
+	return (Elf64_Shdr *)(void *)read_at(fd, eh.e_shoff,
+	                                     (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
 }
 
 enum tm_exe_malloc tm_exe_malloc_of(const char *path, char *family, size_t size)
@@ -122,7 +123,8 @@ enum tm_exe_malloc tm_exe_malloc_of(const char *path, char *family, size_t size)
 		family[0] = '\0';
 	if (fd < 0)
 		return TM_EXE_MALLOC_UNKNOWN;
-	Elf64_Shdr *sh = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? section_headers(fd, &n) : NULL;
+	Elf64_Shdr *sh =
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? section_headers(fd, &n) : NULL;
 	struct symtab dyn, full = {0};
 	enum tm_exe_malloc rc = TM_EXE_MALLOC_UNKNOWN;
 	if (sh && symtab_read(fd, sh, n, SHT_DYNSYM, &dyn) == 0) {

@@ -62,9 +62,8 @@ static int self_check(long long allocated)
 	else
 		snprintf(path, sizeof(path), TMH_PATH_FMT, (unsigned)geteuid(), (int)getpid());
 	int fd = open(path, O_RDWR);
-	struct tmh_region *r = fd < 0 ? MAP_FAILED
-	                              : mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
-	                                     MAP_SHARED, fd, 0);
+	struct tmh_region *r =
+	    fd < 0 ? MAP_FAILED : mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r == MAP_FAILED || r->magic != TMH_MAGIC || r->version != TMH_VERSION) {
 		printf("self: no region of this version at %s\n", path);
 		return 2;
