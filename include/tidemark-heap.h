@@ -109,7 +109,7 @@ enum tmh_state {
 enum tmh_allocator {
 	TMH_ALLOC_UNKNOWN = 0,
 	TMH_ALLOC_GLIBC = 1,    /* mallinfo2: arena + hblkhd, uordblks + hblkhd */
-	TMH_ALLOC_JEMALLOC = 2, /* mallctl stats.mapped... after "epoch" */
+	TMH_ALLOC_JEMALLOC = 2, /* mallctl stats.resident, stats.allocated after "epoch" */
 	TMH_ALLOC_TCMALLOC = 3, /* MallocExtension_GetNumericProperty */
 	TMH_ALLOC_MIMALLOC = 4, /* mi_process_info: committed */
 };
@@ -216,6 +216,31 @@ struct tmh_region {
 	int64_t attach_objects;  /* loaded objects whose entries were rewritten */
 	int32_t attach_recorder; /* pid the agent watches (0: none); gone = detach */
 	uint32_t attach_interval_msec;
+	/*
+	 * A malloc linked into the executable (a static jemalloc,
+	 * tikv-jemallocator, mimalloc, tcmalloc): the program's calls never
+	 * reach the shim, whose counters stay at what glibc's loader did.  Then
+	 * malloc_in_exe is 1 (2: malloc is a shared library's, counted as
+	 * usual, and another allocator is linked into the executable beside it,
+	 * as Rust's tikv-jemallocator is: the answers then add its figures to
+	 * the shared one's, whose allocated part is the shim's live bytes),
+	 * exe_allocator the allocator recognised in the
+	 * executable's symbols (TMH_ALLOC_UNKNOWN: none), exe_stats 1 when one
+	 * of its statistics entry points was found, and the answers carry its
+	 * own figures (shim/allocstats.h): stats_inuse_bytes what it counts as
+	 * allocated (-1: it gives no such figure), stats_active_bytes its
+	 * active pages (jemalloc only, else -1), stats_total_bytes what it
+	 * holds from the system.  A reader takes none of the shim's counters
+	 * for such a process.
+	 */
+	uint32_t malloc_in_exe;
+	uint32_t exe_allocator;
+	uint32_t exe_stats;
+	/* why `unwinder` is what it is: 0 TIDEMARK_HEAP_UNWIND (or the
+	 * default: frame pointers), 1 chosen by the shim: libunwind because
+	 * most of the executable's functions keep no frame pointer */
+	uint32_t unwinder_auto;
+	int64_t stats_active_bytes;
 	struct tmh_slot retired; /* folded counters of exited threads */
 	struct tmh_slot shared;  /* atomically updated: overflow threads, nested calls */
 	struct tmh_slot slots[TMH_SLOTS];

@@ -84,3 +84,49 @@ $(B)/bench/libforward-shim.so: bench/heap/forward_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $< -ldl
 heap-progs: $(B)/bench/libforward-shim.so
+
+# Programs with the allocator linked into them (tests/e2e/heap_static.sh):
+# Debian's libjemalloc.a as it is, stripped of its symbol table, and with
+# its API renamed to the _rjem_ prefix tikv-jemallocator uses; gperftools'
+# libtcmalloc_minimal.a.  Built only where libjemalloc-dev and
+# libgoogle-perftools-dev are installed (scripts/deps.sh --test).  Debian
+# ships no static mimalloc (libmimalloc-dev has the shared library only).
+STATIC_DEPS := tests/progs/static_alloc.c tests/progs/heap_self.h include/tidemark-heap.h
+# Debian's libjemalloc-dev is one architecture at a time: scripts/deps.sh
+# --test puts the arm64 one's libjemalloc.a into build/deps/TRIPLET/.
+TRIPLE := $(shell $(CC) -dumpmachine)
+JE_STATIC := $(firstword $(wildcard /usr/lib/$(TRIPLE)/libjemalloc.a build/deps/$(TRIPLE)/libjemalloc.a))
+ifneq ($(JE_STATIC),)
+JE_API := malloc calloc realloc free posix_memalign aligned_alloc memalign valloc \
+	malloc_usable_size mallocx rallocx xallocx sallocx dallocx sdallocx nallocx mallctl \
+	mallctlnametomib mallctlbymib malloc_stats_print malloc_conf malloc_message
+$(B)/progs/librjem.a: $(JE_STATIC)
+	@mkdir -p $(dir $@)
+	printf '%s\n' $(foreach f,$(JE_API),"$(f) _rjem_$(f)") >$@.syms
+	$(TRIPLE)-objcopy --redefine-syms=$@.syms $< $@
+$(B)/progs/static_je: $(STATIC_DEPS) $(JE_STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -o $@ $< $(JE_STATIC) -lpthread -ldl -lm
+$(B)/progs/static_je_stripped: $(B)/progs/static_je
+	$(TRIPLE)-strip -o $@ $<
+$(B)/progs/static_rjem: $(STATIC_DEPS) $(B)/progs/librjem.a
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -DRJEM -O2 -g -o $@ $< $(B)/progs/librjem.a -lpthread -ldl -lm
+HEAP_PROGS += $(B)/progs/static_je $(B)/progs/static_je_stripped $(B)/progs/static_rjem
+endif
+# gperftools' tcmalloc (libgoogle-perftools-dev), C++ inside: linked by $(CXX)
+TC_STATIC := $(firstword $(wildcard /usr/lib/$(TRIPLE)/libtcmalloc_minimal.a))
+ifneq ($(TC_STATIC),)
+$(B)/progs/static_tc.o: $(STATIC_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -Iinclude -DTCMALLOC -O2 -g -c -o $@ $<
+$(B)/progs/static_tc: $(B)/progs/static_tc.o $(TC_STATIC)
+	$(CXX) -o $@ $< $(TC_STATIC) -lpthread
+HEAP_PROGS += $(B)/progs/static_tc
+endif
+
+# A program built as distributions build theirs: no frame pointers
+# (tests/e2e/heap_unwind.sh: the shim unwinds it with libunwind by itself).
+$(B)/progs/nofp_alloc: tests/progs/nofp_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+HEAP_PROGS += $(B)/progs/nofp_alloc

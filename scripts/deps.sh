@@ -16,7 +16,7 @@ DEMO="libjemalloc2"
 # --systemd guest boots this machine's own systemd, with dbus (a minimal
 # Debian image, a container's, has neither).  strace: another tracer, which
 # heap attach must refuse (tests/e2e/heap_attach.sh).
-TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev
+TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev libgoogle-perftools-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop sysstat prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
@@ -50,6 +50,24 @@ arm64_binfmt()
 	$SUDO update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
 }
 
+# Debian's libjemalloc-dev cannot be installed for two architectures at
+# once (installing the arm64 one removes the amd64 one): the arm64
+# libjemalloc.a for tests/e2e/aarch64.sh's static-allocator programs is
+# downloaded and extracted into build/deps/aarch64-linux-gnu/ (mk/heap.mk).
+arm64_static_jemalloc()
+{
+	dir="$(dirname "$0")/../build/deps/aarch64-linux-gnu"
+	[ -r "$dir/libjemalloc.a" ] && return 0
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download libjemalloc-dev:arm64 >/dev/null 2>&1); then
+		mkdir -p "$dir" && dpkg-deb --fsys-tarfile "$tmp"/libjemalloc-dev_*_arm64.deb |
+			tar -xO ./usr/lib/aarch64-linux-gnu/libjemalloc.a >"$dir/libjemalloc.a"
+	else
+		echo "deps: cannot download libjemalloc-dev:arm64 (aarch64 static jemalloc tests skip)" >&2
+	fi
+	rm -rf "$tmp"
+}
+
 want="$BUILD $DEMO"
 if [ "${1:-}" = "--test" ]; then
 	want="$BUILD $TEST $ARM64"
@@ -80,6 +98,7 @@ kernel()
 if [ -z "$missing" ]; then
 	if [ "${1:-}" = "--test" ]; then
 		arm64_binfmt
+		arm64_static_jemalloc
 		SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
 	fi
 	kernel "${1:-}"
@@ -102,6 +121,7 @@ fi
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 if [ "${1:-}" = "--test" ]; then
 	arm64_binfmt
+	arm64_static_jemalloc
 	SUDO=$SUDO sh "$(dirname "$0")/arm64-guest.sh" fetch
 fi
 kernel "${1:-}"

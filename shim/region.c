@@ -74,6 +74,7 @@ void tmh_env_options(struct tmh_options *o)
 	o->stats_thread = !(v && !strcmp(v, "0"));
 	v = env_get("TIDEMARK_HEAP_UNWIND");
 	o->unwinder = v && !strcmp(v, "libunwind");
+	o->unwinder_env = v && *v;
 	v = env_get("TIDEMARK_HEAP_QUIET");
 	o->quiet = v && *v && strcmp(v, "0");
 }
@@ -187,8 +188,12 @@ static void region_fill(struct tmh_region *r, int pid)
 	r->start_wall_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	r->sample_mean_bytes = tmh_opt.sample_mean_bytes;
 	r->unwinder = (uint32_t)tmh_opt.unwinder;
+	r->unwinder_auto = tmh_opt.unwinder && !tmh_opt.unwinder_env; /* a fork child's too */
 	r->sites_only = !TMH_COUNTING;
 	r->keep_tag = tmh_opt.keep_tag;
+	r->malloc_in_exe = tmh_exe.malloc_in_exe;
+	r->exe_allocator = tmh_exe.exe_allocator;
+	r->exe_stats = tmh_exe.exe_stats;
 }
 
 /* Unlinks NAME (in DIR) when its process died without running its exit

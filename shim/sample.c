@@ -136,6 +136,12 @@ void tmh_sample_init(void)
 	if (tmh_opt.sample_mean_bytes <= 0)
 		return;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&tmh_sample_init);
+	if (!tmh_opt.unwinder_env && tmh_arch_libunwind_ok() && tmh_exe_frame_pointers() == 0) {
+		/* a frame-pointer walk would give the leaf only: DWARF tables */
+		tmh_opt.unwinder = 1;
+		tmh_region->unwinder = 1;
+		tmh_region->unwinder_auto = 1;
+	}
 	if (tmh_opt.unwinder && !tmh_arch_libunwind_ok()) {
 		tmh_warn("libunwind gives wrong stacks on aarch64 (code built with "
 		         "-mbranch-protection); using frame pointers");
@@ -146,7 +152,9 @@ void tmh_sample_init(void)
 			unw_backtrace_fn = (int (*)(void **, int))dlsym(h, "unw_backtrace");
 		if (!unw_backtrace_fn) {
 			tmh_warn("libunwind.so.8 not found; using frame pointers");
+			tmh_opt.unwinder = 0;
 			tmh_region->unwinder = 0;
+			tmh_region->unwinder_auto = 0;
 		}
 	}
 }

@@ -369,6 +369,7 @@ static void init_once(void)
 		_exit(127);
 	}
 	tmh_usable_init();
+	tmh_stats_detect();
 	tmh_region = tmh_region_create(1);
 	tmh_stats_init();
 	sampling = tmh_opt.sample_mean_bytes > 0;

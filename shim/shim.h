@@ -63,6 +63,7 @@ struct tmh_options {
 	uint64_t keep_tag;         /* TIDEMARK_HEAP_KEEP=N: N (the recorder's tag), else 0 */
 	int stats_thread;          /* TIDEMARK_HEAP_THREAD=0: no answering thread */
 	int unwinder;              /* 0 frame pointers, 1 libunwind */
+	int unwinder_env;          /* TIDEMARK_HEAP_UNWIND was set: no choice of the shim's */
 	int quiet;
 	int bad_sample; /* TIDEMARK_HEAP_SAMPLE was not a size: warned at start-up */
 };
@@ -85,6 +86,15 @@ void tmh_count_shared_bytes(int64_t usable);
 void *tmh_alloc_at(size_t n, size_t align, void *frame);
 void tmh_free(void *p);
 
+/* stats.c: which malloc the program has, found at start-up before the
+ * region exists (region_fill copies it, so a reader never sees a region
+ * without it): malloc_in_exe 0, 1 (the executable's own) or 2 (an allocator
+ * in the executable beside the shared malloc), as in include/tidemark-heap.h */
+struct tmh_exe_info {
+	uint32_t malloc_in_exe, exe_allocator, exe_stats;
+};
+extern struct tmh_exe_info tmh_exe;
+void tmh_stats_detect(void);
 /* stats.c: the allocator's own statistics, on a reader's request */
 void tmh_stats_init(void);
 void tmh_stats_answer(int force);
@@ -103,6 +113,11 @@ struct tmh_region *tmh_region_create(int gc);
 void tmh_region_fork_child(void);
 void tmh_region_exit(void);
 void tmh_env_options(struct tmh_options *o);
+
+/* fpcheck.c: 1 when at least a quarter of the executable's functions (those
+ * its DWARF unwind tables list) keep a frame pointer, else 0, -1 when it
+ * cannot tell (no .eh_frame_hdr, too few functions).  Reads memory only. */
+int tmh_exe_frame_pointers(void);
 
 /* sample.c */
 void tmh_sample_init(void);

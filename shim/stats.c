@@ -9,6 +9,8 @@
  *   jemalloc  mallctl "stats.resident" after an "epoch" refresh
  *   tcmalloc  generic.heap_size - tcmalloc.pageheap_unmapped_bytes
  *   mimalloc  mi_process_info(): its committed bytes
+ * An allocator linked into the executable is read the same way through
+ * the entry points found in the executable's symbols (allocstats.c).
  *
  * A process that does not call the allocator reaches no slow path: under
  * the recorder (TIDEMARK_HEAP_KEEP=tag) the shim starts one thread at
@@ -26,14 +28,17 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "allocstats.h"
 #include "shim.h"
 
 static int kind; /* enum tmh_allocator */
 static struct mallinfo2 (*glibc_info)(void);
-static tmh_mallctl_fn je_ctl;
-static int (*tc_prop)(const char *, size_t *);
-static void (*mi_info)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
-                       size_t *);
+static struct tmh_allocstats as; /* the other allocators' entry points */
+/* An allocator linked into the executable beside the shared malloc (Rust's
+ * tikv-jemallocator: _rjem_malloc for Rust, malloc for C): its entry
+ * points, 1 when it has one */
+static struct tmh_allocstats beside;
+static int beside_ok;
 static int answer_lock;
 
 /* FN is defined in the object that defines the real malloc. */
@@ -44,8 +49,57 @@ static int same_object(void *fn)
 	       a.dli_fbase == b.dli_fbase;
 }
 
+/* The program's malloc is the executable's own (a static allocator): the
+ * shim sees none of its calls; its allocator's entry points come from the
+ * executable's symbols (allocstats.c), and the region says so. */
+struct tmh_exe_info tmh_exe;
+
+void tmh_stats_detect(void)
+{
+	struct tmh_allocstats x;
+	int in = tmh_allocstats_in_exe(dlsym(RTLD_DEFAULT, "malloc"));
+	int k = tmh_allocstats_find_exe(&x);
+	if (!in && !k)
+		return;
+	tmh_exe.exe_allocator = (uint32_t)k;
+	tmh_exe.exe_stats = x.mallctl || x.tc_prop || x.mi_info;
+	tmh_exe.malloc_in_exe = in ? 1u : 2u;
+	if (in) {
+		as = x;
+		kind = k;
+	} else { /* the shared malloc is counted as usual; this one is added */
+		beside = x;
+		beside_ok = (int)tmh_exe.exe_stats;
+	}
+}
+
+/* A shared library's allocator: the entry point next to the real malloc. */
+static void init_lib(void)
+{
+	void *fn = dlsym(TMH_NEXT, "mallctl");
+	if (same_object(fn)) {
+		as.mallctl = (tmh_mallctl_fn)fn;
+		kind = TMH_ALLOC_JEMALLOC;
+		return;
+	}
+	fn = dlsym(TMH_NEXT, "MallocExtension_GetNumericProperty");
+	if (same_object(fn)) {
+		as.tc_prop = (int (*)(const char *, size_t *))fn;
+		kind = TMH_ALLOC_TCMALLOC;
+		return;
+	}
+	fn = dlsym(TMH_NEXT, "mi_process_info");
+	if (same_object(fn)) {
+		as.mi_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
+		                       size_t *, size_t *))fn;
+		kind = TMH_ALLOC_MIMALLOC;
+	}
+}
+
 void tmh_stats_init(void)
 {
+	if (tmh_exe.malloc_in_exe == 1)
+		return;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (libc) {
 		if (dlsym(libc, "malloc") == (void *)tmh_real.malloc) {
@@ -56,63 +110,49 @@ void tmh_stats_init(void)
 	}
 	if (kind)
 		return;
-	void *fn = dlsym(TMH_NEXT, "mallctl");
-	if (same_object(fn)) {
-		je_ctl = (tmh_mallctl_fn)fn;
-		kind = TMH_ALLOC_JEMALLOC;
-		return;
-	}
-	fn = dlsym(TMH_NEXT, "MallocExtension_GetNumericProperty");
-	if (same_object(fn)) {
-		tc_prop = (int (*)(const char *, size_t *))fn;
-		kind = TMH_ALLOC_TCMALLOC;
-		return;
-	}
-	fn = dlsym(TMH_NEXT, "mi_process_info");
-	if (same_object(fn)) {
-		mi_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *,
-		                    size_t *, size_t *))fn;
-		kind = TMH_ALLOC_MIMALLOC;
-	}
+	init_lib();
+	as.kind = kind;
 }
 
-/* What the allocator holds from the system and has handed out (-1: it does
- * not say). */
-static void allocator_figures(int64_t *total, int64_t *inuse)
+/* What the allocator holds from the system, what it has handed out and its
+ * active pages (-1: it does not say). */
+static void allocator_figures(int64_t *total, int64_t *inuse, int64_t *active)
 {
-	*total = *inuse = -1;
+	*total = *inuse = *active = -1;
 	if (kind == TMH_ALLOC_GLIBC) {
 		struct mallinfo2 m = glibc_info();
 		*total = (int64_t)(m.arena + m.hblkhd);
 		*inuse = (int64_t)(m.uordblks + m.hblkhd);
-	} else if (kind == TMH_ALLOC_JEMALLOC) {
-		uint64_t epoch = 1;
-		size_t sz = sizeof(epoch), resident = 0, allocated = 0, zs = sizeof(size_t);
-		if (je_ctl("epoch", &epoch, &sz, &epoch, sz) == 0 &&
-		    je_ctl("stats.resident", &resident, &zs, NULL, 0) == 0 &&
-		    je_ctl("stats.allocated", &allocated, &zs, NULL, 0) == 0) {
-			*total = (int64_t)resident;
-			*inuse = (int64_t)allocated;
-		}
-	} else if (kind == TMH_ALLOC_TCMALLOC) {
-		size_t heap = 0, unmapped = 0, allocated = 0;
-		if (tc_prop("generic.heap_size", &heap) &&
-		    tc_prop("tcmalloc.pageheap_unmapped_bytes", &unmapped)) {
-			*total = (int64_t)(heap - unmapped);
-			if (tc_prop("generic.current_allocated_bytes", &allocated))
-				*inuse = (int64_t)allocated;
-		}
-	} else if (kind == TMH_ALLOC_MIMALLOC) {
-		size_t el, ut, st, rss, prss, commit = 0, pcommit, faults;
-		mi_info(&el, &ut, &st, &rss, &prss, &commit, &pcommit, &faults);
-		*total = (int64_t)commit;
+		return;
 	}
+	struct tmh_allocfig f;
+	if (tmh_allocstats_read(&as, &f) < 0)
+		return;
+	*total = f.resident_bytes;
+	*inuse = f.allocated_bytes;
+	*active = f.active_bytes;
+	/* the shim's own figure (under the shim): held from the system, or not at all */
+	if (!as.in_exe && kind == TMH_ALLOC_TCMALLOC && f.resident_bytes < 0)
+		*inuse = -1;
+}
+
+/* With an allocator beside the shared malloc: its figures added to those of
+ * the shared one (TOTAL, INUSE), whose handed-out part is the shim's exact
+ * LIVE; ACTIVE is its own.  Each -1 when either part is unknown. */
+static void add_beside(int64_t *total, int64_t *inuse, int64_t *active, int64_t live)
+{
+	struct tmh_allocfig f = {-1, -1, -1};
+	if (beside_ok)
+		tmh_allocstats_read(&beside, &f);
+	*inuse = f.allocated_bytes >= 0 ? live + f.allocated_bytes : -1;
+	*total = *total >= 0 && f.resident_bytes >= 0 ? *total + f.resident_bytes : -1;
+	*active = f.active_bytes;
 }
 
 int64_t tmh_stats_inuse(void)
 {
-	int64_t total, inuse;
-	allocator_figures(&total, &inuse);
+	int64_t total, inuse, active;
+	allocator_figures(&total, &inuse, &active);
 	return inuse;
 }
 
@@ -195,10 +235,12 @@ void tmh_stats_answer(int force)
 	tmh_tls_busy = 1; /* whatever the allocator's statistics allocate is not counted here */
 	tmh_tls_slot = NULL;
 	uint64_t req = TMH_LD(r->stats_req);
-	int64_t t0 = now_nsec(CLOCK_MONOTONIC), total, inuse, live, ops;
+	int64_t t0 = now_nsec(CLOCK_MONOTONIC), total, inuse, active, live, ops;
 	tmh_usable_retry();
-	allocator_figures(&total, &inuse);
+	allocator_figures(&total, &inuse, &active);
 	tmh_own_totals(&live, &ops);
+	if (tmh_exe.malloc_in_exe == 2)
+		add_beside(&total, &inuse, &active, live);
 	int64_t t1 = now_nsec(CLOCK_MONOTONIC), took = t1 - t0;
 	if (!force)
 		next_ok_nsec = t1 + put_off_nsec(took);
@@ -210,6 +252,7 @@ void tmh_stats_answer(int force)
 	TMH_ST(r->stats_live_bytes, live);
 	TMH_ST(r->stats_total_bytes, total);
 	TMH_ST(r->stats_inuse_bytes, inuse);
+	TMH_ST(r->stats_active_bytes, active);
 	TMH_ST(r->stats_nsec, took);
 	TMH_ST(r->stats_ans, req);
 	__atomic_thread_fence(__ATOMIC_RELEASE);

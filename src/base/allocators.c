@@ -8,10 +8,14 @@
 
 /* "" in the list is no library: NULL here. */
 #define OR_NULL(s) (s[0] ? s : NULL)
-#define TM_ALLOC_INFO(id, name, family, lib1, pkg1, lib2, pkg2, stats, colour)                     \
-	[TM_ALLOC_##                                                                               \
-	    id] = {name,  family, {OR_NULL(lib1), OR_NULL(lib2)}, {OR_NULL(pkg1), OR_NULL(pkg2)},  \
-	           stats, colour},
+#define TM_ALLOC_INFO(id, name, family, lib1, pkg1, lib2, pkg2, stats, exe, colour)                \
+	[TM_ALLOC_##id] = {name,                                                                   \
+	                   family,                                                                 \
+	                   {OR_NULL(lib1), OR_NULL(lib2)},                                         \
+	                   {OR_NULL(pkg1), OR_NULL(pkg2)},                                         \
+	                   stats,                                                                  \
+	                   OR_NULL(exe),                                                           \
+	                   colour},
 static const struct tm_alloc_info table[TM_ALLOC_COUNT] = {TM_ALLOCATOR_LIST(TM_ALLOC_INFO)};
 #undef TM_ALLOC_INFO
 #undef OR_NULL

@@ -12,7 +12,7 @@
  * same test checks its probes against STATS).  Append only: the position is
  * the enum's value.
  *
- * X(ID, "name", "family", "lib1", "pkg1", "lib2", "pkg2", "stats", "colour")
+ * X(ID, "name", "family", "lib1", "pkg1", "lib2", "pkg2", "stats", "exe", "colour")
  *   name    the shortcut: bench --arm NAME, Allocator=NAME
  *   family  what /proc/PID/maps must show for the arm ("glibc" when no
  *           library of another is mapped; else the library whose file name
@@ -21,6 +21,12 @@
  *           with the Debian package that installs it
  *   stats   the symbol through which the heap shim reads the allocator's
  *           own statistics in the process (glibc: mallinfo2)
+ *   exe     the symbols (space-separated) that recognise the allocator
+ *           linked into an executable that defines malloc itself, its
+ *           statistics entry points first: sample/exesyms.c names the
+ *           process's allocator by them, shim/allocstats.c reads its
+ *           statistics through them (the unit test checks both name the
+ *           same); "" for glibc, which cannot be linked in under the shim
  *   colour  its colour in the panel's charts
  */
 #ifndef TM_ALLOCATORS_H
@@ -30,20 +36,22 @@
 
 /* clang-format off */
 #define TM_ALLOCATOR_LIST(X)                                                                       \
-	X(GLIBC, "glibc", "glibc", "", "", "", "", "mallinfo2", "#1f77b4")                         \
+	X(GLIBC, "glibc", "glibc", "", "", "", "", "mallinfo2", "", "#1f77b4")                     \
 	/* glibc with MALLOC_ARENA_MAX=1 (bench/env.c, unit.c set it) */                           \
-	X(ARENA1, "arena1", "glibc", "", "", "", "", "mallinfo2", "#ff7f0e")                       \
+	X(ARENA1, "arena1", "glibc", "", "", "", "", "mallinfo2", "", "#ff7f0e")                   \
 	X(JEMALLOC, "jemalloc", "jemalloc", "libjemalloc.so.2", "libjemalloc2", "", "", "mallctl", \
-	  "#2ca02c")                                                                               \
+	  "mallctl _rjem_mallctl je_mallctl", "#2ca02c")                                           \
 	X(MIMALLOC, "mimalloc", "mimalloc", "libmimalloc.so.2", "libmimalloc2.0",                  \
-	  "libmimalloc.so.2.0", "libmimalloc2.0", "mi_process_info", "#9467bd")                    \
+	  "libmimalloc.so.2.0", "libmimalloc2.0", "mi_process_info",                               \
+	  "mi_process_info mi_malloc", "#9467bd")                                                  \
 	/* gperftools' tcmalloc, the minimal one first (no profiler) */                            \
 	X(TCMALLOC, "tcmalloc", "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4",    \
 	  "libtcmalloc.so.4", "libgoogle-perftools4", "MallocExtension_GetNumericProperty",        \
-	  "#8c564b")                                                                               \
+	  "MallocExtension_GetNumericProperty tc_malloc", "#8c564b")                               \
 	/* the full gperftools tcmalloc (with its heap profiler and checker) */                    \
 	X(TCMALLOC_FULL, "tcmalloc-full", "tcmalloc", "libtcmalloc.so.4", "libgoogle-perftools4",  \
-	  "", "", "MallocExtension_GetNumericProperty", "#7f7f7f")
+	  "", "", "MallocExtension_GetNumericProperty",                                            \
+	  "MallocExtension_GetNumericProperty tc_malloc", "#7f7f7f")
 /* clang-format on */
 
 enum tm_alloc {
@@ -60,8 +68,8 @@ enum tm_alloc {
 /* An allocator's descriptor: one line of TM_ALLOCATOR_LIST. */
 struct tm_alloc_info {
 	const char *name, *family;
-	const char *lib[2], *pkg[2]; /* NULL where the line says "" */
-	const char *stats, *colour;
+	const char *lib[2], *pkg[2];      /* NULL where the line says "" */
+	const char *stats, *exe, *colour; /* exe: NULL where the line says "" */
 };
 
 /* A's descriptor; NULL when A is not an allocator. */

@@ -136,7 +136,10 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	/* the JVMs' Java heap mappings' resident anonymous bytes (smaps of the heap's   */        \
 	/* reserved range, sample/jvmresident.h), and how many JVMs they were read of    */        \
 	X(JVM_HEAP_RESIDENT_BYTES, "jvm_heap_resident_bytes", TM_UNIT_BYTES, TM_GAUGE)             \
-	X(JVM_HEAP_RESIDENT_PROCS, "jvm_heap_resident_procs", TM_UNIT_COUNT, TM_GAUGE)
+	X(JVM_HEAP_RESIDENT_PROCS, "jvm_heap_resident_procs", TM_UNIT_COUNT, TM_GAUGE)             \
+	/* processes under the heap shim whose malloc is defined in the executable (a  */          \
+	/* static allocator): their live heap comes from the allocator's own statistics */         \
+	X(HEAP_EXE_PROCS, "heap_exe_procs", TM_UNIT_COUNT, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

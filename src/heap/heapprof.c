@@ -113,6 +113,33 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 	return rc;
 }
 
+/* The executable in MAPS: the first mapping's path, or "the executable". */
+static void exe_of_maps(const char *maps, size_t len, char *buf, size_t size)
+{
+	const char *eol = maps ? memchr(maps, '\n', len) : NULL;
+	const char *slash =
+	    maps ? memchr(maps, '/', (size_t)((eol ? eol : maps + len) - maps)) : NULL;
+	if (slash)
+		snprintf(buf, size, "%.*s", (int)((eol ? eol : maps + len) - slash), slash);
+	else
+		snprintf(buf, size, "the executable");
+}
+
+/* OUT's unwinder text from R (its maps read already). */
+static void unwinder_text(const struct tmh_region *r, struct tm_heap_snapshot *out)
+{
+	char exe[256];
+	if (!r->unwinder) {
+		snprintf(out->unwinder, sizeof(out->unwinder), "frame pointers");
+	} else if (!r->unwinder_auto) {
+		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (TIDEMARK_HEAP_UNWIND)");
+	} else {
+		exe_of_maps(out->maps, out->maps_len, exe, sizeof(exe));
+		snprintf(out->unwinder, sizeof(out->unwinder),
+		         "libunwind (no frame pointers in %s)", exe);
+	}
+}
+
 int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
                             size_t maps_len, struct tm_heap_snapshot *out)
 {
@@ -132,6 +159,8 @@ int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *m
 		rc = read_sites(r, out);
 	if (rc == 0)
 		rc = read_maps(r, out, maps, maps_len);
+	if (rc == 0)
+		unwinder_text(r, out);
 	if (rc < 0)
 		tm_heap_snapshot_release(out);
 	return rc;
@@ -495,6 +524,15 @@ int tm_heap_write_pprof(const struct tm_heap_snapshot *s, const char *path)
 	b.prof.n_location = b.nloc;
 	b.prof.function = b.fn;
 	b.prof.n_function = b.nfn;
+	char note[400];
+	snprintf(note, sizeof(note), "tidemark unwinder: %s", s->unwinder);
+	int64_t comment = str_id(&b, note);
+	if (b.failed) {
+		builder_free(&b);
+		return tm_error("out of memory building the profile");
+	}
+	b.prof.comment = &comment;
+	b.prof.n_comment = 1;
 	b.prof.string_table = b.str.v;
 	b.prof.n_string_table = b.str.n;
 	size_t len = perftools__profiles__profile__get_packed_size(&b.prof);

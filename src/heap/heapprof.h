@@ -29,6 +29,9 @@ struct tm_heap_snapshot {
 	size_t nsites;
 	char *maps; /* the process's /proc/PID/maps (live or saved at exit) */
 	size_t maps_len;
+	/* how its stacks were unwound: "frame pointers", "libunwind
+	 * (TIDEMARK_HEAP_UNWIND)", "libunwind (no frame pointers in EXE)" */
+	char unwinder[320];
 };
 
 /*

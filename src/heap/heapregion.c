@@ -306,6 +306,9 @@ int tm_heap_region_counters(const struct tmh_region *r, struct tm_heap_counters 
 		c->state = (int)__atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		c->exit_wall_usec = c->state == TMH_EXITED ? r->exit_wall_usec : 0;
 		c->sites_only = r->sites_only != 0;
+		c->malloc_in_exe = __atomic_load_n(&r->malloc_in_exe, __ATOMIC_ACQUIRE) != 0;
+		c->exe_allocator = (int)r->exe_allocator;
+		c->exe_stats = r->exe_stats != 0;
 		return 0;
 	}
 	return -1;
@@ -341,6 +344,30 @@ int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counter
 		if (kind == TMH_ALLOC_UNKNOWN || total < 0 || !current)
 			return -1;
 		*held = total > live ? wrap_sub(total, live) : 0;
+		return 0;
+	}
+	return -1;
+}
+
+int tm_heap_region_exe_figures(const struct tmh_region *r, uint64_t asked, int64_t *allocated,
+                               int64_t *held)
+{
+	for (int attempt = 0; asked && attempt < SEQ_TRIES; attempt++) {
+		uint64_t seq = __atomic_load_n(&r->stats_seq, __ATOMIC_ACQUIRE);
+		if (seq & 1) {
+			usleep(10);
+			continue;
+		}
+		uint64_t ans = __atomic_load_n(&r->stats_ans, __ATOMIC_RELAXED);
+		int64_t inuse = __atomic_load_n(&r->stats_inuse_bytes, __ATOMIC_RELAXED);
+		int64_t total = __atomic_load_n(&r->stats_total_bytes, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->stats_seq, __ATOMIC_RELAXED) != seq)
+			continue;
+		if (ans < asked)
+			return -1;
+		*allocated = inuse >= 0 ? inuse : -1;
+		*held = inuse >= 0 && total >= 0 ? (total > inuse ? total - inuse : 0) : -1;
 		return 0;
 	}
 	return -1;

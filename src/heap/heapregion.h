@@ -24,6 +24,12 @@ struct tm_heap_counters {
 	int state;                               /* enum tmh_state */
 	int sites_only; /* libtidemark-heap-sites.so: only sample_mean_bytes, threads_seen,
 	                 * samples_dropped and state mean anything */
+	/* malloc is defined in the executable (a static allocator): the shim
+	 * counts none of the program's calls, so no counter here means
+	 * anything; exe_allocator (enum tmh_allocator) is the allocator
+	 * recognised in its symbols, exe_stats 1 when it has a statistics
+	 * entry point (tm_heap_region_exe_figures) */
+	int malloc_in_exe, exe_allocator, exe_stats;
 };
 
 /*
@@ -108,6 +114,16 @@ void tm_heap_region_publish_peak(const struct tmh_region *r, int64_t live_bytes)
  */
 int tm_heap_region_held(const struct tmh_region *r, const struct tm_heap_counters *c,
                         uint64_t asked, int64_t *held);
+
+/*
+ * For a region whose malloc is the executable's (malloc_in_exe): the
+ * allocator's own figures from its answer to request ASKED (it must be
+ * answered: 0 never is): *ALLOCATED what it counts as handed out, *HELD
+ * what it holds from the system beyond that (never below 0), each -1 when
+ * it gives no such figure.  0, or -1 when request ASKED is not answered.
+ */
+int tm_heap_region_exe_figures(const struct tmh_region *r, uint64_t asked, int64_t *allocated,
+                               int64_t *held);
 
 /* With a writable mapping: asks R's process for its allocator's
  * statistics (answered on its next slow path); returns the request. */

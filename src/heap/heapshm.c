@@ -83,9 +83,9 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
 		return;
 	}
 	int rc = tm_heap_write_pprof(&snap, path);
-	tm_heap_snapshot_release(&snap);
 	if (rc == 0 && rd->prof.on_write)
-		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0);
+		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0, snap.unwinder);
+	tm_heap_snapshot_release(&snap);
 }
 
 static void refresh_maps(struct mapped *e, int64_t now)
@@ -185,6 +185,12 @@ struct alive_sum {
 	int64_t now_usec;
 	int64_t skew_bytes; /* how far the live bytes moved since tm_heap_reader_mark */
 	int any_marked;
+	/* processes whose malloc is the executable's own, those of them whose
+	 * allocator gave no allocated figure, and how long this sample may
+	 * still wait for their answers */
+	int64_t exe_procs;
+	int live_missing;
+	int64_t exe_wait_usec;
 };
 
 /* What C's process did itself: its counts without those its region started
@@ -206,12 +212,46 @@ static struct tm_heap_span span_of(const struct tm_heap_counters *c, int64_t end
  * its exit, else at END_USEC) into the reader's tree, once. */
 static void leave(struct tm_heap_reader *rd, const struct tm_heap_counters *c, int64_t end_usec)
 {
-	if (c->sites_only)
+	if (c->sites_only || c->malloc_in_exe)
 		return;
 	struct tm_heap_span sp = span_of(c, end_usec);
 	struct tm_heap_counts own = own_counts(c);
 	rd->counting = 1;
 	tm_heap_tree_leave(&rd->tree, &sp, &own);
+}
+
+/* How long one sample waits, in all, for the answers of processes whose
+ * malloc is the executable's own (their allocator's figures are read when
+ * asked: the answering thread wakes at once and a reading takes µs). */
+#define EXE_WAIT_USEC (50 * 1000)
+
+/* E's process runs an allocator linked into its executable (C): its live
+ * heap and what the allocator holds beyond it from the allocator's own
+ * statistics, asked for now and waited for (within A's budget); missing
+ * when it has no statistics entry point, gives no allocated figure, or
+ * does not answer in time. */
+static void add_exe(struct mapped *e, const struct tm_heap_counters *c, struct alive_sum *a)
+{
+	a->exe_procs++;
+	if (c->state == TMH_EXITED)
+		return; /* exited, not yet reaped: it holds nothing any more */
+	int64_t allocated = -1, held = -1;
+	if (e->writable && c->exe_stats) {
+		uint64_t req = tm_heap_region_ask_stats(e->r);
+		while (tm_heap_region_exe_figures(e->r, req, &allocated, &held) < 0 &&
+		       a->exe_wait_usec > 0) {
+			usleep(500);
+			a->exe_wait_usec -= 500;
+		}
+	}
+	if (allocated < 0)
+		a->live_missing++;
+	else
+		a->live_bytes += allocated;
+	if (held < 0)
+		a->held_missing++;
+	else
+		a->held_bytes += held;
 }
 
 /* Reads the counters of E's process, alive in this sample, into A: 0, or
@@ -225,6 +265,10 @@ static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_s
 	a->procs++;
 	if (c.sites_only)
 		return 0; /* no exact counters: the series stay absent */
+	if (c.malloc_in_exe) {
+		add_exe(e, &c, a);
+		return 0;
+	}
 	rd->counting = 1;
 	e->last = c;
 	e->have_last = 1;
@@ -469,6 +513,16 @@ static void put_figures(struct tm_heap_reader *rd, const struct alive_sum *a, st
 	struct tm_heap_counts total;
 	int64_t upper, proven;
 	tm_sample_set(s, TM_M_HEAP_PROCS, a->procs);
+	if (a->exe_procs) {
+		/* the allocators' own figures at this moment: no peak between
+		 * samples, no counts of calls */
+		tm_sample_set(s, TM_M_HEAP_EXE_PROCS, a->exe_procs);
+		if (!a->live_missing)
+			tm_sample_set(s, TM_M_HEAP_LIVE_BYTES, a->live_bytes);
+		if (!a->held_missing)
+			tm_sample_set(s, TM_M_HEAP_HELD_BYTES, a->held_bytes);
+		return;
+	}
 	if (!rd->counting)
 		return;
 	tm_heap_tree_figures(&rd->tree, a->spans, a->nspans, a->live_bytes, &a->counts, &total,
@@ -490,7 +544,8 @@ void tm_heap_reader_mark(struct tm_heap_reader *rd)
 	for (size_t i = 0; i < rd->n; i++) {
 		struct mapped *e = &rd->m[i];
 		struct tm_heap_counters c;
-		e->marked = tm_heap_region_counters(e->r, &c) == 0 && !c.sites_only;
+		e->marked =
+		    tm_heap_region_counters(e->r, &c) == 0 && !c.sites_only && !c.malloc_in_exe;
 		e->before_live = c.state != TMH_EXITED ? c.live_bytes : 0;
 	}
 }
@@ -498,7 +553,7 @@ void tm_heap_reader_mark(struct tm_heap_reader *rd)
 int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t npids,
                           struct tm_sample *s)
 {
-	struct alive_sum a = {.now_usec = tm_now_wall_usec()};
+	struct alive_sum a = {.now_usec = tm_now_wall_usec(), .exe_wait_usec = EXE_WAIT_USEC};
 	int any = 0;
 	for (size_t i = 0; i < rd->n; i++)
 		rd->m[i].seen = 0;
@@ -521,7 +576,7 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		drop(rd, i, a.now_usec); /* gone from the list: its last counters, once */
 	}
 	scan_unlisted(rd, a.now_usec);
-	if (any || rd->counting)
+	if (any || rd->counting || a.exe_procs)
 		put_figures(rd, &a, s);
 	free(a.spans);
 	return 0;

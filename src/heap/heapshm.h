@@ -27,7 +27,8 @@ void tm_heap_reader_free(struct tm_heap_reader *r);
 struct tm_heap_profiles {
 	const char *prefix; /* NULL: no profiles */
 	int64_t every_usec;
-	void (*on_write)(void *ctx, pid_t pid, const char *path, int final);
+	/* UNWINDER: how the stacks were unwound (tm_heap_snapshot.unwinder) */
+	void (*on_write)(void *ctx, pid_t pid, const char *path, int final, const char *unwinder);
 	void *ctx;
 };
 void tm_heap_reader_set_profiles(struct tm_heap_reader *r, const struct tm_heap_profiles *p);

@@ -559,10 +559,13 @@ void tm_rec_close_outputs(struct rec *r)
 
 /* A heap profile file is written: an event of the run (report lists them);
  * the final ones are also said on stderr. */
-static void heap_profile_written(void *ctx, pid_t pid, const char *path, int final)
+static void heap_profile_written(void *ctx, pid_t pid, const char *path, int final,
+                                 const char *unwinder)
 {
 	struct rec *r = ctx;
 	tm_rec_event(r, "heap_profile", pid, final, path);
+	if (final) /* how its stacks were unwound (report: "unwinder") */
+		tm_rec_event(r, "heap_unwinder", pid, 0, unwinder);
 	if (final)
 		fprintf(stderr, "tidemark: heap profile of pid %d: %s\n", (int)pid, path);
 }

@@ -86,9 +86,19 @@ static void print_outcome(FILE *out, const struct tm_run_info *ri, bool color)
 }
 
 /* The heap profiles the recorder wrote (events "heap_profile": value 1 for
- * a process's final one), as a JSON array of {pid, path, final, t_wall_usec}. */
+ * a process's final one), as a JSON array of {pid, path, final, t_wall_usec},
+ * a final one with "unwinder" (the event "heap_unwinder" that follows it):
+ * how its stacks were unwound. */
 static int add_heap_profile(void *ctx, const struct tm_event *ev)
 {
+	if (!strcmp(ev->kind, "heap_unwinder") && ev->detail) {
+		for (size_t i = json_array_size(ctx); i-- > 0;) {
+			json_t *p = json_array_get(ctx, i);
+			if (json_integer_value(json_object_get(p, "pid")) == ev->pid)
+				return json_object_set_new(p, "unwinder", json_string(ev->detail));
+		}
+		return 0;
+	}
 	if (strcmp(ev->kind, "heap_profile") || !ev->detail)
 		return 0;
 	json_t *p = json_object();
@@ -132,6 +142,14 @@ static void print_heap_profiles(FILE *out, const json_t *profiles)
 	if (finals > named)
 		fprintf(out, " and %zu more", finals - named);
 	fprintf(out, "\n");
+	named = 0;
+	json_array_foreach(profiles, i, p)
+	{
+		const char *u = json_string_value(json_object_get(p, "unwinder"));
+		if (u && named++ < 4)
+			fprintf(out, "  unwinder    %s (pid %lld)\n", u,
+			        (long long)json_integer_value(json_object_get(p, "pid")));
+	}
 }
 
 /* The work a batch job did (--units, --units-from) and its cost per unit;
@@ -396,14 +414,54 @@ static void print_gc_split(FILE *out, const struct tm_runtime_desc *d, const str
 		    tm_mib_text(c, sizeof(c), s->held_anon_bytes - s->gc_heap_live_at_held_bytes));
 }
 
+/* The allocator named "NAME (static)" in the run's allocator text
+ * ("jemalloc (static) (node)": jemalloc) into BUF, else "its allocator". */
+static const char *exe_allocator(const struct tm_run_info *ri, char *buf, size_t size)
+{
+	const char *text = ri->allocator ? ri->allocator : "";
+	const char *st = strstr(text, " (static)"), *start = st;
+	while (start && start > text && start[-1] != ' ' && start[-1] != '+')
+		start--;
+	if (!st || st == start)
+		return tm_text_safe(buf, size, "its allocator");
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)(st - start), start);
+	return tm_text_safe(buf, size, name);
+}
+
+/* Processes whose malloc is the executable's own (heap_exe_procs): live
+ * from the allocator's statistics at each sample, no exact peak. */
+static void print_heap_exe(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
+{
+	char a[32], b[32], who[96];
+	exe_allocator(ri, who, sizeof(who));
+	if (isfinite(s->heap_live_peak_bytes))
+		fprintf(out,
+		        "  heap        live peak n/a (%s is linked into the executable: live from "
+		        "its own statistics at each sample, peak between samples unknown), live at "
+		        "most %s in the samples, at the end %s\n",
+		        who, tm_mib_text(a, sizeof(a), s->heap_live_peak_bytes),
+		        tm_mib_text(b, sizeof(b), s->heap_live_end_bytes));
+	else
+		fprintf(out,
+		        "  heap        live n/a (%s is linked into the executable, and it gives no "
+		        "allocated figure tidemark can read: no "
+		        "statistics entry point in its symbols (a stripped binary), or mimalloc, "
+		        "whose mi_process_info says committed bytes only)\n",
+		        who);
+}
+
 static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s,
                        const json_t *profiles)
 {
 	char a[32], b[32], c[32], d[32], e[128];
 	const struct tm_runtime_desc *rt = gc_runtime(ri);
 
-	if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
-	    isfinite(s->heap_peak_proven_bytes) && s->heap_peak_proven_bytes < s->heap_peak_bytes)
+	if (isfinite(s->heap_exe_procs) && s->heap_exe_procs >= 1)
+		print_heap_exe(out, ri, s);
+	else if (isfinite(s->heap_live_peak_bytes) && isfinite(s->heap_peak_bytes) &&
+	         isfinite(s->heap_peak_proven_bytes) &&
+	         s->heap_peak_proven_bytes < s->heap_peak_bytes)
 		fprintf(
 		    out,
 		    "  heap        live peak at most %s, at least %s less (processes that "

@@ -235,6 +235,7 @@ static void init_nan(struct tm_summary *s)
 	    &s->jvm_log_old_after_end_bytes,
 	    &s->jvm_log_gcs,
 	    &s->jvm_procs_no_counters,
+	    &s->heap_exe_procs,
 	};
 	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
 		*fields[i] = NAN;

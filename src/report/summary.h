@@ -168,6 +168,10 @@ struct tm_summary {
 	double jvm_log_heap_before_end_bytes, jvm_log_heap_after_end_bytes;
 	double jvm_log_heap_after_peak_bytes, jvm_log_old_after_end_bytes, jvm_log_gcs;
 	double jvm_procs_no_counters;
+	/* the most processes seen at once whose malloc is the executable's own
+	 * (heap/heapshm.h): live heap from their allocators' statistics, and no
+	 * exact peak */
+	double heap_exe_procs;
 
 	/* limits and events over the window */
 	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */

@@ -79,6 +79,7 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->jvm_procs = get(s, TM_M_JVM_PROCS);
 	p->jvm_res = get(s, TM_M_JVM_HEAP_RESIDENT_BYTES);
 	p->jvm_res_procs = get(s, TM_M_JVM_HEAP_RESIDENT_PROCS);
+	p->heap_exe = get(s, TM_M_HEAP_EXE_PROCS);
 }
 
 int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
@@ -329,6 +330,7 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(jvm_procs, TM_M_JVM_PROCS),
 	    F(jvm_res, TM_M_JVM_HEAP_RESIDENT_BYTES),
 	    F(jvm_res_procs, TM_M_JVM_HEAP_RESIDENT_PROCS),
+	    F(heap_exe, TM_M_HEAP_EXE_PROCS),
 #undef F
 	};
 #define IS(field) (k == FK(field))
@@ -613,6 +615,7 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->jvm_log_old_after_end_bytes = a->f[FK(jl_old)].last;
 	s->jvm_log_gcs = a->f[FK(jl_gcs)].rises;
 	s->jvm_procs_no_counters = a->f[FK(jvm_nocnt)].max;
+	s->heap_exe_procs = a->f[FK(heap_exe)].max;
 	s->jvm_gcs = a->f[FK(jvm_gcs)].rises;
 	s->jvm_gc_usec = a->f[FK(jvm_gc_usec)].rises;
 	s->jvm_heap_used_peak_bytes = a->f[FK(jvm_used)].max;

@@ -99,6 +99,7 @@ static const struct tm_summary_field tm_summary_fields[] = {
     TM_SF(jvm_log_old_after_end_bytes),
     TM_SF(jvm_log_gcs),
     TM_SF(jvm_procs_no_counters),
+    TM_SF(heap_exe_procs),
     TM_SJ(jvm_anon_java_heap_resident_end_bytes, java_resident_bytes),
     TM_SJ(jvm_anon_java_heap_free_end_bytes, java_free_bytes),
 };

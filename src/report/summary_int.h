@@ -34,10 +34,10 @@ struct pt {
 	/* the JVMs with counters, the Java heap mappings' resident anon and how
 	 * many JVMs it was read of (sample/jvmresident.h) */
 	double jvm_procs, jvm_res, jvm_res_procs;
+	double heap_exe; /* processes whose malloc is the executable's own */
 };
 
-#define PT_NF                                                                                      \
-	((offsetof(struct pt, jvm_res_procs) - offsetof(struct pt, anon)) / sizeof(double) + 1)
+#define PT_NF ((offsetof(struct pt, heap_exe) - offsetof(struct pt, anon)) / sizeof(double) + 1)
 
 static inline double *pt_field(struct pt *p, size_t k)
 {

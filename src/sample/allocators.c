@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "sample/exesyms.h"
 #include "kern/procfs.h"
 #include "sample/allocators.h"
 #include "base/banned.h"
@@ -13,7 +14,7 @@
 struct proc_alloc {
 	pid_t pid;
 	int looks;
-	char allocator[16]; /* "" until classified */
+	char allocator[32]; /* "" until classified */
 	char comm[TM_COMM_LEN];
 	int64_t max_anon_bytes; /* largest RssAnon seen (only if not the expected one) */
 	int real_share;         /* held >= 10 % of the target's anon and 1 MiB once */
@@ -53,6 +54,23 @@ static struct proc_alloc *find_or_add(struct tm_allocators *a, pid_t pid)
 	return &a->p[a->n++];
 }
 
+/* E's allocator when its maps name none but glibc: "FAMILY (static)" when
+ * its executable defines malloc itself ("malloc (static)" when no
+ * allocator is recognised in it: stripped, or unknown), "glibc+FAMILY
+ * (static)" when FAMILY is linked in beside glibc's malloc (Rust's
+ * tikv-jemallocator). */
+static void name_linked(struct proc_alloc *e)
+{
+	char path[64], family[16];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
+	enum tm_exe_malloc m = tm_exe_malloc_of(path, family, sizeof(family));
+	if (m == TM_EXE_MALLOC_LINKED)
+		snprintf(e->allocator, sizeof(e->allocator), "%s (static)",
+		         family[0] ? family : "malloc");
+	else if (m == TM_EXE_MALLOC_BESIDE)
+		snprintf(e->allocator, sizeof(e->allocator), "glibc+%s (static)", family);
+}
+
 /* 1 when it got classified now (named COMM). */
 static int classify(struct proc_alloc *e, const char *comm)
 {
@@ -66,6 +84,8 @@ static int classify(struct proc_alloc *e, const char *comm)
 	if (loaded) {
 		snprintf(e->allocator, sizeof(e->allocator), "%s",
 		         tm_parse_maps_allocator(maps, len));
+		if (!strcmp(e->allocator, "glibc"))
+			name_linked(e);
 		snprintf(e->comm, sizeof(e->comm), "%s", comm[0] ? comm : "?");
 	}
 	free(maps);

@@ -160,6 +160,8 @@ static const char *const help[TM_METRIC_COUNT] = {
                                      "(smaps of each heap's reserved range): live and free but "
                                      "touched heap.",
     [TM_M_JVM_HEAP_RESIDENT_PROCS] = "JVMs whose Java heap mapping was found and read.",
+    [TM_M_HEAP_EXE_PROCS] = "Processes whose malloc is linked into the executable: live heap "
+                            "from the allocator's own statistics, no exact peak.",
     [TM_M_GO_HEAP_INUSE_BYTES] = "Go heap spans in use (go_memstats_heap_inuse_bytes, record "
                                  "--scrape).",
 };

@@ -111,6 +111,21 @@ else
 	fail aarch64_heap_sites_only_threads_fork "exit $rc: $out"
 fi
 
+# --- an allocator linked into the program (docs/heap.md) ------------------------
+# the shim finds the executable's malloc and jemalloc's entry points (mallctl,
+# and _rjem_mallctl beside glibc's malloc), and its answering thread reads
+# them: the program checks the answer in its own region against its own
+# mallctl (tests/progs/static_alloc.c "self")
+for prog in static_je static_rjem; do
+	if [ ! -x "$P/$prog" ]; then
+		skip "aarch64_heap_static_$prog" "no $P/$prog: the arm64 libjemalloc.a is not in build/deps/ (sh scripts/deps.sh --test)"
+		continue
+	fi
+	out=$(timeout 120 env TIDEMARK_HEAP_KEEP=2 TIDEMARK_HEAP_DIR="$T" LD_PRELOAD="$S" \
+		$QEMU -cpu max "$P/$prog" 20 0 self 2>&1)
+	check "aarch64_heap_static_$prog" sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
+done
+
 # --- sampled stacks by frame pointers, read by the aarch64 tidemark -----------
 # sites PROG NAME [CPU]: heap_sites under the shim (with TIDEMARK_HEAP_UNWIND
 # set to $UNW when set) on qemu's CPU model CPU (max); its stacks and the

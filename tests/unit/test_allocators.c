@@ -222,13 +222,48 @@ static void test_shim_stats(void **state)
 	free(c);
 }
 
+/* The symbols that recognise an allocator linked into the executable:
+ * shim/allocstats.c's probes are exactly the registry's "exe" column
+ * (sample/exesyms.c reads the column itself). */
+static void test_shim_exe_probes(void **state)
+{
+	(void)state;
+	char *c = slurp("shim/allocstats.c");
+	const char *tab = strstr(c, "probes[] = {");
+	assert_non_null(tab);
+	int listed = 0, named = 0;
+	for (int i = 0; i < TM_ALLOC_COUNT; i++) {
+		const char *exe = tm_alloc_info(i)->exe;
+		if (i > 0 && tm_alloc_info(i - 1)->exe && exe &&
+		    !strcmp(tm_alloc_info(i - 1)->exe, exe))
+			continue; /* tcmalloc-full: tcmalloc's symbols */
+		for (const char *p = exe; p && *p;) {
+			char quoted[96];
+			size_t len = strcspn(p, " ");
+			snprintf(quoted, sizeof(quoted), "\"%.*s\"}", (int)len, p);
+			if (!strstr(tab, quoted))
+				fail_msg("shim/allocstats.c's probes lack %s (%s)", quoted,
+				         tm_alloc_info(i)->name);
+			listed++;
+			p += len + (p[len] == ' ');
+		}
+	}
+	const char *end = strstr(tab, "};");
+	for (const char *p = tab; (p = strstr(p, "\"}")) && p < end; p++)
+		named++;
+	if (named != listed)
+		fail_msg("shim/allocstats.c probes %d symbols, the registry's exe column names %d",
+		         named, listed);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),         cmocka_unit_test(test_maps),
 	    cmocka_unit_test(test_find),          cmocka_unit_test(test_doctor_checks),
 	    cmocka_unit_test(test_deps_packages), cmocka_unit_test(test_chart_colours),
-	    cmocka_unit_test(test_shim_stats),
+	    cmocka_unit_test(test_shim_stats),    cmocka_unit_test(test_shim_exe_probes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
