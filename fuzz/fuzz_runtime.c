@@ -149,8 +149,8 @@ static void histo(const uint8_t *d, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog,
-	                                                           scrape, histo};
+	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps,   prom,
+	                                                           gclog,  scrape, histo};
 	if (size == 0)
 		return 0;
 	uint8_t *copy = malloc(size - 1 ? size - 1 : 1); /* exact size: ASan sees overreads */

@@ -91,17 +91,19 @@ int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, ch
 		const char *eol = nl ? nl : end;
 		lineno++;
 		if (!header) {
-			header = eol - line >= 5 && memmem(line, (size_t)(eol - line), "#instances", 10);
+			header =
+			    eol - line >= 5 && memmem(line, (size_t)(eol - line), "#instances", 10);
 		} else if ((done = total(line, eol, out)) < 0) {
-			return tm_error_buf(err, errlen, "class histogram: bad Total on line %d", lineno);
+			return tm_error_buf(err, errlen, "class histogram: bad Total on line %d",
+			                    lineno);
 		} else if (done == 0) {
 			done = 1;
 		} else {
 			done = 0;
 			int rc = row(line, eol, &r);
 			if (rc < 0)
-				return tm_error_buf(err, errlen, "class histogram: bad row on line %d",
-				                    lineno);
+				return tm_error_buf(err, errlen,
+				                    "class histogram: bad row on line %d", lineno);
 			if (rc == 0) {
 				if (out->n_top < TM_JH_TOP)
 					out->top[out->n_top++] = r;
@@ -113,8 +115,8 @@ int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, ch
 	if (!header) {
 		char first[128];
 		first_line(buf, len, first, sizeof(first));
-		return tm_error_buf(err, errlen, "class histogram: no table in jcmd's answer ('%s')",
-		                    first);
+		return tm_error_buf(err, errlen,
+		                    "class histogram: no table in jcmd's answer ('%s')", first);
 	}
 	if (!done)
 		return tm_error_buf(err, errlen, "class histogram: cut short (no Total line)");

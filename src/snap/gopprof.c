@@ -61,8 +61,7 @@ static void top_site(struct tm_snap_out *out)
 }
 
 /* The GET itself, into FD.  0, or -1 with WHY. */
-static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, char *why,
-                 size_t why_size)
+static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, char *why, size_t why_size)
 {
 	struct tm_net net = {0};
 

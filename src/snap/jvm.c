@@ -41,7 +41,8 @@ static int is_jvm(const struct tm_snap_proc *p, char *why, size_t why_size)
 	int yes = maps && memmem(maps, len, "/libjvm.so\n", 11);
 	free(maps);
 	if (!yes)
-		snprintf(why, why_size, "pid %d is not a JVM (no libjvm.so in its maps)", (int)p->pid);
+		snprintf(why, why_size, "pid %d is not a JVM (no libjvm.so in its maps)",
+		         (int)p->pid);
 	return yes ? 0 : -1;
 }
 
@@ -64,7 +65,8 @@ static int find_jcmd(const struct tm_snap_proc *p, char *buf, size_t size, char 
 		snprintf(buf, size, "%s", env);
 		if (runnable(buf) == 0)
 			return 0;
-		snprintf(why, why_size, "jcmd not found: '%s' ($TIDEMARK_JCMD) is not executable", env);
+		snprintf(why, why_size, "jcmd not found: '%s' ($TIDEMARK_JCMD) is not executable",
+		         env);
 		return -1;
 	}
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
@@ -118,8 +120,8 @@ void tm_snap_first_line(const char *text, size_t len, char *out, size_t size)
 /* The summary of a histogram: its first three classes. */
 static void histo_summary(const struct tm_jvm_histo *h, char *out, size_t size)
 {
-	size_t o = (size_t)snprintf(out, size, "%llu classes, %.1f MiB; top:",
-	                            (unsigned long long)h->classes,
+	size_t o = (size_t)snprintf(out, size,
+	                            "%llu classes, %.1f MiB; top:", (unsigned long long)h->classes,
 	                            (double)h->total_bytes / (1024.0 * 1024.0));
 	for (size_t i = 0; i < h->n_top && i < 3 && o < size; i++)
 		o += (size_t)snprintf(out + o, size - o, "%s %s %.1f MiB (%llu)", i ? "," : "",
@@ -129,7 +131,7 @@ static void histo_summary(const struct tm_jvm_histo *h, char *out, size_t size)
 
 /* The JVM of REQ, and the jcmd to drive it with. */
 int tm_snap_jvm_and_jcmd(const struct tm_snap_req *req, struct tm_snap_proc *p, char *jcmd,
-                        size_t size, char *why, size_t why_size)
+                         size_t size, char *why, size_t why_size)
 {
 	if (tm_snap_left_usec(req) <= 0) {
 		snprintf(why, why_size, "the deadline has passed");

@@ -68,8 +68,9 @@ static int run_dump(char *jcmd, const struct tm_snap_proc *p, const char *target
 		return -1;
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
-	char *argv[] = {jcmd, pid, "GC.heap_dump", gz ? "-gz=1" : (char *)target,
-	                gz ? (char *)target : NULL, NULL};
+	char *argv[] = {
+	    jcmd, pid, "GC.heap_dump", gz ? "-gz=1" : (char *)target, gz ? (char *)target : NULL,
+	    NULL};
 	int rc = tm_snap_run(argv, p, fd, JCMD_OUT_BYTES, deadline_usec, why, why_size);
 	char *text = rc < 0 ? NULL : tm_snap_read_back(fd, JCMD_OUT_BYTES, &len);
 	close(fd);
@@ -140,11 +141,11 @@ static void holders_child(const char *path, int fd)
 	if (h.n_rows) {
 		const struct tm_holder *o = &h.rows[0];
 		tm_hg_class_name(&h.g, TM_HDOM_U32(h.g.cls)[o->node], cls, sizeof(cls));
-		int n = snprintf(line, sizeof(line),
-		                 "top holder: %s retains %.1f MiB (%llu objects) of %.1f MiB live",
-		                 cls, (double)o->retained_bytes / MIB,
-		                 (unsigned long long)o->retained_objects,
-		                 (double)h.live_bytes / MIB);
+		int n =
+		    snprintf(line, sizeof(line),
+		             "top holder: %s retains %.1f MiB (%llu objects) of %.1f MiB live", cls,
+		             (double)o->retained_bytes / MIB,
+		             (unsigned long long)o->retained_objects, (double)h.live_bytes / MIB);
 		if (n > 0 && write(fd, line, (size_t)n) < 0)
 			_exit(1);
 	}
@@ -186,8 +187,10 @@ static void holders(const struct tm_snap_req *req, struct tm_snap_out *out)
 	if (len)
 		snprintf(out->summary, sizeof(out->summary), "%s", line);
 	else
-		snprintf(out->summary, sizeof(out->summary), "dump of %.1f MiB; holders not computed "
-		         "(past the deadline, or the dump unreadable)", (double)out->file_bytes / MIB);
+		snprintf(out->summary, sizeof(out->summary),
+		         "dump of %.1f MiB; holders not computed "
+		         "(past the deadline, or the dump unreadable)",
+		         (double)out->file_bytes / MIB);
 }
 
 /* Has the JVM of P write its dump, compressed if it can, for REQ: straight

@@ -15,8 +15,7 @@
 #include "snap/snapio.h"
 #include "base/banned.h"
 
-int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, char *why,
-                 size_t why_size)
+int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, char *why, size_t why_size)
 {
 	char path[64];
 	struct stat st;
@@ -80,9 +79,8 @@ static void child(char *const argv[], const struct tm_snap_proc *p, int out_fd, 
 		_exit(127);
 	setrlimit(RLIMIT_FSIZE, &fsz);
 	signal(SIGXFSZ, SIG_DFL);
-	if (p->uid != geteuid() &&
-	    (setgroups(0, NULL) || setresgid(p->gid, p->gid, p->gid) ||
-	     setresuid(p->uid, p->uid, p->uid)))
+	if (p->uid != geteuid() && (setgroups(0, NULL) || setresgid(p->gid, p->gid, p->gid) ||
+	                            setresuid(p->uid, p->uid, p->uid)))
 		_exit(126);
 	if (chdir("/"))
 		_exit(126);

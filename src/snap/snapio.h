@@ -20,8 +20,7 @@ struct tm_snap_proc {
 };
 
 /* Fills P for REQ->pid.  0, or -1 with WHY ("no process N"). */
-int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, char *why,
-                 size_t why_size);
+int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, char *why, size_t why_size);
 
 /* Creates REQ->dir/KIND-PID-UNIXTIME.EXT (-2, -3 ... before .EXT when
  * taken already in that second; a new file, mode 0600, never
