@@ -34,7 +34,7 @@ static const char usage_head[] =
     "options:\n";
 
 static const char usage_tail[] =
-    "  -h, --help          this help\n"
+    "  -h, --help              this help\n"
     "\n"
     "Exit status: 0 when the snapshot was written, 1 when it was refused (the\n"
     "reason on stderr), 2 for bad usage.\n"
