@@ -42,7 +42,7 @@ int tm_net_load(struct tm_net *n)
 	    sym(n, "tm_scraper_start", &n->scraper_start) ||
 	    sym(n, "tm_scraper_take", &n->scraper_take) ||
 	    sym(n, "tm_scraper_stop", &n->scraper_stop) || sym(n, "tm_rw_start", &n->rw_start) ||
-	    sym(n, "tm_rw_stop", &n->rw_stop) || sym(n, "tm_http_get_fd", &n->http_get_fd)) {
+	    sym(n, "tm_rw_stop", &n->rw_stop)) {
 		tm_net_unload(n);
 		return -1;
 	}

@@ -62,9 +62,6 @@ struct tm_net {
 	/* record --remote-write (serve/remotewrite.h) */
 	int (*rw_start)(const struct tm_rw_opts *o, struct tm_rw **out);
 	int (*rw_stop)(struct tm_rw *rw, int64_t wait_usec);
-	/* a snapshot's HTTP GET (serve/httpget.h) */
-	int (*http_get_fd)(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
-	                   uint64_t *wrote, char *why, size_t why_size);
 };
 
 /* Loads libtidemark-net.so (next to the binary, or $TIDEMARK_NET_LIB) and

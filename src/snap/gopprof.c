@@ -1,17 +1,20 @@
 /*
  * A Go program's heap profile, as its net/http/pprof serves it at
  * /debug/pprof/heap (snap/takers.h): one bounded GET through the network
- * library (record/netlib.h), the profile's top in-use site read with
+ * library (libtidemark-net.so, as record/netlib.h loads it), the profile's
+ * top in-use site read with
  * `tidemark heap top`'s reader.
  */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "heap/heapprof.h"
-#include "record/netlib.h"
 #include "snap/snapio.h"
 #include "snap/takers.h"
 #include "base/banned.h"
@@ -60,18 +63,34 @@ static void top_site(struct tm_snap_out *out)
 		         (unsigned long long)out->file_bytes);
 }
 
-/* The GET itself, into FD.  0, or -1 with WHY. */
+/* serve/httpget.h's tm_http_get_fd, in libtidemark-net.so */
+typedef int http_get_fn(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
+                        uint64_t *wrote, char *why, size_t why_size);
+
+/* The GET itself, into FD, through the network library loaded for it as
+ * record/netlib.c loads it (next to the binary, or $TIDEMARK_NET_LIB).
+ * 0, or -1 with WHY. */
 static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, char *why, size_t why_size)
 {
-	struct tm_net net = {0};
+	char path[4096];
+	http_get_fn *get;
 
-	if (tm_net_load(&net)) {
-		snprintf(why, why_size, "cannot load the network library (see above)");
+	if (tm_lib_path("libtidemark-net.so", "TIDEMARK_NET_LIB", path, sizeof(path))) {
+		snprintf(why, why_size, "no network library (see above)");
 		return -1;
 	}
-	int rc = net.http_get_fd(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, why,
-	                         why_size);
-	tm_net_unload(&net);
+	/* NODELETE: as record/netlib.c, libcurl's state stays mapped */
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	void *sym = lib ? dlsym(lib, "tm_http_get_fd") : NULL;
+	if (!sym) {
+		snprintf(why, why_size, "cannot load '%s': %s", path, dlerror());
+		if (lib)
+			dlclose(lib);
+		return -1;
+	}
+	memcpy(&get, &sym, sizeof(sym));
+	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, why, why_size);
+	dlclose(lib);
 	return rc;
 }
 
