@@ -546,9 +546,11 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		if (!e || e->seen)
 			continue;
 		e->seen = 1;
+		any |= add_alive(rd, e, &a) == 0;
+		/* after the counters: a read of its maps must not come between
+		 * tm_heap_reader_mark's reading and this one */
 		if (rd->prof.prefix || rd->prof.on_killed)
 			profile_tick(rd, e);
-		any |= add_alive(rd, e, &a) == 0;
 	}
 	for (size_t i = rd->n; i-- > 0;) {
 		if (rd->m[i].seen)
