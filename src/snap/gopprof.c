@@ -2,8 +2,7 @@
  * A Go program's heap profile, as its net/http/pprof serves it at
  * /debug/pprof/heap (snap/takers.h): one bounded GET through the network
  * library (libtidemark-net.so, as record/netlib.h loads it), the profile's
- * top in-use site read with
- * `tidemark heap top`'s reader.
+ * top in-use site read with `tidemark heap top`'s reader.
  */
 #include <dlfcn.h>
 #include <stdint.h>
