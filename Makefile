@@ -38,7 +38,7 @@ Q       := $(if $(filter 1,$(V)),,@)
 # The parts, from the bottom up (src/LAYERS says who may include whom).
 LIB_DIRS := base kern cgroup runtime sample heap store hprof snap sysd record report bench advise serve doctor guard
 NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
-	src/serve/auth.c src/serve/remotewrite.c src/serve/rwsend.c src/cmd/serve.c
+	src/serve/auth.c src/serve/remotewrite.c src/serve/rwsend.c src/serve/httpget.c src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
 CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))
 GEN_SRC :=

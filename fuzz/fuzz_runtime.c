@@ -3,7 +3,8 @@
  * text, 3 Go and GHC GC log lines, GHC's exit line and -S<file> words,
  * every registered runtime's GC line parser (runtime/registry.h: V8's too),
  * HotSpot's -Xlog:gc lines and -Xlog options,
- * 4 --scrape's option text and the series it chooses from a page), on
+ * 4 --scrape's option text and the series it chooses from a page, 5 jcmd's
+ * class histogram), on
  * arbitrary bytes.  The first byte
  * picks the parser (modulo their count); the rest is its input.  They must
  * never crash, read out of bounds or leak; what they accept is consistent. */
@@ -15,6 +16,7 @@
 #include "runtime/gclog.h"
 #include "runtime/hsperf.h"
 #include "runtime/jvmgclog.h"
+#include "runtime/jvmhisto.h"
 #include "runtime/promtext.h"
 #include "runtime/registry.h"
 #include "runtime/scrapesel.h"
@@ -128,10 +130,27 @@ static void scrape(const uint8_t *d, size_t n)
 	}
 }
 
+/* jcmd GC.class_histogram: names NUL-terminated, rows within the count. */
+static void histo(const uint8_t *d, size_t n)
+{
+	static struct tm_jvm_histo h;
+	char err[200];
+
+	if (tm_jvm_histo_parse((const char *)d, n, &h, err, sizeof(err)) == 0) {
+		if (h.n_top > TM_JH_TOP || h.n_top > h.classes)
+			abort();
+		for (size_t i = 0; i < h.n_top; i++)
+			if (!memchr(h.top[i].name, 0, sizeof(h.top[i].name)) || !h.top[i].name[0])
+				abort();
+	} else if (!memchr(err, 0, sizeof(err)) || strncmp(err, "class histogram", 15)) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps, prom, gclog,
-	                                                           scrape};
+	static void (*const parsers[])(const uint8_t *, size_t) = {hsperf, maps,   prom,
+	                                                           gclog,  scrape, histo};
 	if (size == 0)
 		return 0;
 	uint8_t *copy = malloc(size - 1 ? size - 1 : 1); /* exact size: ASan sees overreads */

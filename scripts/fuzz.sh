@@ -43,6 +43,9 @@ runtime)
 	for f in tests/fixtures/runtime/*.txt; do
 		head -3 "$f" | tail -1 | { printf '\003'; cat; } >"$corpus/seed-gc-$(basename "$f")"
 	done
+	for f in tests/fixtures/jvmhisto/*.txt; do
+		{ printf '\005'; cat "$f"; } >"$corpus/seed-histo-$(basename "$f")"
+	done
 	;;
 esac
 # committed seeds (inputs that once crashed a parser among them)

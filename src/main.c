@@ -49,6 +49,8 @@ static const struct command commands[] = {
      "when a rule holds over a live run: a snapshot, and actions if asked"},
     {"hprof", NULL, cmd_hprof, TM_CMD_NO_STORE, DB_LOCAL,
      "what holds a JVM's heap: the class histogram of an HPROF dump"},
+    {"snap", NULL, cmd_snap, TM_CMD_NO_STORE, DB_LOCAL,
+     "one snapshot of a process now: a JVM's histogram or heap dump, a Go heap profile"},
     {"doctor", NULL, cmd_doctor, TM_CMD_NO_STORE, DB_LOCAL,
      "is this host ready (cgroups, PSI, swap, allocators, shim), and what to change"},
     {"serve", "push", cmd_serve, TM_CMD_READ, DB_LOCAL, NULL},

@@ -78,6 +78,7 @@ int cmd_mark(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_heap(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_advise(int argc, char **argv, struct tm_cmd_ctx *ctx);
+int cmd_snap(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct tm_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct tm_cmd_ctx *ctx);

@@ -1,9 +1,11 @@
 /* tidemark hprof: what fills and what holds a JVM's heap, from an HPROF heap dump. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "base/term.h"
 #include "cmd/cmds.h"
@@ -15,8 +17,8 @@
 static const char usage_text[] =
     "usage: tidemark hprof top DUMP [-n N] [--json | --csv] [--oops compressed|full]\n"
     "                                [--class-pointers compressed|full]\n"
-    "       tidemark hprof holders DUMP [-n N] [--json | --csv] [--oops ...]\n"
-    "                                [--class-pointers ...]\n"
+    "       tidemark hprof holders DUMP [-n N] [--json | --csv | --html FILE]\n"
+    "                                [--oops ...] [--class-pointers ...]\n"
     "\n"
     "top reads an HPROF heap dump (jcmd PID GC.heap_dump FILE, or\n"
     "-XX:+HeapDumpOnOutOfMemoryError) in one streaming pass and prints the class\n"
@@ -44,6 +46,9 @@ static const char usage_text[] =
     "      --csv            class,instances,shallow_bytes; for holders, one row a\n"
     "                       reachable object: id,class,shallow_bytes,\n"
     "                       retained_bytes,retained_objects,dominator\n"
+    "      --html FILE      holders: one self-contained HTML page (no script) with\n"
+    "                       the top holders, their paths, holders by class and the\n"
+    "                       live and unreachable objects of each class\n"
     "      --oops full      the JVM ran without compressed references\n"
     "                       (-XX:-UseCompressedOops, or a heap of 32 GiB or more)\n"
     "      --class-pointers full   it ran with -XX:-UseCompressedClassPointers\n"
@@ -53,9 +58,10 @@ static const char usage_text[] =
     "  jcmd $(pidof java) GC.heap_dump /var/tmp/node.hprof\n"
     "  tidemark hprof top /var/tmp/node.hprof -n 30\n"
     "  tidemark hprof top /var/tmp/node.hprof --csv -n 0 > classes.csv\n"
-    "  TMPDIR=/var/tmp tidemark hprof holders /var/tmp/node.hprof -n 10\n";
+    "  TMPDIR=/var/tmp tidemark hprof holders /var/tmp/node.hprof -n 10\n"
+    "  tidemark hprof holders /var/tmp/node.hprof --html node-holders.html\n";
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -74,11 +80,12 @@ static int compressed(const char *arg, bool *on)
 }
 
 static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt, int64_t *top,
-                 bool *holders)
+                 bool *holders, const char **html)
 {
 	static const struct option long_opts[] = {
 	    {"json", no_argument, NULL, 'j'},
 	    {"csv", no_argument, NULL, 'c'},
+	    {"html", required_argument, NULL, 'H'},
 	    {"oops", required_argument, NULL, 'O'},
 	    {"class-pointers", required_argument, NULL, 'K'},
 	    {"help", no_argument, NULL, 'h'},
@@ -91,6 +98,10 @@ static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt
 			return usage_error("bad row count", optarg);
 		if (c == 'j' || c == 'c')
 			*fmt = c == 'j' ? FMT_JSON : FMT_CSV;
+		if (c == 'H') {
+			*fmt = FMT_HTML;
+			*html = optarg;
+		}
 		if (c == 'O' && compressed(optarg, &l->compressed_oops))
 			return usage_error("--oops takes compressed or full, not", optarg);
 		if (c == 'K' && compressed(optarg, &l->compressed_class_pointers))
@@ -109,6 +120,8 @@ static int parse(int argc, char **argv, struct tm_hprof_layout *l, enum fmt *fmt
 		return usage_error("expected 'top DUMP' or 'holders DUMP', got",
 		                   optind < argc ? argv[optind] : "");
 	*holders = !strcmp(argv[optind], "holders");
+	if (*fmt == FMT_HTML && !*holders)
+		return usage_error("--html is for holders, not", argv[optind]);
 	return 0;
 }
 
@@ -132,13 +145,33 @@ static void progress(const char *what, uint64_t done, uint64_t total)
 	fprintf(stderr, "\r\033[Kholders: %-20s [%s] %3d%%", what, bar, pct);
 }
 
-static int run_holders(const char *path, const struct tm_hprof_layout *l, enum fmt fmt, size_t top)
+/* The HTML page of H into FILE, written whole or not at all. */
+static int write_html(const struct tm_holders *h, const struct tm_hprof_layout *l, const char *file)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+		return tm_error("path too long: '%s'", file);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return tm_error("cannot write '%s': %s", tmp, strerror(errno));
+	int rc = tm_holders_print_html(h, l, f);
+	if (fclose(f) || rc || rename(tmp, file)) {
+		unlink(tmp);
+		return rc ? -1 : tm_error("cannot write '%s': %s", file, strerror(errno));
+	}
+	return 0;
+}
+
+static int run_holders(const char *path, const struct tm_hprof_layout *l, enum fmt fmt, size_t top,
+                       const char *html)
 {
 	struct tm_holders h;
 	if (tm_holders_compute(&h, path, l, top, progress))
 		return 1;
 	int rc = 0;
-	if (fmt == FMT_JSON)
+	if (fmt == FMT_HTML)
+		rc = write_html(&h, l, html) ? 1 : 0;
+	else if (fmt == FMT_JSON)
 		rc = tm_holders_print_json(&h, l, stdout) ? 1 : 0;
 	else if (fmt == FMT_CSV)
 		tm_holders_print_csv(&h, stdout);
@@ -155,15 +188,16 @@ int cmd_hprof(int argc, char **argv, struct tm_cmd_ctx *ctx)
 	enum fmt fmt = FMT_TEXT;
 	int64_t top = 20;
 	bool holders = false;
+	const char *html = NULL;
 
 	(void)ctx;
 	tm_hprof_layout_default(&layout);
-	int rc = parse(argc, argv, &layout, &fmt, &top, &holders);
+	int rc = parse(argc, argv, &layout, &fmt, &top, &holders, &html);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	const char *path = argv[argc - 1];
 	if (holders)
-		return run_holders(path, &layout, fmt, (size_t)top);
+		return run_holders(path, &layout, fmt, (size_t)top, html);
 	/* a dump cut short: the histogram of what was read, marked partial,
 	 * the cut said on stderr, and a failing status */
 	int partial = tm_hprof_histogram_file(path, &layout, &h);

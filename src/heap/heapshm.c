@@ -59,20 +59,12 @@ struct tm_heap_reader {
  * libraries are rare after start-up, and a read costs tens of µs. */
 #define MAPS_REFRESH_USEC (10 * 1000000LL)
 
-/* Writes PREFIX.PID.SEQ.pb.gz (SEQ 0: PREFIX.PID.final.pb.gz) from E's
- * region; quiet when the process does not sample (nothing to write). */
-static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
+/* Writes E's profile at PATH; KIND for on_write (0 periodic, 1 final,
+ * 2 at a kill); quiet when the process does not sample (nothing to write). */
+static void write_at(struct tm_heap_reader *rd, struct mapped *e, const char *path, int kind)
 {
 	if (__atomic_load_n(&e->r->sample_mean_bytes, __ATOMIC_RELAXED) <= 0)
 		return;
-	char path[4096];
-	int n =
-	    seq ? snprintf(path, sizeof(path), "%s.%d.%d.pb.gz", rd->prof.prefix, (int)e->pid, seq)
-	        : snprintf(path, sizeof(path), "%s.%d.final.pb.gz", rd->prof.prefix, (int)e->pid);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		tm_warn("heap profile path too long for prefix '%s'", rd->prof.prefix);
-		return;
-	}
 	struct tm_heap_snapshot snap;
 	if (tm_heap_snapshot_region(e->r, e->pid, e->maps, e->maps_len, &snap) < 0) {
 		tm_warn("no heap profile of pid %d (see above)", (int)e->pid);
@@ -84,8 +76,56 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
 	}
 	int rc = tm_heap_write_pprof(&snap, path);
 	if (rc == 0 && rd->prof.on_write)
-		rd->prof.on_write(rd->prof.ctx, e->pid, path, seq == 0, snap.unwinder);
+		rd->prof.on_write(rd->prof.ctx, e->pid, path, kind, snap.unwinder);
 	tm_heap_snapshot_release(&snap);
+}
+
+/* Writes PREFIX.PID.SEQ.pb.gz (SEQ 0: PREFIX.PID.final.pb.gz) from E's
+ * region. */
+static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
+{
+	char path[4096];
+	int n =
+	    seq ? snprintf(path, sizeof(path), "%s.%d.%d.pb.gz", rd->prof.prefix, (int)e->pid, seq)
+	        : snprintf(path, sizeof(path), "%s.%d.final.pb.gz", rd->prof.prefix, (int)e->pid);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		tm_warn("heap profile path too long for prefix '%s'", rd->prof.prefix);
+		return;
+	}
+	write_at(rd, e, path, seq == 0);
+}
+
+/* PID is gone, or a zombie: it will run no more. */
+static int gone(pid_t pid)
+{
+	char path[64], *stat;
+	size_t len;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(stat = tm_read_file(path, &len)))
+		return 1;
+	const char *paren = memrchr(stat, ')', len);
+	int dead = paren && paren + 2 < stat + len && (paren[2] == 'Z' || paren[2] == 'X');
+	free(stat);
+	return dead;
+}
+
+/* E's last profile as it leaves: at the path ON_KILLED gives when it was
+ * killed (it never ran its exit), else PREFIX's final one. */
+static void write_final(struct tm_heap_reader *rd, struct mapped *e)
+{
+	char path[4096];
+	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
+
+	if (rd->prof.on_killed && state != TMH_EXITED && gone(e->pid) &&
+	    rd->prof.on_killed(rd->prof.ctx, e->pid, path, sizeof(path)) == 1) {
+		write_at(rd, e, path, 2);
+		return;
+	}
+	if (rd->prof.prefix)
+		write_profile(rd, e, 0);
 }
 
 static void refresh_maps(struct mapped *e, int64_t now)
@@ -329,8 +369,7 @@ static void drop(struct tm_heap_reader *rd, size_t i, int64_t end_usec)
 	struct mapped *e = &rd->m[i];
 	if (end_usec > 0)
 		leave_entry(rd, e, end_usec);
-	if (rd->prof.prefix)
-		write_profile(rd, e, 0);
+	write_final(rd, e);
 	free(e->maps);
 	int state = (int)__atomic_load_n(&e->r->state, __ATOMIC_ACQUIRE);
 	if (state == TMH_EXITED && kill(e->pid, 0) < 0 && errno == ESRCH)
@@ -562,9 +601,11 @@ int tm_heap_reader_sample(struct tm_heap_reader *rd, const pid_t *pids, size_t n
 		if (!e || e->seen)
 			continue;
 		e->seen = 1;
-		if (rd->prof.prefix)
-			profile_tick(rd, e);
 		any |= add_alive(rd, e, &a) == 0;
+		/* after the counters: a read of its maps must not come between
+		 * tm_heap_reader_mark's reading and this one */
+		if (rd->prof.prefix || rd->prof.on_killed)
+			profile_tick(rd, e);
 	}
 	for (size_t i = rd->n; i-- > 0;) {
 		if (rd->m[i].seen)

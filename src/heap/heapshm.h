@@ -22,13 +22,19 @@ void tm_heap_reader_free(struct tm_heap_reader *r);
  * EVERY_USEC (0: none) while a process runs, and PREFIX.PID.final.pb.gz when
  * it leaves (exits, is killed) or the reader is freed.  A process killed
  * before it could save its memory map is symbolized with the reader's last
- * look at it.  ON_WRITE (may be NULL) hears of each file written.
+ * look at it.  ON_KILLED (may be NULL) is asked of each process that left
+ * without exiting (killed): 1 with PATH (SIZE bytes) filled writes its
+ * profile there instead (with or without PREFIX), 0 leaves it to PREFIX.
+ * ON_WRITE (may be NULL) hears of each file written: KIND 0 periodic, 1
+ * final, 2 at ON_KILLED's path.
  */
 struct tm_heap_profiles {
-	const char *prefix; /* NULL: no profiles */
+	const char *prefix; /* NULL: none but ON_KILLED's */
 	int64_t every_usec;
-	/* UNWINDER: how the stacks were unwound (tm_heap_snapshot.unwinder) */
-	void (*on_write)(void *ctx, pid_t pid, const char *path, int final, const char *unwinder);
+	int (*on_killed)(void *ctx, pid_t pid, char *path, size_t size);
+	/* KIND 0 periodic, 1 final, 2 at ON_KILLED's path; UNWINDER: how the
+	 * stacks were unwound (tm_heap_snapshot.unwinder) */
+	void (*on_write)(void *ctx, pid_t pid, const char *path, int kind, const char *unwinder);
 	void *ctx;
 };
 void tm_heap_reader_set_profiles(struct tm_heap_reader *r, const struct tm_heap_profiles *p);

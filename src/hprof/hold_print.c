@@ -233,7 +233,7 @@ static json_t *json_classes(const struct tm_holders *h)
 	return a;
 }
 
-int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out)
+json_t *tm_holders_json(const struct tm_holders *h, const struct tm_hprof_layout *l)
 {
 	const struct tm_hgraph *g = &h->g;
 	json_t *rows = json_array();
@@ -249,13 +249,23 @@ int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layo
 	    "unreachable_bytes", (json_int_t)h->dead_bytes, "references",
 	    (json_int_t)(g->edges - g->roots), "gc_roots", (json_int_t)g->roots, "holders",
 	    (json_int_t)h->candidates, "top", rows, "classes", json_classes(h));
-	if (!o)
-		return tm_error("out of memory for the JSON holders");
+	if (!o) {
+		tm_error("out of memory for the JSON holders");
+		return NULL;
+	}
 	json_object_set_new(o, "dangling_references", json_integer((json_int_t)g->dangling));
 	json_object_set_new(o, "unlaid_instances", json_integer((json_int_t)g->unlaid));
 	json_object_set_new(o, "names_dropped", json_integer((json_int_t)g->names_dropped));
 	json_object_set_new(o, "temp_disk_peak_bytes",
 	                    json_integer((json_int_t)g->pool.bytes_peak));
+	return o;
+}
+
+int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out)
+{
+	json_t *o = tm_holders_json(h, l);
+	if (!o)
+		return -1;
 	int rc = json_dumpf(o, out, JSON_INDENT(1)) ? tm_error("cannot write the holders") : 0;
 	fputc('\n', out);
 	json_decref(o);

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "hprof/dom.h"
 #include "hprof/graph.h"
 
@@ -72,5 +74,13 @@ void tm_holders_print_text(const struct tm_holders *h, const struct tm_hprof_lay
                            FILE *out);
 int tm_holders_print_json(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out);
 void tm_holders_print_csv(const struct tm_holders *h, FILE *out);
+/* The JSON document --json prints (new reference; NULL after tm_error). */
+json_t *tm_holders_json(const struct tm_holders *h, const struct tm_hprof_layout *l);
+/* The same figures as one self-contained HTML page (no script, nothing
+ * loaded: a Content-Security-Policy says so): the dump, the TOP holders
+ * with their paths and what they retain, holders by class, and the classes'
+ * live and unreachable objects (the first 100 of each table).  0, or -1
+ * after tm_error. */
+int tm_holders_print_html(const struct tm_holders *h, const struct tm_hprof_layout *l, FILE *out);
 
 #endif

@@ -104,7 +104,8 @@ struct rec {
 	int64_t work_end_mono, term_at_mono, kill_at_mono;
 	bool reached_progress, ended_by_mark, timed_out, interrupted, invalid;
 	int64_t oom_kills, vmstat_oom_start;
-	char allocator[256]; /* "glibc (sh), jemalloc (redis-server)" */
+	int64_t oom_profiles; /* OOM kills whose heap was profiled (runsetup.c) */
+	char allocator[256];  /* "glibc (sh), jemalloc (redis-server)" */
 	struct tm_allocators *allocs;
 	char reason[256];
 	char machine[256]; /* our host name: the run's metadata and /metrics' label */

@@ -557,17 +557,49 @@ void tm_rec_close_outputs(struct rec *r)
 	tm_net_unload(&r->net);
 }
 
-/* A heap profile file is written: an event of the run (report lists them);
- * the final ones are also said on stderr. */
-static void heap_profile_written(void *ctx, pid_t pid, const char *path, int final,
+/* A heap profile file is written: an event of the run (report lists them;
+ * value: 0 periodic, 1 final, 2 at an OOM kill), with how its stacks were
+ * unwound for the last ones; those are also said on stderr. */
+static void heap_profile_written(void *ctx, pid_t pid, const char *path, int kind,
                                  const char *unwinder)
 {
 	struct rec *r = ctx;
-	tm_rec_event(r, "heap_profile", pid, final, path);
-	if (final) /* how its stacks were unwound (report: "unwinder") */
-		tm_rec_event(r, "heap_unwinder", pid, 0, unwinder);
-	if (final)
-		fprintf(stderr, "tidemark: heap profile of pid %d: %s\n", (int)pid, path);
+	tm_rec_event(r, "heap_profile", pid, kind, path);
+	if (!kind)
+		return;
+	tm_rec_event(r, "heap_unwinder", pid, 0, unwinder); /* report: "unwinder" */
+	fprintf(stderr, "tidemark: heap profile of pid %d%s: %s\n", (int)pid,
+	        kind == 2 ? " at its OOM kill" : "", path);
+}
+
+/* A process of the run left without exiting: when the kernel's count of
+ * OOM kills rose past those already profiled, it was one of them, and its
+ * heap at the kill goes to PREFIX.PID.final.pb.gz with --heap-profile, else
+ * to STORE-snaps/run-ID-oom-heap-PID.pb.gz (a directory of ours, 0700).
+ * 1 with PATH, or 0. */
+static int heap_killed(void *ctx, pid_t pid, char *path, size_t size)
+{
+	struct rec *r = ctx;
+	int64_t now = tm_rec_read_vmstat_oom();
+	int n;
+
+	if (r->vmstat_oom_start < 0 || now <= r->vmstat_oom_start + r->oom_profiles ||
+	    (!r->o->heap_profile && !r->o->store_path))
+		return 0;
+	r->oom_profiles++;
+	if (r->o->heap_profile) {
+		n = snprintf(path, size, "%s.%d.final.pb.gz", r->o->heap_profile, (int)pid);
+	} else {
+		n = snprintf(path, size, "%s-snaps", r->o->store_path);
+		if (n > 0 && (size_t)n < size && mkdir(path, 0700) && errno != EEXIST) {
+			tm_warn("no heap profile at the OOM kill of pid %d: cannot make '%s': %s",
+			        (int)pid, path, strerror(errno));
+			return 0;
+		}
+		n = snprintf(path, size, "%s-snaps/run-%lld-oom-heap-%d.pb.gz", r->o->store_path,
+		             (long long)r->run_id, (int)pid);
+	}
+	return n > 0 && (size_t)n < size;
 }
 
 int tm_rec_heap_attach(struct rec *r)
@@ -616,9 +648,10 @@ int tm_rec_open_sampler(struct rec *r)
 	cfg.smaps_every_usec = r->o->interval_usec > 10000000 ? r->o->interval_usec : 10000000;
 	if (r->o->heap && !(r->heap = tm_heap_reader_new()))
 		return tm_error("out of memory");
-	if (r->heap && r->o->heap_profile) {
+	if (r->heap) { /* with --heap, a profile at each OOM kill, without any rule */
 		struct tm_heap_profiles p = {.prefix = r->o->heap_profile,
 		                             .every_usec = r->o->heap_every_usec,
+		                             .on_killed = heap_killed,
 		                             .on_write = heap_profile_written,
 		                             .ctx = r};
 		tm_heap_reader_set_profiles(r->heap, &p);

@@ -86,9 +86,10 @@ static void print_outcome(FILE *out, const struct tm_run_info *ri, bool color)
 }
 
 /* The heap profiles the recorder wrote (events "heap_profile": value 1 for
- * a process's final one), as a JSON array of {pid, path, final, t_wall_usec},
- * a final one with "unwinder" (the event "heap_unwinder" that follows it):
- * how its stacks were unwound. */
+ * a process's final one, 2 for its heap at its OOM kill, final too), as a
+ * JSON array of {pid, path, final, oom_kill, t_wall_usec}, a final one with
+ * "unwinder" (the event "heap_unwinder" that follows it): how its stacks
+ * were unwound. */
 static int add_heap_profile(void *ctx, const struct tm_event *ev)
 {
 	if (!strcmp(ev->kind, "heap_unwinder") && ev->detail) {
@@ -104,7 +105,8 @@ static int add_heap_profile(void *ctx, const struct tm_event *ev)
 	json_t *p = json_object();
 	json_object_set_new(p, "pid", json_integer(ev->pid));
 	json_object_set_new(p, "path", json_string(ev->detail));
-	json_object_set_new(p, "final", json_boolean(ev->value == 1));
+	json_object_set_new(p, "final", json_boolean(ev->value == 1 || ev->value == 2));
+	json_object_set_new(p, "oom_kill", json_boolean(ev->value == 2));
 	json_object_set_new(p, "t_wall_usec", json_integer(ev->t_wall_usec));
 	return json_array_append_new(ctx, p);
 }
@@ -119,28 +121,38 @@ static json_t *heap_profiles(struct tm_store *st, int64_t run)
 	return arr;
 }
 
-/* "  profiles    5 heap profiles written; final: A, B" (at most 4 named). */
-static void print_heap_profiles(FILE *out, const json_t *profiles)
+/* "  profiles    5 heap profiles written; final: A, B; at the OOM kill: C"
+ * (at most 4 named of each). */
+/* "; LABEL: A, B and N more": the profiles whose "oom_kill" is OOM. */
+static void print_profile_names(FILE *out, const json_t *profiles, bool oom, const char *label)
 {
-	size_t n = json_array_size(profiles), finals = 0, named = 0;
+	size_t finals = 0, named = 0, i;
 	json_t *p;
-	size_t i;
 
-	if (n == 0)
-		return;
-	fprintf(out, "  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
 	json_array_foreach(profiles, i, p)
 	{
-		if (!json_is_true(json_object_get(p, "final")))
+		if (!json_is_true(json_object_get(p, "final")) ||
+		    json_is_true(json_object_get(p, "oom_kill")) != oom)
 			continue;
 		if (named < 4)
-			fprintf(out, "%s%s", named ? ", " : "; final: ",
+			fprintf(out, "%s%s", named ? ", " : label,
 			        json_string_value(json_object_get(p, "path")));
 		named += named < 4;
 		finals++;
 	}
 	if (finals > named)
 		fprintf(out, " and %zu more", finals - named);
+}
+
+static void print_heap_profiles(FILE *out, const json_t *profiles)
+{
+	size_t n = json_array_size(profiles);
+
+	if (n == 0)
+		return;
+	fprintf(out, "  profiles    %zu heap profile%s written", n, n == 1 ? "" : "s");
+	print_profile_names(out, profiles, false, "; final: ");
+	print_profile_names(out, profiles, true, "; at the OOM kill: ");
 	fprintf(out, "\n");
 	named = 0;
 	json_array_foreach(profiles, i, p)

@@ -21,7 +21,13 @@ enum tm_snap_target {
 /* X(ENUM, "name", taker, target, "what it writes") */
 #define TM_SNAP_KINDS(X)                                                                           \
 	X(HEAP_PROFILE, "heap_profile", tm_snap_heap_profile, TM_SNAP_SHIMMED,                     \
-	  "the native heap profile (pprof, with allocation sites) of a process under the shim")
+	  "the native heap profile (pprof, with allocation sites) of a process under the shim")    \
+	X(JVM_HISTOGRAM, "jvm_histogram", tm_snap_jvm_histogram, TM_SNAP_JVM,                      \
+	  "a JVM's class histogram (jcmd GC.class_histogram): instances and bytes per class")      \
+	X(JVM_HEAP_DUMP, "jvm_heap_dump", tm_snap_jvm_heap_dump, TM_SNAP_JVM,                      \
+	  "a JVM's heap dump (jcmd GC.heap_dump -gz=1) and, once it runs again, its holders")      \
+	X(GO_HEAP, "go_heap", tm_snap_go_heap, TM_SNAP_GO_URL,                                     \
+	  "a Go program's heap profile from its net/http/pprof /debug/pprof/heap")
 
 #define TM_SNAP_DECLARE(e, n, fn, t, d) tm_snap_fn fn;
 TM_SNAP_KINDS(TM_SNAP_DECLARE)
@@ -44,7 +50,8 @@ struct tm_snap_kind_desc {
 /* The descriptor of K (< TM_SNAP_KIND_COUNT), else NULL. */
 const struct tm_snap_kind_desc *tm_snap_kind_desc(enum tm_snap_kind k);
 
-/* The kind called NAME: its enum, or -1. */
+/* The kind called NAME (a '-' read as '_': `tidemark snap jvm-histogram`):
+ * its enum, or -1. */
 int tm_snap_kind_by_name(const char *name);
 
 #endif
