@@ -48,6 +48,12 @@ CHECK_EXTRA += $(SERVE_PROGS)
 serve-browser-deps:
 	cd tests/browser && npm install --no-audit --no-fund --silent
 
+# The panel's JavaScript lint (ESLint, the version tests/lint/package-lock.json
+# pins); tests/e2e/js_lint.sh runs this itself if needed.
+.PHONY: js-lint-deps
+js-lint-deps:
+	cd tests/lint && npm ci --no-audit --no-fund --silent
+
 # Benchmark programs (bench/serve/): built by bench/serve/run.sh.
 $(B)/bench/serve/%: bench/serve/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)

@@ -380,7 +380,8 @@ export function benchMarks(limits, kills) {
 
 /* ---- making charts ---- */
 
-export function chartWidth(parent) {
+/* The width of a chart: the main column's, within 480 and 1200 px. */
+export function chartWidth() {
 	const main = document.getElementById("main");
 	return Math.max(480, Math.min(1200, (main ? main.clientWidth : 1000) - 40));
 }
