@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/assert.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "report/benchparam.h"
@@ -74,6 +75,8 @@ static void compare(struct tm_bench_phases *bp, const double *vals, int k, int a
 	const struct tm_bench_phase_cell *ref = &bp->rows[k].cell[bp->t.reference][f];
 	struct tm_mann_whitney mw;
 
+	tm_assert(k >= 0 && k < bp->n && ai >= 0 && ai < bp->t.n_arms && f >= 0 &&
+	          f < TM_BPF_COUNT);
 	c->ratio = c->p = NAN;
 	c->verdict = TM_BV_NONE;
 	if (ai == bp->t.reference || !c->stat.n || !ref->stat.n)
