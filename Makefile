@@ -22,6 +22,10 @@ WARN    := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes -Wshadow=local
 # _FORTIFY_SOURCE and full RELRO: the hardening Debian builds with (lintian's
 # hardening-* checks); the shim (mk/heap.mk) keeps its own flags
 CFLAGS  ?= -O2 -g -D_FORTIFY_SOURCE=2
+# the assertion level (src/base/assert.h) of the ASan library, the unit
+# tests and the fuzzers: every tm_assert and tm_assert_expensive; the
+# installed tool and libraries have none
+TEST_DEBUG := -DTM_DEBUG=2
 HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Iinclude -I$(B)/gen
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -78,7 +82,7 @@ $(B)/obj/%.o: %.c $(GEN_HDR)
 $(B)/asan/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC/SAN  $<')
-	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) $(TEST_DEBUG) -MMD -MP -c $< -o $@
 
 $(B)/libtidemark.a: $(LIB_OBJ)
 	@rm -f $@
@@ -112,13 +116,29 @@ $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
 	$(CC) $(CFLAGS) $(HARDEN_LD) -rdynamic -o $@ $(CMD_OBJ) -Wl,--whole-archive $(B)/libtidemark.a \
 		-Wl,--no-whole-archive $(CORE_LIBS)
 
+# The tool with its test hooks (-DTM_TEST_HOOKS: the commands' host notice
+# read from the root TIDEMARK_HOST_ROOT names, src/cmd/doctor.c), for the
+# end-to-end tests that need one (tests/e2e/doctor.sh); the installed tool
+# has none.  Only the files with a hook are compiled twice.
+HOOK_SRC := src/cmd/doctor.c
+HOOK_OBJ := $(patsubst %.c,$(B)/hooks/obj/%.o,$(HOOK_SRC))
+HOOKED_CMD_OBJ = $(filter-out $(patsubst %.c,$(B)/obj/%.o,$(HOOK_SRC)),$(CMD_OBJ)) $(HOOK_OBJ)
+$(B)/hooks/obj/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DTM_TEST_HOOKS -MMD -MP -c $< -o $@
+$(B)/tests/tidemark-hooks: $(HOOKED_CMD_OBJ) $(B)/libtidemark.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HARDEN_LD) -rdynamic -o $@ $(HOOKED_CMD_OBJ) -Wl,--whole-archive \
+		$(B)/libtidemark.a -Wl,--no-whole-archive $(CORE_LIBS)
+CHECK_EXTRA += $(B)/tests/tidemark-hooks
+
 $(B)/tests/%: tests/unit/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(TEST_DEBUG) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
 
 $(B)/asan/tests/%: tests/unit/%.c $(ATEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) -O1 -g $(SAN) $(TEST_DEBUG) -DTM_TEST_BUILD='"$(B)"' -o $@ $< $(ATEST_LIBS) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN) $(AUNIT_BIN)
 

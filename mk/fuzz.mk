@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := ingest kern ini pprof hprof runtime text sample serve opt heapregion javaheap
 FUZZ_BIN = $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS = -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
-	-fno-sanitize-recover=undefined \
+	-fno-sanitize-recover=undefined $(TEST_DEBUG) \
 	-Isrc -Iinclude -I$(B)/gen $(PKG_CFLAGS)
 FUZZ_OBJ = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIB_SRC) $(GEN_SRC))
 

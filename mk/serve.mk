@@ -6,11 +6,20 @@
 
 # The panel's ES modules, in dependency order (a module only imports ones
 # before it): web/embed.sh also joins them into /report.js for HTML reports.
-PANEL_JS := web/js/fmt.js web/js/dom.js web/js/api.js web/js/series.js web/js/charts.js \
+PANEL_JS := web/js/fmt.js web/js/dom.js web/js/api.js web/js/series.js $(B)/gen/web/js/allocators.js \
+	web/js/charts.js \
 	web/js/view_run.js web/js/view_param.js web/js/view_bench.js web/js/view_lists.js web/js/view_home.js \
 	web/js/router.js web/js/main.js
 SERVE_ASSETS := web/index.html $(PANEL_JS) web/app.css \
 	web/vendor/uPlot.iife.min.js web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
+
+# /js/allocators.js: the arms' chart colours from the allocator registry
+# (src/base/allocators.h) through the C preprocessor, only its export line.
+$(B)/gen/web/js/allocators.js: web/js/allocators.js.in src/base/allocators.h
+	@mkdir -p $(dir $@)
+	{ echo '/* Generated from src/base/allocators.h by mk/serve.mk; do not edit. */'; \
+	  $(CC) -E -P -Isrc -x c web/js/allocators.js.in | grep '^export const ARM_COLORS = '; } >$@.tmp
+	mv $@.tmp $@
 
 $(B)/gen/serve_assets.c: web/embed.sh $(SERVE_ASSETS)
 	@mkdir -p $(dir $@)
@@ -38,6 +47,12 @@ CHECK_EXTRA += $(SERVE_PROGS)
 .PHONY: serve-browser-deps
 serve-browser-deps:
 	cd tests/browser && npm install --no-audit --no-fund --silent
+
+# The panel's JavaScript lint (ESLint, the version tests/lint/package-lock.json
+# pins); tests/e2e/js_lint.sh runs this itself if needed.
+.PHONY: js-lint-deps
+js-lint-deps:
+	cd tests/lint && npm ci --no-audit --no-fund --silent
 
 # Benchmark programs (bench/serve/): built by bench/serve/run.sh.
 $(B)/bench/serve/%: bench/serve/%.c $(TEST_LIBS)

@@ -50,6 +50,47 @@ check_eq()
 	fi
 }
 
+# test_expect NAME BODY: one check, named once (git's test_expect_success):
+# runs the shell text BODY in a subshell (it sees the script's variables);
+# ok NAME when it exits 0, else not ok NAME with what BODY printed (its last
+# 20 lines) and BODY itself.  Inside BODY, test_eq, test_cmp and test_grep
+# say what they compared when they fail.
+#   test_expect "report names a -p run" '
+#	"$TM" report -o "$T/p.db" >"$T/r.txt" && test_grep "sleep 1.27" "$T/r.txt"'
+test_expect()
+{
+	_te_name=$1 _te_body=$2
+	if _te_out=$( (eval "$_te_body") 2>&1); then
+		ok "$_te_name"
+	else
+		fail "$_te_name" "$(printf '%s\n' "$_te_out" | tail -20 | sed '2,$s/^/# /')
+# in: $(printf '%s' "$_te_body" | sed -e '1{/^$/d}' | head -6 | sed '2,$s/^/#   /')"
+	fi
+}
+
+# test_eq WHAT ACTUAL EXPECTED (in a test_expect body): 0 when equal, else
+# says both and returns 1.
+test_eq()
+{
+	[ "$2" = "$3" ] && return 0
+	echo "$1: expected '$3', actual '$2'"
+	return 1
+}
+
+# test_cmp EXPECTED_FILE ACTUAL_FILE (in a test_expect body): 0 when the
+# files are the same, else their diff (git's test_cmp).
+test_cmp() { diff -u "$1" "$2"; }
+
+# test_grep PATTERN FILE (in a test_expect body): 0 when a line of FILE
+# matches the extended regex PATTERN, else says so with FILE's first lines.
+test_grep()
+{
+	grep -qE -- "$1" "$2" && return 0
+	echo "no line of $2 matches '$1'; it holds:"
+	head -10 "$2"
+	return 1
+}
+
 # check_fails NAME PATTERN CMD...: ok when CMD exits non-zero and its
 # stderr/stdout matches PATTERN (a clear message, not a crash).
 check_fails()

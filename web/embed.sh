@@ -19,7 +19,7 @@ bundle=$out.report.js
 
 modules=""
 for f in "$@"; do
-	case $f in web/js/*.js) modules="$modules $f" ;; esac
+	case $f in web/js/*.js | */web/js/*.js) modules="$modules $f" ;; esac
 done
 {
 	echo '(() => {'
@@ -87,7 +87,7 @@ done
 	echo 'static const struct tm_asset assets[] = {'
 	i=0
 	for f in "$@" "$bundle"; do
-		path=${f#web}
+		path=/${f#*web/} # web/js/x.js and build/gen/web/js/x.js: /js/x.js
 		[ "$f" = "$bundle" ] && path=/report.js
 		case $f in
 		*.html) type='text/html; charset=utf-8' ;;

@@ -6,8 +6,9 @@
  * the library search and the package to install (bench/spec.c,
  * doctor/doctor_env.c: one doctor check per allocator with a library), what
  * /proc/PID/maps shows of it (kern/procfs.c), the arms' colours of the
- * panel's charts (web/js/charts.js, checked by tests/unit/test_allocators.c
- * against this list), the packages scripts/deps.sh installs and the
+ * panel's charts (the module /js/allocators.js, generated from this list by
+ * mk/serve.mk), the packages scripts/deps.sh installs (checked by
+ * tests/unit/test_allocators.c against this list) and the
  * statistics the heap shim reads (shim/stats.c, which stands alone: the
  * same test checks its probes against STATS).  Append only: the position is
  * the enum's value.

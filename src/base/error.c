@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/assert.h"
 #include "base/error.h"
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -29,6 +30,27 @@ int tm_error_buf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+int tm_err_set(struct tm_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return -1;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void tm_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void tm_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -46,4 +68,14 @@ void tm_bug(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+void tm_assert_fail(const char *expr, const char *file, int line, const char *func)
+{
+	tm_bug(file, line, "%s: assertion '%s' failed", func, expr);
+}
+
+int tm_assert_level(void)
+{
+	return TM_DEBUG;
 }

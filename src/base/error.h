@@ -5,11 +5,26 @@
  * library function can say `return tm_error("cannot open '%s': %s", ...)`.
  * Messages are lowercase and quote their subject.  Only main() and the
  * cmd_*() entry points exit.
+ *
+ * A function whose caller decides what to do with a reason (print it, put
+ * it in a 4xx, fold it into a notice) takes a struct tm_err *ERR instead of
+ * a (char *why, size_t why_size) or (char *err, size_t errlen) pair: one
+ * channel, and the size travels with the buffer.  Library code writes to
+ * stderr only through tm_error, tm_warn and tm_note (no raw fprintf).
  */
 #ifndef TM_ERROR_H
 #define TM_ERROR_H
 
 #include <stddef.h>
+
+#define TM_ERR_MSG_MAX 1024
+
+/* A reason handed to the caller: MSG (NUL-terminated, truncated to fit)
+ * and CODE (an errno value when one applies, else 0). */
+struct tm_err {
+	int code;
+	char msg[TM_ERR_MSG_MAX];
+};
 
 int tm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -18,6 +33,16 @@ void tm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * formats into ERR and returns -1. */
 int tm_error_buf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Formats into ERR->msg, sets ERR->code to CODE; returns -1 (so a
+ * function can `return tm_err_set(err, 0, "...")`).  ERR may be NULL: the
+ * reason is dropped. */
+int tm_err_set(struct tm_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A line of progress for the person at the terminal ("wrote FILE"): FMT
+ * and a newline to stderr, with no prefix. */
+void tm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A programmer error: prints and aborts. */
 #define TM_BUG(...) tm_bug(__FILE__, __LINE__, __VA_ARGS__)

@@ -39,7 +39,7 @@ static int export_one(struct tm_bench_table *t, const char *spec)
 	}
 	if (fclose(f))
 		return tm_error("--export: cannot write '%s': %s", path, strerror(errno));
-	fprintf(stderr, "wrote %s\n", path);
+	tm_note("wrote %s", path);
 	return 0;
 }
 

@@ -192,8 +192,8 @@ static int probe(struct sweep *sw, int64_t limit, struct tm_sweep_point **out)
 	}
 	if (judge(sw->st, p))
 		return -1;
-	fprintf(stderr, "sweep %s at %s: survived %d/%d%s%s\n", sw->as->name, mib, p->survived,
-	        p->tried, p->throttled ? ", throttled" : "",
+	tm_note("sweep %s at %s: survived %d/%d%s%s", sw->as->name, mib, p->survived, p->tried,
+	        p->throttled ? ", throttled" : "",
 	        p->reused ? " (runs reused from the store)" : "");
 	sw->as->n++;
 	*out = p;
@@ -450,7 +450,7 @@ static int export_curves(const struct tm_bench_spec *sp, const struct arm_sweep 
 		json_decref(o);
 		if (rc)
 			return tm_error("--export: cannot write '%s'", path);
-		fprintf(stderr, "wrote %s\n", path);
+		tm_note("wrote %s", path);
 	}
 	return 0;
 }
@@ -472,7 +472,7 @@ enum tm_bench_status tm_bench_sweep(struct tm_bench_plan *plan, struct tm_store 
 		free(arms);
 		return TM_BENCH_FAILED;
 	}
-	fprintf(stderr, "sweep into %s\n", store_name);
+	tm_note("sweep into %s", store_name);
 	for (; done < sp->n_arms && rc == 0; done++) {
 		struct sweep sw = {.plan = plan, .sp = sp, .st = st, .ai = done, .as = &arms[done]};
 		arms[done].name = sp->arms[done].name;

@@ -190,7 +190,7 @@ static bool descends(const char *proc_root, pid_t p, pid_t root)
 }
 
 int tm_cgroup_of_pid_tree(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
-                          struct tm_cgroup **out, char *why, size_t why_size)
+                          struct tm_cgroup **out, struct tm_err *why)
 {
 	struct tm_cgroup *cg;
 	pid_t *pids = NULL;
@@ -206,10 +206,10 @@ int tm_cgroup_of_pid_tree(const struct tm_cg_host *host, const char *proc_root, 
 	for (i = 0; i < n && descends(proc_root, pids[i], pid); i++)
 		;
 	if (i < n) {
-		snprintf(why, why_size,
-		         "process %d is in cgroup '%s' with process %d, not one of "
-		         "its descendants",
-		         (int)pid, tm_cgroup_path(cg), (int)pids[i]);
+		tm_err_set(why, 0,
+		           "process %d is in cgroup '%s' with process %d, not one of "
+		           "its descendants",
+		           (int)pid, tm_cgroup_path(cg), (int)pids[i]);
 		free(pids);
 		tm_cgroup_destroy(cg);
 		return 1;

@@ -56,6 +56,7 @@ int tm_cg_host_detect(struct tm_cg_host *host);
 const char *tm_cg_mode_name(enum tm_cg_mode mode);
 
 struct tm_cgroup;
+struct tm_err;
 
 /* Memory limits for a fresh cgroup; TM_LIMIT_UNSET leaves one alone. */
 #define TM_LIMIT_UNSET (-1)
@@ -91,11 +92,11 @@ int tm_cgroup_of_pid(const struct tm_cg_host *host, const char *proc_root, pid_t
  * The cgroup of PID (as tm_cgroup_of_pid) when it is PID's own: every
  * process in it is PID or one of PID's descendants (a service's cgroup, a
  * container's), so its figures are the process tree's.  0 with *OUT set;
- * 1 with *OUT NULL and WHY (WHY_SIZE bytes) saying why not (other processes
- * share it; no memory cgroup); -1 (after tm_error) when it cannot be read.
+ * 1 with *OUT NULL and WHY->msg saying why not (other processes share
+ * it; no memory cgroup); -1 (after tm_error) when it cannot be read.
  */
 int tm_cgroup_of_pid_tree(const struct tm_cg_host *host, const char *proc_root, pid_t pid,
-                          struct tm_cgroup **out, char *why, size_t why_size);
+                          struct tm_cgroup **out, struct tm_err *why);
 
 /*
  * Removes fresh cgroups that recorders killed before they could clean up

@@ -86,7 +86,8 @@ int cmd_guard(int argc, char **argv, struct tm_cmd_ctx *ctx);
 
 /* For record, bench and advise --verify, once each: one line on stderr when this host has
  * no memory controller or PSI off, pointing to `tidemark doctor`
- * (cmd/doctor.c).  The host is $TIDEMARK_HOST_ROOT when set (tests), else /. */
+ * (cmd/doctor.c).  The host is /; a test build with TM_TEST_HOOKS
+ * (build/tests/tidemark-hooks) reads $TIDEMARK_HOST_ROOT instead when set. */
 void tm_cmd_host_notice(void);
 
 #endif

@@ -42,11 +42,9 @@ int tm_heap_cli_profile(pid_t pid, const char *out, bool collapsed, bool alloc)
 			int64_t inuse = 0;
 			for (size_t i = 0; i < s.nsites; i++)
 				inuse += s.sites[i].inuse_bytes;
-			fprintf(
-			    stderr,
-			    "wrote %s: %zu sites, sampled in use %s (shim live %s); unwinder %s\n",
-			    out, s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
-			    tm_fmt_mib(b, sizeof(b), s.counters.live_bytes), s.unwinder);
+			tm_note("wrote %s: %zu sites, sampled in use %s (shim live %s); unwinder %s", out,
+			        s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
+			        tm_fmt_mib(b, sizeof(b), s.counters.live_bytes), s.unwinder);
 		}
 	}
 	tm_heap_snapshot_release(&s);
@@ -70,7 +68,7 @@ int tm_heap_cli_every(pid_t pid, const char *prefix, int64_t every_usec, volatil
 		snprintf(path, sizeof(path), "%s.%d.pb.gz", prefix, n);
 		if (tm_heap_profile_write(pid, path) < 0)
 			return n > 1 && !running ? 0 : -1;
-		fprintf(stderr, "wrote %s\n", path);
+		tm_note("wrote %s", path);
 		if (!running)
 			return 0;
 		if (!*now) {
@@ -97,7 +95,7 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 		if (sample)
 			setenv("TIDEMARK_HEAP_SAMPLE", sample, 1);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "tidemark: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		tm_error("cannot run '%s': %s", cmd[0], strerror(errno));
 		_exit(127);
 	}
 	int st;

@@ -1,10 +1,12 @@
 #include <string.h>
 
+#include "base/assert.h"
 #include "kern/kv.h"
 #include "base/banned.h"
 
 const char *tm_kv_eol(const char *p, const char *end)
 {
+	tm_assert(p <= end); /* a cursor never passes its buffer's end */
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	return nl ? nl : end;
 }
@@ -20,6 +22,7 @@ bool tm_kv_word(const char *p, const char *end, const char *word)
 {
 	size_t n = strlen(word);
 
+	tm_assert(p <= end);
 	if ((size_t)(end - p) < n || memcmp(p, word, n))
 		return false;
 	p += n;
@@ -31,6 +34,7 @@ int tm_kv_num(const char *p, const char *end, int64_t *out, const char **next)
 	int64_t v = 0;
 	const char *start = p;
 
+	tm_assert(p <= end);
 	while (p < end && *p >= '0' && *p <= '9') {
 		int d = *p - '0';
 		if (v > (INT64_MAX - d) / 10)
@@ -106,6 +110,7 @@ int tm_kv_parse(const char *buf, size_t len, const struct tm_kv_map *map, size_t
 			found++;
 		}
 		p = eol < end ? eol + 1 : end;
+		tm_assert(p <= end);
 	}
 	return found ? found : -1;
 }

@@ -119,11 +119,12 @@ static char *argv_json(char *const *argv)
  * would be other processes' too) and says so. */
 static int open_pid_cgroup(struct rec *r)
 {
-	char why[PATH_MAX + 128];
-	int rc = tm_cgroup_of_pid_tree(&r->host, "/proc", r->o->pid, &r->cg, why, sizeof(why));
+	struct tm_err why = {0};
+	int rc = tm_cgroup_of_pid_tree(&r->host, "/proc", r->o->pid, &r->cg, &why);
 
 	if (rc > 0)
-		tm_warn("no cgroup figures: %s (record --cgroup PATH for the whole cgroup)", why);
+		tm_warn("no cgroup figures: %s (record --cgroup PATH for the whole cgroup)",
+		        why.msg);
 	else if (rc < 0)
 		tm_warn("no cgroup figures for process %d", (int)r->o->pid);
 	return 0;

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/assert.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "report/benchparam.h"
@@ -24,17 +25,9 @@ static const struct {
 	const char *key, *label;
 	double scale, floor; /* raw * scale is shown; no ratio for a median under floor */
 } fig_info[TM_BPF_COUNT] = {
-    [TM_BPF_ANON_CHANGE] = {"anon_change_bytes", "anon change MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BPF_PEAK_ANON] = {"peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BPF_HEAP_CHANGE] = {"heap_live_change_bytes", "heap change MiB", 1.0 / TM_MIB, TM_MIB},
-    [TM_BPF_JVM_HEAP_CHANGE] = {"jvm_heap_used_change_bytes", "java heap change MiB", 1.0 / TM_MIB,
-                                TM_MIB},
-    [TM_BPF_OLD_GC_CHANGE] = {"jvm_old_after_gc_change_bytes", "old after GC Δ MiB", 1.0 / TM_MIB,
-                              TM_MIB},
-    [TM_BPF_GC_LIVE_CHANGE] = {"gc_heap_live_change_bytes", "gc live change MiB", 1.0 / TM_MIB,
-                               TM_MIB},
-    [TM_BPF_DURATION] = {"duration_usec", "duration s", 1e-6, 50e3},
-    [TM_BPF_ANON_PER_UNIT] = {"anon_bytes_per_unit", "anon MiB/unit", 1.0 / TM_MIB, 0},
+#define TM_BPF_INFO(id, key, label, scale, floor, from) [TM_BPF_##id] = {key, label, scale, floor},
+    TM_BENCH_PHASE_FIG_LIST(TM_BPF_INFO)
+#undef TM_BPF_INFO
 };
 
 const char *tm_bench_phase_fig_key(enum tm_bench_phase_fig f)
@@ -82,6 +75,8 @@ static void compare(struct tm_bench_phases *bp, const double *vals, int k, int a
 	const struct tm_bench_phase_cell *ref = &bp->rows[k].cell[bp->t.reference][f];
 	struct tm_mann_whitney mw;
 
+	tm_assert(k >= 0 && k < bp->n && ai >= 0 && ai < bp->t.n_arms && f >= 0 &&
+	          f < TM_BPF_COUNT);
 	c->ratio = c->p = NAN;
 	c->verdict = TM_BV_NONE;
 	if (ai == bp->t.reference || !c->stat.n || !ref->stat.n)
@@ -165,16 +160,12 @@ static int row_of(struct tm_bench_phases *bp, struct gather *ga, const char *nam
 	return bp->n++;
 }
 
+/* Phase P's figures into F, each as the registry takes it (benchphases.h). */
 static void phase_figs(const struct tm_phase *p, double *f)
 {
-	f[TM_BPF_ANON_CHANGE] = p->change[TM_PS_ANON];
-	f[TM_BPF_PEAK_ANON] = p->peak_anon_bytes;
-	f[TM_BPF_HEAP_CHANGE] = p->change[TM_PS_HEAP];
-	f[TM_BPF_JVM_HEAP_CHANGE] = p->change[TM_PS_JVM_HEAP];
-	f[TM_BPF_OLD_GC_CHANGE] = p->change[TM_PS_JVM_OLD_GC];
-	f[TM_BPF_GC_LIVE_CHANGE] = p->change[TM_PS_GC_LIVE];
-	f[TM_BPF_DURATION] = p->duration_usec; /* always known: says the phase is there */
-	f[TM_BPF_ANON_PER_UNIT] = p->per_unit[TM_PS_ANON];
+#define TM_BPF_FROM(id, key, label, scale, floor, from) f[TM_BPF_##id] = (from);
+	TM_BENCH_PHASE_FIG_LIST(TM_BPF_FROM)
+#undef TM_BPF_FROM
 }
 
 /* Run I's phases into GA.  0, or -1 after tm_error. */

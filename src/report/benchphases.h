@@ -20,17 +20,49 @@
 
 struct tm_store;
 
-/* The figures compared per phase, in the order of their rows. */
+/*
+ * The phase figure registry: the figures compared per phase, once, in the
+ * order of their rows (text) and keys (JSON).  The enum, the keys and
+ * labels (tm_bench_phase_fig_key, _label) and the value taken from a phase
+ * (benchphases.c) derive from it: a new figure is one line.
+ * tests/unit/test_bench_phases.c walks it through the text and JSON.
+ *
+ * X(ID, "key", "label", SCALE, FLOOR, FROM)
+ *   key    JSON name, with its unit in it
+ *   label  the text's row (in the unit it shows)
+ *   SCALE  raw * SCALE is shown
+ *   FLOOR  no ratio for a median under it (raw units)
+ *   FROM   the value of struct tm_phase *p (report/phases.h)
+ */
+/* clang-format off */
+#define TM_BENCH_PHASE_FIG_LIST(X)                                                                 \
+	X(ANON_CHANGE, "anon_change_bytes", "anon change MiB", 1.0 / TM_MIB, TM_MIB,               \
+	  p->change[TM_PS_ANON])                                                                   \
+	X(PEAK_ANON, "peak_anon_bytes", "peak anon MiB", 1.0 / TM_MIB, TM_MIB, p->peak_anon_bytes) \
+	/* live heap (--heap) */                                                                   \
+	X(HEAP_CHANGE, "heap_live_change_bytes", "heap change MiB", 1.0 / TM_MIB, TM_MIB,          \
+	  p->change[TM_PS_HEAP])                                                                   \
+	/* Java heap used */                                                                       \
+	X(JVM_HEAP_CHANGE, "jvm_heap_used_change_bytes", "java heap change MiB", 1.0 / TM_MIB,     \
+	  TM_MIB, p->change[TM_PS_JVM_HEAP])                                                       \
+	/* the JVMs' old gen after GC */                                                           \
+	X(OLD_GC_CHANGE, "jvm_old_after_gc_change_bytes", "old after GC Δ MiB", 1.0 / TM_MIB,      \
+	  TM_MIB, p->change[TM_PS_JVM_OLD_GC])                                                     \
+	/* live after GC (--runtime go|ghc) */                                                     \
+	X(GC_LIVE_CHANGE, "gc_heap_live_change_bytes", "gc live change MiB", 1.0 / TM_MIB,         \
+	  TM_MIB, p->change[TM_PS_GC_LIVE])                                                        \
+	/* always known: says the phase is there */                                                \
+	X(DURATION, "duration_usec", "duration s", 1e-6, 50e3, p->duration_usec)                   \
+	/* bytes per unit of progress */                                                           \
+	X(ANON_PER_UNIT, "anon_bytes_per_unit", "anon MiB/unit", 1.0 / TM_MIB, 0,                  \
+	  p->per_unit[TM_PS_ANON])
+/* clang-format on */
+
 enum tm_bench_phase_fig {
-	TM_BPF_ANON_CHANGE,     /* bytes */
-	TM_BPF_PEAK_ANON,       /* bytes */
-	TM_BPF_HEAP_CHANGE,     /* bytes: live heap (--heap) */
-	TM_BPF_JVM_HEAP_CHANGE, /* bytes: Java heap used */
-	TM_BPF_OLD_GC_CHANGE,   /* bytes: the JVMs' old gen after GC */
-	TM_BPF_GC_LIVE_CHANGE,  /* bytes: live after GC (--runtime go|ghc) */
-	TM_BPF_DURATION,        /* usec */
-	TM_BPF_ANON_PER_UNIT,   /* bytes per unit of progress */
-	TM_BPF_COUNT
+#define TM_BPF_ENUM(id, key, label, scale, floor, from) TM_BPF_##id,
+	TM_BENCH_PHASE_FIG_LIST(TM_BPF_ENUM)
+#undef TM_BPF_ENUM
+	    TM_BPF_COUNT
 };
 
 struct tm_bench_phase_cell {

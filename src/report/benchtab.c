@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "base/util.h"
 #include "report/benchparam.h"
 #include "base/term.h"
@@ -162,6 +163,7 @@ static void killed_stat(const struct tm_bench_table *t, int ai, int f, double *b
                         struct tm_bench_stat *out)
 {
 	int n = 0;
+	tm_assert(ai >= 0 && ai < t->n_arms && f < TM_BF_COUNT);
 	for (int i = 0; i < t->n_runs; i++)
 		if (t->runs[i].arm == ai && tm_bench_run_killed(&t->runs[i]))
 			buf[n++] = f < 0 ? t->runs[i].work_wall_usec : t->runs[i].fig[f];
@@ -172,6 +174,7 @@ static void killed_stat(const struct tm_bench_table *t, int ai, int f, double *b
 static int survivor_values(const struct tm_bench_table *t, int ai, int f, double *buf)
 {
 	int n = 0;
+	tm_assert(ai >= 0 && ai < t->n_arms && f >= 0 && f < TM_BF_COUNT);
 	for (int i = 0; i < t->n_runs; i++)
 		if (t->runs[i].arm == ai && run_counts(&t->runs[i]) &&
 		    t->runs[i].outcome == TM_OUTCOME_COMPLETED)
@@ -211,6 +214,7 @@ static int reference_arm(const struct tm_bench_table *t)
 
 bool tm_bench_above_floor(const struct tm_bench_stat *s, int f)
 {
+	tm_assert(f >= 0 && f < TM_BF_COUNT);
 	return s->n > 0 && s->median != 0 && fabs(s->median) >= figs[f].noise_raw;
 }
 
@@ -221,6 +225,7 @@ static void compare_fig(struct tm_bench_table *t, int ai, int f, double *buf)
 	struct tm_bench_arm_row *a = &t->arms[ai], *c = &t->arms[t->reference];
 	struct tm_mann_whitney mw;
 
+	tm_assert(ai >= 0 && ai < t->n_arms && t->reference >= 0 && t->reference < t->n_arms);
 	a->ratio[f] = a->p[f] = NAN;
 	a->overlap[f] = false;
 	a->verdict[f] = TM_BV_NONE;

@@ -643,7 +643,7 @@ static int print_json(FILE *out, const struct tm_run_info *ri, const struct tm_s
 	return 0;
 }
 
-static void print_csv(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
+void tm_summary_write_csv(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s)
 {
 	fprintf(out, "run,outcome,samples");
 	for (size_t i = 0; i < TM_ARRAY_SIZE(tm_summary_fields); i++)
@@ -711,7 +711,7 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 		rc = print_json(out, &ri, &s, profiles, &th, tm_scraped_json(&sf, ri.sample_count),
 		                damage_json(st, run), guard);
 	else if (!rc)
-		print_csv(out, &ri, &s);
+		tm_summary_write_csv(out, &ri, &s);
 	tm_scraped_release(&sf);
 	json_decref(profiles);
 	json_decref(guard);

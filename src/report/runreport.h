@@ -9,6 +9,7 @@
 #include "report/summary.h"
 
 struct tm_store;
+struct tm_run_info;
 
 enum tm_report_fmt {
 	TM_REPORT_TEXT,   /* the lines a person reads: outcome, memory, heap, costs, progress */
@@ -26,6 +27,13 @@ enum tm_report_fmt {
  */
 int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
                   enum tm_report_fmt fmt, const char *series_name, int rollup, FILE *out);
+
+/*
+ * Summary S of run RI as report --csv prints it to OUT: a header line (run,
+ * outcome, samples, then every figure of report/summaryfigs.h in its order)
+ * and one row; a figure not known is an empty cell.
+ */
+void tm_summary_write_csv(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s);
 
 /*
  * Run RUN of ST split into phases by SPLIT (its marks when SPLIT names no

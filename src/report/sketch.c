@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "report/sketch.h"
 #include "base/banned.h"
 
@@ -26,6 +27,7 @@ void tm_sketch_release(struct tm_sketch *s)
 
 static int bucket_of(const struct tm_sketch *s, double mag)
 {
+	tm_assert(mag >= 1); /* smaller magnitudes count as zero (bin) */
 	int i = (int)ceil(log(mag) / s->log_gamma);
 	return i < 0 ? 0 : i >= NBUCKETS ? NBUCKETS - 1 : i;
 }
@@ -79,6 +81,7 @@ void tm_sketch_add(struct tm_sketch *s, double v, int64_t w)
 		}
 		s->exact = p;
 	}
+	tm_assert(s->exact && s->n_exact < TM_SKETCH_EXACT_MAX + 1024);
 	s->exact[s->n_exact++] = (struct tm_sketch_pair){v, w};
 }
 
@@ -105,11 +108,22 @@ static double bucket_value(const struct tm_sketch *s, int i)
 	return 2 * pow(s->gamma, i) / (s->gamma + 1);
 }
 
+/* The weights in the histogram (all of them once binned). */
+static uint64_t binned_total(const struct tm_sketch *s)
+{
+	uint64_t n = s->zero;
+	for (int i = 0; i < NBUCKETS; i++)
+		n += (s->pos ? s->pos[i] : 0) + (s->neg ? s->neg[i] : 0);
+	return n;
+}
+
 /* The estimate of rank R (0-based) from the histogram: negatives from the
  * largest magnitude, then zero, then positives. */
 static double binned_rank(const struct tm_sketch *s, uint64_t r)
 {
 	uint64_t seen = 0;
+	tm_assert(r < s->count);
+	tm_assert_expensive(binned_total(s) == s->count);
 	for (int i = NBUCKETS - 1; s->neg && i >= 0; i--)
 		if (r < (seen += s->neg[i]))
 			return -bucket_value(s, i);

@@ -162,83 +162,17 @@ static int resolve_window(const struct tm_window *w, int64_t run_start, const st
 	return 0;
 }
 
+/* Every figure at its start value (report/summaryfigs.h): NAN until read. */
 static void init_nan(struct tm_summary *s)
 {
-	double *fields[] = {
-	    &s->duration_usec,
-	    &s->peak_anon_bytes,
-	    &s->peak_anon_sampled_bytes,
-	    &s->heap_live_last_seen_bytes,
-	    &s->final_anon_bytes,
-	    &s->held_anon_bytes,
-	    &s->peak_current_bytes,
-	    &s->cg_peak_bytes,
-	    &s->median_file_bytes,
-	    &s->peak_file_bytes,
-	    &s->file_at_peak_bytes,
-	    &s->peak_rss_bytes,
-	    &s->heap_live_peak_bytes,
-	    &s->heap_live_end_bytes,
-	    &s->anon_heap_live_end_bytes,
-	    &s->anon_allocator_held_end_bytes,
-	    &s->anon_other_end_bytes,
-	    &s->anon_heap_live_at_peak_bytes,
-	    &s->anon_allocator_held_at_peak_bytes,
-	    &s->anon_other_at_peak_bytes,
-	    &s->anon_split_end_skew_bytes,
-	    &s->anon_split_at_peak_skew_bytes,
-	    &s->anon_allocator_held_end_own_bytes,
-	    &s->heap_alloc_bytes,
-	    &s->heap_allocs,
-	    &s->heap_alloc_bytes_per_sec,
-	    &s->heap_peak_bytes,
-	    &s->heap_peak_proven_bytes,
-	    &s->limit_max_bytes,
-	    &s->limit_high_bytes,
-	    &s->high_events,
-	    &s->max_events,
-	    &s->oom_events,
-	    &s->oom_kills,
-	    &s->cpu_usec,
-	    &s->io_read_bytes,
-	    &s->io_write_bytes,
-	    &s->psi_mem_some_usec,
-	    &s->psi_mem_full_usec,
-	    &s->psi_io_some_usec,
-	    &s->psi_io_full_usec,
-	    &s->progress_first,
-	    &s->progress_last,
-	    &s->progress_rate_per_min,
-	    &s->anon_bytes_per_unit,
-	    &s->anon_per_unit_r2,
-	    &s->cpu_usec_per_unit,
-	    &s->cpu_per_unit_r2,
-	    &s->units,
-	    &s->units_per_min,
-	    &s->wall_usec_per_unit,
-	    &s->jvm_heap_used_peak_bytes,
-	    &s->jvm_heap_used_end_bytes,
-	    &s->jvm_heap_committed_end_bytes,
-	    &s->jvm_old_used_end_bytes,
-	    &s->jvm_metaspace_used_end_bytes,
-	    &s->jvm_old_after_gc_end_bytes,
-	    &s->jvm_gcs,
-	    &s->jvm_gc_usec,
-	    &s->anon_minus_jvm_heap_used_end_bytes,
-	    &s->gc_heap_live_peak_bytes,
-	    &s->gc_heap_live_end_bytes,
-	    &s->gc_cycles,
-	    &s->gc_heap_live_at_held_bytes,
-	    &s->jvm_log_heap_before_end_bytes,
-	    &s->jvm_log_heap_after_end_bytes,
-	    &s->jvm_log_heap_after_peak_bytes,
-	    &s->jvm_log_old_after_end_bytes,
-	    &s->jvm_log_gcs,
-	    &s->jvm_procs_no_counters,
-	    &s->heap_exe_procs,
-	};
-	for (size_t i = 0; i < TM_ARRAY_SIZE(fields); i++)
-		*fields[i] = NAN;
+#define TM_SUMMARY_START(name, start) s->name = (start);
+#define TM_SUMMARY_NO_START(name, part)
+	TM_SUMMARY_FIG_LIST(TM_SUMMARY_START, TM_SUMMARY_NO_START)
+#undef TM_SUMMARY_START
+#undef TM_SUMMARY_NO_START
+	s->peak_anon_sampled_bytes = NAN;
+	s->heap_live_last_seen_bytes = NAN;
+	s->gc_heap_live_at_held_bytes = NAN;
 	tm_jvm_split_compute(NAN, NAN, NAN, NAN, &s->jvm_split); /* no JVM */
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "report/jvmsplit.h"
+#include "report/summaryfigs.h"
 
 struct tm_store;
 
@@ -63,10 +64,14 @@ struct tm_summary {
 	int64_t run_id;
 	int64_t samples, late_samples;
 	int64_t window_start_mono_usec, window_end_mono_usec; /* the stretch summarised */
-	double duration_usec; /* of the window (the whole run by default) */
 
-	/* memory: anon is the cgroup's anon when there is a cgroup, else the tree's RssAnon */
-	double peak_anon_bytes, final_anon_bytes;
+	/* the exported figures, each a double (report/summaryfigs.h) */
+#define TM_SUMMARY_MEMBER(name, start) double name;
+#define TM_SUMMARY_NO_MEMBER(name, part)
+	TM_SUMMARY_FIG_LIST(TM_SUMMARY_MEMBER, TM_SUMMARY_NO_MEMBER)
+#undef TM_SUMMARY_MEMBER
+#undef TM_SUMMARY_NO_MEMBER
+
 	/* the kernel's peak of the cgroup's memory is above every sample's: the
 	 * samples missed the peak, peak_anon_bytes is NAN (the samples' highest
 	 * anon in peak_anon_sampled_bytes, a lower bound) */
@@ -97,112 +102,25 @@ struct tm_summary {
 	/* the live heap of the last sample while the target was alive, kept when
 	 * end_na withholds the end's figures (the bench's "heap at kill") */
 	double heap_live_last_seen_bytes;
-	double held_anon_bytes;    /* anon at the end of the work: the last sample after the
-	                              last progress point or mark, or at exit; see docs */
-	double peak_current_bytes; /* cgroup memory.current (v1 usage_in_bytes); for a whole
-	                              run in its fresh cgroup, never below cg_peak_bytes */
-	double cg_peak_bytes;      /* the kernel's own memory.peak / max_usage_in_bytes */
-	double median_file_bytes, peak_file_bytes, file_at_peak_bytes;
-	double peak_rss_bytes;
-
-	/* heap shim, when present */
-	double heap_live_peak_bytes, heap_live_end_bytes;
-	/* anon = live heap + held by the allocator + other anon, from one sample
-	 * (at the end of the work, at the anon peak): held is the allocators'
-	 * own figure (heap_held_bytes) capped at anon - live, other the rest;
-	 * none below 0; NAN when the allocators gave no figure */
-	double anon_heap_live_end_bytes, anon_allocator_held_end_bytes, anon_other_end_bytes;
-	double anon_heap_live_at_peak_bytes, anon_allocator_held_at_peak_bytes,
-	    anon_other_at_peak_bytes;
-	/* NAN, or how far the live heap moved while that sample read anon when
-	 * that was more than noise: the split's parts are then NAN (not of one
-	 * moment) */
-	double anon_split_end_skew_bytes, anon_split_at_peak_skew_bytes;
-	/* the allocators' own figure in the end's sample, before the cap at anon -
-	 * live (above anon_allocator_held_end_bytes: capped); and whether it is
-	 * an upper bound (jemalloc's stats.resident and mimalloc's committed
-	 * bytes count pages never touched) */
-	double anon_allocator_held_end_own_bytes;
+	/* whether anon_allocator_held_end_own_bytes is an upper bound
+	 * (jemalloc's stats.resident and mimalloc's committed bytes count pages
+	 * never touched) */
 	bool anon_allocator_held_bound;
-	double heap_alloc_bytes; /* allocated over the window (usable bytes), and how many */
-	double heap_allocs;
-	double heap_alloc_bytes_per_sec;
-	/* the shim's peak of the tree's live bytes, between samples too (whole run
-	 * only): at most heap_peak_bytes, at least heap_peak_proven_bytes (what
-	 * the counters show held at one moment); exact when they are equal
-	 * (heap/heaptree.h).  Proven is NAN for a run recorded before it was kept */
-	double heap_peak_bytes, heap_peak_proven_bytes;
-
-	/* the JVMs of the tree (HotSpot's hsperfdata), when present: at the end of
-	 * the work as held_anon_bytes is; GCs (young + full) over the window */
-	double jvm_heap_used_peak_bytes, jvm_heap_used_end_bytes, jvm_heap_committed_end_bytes;
-	double jvm_old_used_end_bytes, jvm_metaspace_used_end_bytes;
-	/* the old gen used in the first sample after the JVMs' latest GC as of
-	 * the end (their live old data, what compares JVM arms); NAN before any */
-	double jvm_old_after_gc_end_bytes;
-	double jvm_gcs, jvm_gc_usec;
-	/* anon - Java heap used, at the end (the sample of jvm_heap_used_end_bytes):
-	 * free but touched Java heap, the JVM's malloc, code cache, thread stacks,
-	 * GC data; NAN when used is more than anon */
-	double anon_minus_jvm_heap_used_end_bytes;
-	/* that sample's anon in three parts (report/jvmsplit.h): Java heap used +
+	/* the end's anon in three parts (report/jvmsplit.h): Java heap used +
 	 * the shim's malloc (live + held by the allocators when they said) +
 	 * other anon, each >= 0, adding up to its anon; NAN parts when not made,
 	 * and .why says why */
 	struct tm_jvm_split jvm_split;
-
-	/* a GC runtime's own report (record --runtime, runtime/registry.h): the live heap after
-	 * its collections, the peak and the last in the window, and how many */
-	double gc_heap_live_peak_bytes, gc_heap_live_end_bytes, gc_cycles;
-	/* its live heap after GC as of the sample of held_anon_bytes, the part of
-	 * anon a runtime's split gives it (runtime/registry.h's .split); not
-	 * exported: the report's text only */
+	/* a GC runtime's live heap after GC as of the sample of held_anon_bytes,
+	 * the part of anon a runtime's split gives it (runtime/registry.h's
+	 * .split); not exported: the report's text only */
 	double gc_heap_live_at_held_bytes;
-
-	/* the launched JVM's own GC log (-Xlog:gc, runtime/jvmgclog.h): the heap
-	 * used before and after its last pause (whole MiB as it prints them),
-	 * the peak after a pause, the old gen after it (Parallel, Serial: KiB;
-	 * G1 logs whole regions, not taken), the GCs seen; and the most JVMs seen
-	 * at once without hsperfdata counters (-XX:-UsePerfData,
-	 * -XX:+PerfDisableSharedMem) */
-	double jvm_log_heap_before_end_bytes, jvm_log_heap_after_end_bytes;
-	double jvm_log_heap_after_peak_bytes, jvm_log_old_after_end_bytes, jvm_log_gcs;
-	double jvm_procs_no_counters;
-	/* the most processes seen at once whose malloc is the executable's own
-	 * (heap/heapshm.h): live heap from their allocators' statistics, and no
-	 * exact peak */
-	double heap_exe_procs;
-
-	/* limits and events over the window */
-	double limit_max_bytes, limit_high_bytes; /* last seen; -1 = none */
-	double high_events, max_events, oom_events, oom_kills;
-
-	/* cost */
-	double cpu_usec; /* user + sys over the window */
-	double io_read_bytes, io_write_bytes;
-	double psi_mem_some_usec, psi_mem_full_usec, psi_io_some_usec, psi_io_full_usec;
-
-	/* progress */
-	double progress_first, progress_last;
-	double progress_rate_per_min; /* NAN when the points arrived at once (bunched) */
 	/* The window's progress points arrived in too few instants, or too many
 	 * at one instant (a block-buffered program, base/bunch.h): their times
 	 * say nothing of the work's pace, so the rate and the per-unit slopes
 	 * are NAN. */
 	bool progress_bunched;
-	double progress_points, progress_points_bunched; /* how many; in the fullest instant */
-	double progress_instants;                     /* distinct arrival instants (base/bunch.h) */
-	double anon_bytes_per_unit, anon_per_unit_r2; /* least-squares slope of anon on progress */
-	double cpu_usec_per_unit, cpu_per_unit_r2;
-
-	/* work done as the run was told it (--units N) or read it from its
-	 * output (--units-from REGEX): whole-run summaries only, else NAN.  With
-	 * units and no progress line, cpu_usec_per_unit is cpu_usec / units
-	 * (cpu_per_unit_r2 stays NAN: no fit). */
-	double units;
-	double units_per_min;      /* units over the duration */
-	double wall_usec_per_unit; /* duration / units */
-	char units_source[16];     /* "--units", "--units-from", or "" */
+	char units_source[16]; /* "--units", "--units-from", or "" */
 
 	struct tm_summary_approx approx;
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "store/store_impl.h"
@@ -45,6 +46,7 @@ int tm_st_pending_add(struct tm_store *st, const struct tm_pending_row *row)
 		st->pending = p;
 		st->pending_cap = cap;
 	}
+	tm_assert(st->npending < st->pending_cap);
 	r = &st->pending[st->npending];
 	*r = *row;
 	if (row->len) {

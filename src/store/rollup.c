@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "store/rollup.h"
+#include "base/assert.h"
 #include "store/varint.h"
 #include "base/banned.h"
 
@@ -13,6 +14,7 @@ static const int64_t width_usec[TM_ROLLUP_LEVELS] = {
 
 int64_t tm_rollup_width_usec(enum tm_rollup_level level)
 {
+	tm_assert(level >= 0 && level < TM_ROLLUP_LEVELS);
 	return width_usec[level];
 }
 
@@ -23,6 +25,7 @@ const char *tm_rollup_level_name(enum tm_rollup_level level)
 
 int64_t tm_rollup_bucket_of(enum tm_rollup_level level, int64_t t_wall_usec)
 {
+	tm_assert(level >= 0 && level < TM_ROLLUP_LEVELS);
 	int64_t w = width_usec[level], b = t_wall_usec / w;
 
 	if (t_wall_usec < 0 && t_wall_usec % w)
@@ -76,6 +79,7 @@ void tm_rollup_add(struct tm_rollup *r, const struct tm_sample *s, int64_t late_
 			}
 			a->last = v;
 			a->sum += (double)v;
+			tm_assert(a->min <= a->last && a->last <= a->max && a->n <= r->samples);
 		}
 	}
 }
@@ -114,6 +118,7 @@ size_t tm_rollup_encode(const struct tm_rollup *r, unsigned char *out)
 		for (int i = 0; i < 8; i++)
 			*p++ = (unsigned char)(bits >> (8 * i));
 	}
+	tm_assert((size_t)(p - out) <= TM_ROLLUP_ENC_MAX); /* the caller's buffer */
 	return (size_t)(p - out);
 }
 

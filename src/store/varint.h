@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "base/assert.h"
+
 /* The most bytes tm_varint_put writes: ceil(64 / 7). */
 #define TM_VARINT_MAX 10
 
@@ -30,6 +32,7 @@ static inline unsigned char *tm_varint_put(unsigned char *p, uint64_t v)
 static inline int tm_varint_get(const unsigned char **p, const unsigned char *end, uint64_t *out)
 {
 	uint64_t v = 0;
+	tm_assert(*p <= end);
 	for (int shift = 0; shift < 64; shift += 7) {
 		if (*p >= end)
 			return -1;

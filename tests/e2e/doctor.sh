@@ -112,14 +112,27 @@ else
 fi
 
 # --- the notice of the other commands: once, only when there is a problem -------
-TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TM" record -q -o "$T/n.db" -- true 2>"$T/rec.err"
-n=$(grep -c 'tidemark doctor' "$T/rec.err")
-[ "$n" -eq 1 ] && grep -q 'PSI is off' "$T/rec.err" && ok doctor_notice_record_once ||
-	fail doctor_notice_record_once "$n lines: $(cat "$T/rec.err")"
-TIDEMARK_HOST_ROOT=$FX/pi-bullseye "$TM" bench --dry-run --arm glibc --arm arena1 -- true 2>"$T/b.err" >/dev/null
-n=$(grep -c 'tidemark doctor' "$T/b.err")
-[ "$n" -eq 1 ] && ! grep -q 'memory controller' "$T/b.err" && ok doctor_notice_bench_once ||
-	fail doctor_notice_bench_once "$n lines: $(cat "$T/b.err")"
+# (the root is a fixture's through TIDEMARK_HOST_ROOT, a hook only the test
+# build of the tool has: build/tests/tidemark-hooks; the installed tool
+# ignores the variable)
+TMH=$TM_BUILD/tests/tidemark-hooks
+if [ ! -x "$TMH" ]; then
+	skip doctor_notice "needs $TMH (make test-build builds it)"
+	finish
+fi
+"$TM" record -q -o "$T/r0.db" -- true 2>"$T/rel0.err"
+TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TM" record -q -o "$T/r1.db" -- true 2>"$T/rel1.err"
+test_expect doctor_release_ignores_host_root '
+	test_eq "notice lines with TIDEMARK_HOST_ROOT (without)" \
+		"$(grep -c "tidemark doctor" "$T/rel1.err")" "$(grep -c "tidemark doctor" "$T/rel0.err")"'
+TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TMH" record -q -o "$T/n.db" -- true 2>"$T/rec.err"
+test_expect doctor_notice_record_once '
+	test_eq "notice lines" "$(grep -c "tidemark doctor" "$T/rec.err")" 1 &&
+	test_grep "PSI is off" "$T/rec.err"'
+TIDEMARK_HOST_ROOT=$FX/pi-bullseye "$TMH" bench --dry-run --arm glibc --arm arena1 -- true 2>"$T/b.err" >/dev/null
+test_expect doctor_notice_bench_once '
+	test_eq "notice lines" "$(grep -c "tidemark doctor" "$T/b.err")" 1 &&
+	test_eq "lines on the memory controller" "$(grep -c "memory controller" "$T/b.err")" 0'
 # every other path that records or benches on the host says it exactly once
 # per command: not per sample, per run, per arm or per bench of a sweep
 P=$TM_BUILD/progs/alloc_touch
@@ -128,18 +141,18 @@ notice_once() # NAME CMD...: CMD's stderr holds the notice once
 	name=$1
 	shift
 	TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$@" >"$T/once.out" 2>"$T/once.err"
-	n=$(grep -c 'tidemark doctor' "$T/once.err")
-	[ "$n" -eq 1 ] && ok "doctor_notice_once_$name" ||
-		fail "doctor_notice_once_$name" "$n lines: $(head -c 800 "$T/once.err")"
+	test_expect "doctor_notice_once_$name" '
+		test_eq "notice lines" "$(grep -c "tidemark doctor" "$T/once.err")" 1 ||
+		{ head -c 800 "$T/once.err"; false; }'
 }
-notice_once record_samples "$TM" record -q -o "$T/o.db" -i 50ms -- sleep 0.5
+notice_once record_samples "$TMH" record -q -o "$T/o.db" -i 50ms -- sleep 0.5
 sleep 3 &
-notice_once record_p "$TM" record -q -o "$T/o.db" -i 100ms --timeout 500ms -p $!
+notice_once record_p "$TMH" record -q -o "$T/o.db" -i 100ms --timeout 500ms -p $!
 kill $! 2>/dev/null
 CG=/sys/fs/cgroup/memory/tidemark-doctor-$$
 if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
 	sh -c 'echo $$ >'"$CG"'/cgroup.procs; exec sleep 3' &
-	notice_once record_cgroup "$TM" record -q -o "$T/o.db" -i 100ms --timeout 500ms --cgroup "$CG"
+	notice_once record_cgroup "$TMH" record -q -o "$T/o.db" -i 100ms --timeout 500ms --cgroup "$CG"
 	kill $! 2>/dev/null
 	wait $! 2>/dev/null
 	rmdir "$CG"
@@ -147,23 +160,23 @@ else
 	skip doctor_notice_once_record_cgroup "no cgroup v1 memory hierarchy to make a cgroup in here"
 fi
 # (--unit: said before systemd is asked, so here without systemd as well)
-notice_once record_unit "$TM" record -q -o "$T/o.db" --timeout 1s --unit tm-doctor-none.service
-notice_once bench_runs "$TM" bench -o "$T/o.db" -n 2 -i 100ms --arm glibc --arm arena1 -- sleep 0.3
-notice_once bench_sweep "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc \
+notice_once record_unit "$TMH" record -q -o "$T/o.db" --timeout 1s --unit tm-doctor-none.service
+notice_once bench_runs "$TMH" bench -o "$T/o.db" -n 2 -i 100ms --arm glibc --arm arena1 -- sleep 0.3
+notice_once bench_sweep "$TMH" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc \
 	--sweep MemoryMax=16M..64M --resolution 16M -- true
-notice_once bench_param "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --param N=1,2 \
+notice_once bench_param "$TMH" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --param N=1,2 \
 	-- sh -c 'exit 0 # {N}'
-notice_once bench_phases "$TM" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --phases -- true
-notice_once bench_unit "$TM" bench -o "$T/o.db" -n 1 --arm glibc --unit tm-doctor-none.service
+notice_once bench_phases "$TMH" bench -o "$T/o.db" -n 1 -i 100ms --arm glibc --phases -- true
+notice_once bench_unit "$TMH" bench -o "$T/o.db" -n 1 --arm glibc --unit tm-doctor-none.service
 # advise --verify benches the proposed limits on this host
 "$TM" bench -o "$T/v.db" -n 2 -i 100ms --arm glibc -- "$P" 16 1500 >/dev/null 2>&1
-notice_once advise_verify "$TM" advise -o "$T/v.db" --bench 1 --verify --verify-runs 1
-grep -q 'verified' "$T/once.out" && ok "doctor_notice_advise_verify_ran" ||
-	fail doctor_notice_advise_verify_ran "$(tail -5 "$T/once.out" "$T/once.err")"
-TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TM" advise -o "$T/v.db" --bench 1 >/dev/null 2>"$T/adv.err"
-grep -q 'tidemark doctor' "$T/adv.err" && fail doctor_notice_advise_reads_only "$(cat "$T/adv.err")" ||
-	ok "doctor_notice_advise_reads_only (advise without --verify runs nothing here: no notice)"
-TIDEMARK_HOST_ROOT=$FX/v2 "$TM" record -q -o "$T/n.db" -- true 2>"$T/rec2.err"
-grep -q 'tidemark doctor' "$T/rec2.err" && fail doctor_notice_quiet_when_fine "$(cat "$T/rec2.err")" ||
-	ok doctor_notice_quiet_when_fine
+notice_once advise_verify "$TMH" advise -o "$T/v.db" --bench 1 --verify --verify-runs 1
+test_expect doctor_notice_advise_verify_ran 'test_grep verified "$T/once.out" || tail -5 "$T/once.err"'
+TIDEMARK_HOST_ROOT=$FX/pi-bookworm "$TMH" advise -o "$T/v.db" --bench 1 >/dev/null 2>"$T/adv.err"
+# advise without --verify runs nothing here: no notice
+test_expect doctor_notice_advise_reads_only '
+	test_eq "notice lines" "$(grep -c "tidemark doctor" "$T/adv.err")" 0'
+TIDEMARK_HOST_ROOT=$FX/v2 "$TMH" record -q -o "$T/n.db" -- true 2>"$T/rec2.err"
+test_expect doctor_notice_quiet_when_fine '
+	test_eq "notice lines" "$(grep -c "tidemark doctor" "$T/rec2.err")" 0'
 finish

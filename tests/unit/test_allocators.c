@@ -5,7 +5,7 @@
  * them and names their package, its doctor check exists; and the places
  * that cannot include the registry agree with it: the packages
  * scripts/deps.sh installs for the tests, the colours of the panel's charts
- * (web/js/charts.js) and the statistics the heap shim probes for
+ * (/js/allocators.js, generated) and the statistics the heap shim probes for
  * (shim/stats.c, which stands alone).  Run from the repository's root.
  */
 #include <setjmp.h>
@@ -23,6 +23,7 @@
 #include "assert_eq.h"
 
 #include "base/allocators.h"
+#include "serve/assets.h"
 #include "base/error.h"
 #include "bench/bench.h"
 #include "doctor/doctor.h"
@@ -164,32 +165,36 @@ static void test_deps_packages(void **state)
 	free(deps);
 }
 
-/* ARM_COLORS in web/js/charts.js: exactly the registry's names, each with
- * its colour. */
+/* The panel's ARM_COLORS (/js/allocators.js, generated from the registry
+ * at build time and embedded): exactly the registry's names, each once with
+ * its colour; and charts.js keeps no list of its own. */
 static void test_chart_colours(void **state)
 {
 	char entry[96];
 	(void)state;
-	char *js = slurp("web/js/charts.js");
-	char *start = strstr(js, "const ARM_COLORS = {");
-	assert_non_null(start);
-	char *end = strchr(start, '}');
-	assert_non_null(end);
-	*end = '\0';
+	const struct tm_asset *as = tm_asset_find("/js/allocators.js");
+	assert_non_null(as);
+	const char *start = strstr((const char *)as->data, "export const ARM_COLORS = {");
+	if (!start)
+		fail_msg("/js/allocators.js has no ARM_COLORS: %s", (const char *)as->data);
 	int entries = 0;
 	for (const char *p = start; (p = strchr(p, ':')); p++)
 		entries++;
-	assert_int_equal(entries, TM_ALLOC_COUNT);
+	if (entries != TM_ALLOC_COUNT)
+		fail_msg("/js/allocators.js: %d colours, the registry %d: %s", entries,
+		         TM_ALLOC_COUNT, start);
 	for (int i = 0; i < TM_ALLOC_COUNT; i++) {
 		const struct tm_alloc_info *a = tm_alloc_info(i);
-		bool plain =
-		    strspn(a->name, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(a->name);
-		snprintf(entry, sizeof(entry), plain ? "%s: \"%s\"" : "\"%s\": \"%s\"", a->name,
-		         a->colour);
+		snprintf(entry, sizeof(entry), "\"%s\": \"%s\"", a->name, a->colour);
 		if (!strstr(start, entry))
-			fail_msg("web/js/charts.js's ARM_COLORS lacks %s in: %s", entry, start);
+			fail_msg("/js/allocators.js's ARM_COLORS lacks %s in: %s", entry, start);
 	}
-	free(js);
+	const struct tm_asset *charts = tm_asset_find("/js/charts.js");
+	assert_non_null(charts);
+	if (strstr((const char *)charts->data, "const ARM_COLORS ="))
+		fail_msg("web/js/charts.js has a list of arm colours of its own");
+	if (!strstr((const char *)charts->data, "import {ARM_COLORS} from \"./allocators.js\";"))
+		fail_msg("web/js/charts.js does not import ARM_COLORS from allocators.js");
 }
 
 /* The shim probes each allocator's statistics by its symbol, and nothing

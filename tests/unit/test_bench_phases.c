@@ -126,11 +126,70 @@ static void test_outputs(void **state)
 	tm_bench_phases_release(&bp);
 }
 
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The phase figure registry (benchphases.h) walked: with every figure
+ * known in every run, each phase's text has each label's row once and its
+ * JSON each key once, and the keys and labels are distinct. */
+static void test_registry_walk(void **state)
+{
+	struct tm_bench_phases bp;
+	char *buf = NULL, want[96];
+	size_t len = 0;
+
+	(void)state;
+	make(&bp);
+	for (int i = 0; i < RUNS; i++)
+		for (int r = 0; r < ROWS; r++)
+			for (int f = 0; f < TM_BPF_COUNT; f++)
+				*val(i, r, f) = (i % 3 + 1) * TM_MIB * (f + 1);
+	tm_bench_phases_compute(&bp, vals);
+	FILE *f = open_memstream(&buf, &len);
+	tm_bench_phases_write_text(&bp, f);
+	fclose(f);
+	char *json = tm_bench_phases_to_json(&bp);
+	json_t *o = json_loads(json, 0, NULL);
+	assert_non_null(o);
+	for (int fi = 0; fi < TM_BPF_COUNT; fi++) {
+		const char *key = tm_bench_phase_fig_key((enum tm_bench_phase_fig)fi);
+		const char *label = tm_bench_phase_fig_label((enum tm_bench_phase_fig)fi);
+		snprintf(want, sizeof(want), "\n  %s ", label);
+		/* once under each phase's name (the arms may wrap into blocks) */
+		int heads = count_of(buf, "\nload\n") + count_of(buf, "\nserve\n");
+		if (heads < ROWS || count_of(buf, want) != heads)
+			fail_msg("text has '%s' %d times, want %d (once under each phase):\n%s",
+			         label, count_of(buf, want), heads, buf);
+		for (int r = 0; r < ROWS; r++) {
+			json_t *ph = json_array_get(json_object_get(o, "phases"), (size_t)r);
+			if (!json_object_get(json_object_get(ph, "figures"), key))
+				fail_msg("phase %d's JSON lacks figure %s", r, key);
+		}
+		for (int g = 0; g < fi; g++)
+			if (!strcmp(key, tm_bench_phase_fig_key((enum tm_bench_phase_fig)g)) ||
+			    !strcmp(label, tm_bench_phase_fig_label((enum tm_bench_phase_fig)g)))
+				fail_msg("phase figures %d and %d share key %s or label %s", g, fi,
+				         key, label);
+	}
+	json_t *figs = json_object_get(json_array_get(json_object_get(o, "phases"), 0), "figures");
+	assert_int_equal(json_object_size(figs), TM_BPF_COUNT);
+	json_decref(o);
+	free(json);
+	free(buf);
+	tm_bench_phases_release(&bp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compute),
 	    cmocka_unit_test(test_outputs),
+	    cmocka_unit_test(test_registry_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

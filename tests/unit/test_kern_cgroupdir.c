@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/error.h"
 #include "cgroup/cgroup.h"
 #include "kern_fixture.h"
 
@@ -275,27 +276,28 @@ static void rm_tree(const char *root)
 static void test_of_pid_tree(void **state)
 {
 	(void)state;
-	char root[PATH_MAX], proc[PATH_MAX + 8], why[256] = "";
+	char root[PATH_MAX], proc[PATH_MAX + 8];
+	struct tm_err why = {0};
 	struct tm_cg_host h;
 	struct tm_cgroup *cg;
 
 	pid_tree(root, sizeof(root), "100\n101\n", &h);
 	snprintf(proc, sizeof(proc), "%s/proc", root);
-	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, why, sizeof(why)), 0);
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, &why), 0);
 	assert_non_null(cg);
 	assert_non_null(strstr(tm_cgroup_path(cg), "/cg/svc"));
 	tm_cgroup_destroy(cg);
 	/* the child alone does not own a cgroup its parent is in */
-	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 101, &cg, why, sizeof(why)), 1);
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 101, &cg, &why), 1);
 	assert_null(cg);
-	assert_non_null(strstr(why, "with process 100"));
+	assert_non_null(strstr(why.msg, "with process 100"));
 	rm_tree(root);
 
 	pid_tree(root, sizeof(root), "100\n101\n200\n", &h);
 	snprintf(proc, sizeof(proc), "%s/proc", root);
-	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, why, sizeof(why)), 1);
+	assert_int_equal(tm_cgroup_of_pid_tree(&h, proc, 100, &cg, &why), 1);
 	assert_null(cg);
-	assert_non_null(strstr(why, "with process 200"));
+	assert_non_null(strstr(why.msg, "with process 200"));
 	rm_tree(root);
 }
 

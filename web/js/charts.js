@@ -6,6 +6,7 @@
  * it when it is left, and live updates go through the handle's setData
  * (the chart object stays; nothing is rebuilt on a tick).
  */
+import {ARM_COLORS} from "./allocators.js";
 import {el} from "./dom.js";
 import {MiB, mib, mibTick} from "./fmt.js";
 
@@ -13,11 +14,9 @@ export const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
 /* The same arm name gets the same colour in every bench: the usual arms
- * have their own (the allocator registry's, src/base/allocators.h: its
- * test checks this list against it), any other name is hashed into the
- * rest of the palette (red is kept for limits and kills). */
-const ARM_COLORS = {glibc: "#1f77b4", arena1: "#ff7f0e", jemalloc: "#2ca02c", mimalloc: "#9467bd",
-	tcmalloc: "#8c564b", "tcmalloc-full": "#7f7f7f"};
+ * have their own (ARM_COLORS, generated from the allocator registry,
+ * src/base/allocators.h, into /js/allocators.js), any other name is hashed
+ * into the rest of the palette (red is kept for limits and kills). */
 const HASHED = ["#17becf", "#e377c2", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#7b4173", "#5f9ea0"];
 
 export function armColor(name) {
@@ -382,7 +381,8 @@ export function benchMarks(limits, kills) {
 
 /* ---- making charts ---- */
 
-export function chartWidth(parent) {
+/* The width of a chart: the main column's, within 480 and 1200 px. */
+export function chartWidth() {
 	const main = document.getElementById("main");
 	return Math.max(480, Math.min(1200, (main ? main.clientWidth : 1000) - 40));
 }

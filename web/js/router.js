@@ -5,7 +5,7 @@
  * its poll stops, and its charts are destroyed.
  */
 import {reportData, setToken, TokenNeeded} from "./api.js";
-import {clear, el, status} from "./dom.js";
+import {el, status} from "./dom.js";
 import {showBench} from "./view_bench.js";
 import {showCompare, showHome, showMachine} from "./view_home.js";
 import {showBenches, showSweep, showSweeps} from "./view_lists.js";
