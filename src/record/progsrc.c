@@ -103,19 +103,33 @@ static void on_entry(void *ctx, const char *msg, int64_t wall_usec, int64_t mono
 		tm_rec_progress_at(r, v, wall_usec, mono_usec);
 }
 
-void tm_rec_progsrc_poll(struct rec *r)
+int tm_rec_journal_fd(const struct rec *r)
 {
-	struct progcmd *c = &r->pcmd;
+	return r->journal ? tm_journal_fd(r->journal) : -1;
+}
 
+int64_t tm_rec_journal_wait_usec(const struct rec *r)
+{
+	return r->journal ? tm_journal_wait_usec(r->journal) : 0;
+}
+
+void tm_rec_journal_read(struct rec *r)
+{
 	if (r->journal && tm_journal_read(r->journal, 10000, on_entry, r) < 0) {
 		tm_warn("the journal cannot be read any more; no more progress from it");
 		tm_journal_close(r->journal);
 		r->journal = NULL;
 	}
-	if (c->fd < 0)
-		return;
+}
+
+void tm_rec_progcmd_read(struct rec *r)
+{
+	struct progcmd *c = &r->pcmd;
 	char buf[8192];
 	ssize_t n;
+
+	if (c->fd < 0)
+		return;
 	while ((n = read(c->fd, buf, sizeof(buf))) > 0)
 		tm_lines_feed(&c->lines, buf, (size_t)n, on_cmd_line, r);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -127,6 +141,12 @@ void tm_rec_progsrc_poll(struct rec *r)
 			        "progress");
 		c->said_gone = true;
 	}
+}
+
+void tm_rec_progsrc_poll(struct rec *r)
+{
+	tm_rec_journal_read(r);
+	tm_rec_progcmd_read(r);
 }
 
 bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status)
