@@ -92,6 +92,15 @@ static void journal_wake(struct rec *r)
 		tm_rec_journal_read(r);
 }
 
+/* and at each sample, as the followed file: entries carry their own time
+ * stamps, so a wake the descriptor missed costs nothing but a delay */
+static void journal_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
+{
+	(void)deadline;
+	(void)s;
+	tm_rec_journal_read(r);
+}
+
 static void gc_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
 {
 	(void)deadline;
@@ -135,7 +144,8 @@ static const struct tm_rec_input inputs[] = {
      .fd = tm_rec_journal_fd,
      .period_usec = tm_rec_journal_wait_usec,
      .on_ready = tm_rec_journal_read,
-     .on_wake = journal_wake},
+     .on_wake = journal_wake,
+     .on_sample = journal_sample},
     {.name = "the target's rest", .period_usec = rest_period},
     {.name = "runtime GC lines", .on_sample = gc_sample, .on_end = gc_end},
     {.name = "JVM GC log", .on_sample = jlog_sample, .on_end = jlog_end},

@@ -48,15 +48,18 @@ struct follow {
 	int ino_fd, file_wd, dir_wd;
 };
 
-/* --progress-cmd: the command, its stdout's read end, what it said. */
-struct progcmd {
-	pid_t pid; /* 0: not running (or reaped) */
+struct tm_journal;
+
+/* progsrc.c: progress from outside the command's output.  --progress-cmd:
+ * the command, its stdout's read end, what it said; --unit with
+ * --progress: the unit's journal entries (NULL: none). */
+struct progsrc {
+	pid_t pid; /* the command, 0: not running (or reaped) */
 	int fd;
 	struct tm_lines lines;
 	bool said_gone;
+	struct tm_journal *journal;
 };
-
-struct tm_journal;
 
 struct rec_scrape; /* scrapes.c */
 
@@ -94,8 +97,7 @@ struct rec {
 	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
 	struct tm_progress_re re;
 	struct follow follow;
-	struct progcmd pcmd;
-	struct tm_journal *journal; /* --unit with --progress: the unit's entries */
+	struct progsrc psrc;
 	struct tm_mark_listener marks;
 	bool has_progress;
 	double progress;

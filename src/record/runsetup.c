@@ -405,7 +405,7 @@ int tm_rec_open_inputs(struct rec *r)
 	const struct tm_record_opts *o = r->o;
 
 	r->relay = (struct tm_relay){.pid = 0, .fwd_fd = {-1, -1}, .life_fd = -1};
-	r->pcmd.fd = -1;
+	r->psrc.fd = -1;
 	if (o->progress_regex && tm_progress_compile(&r->re, o->progress_regex))
 		return -1;
 	tm_rec_follow_open(r);
