@@ -23,7 +23,7 @@
 #include "record/pushthread.h"
 #include "bench/restore.h"
 #include "bench/runner.h"
-#include "bench/unit.h"
+#include "bench/target.h"
 #include "record/launch.h"
 #include "record/options.h"
 #include "record/recorder.h"
@@ -46,31 +46,6 @@ struct arm_plan {
 	int tried, survived;
 };
 
-/* bench --unit: the unit runs its own ExecStart, arms differ by drop-in. */
-static int check_unit(struct tm_bench_spec *sp, char *const *argv)
-{
-	char name[256];
-
-	if (argv || sp->exec_start)
-		return tm_error(
-		    "--unit %s runs the unit's own command: give no -- CMD or ExecStart=",
-		    sp->unit);
-	for (int i = 0; i < sp->n_arms; i++)
-		if (sp->arms[i].exec_start)
-			return tm_error("--unit: arm '%s' has an ExecStart= of its own",
-			                sp->arms[i].name);
-	if (sp->param.n || sp->sweep.limit != TM_SWEEP_NONE)
-		return tm_error(
-		    "--unit with --param or --sweep: not yet (a bench on a unit runs its "
-		    "arms as they are)");
-	if (tm_bench_unit_name(sp->unit, name, sizeof(name)))
-		return -1;
-	free(sp->unit);
-	if (!(sp->unit = strdup(name)))
-		return tm_error("out of memory");
-	return tm_bench_unit_guard(tm_bench_unit_dirs(), sp->unit);
-}
-
 static int check_spec(struct tm_bench_spec *sp, char *const *argv)
 {
 	if (sp->n_arms == 0)
@@ -86,13 +61,7 @@ static int check_spec(struct tm_bench_spec *sp, char *const *argv)
 			    "--window %s is in progress units: it needs --progress REGEX",
 			    sp->window);
 	}
-	if (sp->unit)
-		return check_unit(sp, argv);
-	for (int i = 0; i < sp->n_arms; i++)
-		if (!sp->arms[i].exec_start && !sp->exec_start && !argv)
-			return tm_error("no command for arm '%s': give -- CMD ARGS or ExecStart=",
-			                sp->arms[i].name);
-	return tm_bench_param_check(sp, argv);
+	return tm_bench_target_for(sp)->check(sp, argv);
 }
 
 /* ---- per-arm plans ---- */
@@ -185,14 +154,7 @@ static void print_plan(const struct tm_bench_spec *sp, const struct arm_plan *pl
 {
 	char limits[256];
 
-	if (sp->unit)
-		fprintf(
-		    f,
-		    "arms (the first is the control), each a drop-in of %s (%s/%s.d/%s), the unit "
-		    "restarted for each run and its cgroup recorded:\n",
-		    sp->unit, TM_BENCH_UNIT_ROOT, sp->unit, TM_BENCH_UNIT_DROPIN);
-	else
-		fprintf(f, "arms (the first is the control), each run in a fresh cgroup:\n");
+	tm_bench_target_for(sp)->describe(sp, f);
 	for (int i = 0; i < sp->n_arms; i++) {
 		const struct tm_bench_arm *a = &sp->arms[i];
 		tm_bench_limits_text(sp, a, limits, sizeof(limits));
@@ -352,7 +314,7 @@ struct tm_bench_plan {
 	struct tm_push_thread *pusher; /* --push: each run once noted */
 	char snapshot[4096], restore_dir[4096];
 	char host[256];
-	struct tm_bench_unit unit; /* --unit: the hold on the unit (name "" when none) */
+	struct tm_bench_target target; /* what the runs run (bench/target.h) */
 };
 
 /* CPU we (the rig) used so far, user + sys; -1 if unknown. */
@@ -418,47 +380,6 @@ static int before_run(struct tm_bench_plan *b, const char *arm, const char *prep
 	return 0;
 }
 
-/* bench --unit, before the restore hook: the arm's drop-in in place, the
- * unit stopped.  0 or -1. */
-static int unit_before(struct tm_bench_plan *b, int ai, int64_t seq)
-{
-	char *text = tm_bench_unit_dropin(&b->sp->arms[ai], &b->plans[ai].limits, b->unit.name,
-	                                  b->bench_id, seq);
-	int rc = text ? tm_bench_unit_arm(&b->unit, text) : -1;
-
-	free(text);
-	return rc;
-}
-
-/* bench --unit: the unit started, O recording its cgroup (into CG).  0, 1
- * when it ended before it could be recorded, -1. */
-static int unit_target(struct tm_bench_plan *b, struct tm_record_opts *o, char *cg, size_t size)
-{
-	int rc = tm_bench_unit_start(&b->unit, NULL, cg, size);
-
-	if (rc)
-		return rc;
-	o->argv = NULL;
-	o->envp = NULL;
-	o->new_cgroup = false;
-	o->cgroup_path = cg;
-	o->cgroup_name = NULL;
-	/* progress from this start's journal entries, as record --unit reads them */
-	o->journal_unit = b->unit.name;
-	o->unit_invocation = b->unit.invocation;
-	o->journal_from_start = true;
-	o->unit_seq = o->bench_seq + 1;
-	o->unit_main_pid = b->unit.main_pid;
-	return 0;
-}
-
-/* bench --unit, after the recording (bench/unit.h). */
-static int unit_after(struct tm_bench_plan *b, int ai, struct tm_record_result *res)
-{
-	return tm_bench_unit_finish_run(&b->unit, b->st, &b->sp->arms[ai], &b->plans[ai].limits,
-	                                res);
-}
-
 /* Run SEQ of arm AI at parameter value VI (0 without --param).  0, 1 when
  * interrupted, -1 after tm_error. */
 static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool warmup,
@@ -470,12 +391,14 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	struct tm_bench_param_run pr = {0};
 	struct tm_record_opts o;
 	struct tm_record_result res;
-	char cgname[128], unit_cg[4200];
+	char cgname[128], target_cg[4200];
 	int rc = -1;
 
 	if (sp->param.n && tm_bench_param_run_new(sp, ai, vi, p->argv, environ, &pr))
 		goto out;
-	if (sp->unit && unit_before(b, ai, seq))
+	const struct tm_bench_target_ops *t = b->target.ops;
+	struct tm_bench_target_run run = {b->st, b->bench_id, seq, arm, &p->limits};
+	if (t->before && t->before(&b->target, &run))
 		goto out;
 	if (before_run(b, arm->name, sp->param.n ? pr.prepare : sp->prepare, seq))
 		goto out;
@@ -486,12 +409,13 @@ static int one_run(struct tm_bench_plan *b, int ai, int vi, int64_t seq, bool wa
 	lv->samples = 0;
 	memset(&res, 0, sizeof(res));
 	int64_t rig0 = self_cpu_usec();
-	int gone = sp->unit ? unit_target(b, &o, unit_cg, sizeof(unit_cg)) : 0;
+	int gone = t->start(&b->target, &o, target_cg, sizeof(target_cg));
 	struct tm_bench_unrecorded ur = {
 	    b->st, b->bench_id, seq, o.interval_usec, tm_now_wall_usec(), lv->start_mono_usec,
 	    arm,   &p->limits};
-	if (gone < 0 || (gone && tm_bench_unit_store_unrecorded(&b->unit, &ur, &res)) ||
-	    (!gone && tm_record_run(&o, &res)) || (sp->unit && !gone && unit_after(b, ai, &res)))
+	if (gone < 0 || (gone && t->unrecorded(&b->target, &ur, &res)) ||
+	    (!gone && tm_record_run(&o, &res)) ||
+	    (!gone && t->after && t->after(&b->target, &run, &res)))
 		goto out;
 	int64_t rig_cpu = self_cpu_usec() - rig0;
 	if (!warmup && tm_outcome_counts(res.outcome)) {
@@ -661,6 +585,7 @@ enum tm_bench_status tm_bench_plan_new(struct tm_bench_spec *sp, char *const *ar
 	if (!b)
 		return tm_error("out of memory"), TM_BENCH_FAILED;
 	b->sp = sp;
+	b->target.ops = tm_bench_target_for(sp);
 	if (bench_prepare(sp, argv) ||
 	    (sp->restore && tm_bench_restore_parse(sp->restore, b->snapshot, b->restore_dir,
 	                                           sizeof(b->snapshot)))) {
@@ -717,16 +642,17 @@ enum tm_bench_status tm_bench_execute(struct tm_bench_plan *b, struct tm_store *
 	if (tm_bench_push_begin(b, store_name))
 		return TM_BENCH_FAILED;
 	if (tm_bench_store_init(st) || (b->sp->param.n && tm_bench_params_init(st)) ||
-	    (b->sp->unit && tm_bench_unit_open(&b->unit, b->sp->unit, TM_BENCH_UNIT_ROOT)) ||
+	    (b->target.ops->open && b->target.ops->open(&b->target, b->sp)) ||
 	    start_bench(b, b->shared)) {
-		tm_bench_unit_close(&b->unit);
+		if (b->target.ops->close)
+			b->target.ops->close(&b->target);
 		tm_bench_push_end(b);
 		return TM_BENCH_FAILED;
 	}
 	print_start(b, store_name);
 	rc = run_all(b);
 	/* the drop-in goes whatever happened (a signal that kills us: the cleaner) */
-	if (b->sp->unit && tm_bench_unit_close(&b->unit))
+	if (b->target.ops->close && b->target.ops->close(&b->target))
 		rc = -1;
 	if (tm_bench_store_end(st, b->bench_id, tm_now_wall_usec()))
 		rc = -1;

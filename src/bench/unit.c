@@ -1,7 +1,8 @@
 /*
- * bench --unit: the drop-in per arm, systemctl, the guard over the unit's
- * other drop-ins, and the cleaner that removes the drop-in when the bench
- * is killed.  See bench/unit.h.
+ * bench --unit: the drop-in per arm, the guard over the unit's other
+ * drop-ins, and the cleaner that removes the drop-in when the bench is
+ * killed (systemctl and the drop-in's file: sysd/systemctl.h).  See
+ * bench/unit.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,101 +23,9 @@
 #include "record/launch.h"
 #include "record/recorder.h"
 #include "store/store.h"
+#include "sysd/systemctl.h"
 #include "sysd/unit.h"
 #include "base/banned.h"
-
-static const char *systemctl_path(void)
-{
-	const char *p = getenv("TIDEMARK_SYSTEMCTL");
-	return p && *p ? p : "systemctl";
-}
-
-/* Runs systemctl with ARGS (NULL-terminated); its stdout into OUT (SIZE
- * bytes, the last newline cut) when OUT, else to /dev/null.  Its exit
- * status, or -1 when it could not be run. */
-static int systemctl(char *out, size_t size, const char *const *args)
-{
-	const char *argv[8] = {systemctl_path()};
-	int fd[2] = {-1, -1}, status;
-	size_t n = 0;
-	pid_t pid;
-
-	for (int i = 0; i < 6 && args[i]; i++)
-		argv[i + 1] = args[i];
-	if (out && pipe2(fd, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(out ? fd[1] : null, 1);
-		if (null >= 0)
-			dup2(null, 0);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (out) {
-		close(fd[1]);
-		for (ssize_t r; pid > 0 && n + 1 < size;) {
-			r = read(fd[0], out + n, size - 1 - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-		}
-		close(fd[0]);
-		out[n] = '\0';
-		if (n && out[n - 1] == '\n')
-			out[n - 1] = '\0';
-	}
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* systemctl ARGS, its complaints unheard (reset-failed of a unit that has
- * nothing to reset says so); its exit status. */
-static int quiet(const char *const *args)
-{
-	int saved = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
-
-	if (saved >= 0 && null >= 0)
-		dup2(null, 2);
-	rc = systemctl(NULL, 0, args);
-	if (saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-	}
-	if (null >= 0)
-		close(null);
-	return rc;
-}
-
-/* systemctl VERB UNIT (UNIT may be NULL); 0 or -1 after tm_error. */
-static int run_verb(const char *verb, const char *unit)
-{
-	const char *args[] = {verb, unit, NULL};
-	int rc = systemctl(NULL, 0, args);
-
-	if (rc == 0)
-		return 0;
-	return tm_error("'%s %s%s%s' failed (%s %d)", systemctl_path(), verb, unit ? " " : "",
-	                unit ? unit : "", rc < 0 ? "could not run it:" : "exit", rc);
-}
-
-/* systemctl show -P PROP UNIT into OUT.  0 or -1 after tm_error. */
-static int show(const char *unit, const char *prop, char *out, size_t size)
-{
-	const char *args[] = {"show", "-P", prop, unit, NULL};
-	int rc = systemctl(out, size, args);
-
-	return rc == 0 ? 0
-	               : tm_error("'%s show -P %s %s' failed (exit %d)", systemctl_path(), prop,
-	                          unit, rc);
-}
 
 int tm_bench_unit_name(const char *name, char *out, size_t size)
 {
@@ -138,10 +47,7 @@ int tm_bench_unit_name(const char *name, char *out, size_t size)
 
 const char *const *tm_bench_unit_dirs(void)
 {
-	static const char *const dirs[] = {
-	    "/etc/systemd/system",     "/run/systemd/system", "/usr/local/lib/systemd/system",
-	    "/usr/lib/systemd/system", "/lib/systemd/system", NULL};
-	return dirs;
+	return tm_sysd_unit_dirs();
 }
 
 /* ---- the guard ---- */
@@ -280,31 +186,6 @@ int tm_bench_unit_guard(const char *const *dirs, const char *unit)
 
 /* ---- the drop-in ---- */
 
-/* VALUE as systemd reads it inside "...": %, " and \ escaped.  false for a
- * character a unit file cannot carry (a newline). */
-static bool put_quoted(FILE *f, const char *value)
-{
-	for (const char *p = value; *p; p++) {
-		if (*p == '\n' || *p == '\r')
-			return false;
-		if (*p == '%')
-			fputs("%%", f);
-		else if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else
-			fputc(*p, f);
-	}
-	return true;
-}
-
-static bool put_env(FILE *f, const char *name, const char *value)
-{
-	fprintf(f, "Environment=\"%s=", name);
-	bool ok = put_quoted(f, value);
-	fputs("\"\n", f);
-	return ok;
-}
-
 char *tm_bench_unit_dropin(const struct tm_bench_arm *arm, const struct tm_limits *limits,
                            const char *unit, int64_t bench_id, int64_t seq)
 {
@@ -320,11 +201,11 @@ char *tm_bench_unit_dropin(const struct tm_bench_arm *arm, const struct tm_limit
 	        "bench ends\n[Service]\n",
 	        (long long)bench_id, (long long)seq, arm->name, unit);
 	for (int i = 0; i < arm->n_env; i++)
-		ok &= put_env(f, arm->env[i].name, arm->env[i].value);
+		ok &= tm_sysd_put_env(f, arm->env[i].name, arm->env[i].value);
 	if (arm->alloc == TM_ALLOC_ARENA1 && !tm_bench_arm_getenv(arm, "MALLOC_ARENA_MAX"))
-		ok &= put_env(f, "MALLOC_ARENA_MAX", "1");
+		ok &= tm_sysd_put_env(f, "MALLOC_ARENA_MAX", "1");
 	if (arm->preload)
-		ok &= put_env(f, "LD_PRELOAD", arm->preload);
+		ok &= tm_sysd_put_env(f, "LD_PRELOAD", arm->preload);
 	if (limits->memory_max_bytes != TM_LIMIT_UNSET)
 		fprintf(f, "MemoryMax=%lld\n", (long long)limits->memory_max_bytes);
 	if (limits->memory_high_bytes != TM_LIMIT_UNSET)
@@ -343,27 +224,6 @@ char *tm_bench_unit_dropin(const struct tm_bench_arm *arm, const struct tm_limit
 	return text;
 }
 
-/* TEXT into PATH, through a temporary file and a rename.  0 or -1. */
-static int write_atomic(const char *path, const char *text)
-{
-	char tmp[900];
-	int fd;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return tm_error("cannot write '%s': %s", tmp, strerror(errno));
-	size_t len = strlen(text);
-	bool ok = write(fd, text, len) == (ssize_t)len;
-	ok &= close(fd) == 0;
-	if (!ok || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return tm_error("cannot write '%s': %s", path, strerror(e));
-	}
-	return 0;
-}
-
 /* ---- the hold on the unit ---- */
 
 /* Removes the drop-in (and the folder we made), reloads systemd, stops the
@@ -378,13 +238,13 @@ static int undo(const struct tm_bench_unit *u, bool stop)
 		failed += tm_error("cannot remove '%s': %s", u->path, strerror(errno)) != 0;
 	if (u->made_dir)
 		rmdir(u->dir); /* only when empty: another drop-in stays */
-	failed += run_verb("daemon-reload", NULL) != 0;
+	failed += tm_systemctl_verb("daemon-reload", NULL) != 0;
 	if (stop) {
-		failed += run_verb("stop", u->name) != 0;
-		quiet(reset); /* an arm's OOM kill leaves it "failed" */
+		failed += tm_systemctl_verb("stop", u->name) != 0;
+		tm_systemctl_quiet(reset); /* an arm's OOM kill leaves it "failed" */
 	}
 	if (u->was_active)
-		failed += run_verb("start", u->name) != 0;
+		failed += tm_systemctl_verb("start", u->name) != 0;
 	return failed;
 }
 
@@ -463,19 +323,19 @@ static int open_unit(struct tm_bench_unit *u, const char *name, const char *root
 	snprintf(u->name, sizeof(u->name), "%s", name);
 	snprintf(u->dir, sizeof(u->dir), "%s/%s.d", root, name);
 	snprintf(u->path, sizeof(u->path), "%s/%s", u->dir, TM_BENCH_UNIT_DROPIN);
-	if (show(name, "LoadState", state, sizeof(state)))
+	if (tm_systemctl_show(name, "LoadState", state, sizeof(state)))
 		return -1;
 	if (strcmp(state, "loaded"))
 		return tm_error("--unit %s: systemd says its LoadState is '%s'", name, state);
 	/* the unit file itself (the drop-ins were checked when the bench was planned) */
-	if (show(name, "FragmentPath", frag, sizeof(frag)))
+	if (tm_systemctl_show(name, "FragmentPath", frag, sizeof(frag)))
 		return -1;
 	if (frag[0])
 		scan_file(frag, false, &f);
 	if (guard_verdict(&f, name))
 		return -1;
 	const char *args[] = {"is-active", "--quiet", name, NULL};
-	u->was_active = systemctl(NULL, 0, args) == 0;
+	u->was_active = tm_systemctl(NULL, 0, args) == 0;
 	if (access(u->path, F_OK) == 0) {
 		fprintf(stderr, "bench: removing %s, left by a bench that did not end\n", u->path);
 		if (unlink(u->path))
@@ -492,10 +352,11 @@ static int open_unit(struct tm_bench_unit *u, const char *name, const char *root
 
 int tm_bench_unit_arm(struct tm_bench_unit *u, const char *text)
 {
-	if (write_atomic(u->path, text))
+	if (tm_sysd_write_atomic(u->path, text))
 		return -1;
 	u->written = true;
-	return run_verb("daemon-reload", NULL) || run_verb("stop", u->name) ? -1 : 0;
+	return tm_systemctl_verb("daemon-reload", NULL) || tm_systemctl_verb("stop", u->name) ? -1
+	                                                                                      : 0;
 }
 
 /* The unit's cgroup directory here, asked of systemd over D-Bus
@@ -541,8 +402,8 @@ int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out,
 	int rc;
 
 	/* a failed run (an OOM kill) must not count against the start limit */
-	quiet(reset);
-	if (run_verb("start", u->name) || (rc = unit_cgroup(u, cg_root, out, size)) < 0)
+	tm_systemctl_quiet(reset);
+	if (tm_systemctl_verb("start", u->name) || (rc = unit_cgroup(u, cg_root, out, size)) < 0)
 		return -1;
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", out);
 	int fd = rc == 0 ? open(procs, O_RDONLY | O_CLOEXEC) : -1;
@@ -551,7 +412,7 @@ int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out,
 		close(fd);
 	if (n <= 0) {
 		char state[64] = "?";
-		show(u->name, "ActiveState", state, sizeof(state));
+		tm_systemctl_show(u->name, "ActiveState", state, sizeof(state));
 		fprintf(stderr,
 		        "bench: %s ended before its cgroup could be recorded (now %s; a bench on a "
 		        "unit records a service while it runs: Type=oneshot units end before "
@@ -564,7 +425,7 @@ int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out,
 
 int tm_bench_unit_stop(struct tm_bench_unit *u)
 {
-	return run_verb("stop", u->name);
+	return tm_systemctl_verb("stop", u->name);
 }
 
 int tm_bench_unit_close(struct tm_bench_unit *u)
@@ -597,7 +458,7 @@ int tm_bench_unit_outcome(struct tm_bench_unit *u, enum tm_outcome fallback, enu
 	*out = fallback;
 	/* systemd sees the main process go a moment after its cgroup empties */
 	for (int i = 0; i < 100; i++) {
-		if (show(u->name, "ActiveState", state, sizeof(state)))
+		if (tm_systemctl_show(u->name, "ActiveState", state, sizeof(state)))
 			return -1;
 		if (strcmp(state, "deactivating") && strcmp(state, "activating"))
 			break;
@@ -605,9 +466,9 @@ int tm_bench_unit_outcome(struct tm_bench_unit *u, enum tm_outcome fallback, enu
 	}
 	if (!strcmp(state, "active") || !strcmp(state, "reloading"))
 		return 0;
-	if (show(u->name, "Result", result, sizeof(result)) ||
-	    show(u->name, "ExecMainCode", code, sizeof(code)) ||
-	    show(u->name, "ExecMainStatus", status, sizeof(status)))
+	if (tm_systemctl_show(u->name, "Result", result, sizeof(result)) ||
+	    tm_systemctl_show(u->name, "ExecMainCode", code, sizeof(code)) ||
+	    tm_systemctl_show(u->name, "ExecMainStatus", status, sizeof(status)))
 		return -1;
 	if (!strcmp(result, "success"))
 		*out = TM_OUTCOME_COMPLETED;

@@ -15,7 +15,7 @@
 #include "base/banned.h"
 
 /* How often the wait wakes at least while an input needs looking at
- * without a descriptor to poll: a followed file, a unit's journal, the
+ * without a descriptor to poll: a followed file inotify cannot watch, the
  * rest of a daemon whose first process exited. */
 #define LOOK_USEC 100000
 
@@ -63,17 +63,42 @@ static void err_ready(struct rec *r)
 
 static int64_t follow_period(const struct rec *r)
 {
-	return r->follow.path ? LOOK_USEC : 0;
+	return r->follow.path && r->follow.ino_fd < 0 ? LOOK_USEC : 0;
 }
 
-static int64_t progsrc_period(const struct rec *r)
+static void follow_wake(struct rec *r)
 {
-	return r->journal ? LOOK_USEC : 0;
+	if (r->follow.ino_fd < 0)
+		tm_rec_follow_poll(r);
+}
+
+static void follow_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
+{
+	(void)deadline;
+	(void)s;
+	tm_rec_follow_poll(r); /* a write inotify does not see (NFS) */
 }
 
 static int64_t rest_period(const struct rec *r)
 {
 	return r->o->until.ended || r->child_gone ? LOOK_USEC : 0;
+}
+
+/* without a descriptor that says all (no inotify, a journal on a network
+ * file system, a read that stopped at its max), read on each wake */
+static void journal_wake(struct rec *r)
+{
+	if (tm_rec_journal_wait_usec(r) != 0)
+		tm_rec_journal_read(r);
+}
+
+/* and at each sample, as the followed file: entries carry their own time
+ * stamps, so a wake the descriptor missed costs nothing but a delay */
+static void journal_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
+{
+	(void)deadline;
+	(void)s;
+	tm_rec_journal_read(r);
 }
 
 static void gc_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
@@ -105,12 +130,22 @@ static const struct tm_rec_input inputs[] = {
     {.name = "marks", .fd = marks_fd, .on_ready = marks_ready},
     {.name = "stdout", .fd = out_fd, .on_ready = out_ready},
     {.name = "stderr", .fd = err_fd, .on_ready = err_ready},
-    {.name = "followed file", .period_usec = follow_period, .on_wake = tm_rec_follow_poll},
-    {.name = "progress command or journal",
+    {.name = "followed file",
+     .fd = tm_rec_follow_fd,
+     .period_usec = follow_period,
+     .on_ready = tm_rec_follow_ready,
+     .on_wake = follow_wake,
+     .on_sample = follow_sample},
+    {.name = "progress command",
      .fd = tm_rec_progsrc_fd,
-     .period_usec = progsrc_period,
-     .on_wake = tm_rec_progsrc_poll,
+     .on_ready = tm_rec_progcmd_read,
      .on_end = tm_rec_progsrc_close},
+    {.name = "unit's journal",
+     .fd = tm_rec_journal_fd,
+     .period_usec = tm_rec_journal_wait_usec,
+     .on_ready = tm_rec_journal_read,
+     .on_wake = journal_wake,
+     .on_sample = journal_sample},
     {.name = "the target's rest", .period_usec = rest_period},
     {.name = "runtime GC lines", .on_sample = gc_sample, .on_end = gc_end},
     {.name = "JVM GC log", .on_sample = jlog_sample, .on_end = jlog_end},

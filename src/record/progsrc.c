@@ -42,7 +42,7 @@ static void exec_progress_cmd(const char *cmd, int out_fd, const sigset_t *mask)
 
 static int start_cmd(struct rec *r)
 {
-	struct progcmd *c = &r->pcmd;
+	struct progsrc *c = &r->psrc;
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -67,22 +67,22 @@ int tm_rec_progsrc_open(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
 
-	r->pcmd.fd = -1;
+	r->psrc.fd = -1;
 	if (o->progress_cmd && o->progress_regex)
 		return start_cmd(r);
 	if (o->journal_unit && o->progress_regex &&
 	    tm_journal_open(o->journal_unit, o->unit_invocation, o->journal_from_start,
-	                    &r->journal)) {
+	                    &r->psrc.journal)) {
 		/* the run goes on without progress: the journal is not the target */
 		tm_warn("no progress from the journal of %s", o->journal_unit);
-		r->journal = NULL;
+		r->psrc.journal = NULL;
 	}
 	return 0;
 }
 
 int tm_rec_progsrc_fd(const struct rec *r)
 {
-	return r->pcmd.fd;
+	return r->psrc.fd;
 }
 
 static void on_cmd_line(void *ctx, const char *line)
@@ -103,19 +103,33 @@ static void on_entry(void *ctx, const char *msg, int64_t wall_usec, int64_t mono
 		tm_rec_progress_at(r, v, wall_usec, mono_usec);
 }
 
-void tm_rec_progsrc_poll(struct rec *r)
+int tm_rec_journal_fd(const struct rec *r)
 {
-	struct progcmd *c = &r->pcmd;
+	return r->psrc.journal ? tm_journal_fd(r->psrc.journal) : -1;
+}
 
-	if (r->journal && tm_journal_read(r->journal, 10000, on_entry, r) < 0) {
+int64_t tm_rec_journal_wait_usec(const struct rec *r)
+{
+	return r->psrc.journal ? tm_journal_wait_usec(r->psrc.journal) : 0;
+}
+
+void tm_rec_journal_read(struct rec *r)
+{
+	if (r->psrc.journal && tm_journal_read(r->psrc.journal, 10000, on_entry, r) < 0) {
 		tm_warn("the journal cannot be read any more; no more progress from it");
-		tm_journal_close(r->journal);
-		r->journal = NULL;
+		tm_journal_close(r->psrc.journal);
+		r->psrc.journal = NULL;
 	}
-	if (c->fd < 0)
-		return;
+}
+
+void tm_rec_progcmd_read(struct rec *r)
+{
+	struct progsrc *c = &r->psrc;
 	char buf[8192];
 	ssize_t n;
+
+	if (c->fd < 0)
+		return;
 	while ((n = read(c->fd, buf, sizeof(buf))) > 0)
 		tm_lines_feed(&c->lines, buf, (size_t)n, on_cmd_line, r);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -129,9 +143,15 @@ void tm_rec_progsrc_poll(struct rec *r)
 	}
 }
 
+void tm_rec_progsrc_poll(struct rec *r)
+{
+	tm_rec_journal_read(r);
+	tm_rec_progcmd_read(r);
+}
+
 bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status)
 {
-	struct progcmd *c = &r->pcmd;
+	struct progsrc *c = &r->psrc;
 
 	if (!c->pid || pid != c->pid)
 		return false;
@@ -149,7 +169,7 @@ bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status)
 }
 
 /* Waits up to USEC for the command to be gone; true when it is. */
-static bool reap_within(struct progcmd *c, int64_t usec)
+static bool reap_within(struct progsrc *c, int64_t usec)
 {
 	int64_t until = tm_now_mono_usec() + usec;
 
@@ -167,7 +187,7 @@ static bool reap_within(struct progcmd *c, int64_t usec)
 
 void tm_rec_progsrc_close(struct rec *r)
 {
-	struct progcmd *c = &r->pcmd;
+	struct progsrc *c = &r->psrc;
 
 	if (c->pid > 0) {
 		kill(-c->pid, SIGTERM); /* its group: `sh -c` and what it started */
@@ -179,6 +199,6 @@ void tm_rec_progsrc_close(struct rec *r)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	tm_journal_close(r->journal);
-	r->journal = NULL;
+	tm_journal_close(r->psrc.journal);
+	r->psrc.journal = NULL;
 }

@@ -6,6 +6,7 @@
  *   runsetup.c  checking the options, opening and closing what a run uses
  *   runevents.c what happens during a run: events, progress, marks, signals
  *   runend.c    how a run ends: phases, the facts for tm_outcome_decide()
+ *   follow.c    --progress-file, followed with inotify
  *   progsrc.c   progress from a command's stdout or a unit's journal
  *   scrapes.c   --scrape's targets, taken at each sample
  * (relay.c, the process that carries the command's captured output, has
@@ -35,24 +36,30 @@
 
 enum phase { PH_WORK, PH_SETTLE, PH_TERM, PH_DONE };
 
-/* A followed progress file (tail -F): reopened when replaced or truncated. */
+/* follow.c: a followed progress file (tail -F), reopened when replaced or
+ * truncated; inotify says when to look (ino_fd -1: looked at on a period). */
 struct follow {
 	const char *path;
+	const char *base; /* path's last component: the directory's events for it */
 	int fd;
 	ino_t ino;
 	off_t pos;
 	struct tm_lines lines;
-};
-
-/* --progress-cmd: the command, its stdout's read end, what it said. */
-struct progcmd {
-	pid_t pid; /* 0: not running (or reaped) */
-	int fd;
-	struct tm_lines lines;
-	bool said_gone;
+	int ino_fd, file_wd, dir_wd;
 };
 
 struct tm_journal;
+
+/* progsrc.c: progress from outside the command's output.  --progress-cmd:
+ * the command, its stdout's read end, what it said; --unit with
+ * --progress: the unit's journal entries (NULL: none). */
+struct progsrc {
+	pid_t pid; /* the command, 0: not running (or reaped) */
+	int fd;
+	struct tm_lines lines;
+	bool said_gone;
+	struct tm_journal *journal;
+};
 
 struct rec_scrape; /* scrapes.c */
 
@@ -91,8 +98,7 @@ struct rec {
 	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
 	struct tm_progress_re re;
 	struct follow follow;
-	struct progcmd pcmd;
-	struct tm_journal *journal; /* --unit with --progress: the unit's entries */
+	struct progsrc psrc;
 	struct tm_mark_listener marks;
 	bool has_progress;
 	double progress;
@@ -147,13 +153,28 @@ int tm_rec_check_allocator(struct rec *r, const pid_t *pids, const struct tm_com
 void tm_rec_work_done(struct rec *r, int64_t now);
 void tm_rec_drain_forwarded(struct rec *r, int i);
 void tm_rec_drain_marks(struct rec *r);
-void tm_rec_follow_poll(struct rec *r);
 void tm_rec_reap(struct rec *r);
 void tm_rec_on_signal(struct rec *r);
+
+/* follow.c: --progress-file.  Open never fails the run (a file not there
+ * yet is followed once it appears); fd is the inotify descriptor (-1: none,
+ * look on a period); ready reads its events and looks when one is about
+ * the file; poll looks (reopens, reads the new lines); close releases. */
+void tm_rec_follow_open(struct rec *r);
+int tm_rec_follow_fd(const struct rec *r);
+void tm_rec_follow_ready(struct rec *r);
+void tm_rec_follow_poll(struct rec *r);
+void tm_rec_follow_close(struct rec *r);
 
 /* progsrc.c: progress from a command's stdout or a unit's journal */
 int tm_rec_progsrc_open(struct rec *r);
 int tm_rec_progsrc_fd(const struct rec *r);
+/* the journal's descriptor (-1: none) and how long it may stay quiet
+ * (usec; 0: as long as it likes); the reads of each source, and of both */
+int tm_rec_journal_fd(const struct rec *r);
+int64_t tm_rec_journal_wait_usec(const struct rec *r);
+void tm_rec_journal_read(struct rec *r);
+void tm_rec_progcmd_read(struct rec *r);
 void tm_rec_progsrc_poll(struct rec *r);
 bool tm_rec_progsrc_reaped(struct rec *r, pid_t pid, int status);
 void tm_rec_progsrc_close(struct rec *r);

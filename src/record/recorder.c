@@ -3,9 +3,9 @@
  * CLOCK_MONOTONIC deadlines (no drift); between deadlines we wait in poll()
  * on everything that can happen, the recorder's inputs (inputs.c: signals,
  * the marks FIFO, the relay's copy of the child's output, a progress
- * command; a followed progress file and a unit's journal looked at every
- * 100 ms), and each sample takes what the inputs read (a runtime's GC
- * lines, the scrapes).
+ * command, a followed progress file's inotify events, a unit's journal), so
+ * that an idle recording wakes only for its samples; each sample takes what
+ * the inputs read (a runtime's GC lines, the scrapes).
  *
  * A run ends when the launched command's last process has left (or its
  * first, with --until-first-exit), when the work is done (progress target or

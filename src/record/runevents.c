@@ -1,7 +1,7 @@
 /*
  * What happens during a run: events, store writes and their failure, the
- * allocator check, progress lines, marks, the followed file, children that
- * exit and signals to us.
+ * allocator check, progress lines, marks, children that exit and signals
+ * to us.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -257,31 +257,6 @@ void tm_rec_drain_marks(struct rec *r)
 		struct tm_lines ml = {.len = 0};
 		tm_lines_feed(&ml, buf, (size_t)n, on_mark_line, r);
 		tm_lines_flush(&ml, on_mark_line, r);
-	}
-}
-
-void tm_rec_follow_poll(struct rec *r)
-{
-	struct follow *f = &r->follow;
-	struct stat sb;
-	char buf[8192];
-	ssize_t n;
-
-	if (!f->path)
-		return;
-	if (stat(f->path, &sb) == 0 && (f->fd < 0 || sb.st_ino != f->ino || sb.st_size < f->pos)) {
-		if (f->fd >= 0)
-			close(f->fd);
-		f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-		f->ino = sb.st_ino;
-		f->pos = 0;
-		f->lines.len = 0;
-	}
-	if (f->fd < 0)
-		return;
-	while ((n = pread(f->fd, buf, sizeof(buf), f->pos)) > 0) {
-		f->pos += n;
-		tm_lines_feed(&f->lines, buf, (size_t)n, on_line, r);
 	}
 }
 

@@ -407,20 +407,10 @@ int tm_rec_open_inputs(struct rec *r)
 	const struct tm_record_opts *o = r->o;
 
 	r->relay = (struct tm_relay){.pid = 0, .fwd_fd = {-1, -1}, .life_fd = -1};
-	r->follow.fd = -1;
-	r->pcmd.fd = -1;
+	r->psrc.fd = -1;
 	if (o->progress_regex && tm_progress_compile(&r->re, o->progress_regex))
 		return -1;
-	if (o->progress_file) {
-		struct stat sb;
-		r->follow.path = o->progress_file;
-		/* an existing file is followed from its end: old lines are history */
-		if (stat(o->progress_file, &sb) == 0) {
-			r->follow.fd = open(o->progress_file, O_RDONLY | O_CLOEXEC);
-			r->follow.ino = sb.st_ino;
-			r->follow.pos = sb.st_size;
-		}
-	}
+	tm_rec_follow_open(r);
 	/* no safe place for the FIFO (a squatted /tmp/tidemark-UID) costs
 	 * the marks, not the recording */
 	if (tm_mark_listen(&r->marks))
@@ -432,8 +422,7 @@ void tm_rec_close_all(struct rec *r)
 {
 	tm_rec_progsrc_close(r);
 	tm_relay_release(&r->relay, 0); /* if not released already: it goes on alone */
-	if (r->follow.fd >= 0)
-		close(r->follow.fd);
+	tm_rec_follow_close(r);
 	tm_mark_unlisten(&r->marks);
 	tm_progress_free(&r->re);
 	tm_sampler_close(r->sampler);

@@ -121,8 +121,6 @@ static json_t *heap_profiles(struct tm_store *st, int64_t run)
 	return arr;
 }
 
-/* "  profiles    5 heap profiles written; final: A, B; at the OOM kill: C"
- * (at most 4 named of each). */
 /* "; LABEL: A, B and N more": the profiles whose "oom_kill" is OOM. */
 static void print_profile_names(FILE *out, const json_t *profiles, bool oom, const char *label)
 {
@@ -144,9 +142,12 @@ static void print_profile_names(FILE *out, const json_t *profiles, bool oom, con
 		fprintf(out, " and %zu more", finals - named);
 }
 
+/* "  profiles    5 heap profiles written; final: A, B; at the OOM kill: C"
+ * (at most 4 named of each), then how the stacks of up to 4 were unwound. */
 static void print_heap_profiles(FILE *out, const json_t *profiles)
 {
-	size_t n = json_array_size(profiles);
+	size_t n = json_array_size(profiles), named, i;
+	json_t *p;
 
 	if (n == 0)
 		return;

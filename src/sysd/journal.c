@@ -8,12 +8,15 @@
 #include <systemd/sd-journal.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "sysd/journal.h"
 #include "base/banned.h"
 
 struct tm_journal {
 	sd_journal *j;
 	sd_id128_t boot; /* ours: monotonic stamps of other boots are not our clock */
+	int fd;          /* sd_journal_get_fd's, or -1 */
+	bool more;       /* the last read stopped at its max */
 	char line[8192];
 };
 
@@ -48,6 +51,10 @@ int tm_journal_open(const char *unit, const char *invocation, bool from_start,
 	}
 	if (sd_id128_get_boot(&j->boot) < 0)
 		j->boot = SD_ID128_NULL;
+	/* the watches are set up now: nothing added from here on is missed */
+	j->fd = sd_journal_get_fd(j->j);
+	if (j->fd < 0)
+		j->fd = -1;
 	*out = j;
 	return 0;
 }
@@ -87,9 +94,32 @@ int tm_journal_read(struct tm_journal *j, int max, tm_journal_cb cb, void *ctx)
 		cb(ctx, j->line, (int64_t)wall, m);
 		n++;
 	}
+	j->more = n == max;
 	if (n < max && r < 0)
 		return tm_error("cannot read the journal: %s", strerror(-r));
 	return n;
+}
+
+int tm_journal_fd(struct tm_journal *j)
+{
+	return j->fd;
+}
+
+#define MIN_WAIT_USEC 100000
+
+int64_t tm_journal_wait_usec(struct tm_journal *j)
+{
+	uint64_t until = UINT64_MAX;
+	int64_t wait;
+
+	if (j->more)
+		return 1;
+	if (j->fd < 0)
+		return MIN_WAIT_USEC;
+	if (sd_journal_get_timeout(j->j, &until) < 0 || until == UINT64_MAX)
+		return 0;
+	wait = (int64_t)until - tm_now_mono_usec();
+	return wait < MIN_WAIT_USEC ? MIN_WAIT_USEC : wait;
 }
 
 void tm_journal_close(struct tm_journal *j)

@@ -31,6 +31,17 @@ typedef void (*tm_journal_cb)(void *ctx, const char *message, int64_t wall_usec,
  * The number handed, or -1 after tm_error (the journal cannot be read). */
 int tm_journal_read(struct tm_journal *j, int max, tm_journal_cb cb, void *ctx);
 
+/* The descriptor to poll (POLLIN) for new entries, or -1 when the journal
+ * gives none (then the caller reads it on a period).  It stays the
+ * journal's; a read after it is ready takes in what woke it. */
+int tm_journal_fd(struct tm_journal *j);
+
+/* How long (usec) the caller may wait for the descriptor before it reads
+ * again anyway: 0 for as long as it likes (inotify sees every change), a
+ * period when the journal cannot be watched (a network file system, at
+ * least 100 ms), 1 when the last read stopped at its MAX with more left. */
+int64_t tm_journal_wait_usec(struct tm_journal *j);
+
 void tm_journal_close(struct tm_journal *j);
 
 #endif
