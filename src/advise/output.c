@@ -19,8 +19,8 @@
 #include "base/error.h"
 #include "base/term.h"
 #include "base/util.h"
-#include "report/runjson.h"
-#include "report/sweepcurve.h"
+#include "report/run/runjson.h"
+#include "report/sweep/sweepcurve.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/phases.h"
-#include "report/summary.h"
+#include "report/phases/phases.h"
+#include "report/run/summary.h"
 
 struct tm_store;
 

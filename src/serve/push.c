@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "serve/auth.h"
 #include "serve/ingest.h"
 #include "serve/push.h"

@@ -16,7 +16,7 @@
 #include "serve/auth.h"
 #include "serve/guard.h"
 #include "serve/ingest.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "serve/promfmt.h"
 #include "serve/ratelimit.h"
 #include "serve/server.h"
@@ -463,7 +463,7 @@ static enum MHD_Result handle_metrics(struct server *sv, struct MHD_Connection *
 
 	for (int i = 0; i < sv->nlatest; i++) {
 		const struct latest *l = &sv->latest[i];
-		/* the same rule as the run list's state (report/runjson.h) */
+		/* the same rule as the run list's state (report/run/runjson.h) */
 		struct tm_run_info ri = {.interval_usec = l->interval_usec,
 		                         .started_wall_usec = l->s.t_wall_usec,
 		                         .last_sample_wall_usec = l->s.t_wall_usec,
