@@ -117,8 +117,9 @@ struct tm_bench_run_row {
 	/* a bit per figure (tm_bench_run_outlier), set by tm_bench_table_compute */
 	uint8_t outlier_mask[TM_BF_MASK_BYTES];
 	const char *held_kind; /* tm_summary_held_kind of its allocator-held figure, or NULL */
-	int throttle_spans;    /* throttle limbo stretches (report/run/throttle.h); 0 none or unknown */
-	char throttle[224];    /* the first one as text, "" when none */
+	int throttle_spans; /* throttle limbo stretches (report/run/throttle.h); 0 none or unknown
+	                     */
+	char throttle[224]; /* the first one as text, "" when none */
 };
 
 /* Marks run R's figure F (0 <= F < TM_BF_COUNT) an outlier among its arm's
