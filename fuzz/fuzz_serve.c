@@ -12,8 +12,7 @@
 
 #include "serve/api.h"
 #include "serve/ingest.h"
-#include "serve/push.h"
-#include "serve/server.h"
+#include "serve/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,7 +23,7 @@
 #include "report/phases/phases.h"
 #include "report/runreport.h"
 #include "report/run/summary.h"
-#include "serve/htmlreport.h"
+#include "serve/html/htmlreport.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -3,8 +3,7 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "serve/auth.h"
-#include "serve/server.h"
+#include "serve/names.h"
 #include "base/banned.h"
 
 bool tm_ct_equal(const void *a, const void *b, size_t len)

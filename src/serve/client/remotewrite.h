@@ -2,7 +2,7 @@
  * record --remote-write URL: the recorded samples to a Prometheus remote
  * write receiver (Prometheus with --web.enable-remote-write-receiver,
  * VictoriaMetrics, Thanos, Mimir), with the series and labels of /metrics
- * (serve/promfmt.h).  Protobuf (serve/prompb.proto), snappy-compressed,
+ * (serve/promfmt.h).  Protobuf (serve/client/prompb.proto), snappy-compressed,
  * over libcurl (TLS, bearer or basic auth).  A thread of its own sends
  * from the store, which is the queue (store/remote.h): the recording never
  * waits for the receiver, and what did not reach it is sent, once and in

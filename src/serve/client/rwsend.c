@@ -1,6 +1,6 @@
 /* record --remote-write: the thread that sends the store's samples to the
  * receiver, oldest first, and notes what it acknowledged; see
- * serve/remotewrite.h and store/remote.h. */
+ * serve/client/remotewrite.h and store/remote.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -14,7 +14,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "serve/remotewrite.h"
+#include "serve/client/remotewrite.h"
 #include "store/remote.h"
 #include "store/store.h"
 #include "tm_version.h"

@@ -1,10 +1,10 @@
-/* Request deadlines and eviction of slow clients; see serve/guard.h. */
+/* Request deadlines and eviction of slow clients; see serve/http/guard.h. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
 #include "base/util.h"
-#include "serve/guard.h"
+#include "serve/http/guard.h"
 #include "base/banned.h"
 
 struct conn {

@@ -1,4 +1,4 @@
-/* record --scrape's fetching thread; see serve/scrape.h. */
+/* record --scrape's fetching thread; see serve/client/scrape.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "serve/scrape.h"
+#include "serve/client/scrape.h"
 #include "base/banned.h"
 
 /* A page bigger than this is refused (an endpoint gone mad, not metrics). */

@@ -1,5 +1,5 @@
 /* `record --metrics-listen`: the latest sample at GET /metrics.  It answers
- * from a thread of its own, with the server's defences (serve/guard.h): a
+ * from a thread of its own, with the server's defences (serve/http/guard.h): a
  * request must arrive whole within its deadline, past EXPORT_SOFT_LIMIT
  * connections a new one evicts the oldest still sending, and one address
  * holds at most EXPORT_PER_ADDRESS, so slow or hostile clients can neither
@@ -15,10 +15,10 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "serve/guard.h"
-#include "serve/promexport.h"
+#include "serve/http/guard.h"
+#include "serve/http/promexport.h"
 #include "serve/promfmt.h"
-#include "serve/server.h"
+#include "serve/http/server.h"
 #include "base/banned.h"
 
 #define SCRAPED_MAX     512

@@ -33,10 +33,4 @@ int tm_parse_listen(const char *addr, struct sockaddr_in *out);
  * listen).  Prints "listening on http://ADDR/" to stdout once ready. */
 int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile sig_atomic_t *stop);
 
-/* A URL's id after PREFIX ("/api/v1/runs/12/series" with PREFIX
- * "/api/v1/runs/"): 0 with *ID (a whole number above 0) and *REST (the
- * rest of URL, "/series") set, or -1 when URL is not PREFIX and an id.
- * Pure (names.c): fuzz/fuzz_serve.c. */
-int tm_path_id(const char *url, const char *prefix, int64_t *id, const char **rest);
-
 #endif

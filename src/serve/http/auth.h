@@ -14,16 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/util.h" /* tm_name_valid, TM_NAME_MAX */
+#include "base/util.h"   /* tm_name_valid, TM_NAME_MAX */
+#include "serve/names.h" /* TM_TOKEN_LEN, tm_ct_equal */
 
 struct tm_store;
 
-#define TM_TOKEN_LEN 67 /* "tm_" + 64 hex */
-
 void tm_sha256(const void *data, size_t len, uint8_t out[32]);
-
-/* true when A and B (LEN bytes each) are equal; time independent of content. */
-bool tm_ct_equal(const void *a, const void *b, size_t len);
 
 /* Creates the tokens and machines tables if missing.  0 or -1. */
 int tm_auth_init(struct tm_store *st);

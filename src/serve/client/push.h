@@ -36,14 +36,4 @@ void tm_pusher_free(struct tm_pusher *p);
 int tm_push_runs(struct tm_store *st, const char *url, const char *token_file, const int64_t *ids,
                  int n, int *sent, int *failed);
 
-/* The server's answers, read without I/O (pushans.c; fuzz/fuzz_serve.c): */
-struct tm_push_ack;
-/* The acknowledgement in LEN bytes of TEXT (serve/ingest.h's struct: a run
- * id above 0, positions of 0 or more, whether the run ended) into *OUT.
- * 0, or -1 when it is not one (*OUT untouched). */
-int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out);
-/* The "error" of a refusal's JSON body, made safe to print
- * (tm_text_safe), into OUT (SIZE bytes); "" when there is none. */
-void tm_push_refusal_why(const char *text, size_t len, char *out, size_t size);
-
 #endif

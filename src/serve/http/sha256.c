@@ -2,7 +2,7 @@
 #include <gnutls/crypto.h>
 
 #include "base/error.h"
-#include "serve/auth.h"
+#include "serve/http/auth.h"
 #include "base/banned.h"
 
 void tm_sha256(const void *data, size_t len, uint8_t out[32])

@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "serve/api.h"
 #include "serve/assets.h"
-#include "serve/htmlreport.h"
+#include "serve/html/htmlreport.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -12,14 +12,15 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/api.h"
+#include "serve/names.h"
 #include "serve/assets.h"
-#include "serve/auth.h"
-#include "serve/guard.h"
+#include "serve/http/auth.h"
+#include "serve/http/guard.h"
 #include "serve/ingest.h"
 #include "report/run/runjson.h"
 #include "serve/promfmt.h"
 #include "serve/ratelimit.h"
-#include "serve/server.h"
+#include "serve/http/server.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -715,7 +716,7 @@ int tm_server_run(struct tm_store *st, const struct tm_server_opts *o, volatile 
 		goto out;
 	/* Slow clients: a request must arrive within its deadline, and past
 	 * GUARD_SOFT_LIMIT connections a new one evicts the oldest still
-	 * sending (serve/guard.h), so the hard limit is never all held */
+	 * sending (serve/http/guard.h), so the hard limit is never all held */
 	guard = tm_guard_new(GUARD_SOFT_LIMIT, o->request_timeout_usec);
 	if (!guard) {
 		tm_error("out of memory");

@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "serve/auth.h"
+#include "serve/http/auth.h"
 #include "store/server_tables.h"
 #include "store/store.h"
 #include "base/banned.h"

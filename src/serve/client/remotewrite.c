@@ -1,5 +1,5 @@
 /* record --remote-write: samples to a Prometheus remote write receiver;
- * see serve/remotewrite.h. */
+ * see serve/client/remotewrite.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "base/metrics.h"
 #include "prompb.pb-c.h"
 #include "serve/promfmt.h"
-#include "serve/remotewrite.h"
+#include "serve/client/remotewrite.h"
 #include "base/banned.h"
 
 /* One series being built: its labels (sorted by name) and its samples. */
