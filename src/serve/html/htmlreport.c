@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/routes.h"
 #include "serve/api.h"
 #include "serve/assets.h"
 #include "serve/html/htmlreport.h"
@@ -140,21 +141,36 @@ static int write_page(const char *path, const char *title, const json_t *data)
 	return 0;
 }
 
+/* Files DOC (whose reference it takes) in DOCS under the path the panel asks
+ * for: ROUTE's for ID, then QUERY.  0, or -1 after tm_error. */
+static int put_doc(json_t *docs, enum tm_route route, int64_t id, const char *query, json_t *doc)
+{
+	char path[128], key[256];
+
+	if (tm_route_path(route, id, path, sizeof(path)) < 0 ||
+	    (size_t)snprintf(key, sizeof(key), "%s%s", path, query) >= sizeof(key)) {
+		json_decref(doc);
+		return tm_error("report: no path for a document of %lld", (long long)id);
+	}
+	json_object_set_new(docs, key, doc);
+	return 0;
+}
+
 /* Adds the run document and its series under the paths the panel asks for. */
 static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const char *query)
 {
 	struct tm_series_query q;
-	char key[256], err[128];
+	char err[128];
 	int missing = 0;
 	json_t *run = tm_api_run(st, run_id, &missing), *series;
 	const char *p = strchr(query, '?');
 
 	if (!run)
 		return missing ? tm_error("no run %lld", (long long)run_id) : -1;
-	snprintf(key, sizeof(key), "/api/v1/runs/%lld", (long long)run_id);
-	json_object_set_new(docs, key, run);
-	snprintf(key, sizeof(key), "/api/v1/runs/%lld/summary", (long long)run_id);
-	json_object_set_new(docs, key, tm_api_summary(st, run_id, &missing));
+	if (put_doc(docs, TM_ROUTE_RUN, run_id, "", run) < 0 ||
+	    put_doc(docs, TM_ROUTE_RUN_SUMMARY, run_id, "", tm_api_summary(st, run_id, &missing)) <
+	        0)
+		return -1;
 	/* the query string the panel uses, parsed the way the server parses it */
 	char metrics[256] = "", points[16] = "";
 	const char *m = strstr(p, "metrics="), *n = strstr(p, "points=");
@@ -168,9 +184,7 @@ static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const
 	series = tm_api_series(st, run_id, &q);
 	if (!series)
 		return -1;
-	snprintf(key, sizeof(key), "/api/v1/runs/%lld/series%s", (long long)run_id, query);
-	json_object_set_new(docs, key, series);
-	return 0;
+	return put_doc(docs, TM_ROUTE_RUN_SERIES, run_id, query, series);
 }
 
 int tm_html_report_run(struct tm_store *st, int64_t run_id, const char *path)
@@ -195,7 +209,7 @@ int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path
                          const json_t *extra)
 {
 	json_t *data = json_object(), *docs = json_object(), *bench, *runs, *r;
-	char route[64], key[64], title[64];
+	char route[64], title[64];
 	size_t i;
 	int rc = 0;
 
@@ -209,8 +223,10 @@ int tm_html_report_bench(struct tm_store *st, int64_t bench_id, const char *path
 		json_decref(data);
 		return tm_error("no bench %lld (or it has no runs)", (long long)bench_id);
 	}
-	snprintf(key, sizeof(key), "/api/v1/bench/%lld", (long long)bench_id);
-	json_object_set_new(docs, key, bench);
+	if (put_doc(docs, TM_ROUTE_BENCH, bench_id, "", bench) < 0) {
+		json_decref(data);
+		return -1;
+	}
 	json_object_set_new(data, "run_query", json_string(BENCH_QUERY));
 	json_array_foreach(runs, i, r)
 	{

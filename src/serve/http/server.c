@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "serve/api.h"
-#include "serve/names.h"
+#include "base/routes.h"
 #include "serve/assets.h"
 #include "serve/http/auth.h"
 #include "serve/http/guard.h"
@@ -502,33 +502,36 @@ static enum MHD_Result handle_sweep(struct server *sv, struct MHD_Connection *c,
 
 static enum MHD_Result handle_read(struct server *sv, struct MHD_Connection *c, const char *url)
 {
-	const char *rest;
-	int64_t id;
+	int64_t id = 0;
 
 	if (!strcmp(url, "/metrics"))
 		return handle_metrics(sv, c);
-	if (!strcmp(url, "/api/v1/machines"))
+	switch (tm_route_parse(url, &id)) {
+	case TM_ROUTE_MACHINES:
 		return send_json(c, 200, tm_api_machines(sv->st));
-	if (!strcmp(url, "/api/v1/runs"))
+	case TM_ROUTE_RUNS:
 		return handle_runs(sv, c);
-	if (tm_path_id(url, "/api/v1/runs/", &id, &rest) == 0) {
-		if (!rest[0])
-			return handle_run(sv, c, id);
-		if (!strcmp(rest, "/series"))
-			return handle_series(sv, c, id);
-		if (!strcmp(rest, "/summary"))
-			return handle_summary(sv, c, id);
-	}
-	if (!strcmp(url, "/api/v1/benches"))
+	case TM_ROUTE_RUN:
+		return handle_run(sv, c, id);
+	case TM_ROUTE_RUN_SERIES:
+		return handle_series(sv, c, id);
+	case TM_ROUTE_RUN_SUMMARY:
+		return handle_summary(sv, c, id);
+	case TM_ROUTE_BENCHES:
 		return send_json(c, 200, tm_api_benches(sv->st));
-	if (!strcmp(url, "/api/v1/sweeps"))
+	case TM_ROUTE_SWEEPS:
 		return send_json(c, 200, tm_api_sweeps(sv->st));
-	if (tm_path_id(url, "/api/v1/sweeps/", &id, &rest) == 0 && !rest[0])
+	case TM_ROUTE_SWEEP:
 		return handle_sweep(sv, c, id);
-	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !rest[0])
+	case TM_ROUTE_BENCH:
 		return send_json(c, 200, tm_api_bench(sv->st, id));
-	if (tm_path_id(url, "/api/v1/bench/", &id, &rest) == 0 && !strcmp(rest, "/sweep"))
+	case TM_ROUTE_BENCH_SWEEP:
 		return send_json(c, 200, tm_api_bench_sweep(sv->st, id));
+	case TM_ROUTE_BENCH_ADVICE: /* only in a bench's HTML report */
+	case TM_ROUTE_NONE:
+	case TM_ROUTE_COUNT:
+		break;
+	}
 	return send_error(c, 404, "no such endpoint");
 }
 
