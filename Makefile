@@ -40,9 +40,8 @@ Q       := $(if $(filter 1,$(V)),,@)
 # Library code: everything but main and the commands; linked into the tool
 # and into the unit tests.
 # The parts, from the bottom up (src/LAYERS says who may include whom).
-LIB_DIRS := base kern cgroup runtime sample heap store hprof snap sysd record report bench advise serve doctor guard
-NET_SRC := src/serve/server.c src/serve/guard.c src/serve/push.c src/serve/promexport.c src/serve/scrape.c src/serve/sha256.c \
-	src/serve/auth.c src/serve/remotewrite.c src/serve/rwsend.c src/serve/httpget.c src/cmd/serve.c
+LIB_DIRS := base kern cgroup runtime sample heap store hprof snap sysd record report report/run report/phases report/bench report/sweep bench advise serve serve/http serve/client serve/html doctor guard
+NET_SRC := $(wildcard src/serve/http/*.c src/serve/client/*.c) src/cmd/serve.c
 LIB_SRC := $(filter-out $(NET_SRC),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LIB_DIRS)))))
 CMD_SRC := $(filter-out $(NET_SRC),$(wildcard src/cmd/*.c))
 GEN_SRC :=
@@ -175,5 +174,11 @@ cppcheck:
 
 clean:
 	rm -rf $(B)
+
+# The parts as the style test compares them with src/LAYERS and
+# docs/ARCHITECTURE.md (tests/e2e/style.sh).
+.PHONY: print-parts
+print-parts:
+	@echo $(LIB_DIRS) cmd
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve/auth.h"
+#include "serve/http/auth.h"
 #include "serve/ingest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

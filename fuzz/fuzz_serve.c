@@ -2,7 +2,7 @@
  * pure functions (the first byte picks one, modulo their count; the rest
  * is its input): 0 the series query of /api/v1/runs/ID/series (six
  * NUL-separated parts: metrics, from, to, after_seq, bucket_usec, points),
- * 1 a URL's id (tm_path_id, with each of the server's prefixes), 2 a push
+ * 1 a URL's route and id (tm_route_parse, base/routes.h), 2 a push
  * acknowledgement (tm_push_ack_parse), 3 a refusal's reason
  * (tm_push_refusal_why).  They must never crash, read out of bounds or
  * leak; what they accept is within the bounds they promise. */
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/routes.h"
 #include "serve/api.h"
 #include "serve/ingest.h"
-#include "serve/push.h"
-#include "serve/server.h"
+#include "serve/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,16 +42,18 @@ static void series_query(const char *buf, size_t len)
 
 static void url_id(const char *url)
 {
-	static const char *const prefixes[] = {"/api/v1/runs/", "/api/v1/bench/", ""};
-	const char *rest;
-	int64_t id;
+	int64_t id = 0, again = 0;
+	char path[128];
+	enum tm_route r = tm_route_parse(url, &id);
 
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		if (tm_path_id(url, prefixes[i], &id, &rest))
-			continue;
-		if (id <= 0 || rest < url || rest > url + strlen(url) || (*rest && *rest != '/'))
-			abort();
-	}
+	if (r == TM_ROUTE_NONE)
+		return;
+	if (r < 0 || r >= TM_ROUTE_COUNT || (tm_route_has_id(r) && id <= 0))
+		abort();
+	/* the path the report would file it under names the same route and id */
+	if (tm_route_path(r, id, path, sizeof(path)) || tm_route_parse(path, &again) != r ||
+	    (tm_route_has_id(r) && again != id))
+		abort();
 }
 
 static void ack(const char *buf, size_t len)

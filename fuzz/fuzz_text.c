@@ -18,8 +18,8 @@
 #include "base/util.h"
 #include "guard/rule.h"
 #include "record/units.h"
-#include "report/phases.h"
-#include "report/summary.h"
+#include "report/phases/phases.h"
+#include "report/run/summary.h"
 #include "store/store.h"
 #include "sysd/unit.h"
 

@@ -11,7 +11,7 @@
 #           unit's name (src/sysd), --keep, --window, --phases-at, --units
 #   sample  the stored-sample decoder (src/store/encoding.c)
 #   serve   the series query and a URL's id (src/serve), the pusher's reading
-#           of the server's answers (src/serve/push.c)
+#           of the server's answers (src/serve/client/push.c)
 #   opt     the option parser (src/base/opt.c) over the record and bench tables
 #   javaheap the Java heap's range in maps and its resident anon in smaps
 #           (src/sample/javaheap.c)

@@ -29,9 +29,9 @@ GEN_SRC += $(B)/gen/serve_assets.c
 
 # Prometheus remote write's messages (our own text of the documented
 # format) -> C, for the network library only (record --remote-write).
-$(B)/gen/prompb.pb-c.c $(B)/gen/prompb.pb-c.h: src/serve/prompb.proto
+$(B)/gen/prompb.pb-c.c $(B)/gen/prompb.pb-c.h: src/serve/client/prompb.proto
 	@mkdir -p $(B)/gen
-	protoc-c --proto_path=src/serve --c_out=$(B)/gen src/serve/prompb.proto
+	protoc-c --proto_path=src/serve/client --c_out=$(B)/gen src/serve/client/prompb.proto
 NET_SRC += $(B)/gen/prompb.pb-c.c
 GEN_HDR += $(B)/gen/prompb.pb-c.h
 

@@ -15,9 +15,9 @@
 #include "base/error.h"
 #include "base/sample.h"
 #include "base/util.h"
-#include "report/stats.h"
-#include "report/summary.h"
-#include "report/throttle.h"
+#include "report/run/stats.h"
+#include "report/run/summary.h"
+#include "report/run/throttle.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "report/benchtab.h"
-#include "report/summary.h"
+#include "report/bench/benchtab.h"
+#include "report/run/summary.h"
 
 struct tm_store;
 

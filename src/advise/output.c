@@ -17,10 +17,11 @@
 #include "advise/advise.h"
 #include "advise/advise_int.h"
 #include "base/error.h"
+#include "base/routes.h"
 #include "base/term.h"
 #include "base/util.h"
-#include "report/runjson.h"
-#include "report/sweepcurve.h"
+#include "report/run/runjson.h"
+#include "report/sweep/sweepcurve.h"
 #include "store/store.h"
 #include "base/banned.h"
 
@@ -585,7 +586,10 @@ static int add_advice_doc(const struct tm_advise *a, const char *text, int64_t b
 	}
 	free(out);
 	json_object_set_new(doc, "header", head);
-	snprintf(key, sizeof(key), "/api/v1/bench/%lld/advice", (long long)bench);
+	if (tm_route_path(TM_ROUTE_BENCH_ADVICE, bench, key, sizeof(key)) < 0) {
+		json_decref(doc);
+		return tm_error("advice: no path for bench %lld", (long long)bench);
+	}
 	json_object_set_new(docs, key, doc);
 	return 0;
 }
@@ -631,8 +635,9 @@ int tm_advise_bench_docs(struct tm_store *st, int64_t bench, json_t *docs)
 
 	if (rc == 0 && !(curve = tm_sweep_stored_curve(st, bench, runs, &n, TM_ADVISE_MAX_RUNS)))
 		rc = -1;
-	snprintf(key, sizeof(key), "/api/v1/bench/%lld/sweep", (long long)bench);
-	if (curve && !json_is_null(curve))
+	if (rc == 0 && tm_route_path(TM_ROUTE_BENCH_SWEEP, bench, key, sizeof(key)) < 0)
+		rc = tm_error("advice: no path for bench %lld", (long long)bench);
+	if (rc == 0 && curve && !json_is_null(curve))
 		json_object_set(docs, key, curve);
 	json_decref(curve);
 	if (rc == 0)

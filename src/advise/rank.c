@@ -11,7 +11,7 @@
 
 #include "advise/advise.h"
 #include "advise/advise_int.h"
-#include "report/stats.h"
+#include "report/run/stats.h"
 #include "base/banned.h"
 
 /* Two medians closer than this share are the same for the ranking. */

@@ -17,7 +17,7 @@
 #include "base/error.h"
 #include "bench/bench.h"
 #include "bench/runner.h"
-#include "report/throttle.h"
+#include "report/run/throttle.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"

@@ -8,7 +8,7 @@
 #include "base/util.h"
 #include "bench/bench.h"
 #include "record/options.h"
-#include "report/summary.h"
+#include "report/run/summary.h"
 #include "base/banned.h"
 
 #define OFF(f) offsetof(struct tm_bench_spec, f)

@@ -10,7 +10,7 @@
 #include "bench/param.h"
 #include "bench/persist.h"
 #include "cgroup/cgroup.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "base/banned.h"
 
 static size_t limit_part(char *buf, size_t size, const char *key, int64_t bytes)

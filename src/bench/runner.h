@@ -15,7 +15,7 @@
 
 #include "bench/bench.h"
 #include "cgroup/cgroup.h"
-#include "report/phases.h"
+#include "report/phases/phases.h"
 
 #define TM_BENCH_MAX_EXPORTS 3
 

@@ -6,8 +6,8 @@
 
 #include "base/error.h"
 #include "bench/runner.h"
-#include "report/benchphases.h"
-#include "report/benchtab.h"
+#include "report/bench/benchphases.h"
+#include "report/bench/benchtab.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -18,7 +18,7 @@
 #include "base/util.h"
 #include "bench/bench.h"
 #include "bench/runner.h"
-#include "report/sweepcurve.h"
+#include "report/sweep/sweepcurve.h"
 #include "store/bench_tables.h"
 #include "store/store.h"
 #include "base/banned.h"

@@ -10,7 +10,7 @@
 #include "base/term.h"
 #include "cmd/cmds.h"
 #include "record/options.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
 

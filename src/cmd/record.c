@@ -15,8 +15,8 @@
 #include "cmd/cmds.h"
 #include "record/options.h"
 #include "record/recorder.h"
-#include "report/limitnote.h"
-#include "report/summary.h"
+#include "report/run/limitnote.h"
+#include "report/run/summary.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -12,8 +12,8 @@
 #include "base/util.h"
 #include "base/term.h"
 #include "cmd/cmds.h"
-#include "report/runtext.h"
-#include "report/runjson.h"
+#include "report/run/runtext.h"
+#include "report/run/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
 

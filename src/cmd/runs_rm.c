@@ -8,7 +8,7 @@
 #include "base/util.h"
 #include "base/term.h"
 #include "cmd/cmds.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "store/store.h"
 #include "base/banned.h"
 

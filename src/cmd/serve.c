@@ -13,9 +13,9 @@
 #include "base/term.h"
 #include "base/util.h"
 #include "cmd/cmds.h"
-#include "serve/auth.h"
-#include "serve/push.h"
-#include "serve/server.h"
+#include "serve/http/auth.h"
+#include "serve/client/push.h"
+#include "serve/http/server.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -8,7 +8,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "guard/guard.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "store/remote.h"
 #include "store/store.h"
 #include "base/banned.h"

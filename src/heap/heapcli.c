@@ -42,9 +42,10 @@ int tm_heap_cli_profile(pid_t pid, const char *out, bool collapsed, bool alloc)
 			int64_t inuse = 0;
 			for (size_t i = 0; i < s.nsites; i++)
 				inuse += s.sites[i].inuse_bytes;
-			tm_note("wrote %s: %zu sites, sampled in use %s (shim live %s); unwinder %s", out,
-			        s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
-			        tm_fmt_mib(b, sizeof(b), s.counters.live_bytes), s.unwinder);
+			tm_note(
+			    "wrote %s: %zu sites, sampled in use %s (shim live %s); unwinder %s",
+			    out, s.nsites, tm_fmt_mib(a, sizeof(a), inuse),
+			    tm_fmt_mib(b, sizeof(b), s.counters.live_bytes), s.unwinder);
 		}
 	}
 	tm_heap_snapshot_release(&s);

@@ -25,7 +25,7 @@ int tm_net_load(struct tm_net *n)
 	if (tm_lib_path("libtidemark-net.so", "TIDEMARK_NET_LIB", path, sizeof(path)))
 		return -1;
 	/* NODELETE: a --scrape thread left to end its request alone
-	 * (serve/scrape.h) may still run in the library after unload */
+	 * (serve/client/scrape.h) may still run in the library after unload */
 	n->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!n->handle)
 		return tm_error("cannot load '%s': %s", path, dlerror());

@@ -26,7 +26,7 @@ struct tm_scrape_spec;
 struct tm_scrape_result;
 struct tm_rw;
 
-/* record --remote-write: how to reach the receiver (serve/remotewrite.h). */
+/* record --remote-write: how to reach the receiver (serve/client/remotewrite.h). */
 struct tm_rw_opts {
 	const char *url;             /* http(s)://host:port/api/v1/write */
 	const char *token_file;      /* a bearer token (NULL: none) */
@@ -56,14 +56,14 @@ struct tm_net {
 	void (*prom_progress)(struct tm_prom_server *srv, int64_t t_mono_usec, double value);
 	void (*prom_stop)(struct tm_prom_server *srv);
 	int (*cmd_serve)(int argc, char **argv, struct tm_cmd_ctx *ctx);
-	/* record --scrape (serve/scrape.h) */
+	/* record --scrape (serve/client/scrape.h) */
 	int (*scraper_start)(const struct tm_scrape_spec *spec, int64_t start_mono_usec,
 	                     int64_t interval_usec, struct tm_scraper **out);
 	int (*scraper_take)(struct tm_scraper *s, int64_t due_mono_usec,
 	                    struct tm_scrape_result *out, int64_t *t_wall_usec, char *why,
 	                    size_t why_size);
 	void (*scraper_stop)(struct tm_scraper *s);
-	/* record --remote-write (serve/remotewrite.h) */
+	/* record --remote-write (serve/client/remotewrite.h) */
 	int (*rw_start)(const struct tm_rw_opts *o, struct tm_rw **out);
 	int (*rw_stop)(struct tm_rw *rw, int64_t wait_usec);
 };

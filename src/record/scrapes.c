@@ -1,5 +1,5 @@
 /*
- * record --scrape, the recorder's side: the targets' threads (serve/scrape.h,
+ * record --scrape, the recorder's side: the targets' threads (serve/client/scrape.h,
  * in the network half) started with the run, what each has ready taken at
  * every sample (Go's series into the sample, the chosen series into the
  * store beside it), and what was never served said at the end.

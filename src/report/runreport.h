@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/phases.h"
-#include "report/summary.h"
+#include "report/phases/phases.h"
+#include "report/run/summary.h"
 
 struct tm_store;
 struct tm_run_info;
@@ -30,7 +30,7 @@ int tm_report_run(struct tm_store *st, int64_t run, const struct tm_window *w,
 
 /*
  * Summary S of run RI as report --csv prints it to OUT: a header line (run,
- * outcome, samples, then every figure of report/summaryfigs.h in its order)
+ * outcome, samples, then every figure of report/run/summaryfigs.h in its order)
  * and one row; a figure not known is an empty cell.
  */
 void tm_summary_write_csv(FILE *out, const struct tm_run_info *ri, const struct tm_summary *s);

@@ -201,7 +201,7 @@ static const enum tm_metric jvm_figures[] = {TM_M_JVM_PROCS,
 /* HotSpot: its hsperfdata counters (runtime/hsperf.c, found by the file each
  * process maps: sample/jvm.c) and its -Xlog:gc lines (this file, found by
  * the command line's own -Xlog option: record/jvmlog.c); its split is
- * report/jvmsplit.c's. */
+ * report/run/jvmsplit.c's. */
 const struct tm_runtime_desc tm_rt_jvm = {
     .name = "jvm",
     .title = "JVM (HotSpot)",

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "report/benchtab.h"
-#include "report/sweepcurve.h"
-#include "report/throttle.h"
-#include "report/runjson.h"
-#include "report/summary.h"
+#include "report/bench/benchtab.h"
+#include "report/sweep/sweepcurve.h"
+#include "report/run/throttle.h"
+#include "report/run/runjson.h"
+#include "report/run/summary.h"
 #include "serve/api.h"
 #include "store/server_tables.h"
 #include "store/store.h"
@@ -150,7 +150,7 @@ static json_t *summary_json(struct tm_store *st, int64_t run_id)
 	return tm_summary_json(&s);
 }
 
-/* The run's throttle limbo (report/throttle.h) for the panel; null on a store error. */
+/* The run's throttle limbo (report/run/throttle.h) for the panel; null on a store error. */
 static json_t *throttle_json(struct tm_store *st, int64_t run_id)
 {
 	struct tm_throttle th;

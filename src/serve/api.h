@@ -60,7 +60,7 @@ json_t *tm_api_series(struct tm_store *st, int64_t run_id, const struct tm_serie
 json_t *tm_api_bench(struct tm_store *st, int64_t bench_id);
 
 /* The survival curve of the sweep bench BENCH_ID's arms were part of, as
- * report/sweepcurve.h's tm_sweep_stored_curve gives it ({"limit":
+ * report/sweep/sweepcurve.h's tm_sweep_stored_curve gives it ({"limit":
  * "MemoryMax"|"MemoryHigh", "arms": [...]}); no sweep: {"limit": null,
  * "arms": []}.  NULL after tm_error. */
 json_t *tm_api_bench_sweep(struct tm_store *st, int64_t bench_id);

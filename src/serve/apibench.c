@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "report/runjson.h"
-#include "report/sweepcurve.h"
+#include "report/run/runjson.h"
+#include "report/sweep/sweepcurve.h"
 #include "serve/api.h"
 #include "store/bench_tables.h"
 #include "store/store.h"

@@ -9,7 +9,6 @@
 #include "base/error.h"
 #include "base/metrics.h"
 #include "base/util.h"
-#include "serve/auth.h"
 #include "serve/ingest.h"
 #include "store/store.h"
 #include "base/banned.h"

@@ -110,4 +110,13 @@ int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *mach
 /* The ack as JSON text (malloc'd). */
 char *tm_push_ack_json(const struct tm_push_ack *ack, const char *uuid);
 
+/* The server's answers, read without I/O (pushans.c; fuzz/fuzz_serve.c): */
+/* The acknowledgement in LEN bytes of TEXT (the struct above: a run
+ * id above 0, positions of 0 or more, whether the run ended) into *OUT.
+ * 0, or -1 when it is not one (*OUT untouched). */
+int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out);
+/* The "error" of a refusal's JSON body, made safe to print
+ * (tm_text_safe), into OUT (SIZE bytes); "" when there is none. */
+void tm_push_refusal_why(const char *text, size_t len, char *out, size_t size);
+
 #endif

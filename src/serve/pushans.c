@@ -1,4 +1,4 @@
-/* The pusher's reading of the server's answers (serve/push.h): pure, no
+/* The pusher's reading of the server's answers (serve/client/push.h): pure, no
  * I/O, so that they can be fuzzed (fuzz/fuzz_serve.c) outside the network
  * half. */
 #include <jansson.h>
@@ -7,7 +7,6 @@
 
 #include "base/util.h"
 #include "serve/ingest.h"
-#include "serve/push.h"
 #include "base/banned.h"
 
 int tm_push_ack_parse(const char *text, size_t len, struct tm_push_ack *out)

@@ -62,7 +62,7 @@ static void top_site(struct tm_snap_out *out)
 		         (unsigned long long)out->file_bytes);
 }
 
-/* serve/httpget.h's tm_http_get_fd, in libtidemark-net.so */
+/* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so */
 typedef int http_get_fn(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
                         uint64_t *wrote, char *why, size_t why_size);
 

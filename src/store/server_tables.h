@@ -1,7 +1,7 @@
 /*
  * The server's own tables in the store (docs/push-protocol.md):
  *   tokens(id, name, kind 'write'|'read', hash (64 hex), created_wall_usec,
- *          UNIQUE(name, kind)): only a token's hash is kept (serve/auth.c
+ *          UNIQUE(name, kind)): only a token's hash is kept (serve/http/auth.c
  *          makes and checks tokens);
  *   machines(name, first_push_wall_usec, last_push_wall_usec, last_addr,
  *            batches, samples): who pushed, when and how much.

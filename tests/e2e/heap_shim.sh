@@ -387,7 +387,7 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	fi
 	# the allocator answers the recorder's request between samples; a
 	# sample at the peak that comes before its answer takes the answer of a
-	# neighbour with the same heap counts (report/summary.c), so one run
+	# neighbour with the same heap counts (report/run/summary.c), so one run
 	# (the end's split needs the program alive after its work, issue 19:
 	# it waits on its stdin once ready, and the recording is interrupted
 	# while it holds what it allocated)

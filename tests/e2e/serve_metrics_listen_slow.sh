@@ -2,7 +2,7 @@
 # record --metrics-listen beside slow clients: 40 connections that each
 # trickle a byte every 0.5 s (from 4 loopback addresses) must not stop it
 # from answering scrapes, and each slow request is cut off at the
-# exporter's deadline (5 s), as the server's are (serve/guard.h).
+# exporter's deadline (5 s), as the server's are (serve/http/guard.h).
 . "$(dirname "$0")/../lib.sh"
 REC= SLOW=
 trap 'for p in $SLOW $REC; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT

@@ -83,6 +83,22 @@ for d in $(sed -n 's|^src/\([a-z]*\)/.*|\1|p' README.md) \
 done
 [ -z "$docs_bad" ] && ok "style_docs_name_every_folder" || fail "style_docs_name_every_folder" "$docs_bad"
 
+# The parts are one list: every folder or room of src/ that holds code, the
+# parts of src/LAYERS (but main), the rows of docs/ARCHITECTURE.md and the
+# Makefile's parts are the same set.
+parts_of_tree=$(cd src && find . -mindepth 2 -maxdepth 3 -name '*.[ch]' | sed 's|^\./||; s|/[^/]*$||' | sort -u)
+parts_of_layers=$(sed -n 's/^\([a-z_/]*\):.*/\1/p' src/LAYERS | grep -vx main | sort -u)
+parts_of_docs=$(sed -n 's/^| `\([a-z_/]*\)\/` |.*/\1/p' docs/ARCHITECTURE.md | sort -u)
+parts_of_make=$(make -s print-parts | tr ' ' '\n' | sort -u)
+parts_bad=
+for pair in "src/LAYERS:$parts_of_layers" "docs/ARCHITECTURE.md:$parts_of_docs" "Makefile:$parts_of_make"; do
+	name=${pair%%:*}
+	list=${pair#*:}
+	[ "$list" = "$parts_of_tree" ] ||
+		parts_bad="$parts_bad $name names [$(echo $list)], the tree has [$(echo $parts_of_tree)];"
+done
+[ -z "$parts_bad" ] && ok "style_parts_agree" || fail "style_parts_agree" "$parts_bad"
+
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
 [ -z "$outside" ] && ok "style_sql_only_in_store" ||

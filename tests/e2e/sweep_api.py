@@ -34,7 +34,7 @@ got = {}
 for a in doc.get("arms", []):
     rows = []
     for p in a["curve"]:
-        # the cells the C code made (report/sweepcurve.c), which the panel shows
+        # the cells the C code made (report/sweep/sweepcurve.c), which the panel shows
         cells = p.get("text") or ["?", "?"]
         row = cells[:2]
         if kind == "MemoryHigh":

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "base/util.h"
-#include "serve/push.h"
+#include "serve/client/push.h"
 #include "store/store.h"
 
 static void fill(struct tm_sample *s, int64_t seq, int64_t t0)

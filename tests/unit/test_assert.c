@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "base/assert.h"
-#include "report/benchtab.h"
-#include "report/benchtab_int.h"
+#include "report/bench/benchtab.h"
+#include "report/bench/benchtab_int.h"
 #include "base/banned.h"
 
 /* Runs FN in a child with its stderr into OUT; the child's wait status. */
@@ -104,7 +104,7 @@ static void test_library(void **state)
 	char msg[1024];
 	assert_int_equal(tm_assert_level(), 2);
 	int st = run_child(fig_out_of_range, msg, sizeof(msg));
-	expect_abort(st, msg, "report/benchtab.c:");
+	expect_abort(st, msg, "report/bench/benchtab.c:");
 	expect_abort(st, msg, "assertion 'f >= 0 && f < TM_BF_COUNT' failed");
 #endif
 }

@@ -1,5 +1,5 @@
 /*
- * The bench figure registry (report/benchfigs.h), walked: every figure has
+ * The bench figure registry (report/bench/benchfigs.h), walked: every figure has
  * a distinct key, label and rank, a source, and appears exactly once in
  * every output of a bench: the text table, Markdown, JSON, CSV, the rows the
  * panel and the HTML report render (tm_bench_table_rows), and the table of
@@ -20,8 +20,8 @@
 #include <jansson.h>
 
 #include "base/util.h"
-#include "report/benchtab.h"
-#include "report/benchtab_int.h"
+#include "report/bench/benchtab.h"
+#include "report/bench/benchtab_int.h"
 #include "base/banned.h"
 
 static void test_descriptors(void **state)

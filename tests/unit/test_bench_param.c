@@ -16,8 +16,8 @@
 #include "bench/bench.h"
 #include "bench/param.h"
 #include "base/util.h"
-#include "report/benchparam.h"
-#include "report/benchparam_int.h"
+#include "report/bench/benchparam.h"
+#include "report/bench/benchparam_int.h"
 #include "base/banned.h"
 
 static int parse(const char *text, struct tm_bench_param *p, char *why)

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "base/util.h"
-#include "report/benchphases.h"
+#include "report/bench/benchphases.h"
 
 #define RUNS 12 /* 3 arms x 4 runs, interleaved */
 #define ROWS 2

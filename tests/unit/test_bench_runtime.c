@@ -16,9 +16,9 @@
 
 #include "base/sample.h"
 #include "base/util.h"
-#include "report/benchtab.h"
-#include "report/benchtab_int.h"
-#include "report/summary.h"
+#include "report/bench/benchtab.h"
+#include "report/bench/benchtab_int.h"
+#include "report/run/summary.h"
 #include "store/store.h"
 #include "store_fixture.h"
 

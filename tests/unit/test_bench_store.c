@@ -18,7 +18,7 @@
 #include "base/util.h"
 #include "bench/bench.h"
 #include "bench/persist.h"
-#include "report/benchtab.h"
+#include "report/bench/benchtab.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -15,7 +15,7 @@
 
 #include "base/term.h"
 #include "base/util.h"
-#include "report/benchtab.h"
+#include "report/bench/benchtab.h"
 #include "base/banned.h"
 
 static void test_stat(void **state)

@@ -15,7 +15,7 @@
 
 #include "base/metrics.h"
 #include "prompb.pb-c.h"
-#include "serve/remotewrite.h"
+#include "serve/client/remotewrite.h"
 #include "store/remote.h"
 #include "store/store.h"
 #include "store_fixture.h"

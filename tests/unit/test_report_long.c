@@ -16,7 +16,7 @@
 
 #include "base/sample.h"
 #include "base/util.h"
-#include "report/summary.h"
+#include "report/run/summary.h"
 #include "store/store.h"
 #include "store_fixture.h"
 

@@ -14,7 +14,7 @@
 
 #include "assert_eq.h"
 
-#include "report/phases.h"
+#include "report/phases/phases.h"
 
 #define MIB  (1024.0 * 1024.0)
 #define SEC  1000000LL

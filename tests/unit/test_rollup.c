@@ -16,9 +16,9 @@
 #include "assert_eq.h"
 
 #include "base/sample.h"
-#include "report/sketch.h"
-#include "report/stats.h"
-#include "report/summary.h"
+#include "report/run/sketch.h"
+#include "report/run/stats.h"
+#include "report/run/summary.h"
 #include "store/rollup.h"
 #include "store/store.h"
 #include "store_fixture.h"

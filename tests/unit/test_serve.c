@@ -18,10 +18,10 @@
 
 #include "base/util.h"
 #include "serve/api.h"
-#include "serve/auth.h"
-#include "serve/htmlreport.h"
+#include "serve/http/auth.h"
+#include "serve/html/htmlreport.h"
 #include "serve/ingest.h"
-#include "serve/push.h"
+#include "serve/client/push.h"
 #include "serve/promfmt.h"
 #include "serve/ratelimit.h"
 #include "store/bench_tables.h"

@@ -15,7 +15,7 @@
 
 #include "assert_eq.h"
 
-#include "report/stats.h"
+#include "report/run/stats.h"
 #include "base/banned.h"
 
 static void expect_p(const double *a, size_t na, const double *b, size_t nb, double u, double p)

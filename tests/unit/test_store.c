@@ -14,7 +14,7 @@
 #include "base/util.h"
 #include "assert_eq.h"
 
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "store/store.h"
 #include "store_fixture.h"
 

@@ -1,7 +1,7 @@
 /* The store's functions for other parts, on a real SQLite file: the item
  * iterators (time order, stored order, from/limit, stopping), item counts,
  * the seq-by-time lookup, the server's and bench's tables, a read-only
- * store, the sample encoding, and a run as JSON (report/runjson.h). */
+ * store, the sample encoding, and a run as JSON (report/run/runjson.h). */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +19,8 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "report/runjson.h"
-#include "report/summary.h"
+#include "report/run/runjson.h"
+#include "report/run/summary.h"
 #include "store/bench_tables.h"
 #include "store/server_tables.h"
 #include "store/store.h"

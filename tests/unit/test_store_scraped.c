@@ -20,7 +20,7 @@
 #include <sqlite3.h>
 
 #include "base/sample.h"
-#include "report/scraped.h"
+#include "report/run/scraped.h"
 #include "store/scraped.h"
 #include "store/store.h"
 #include "store_fixture.h"

@@ -1,5 +1,5 @@
 /*
- * The summary figure registry (report/summaryfigs.h), walked: every figure
+ * The summary figure registry (report/run/summaryfigs.h), walked: every figure
  * is a member of struct tm_summary that starts as its entry says, and
  * appears exactly once, with its own value, in a run's JSON
  * (tm_summary_json: report --json, the API, the push protocol) and in the
@@ -19,10 +19,10 @@
 #include <jansson.h>
 
 #include "base/util.h"
-#include "report/runjson.h"
+#include "report/run/runjson.h"
 #include "report/runreport.h"
-#include "report/summary.h"
-#include "report/summaryfigs.h"
+#include "report/run/summary.h"
+#include "report/run/summaryfigs.h"
 #include "store/store.h"
 #include "base/banned.h"
 

@@ -14,8 +14,8 @@
 #include <jansson.h>
 
 #include "base/sample.h"
-#include "report/benchtab.h"
-#include "report/throttle.h"
+#include "report/bench/benchtab.h"
+#include "report/run/throttle.h"
 #include "store/store.h"
 #include "store_fixture.h"
 #include "base/banned.h"

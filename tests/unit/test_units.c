@@ -16,7 +16,7 @@
 
 #include "record/recorder.h"
 #include "record/units.h"
-#include "report/summary.h"
+#include "report/run/summary.h"
 #include "store/store.h"
 #include "store_fixture.h"
 #include "base/banned.h"

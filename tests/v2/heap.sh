@@ -12,7 +12,7 @@ echo "$peak" >"$OUT/peak"
 SH
 # the allocator answers the recorder between samples: under TCG on a loaded
 # host a sample can come before its answer; the split takes the answer of a
-# neighbouring sample with the same heap counts (report/summary.c), and the
+# neighbouring sample with the same heap counts (report/run/summary.c), and the
 # reading after the work is not one inside the exit.  memory.peak is read by
 # the shell itself: a process started after the work (cat, under the shim
 # too) would be the target's last, and the split of the last sample while

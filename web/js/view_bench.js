@@ -1,7 +1,7 @@
 /*
  * A bench's page: the comparison table exactly as the terminal prints it
  * (the header lines, cells and notes come from the C table,
- * src/report/benchtab.c, through the table's "text" and "notes" in
+ * src/report/bench/benchtab.c, through the table's "text" and "notes" in
  * /api/v1/bench/ID; nothing is recomputed here), the
  * anon of every run by arm with the limits and each kill, the survival
  * curve of the sweep the bench's arms were part of, the advice, and the runs.
@@ -11,7 +11,7 @@
  * the advice (as `advise --json`) are documents the HTML report embeds
  * (tm_advise_bench_docs in src/advise/output.c computes them); absent, their
  * section is not shown.  The curve's table shows the columns, cells and
- * verdict the C code made (src/report/sweepcurve.c), as `bench --sweep`.
+ * verdict the C code made (src/report/sweep/sweepcurve.c), as `bench --sweep`.
  * The server serves the curve too (/api/v1/bench/ID/sweep), not the advice.
  * A MemoryMax sweep's curve is survival against the limit; a MemoryHigh
  * sweep's is the progress rate and memory pressure against the ceiling.
@@ -231,7 +231,7 @@ export function sweepCurve(page, sec, sw) {
 	(high ? throttleChart : survivalChart)(page, sec, sw, xRange);
 	if (!high) peakChart(page, sec, sw, xRange);
 	/* the columns and cells bench --sweep prints, made by the C code
-	 * (report/sweepcurve.c: columns, each point's text, the verdict) */
+	 * (report/sweep/sweepcurve.c: columns, each point's text, the verdict) */
 	for (const a of sw.arms) {
 		sec.appendChild(el("p", {class: "lead"}, swatch(a.arm), a.verdict));
 		const t = table(a.columns, a.curve.map(p => p.text));

@@ -1,0 +1,142 @@
+/*
+ * A run split into phases: at its marks (default) or at progress values
+ * (`report --phases`, `--phases-at 1000,2000`), one row per phase with its
+ * duration, anon and live heap (and a runtime's heap) at its start and end
+ * and their change, its peak anon, per-unit cost and rate.
+ *
+ * The rule that makes the rows add up (docs/phases.md): a phase ends with
+ * the last reading of a series among its own samples, and the next phase
+ * starts from that same value, so the changes of consecutive phases sum to
+ * the run's end minus its start.  A phase whose samples hold no reading of
+ * a series has start, end and change NAN (missing, never 0), and so has the
+ * start and change of the phase after it.  A phase with no sample at all
+ * (two marks within one interval) has every figure NAN but its duration;
+ * its change would be 0 by construction, so the sum still holds.  A series
+ * that begins after the run's first sample (a JVM's counters once it is
+ * up, old after GC at the first GC) has no start, nor change, in the phase
+ * where it begins, nor in the run's total row.
+ *
+ * The pure part (tm_phases_compute) works on arrays, for unit tests; the
+ * store's part (tm_phases_load) reads a run into them.
+ */
+#ifndef TM_PHASES_H
+#define TM_PHASES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+struct tm_store;
+
+#define TM_PHASE_NAME_MAX 64
+#define TM_PHASE_MAX_AT   64
+#define TM_PHASE_NOTES    8
+
+/* The series a phase row carries, start / end / change each. */
+enum tm_phase_series {
+	TM_PS_ANON,       /* bytes: the cgroup's anon, else the tree's RssAnon */
+	TM_PS_HEAP,       /* bytes: live heap (the heap shim, --heap) */
+	TM_PS_JVM_HEAP,   /* bytes: Java heap used (hsperfdata) */
+	TM_PS_JVM_OLD_GC, /* bytes: old gen used in the sample after the last GC */
+	TM_PS_GC_LIVE,    /* bytes: live after the last GC (--runtime go|ghc) */
+	TM_PS_COUNT
+};
+
+/* "anon", "heap_live", ... (JSON/CSV key stem) and the text table's label. */
+const char *tm_phase_series_key(enum tm_phase_series s);
+const char *tm_phase_series_label(enum tm_phase_series s);
+
+/* One sample, reduced: monotonic usec, each series (NAN when the sample
+ * lacks it), and what the derived series come from. */
+struct tm_phase_pt {
+	int64_t t_usec;
+	double v[TM_PS_COUNT];
+	double jvm_old_bytes; /* old gen used */
+	double jvm_gc_usec;   /* young + full GC time so far: rises as a collection ends */
+	double procs;         /* processes of the target; NAN unknown */
+};
+
+/* Fills V[TM_PS_JVM_OLD_GC] of PTS[0..N) (time order): the old gen used in
+ * the sample where the JVMs' GC time last rose (HotSpot adds a collection's
+ * time as it ends; the first time seen counts as a rise when above 0),
+ * carried forward; NAN before any GC, in a sample without the JVMs'
+ * counters, and after the time fell (a JVM left). */
+void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n);
+
+struct tm_phase_prog {
+	int64_t t_usec;
+	double v;
+};
+
+struct tm_phase_mark {
+	int64_t t_usec;
+	char text[TM_PHASE_NAME_MAX];
+};
+
+enum tm_phase_split_kind { TM_SPLIT_MARKS, TM_SPLIT_PROGRESS };
+struct tm_phase_split {
+	enum tm_phase_split_kind kind;
+	int n_at;
+	double at[TM_PHASE_MAX_AT]; /* progress values, increasing */
+};
+
+/* "1000,2000,3000": increasing finite numbers.  0, or -1 after tm_error. */
+int tm_phase_split_parse(const char *spec, struct tm_phase_split *out);
+
+struct tm_phase {
+	char name[TM_PHASE_NAME_MAX]; /* the mark's text, "(start)", or "A..B" */
+	double start_offset_usec;     /* from the run's first sample */
+	double duration_usec;
+	int samples;
+	double start[TM_PS_COUNT], end[TM_PS_COUNT], change[TM_PS_COUNT]; /* bytes */
+	double peak_anon_bytes;
+	double progress_start, progress_end, units; /* units = end - start */
+	double per_unit[TM_PS_COUNT];               /* change / units; NAN when units <= 0 */
+	double rate_per_min;                        /* NAN when progress arrived bunched */
+	bool bunched; /* the phase's own points arrived in too few instants: no rate */
+};
+
+struct tm_phases {
+	int64_t run_id;
+	enum tm_phase_split_kind kind;
+	int n;
+	struct tm_phase *p;    /* malloc'd, N rows */
+	struct tm_phase total; /* the run as one row: first reading to last */
+	bool progress_bunched; /* the run's points arrived at once: no units, rates */
+	bool has[TM_PS_COUNT]; /* some sample had the series */
+	int n_notes;
+	char notes[TM_PHASE_NOTES][160];
+};
+
+/*
+ * Splits the samples PTS[0..N) (time order; V[TM_PS_JVM_OLD_GC] derived),
+ * progress points PR[0..NP) and marks MK[0..NM) (any order) as SPLIT says.
+ * The run is the span from the first sample to the last one while the
+ * target lived (procs > 0 or unknown), and not inside its last processes'
+ * exit (report/run/summary.c's rule for "held after"); the samples after it
+ * (the teardown) are left out.  Marks before the first sample open their phase at it; marks
+ * after the span are left out; both with a note.  A progress value never
+ * reached ends the split there (a note).  OUT is filled (release it with
+ * tm_phases_release): 0, 1 when there are no samples, -1 after tm_error
+ * (out of memory, or a progress split of bunched progress).
+ */
+int tm_phases_compute(const struct tm_phase_pt *pts, size_t n, const struct tm_phase_prog *pr,
+                      size_t np, const struct tm_phase_mark *mk, size_t nm,
+                      const struct tm_phase_split *split, struct tm_phases *out);
+void tm_phases_release(struct tm_phases *ph);
+
+/* Run RUN_ID's phases from the store.  0, 1 (no such run or no samples;
+ * nothing said), -1 after tm_error. */
+int tm_phases_load(struct tm_store *st, int64_t run_id, const struct tm_phase_split *split,
+                   struct tm_phases *out);
+
+/* The table for a terminal (sizes in MiB, n/a for missing), as JSON (raw
+ * bytes and usec, null for missing; a new object or NULL), as CSV (a
+ * header and one row per phase, then the run's total row). */
+void tm_phases_write_text(const struct tm_phases *ph, FILE *out);
+json_t *tm_phases_json(const struct tm_phases *ph);
+void tm_phases_write_csv(const struct tm_phases *ph, FILE *out);
+
+#endif
