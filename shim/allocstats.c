@@ -71,12 +71,13 @@ static int exe_segments(struct exe_seg *e)
 	return e->phdr ? 0 : -1;
 }
 
-int tmh_allocstats_in_exe(const void *malloc_fn)
+/* Whether address A lies in the executable's loaded segments. */
+static int in_segments(const void *fn)
 {
 	struct exe_seg e;
-	if (!malloc_fn || exe_segments(&e) < 0)
+	if (!fn || exe_segments(&e) < 0)
 		return 0;
-	Elf64_Addr a = (Elf64_Addr)malloc_fn;
+	Elf64_Addr a = (Elf64_Addr)fn;
 	for (Elf64_Half i = 0; i < e.phnum; i++) {
 		const Elf64_Phdr *p = &e.phdr[i];
 		if (p->p_type == PT_LOAD && a >= e.bias + p->p_vaddr &&
@@ -84,6 +85,53 @@ int tmh_allocstats_in_exe(const void *malloc_fn)
 			return 1;
 	}
 	return 0;
+}
+
+/* An address of the executable's dynamic section: ld.so has made its
+ * pointers absolute on these machines; an offset below the bias is not yet. */
+static const char *dyn_ptr(const struct exe_seg *e, Elf64_Addr p)
+{
+	return (const char *)(e->bias && p < e->bias ? p + e->bias : p);
+}
+
+/* Whether the executable's dynamic symbols list NAME as undefined (it
+ * takes NAME from a library), read from its loaded PT_DYNAMIC: the symbol
+ * table runs up to the string table, which follows it in every linker's
+ * layout, and no further than MAX_DYNSYMS entries. */
+#define MAX_DYNSYMS 200000
+static int exe_imports(const char *name)
+{
+	struct exe_seg e;
+	const Elf64_Dyn *d = NULL;
+	if (exe_segments(&e) < 0)
+		return 0;
+	for (Elf64_Half i = 0; i < e.phnum; i++)
+		if (e.phdr[i].p_type == PT_DYNAMIC)
+			d = (const Elf64_Dyn *)(e.bias + e.phdr[i].p_vaddr);
+	const Elf64_Sym *sym = NULL;
+	const char *str = NULL;
+	size_t strsz = 0;
+	for (; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			sym = (const Elf64_Sym *)dyn_ptr(&e, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			str = dyn_ptr(&e, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRSZ)
+			strsz = d->d_un.d_val;
+	}
+	if (!sym || !str || (const char *)sym >= str)
+		return 0;
+	size_t n = (size_t)(str - (const char *)sym) / sizeof(*sym), len = strlen(name);
+	for (size_t i = 1; i < n && i < MAX_DYNSYMS; i++)
+		if (sym[i].st_shndx == SHN_UNDEF && sym[i].st_name < strsz &&
+		    strsz - sym[i].st_name > len && !memcmp(str + sym[i].st_name, name, len + 1))
+			return 1;
+	return 0;
+}
+
+int tmh_allocstats_in_exe(const char *name, const void *fn)
+{
+	return in_segments(fn) && !exe_imports(name);
 }
 
 /* Records that symbol NAME of probe P is at ADDR in *A. */
@@ -107,7 +155,7 @@ static void find_dynamic(struct tmh_allocstats *a)
 {
 	for (size_t i = 0; i < NPROBES; i++) {
 		void *f = dlsym(RTLD_DEFAULT, probes[i].name);
-		if (f && tmh_allocstats_in_exe(f))
+		if (f && tmh_allocstats_in_exe(probes[i].name, f))
 			take(a, &probes[i], f);
 	}
 }

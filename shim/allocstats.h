@@ -35,9 +35,11 @@ struct tmh_allocfig {
 	int64_t allocated_bytes, active_bytes, resident_bytes;
 };
 
-/* 1 when MALLOC_FN (the process's malloc: dlsym(RTLD_DEFAULT, "malloc"))
- * lies in the executable's loaded segments, else 0. */
-int tmh_allocstats_in_exe(const void *malloc_fn);
+/* 1 when FN (the process's NAME: dlsym(RTLD_DEFAULT, NAME)) is the
+ * executable's own: it lies in its loaded segments and the executable does
+ * not list NAME as undefined, which a non-PIE executable does when FN is
+ * only its PLT entry for a library's NAME (python3's malloc); else 0. */
+int tmh_allocstats_in_exe(const char *name, const void *fn);
 
 /*
  * Finds the statistics entry points of the allocator linked into the

@@ -429,10 +429,14 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 	}
 	tmh_tls_busy = 1;
 	tmh_tls_slot = NULL;
-	tls_own = 1; /* pthread_getattr_np's CPU set, when the stack was not known yet */
+	/* what these allocate is the shim's own, not the program's:
+	 * pthread_getattr_np's CPU set, when the stack was not known yet, and
+	 * libunwind's caches, when it unwinds (TIDEMARK_HEAP_UNWIND, or chosen
+	 * for an executable without frame pointers) */
+	tls_own = 1;
 	tmh_sample_stack_bounds();
-	tls_own = 0;
 	tmh_sample_alloc(s, p, req, frame);
+	tls_own = 0;
 	tmh_tls_left = s->sample_left_bytes; /* the next draw */
 	tmh_tls_slot = s;
 	tmh_tls_busy = 0;

@@ -57,7 +57,7 @@ struct tmh_exe_info tmh_exe;
 void tmh_stats_detect(void)
 {
 	struct tmh_allocstats x;
-	int in = tmh_allocstats_in_exe(dlsym(RTLD_DEFAULT, "malloc"));
+	int in = tmh_allocstats_in_exe("malloc", dlsym(RTLD_DEFAULT, "malloc"));
 	int k = tmh_allocstats_find_exe(&x);
 	if (!in && !k)
 		return;

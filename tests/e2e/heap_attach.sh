@@ -25,6 +25,7 @@ ref=$("$P/heap_attach_loop" $HOLD $STEPS)
 echo "# reference: $ref"
 
 # --- attach, the live figure, detach -----------------------------------------
+rm -f "$T/st.end"
 "$P/heap_attach_loop" $HOLD $STEPS "$T/st" >"$T/out" &
 pid=$!
 wait_for 10 state_ready "$T/st"
@@ -63,6 +64,7 @@ else
 	fail detach_command "$out"
 fi
 check_fails detach_twice "not attached" "$TM" heap detach "$pid"
+touch "$T/st.end"
 wait "$pid"
 rc=$?
 check_eq attach_c_output "$(cat "$T/out") rc=$rc" "$ref rc=0"
@@ -77,11 +79,13 @@ wait_for 10 held_still "$T/st2"
 slive=$("$TM" heap stats "$spid" --json | sed -n 's/.*"live_bytes":\([0-9-]*\).*/\1/p')
 sself=$(cut -d' ' -f1 "$T/st2")
 rm -f "$T/st2.req"
+touch "$T/st2.end"
 wait "$spid"
 echo "# shim from the start: live $slive, program's own $sself (attach: $live against $self)"
 
 # --- every step failed on purpose -----------------------------------------------
 rm -f "$T/st"
+rm -f "$T/st.end"
 "$P/heap_attach_loop" $HOLD $STEPS "$T/st" >"$T/out" &
 pid=$!
 wait_for 10 state_ready "$T/st"
@@ -95,6 +99,7 @@ for n in 1 2 3 4 5 6 7; do
 		fail "attach_fail_at_$n" "exit $rc: $out; agent loaded: $(loaded "$pid" && echo yes)"
 	fi
 done
+touch "$T/st.end"
 wait "$pid"
 rc=$?
 check_eq attach_failed_steps_output "$(cat "$T/out") rc=$rc" "$ref rc=0"
@@ -136,6 +141,7 @@ check_fails attach_refuses_self "no process" "$TM" heap attach 4194000
 
 # --- record -p PID --heap, and the recorder killed --------------------------------------
 rm -f "$T/st"
+rm -f "$T/st.end"
 "$P/heap_attach_loop" $HOLD $STEPS "$T/st" >"$T/out" &
 pid=$!
 wait_for 10 state_ready "$T/st"
@@ -157,25 +163,34 @@ if wait_for 3 sh -c "\"$TM\" heap stats $pid | grep -q '(detached)'"; then
 else
 	fail recorder_killed_detaches "$("$TM" heap stats "$pid" 2>&1 | head -1)"
 fi
+touch "$T/st.end"
 wait "$pid"
 rc=$?
 check_eq record_pid_output "$(cat "$T/out") rc=$rc" "$ref rc=0"
 
 # --- real programs under load ---------------------------------------------------------------
-PY='d = {}
+# with TM_END set, it goes on allocating (outside the figures it prints)
+# until that file exists, so the attach finds it busy on any machine
+PY='import os, time
+d = {}
 s = 0
 for i in range(1500000):
     d[i % 50000] = {"k": i, "v": str(i) * 3}
     s = (s * 31 + len(d[i % 50000]["v"])) % 1000000007
+end, give_up = os.environ.get("TM_END"), time.time() + 120
+while end and not os.path.exists(end) and time.time() < give_up:
+    for j in range(1000):
+        d[j] = {"k": j, "v": str(j) * 3}
 print(len(d), s)'
 PY3=/usr/bin/python3 # not a wrapper script (pyenv's): the pid must be python's
 pyref=$($PY3 -c "$PY")
-$PY3 -c "$PY" >"$T/py" &
+TM_END="$T/py.end" $PY3 -c "$PY" >"$T/py" &
 pid=$!
 sleep 0.8
 out=$("$TM" heap attach "$pid" 2>&1)
 "$TM" heap stats "$pid" >"$T/pystats" 2>&1
 "$TM" heap detach "$pid" >/dev/null 2>&1
+touch "$T/py.end"
 wait "$pid"
 rc=$?
 if echo "$out" | grep -q "attached to $pid" && grep -qE "live [1-9]" "$T/pystats" &&
@@ -208,13 +223,14 @@ check_eq attach_fork_child "$(cat "$T/fork") rc=$rc" "child region False
 parent done rc=0"
 
 mtref=$("$P/heap_attach_mt" 1500000)
-"$P/heap_attach_mt" 1500000 >"$T/mt" &
+"$P/heap_attach_mt" 1500000 "$T/mt.end" >"$T/mt" &
 pid=$!
 sleep 0.5
 out=$("$TM" heap attach "$pid" 2>&1)
 sleep 0.5
 "$TM" heap stats "$pid" >"$T/mtstats" 2>&1
 "$TM" heap detach "$pid" >/dev/null 2>&1
+touch "$T/mt.end"
 wait "$pid"
 rc=$?
 if echo "$out" | grep -q "attached to $pid" && grep -qE "allocated [0-9.]+ MiB in [1-9]" "$T/mtstats" &&

@@ -88,7 +88,7 @@ if command -v bash >/dev/null; then
 	check_eq install_completion "$out" "record report
 --class-pointers
 add list remove
-run stats top"
+attach detach run stats top"
 else
 	skip install_completion "no bash"
 fi
