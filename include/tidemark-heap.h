@@ -138,6 +138,7 @@ enum tmh_attach_rc {
 	TMH_ATTACH_NO_HOOK = -5,   /* no relocation entry of an allocation function */
 	TMH_ATTACH_NO_BASE = -6,   /* the allocator does not say how much is in use */
 	TMH_ATTACH_NO_WATCH = -7,  /* the recorder's pid cannot be watched from the target */
+	TMH_ATTACH_NO_STATS = -8,  /* an allocator linked in, without a statistics entry point */
 };
 
 struct tmh_region {

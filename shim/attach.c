@@ -4,7 +4,9 @@
  * `tidemark heap attach` (src/heap/attach.c) and started by its call of
  * tmh_attach_start().  It counts from then on with the shim's own fast
  * path, reached through the relocation entries got.c rewrites; the live
- * heap starts from the allocator's own in-use figure.  A thread of the
+ * heap starts from the allocator's own in-use figure.  When the allocator
+ * is linked into the executable (no entry to rewrite), it only reads that
+ * allocator's own statistics when asked (allocstats.c).  A thread of the
  * agent's answers statistics requests and lets go (puts every entry back,
  * state TMH_DETACHED) when a reader asks (detach_req) or when the watched
  * recorder is gone, within one interval.  The agent is never unloaded: a
@@ -124,6 +126,35 @@ static void set_base(struct tmh_region *r, int64_t base)
 	TMH_ST(r->attach_wall_usec, wall_usec());
 }
 
+/* The allocator is linked into the executable (malloc_in_exe 1): its
+ * calls reach no relocation entry, so none is rewritten; the thread reads
+ * the allocator's own statistics when a reader asks (allocstats.c).  Its
+ * "in use" at attach is that allocator's allocated figure (-1 when it has
+ * none: mimalloc).  TMH_ATTACH_NO_STATS when no entry point was found. */
+static int start_linked(struct tmh_region *r)
+{
+	if (!tmh_exe.exe_stats)
+		return TMH_ATTACH_NO_STATS;
+	int64_t base = tmh_stats_inuse();
+	TMH_ST(r->attach_base_bytes, base);
+	TMH_ST(r->attach_wall_usec, wall_usec());
+	return start_thread() ? TMH_ATTACH_NO_THREAD : TMH_ATTACH_OK;
+}
+
+/* malloc from a shared library: every loaded object's entries for the
+ * allocation functions point at the shim's, from the allocator's in-use
+ * figure (BASE); with an allocator linked in beside it (Rust's _rjem_), its
+ * figures are added in each answer (stats.c). */
+static int start_hooked(struct tmh_region *r, int64_t base)
+{
+	int64_t objects = 0;
+	set_base(r, base);
+	int64_t hooks = tmh_got_hook(&objects);
+	TMH_ST(r->attach_hooks, hooks);
+	TMH_ST(r->attach_objects, objects);
+	return hooks == 0 ? TMH_ATTACH_NO_HOOK : start_thread() ? TMH_ATTACH_NO_THREAD : 0;
+}
+
 /*
  * Starts counting (struct tmh_attach_args in include/tidemark-heap.h):
  * TMH_ATTACH_OK, or a negative enum tmh_attach_rc with nothing rewritten.
@@ -149,7 +180,8 @@ TMH_API int tmh_attach_start(const struct tmh_attach_args *a)
 	struct tmh_region *r = tmh_region;
 	int busy = tmh_tls_busy;
 	tmh_tls_busy = 1;
-	int64_t base = tmh_stats_inuse(), objects = 0, hooks = 0;
+	int linked = tmh_exe.malloc_in_exe == 1;
+	int64_t base = linked ? 0 : tmh_stats_inuse();
 	int rc = base < 0 ? TMH_ATTACH_NO_BASE : TMH_ATTACH_OK;
 	if (rc == TMH_ATTACH_OK) {
 		watch_fd = fd;
@@ -159,11 +191,7 @@ TMH_API int tmh_attach_start(const struct tmh_attach_args *a)
 		TMH_ST(r->attach_interval_msec, watch_msec);
 		__atomic_store_n(&r->state, TMH_RUNNING, __ATOMIC_RELEASE);
 		TMH_ADD(r->attach_count, 1);
-		set_base(r, base);
-		hooks = tmh_got_hook(&objects);
-		TMH_ST(r->attach_hooks, hooks);
-		TMH_ST(r->attach_objects, objects);
-		rc = hooks == 0 ? TMH_ATTACH_NO_HOOK : start_thread() ? TMH_ATTACH_NO_THREAD : 0;
+		rc = linked ? start_linked(r) : start_hooked(r, base);
 		if (rc == TMH_ATTACH_OK)
 			__atomic_store_n(&attached, 1, __ATOMIC_RELEASE);
 		else

@@ -35,6 +35,7 @@
 #include "heap/attach.h"
 #include "heap/attach_ptrace.h"
 #include "heap/heapregion.h"
+#include "sample/exesyms.h"
 #include "tidemark-heap.h"
 #include "base/banned.h"
 
@@ -69,7 +70,16 @@ struct job {
 	uint64_t handle;      /* the agent's, from dlopen; 0: not loaded */
 	uint64_t loaded_base; /* the agent's load address when an earlier attach loaded it */
 	int started;
+	enum tm_exe_malloc exe_malloc; /* an allocator linked into the executable? */
+	char family[16];               /* its family ("jemalloc"), "" when none is recognised */
 };
+
+/* An allocator is linked into the executable (alone or beside glibc's):
+ * its code is the program's own, so a stop there may hold its lock. */
+static int linked_allocator(const struct job *j)
+{
+	return j->exe_malloc == TM_EXE_MALLOC_LINKED || j->exe_malloc == TM_EXE_MALLOC_BESIDE;
+}
 
 /* Whether step N is to fail on purpose (the test-only knob). */
 static int fail_here(const struct job *j, int n)
@@ -173,17 +183,21 @@ static int check_agent(struct job *j, const char *given)
 	return ok ? 0 : tm_error("the agent %s has no tmh_attach_start", j->agent);
 }
 
-/* Whether PID's executable defines malloc itself (not a PLT entry). */
-static int exe_defines_malloc(pid_t pid)
+/* Which allocator PID's executable has linked into it (J->exe_malloc,
+ * J->family): refused when it defines malloc and names no allocator whose
+ * statistics the agent could read (stripped, or unknown to tidemark). */
+static int check_exe_malloc(struct job *j)
 {
 	char path[64];
-	uint64_t value, vaddr;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc = fd >= 0 && tm_attach_elf_symbol(fd, "malloc", &value, &vaddr) == 0;
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)j->pid);
+	j->exe_malloc = tm_exe_malloc_of(path, j->family, sizeof(j->family));
+	if (j->exe_malloc == TM_EXE_MALLOC_LINKED && !j->family[0])
+		return tm_error("cannot attach to %d: malloc is defined in its executable (an "
+		                "allocator linked in) and its symbols name none whose statistics "
+		                "tidemark can read (stripped of its symbol table, or an allocator "
+		                "tidemark does not know): its live heap cannot be known",
+		                (int)j->pid);
+	return 0;
 }
 
 /* Everything attach needs to know before it stops anything. */
@@ -195,10 +209,8 @@ static int prepare(struct job *j, const struct tm_attach_opts *o)
 	const char *why = tm_attach_refusal(&f);
 	if (why)
 		return tm_error("cannot attach to %d: %s", (int)j->pid, why);
-	if (exe_defines_malloc(j->pid))
-		return tm_error("cannot attach to %d: malloc is defined in its executable (an "
-		                "allocator linked in statically): the agent's hook cannot see it",
-		                (int)j->pid);
+	if (check_exe_malloc(j) < 0)
+		return -1;
 	j->arch = tm_attach_arch_native();
 	if (!j->arch)
 		return tm_error("attach is not built for this machine");
@@ -227,6 +239,8 @@ static int safe_place(struct job *j, char **maps)
 	int64_t nr = j->arch->syscall_nr(&j->regs);
 	if (nr >= 0)
 		return j->arch->waiting_syscall(nr);
+	if (linked_allocator(j))
+		return 0; /* its own code holds the allocator's: only a wait is safe */
 	uint64_t pc = j->arch->pc(&j->regs);
 	size_t len;
 	if (!*maps || tm_attach_maps_object(*maps, pc, where, sizeof(where)) < 0) {
@@ -289,6 +303,12 @@ static int stop_safe(struct job *j, int *tries)
 	free(maps);
 	if (rc == 0 || *tries <= STOP_TRIES)
 		return rc;
+	if (linked_allocator(j))
+		return tm_error("cannot attach to %d: none of its threads was waiting in a syscall "
+		                "in %d stops (its allocator, %s, is linked into its executable, so "
+		                "a stop in its own code may be inside the allocator, holding a lock "
+		                "dlopen needs)",
+		                (int)j->pid, STOP_TRIES, j->family);
 	return tm_error("cannot attach to %d: its threads stayed inside libc, the loader or "
 	                "the allocator (%d stops), where a lock dlopen needs may be held",
 	                (int)j->pid, STOP_TRIES);
@@ -336,6 +356,9 @@ static const char *start_why(int rc)
 		return "its allocator does not say how much is in use";
 	case TMH_ATTACH_NO_WATCH:
 		return "the recorder is not visible from it (a pid namespace)";
+	case TMH_ATTACH_NO_STATS:
+		return "its allocator is linked into its executable and the agent found none of "
+		       "its statistics entry points there (stripped?)";
 	default:
 		return "the agent refused its arguments";
 	}
@@ -403,17 +426,33 @@ static int fail_at_env(void)
 
 static void dry_run(const struct job *j, FILE *out)
 {
+	char what[256];
+	if (j->exe_malloc == TM_EXE_MALLOC_LINKED)
+		snprintf(what, sizeof(what),
+		         "read %s's own statistics (linked into its executable) at each sample; "
+		         "no relocation entry rewritten",
+		         j->family);
+	else
+		snprintf(what, sizeof(what),
+		         "count malloc & co. from now on through every loaded object's relocation "
+		         "entries, from the allocator's own in-use figure%s%s%s",
+		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? ", plus " : "",
+		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? j->family : "",
+		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? "'s own statistics (linked in)" : "");
 	fprintf(out,
 	        "would attach to %d (checks passed: no tracer, no seccomp filter, %s, no fork "
 	        "under way):\n"
 	        "  stop its main thread (PTRACE_SEIZE + PTRACE_INTERRUPT) where it holds no "
-	        "lock of libc's, the loader's or the allocator's\n"
+	        "lock of libc's, the loader's or the allocator's%s\n"
 	        "  make it call dlopen at %#llx (in %s) with %s (loaded already: %s)\n"
-	        "  then tmh_attach_start: count malloc & co. from now on through every loaded "
-	        "object's relocation entries, from the allocator's own in-use figure\n"
+	        "  then tmh_attach_start: %s\n"
 	        "  restore its registers and stack, and let it go\n",
-	        (int)j->pid, j->arch->name, (unsigned long long)j->dlopen_fn,
-	        j->loaded_base ? "-" : j->libc, j->agent, j->loaded_base ? "yes, no dlopen" : "no");
+	        (int)j->pid, j->arch->name,
+	        linked_allocator(j) ? " (a thread waiting in a syscall: its allocator is in its "
+	                              "executable)"
+	                            : "",
+	        (unsigned long long)j->dlopen_fn, j->loaded_base ? "-" : j->libc, j->agent,
+	        j->loaded_base ? "yes, no dlopen" : "no", what);
 }
 
 /* The agent's mappings in PID, in bytes. */
@@ -464,10 +503,12 @@ static int attach_job(struct job *jp, const struct tm_attach_opts *o, struct tm_
 		res->hooks = r->attach_hooks;
 		res->objects = r->attach_objects;
 		res->base_bytes = r->attach_base_bytes;
+		res->linked = r->malloc_in_exe == 1;
 		res->region_bytes = sizeof(*r);
 		tm_heap_region_unmap(r);
 	}
 	res->agent_bytes = agent_bytes(pid, j.agent);
+	snprintf(res->family, sizeof(res->family), "%s", j.family);
 	return 0;
 }
 

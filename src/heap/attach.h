@@ -27,6 +27,11 @@ struct tm_attach_result {
 	int tries;            /* stops until one was at a safe place */
 	int64_t hooks, objects, base_bytes;
 	uint64_t region_bytes, agent_bytes; /* what stays mapped in the target */
+	/* the allocator is linked into the executable: no entry rewritten, its
+	 * own statistics read at each sample (base_bytes: its allocated figure,
+	 * -1 when it has none) */
+	bool linked;
+	char family[16]; /* the allocator linked in ("jemalloc"), or "" */
 };
 
 /*

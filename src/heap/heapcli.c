@@ -111,6 +111,25 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 	return 0;
 }
 
+/* What `heap attach` did to a process whose allocator is linked in. */
+static int print_linked(pid_t pid, const struct tm_attach_result *r, FILE *out)
+{
+	char base[64] = "n/a (it gives no allocated figure)";
+	if (r->base_bytes >= 0)
+		snprintf(base, sizeof(base), "%.1f MiB", (double)r->base_bytes / 1048576.0);
+	fprintf(out,
+	        "attached to %d: its thread stopped %.1f ms in all (%d stop%s); its allocator "
+	        "(%s) is linked into its executable: no relocation entry rewritten, its own "
+	        "statistics are read at each sample (allocated at attach %s)\n"
+	        "memory added: the region %.1f MiB and the agent %.1f MiB, mapped until it exits\n"
+	        "record it with `tidemark record -p %d --heap`; `tidemark heap detach %d` lets "
+	        "go\n",
+	        (int)pid, (double)r->stopped_usec / 1000.0, r->tries, r->tries == 1 ? "" : "s",
+	        r->family, base, (double)r->region_bytes / 1048576.0,
+	        (double)r->agent_bytes / 1048576.0, (int)pid, (int)pid);
+	return 0;
+}
+
 int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out)
 {
 	struct tm_attach_opts o = {.interval_msec = 1000, .dry_run = dry_run};
@@ -119,6 +138,8 @@ int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out)
 		return -1;
 	if (dry_run)
 		return 0;
+	if (r.linked)
+		return print_linked(pid, &r, out);
 	fprintf(out,
 	        "attached to %d: its thread stopped %.1f ms in all (%d stop%s); %lld relocation "
 	        "entries in %lld objects now count; live heap at attach %.1f MiB (the "

@@ -606,6 +606,14 @@ int tm_rec_heap_attach(struct rec *r)
 	if (tm_heap_attach(pid, &a, &res, stderr) < 0)
 		return -1;
 	r->heap_attached = pid;
+	if (res.linked) {
+		fprintf(stderr,
+		        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; its "
+		        "allocator (%s) is linked into its executable: its own statistics are read "
+		        "at each sample\n",
+		        (int)pid, (double)res.stopped_usec / 1000.0, res.family);
+		return 0;
+	}
 	fprintf(stderr,
 	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
 	        "at attach %.1f MiB (the allocator's own figure); exact from now on\n",
