@@ -304,11 +304,12 @@ static int stop_safe(struct job *j, int *tries)
 	if (rc == 0 || *tries <= STOP_TRIES)
 		return rc;
 	if (linked_allocator(j))
-		return tm_error("cannot attach to %d: none of its threads was waiting in a syscall "
-		                "in %d stops (its allocator, %s, is linked into its executable, so "
-		                "a stop in its own code may be inside the allocator, holding a lock "
-		                "dlopen needs)",
-		                (int)j->pid, STOP_TRIES, j->family);
+		return tm_error(
+		    "cannot attach to %d: none of its threads was waiting in a syscall "
+		    "in %d stops (its allocator, %s, is linked into its executable, so "
+		    "a stop in its own code may be inside the allocator, holding a lock "
+		    "dlopen needs)",
+		    (int)j->pid, STOP_TRIES, j->family);
 	return tm_error("cannot attach to %d: its threads stayed inside libc, the loader or "
 	                "the allocator (%d stops), where a lock dlopen needs may be held",
 	                (int)j->pid, STOP_TRIES);
@@ -438,7 +439,8 @@ static void dry_run(const struct job *j, FILE *out)
 		         "entries, from the allocator's own in-use figure%s%s%s",
 		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? ", plus " : "",
 		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? j->family : "",
-		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? "'s own statistics (linked in)" : "");
+		         j->exe_malloc == TM_EXE_MALLOC_BESIDE ? "'s own statistics (linked in)"
+		                                               : "");
 	fprintf(out,
 	        "would attach to %d (checks passed: no tracer, no seccomp filter, %s, no fork "
 	        "under way):\n"
