@@ -130,3 +130,10 @@ $(B)/progs/nofp_alloc: tests/progs/nofp_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
 HEAP_PROGS += $(B)/progs/nofp_alloc
+
+# heap_attach_sites built as distributions build (tests/e2e/heap_attach_sites.sh:
+# the agent unwinds it with libunwind after an attach)
+$(B)/progs/nofp_attach_sites: tests/progs/heap_attach_sites.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+HEAP_PROGS += $(B)/progs/nofp_attach_sites

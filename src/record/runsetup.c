@@ -24,6 +24,7 @@
 #include "base/util.h"
 #include "cgroup/cgroup.h"
 #include "heap/attach.h"
+#include "heap/heapcli.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "record/options.h"
@@ -603,7 +604,9 @@ int tm_rec_heap_attach(struct rec *r)
 	                                                       : msec > 600000 ? 600000
 	                                                                       : msec)};
 	struct tm_attach_result res;
-	if (tm_heap_attach(pid, &a, &res, stderr) < 0)
+	/* sites as a launched command's: TIDEMARK_HEAP_SAMPLE (512K), from now on */
+	if (tm_heap_sample_kib(getenv("TIDEMARK_HEAP_SAMPLE"), &a.sample_kib) < 0 ||
+	    tm_heap_attach(pid, &a, &res, stderr) < 0)
 		return -1;
 	r->heap_attached = pid;
 	fprintf(stderr,
