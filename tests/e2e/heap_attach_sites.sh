@@ -13,7 +13,7 @@
 P=$TM_BUILD/progs
 if [ ! -r "$TM_BUILD/libtidemark-heap-attach.so" ] || [ ! -x "$P/heap_attach_sites" ] ||
 	[ ! -x "$P/nofp_attach_sites" ]; then
-	fail attach_sites_build "missing the agent or $P/*attach_sites (make heap-progs)"
+	fail attach_sites_build "missing the agent or $P/*attach_sites (make test-build)"
 	finish
 fi
 T=$(mktemp -d /tmp/tm-attach-sites.XXXXXX)
