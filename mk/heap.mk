@@ -137,3 +137,15 @@ $(B)/progs/nofp_attach_sites: tests/progs/heap_attach_sites.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
 HEAP_PROGS += $(B)/progs/nofp_attach_sites
+
+# What each unwinder costs per sampled allocation (bench/attach/unwind.sh).
+# -fno-shrink-wrap: GCC moves deep()'s push of %rbp after its first test,
+# and shim/fpcheck.c, which looks at prologues, would take this five-function
+# program for one without frame pointers.
+$(B)/bench/unwind_bench_fp: bench/attach/unwind_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -fno-shrink-wrap -o $@ $<
+$(B)/bench/unwind_bench_nofp: bench/attach/unwind_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+heap-progs: $(B)/bench/unwind_bench_fp $(B)/bench/unwind_bench_nofp

@@ -3,8 +3,10 @@
  * with TMH_ATTACH, without cxx.c), loaded into a running process by
  * `tidemark heap attach` (src/heap/attach.c) and started by its call of
  * tmh_attach_start().  It counts from then on with the shim's own fast
- * path, reached through the relocation entries got.c rewrites; the live
- * heap starts from the allocator's own in-use figure.  A thread of the
+ * path, reached through the relocation entries got.c rewrites, and samples
+ * sites by bytes (the first attach's sample_kib; the unwinder chosen for
+ * the executable, libunwind dlopen'ed here, in the attaching thread); the
+ * live heap starts from the allocator's own in-use figure.  A thread of the
  * agent's answers statistics requests and lets go (puts every entry back,
  * state TMH_DETACHED) when a reader asks (detach_req) or when the watched
  * recorder is gone, within one interval.  The agent is never unloaded: a

@@ -139,7 +139,8 @@ static void since_text(const struct tmh_region *r, char *buf, size_t size)
 	const char *until =
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_DETACHED ? " until the detach" : "";
 	char at[40];
-	if (usec <= 0 || !gmtime_r(&t, &tm) || !strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", &tm))
+	if (usec <= 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", &tm))
 		snprintf(buf, size, "; sites since the attach (its time n/a)%s", until);
 	else
 		snprintf(buf, size, "; sites since the attach at %s%s", at, until);
@@ -162,8 +163,8 @@ static void unwinder_text(const struct tmh_region *r, struct tm_heap_snapshot *o
 		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (TIDEMARK_HEAP_UNWIND)%s",
 		         since);
 	else
-		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (no frame pointers in %s)%s",
-		         exe, since);
+		snprintf(out->unwinder, sizeof(out->unwinder),
+		         "libunwind (no frame pointers in %s)%s", exe, since);
 }
 
 int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
