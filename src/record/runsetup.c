@@ -611,8 +611,9 @@ int tm_rec_heap_attach(struct rec *r)
 	r->heap_attached = pid;
 	fprintf(stderr,
 	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
-	        "at attach %.1f MiB (the allocator's own figure); exact from now on\n",
-	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0);
+	        "at attach %.1f MiB (the allocator's own figure); exact from now on%s\n",
+	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0,
+	        a.sample_kib ? ", sites too" : ", no sites (TIDEMARK_HEAP_SAMPLE=0)");
 	return 0;
 }
 
