@@ -119,13 +119,16 @@ enum tmh_allocator {
 /*
  * What `tidemark heap attach` passes to the agent's tmh_attach_start(), in
  * the target's memory: RECORDER, the pid whose end detaches (0: none, until
- * `heap detach`); INTERVAL_MSEC, how often the agent's thread looks.
+ * `heap detach`); INTERVAL_MSEC, how often the agent's thread looks;
+ * SAMPLE_KIB, the mean bytes between sampled allocations in KiB (0: no
+ * sites), taken at the first attach of the process only (docs/heap.md
+ * "Sites after an attach").
  */
 struct tmh_attach_args {
 	uint32_t size; /* sizeof(struct tmh_attach_args) */
 	int32_t recorder_pid;
 	uint32_t interval_msec;
-	uint32_t reserved;
+	uint32_t sample_kib;
 };
 
 /* tmh_attach_start()'s answers (negative: nothing was changed). */
@@ -239,7 +242,9 @@ struct tmh_region {
 	uint32_t exe_stats;
 	/* why `unwinder` is what it is: 0 TIDEMARK_HEAP_UNWIND (or the
 	 * default: frame pointers), 1 chosen by the shim: libunwind because
-	 * most of the executable's functions keep no frame pointer */
+	 * most of the executable's functions keep no frame pointer, 2 (frame
+	 * pointers) the executable keeps none but libunwind.so.8 could not be
+	 * loaded: callers n/a, the leaf only */
 	uint32_t unwinder_auto;
 	int64_t stats_active_bytes;
 	struct tmh_slot retired; /* folded counters of exited threads */

@@ -130,3 +130,22 @@ $(B)/progs/nofp_alloc: tests/progs/nofp_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
 HEAP_PROGS += $(B)/progs/nofp_alloc
+
+# heap_attach_sites built as distributions build (tests/e2e/heap_attach_sites.sh:
+# the agent unwinds it with libunwind after an attach)
+$(B)/progs/nofp_attach_sites: tests/progs/heap_attach_sites.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+HEAP_PROGS += $(B)/progs/nofp_attach_sites
+
+# What each unwinder costs per sampled allocation (bench/attach/unwind.sh).
+# -fno-shrink-wrap: GCC moves deep()'s push of %rbp after its first test,
+# and shim/fpcheck.c, which looks at prologues, would take this five-function
+# program for one without frame pointers.
+$(B)/bench/unwind_bench_fp: bench/attach/unwind_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -fno-shrink-wrap -o $@ $<
+$(B)/bench/unwind_bench_nofp: bench/attach/unwind_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
+heap-progs: $(B)/bench/unwind_bench_fp $(B)/bench/unwind_bench_nofp

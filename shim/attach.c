@@ -3,10 +3,12 @@
  * with TMH_ATTACH, without cxx.c), loaded into a running process by
  * `tidemark heap attach` (src/heap/attach.c) and started by its call of
  * tmh_attach_start().  It counts from then on with the shim's own fast
- * path, reached through the relocation entries got.c rewrites; the live
- * heap starts from the allocator's own in-use figure.  When the allocator
- * is linked into the executable (no entry to rewrite), it only reads that
- * allocator's own statistics when asked (allocstats.c).  A thread of the
+ * path, reached through the relocation entries got.c rewrites, and samples
+ * sites by bytes (the first attach's sample_kib; the unwinder chosen for
+ * the executable, libunwind dlopen'ed here, in the attaching thread); the
+ * live heap starts from the allocator's own in-use figure.  When the
+ * allocator is linked into the executable (no entry to rewrite), it only
+ * reads that allocator's own statistics when asked (allocstats.c).  A thread of the
  * agent's answers statistics requests and lets go (puts every entry back,
  * state TMH_DETACHED) when a reader asks (detach_req) or when the watched
  * recorder is gone, within one interval.  The agent is never unloaded: a
@@ -33,14 +35,21 @@ static int attached; /* 1 from a successful start to the detach */
 static int watch_fd = -1;
 static int32_t watch_pid;
 static uint32_t watch_msec;
+static int64_t sample_bytes; /* the first attach's sample mean (0: no sites) */
 
 void tmh_attach_options(struct tmh_options *o)
 {
-	o->sample_mean_bytes = 0; /* counting only: sites are not collected after an attach */
+	/* sites by bytes as the preloaded shim samples, from the attach on;
+	 * the unwinder is the shim's choice for the executable (sample.c);
+	 * the program's environment and stderr are not the agent's */
+	o->sample_mean_bytes = sample_bytes;
+	o->unwinder = 0;
+	o->unwinder_env = 0;
+	o->quiet = 1;
+	o->bad_sample = 0;
 	o->keep = 0;
 	o->keep_tag = 0;
 	o->stats_thread = 0;
-	o->bad_sample = 0;
 }
 
 static int64_t wall_usec(void)
@@ -172,6 +181,8 @@ TMH_API int tmh_attach_start(const struct tmh_attach_args *a)
 	int fd = a->recorder_pid ? (int)syscall(SYS_pidfd_open, a->recorder_pid, 0) : -1;
 	if (a->recorder_pid && fd < 0)
 		return TMH_ATTACH_NO_WATCH;
+	if (!tmh_region) /* the first attach decides: sampling is set up once */
+		sample_bytes = (int64_t)a->sample_kib * 1024;
 	if (!tmh_init_attach()) {
 		if (fd >= 0)
 			close(fd);

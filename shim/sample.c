@@ -126,6 +126,33 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/*
+ * Attached, the program's own calls of pthread_getattr_np do not pass the
+ * shim's wrapper (below: its entry is not rewritten), so tls_in_getattr
+ * cannot say that a thread holds its own lock there.  Its range in libc is
+ * found at attach (dladdr1 takes the loader's lock: the attaching thread
+ * only); an allocation returning into it finds no stack bounds.
+ */
+#ifdef TMH_ATTACH
+static uintptr_t getattr_lo, getattr_hi;
+#endif
+
+static void getattr_range(void)
+{
+#ifdef TMH_ATTACH
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (real_getattr && dladdr1((void *)real_getattr, &info, (void **)&sym, RTLD_DL_SYMENT) &&
+	    sym && sym->st_size > 0) {
+		getattr_lo = (uintptr_t)real_getattr;
+		getattr_hi = getattr_lo + sym->st_size;
+	} else {
+		getattr_lo = 0;
+		getattr_hi = UINTPTR_MAX; /* unknown: no bounds, callers only from the entry */
+	}
+#endif
+}
+
 void tmh_sample_init(void)
 {
 	if (!real_getattr)
@@ -147,16 +174,22 @@ void tmh_sample_init(void)
 		         "-mbranch-protection); using frame pointers");
 		tmh_region->unwinder = 0;
 	} else if (tmh_opt.unwinder) {
+		/* attached: this runs in the thread tidemark stopped at a safe
+		 * place, right after its dlopen of the agent, never inside malloc */
 		void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 		if (h)
 			unw_backtrace_fn = (int (*)(void **, int))dlsym(h, "unw_backtrace");
 		if (!unw_backtrace_fn) {
 			tmh_warn("libunwind.so.8 not found; using frame pointers");
+			/* chosen because the executable keeps none: say that
+			 * its callers are missing (2), not just "frame pointers" */
+			uint32_t chosen = tmh_region->unwinder_auto;
 			tmh_opt.unwinder = 0;
 			tmh_region->unwinder = 0;
-			tmh_region->unwinder_auto = 0;
+			tmh_region->unwinder_auto = chosen ? 2 : 0;
 		}
 	}
+	getattr_range();
 }
 
 /*
@@ -217,10 +250,17 @@ static void stack_bounds(void)
 	}
 }
 
-void tmh_sample_stack_bounds(void)
+void tmh_sample_stack_bounds(const void *frame)
 {
 	if (TMH_LIKELY(tls_stack_known) || tls_in_getattr)
 		return; /* known, or not now: until then a walk keeps only the caller */
+#ifdef TMH_ATTACH
+	uintptr_t ret = frame ? ((const uintptr_t *)frame)[1] : 0;
+	if (!frame || (ret >= getattr_lo && ret < getattr_hi))
+		return; /* called from pthread_getattr_np (or unknown): not now */
+#else
+	(void)frame;
+#endif
 	stack_bounds();
 	tls_stack_known = 1;
 }
@@ -237,7 +277,7 @@ void tmh_sample_thread_init(struct tmh_slot *s)
 		return;
 	}
 	s->sample_left_bytes = draw_interval(&s->rng);
-	tmh_sample_stack_bounds();
+	tmh_sample_stack_bounds(NULL); /* attached: at the first sample, whose caller is known */
 }
 
 /* ---- stacks -------------------------------------------------------------- */

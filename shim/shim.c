@@ -434,7 +434,7 @@ static __attribute__((noinline, cold)) void sample_slow(struct tmh_slot *s, void
 	 * libunwind's caches, when it unwinds (TIDEMARK_HEAP_UNWIND, or chosen
 	 * for an executable without frame pointers) */
 	tls_own = 1;
-	tmh_sample_stack_bounds();
+	tmh_sample_stack_bounds(frame);
 	tmh_sample_alloc(s, p, req, frame);
 	tls_own = 0;
 	tmh_tls_left = s->sample_left_bytes; /* the next draw */

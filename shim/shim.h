@@ -124,9 +124,10 @@ void tmh_sample_init(void);
 void tmh_sample_thread_init(struct tmh_slot *s);
 /* This thread's stack bounds for the frame-pointer walk, found once per
  * thread; deferred while the thread is inside pthread_getattr_np, which
- * holds a lock the finding needs (sample.c).  Nested allocations are the
- * shim's own. */
-void tmh_sample_stack_bounds(void);
+ * holds a lock the finding needs (sample.c), and in the attached agent
+ * while FRAME (an entry point's frame) is NULL or returns into it.  Nested
+ * allocations are the shim's own. */
+void tmh_sample_stack_bounds(const void *frame);
 void tmh_sample_alloc(struct tmh_slot *s, void *p, size_t req, void *frame);
 void tmh_sample_free(void *p);
 void tmh_sample_fork_reset(const struct tmh_region *parent);

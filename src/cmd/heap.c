@@ -25,7 +25,7 @@ static const char usage_text[] =
     "       tidemark heap stats PID [--json]\n"
     "       tidemark heap top FILE [-n N]\n"
     "       tidemark heap run [-o FILE] [--sample BYTES] [--sites] -- CMD [ARGS...]\n"
-    "       tidemark heap attach PID [--dry-run]\n"
+    "       tidemark heap attach PID [--dry-run] [--sample BYTES]\n"
     "       tidemark heap detach PID\n"
     "\n"
     "Heap profiles of programs running with the heap shim (LD_PRELOAD of\n"
@@ -39,7 +39,8 @@ static const char usage_text[] =
     "  run -- CMD      run CMD under the shim and write its profile when it exits\n"
     "  attach PID      count a running PID's heap from now on without a restart: the\n"
     "                  agent is loaded through ptrace (docs/heap.md \"attach\"); read\n"
-    "                  it with `heap stats PID` or `record -p PID --heap`\n"
+    "                  it with `heap stats PID`, `heap PID` (sites since the attach)\n"
+    "                  or `record -p PID --heap`\n"
     "  detach PID      let go: the agent stops counting, nothing of it is called\n"
     "\n"
     "options:\n"
@@ -51,7 +52,8 @@ static const char usage_text[] =
     "                     tidemark writes one at once\n"
     "      --json         stats as JSON\n"
     "  -n N               top: number of sites (default 20)\n"
-    "      --sample BYTES run: mean sampling interval (default 512K; 0 = counting only)\n"
+    "      --sample BYTES run, attach: mean sampling interval (default 512K; 0 =\n"
+    "                     counting only)\n"
     "      --dry-run      attach: check and say what would be done, stop nothing\n"
     "      --sites        run: libtidemark-heap-sites.so, sites without exact counters\n"
     "                     (cheaper: see docs/heap.md)\n"
@@ -221,7 +223,7 @@ static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
 			return usage_error("attach and detach need one PID, not '%s'",
 			                   nrest > 1 ? rest[1] : "");
-		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, stdout)
+		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, o->sample, stdout)
 		                           : tm_heap_cli_detach(pid, stdout);
 		return rc < 0 ? 1 : 0;
 	}

@@ -329,8 +329,10 @@ static int write_data(struct job *j, const struct tm_attach_opts *o, uint64_t *a
 		return -1;
 	j->saved = 1;
 	unsigned char buf[sizeof(j->old)] = {0};
-	struct tmh_attach_args a = {
-	    .size = sizeof(a), .recorder_pid = o->recorder_pid, .interval_msec = o->interval_msec};
+	struct tmh_attach_args a = {.size = sizeof(a),
+	                            .recorder_pid = o->recorder_pid,
+	                            .interval_msec = o->interval_msec,
+	                            .sample_kib = o->sample_kib};
 	memcpy(buf + ZERO_BELOW, &a, sizeof(a));
 	memcpy(buf + ZERO_BELOW + sizeof(a), j->agent, plen);
 	if (fail_here(j, 4) || tm_tracee_write(&j->t, j->lo, buf, j->hi - j->lo) < 0)

@@ -20,6 +20,7 @@ struct tm_attach_opts {
 	uint32_t interval_msec; /* how often the agent looks for a detach (>= 10) */
 	bool dry_run;           /* check and say what would be done; touch nothing */
 	const char *agent_path; /* NULL: the installed libtidemark-heap-attach.so */
+	uint32_t sample_kib;    /* sites: mean KiB between samples, 0 none (first attach only) */
 };
 
 struct tm_attach_result {

@@ -13,6 +13,7 @@
 #include "heap/heapenv.h"
 #include "heap/heapprof.h"
 #include "heap/heapregion.h"
+#include "tidemark-size.h"
 #include "base/banned.h"
 
 int tm_heap_cli_profile(pid_t pid, const char *out, bool collapsed, bool alloc)
@@ -130,26 +131,44 @@ static int print_linked(pid_t pid, const struct tm_attach_result *r, FILE *out)
 	return 0;
 }
 
-int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out)
+int tm_heap_sample_kib(const char *text, uint32_t *kib)
+{
+	int64_t bytes = 512 * 1024;
+	if (text && (tm_size_parse(text, &bytes) || bytes < 0))
+		return tm_error("'%s': expected %s for the sample mean (0: no sites)", text,
+		                TM_SIZE_EXPECT);
+	int64_t k = bytes == 0 ? 0 : bytes < 1024 ? 1 : (bytes + 512) / 1024;
+	*kib = k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+	return 0;
+}
+
+int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, FILE *out)
 {
 	struct tm_attach_opts o = {.interval_msec = 1000, .dry_run = dry_run};
 	struct tm_attach_result r;
-	if (tm_heap_attach(pid, &o, &r, out) < 0)
+	if (tm_heap_sample_kib(sample, &o.sample_kib) < 0 || tm_heap_attach(pid, &o, &r, out) < 0)
 		return -1;
 	if (dry_run)
 		return 0;
 	if (r.linked)
 		return print_linked(pid, &r, out);
+	char sites[96];
+	if (o.sample_kib)
+		snprintf(sites, sizeof(sites), "sites sampled every %u KiB on average from now on",
+		         o.sample_kib);
+	else
+		snprintf(sites, sizeof(sites), "no sites (--sample 0)");
 	fprintf(out,
 	        "attached to %d: its thread stopped %.1f ms in all (%d stop%s); %lld relocation "
 	        "entries in %lld objects now count; live heap at attach %.1f MiB (the "
-	        "allocator's own figure)\n"
+	        "allocator's own figure); %s\n"
 	        "memory added: the region %.1f MiB and the agent %.1f MiB, mapped until it exits\n"
-	        "read it with `tidemark heap stats %d`; `tidemark heap detach %d` lets go\n",
+	        "read it with `tidemark heap stats %d` and `tidemark heap %d`; `tidemark heap "
+	        "detach %d` lets go\n",
 	        (int)pid, (double)r.stopped_usec / 1000.0, r.tries, r.tries == 1 ? "" : "s",
-	        (long long)r.hooks, (long long)r.objects, (double)r.base_bytes / 1048576.0,
+	        (long long)r.hooks, (long long)r.objects, (double)r.base_bytes / 1048576.0, sites,
 	        (double)r.region_bytes / 1048576.0, (double)r.agent_bytes / 1048576.0, (int)pid,
-	        (int)pid);
+	        (int)pid, (int)pid);
 	return 0;
 }
 

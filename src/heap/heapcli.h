@@ -53,10 +53,18 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
 /*
  * `tidemark heap attach PID` (attach.h): attaches, then says on OUT what
  * it cost ("attached to PID: its main thread stopped 1.8 ms ...") or with
- * DRY_RUN what it would do.  0, or -1 after tm_error (a refusal, a step
- * that failed: PID is left as it was).  `heap detach PID`: 0, or -1.
+ * DRY_RUN what it would do.  SAMPLE: the mean bytes between sampled
+ * allocations as text (tm_heap_sample_kib; NULL: 512K).  0, or -1 after
+ * tm_error (a refusal, a step that failed: PID is left as it was).
+ * `heap detach PID`: 0, or -1.
  */
-int tm_heap_cli_attach(pid_t pid, bool dry_run, FILE *out);
+int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, FILE *out);
+int tm_heap_cli_detach(pid_t pid, FILE *out);
+
+/* The agent's sample mean in KiB from TEXT (a size as TIDEMARK_HEAP_SAMPLE
+ * takes it; NULL: 512K; a size under 1 KiB but not 0 is 1 KiB): 0 and
+ * *KIB (0: no sites), or -1 after tm_error. */
+int tm_heap_sample_kib(const char *text, uint32_t *kib);
 int tm_heap_cli_detach(pid_t pid, FILE *out);
 
 #endif

@@ -69,7 +69,8 @@ static int read_maps(const struct tmh_region *r, struct tm_heap_snapshot *out, c
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)out->pid);
 	int alive = kill(out->pid, 0) == 0 || errno == EPERM;
-	if (alive && out->counters.state == TMH_RUNNING) {
+	/* a detached agent's process runs on: its map is current */
+	if (alive && (out->counters.state == TMH_RUNNING || out->counters.state == TMH_DETACHED)) {
 		out->maps = tm_read_file(path, &out->maps_len);
 		if (out->maps && out->maps_len > 0)
 			return 0;
@@ -125,19 +126,45 @@ static void exe_of_maps(const char *maps, size_t len, char *buf, size_t size)
 		snprintf(buf, size, "the executable");
 }
 
-/* OUT's unwinder text from R (its maps read already). */
+/* "; sites since the attach at 2026-12-02 08:40:12 UTC" for an attached
+ * region (the sites cover what was allocated since), else "". */
+static void since_text(const struct tmh_region *r, char *buf, size_t size)
+{
+	int64_t usec = __atomic_load_n(&r->attach_wall_usec, __ATOMIC_RELAXED);
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+	buf[0] = 0;
+	if (__atomic_load_n(&r->attach_count, __ATOMIC_RELAXED) == 0)
+		return;
+	const char *until =
+	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_DETACHED ? " until the detach" : "";
+	char at[40];
+	if (usec <= 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, size, "; sites since the attach (its time n/a)%s", until);
+	else
+		snprintf(buf, size, "; sites since the attach at %s%s", at, until);
+}
+
+/* OUT's unwinder text from R (its maps read already), with the attach's
+ * time when the sites cover only what came after it. */
 static void unwinder_text(const struct tmh_region *r, struct tm_heap_snapshot *out)
 {
-	char exe[256];
-	if (!r->unwinder) {
-		snprintf(out->unwinder, sizeof(out->unwinder), "frame pointers");
-	} else if (!r->unwinder_auto) {
-		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (TIDEMARK_HEAP_UNWIND)");
-	} else {
-		exe_of_maps(out->maps, out->maps_len, exe, sizeof(exe));
+	char exe[256], since[100];
+	since_text(r, since, sizeof(since));
+	exe_of_maps(out->maps, out->maps_len, exe, sizeof(exe));
+	if (!r->unwinder && r->unwinder_auto == 2)
 		snprintf(out->unwinder, sizeof(out->unwinder),
-		         "libunwind (no frame pointers in %s)", exe);
-	}
+		         "frame pointers (none in %s and no libunwind.so.8: callers n/a)%s", exe,
+		         since);
+	else if (!r->unwinder)
+		snprintf(out->unwinder, sizeof(out->unwinder), "frame pointers%s", since);
+	else if (!r->unwinder_auto)
+		snprintf(out->unwinder, sizeof(out->unwinder), "libunwind (TIDEMARK_HEAP_UNWIND)%s",
+		         since);
+	else
+		snprintf(out->unwinder, sizeof(out->unwinder),
+		         "libunwind (no frame pointers in %s)%s", exe, since);
 }
 
 int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
@@ -524,7 +551,7 @@ int tm_heap_write_pprof(const struct tm_heap_snapshot *s, const char *path)
 	b.prof.n_location = b.nloc;
 	b.prof.function = b.fn;
 	b.prof.n_function = b.nfn;
-	char note[400];
+	char note[480];
 	snprintf(note, sizeof(note), "tidemark unwinder: %s", s->unwinder);
 	int64_t comment = str_id(&b, note);
 	if (b.failed) {

@@ -31,7 +31,7 @@ struct tm_heap_snapshot {
 	size_t maps_len;
 	/* how its stacks were unwound: "frame pointers", "libunwind
 	 * (TIDEMARK_HEAP_UNWIND)", "libunwind (no frame pointers in EXE)" */
-	char unwinder[320];
+	char unwinder[448];
 };
 
 /*

@@ -419,6 +419,74 @@ static int sites_only_stats(pid_t pid, const char *state, const struct tm_heap_c
 	return 0;
 }
 
+/* The allocator's figures of R (malloc_in_exe): asked for when WRITABLE,
+ * waited for up to a second (the process answers from its answering
+ * thread, under the recorder, or its next call into the shim).  0 and
+ * *ALLOCATED, *HELD (-1 each: no such figure), or -1 and *WHY. */
+static int exe_figures_now(const struct tmh_region *r, int writable, int64_t *allocated,
+                           int64_t *held, const char **why)
+{
+	*allocated = *held = -1;
+	if (!writable) {
+		*why = "this user cannot write its region to ask for them";
+		return -1;
+	}
+	uint64_t asked = tm_heap_region_ask_stats(r);
+	for (int i = 0; i < 100; i++) {
+		if (tm_heap_region_exe_figures(r, asked, allocated, held) == 0)
+			return 0;
+		usleep(10000);
+	}
+	*why = "no answer within a second (answered by the thread `tidemark record --heap` "
+	       "starts in the process, or by its calls into the shim)";
+	return -1;
+}
+
+/*
+ * malloc is the executable's own: the shim's counters stay at what glibc's
+ * loader did and mean nothing; the allocator's own statistics say what it
+ * counts as allocated and what it holds beyond that (docs/heap.md
+ * "Allocators linked into the program").
+ */
+static int exe_stats(pid_t pid, const char *state, const struct tmh_region *r, int writable,
+                     bool json, FILE *out)
+{
+	static const char *const names[] = {"an unrecognised allocator", "glibc", "jemalloc",
+	                                    "tcmalloc", "mimalloc"};
+	uint32_t kind = __atomic_load_n(&r->exe_allocator, __ATOMIC_RELAXED);
+	const char *who = kind < 5 ? names[kind] : names[0];
+	int64_t allocated = -1, held = -1;
+	const char *why = "it has no statistics entry point the shim knows";
+	if (__atomic_load_n(&r->exe_stats, __ATOMIC_RELAXED))
+		exe_figures_now(r, writable, &allocated, &held, &why);
+	char a[32], b[32];
+	if (json) { /* missing is null, never 0 */
+		if (allocated >= 0)
+			snprintf(a, sizeof(a), "%lld", (long long)allocated);
+		if (held >= 0)
+			snprintf(b, sizeof(b), "%lld", (long long)held);
+		fprintf(out,
+		        "{\"pid\":%d,\"state\":\"%s\",\"sites_only\":false,\"malloc_in_exe\":true,"
+		        "\"exe_allocator\":\"%s\",\"live_bytes\":null,\"peak_bytes\":null,"
+		        "\"alloc_bytes\":null,\"allocs\":null,\"frees\":null,"
+		        "\"allocator_allocated_bytes\":%s,\"allocator_held_bytes\":%s}\n",
+		        (int)pid, state, kind < 5 && kind ? who : "unknown",
+		        allocated >= 0 ? a : "null", held >= 0 ? b : "null");
+		return 0;
+	}
+	fprintf(out,
+	        "pid %d (%s): malloc is linked into the executable (%s): the shim sees none of "
+	        "its calls; live, peak, allocations and frees n/a\n",
+	        (int)pid, state, who);
+	if (allocated < 0 && held < 0)
+		fprintf(out, "the allocator's own figures: n/a (%s)\n", why);
+	else
+		fprintf(out, "the allocator's own figures: allocated %s, held beyond that %s\n",
+		        allocated >= 0 ? tm_fmt_mib(a, sizeof(a), allocated) : "n/a",
+		        held >= 0 ? tm_fmt_mib(b, sizeof(b), held) : "n/a");
+	return 0;
+}
+
 int tm_heap_stats_print(pid_t pid, bool json, FILE *out)
 {
 	int writable = 0;
@@ -437,13 +505,18 @@ int tm_heap_stats_print(pid_t pid, bool json, FILE *out)
 	}
 	struct tm_heap_counters c;
 	int rc = tm_heap_region_counters(r, &c);
+	static const char *const states[] = {"running", "exited", "superseded", "detached"};
+	const char *state = c.state >= 0 && c.state <= 3 ? states[c.state] : "?";
+	if (rc == 0 && c.malloc_in_exe) {
+		rc = exe_stats(pid, state, r, writable, json, out);
+		tm_heap_region_unmap(r);
+		return rc;
+	}
 	if (rc == 0 && writable && !c.sites_only)
 		tm_heap_region_publish_peak(r, c.live_bytes); /* no later peak below this live */
 	tm_heap_region_unmap(r);
 	if (rc < 0)
 		return tm_error("the counters of pid %d kept changing", (int)pid);
-	static const char *const states[] = {"running", "exited", "superseded", "detached"};
-	const char *state = c.state >= 0 && c.state <= 3 ? states[c.state] : "?";
 	if (c.sites_only)
 		return sites_only_stats(pid, state, &c, json, out);
 	if (json) {

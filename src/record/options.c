@@ -290,7 +290,7 @@ const struct tm_opt tm_record_options[] = {
      .parse = parse_heap,
      .metavar = "sites",
      .help = "preload the heap shim: live heap and what the allocator holds",
-     .more = "(=sites: sites only, no exact counters); -p, --unit: attaches to it"},
+     .more = "(=sites: sites only, no exact counters); -p, --unit: attaches (sites from then on)"},
     {.flag = "heap",
      .key = "Heap",
      .scopes = B | F,
@@ -449,9 +449,6 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error(
 		    "--heap needs a command to launch (it preloads the shim), -p PID or "
 		    "--unit NAME (it attaches to the running process)");
-	if (o->heap && o->heap_sites && !o->argv)
-		return tm_error("--heap=sites needs a command to launch: an attach to a running "
-		                "process counts, it collects no sites");
 	if (o->units_from &&
 	    ((o->progress_regex && o->progress_regex != o->units_from) || o->has_units))
 		return tm_error("--units-from reads the output with the progress matcher: give it "

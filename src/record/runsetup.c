@@ -24,6 +24,7 @@
 #include "base/util.h"
 #include "cgroup/cgroup.h"
 #include "heap/attach.h"
+#include "heap/heapcli.h"
 #include "heap/heapregion.h"
 #include "heap/heapshm.h"
 #include "record/options.h"
@@ -603,7 +604,9 @@ int tm_rec_heap_attach(struct rec *r)
 	                                                       : msec > 600000 ? 600000
 	                                                                       : msec)};
 	struct tm_attach_result res;
-	if (tm_heap_attach(pid, &a, &res, stderr) < 0)
+	/* sites as a launched command's: TIDEMARK_HEAP_SAMPLE (512K), from now on */
+	if (tm_heap_sample_kib(getenv("TIDEMARK_HEAP_SAMPLE"), &a.sample_kib) < 0 ||
+	    tm_heap_attach(pid, &a, &res, stderr) < 0)
 		return -1;
 	r->heap_attached = pid;
 	if (res.linked) {
@@ -616,8 +619,9 @@ int tm_rec_heap_attach(struct rec *r)
 	}
 	fprintf(stderr,
 	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
-	        "at attach %.1f MiB (the allocator's own figure); exact from now on\n",
-	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0);
+	        "at attach %.1f MiB (the allocator's own figure); exact from now on%s\n",
+	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0,
+	        a.sample_kib ? ", sites too" : ", no sites (TIDEMARK_HEAP_SAMPLE=0)");
 	return 0;
 }
 
