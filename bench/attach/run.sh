@@ -72,7 +72,7 @@ a=$!
 env $SHIM "$BENCH" $rounds 300 >"$T/shim" &
 b=$!
 while [ "$(lines "$T/att")" -lt $((R / 2 + 2)) ]; do sleep 0.1; done
-"$TM" heap attach --sample 0 "$a" >/dev/null # no sites: the shim arm samples none either
+"$TM" heap attach "$a" --sample 0 >/dev/null # no sites: the shim arm samples none either
 at=$(($(lines "$T/att") + 2))
 while [ "$(lines "$T/att")" -lt $((at + R)) ]; do sleep 0.1; done
 "$TM" heap detach "$a" >/dev/null
