@@ -35,7 +35,8 @@ static int64_t memory_after_reading(struct store_fixture *f)
 		s.t_wall_usec = 1700000000000000LL + seq * 1000;
 		s.t_mono_usec = 1000000 + seq * 1000;
 		for (int m = 0; m < TM_METRIC_COUNT; m++)
-			tm_sample_set(&s, m, (int64_t)(m + 1) * 7919 * seq); /* no deltas to squeeze */
+			tm_sample_set(&s, m,
+			              (int64_t)(m + 1) * 7919 * seq); /* no deltas to squeeze */
 		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
 	}
 	assert_int_equal(tm_store_commit(f->st), 0);
