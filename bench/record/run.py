@@ -10,7 +10,11 @@ and reports CPU time per sample, peak RSS, and bytes on disk per sample.
 
 With --before OLD (another build of tidemark), the two recorders instead
 watch the same target at the same time, in --rounds rounds, and the table
-gives each one's CPU per sample and their ratio (no atop).
+gives each one's CPU per sample and their ratio (no atop); then the steady
+state: each recorder's CPU from --warmup seconds on to the end, from its
+threads' /proc/PID/task/TID/schedstat (nanoseconds, where GNU time counts
+10 ms ticks), over the samples it took in that time, and the new build's
+RssAnon / RssFile (status) and PSS (smaps_rollup) at the end.
 
 With --peers, tidemark, pidstat (-r -u -d of every process of the tree),
 a lean bash sampler (statm, stat and io of each process read with the
@@ -52,17 +56,61 @@ def measure(cmd, seconds, sig=signal.SIGINT):
     return float(u) + float(s_), int(m)
 
 
-def measure_pair(cmds, seconds, sigs=None):
+def cpu_ns(pid):
+    """The CPU time of every thread of PID so far, in ns (schedstat's first
+    field: nanosecond resolution, where GNU time's is 10 ms)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def memory_split(pid):
+    """RssAnon/RssFile/RssShmem (status) and Pss (smaps_rollup) of PID, KiB."""
+    m = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("RssAnon", "RssFile", "RssShmem"):
+                m[k] = int(v.split()[0])
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                m["Pss"] = int(line.split()[1])
+    return m
+
+
+def measure_pair(cmds, seconds, sigs=None, warmup=None):
     """Runs the commands at once under GNU time for `seconds`, then SIGINT
     (or each its signal from SIGS); returns [(cpu_s, maxrss_kib)] of each
-    command alone."""
+    command alone.  With WARMUP (seconds), each tuple also has the steady
+    state from WARMUP to the end: (cpu_ns, t0_wall_usec, t1_wall_usec,
+    memory_split at the end)."""
     outs, procs = [], []
     for cmd in cmds:
         outs.append(tempfile.mktemp())
         procs.append(subprocess.Popen(["/usr/bin/time", "-o", outs[-1], "-f", "%U %S %M"] + cmd,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       start_new_session=True))
-    time.sleep(seconds)
+    steady = []
+    if warmup:
+        time.sleep(warmup)
+        kids = []
+        for p in procs:
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                kids.append(int(f.read().split()[0]))
+        t0 = int(time.time() * 1e6)
+        c0 = [cpu_ns(k) for k in kids]
+        time.sleep(seconds - warmup)
+        c1 = [cpu_ns(k) for k in kids]
+        t1 = int(time.time() * 1e6)
+        steady = [(b - a, t0, t1, memory_split(k)) for a, b, k in zip(c0, c1, kids)]
+    else:
+        time.sleep(seconds)
     for i, p in enumerate(procs):
         with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
             os.kill(int(f.read().split()[0]), sigs[i] if sigs else signal.SIGINT)
@@ -72,22 +120,25 @@ def measure_pair(cmds, seconds, sigs=None):
         with open(out) as f:
             u, s_, m = f.read().split()[-3:]
         os.unlink(out)
-        res.append((float(u) + float(s_), int(m)))
+        res.append((float(u) + float(s_), int(m)) + (steady[len(res)] if steady else ()))
     return res
 
 
 def compare(a, tm, before):
     """Before against after, side by side: one table row per case."""
     print("| procs | interval | rounds | before CPU ms/sample | after CPU ms/sample | after/before |"
-          " before RSS MiB | after RSS MiB |")
-    print("|---|---|---|---|---|---|---|---|")
+          " before steady ms/sample | after steady ms/sample | after/before |"
+          " before RSS MiB | after RSS MiB | after anon/file/PSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for nproc in (1, 50):
         tree = spawn_tree(nproc)
         for interval in ("1s", "100ms"):
             iv = 1.0 if interval == "1s" else 0.1
             secs = a.seconds * (3 if iv >= 1 else 1)
             per = {"before": [], "after": []}
+            st = {"before": [], "after": []}
             rss = {"before": 0, "after": 0}
+            split = {}
             for r in range(a.rounds):
                 d = tempfile.mkdtemp()
                 order = [("before", before), ("after", tm)]
@@ -95,15 +146,25 @@ def compare(a, tm, before):
                     order.reverse()
                 cmds = [[b, "record", "-o", os.path.join(d, n + ".db"), "-i", interval,
                          "-p", str(tree.pid)] for n, b in order]
-                for (n, _), (cpu, m) in zip(order, measure_pair(cmds, secs)):
-                    k = samples_in(os.path.join(d, n + ".db"))[0]
+                warm = min(a.warmup, secs / 2)
+                for (n, _), (cpu, m, ns, t0, t1, mem) in zip(order, measure_pair(cmds, secs,
+                                                                                warmup=warm)):
+                    db = os.path.join(d, n + ".db")
+                    k = samples_in(db)[0]
                     per[n].append(1000 * cpu / max(k, 1))
+                    st[n].append(ns / 1e6 / max(samples_between(db, t0, t1), 1))
                     rss[n] = max(rss[n], m / 1024)
+                    split[n] = mem
                 shutil.rmtree(d)
             b = sorted(per["before"])[len(per["before"]) // 2]
             f = sorted(per["after"])[len(per["after"]) // 2]
-            print("| %d | %s | %d | %.2f | %.2f | %.2f | %.1f | %.1f |" % (
-                nproc, interval, a.rounds, b, f, f / b, rss["before"], rss["after"]))
+            sb = sorted(st["before"])[len(st["before"]) // 2]
+            sf = sorted(st["after"])[len(st["after"]) // 2]
+            m = split["after"]
+            print("| %d | %s | %d | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.1f | %.1f |"
+                  " %.1f / %.1f / %.1f |" % (
+                      nproc, interval, a.rounds, b, f, f / b, sb, sf, sf / sb, rss["before"],
+                      rss["after"], m["RssAnon"] / 1024, m["RssFile"] / 1024, m["Pss"] / 1024))
         os.killpg(tree.pid, signal.SIGTERM)
         tree.wait()
 
@@ -181,6 +242,15 @@ def peers(a, tm):
         tree.wait()
 
 
+def samples_between(db, t0_usec, t1_usec):
+    """The samples DB took between two wall-clock times."""
+    c = sqlite3.connect(db)
+    n = c.execute("select count(*) from samples where t_wall_usec >= ? and t_wall_usec < ?",
+                  (t0_usec, t1_usec)).fetchone()[0]
+    c.close()
+    return n
+
+
 def samples_in(db):
     c = sqlite3.connect(db)
     n = c.execute("select count(*) from samples").fetchone()[0]
@@ -200,6 +270,9 @@ def main():
     ap.add_argument("--tidemark", default="build/tidemark")
     ap.add_argument("--before", help="another tidemark: compare the two, side by side")
     ap.add_argument("--rounds", type=int, default=3, help="with --before or --peers (medians)")
+    ap.add_argument("--warmup", type=float, default=3,
+                    help="with --before: the steady-state figure leaves out the first"
+                         " WARMUP seconds (start, libraries, schema)")
     ap.add_argument("--peers", action="store_true",
                     help="tidemark, pidstat, a bash sampler and atop at once")
     a = ap.parse_args()

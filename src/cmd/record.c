@@ -20,6 +20,11 @@
 #include "store/store.h"
 #include "base/banned.h"
 
+/* SQLite's page cache for a recording's connection, in KiB: 64 of the
+ * store's 4 KiB pages, where a commit writes a handful (bench/README.md,
+ * "The recorder's memory"). */
+#define TM_RECORD_STORE_CACHE_KIB 256
+
 static const char usage_head[] =
     "usage: tidemark record [options] [--] CMD [ARGS...]\n"
     "       tidemark record [options] -p PID\n"
@@ -151,6 +156,10 @@ static int record_main(struct tm_record_opts *o, struct tm_cmd_ctx *ctx, int arg
 	if (o->units_from)
 		o->progress_regex = o->units_from; /* the progress matcher reads it */
 	if (!(st = tm_cmd_store(ctx, TM_CMD_WRITE)))
+		return 1;
+	/* a recording appends: a small cache holds the pages it writes, and
+	 * keeps the recorder's memory flat over months (bench/README.md) */
+	if (tm_store_bound_cache(st, TM_RECORD_STORE_CACHE_KIB))
 		return 1;
 	tm_cmd_host_notice();
 	o->store = st;

@@ -172,6 +172,27 @@ int tm_parse_proc_stat_cpu(const char *buf, size_t len, long clk_tck, struct tm_
 	return 0;
 }
 
+int tm_parse_proc_stat_forks(const char *buf, size_t len, int64_t *forks)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *eol = tm_kv_eol(p, end), *q;
+		int64_t v;
+
+		/* a whole line only: a read cut short mid-number must not count */
+		if (eol < end && tm_kv_word(p, eol, "processes")) {
+			q = tm_kv_skip_blank(p + 9, eol);
+			if (q >= eol || tm_kv_num(q, eol, &v, &q) || q != eol)
+				return -1;
+			*forks = v;
+			return 0;
+		}
+		p = eol < end ? eol + 1 : end;
+	}
+	return -1;
+}
+
 const char *tm_parse_maps_allocator(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;

@@ -78,6 +78,14 @@ int tm_parse_meminfo(const char *buf, size_t len, struct tm_sample *out);
 int tm_parse_proc_stat_cpu(const char *buf, size_t len, long clk_tck, struct tm_sample *out);
 
 /*
+ * /proc/stat's "processes" line: the host's count of forks (threads
+ * included) since boot, into *FORKS.  0, or -1 when the line is not in BUF
+ * (a truncated read, a fixture without it): the caller must then assume
+ * anything may have forked.
+ */
+int tm_parse_proc_stat_forks(const char *buf, size_t len, int64_t *forks);
+
+/*
  * /proc/PID/maps -> the allocator the process has mapped: the family of
  * the first mapping named like a library of the registry's
  * (base/allocators.h: "jemalloc" for libjemalloc*, "mimalloc",

@@ -24,6 +24,9 @@ struct tm_proctree {
 	pid_t *kids; /* scratch for pid lists */
 	size_t kids_cap;
 	char *buf;
+	int64_t walked_forks; /* the fork count read before the last walk; -1: none */
+	bool walk_failed;     /* a file or process of this walk could not be read */
+	uint64_t walks;
 };
 
 static void proc_close(struct tm_proc *p)
@@ -95,16 +98,20 @@ static ssize_t read_kids(struct tm_proctree *t, int fd)
 	ssize_t len = tm_kread(fd, t->buf, BUF_SIZE);
 	size_t n;
 
-	if (len < 0 || tm_parse_pid_list(t->buf, (size_t)len, t->kids, t->kids_cap, &n))
+	if (len < 0 || tm_parse_pid_list(t->buf, (size_t)len, t->kids, t->kids_cap, &n)) {
+		t->walk_failed = true;
 		return -1;
+	}
+	if (n > t->kids_cap)
+		t->walk_failed = true; /* more children than room: the rest next time */
 	return (ssize_t)(n < t->kids_cap ? n : t->kids_cap);
 }
 
 static void add_kids(struct tm_proctree *t, pid_t parent, ssize_t n)
 {
 	for (ssize_t k = 0; k < n; k++)
-		if (!tracked(t, t->kids[k]))
-			(void)add(t, t->kids[k], parent);
+		if (!tracked(t, t->kids[k]) && add(t, t->kids[k], parent))
+			t->walk_failed = true; /* gone, or not read: look again next time */
 }
 
 /* Children of every thread of process I (index: t->procs may move). */
@@ -120,7 +127,9 @@ static void children_of(struct tm_proctree *t, size_t i)
 			snprintf(path, sizeof(path), "task/%d/children", (int)pid);
 			p->children_fd = openat(p->dirfd, path, O_RDONLY | O_CLOEXEC);
 		}
-		if (p->children_fd >= 0 && (n = read_kids(t, p->children_fd)) > 0)
+		if (p->children_fd < 0)
+			t->walk_failed = true;
+		else if ((n = read_kids(t, p->children_fd)) > 0)
 			add_kids(t, pid, n);
 		return;
 	}
@@ -132,6 +141,7 @@ static void children_of(struct tm_proctree *t, size_t i)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
+		t->walk_failed = true;
 		return;
 	}
 	while ((e = readdir(d))) {
@@ -139,8 +149,10 @@ static void children_of(struct tm_proctree *t, size_t i)
 			continue;
 		snprintf(path, sizeof(path), "%.20s/children", e->d_name);
 		int cfd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			t->walk_failed = true; /* a thread that ended, or no fd left */
 			continue;
+		}
 		n = read_kids(t, cfd);
 		close(cfd);
 		if (n > 0)
@@ -160,6 +172,7 @@ static void scan_all(struct tm_proctree *t)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
+		t->walk_failed = true;
 		return;
 	}
 	/* repeat until no new descendant: a grandchild may be listed first */
@@ -176,10 +189,16 @@ static void scan_all(struct tm_proctree *t)
 				continue;
 			snprintf(path, sizeof(path), "%d/stat", (int)pid);
 			len = tm_read_at(t->rootfd, path, t->buf, BUF_SIZE);
-			if (len <= 0 || tm_parse_proc_stat(t->buf, (size_t)len, t->clk_tck, &st))
+			if (len <= 0 || tm_parse_proc_stat(t->buf, (size_t)len, t->clk_tck, &st)) {
+				t->walk_failed = true; /* it exited, or was not readable */
 				continue;
-			if (tracked(t, st.ppid) && !add(t, (pid_t)pid, st.ppid))
+			}
+			if (!tracked(t, st.ppid))
+				continue;
+			if (!add(t, (pid_t)pid, st.ppid))
 				added = true;
+			else
+				t->walk_failed = true;
 		}
 	}
 	closedir(d);
@@ -209,18 +228,32 @@ static void refresh(struct tm_proctree *t)
 
 int tm_proctree_scan(struct tm_proctree *t)
 {
+	return tm_proctree_scan_forks(t, -1);
+}
+
+int tm_proctree_scan_forks(struct tm_proctree *t, int64_t forks)
+{
 	refresh(t);
 	if (t->root <= 0)
 		return (int)t->n;
-	if (!t->children_files) {
+	if (forks >= 0 && forks == t->walked_forks)
+		return (int)t->n; /* nothing forked anywhere since the last walk */
+	t->walk_failed = false;
+	t->walks++;
+	if (!t->children_files)
 		scan_all(t);
-		return (int)t->n;
-	}
-	/* entries appended while walking are walked too: grandchildren in one pass */
-	for (size_t i = 0; i < t->n; i++)
-		if (!t->procs[i].zombie)
-			children_of(t, i);
+	else /* entries appended while walking are walked too: grandchildren in one pass */
+		for (size_t i = 0; i < t->n; i++)
+			if (!t->procs[i].zombie)
+				children_of(t, i);
+	/* an incomplete walk is done again next time, forks or not */
+	t->walked_forks = t->walk_failed ? -1 : forks;
 	return (int)t->n;
+}
+
+uint64_t tm_proctree_walks(const struct tm_proctree *t)
+{
+	return t->walks;
 }
 
 int tm_proctree_set(struct tm_proctree *t, const pid_t *pids, size_t n)
@@ -266,6 +299,7 @@ int tm_proctree_open(const char *proc_root, pid_t root, int flags, struct tm_pro
 		return tm_error("out of memory");
 	t->rootfd = -1;
 	t->root = root;
+	t->walked_forks = -1;
 	t->clk_tck = sysconf(_SC_CLK_TCK);
 	if (t->clk_tck <= 0)
 		t->clk_tck = 100;

@@ -61,6 +61,23 @@ int tm_proctree_open(const char *proc_root, pid_t root, int flags, struct tm_pro
  */
 int tm_proctree_scan(struct tm_proctree *t);
 
+/*
+ * tm_proctree_scan, given the host's fork count (tm_parse_proc_stat_forks)
+ * read just before: the children files are walked again only when FORKS
+ * differs from the count read before the last walk (or is < 0: unknown).
+ * A process can join the tree only by a fork (threads count too) or by
+ * being reparented to a tracked process, which only an orphaned descendant
+ * is, and a descendant was found by the walk after its own fork: so with
+ * the count unchanged, no walk can find anything new, and the processes
+ * found stay exactly those of a full scan.  Each tracked stat is re-read
+ * every call either way.  Not used for an explicit set (tm_proctree_set).
+ */
+int tm_proctree_scan_forks(struct tm_proctree *t, int64_t forks);
+
+/* How many times the children (or, without them, all of /proc) were walked
+ * since open: for tests and benches of the walk's skipping. */
+uint64_t tm_proctree_walks(const struct tm_proctree *t);
+
 /* Makes PIDS the tracked set (keeping the open files of those already
  * tracked), then reads them as tm_proctree_scan does.  Returns the count. */
 int tm_proctree_set(struct tm_proctree *t, const pid_t *pids, size_t n);

@@ -67,7 +67,8 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 		s->clk_tck = 100;
 	for (int i = 0; i < H_COUNT; i++) {
 		s->host_fd[i] = -1;
-		if (!cfg->host)
+		/* /proc/stat's fork count spares the tree's walks (read_forks) */
+		if (!cfg->host && !(i == H_STAT && cfg->root_pid > 0))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", s->proc_root, host_files[i]);
 		s->host_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
@@ -160,13 +161,13 @@ static bool root_alive(struct tm_sampler *s)
 /* Finds the target's processes for this sample: the tree under the root
  * while it lives; the cgroup's members without a root, and after it with
  * cgroup_after_root (never this process). */
-static int track(struct tm_sampler *s)
+static int track(struct tm_sampler *s, int64_t forks)
 {
 	pid_t *pids;
 	size_t n, k = 0;
 
 	if (s->cfg.root_pid > 0 && !s->root_gone) {
-		tm_proctree_scan(s->tree);
+		tm_proctree_scan_forks(s->tree, forks);
 		if (!s->cfg.cgroup_after_root || !s->cfg.cgroup || root_alive(s))
 			return 0;
 		s->root_gone = true;
@@ -181,14 +182,14 @@ static int track(struct tm_sampler *s)
 	return 0;
 }
 
-static int read_tree(struct tm_sampler *s, int64_t now, struct tm_sample *out)
+static int read_tree(struct tm_sampler *s, int64_t now, int64_t forks, struct tm_sample *out)
 {
 	struct tm_sample one;
 	bool slow = slow_due(s, now), smaps = slow && s->cfg.smaps_every_usec >= 0;
 	int64_t count = 0;
 
 	s->npids = 0;
-	if (track(s))
+	if (track(s, forks))
 		return -1;
 	for (size_t i = 0; i < tm_proctree_count(s->tree); i++) {
 		struct tm_proc *p = tm_proctree_get(s->tree, i);
@@ -223,10 +224,6 @@ static int read_host(struct tm_sampler *s, struct tm_sample *out)
 
 	if ((n = host_file(s, H_MEMINFO)) >= 0 && tm_parse_meminfo(s->buf, (size_t)n, out))
 		rc = tm_error("cannot parse '%s/meminfo'", s->proc_root);
-	/* /proc/stat can exceed the buffer on big machines: its first line is enough */
-	if ((n = host_file(s, H_STAT)) >= 0 &&
-	    tm_parse_proc_stat_cpu(s->buf, (size_t)n, s->clk_tck, out))
-		rc = tm_error("cannot parse '%s/stat'", s->proc_root);
 	for (int i = 0; i < 3; i++) {
 		struct tm_psi psi;
 		if ((n = host_file(s, H_PSI_MEM + i)) < 0)
@@ -243,13 +240,33 @@ static int read_host(struct tm_sampler *s, struct tm_sample *out)
 	return rc;
 }
 
+/* /proc/stat, before the tree: the host's CPU (with host on) and its fork
+ * count into *FORKS (-1 when not known: the tree is then walked). */
+static int read_forks(struct tm_sampler *s, struct tm_sample *out, int64_t *forks)
+{
+	ssize_t n = host_file(s, H_STAT);
+
+	*forks = -1;
+	if (n < 0)
+		return 0;
+	/* /proc/stat can exceed the buffer on big machines: its first line is
+	 * enough for the CPU; without its "processes" line, the walk is done */
+	(void)tm_parse_proc_stat_forks(s->buf, (size_t)n, forks);
+	if (s->cfg.host && tm_parse_proc_stat_cpu(s->buf, (size_t)n, s->clk_tck, out))
+		return tm_error("cannot parse '%s/stat'", s->proc_root);
+	return 0;
+}
+
 int tm_sampler_read(struct tm_sampler *s, int64_t now_mono_usec, struct tm_sample *out)
 {
 	int rc = 0;
+	int64_t forks;
 
 	tm_sample_clear(out);
 	s->npids = 0;
-	if (s->tree && read_tree(s, now_mono_usec, out))
+	if (read_forks(s, out, &forks))
+		rc = -1;
+	if (s->tree && read_tree(s, now_mono_usec, forks, out))
 		rc = -1;
 	if (s->cfg.cgroup && tm_cgroup_read(s->cfg.cgroup, out))
 		rc = -1;

@@ -13,7 +13,9 @@
  *
  * Files are opened once and re-read with pread: /proc/PID directories and
  * their stat/status/io/smaps_rollup, the cgroup's files, /proc/meminfo,
- * /proc/stat, /proc/pressure/ *.
+ * /proc/stat, /proc/pressure/ *.  /proc/stat is read first (also with host
+ * off, when there is a root pid): its fork count lets the tree skip its
+ * children walk when nothing forked (tm_proctree_scan_forks).
  */
 #ifndef TM_SAMPLER_H
 #define TM_SAMPLER_H

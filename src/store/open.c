@@ -272,6 +272,19 @@ int tm_store_open_readonly(const char *path, struct tm_store **out)
 	return open_common(path, SQLITE_OPEN_READONLY, out);
 }
 
+int tm_store_bound_cache(struct tm_store *st, int64_t kib)
+{
+	char sql[64];
+
+	if (kib <= 0)
+		return tm_error("store cache bound %lld KiB: not positive", (long long)kib);
+	/* negative: a size in KiB, whatever the page size */
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size=-%lld", (long long)kib);
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return tm_error("cannot bound the store's cache: %s", sqlite3_errmsg(st->db));
+	return 0;
+}
+
 void tm_store_close(struct tm_store *st)
 {
 	if (!st)

@@ -33,6 +33,11 @@ int tm_store_open(const char *path, struct tm_store **out);
 /* Opens an existing store for reading only; never creates or changes the
  * file.  0, or -1 after tm_error. */
 int tm_store_open_readonly(const char *path, struct tm_store **out);
+/* Bounds SQLite's page cache of ST's connection to KIB KiB (SQLite's
+ * default is 2000 KiB, which a recording's connection fills over hours of
+ * appends while its writes touch only the tables' last pages).  0, or -1
+ * after tm_error. */
+int tm_store_bound_cache(struct tm_store *st, int64_t kib);
 /* Commits what is pending (a failed commit is reported, not returned:
  * callers that care commit first) and frees ST.  NULL is a no-op. */
 void tm_store_close(struct tm_store *st);

@@ -285,6 +285,27 @@ static void test_proc_stat_cpu(void **state)
 	assert_int_equal(tm_parse_proc_stat_cpu("cpu  1 2 3 4 5 6", 16, 100, &s), -1);
 }
 
+/* /proc/stat's fork count: only from a whole "processes" line. */
+static void test_stat_forks(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("procfs/proc/stat", &len);
+	const char *cut = "cpu  1 2 3 4 5 6 7 8\nprocesses 123";
+	int64_t forks = -1;
+
+	assert_int_equal(tm_parse_proc_stat_forks(buf, len, &forks), 0);
+	assert_int_equal(forks, 8508);
+	free(buf);
+	/* cut mid-line (a read the buffer ended): unknown, not 123 */
+	forks = -1;
+	assert_int_equal(tm_parse_proc_stat_forks(cut, strlen(cut), &forks), -1);
+	assert_int_equal(forks, -1);
+	assert_int_equal(tm_parse_proc_stat_forks("processes x\n", 12, &forks), -1);
+	assert_int_equal(tm_parse_proc_stat_forks("procs_running 1\n", 16, &forks), -1);
+	assert_int_equal(forks, -1);
+}
+
 static void test_maps_allocator(void **state)
 {
 	(void)state;
@@ -494,6 +515,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_status),
+	    cmocka_unit_test(test_stat_forks),
 	    cmocka_unit_test(test_statm_matches_status),
 	    cmocka_unit_test(test_statm_large_pages),
 	    cmocka_unit_test(test_statm_malformed),

@@ -8,6 +8,9 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
@@ -164,6 +167,71 @@ static void test_sampler_no_smaps_no_host(void **state)
 	tm_sampler_close(s);
 }
 
+static void write_text(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int64_t read_count(struct tm_sampler *s)
+{
+	struct tm_sample out;
+
+	assert_int_equal(tm_sampler_read(s, 0, &out), 0);
+	return out.v[TM_M_PROC_COUNT];
+}
+
+/* The tree's children files are walked again only when the host's fork
+ * count (/proc/stat "processes") moved: on a copy of the fixture, children
+ * that appear with the count unchanged (which a kernel cannot do) are not
+ * looked for; once it moves, they are found; and with no count in
+ * /proc/stat, every read walks. */
+static void test_sampler_walks_on_forks(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tm-forks-XXXXXX", cmd[PATH_MAX * 2 + 32], root[PATH_MAX];
+	struct tm_sampler_cfg cfg;
+	struct tm_sampler *s;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/proc'", proc_root(), dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(root, sizeof(root), "%s/proc", dir);
+	write_text(root, "8439/task/8439/children", "");
+	write_text(root, "stat", "cpu  1 2 3 4 5 6 7 8 0 0\nprocesses 100\n");
+	tm_sampler_cfg_init(&cfg);
+	cfg.proc_root = root;
+	cfg.root_pid = 8439;
+	assert_int_equal(tm_sampler_open(&cfg, &s), 0);
+	assert_int_equal(read_count(s), 1);
+	write_text(root, "8439/task/8439/children", "8441 8442 ");
+	assert_int_equal(read_count(s), 1); /* no fork since the last walk */
+	write_text(root, "stat", "cpu  1 2 3 4 5 6 7 8 0 0\nprocesses 102\n");
+	assert_int_equal(read_count(s), 3);
+	/* 8442 exits (its stat reads empty): each stat is re-read every time,
+	 * forks or not */
+	write_text(root, "8442/stat", "");
+	assert_int_equal(read_count(s), 2);
+	tm_sampler_close(s);
+
+	/* no "processes" line: unknown, so every read walks */
+	write_text(root, "8439/task/8439/children", "");
+	write_text(root, "stat", "cpu  1 2 3 4 5 6 7 8 0 0\n");
+	assert_int_equal(tm_sampler_open(&cfg, &s), 0);
+	assert_int_equal(read_count(s), 1);
+	write_text(root, "8439/task/8439/children", "8441 ");
+	assert_int_equal(read_count(s), 2);
+	tm_sampler_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* No root pid: the cgroup's processes (cgroup-v2/tree lists 8441 and 8442). */
 static void test_sampler_cgroup_members(void **state)
 {
@@ -209,6 +277,7 @@ int main(void)
 	    cmocka_unit_test(test_sampler_fixture),
 	    cmocka_unit_test(test_sampler_no_smaps_no_host),
 	    cmocka_unit_test(test_sampler_cgroup_members),
+	    cmocka_unit_test(test_sampler_walks_on_forks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
