@@ -1,10 +1,10 @@
+#include "report/run/jvmsplit.h"
 #include "report/run/rtreport.h"
 #include "base/banned.h"
 
 /* Indexed by enum tm_runtime: the runtimes with a part of their own in the
- * report.  A runtime's figures that the summary already exports need none
- * (Go, GHC and Node.js: their gc heap line and split are the report's own,
- * from their descriptor's .split). */
+ * report, one line each.  A runtime whose gc heap line and split are the
+ * report's own (from its descriptor's .split) needs none. */
 static const struct tm_rt_report *const reports[TM_RUNTIME_COUNT] = {
     [TM_RUNTIME_JVM] = &tm_rtr_jvm,
 };

@@ -32,6 +32,9 @@ struct tm_rt_report {
 	void (*withhold)(struct tm_summary *s);
 };
 
+/* Each runtime's part is defined in its own file (tm_rtr_NAME) and declared
+ * in its header; rtreport.c's list names it once. */
+
 /* The report part of runtime RT, NULL when it has none (or RT is none). */
 const struct tm_rt_report *tm_rt_report(enum tm_runtime rt);
 
@@ -41,8 +44,5 @@ void tm_rt_report_text(FILE *out, const struct tm_summary *s);
 void tm_rt_report_json(json_t *figures, const struct tm_summary *s);
 void tm_rt_report_reset(struct tm_summary *s);
 void tm_rt_report_withhold(struct tm_summary *s);
-
-/* The JVM's part (report/run/jvmreport.c). */
-extern const struct tm_rt_report tm_rtr_jvm;
 
 #endif
