@@ -9,8 +9,10 @@
  *   follow.c    --progress-file, followed with inotify
  *   progsrc.c   progress from a command's stdout or a unit's journal
  *   scrapes.c   --scrape's targets, taken at each sample
- * (relay.c, the process that carries the command's captured output, has
- * its own header, relay.h.)
+ * (relay.c, the process that carries the command's captured output,
+ * gcwatch.c (--runtime's GC lines) and jvmlog.c (the JVM's -Xlog:gc file)
+ * have their own headers: struct rec holds their state, which only they
+ * write.  unitrec.c and units.c, --unit's side, do not include this one.)
  */
 #ifndef TM_REC_H
 #define TM_REC_H
@@ -63,60 +65,121 @@ struct progsrc {
 
 struct rec_scrape; /* scrapes.c */
 
+/* The recorder's state, grouped by what it is about; each group's comment
+ * names the files that write it (a group written by an input's own file is
+ * that input's).  The groups are anonymous structs: members are reached as
+ * r->NAME. */
 struct rec {
-	const struct tm_record_opts *o;
-	int64_t last_prune_wall_usec; /* --keep: when the run was last pruned */
-	struct tm_store *st;
-	int64_t run_id;
-	bool run_begun, run_ended;
-	bool pty_fallback; /* no pseudo-terminal could be opened: stdout through a pipe */
-	/* a store write failed: nothing more is written but the run's end
-	 * (retried until it lands); the command is left alone */
-	bool store_failed;
-	char store_error[256];
-	struct tm_cg_host host;
-	struct tm_cgroup *cg;
-	bool own_cg;
-	char cg_path_copy[256]; /* to name it after it is released */
-	struct tm_sampler *sampler;
-	struct tm_heap_reader *heap;
-	pid_t heap_attached; /* -p/--unit with --heap: the pid the agent counts in, 0: none */
-	struct tm_net net;   /* loaded only for --push and --metrics-listen */
-	struct tm_push_thread *pusher; /* --push: sends the run from a thread of its own */
-	struct tm_prom_server *prom;
-	struct tm_rw *rw; /* --remote-write's sender */
-	struct tm_launch child;
-	struct tm_relay relay;
-	bool launched, child_gone;
-	int child_status;
-	int64_t first_exit_mono; /* when the launched process exited (0: not yet) */
-	int64_t last_left_mono;  /* when the last process of the target left (0: not yet) */
-	int sigfd;
-	sigset_t oldmask;
-	struct tm_lines out_lines, err_lines;
-	struct tm_gcwatch gc;  /* --runtime: GC lines on stderr or stdout */
-	struct tm_jvmlog jlog; /* the launched JVM's -Xlog:gc lines */
+	/* the run and its store: recorder.c (options, store), runsetup.c (the
+	 * run's row, the machine's name), runevents.c (a failed write),
+	 * runend.c (the run's end) */
+	struct {
+		const struct tm_record_opts *o;
+		int64_t last_prune_wall_usec; /* --keep: when the run was last pruned */
+		struct tm_store *st;
+		int64_t run_id;
+		bool run_begun, run_ended;
+		/* a store write failed: nothing more is written but the run's end
+		 * (retried until it lands); the command is left alone */
+		bool store_failed;
+		char store_error[256];
+		char machine[256]; /* our host name: the run's metadata and /metrics' label */
+	};
+	/* the target: its cgroup and the launched command.  runsetup.c (opens,
+	 * launches), runevents.c (reaps: child_gone, child_status,
+	 * first_exit_mono), runend.c (last_left_mono) */
+	struct {
+		struct tm_cg_host host;
+		struct tm_cgroup *cg;
+		bool own_cg;
+		char cg_path_copy[256]; /* to name it after it is released */
+		struct tm_launch child;
+		bool launched, child_gone;
+		int child_status;
+		int64_t first_exit_mono; /* when the launched process exited (0: not yet) */
+		int64_t last_left_mono;  /* when the last process of the target left (0: not yet) */
+	};
+	/* what is read at each sample: recorder.c and runsetup.c (the sampler,
+	 * the heap reader and agent, the OOM count at the start), runevents.c
+	 * (the allocators seen, OOM kills), runend.c (the allocator's text) */
+	struct {
+		struct tm_sampler *sampler;
+		struct tm_heap_reader *heap;
+		pid_t
+		    heap_attached; /* -p/--unit with --heap: the pid the agent counts in, 0: none */
+		int64_t oom_kills, vmstat_oom_start;
+		int64_t oom_profiles; /* OOM kills whose heap was profiled (runsetup.c) */
+		char allocator[256];  /* "glibc (sh), jemalloc (redis-server)" */
+		struct tm_allocators *allocs;
+	};
+	/* the outputs beside the store: runsetup.c (--push, --metrics-listen,
+	 * --remote-write) */
+	struct {
+		struct tm_net net;             /* loaded only for --push and --metrics-listen */
+		struct tm_push_thread *pusher; /* --push: sends the run from a thread of its own */
+		struct tm_prom_server *prom;
+		struct tm_rw *rw; /* --remote-write's sender */
+	};
+	/* signals: runsetup.c (blocks them, opens the signalfd), recorder.c
+	 * (clears the saved mask); the launched command and progsrc.c's
+	 * command get the saved mask back */
+	struct {
+		int sigfd;
+		sigset_t oldmask;
+	};
+	/* input: the command's output (stdout and stderr through the relay).
+	 * runsetup.c (starts the relay; pty_fallback), runevents.c (its lines,
+	 * tm_rec_drain_forwarded), recorder.c (drains it at the end) */
+	struct {
+		bool pty_fallback; /* no pseudo-terminal could be opened: stdout through a pipe */
+		struct tm_relay relay;
+		struct tm_lines out_lines, err_lines;
+	};
+	/* input: GC lines (--runtime) on stderr or stdout: gcwatch.c's state,
+	 * opened by runsetup.c, fed by runevents.c, put in samples by inputs.c */
+	struct tm_gcwatch gc;
+	/* input: the launched JVM's -Xlog:gc file: jvmlog.c's state, opened by
+	 * runsetup.c, read by inputs.c and runevents.c */
+	struct tm_jvmlog jlog;
+	/* input: --progress's pattern, compiled by runsetup.c, matched by
+	 * runevents.c and progsrc.c against each input's lines */
 	struct tm_progress_re re;
+	/* input: --progress-file: follow.c */
 	struct follow follow;
+	/* inputs: --progress-cmd and a unit's journal: progsrc.c (runsetup.c
+	 * zeroes it) */
 	struct progsrc psrc;
+	/* input: marks sent to the run (tidemark mark): opened by runsetup.c,
+	 * drained by runevents.c */
 	struct tm_mark_listener marks;
-	bool has_progress;
-	double progress;
-	int64_t progress_points;
-	struct tm_sample cur, prev;
-	bool have_prev;
-	int64_t seq, start_mono, start_wall, interval;
-	enum phase phase;
-	int64_t work_end_mono, term_at_mono, kill_at_mono;
-	bool reached_progress, ended_by_mark, timed_out, interrupted, invalid;
-	int64_t oom_kills, vmstat_oom_start;
-	int64_t oom_profiles; /* OOM kills whose heap was profiled (runsetup.c) */
-	char allocator[256];  /* "glibc (sh), jemalloc (redis-server)" */
-	struct tm_allocators *allocs;
-	char reason[256];
-	char machine[256]; /* our host name: the run's metadata and /metrics' label */
-	int nscrapes;      /* --scrape targets started */
-	struct rec_scrape *scrapes[TM_SCRAPE_MAX_TARGETS];
+	/* input: --scrape's targets: scrapes.c */
+	struct {
+		int nscrapes; /* --scrape targets started */
+		struct rec_scrape *scrapes[TM_SCRAPE_MAX_TARGETS];
+	};
+	/* progress, from whichever input gave it: runevents.c */
+	struct {
+		bool has_progress;
+		double progress;
+		int64_t progress_points;
+		bool reached_progress;
+	};
+	/* the sampling grid: recorder.c (runend.c and runevents.c read cur and
+	 * prev, and fill cur's events) */
+	struct {
+		struct tm_sample cur, prev;
+		bool have_prev;
+		int64_t seq, start_mono, start_wall, interval;
+	};
+	/* the run's phase and how it ends: runevents.c (work done, a mark, a
+	 * signal, an allocator not expected: reason), runend.c (the phases'
+	 * deadlines, a timeout, an invalid run) */
+	struct {
+		enum phase phase;
+		int64_t work_end_mono, term_at_mono, kill_at_mono;
+		bool ended_by_mark, timed_out, interrupted, invalid;
+		char reason[256];
+	};
 };
 
 /* inputs.c: an input of the recorder.  The wait between samples polls

@@ -14,9 +14,9 @@
 #include "base/util.h"
 #include "report/run/approxtext.h"
 #include "report/run/endrule.h"
-#include "report/run/jvmsplit.h"
 #include "report/run/limitnote.h"
 #include "report/phases/phases.h"
+#include "report/run/rtreport.h"
 #include "report/run/runjson.h"
 #include "report/run/guardsnaps.h"
 #include "report/runreport.h"
@@ -246,57 +246,6 @@ static void print_throttle(FILE *out, const struct tm_throttle *th)
 		        th->n - TM_THROTTLE_MAX_SPANS);
 }
 
-/* The JVMs' own heap beside anon (hsperfdata), when the tree had a JVM. */
-/* The JVM's own GC log, and why there is no Java heap line when its
- * counters are off. */
-static void print_jvm_log(FILE *out, const struct tm_summary *s)
-{
-	char a[32], b[32], c[32], d[32], e[32];
-
-	if (!isfinite(s->jvm_heap_used_peak_bytes) && s->jvm_procs_no_counters >= 1)
-		fprintf(out,
-		        "  java heap   n/a: the JVM publishes no hsperfdata counters "
-		        "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem)%s\n",
-		        isfinite(s->jvm_log_heap_after_end_bytes)
-		            ? "; its GC log below"
-		            : "; start it with -Xlog:gc* for its GC log to be read");
-	if (!isfinite(s->jvm_log_heap_after_end_bytes))
-		return;
-	if (isfinite(s->jvm_log_old_after_end_bytes))
-		snprintf(e, sizeof(e), "%s",
-		         tm_mib_text(d, sizeof(d), s->jvm_log_old_after_end_bytes));
-	else
-		snprintf(e, sizeof(e), "n/a (not logged in bytes)");
-	fprintf(
-	    out,
-	    "  java gc log heap after the last GC %s (before it %s), peak after a GC %s, old gen "
-	    "after the last GC %s; %s GCs (the JVM's -Xlog:gc lines; heap in whole MiB)\n",
-	    tm_mib_text(a, sizeof(a), s->jvm_log_heap_after_end_bytes),
-	    tm_mib_text(b, sizeof(b), s->jvm_log_heap_before_end_bytes),
-	    tm_mib_text(c, sizeof(c), s->jvm_log_heap_after_peak_bytes), e,
-	    count(d, sizeof(d), s->jvm_log_gcs));
-}
-
-static void print_jvm(FILE *out, const struct tm_summary *s)
-{
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], line[512];
-
-	print_jvm_log(out, s);
-	if (!isfinite(s->jvm_heap_used_peak_bytes))
-		return;
-	fprintf(out,
-	        "  java heap   used at the end %s of %s committed (old %s, metaspace %s), "
-	        "peak used %s; %s GCs, %s in GC\n",
-	        tm_mib_text(a, sizeof(a), s->jvm_heap_used_end_bytes),
-	        tm_mib_text(b, sizeof(b), s->jvm_heap_committed_end_bytes),
-	        tm_mib_text(c, sizeof(c), s->jvm_old_used_end_bytes),
-	        tm_mib_text(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
-	        tm_mib_text(e, sizeof(e), s->jvm_heap_used_peak_bytes),
-	        count(f, sizeof(f), s->jvm_gcs), secs(g, sizeof(g), s->jvm_gc_usec));
-	tm_jvm_split_text(&s->jvm_split, line, sizeof(line));
-	fprintf(out, "              %s\n", line);
-}
-
 /* The run's identity: command, machine, outcome, process lifetimes. */
 static void print_header(FILE *out, struct tm_store *st, const struct tm_run_info *ri, bool color)
 {
@@ -508,7 +457,7 @@ static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_
 		        tm_mib_text(b, sizeof(b), s->anon_heap_live_end_bytes),
 		        held_text(e, sizeof(e), s),
 		        tm_mib_text(d, sizeof(d), s->anon_other_end_bytes));
-	print_jvm(out, s);
+	tm_rt_report_text(out, s); /* the lines of a runtime with a part of its own */
 	if (isfinite(s->gc_heap_live_end_bytes))
 		fprintf(
 		    out,

@@ -198,6 +198,43 @@ static const enum tm_metric jvm_figures[] = {TM_M_JVM_PROCS,
                                              TM_M_JVM_LOG_GCS,
                                              TM_METRIC_COUNT};
 
+/* The /metrics HELP of the JVM's own metrics. */
+static const struct tm_rt_help jvm_help[] = {
+    {TM_M_JVM_PROCS, "JVMs in the observed tree whose hsperfdata counters are read."},
+    {TM_M_JVM_HEAP_USED_BYTES, "Java heap in use, all generations (hsperfdata)."},
+    {TM_M_JVM_HEAP_COMMITTED_BYTES, "Java heap committed, all generations (hsperfdata)."},
+    {TM_M_JVM_EDEN_USED_BYTES, "Java eden space in use (hsperfdata)."},
+    {TM_M_JVM_EDEN_COMMITTED_BYTES, "Java eden space committed (hsperfdata)."},
+    {TM_M_JVM_SURVIVOR_USED_BYTES, "Java survivor spaces in use (hsperfdata)."},
+    {TM_M_JVM_SURVIVOR_COMMITTED_BYTES, "Java survivor spaces committed (hsperfdata)."},
+    {TM_M_JVM_OLD_USED_BYTES, "Java old generation in use (hsperfdata)."},
+    {TM_M_JVM_OLD_COMMITTED_BYTES, "Java old generation committed (hsperfdata)."},
+    {TM_M_JVM_METASPACE_USED_BYTES, "JVM metaspace in use (hsperfdata)."},
+    {TM_M_JVM_METASPACE_COMMITTED_BYTES, "JVM metaspace committed (hsperfdata)."},
+    {TM_M_JVM_YOUNG_GCS, "Young-generation collections of the JVMs (hsperfdata)."},
+    {TM_M_JVM_YOUNG_GC_USEC, "Time the JVMs spent in young-generation collections "
+                             "(hsperfdata)."},
+    {TM_M_JVM_FULL_GCS, "Full (old-generation) collections of the JVMs (hsperfdata)."},
+    {TM_M_JVM_FULL_GC_USEC, "Time the JVMs spent in full collections (hsperfdata)."},
+    {TM_M_JVM_PROCS_NO_COUNTERS, "JVMs in the observed tree that publish no hsperfdata counters "
+                                 "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem)."},
+    {TM_M_JVM_LOG_HEAP_BEFORE_BYTES, "Java heap before the latest GC, from the JVM's GC log "
+                                     "(-Xlog:gc; whole MiB as the JVM prints them)."},
+    {TM_M_JVM_LOG_HEAP_AFTER_BYTES, "Java heap after the latest GC, from the JVM's GC log "
+                                    "(-Xlog:gc; whole MiB as the JVM prints them)."},
+    {TM_M_JVM_LOG_OLD_AFTER_BYTES, "Java old generation after the latest GC, from the JVM's GC "
+                                   "log (-Xlog:gc*; absent under G1, which logs regions)."},
+    {TM_M_JVM_LOG_GCS, "GCs in the JVM's GC log (-Xlog:gc)."},
+    {TM_M_JVM_HEAP_RESIDENT_BYTES, "Resident anonymous bytes of the JVMs' Java heap mappings "
+                                   "(smaps of each heap's reserved range): live and free but "
+                                   "touched heap."},
+    {TM_M_JVM_HEAP_RESIDENT_PROCS, "JVMs whose Java heap mapping was found and read."},
+    {TM_METRIC_COUNT, NULL}};
+
+/* The panel's default series shows the Java heap beside tidemark's own. */
+static const enum tm_metric jvm_panel[] = {TM_M_JVM_HEAP_USED_BYTES, TM_M_JVM_HEAP_COMMITTED_BYTES,
+                                           TM_M_JVM_OLD_USED_BYTES, TM_METRIC_COUNT};
+
 /* HotSpot: its hsperfdata counters (runtime/hsperf.c, found by the file each
  * process maps: sample/jvm.c) and its -Xlog:gc lines (this file, found by
  * the command line's own -Xlog option: record/jvmlog.c); its split is
@@ -216,6 +253,8 @@ const struct tm_runtime_desc tm_rt_jvm = {
     .text_label = "java heap",
     .summary_field = "jvm_heap_used_end_bytes",
     .help_word = "hsperfdata",
+    .help = jvm_help,
+    .panel = jvm_panel,
     .docs = "| `jvm` | by the hsperfdata file a process maps; its `-Xlog:gc` option | "
             "hsperfdata counters; heap before and after each GC in its log | `jvm_*` | Java "
             "heap used, the JVM's malloc, other anon |",

@@ -52,3 +52,13 @@ bool tm_runtime_env_var(const char *name)
 			return true;
 	return false;
 }
+
+const char *tm_runtime_metric_help(enum tm_metric m)
+{
+	for (int rt = TM_RUNTIME_NONE + 1; rt < TM_RUNTIME_COUNT; rt++)
+		for (const struct tm_rt_help *h = registry[rt]->help;
+		     h && h->metric < TM_METRIC_COUNT; h++)
+			if (h->metric == m)
+				return h->text;
+	return NULL;
+}

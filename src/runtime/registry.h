@@ -59,6 +59,12 @@ enum tm_rt_stream { TM_RT_STREAM_NONE, TM_RT_STREAM_STDOUT, TM_RT_STREAM_STDERR 
  * live figure, e.g. V8's minor GCs, whose "after" still holds old garbage). */
 typedef int (*tm_rt_gc_line_fn)(const char *line, size_t len, struct tm_gc_event *out);
 
+/* The /metrics HELP line of one of a runtime's own metrics. */
+struct tm_rt_help {
+	enum tm_metric metric;
+	const char *text;
+};
+
 struct tm_runtime_desc {
 	const char *name;         /* as --runtime takes it and docs/runtimes.md names it */
 	const char *title;        /* its name in text: "Go", "GHC", "Node.js (V8)" */
@@ -85,6 +91,14 @@ struct tm_runtime_desc {
 	 * label of its line in report's text, a figure of report's JSON and CSV
 	 * (a summary field), and the word its figures' /metrics HELP names it by */
 	const char *text_label, *summary_field, *help_word;
+	/* the HELP line of each metric that is its own (one no other runtime
+	 * fills), TM_METRIC_COUNT-ended; NULL when its figures are shared ones
+	 * whose HELP is /metrics' own (serve/promfmt.c) */
+	const struct tm_rt_help *help;
+	/* the metrics it adds to the panel's default series (the API's
+	 * /series without metrics=), after tidemark's own; TM_METRIC_COUNT-ended,
+	 * NULL when none */
+	const enum tm_metric *panel;
 	const char *docs; /* its row in docs/runtimes.md's table of runtimes */
 };
 
@@ -108,6 +122,10 @@ extern const char *const tm_runtime_names[];
 /* Whether NAME is the environment variable that turns some runtime's GC
  * lines on (GODEBUG, GHCRTS): the run stores its value. */
 bool tm_runtime_env_var(const char *name);
+
+/* The HELP line of metric M from the runtime whose own metric it is, NULL
+ * when no runtime's help names it. */
+const char *tm_runtime_metric_help(enum tm_metric m);
 
 /* The option's runtime names joined by SEP ("go|ghc|node") into BUF (SIZE
  * bytes, always terminated); returns BUF. */

@@ -121,22 +121,6 @@ static const char *const help[TM_METRIC_COUNT] = {
     [TM_M_HEAP_FREES] = "Heap frees (the heap shim's count).",
     [TM_M_HEAP_HELD_BYTES] = "Bytes the allocators hold beyond the live heap, by their own "
                              "statistics (absent when some process could not answer).",
-    [TM_M_JVM_PROCS] = "JVMs in the observed tree whose hsperfdata counters are read.",
-    [TM_M_JVM_HEAP_USED_BYTES] = "Java heap in use, all generations (hsperfdata).",
-    [TM_M_JVM_HEAP_COMMITTED_BYTES] = "Java heap committed, all generations (hsperfdata).",
-    [TM_M_JVM_EDEN_USED_BYTES] = "Java eden space in use (hsperfdata).",
-    [TM_M_JVM_EDEN_COMMITTED_BYTES] = "Java eden space committed (hsperfdata).",
-    [TM_M_JVM_SURVIVOR_USED_BYTES] = "Java survivor spaces in use (hsperfdata).",
-    [TM_M_JVM_SURVIVOR_COMMITTED_BYTES] = "Java survivor spaces committed (hsperfdata).",
-    [TM_M_JVM_OLD_USED_BYTES] = "Java old generation in use (hsperfdata).",
-    [TM_M_JVM_OLD_COMMITTED_BYTES] = "Java old generation committed (hsperfdata).",
-    [TM_M_JVM_METASPACE_USED_BYTES] = "JVM metaspace in use (hsperfdata).",
-    [TM_M_JVM_METASPACE_COMMITTED_BYTES] = "JVM metaspace committed (hsperfdata).",
-    [TM_M_JVM_YOUNG_GCS] = "Young-generation collections of the JVMs (hsperfdata).",
-    [TM_M_JVM_YOUNG_GC_USEC] = "Time the JVMs spent in young-generation collections "
-                               "(hsperfdata).",
-    [TM_M_JVM_FULL_GCS] = "Full (old-generation) collections of the JVMs (hsperfdata).",
-    [TM_M_JVM_FULL_GC_USEC] = "Time the JVMs spent in full collections (hsperfdata).",
     [TM_M_GC_HEAP_LIVE_BYTES] = "Live heap after the latest GC, from the runtime's GC lines "
                                 "(record --runtime, one of:" TM_RUNTIME_WORDS ").",
     [TM_M_GC_CYCLES] =
@@ -147,19 +131,6 @@ static const char *const help[TM_METRIC_COUNT] = {
                                     "were held at one moment (heap_peak_bytes is its upper bound).",
     [TM_M_HEAP_READ_SKEW_BYTES] = "How far the live heap moved while the sample read anon (0: the "
                                   "split's parts are from one moment).",
-    [TM_M_JVM_PROCS_NO_COUNTERS] = "JVMs in the observed tree that publish no hsperfdata counters "
-                                   "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem).",
-    [TM_M_JVM_LOG_HEAP_BEFORE_BYTES] = "Java heap before the latest GC, from the JVM's GC log "
-                                       "(-Xlog:gc; whole MiB as the JVM prints them).",
-    [TM_M_JVM_LOG_HEAP_AFTER_BYTES] = "Java heap after the latest GC, from the JVM's GC log "
-                                      "(-Xlog:gc; whole MiB as the JVM prints them).",
-    [TM_M_JVM_LOG_OLD_AFTER_BYTES] = "Java old generation after the latest GC, from the JVM's GC "
-                                     "log (-Xlog:gc*; absent under G1, which logs regions).",
-    [TM_M_JVM_LOG_GCS] = "GCs in the JVM's GC log (-Xlog:gc).",
-    [TM_M_JVM_HEAP_RESIDENT_BYTES] = "Resident anonymous bytes of the JVMs' Java heap mappings "
-                                     "(smaps of each heap's reserved range): live and free but "
-                                     "touched heap.",
-    [TM_M_JVM_HEAP_RESIDENT_PROCS] = "JVMs whose Java heap mapping was found and read.",
     [TM_M_HEAP_EXE_PROCS] = "Processes whose malloc is linked into the executable: live heap "
                             "from the allocator's own statistics, no exact peak.",
     [TM_M_GO_HEAP_INUSE_BYTES] = "Go heap spans in use (go_memstats_heap_inuse_bytes, record "
@@ -175,7 +146,7 @@ const char *tm_prom_help(enum tm_metric m, const char *family)
 		           ? "Time some task waited on the resource (pressure stall \"some\")."
 		           : "Time all non-idle tasks stalled on the resource (pressure stall "
 		             "\"full\").";
-	return help[m];
+	return help[m] ? help[m] : tm_runtime_metric_help(m);
 }
 
 /* The HELP text of family NAME (M one of its metrics): a metric without one

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/metrics.h"
 #include "base/util.h"
+#include "runtime/registry.h"
 #include "serve/api.h"
 #include "store/scraped.h"
 #include "store/store.h"
@@ -15,33 +16,28 @@
 
 /* What the panel draws when the query names no metrics. */
 static const enum tm_metric panel_set[] = {
-    TM_M_CG_ANON_BYTES,
-    TM_M_CG_FILE_BYTES,
-    TM_M_CG_CURRENT_BYTES,
-    TM_M_CG_HIGH_BYTES,
-    TM_M_CG_MAX_BYTES,
-    TM_M_PROC_RSS_ANON_BYTES,
-    TM_M_PROC_RSS_FILE_BYTES,
-    TM_M_HEAP_LIVE_BYTES,
-    TM_M_CG_CPU_USAGE_USEC,
-    TM_M_CG_CPU_THROTTLED_USEC,
-    TM_M_PROC_UTIME_USEC,
-    TM_M_PROC_STIME_USEC,
-    TM_M_CG_PSI_MEM_SOME_USEC,
-    TM_M_CG_PSI_MEM_FULL_USEC,
-    TM_M_CG_PSI_IO_SOME_USEC,
-    TM_M_CG_PSI_IO_FULL_USEC,
-    TM_M_HOST_PSI_MEM_SOME_USEC,
-    TM_M_HOST_PSI_IO_SOME_USEC,
-    TM_M_CG_IO_READ_BYTES,
-    TM_M_CG_IO_WRITE_BYTES,
-    TM_M_PROC_READ_BYTES,
-    TM_M_PROC_WRITE_BYTES,
-    TM_M_HEAP_ALLOC_BYTES,
-    TM_M_JVM_HEAP_USED_BYTES,
-    TM_M_JVM_HEAP_COMMITTED_BYTES,
-    TM_M_JVM_OLD_USED_BYTES,
+    TM_M_CG_ANON_BYTES,         TM_M_CG_FILE_BYTES,          TM_M_CG_CURRENT_BYTES,
+    TM_M_CG_HIGH_BYTES,         TM_M_CG_MAX_BYTES,           TM_M_PROC_RSS_ANON_BYTES,
+    TM_M_PROC_RSS_FILE_BYTES,   TM_M_HEAP_LIVE_BYTES,        TM_M_CG_CPU_USAGE_USEC,
+    TM_M_CG_CPU_THROTTLED_USEC, TM_M_PROC_UTIME_USEC,        TM_M_PROC_STIME_USEC,
+    TM_M_CG_PSI_MEM_SOME_USEC,  TM_M_CG_PSI_MEM_FULL_USEC,   TM_M_CG_PSI_IO_SOME_USEC,
+    TM_M_CG_PSI_IO_FULL_USEC,   TM_M_HOST_PSI_MEM_SOME_USEC, TM_M_HOST_PSI_IO_SOME_USEC,
+    TM_M_CG_IO_READ_BYTES,      TM_M_CG_IO_WRITE_BYTES,      TM_M_PROC_READ_BYTES,
+    TM_M_PROC_WRITE_BYTES,      TM_M_HEAP_ALLOC_BYTES,
 };
+
+/* The panel's set into Q: tidemark's own, then each runtime's (its .panel),
+ * as many as Q holds. */
+static void panel_metrics(struct tm_series_query *q)
+{
+	for (size_t i = 0; i < TM_ARRAY_SIZE(panel_set); i++)
+		q->metrics[q->nmetrics++] = panel_set[i];
+	for (int rt = TM_RUNTIME_NONE + 1; rt < TM_RUNTIME_COUNT; rt++) {
+		const enum tm_metric *m = tm_runtime_desc((enum tm_runtime)rt)->panel;
+		for (; m && *m < TM_METRIC_COUNT && q->nmetrics < TM_SERIES_MAX_METRICS; m++)
+			q->metrics[q->nmetrics++] = *m;
+	}
+}
 
 static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)
 {
@@ -89,8 +85,7 @@ int tm_series_query_parse(const char *metrics, const char *from, const char *to,
 	if (metrics && parse_metrics(metrics, q, err, errlen) < 0)
 		return -1;
 	if (q->nmetrics == 0)
-		for (size_t i = 0; i < TM_ARRAY_SIZE(panel_set); i++)
-			q->metrics[q->nmetrics++] = panel_set[i];
+		panel_metrics(q);
 	if (opt_int(from, "from", 0, INT64_MAX / 2, &q->from_wall_usec, err, errlen) < 0 ||
 	    opt_int(to, "to", 0, INT64_MAX / 2, &q->to_wall_usec, err, errlen) < 0 ||
 	    opt_int(from_seq, "from_seq", 0, INT64_MAX / 2, &q->from_seq, err, errlen) < 0 ||

@@ -18,6 +18,7 @@
 #include "base/outcome.h"
 #include "report/runreport.h"
 #include "runtime/registry.h"
+#include "serve/api.h"
 #include "serve/promfmt.h"
 
 #include "kern_fixture.h"
@@ -121,6 +122,95 @@ static void test_metrics_help(void **state)
 {
 	(void)state;
 	each_desc(in_help);
+}
+
+/* A runtime's own metrics have their HELP from its descriptor, and /metrics
+ * gives that text, each metric once among all runtimes. */
+static void own_help(enum tm_runtime rt, const struct tm_runtime_desc *d)
+{
+	char name[128], label[64];
+	double scale;
+	(void)rt;
+
+	for (const struct tm_rt_help *h = d->help; h && h->metric < TM_METRIC_COUNT; h++) {
+		tm_prom_name(h->metric, name, sizeof(name), label, sizeof(label), &scale);
+		const char *got = tm_prom_help(h->metric, name);
+		if (!h->text || !got || strcmp(got, h->text) != 0 ||
+		    tm_runtime_metric_help(h->metric) != h->text)
+			fail_msg("/metrics HELP of %s (runtime %s): '%s', its descriptor says '%s'",
+			         name, d->name, got ? got : "(none)", h->text ? h->text : "(none)");
+	}
+}
+
+static void test_own_help(void **state)
+{
+	(void)state;
+	each_desc(own_help);
+}
+
+/* The panel's default series (the API's /series without metrics=) has each
+ * of a runtime's .panel metrics exactly once. */
+static struct tm_series_query panel_q;
+
+static void in_panel(enum tm_runtime rt, const struct tm_runtime_desc *d)
+{
+	(void)rt;
+	for (const enum tm_metric *m = d->panel; m && *m < TM_METRIC_COUNT; m++) {
+		int n = 0;
+		for (int i = 0; i < panel_q.nmetrics; i++)
+			n += panel_q.metrics[i] == (int)*m;
+		if (n != 1)
+			fail_msg(
+			    "the panel's default series has %s (runtime %s) %d times, not once",
+			    tm_metric_info(*m)->name, d->name, n);
+	}
+}
+
+static void test_panel(void **state)
+{
+	char err[256] = "";
+	(void)state;
+
+	assert_int_equal(
+	    tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, NULL, &panel_q, err, sizeof(err)),
+	    0);
+	each_desc(in_panel);
+}
+
+/* The generic report and /metrics' page and series walk the registry: none
+ * names a runtime found without --runtime (whose parts were once written
+ * there: the JVM's lines, split, HELP and panel series). */
+static const char *const generic_files[] = {
+    "src/report/runreport.c", "src/report/run/runjson.c", "src/report/run/summary.c",
+    "src/serve/promfmt.c",    "src/serve/series.c",
+};
+
+static void not_in_generic(enum tm_runtime rt, const struct tm_runtime_desc *d)
+{
+	const char *root = getenv("TM_ROOT");
+	char path[4096];
+	size_t n;
+	(void)rt;
+
+	if (d->found_by & TM_RT_BY_OPTION)
+		return;
+	for (size_t i = 0; i < sizeof(generic_files) / sizeof(generic_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root ? root : ".", generic_files[i]);
+		char *text = tm_read_file(path, &n);
+		assert_non_null(text);
+		const char *at = strcasestr(text, d->name);
+		if (at)
+			fail_msg(
+			    "%s names runtime %s (byte %zu): its part belongs in its descriptor",
+			    generic_files[i], d->name, (size_t)(at - text));
+		free(text);
+	}
+}
+
+static void test_generic_code(void **state)
+{
+	(void)state;
+	each_desc(not_in_generic);
 }
 
 /* A run whose samples carry D's figures, marked as the recorder marks it. */
@@ -254,9 +344,9 @@ int main(void)
 	 * be found whole whatever the width the tests run at */
 	setenv("COLUMNS", "1000", 1);
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_descriptors),
-	    cmocka_unit_test(test_docs),
-	    cmocka_unit_test(test_metrics_help),
+	    cmocka_unit_test(test_descriptors),  cmocka_unit_test(test_docs),
+	    cmocka_unit_test(test_metrics_help), cmocka_unit_test(test_own_help),
+	    cmocka_unit_test(test_generic_code), cmocka_unit_test(test_panel),
 	    cmocka_unit_test(test_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "report/run/endrule.h"
+#include "report/run/rtreport.h"
 #include "report/run/runjson.h"
 #include "report/run/summary.h"
 #include "report/run/summary_fields.h"
@@ -242,12 +243,7 @@ json_t *tm_summary_json(const struct tm_summary *s)
 	integer(o, "samples", s->samples);
 	integer(o, "late_samples", s->late_samples);
 	json_object_set_new(o, "progress_bunched", json_boolean(s->progress_bunched));
-	/* why the JVM split is n/a; null when it was made or there was no JVM */
-	json_object_set_new(o, "jvm_split_na_reason",
-	                    s->jvm_split.why == TM_JVM_SPLIT_OK ||
-	                            s->jvm_split.why == TM_JVM_SPLIT_NO_JVM
-	                        ? json_null()
-	                        : json_string(tm_jvm_split_why_text(s->jvm_split.why)));
+	tm_rt_report_json(o, s); /* the members of a runtime with a part of its own */
 	if (tm_summary_approximate(s))
 		json_object_set_new(o, "approximate", approx_json(&s->approx));
 	return o;

@@ -17,7 +17,7 @@
 #include "base/bunch.h"
 #include "base/outcome.h"
 #include "report/run/endrule.h"
-#include "report/run/jvmsplit.h"
+#include "report/run/rtreport.h"
 #include "report/run/summary.h"
 #include "report/run/summary_int.h"
 #include "store/store.h"
@@ -173,7 +173,7 @@ static void init_nan(struct tm_summary *s)
 	s->peak_anon_sampled_bytes = NAN;
 	s->heap_live_last_seen_bytes = NAN;
 	s->gc_heap_live_at_held_bytes = NAN;
-	tm_jvm_split_compute(NAN, NAN, NAN, NAN, &s->jvm_split); /* no JVM */
+	tm_rt_report_reset(s);
 }
 
 bool tm_sum_alive(const struct pt *p)
@@ -547,9 +547,8 @@ static int end_rules(struct tm_store *st, const struct loaded *l, const struct t
 	s->held_anon_bytes = s->heap_live_end_bytes = s->gc_heap_live_at_held_bytes = NAN;
 	s->anon_heap_live_end_bytes = s->anon_allocator_held_end_bytes = NAN;
 	s->anon_other_end_bytes = s->anon_split_end_skew_bytes = NAN;
-	s->anon_allocator_held_end_own_bytes = s->anon_minus_jvm_heap_used_end_bytes = NAN;
-	if (s->jvm_split.why != TM_JVM_SPLIT_NO_JVM)
-		tm_jvm_split_withhold(&s->jvm_split);
+	s->anon_allocator_held_end_own_bytes = NAN;
+	tm_rt_report_withhold(s);
 	return 0;
 }
 
