@@ -136,9 +136,8 @@ static int in_bounds(const struct tm_opt *o, int64_t v)
 }
 
 /* The value of O from VALUE into BASE; 0, -1 when VALUE is not one, -2
- * out of memory, -3 when O's check refused it (WHY filled). */
-static int set_value(const struct tm_opt *o, void *base, const char *value, char *why,
-                     size_t why_size)
+ * out of memory, -3 when O's check refused it (ERR set). */
+static int set_value(const struct tm_opt *o, void *base, const char *value, struct tm_err *err)
 {
 	int64_t v;
 	char *end;
@@ -193,29 +192,33 @@ static int set_value(const struct tm_opt *o, void *base, const char *value, char
 	default:
 		TM_BUG("option --%s: type %d has no parser", o->flag ? o->flag : o->key, o->type);
 	}
-	if (o->check && o->check(v, why, why_size))
+	if (o->check_err && o->check_err(v, err))
+		return -3;
+	if (o->check && o->check(v, err->msg, sizeof(err->msg)))
 		return -3;
 	*FIELD(base, o->off, int64_t) = v;
 	return 0;
 }
 
-int tm_opt_set(const struct tm_opt *o, void *base, const char *value, char *why, size_t why_size)
+int tm_opt_set(const struct tm_opt *o, void *base, const char *value, struct tm_err *err)
 {
 	char expect[160];
 
-	why[0] = '\0';
+	err->code = 0;
+	err->msg[0] = '\0';
+	if (o->type == TM_OPT_CUSTOM && o->parse_err)
+		return o->parse_err(FIELD(base, o->off, char), value, err);
 	if (o->type == TM_OPT_CUSTOM)
-		return o->parse(FIELD(base, o->off, char), value, why, why_size);
+		return o->parse(FIELD(base, o->off, char), value, err->msg, sizeof(err->msg));
 	if (!value && o->type != TM_OPT_BOOL)
 		TM_BUG("option --%s needs a value", o->flag);
-	int r = set_value(o, base, value, why, why_size);
+	int r = set_value(o, base, value, err);
 	if (r == 0 || r == -3)
 		return r ? -1 : 0;
 	if (r == -2)
 		return tm_error("out of memory");
 	expect_text(o, expect, sizeof(expect));
-	snprintf(why, why_size, "'%s': expected %s", value, expect);
-	return -1;
+	return tm_err_set(err, 0, "'%s': expected %s", value, expect);
 }
 
 /* ---- the command line ---- */
@@ -287,12 +290,12 @@ static const struct found *lookup(const struct found *found, size_t k, int c)
 
 static int apply(const struct found *f, const char *value)
 {
-	char why[512];
+	struct tm_err err;
 
-	if (tm_opt_set(f->opt, f->base, value, why, sizeof(why)) == 0)
+	if (tm_opt_set(f->opt, f->base, value, &err) == 0)
 		return 0;
-	if (why[0])
-		tm_error("--%s %s", f->opt->flag, why);
+	if (err.msg[0])
+		tm_error("--%s %s", f->opt->flag, err.msg);
 	return -1;
 }
 
@@ -337,21 +340,19 @@ out:
 /* ---- experiment files ---- */
 
 int tm_opts_set_key(const struct tm_optset *sets, size_t n, const char *key, const char *value,
-                    char *why, size_t why_size)
+                    struct tm_err *err)
 {
-	char inner[448];
+	struct tm_err inner;
 
 	for (size_t i = 0; i < n; i++)
 		for (const struct tm_opt *o = sets[i].opts; o->type != TM_OPT_END; o++) {
 			if (!(o->scopes & TM_OPT_FILE) || !o->key || strcmp(o->key, key))
 				continue;
-			if (tm_opt_set(o, sets[i].base, value, inner, sizeof(inner)) == 0)
+			if (tm_opt_set(o, sets[i].base, value, &inner) == 0)
 				return 0;
-			if (inner[0])
-				snprintf(why, why_size, "%s %s", key, inner);
-			else
-				why[0] = '\0';
-			return -1;
+			if (!inner.msg[0])
+				return tm_err_set(err, inner.code, "%s", "");
+			return tm_err_set(err, inner.code, "%s %s", key, inner.msg);
 		}
 	return 1;
 }

@@ -103,14 +103,14 @@ static char *read_ini_line(char *str, int num, void *stream)
 static bool bench_key(struct ini_ctx *c, const char *key, const char *value)
 {
 	struct tm_optset sets[TM_BENCH_OPTSETS];
-	char why[480];
+	struct tm_err err;
 
 	tm_bench_optsets(c->sp, sets);
-	int r = tm_opts_set_key(sets, TM_BENCH_OPTSETS, key, value, why, sizeof(why));
+	int r = tm_opts_set_key(sets, TM_BENCH_OPTSETS, key, value, &err);
 	if (r > 0)
 		return ini_error(c, "unknown key '%s' in [bench]", key);
 	if (r < 0)
-		return ini_error(c, "%s", why[0] ? why : "bad value (see above)");
+		return ini_error(c, "%s", err.msg[0] ? err.msg : "bad value (see above)");
 	return true;
 }
 

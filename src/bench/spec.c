@@ -267,8 +267,15 @@ int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *valu
                      size_t why_size)
 {
 	struct tm_optset set = {arm_options, arm};
+	struct tm_err err;
+	int r = tm_opts_set_key(&set, 1, key, value, &err);
 
-	return tm_opts_set_key(&set, 1, key, value, why, why_size);
+	if (r < 0 && why_size) {
+		size_t n = strnlen(err.msg, why_size - 1);
+		memcpy(why, err.msg, n);
+		why[n] = '\0';
+	}
+	return r;
 }
 
 /* Where the next KEY= starts after a comma at P, or NULL if P's comma is

@@ -66,29 +66,25 @@ static const char usage_tail[] =
     "      --runs 3 -- ./node\n";
 
 /* --export FMT[:PATH], up to TM_BENCH_MAX_EXPORTS times. */
-static int parse_export(void *field, const char *value, char *why, size_t why_size)
+static int parse_export(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_bench_output *out = field;
 
-	if (out->n_exports == TM_BENCH_MAX_EXPORTS) {
-		snprintf(why, why_size, "'%s': at most %d exports", value, TM_BENCH_MAX_EXPORTS);
-		return -1;
-	}
-	if (strncmp(value, "json", 4) && strncmp(value, "csv", 3) && strncmp(value, "md", 2)) {
-		snprintf(why, why_size, "'%s': expected json, csv or md, optionally :PATH", value);
-		return -1;
-	}
+	if (out->n_exports == TM_BENCH_MAX_EXPORTS)
+		return tm_err_set(err, 0, "'%s': at most %d exports", value, TM_BENCH_MAX_EXPORTS);
+	if (strncmp(value, "json", 4) && strncmp(value, "csv", 3) && strncmp(value, "md", 2))
+		return tm_err_set(err, 0, "'%s': expected json, csv or md, optionally :PATH",
+		                  value);
 	out->exports[out->n_exports++] = value;
 	return 0;
 }
 
 /* --phases-at V1,V2,...: checked now (tm_phase_split_parse says why). */
-static int parse_phases_at(void *field, const char *value, char *why, size_t why_size)
+static int parse_phases_at(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_bench_output *out = field;
 
-	(void)why_size;
-	why[0] = '\0';
+	(void)err; /* tm_phase_split_parse said why */
 	if (tm_phase_split_parse(value, &out->split))
 		return -1;
 	out->phases = true;
@@ -111,7 +107,7 @@ static const struct tm_opt cli_options[] = {
      .scopes = TM_OPT_BENCH,
      .type = TM_OPT_CUSTOM,
      .off = CLI(out),
-     .parse = parse_export,
+     .parse_err = parse_export,
      .metavar = "FMT[:PATH]",
      .help = "also write the table as json, csv or md (default",
      .more = "bench-ID.FMT); repeatable"},
@@ -130,7 +126,7 @@ static const struct tm_opt cli_options[] = {
      .scopes = TM_OPT_BENCH,
      .type = TM_OPT_CUSTOM,
      .off = CLI(out),
-     .parse = parse_phases_at,
+     .parse_err = parse_phases_at,
      .metavar = "V1,V2,...",
      .help = "--phases split where progress first reaches each value"},
     {.flag = "table",

@@ -53,31 +53,28 @@ struct guard_cli {
 
 #define GOFF(f) offsetof(struct guard_cli, f)
 
-static int add_rule(struct guard_cli *c, const char *text, char *why, size_t why_size)
+static int add_rule(struct guard_cli *c, const char *text, struct tm_err *err)
 {
-	if (c->g.nrules >= TM_GUARD_MAX_RULES) {
-		snprintf(why, why_size, "at most %d rules", TM_GUARD_MAX_RULES);
-		return -1;
-	}
-	return tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], why, why_size) < 0
+	if (c->g.nrules >= TM_GUARD_MAX_RULES)
+		return tm_err_set(err, 0, "at most %d rules", TM_GUARD_MAX_RULES);
+	return tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], err->msg, sizeof(err->msg)) < 0
 	           ? (c->g.nrules--, -1)
 	           : 0;
 }
 
-static int parse_when(void *field, const char *value, char *why, size_t why_size)
+static int parse_when(void *field, const char *value, struct tm_err *err)
 {
-	return add_rule(field, value, why, why_size);
+	return add_rule(field, value, err);
 }
 
 /* --rules FILE: one rule a line; '#' starts a comment. */
-static int parse_rules(void *field, const char *value, char *why, size_t why_size)
+static int parse_rules(void *field, const char *value, struct tm_err *err)
 {
 	size_t len;
-	char *text = tm_read_file(value, &len), *save = NULL, inner[256];
-	if (!text) {
-		snprintf(why, why_size, "'%s': cannot read: %s", value, strerror(errno));
-		return -1;
-	}
+	char *text = tm_read_file(value, &len), *save = NULL;
+	struct tm_err inner;
+	if (!text)
+		return tm_err_set(err, 0, "'%s': cannot read: %s", value, strerror(errno));
 	int line = 0, rc = 0;
 	for (char *p = text; !rc && p && *p; line++) {
 		char *nl = strchr(p, '\n');
@@ -86,10 +83,8 @@ static int parse_rules(void *field, const char *value, char *why, size_t why_siz
 		char *hash = strchr(p, '#');
 		if (hash)
 			*hash = 0;
-		if (p[strspn(p, " \t\r")] && add_rule(field, p, inner, sizeof(inner)) < 0) {
-			snprintf(why, why_size, "%s:%d: %s", value, line + 1, inner);
-			rc = -1;
-		}
+		if (p[strspn(p, " \t\r")] && add_rule(field, p, &inner) < 0)
+			rc = tm_err_set(err, 0, "%s:%d: %s", value, line + 1, inner.msg);
 		p = nl ? nl + 1 : NULL;
 	}
 	(void)save;
@@ -97,7 +92,7 @@ static int parse_rules(void *field, const char *value, char *why, size_t why_siz
 	return rc;
 }
 
-static int parse_snapshot(void *field, const char *value, char *why, size_t why_size)
+static int parse_snapshot(void *field, const char *value, struct tm_err *err)
 {
 	struct guard_cli *c = field;
 	if (!strcmp(value, "none")) {
@@ -106,17 +101,18 @@ static int parse_snapshot(void *field, const char *value, char *why, size_t why_
 	}
 	int k = tm_snap_kind_by_name(value);
 	if (k < 0) {
-		int n = snprintf(why, why_size, "'%s': expected none", value);
-		for (int i = 0; i < TM_SNAP_KIND_COUNT && n > 0 && (size_t)n < why_size; i++)
-			n += snprintf(why + n, why_size - (size_t)n, " or %s",
-			              tm_snap_kind_desc((enum tm_snap_kind)i)->name);
+		tm_err_set(err, 0, "'%s': expected none", value);
+		size_t n = strlen(err->msg), cap = sizeof(err->msg);
+		for (int i = 0; i < TM_SNAP_KIND_COUNT && n < cap; i++)
+			n += (size_t)snprintf(err->msg + n, cap - n, " or %s",
+			                      tm_snap_kind_desc((enum tm_snap_kind)i)->name);
 		return -1;
 	}
 	c->g.snap_kinds |= 1u << k;
 	return 0;
 }
 
-static int parse_signal(void *field, const char *value, char *why, size_t why_size)
+static int parse_signal(void *field, const char *value, struct tm_err *err)
 {
 	const char *name = strncmp(value, "SIG", 3) ? value : value + 3;
 	int64_t n;
@@ -131,8 +127,7 @@ static int parse_signal(void *field, const char *value, char *why, size_t why_si
 		*(int *)field = (int)n;
 		return 0;
 	}
-	snprintf(why, why_size, "'%s': expected a signal such as USR1, SIGTERM or 10", value);
-	return -1;
+	return tm_err_set(err, 0, "'%s': expected a signal such as USR1, SIGTERM or 10", value);
 }
 
 static const struct tm_opt guard_options[] = {
@@ -140,14 +135,14 @@ static const struct tm_opt guard_options[] = {
      .scopes = TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
      .off = 0,
-     .parse = parse_when,
+     .parse_err = parse_when,
      .metavar = "RULE",
      .help = "a rule (above); repeatable: any of them fires"},
     {.flag = "rules",
      .scopes = TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
      .off = 0,
-     .parse = parse_rules,
+     .parse_err = parse_rules,
      .metavar = "FILE",
      .help = "rules from FILE, one a line ('#' starts a comment)"},
     {.flag = "run",
@@ -167,7 +162,7 @@ static const struct tm_opt guard_options[] = {
      .scopes = TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
      .off = 0,
-     .parse = parse_snapshot,
+     .parse_err = parse_snapshot,
      .metavar = "KIND",
      .help = "what to take at a firing: heap_profile (the default), jvm_histogram,",
      .more = "jvm_heap_dump, go_heap (with --go-url) or none; repeatable"},
@@ -205,7 +200,7 @@ static const struct tm_opt guard_options[] = {
      .scopes = TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
      .off = GOFF(g.signal),
-     .parse = parse_signal,
+     .parse_err = parse_signal,
      .metavar = "SIG",
      .help = "action: send SIG to the run's main process (off by default)"},
     {.flag = "exec",

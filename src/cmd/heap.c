@@ -164,13 +164,13 @@ struct heap_cli {
 };
 
 /* --sample SIZE: checked with the shim's own grammar, passed on as text. */
-static int parse_sample(void *field, const char *value, char *why, size_t why_size)
+static int parse_sample(void *field, const char *value, struct tm_err *err)
 {
 	int64_t v;
 
 	if (tm_size_parse(value, &v) || v == INT64_MAX) {
-		snprintf(why, why_size, "'%s': expected %s (but not max; 0: no sampling)", value,
-		         TM_SIZE_EXPECT);
+		snprintf(err->msg, sizeof(err->msg),
+		         "'%s': expected %s (but not max; 0: no sampling)", value, TM_SIZE_EXPECT);
 		return -1;
 	}
 	*(const char **)field = value;
@@ -194,7 +194,7 @@ static const struct tm_opt heap_options[] = {
      .scopes = H,
      .type = TM_OPT_CUSTOM,
      .off = HOFF(sample),
-     .parse = parse_sample},
+     .parse_err = parse_sample},
     {.flag = "every",
      .scopes = H,
      .type = TM_OPT_DURATION,

@@ -26,14 +26,12 @@ static const char usage_text[] =
     "  echo busy-end > \"$TIDEMARK_MARK\"     # from inside the recorded command\n";
 
 /* --to PID */
-static int parse_to(void *field, const char *value, char *why, size_t why_size)
+static int parse_to(void *field, const char *value, struct tm_err *err)
 {
 	int64_t pid;
 
-	if (tm_parse_int64(value, &pid) || pid <= 0 || pid > INT_MAX) {
-		snprintf(why, why_size, "'%s': expected a process id", value);
-		return -1;
-	}
+	if (tm_parse_int64(value, &pid) || pid <= 0 || pid > INT_MAX)
+		return tm_err_set(err, 0, "'%s': expected a process id", value);
 	*(pid_t *)field = (pid_t)pid;
 	return 0;
 }
@@ -42,7 +40,7 @@ static const struct tm_opt mark_options[] = {
     {.flag = "to",
      .scopes = TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_to,
+     .parse_err = parse_to,
      .metavar = "PID",
      .help = "the recorder with this pid"},
     {.type = TM_OPT_END},

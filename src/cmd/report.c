@@ -59,12 +59,11 @@ struct report_cli {
 };
 
 /* --window A:B: checked now (tm_window_parse says why). */
-static int parse_window(void *field, const char *value, char *why, size_t why_size)
+static int parse_window(void *field, const char *value, struct tm_err *err)
 {
 	struct report_cli *cli = field;
 
-	(void)why_size;
-	why[0] = '\0';
+	(void)err; /* tm_window_parse said why */
 	if (tm_window_parse(value, &cli->win))
 		return -1;
 	cli->has_window = true;
@@ -72,26 +71,23 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 }
 
 /* --series or --series=NAME. */
-static int parse_series(void *field, const char *value, char *why, size_t why_size)
+static int parse_series(void *field, const char *value, struct tm_err *err)
 {
 	struct report_cli *cli = field;
 
-	if (value && (!*value || strlen(value) >= sizeof(cli->series_name))) {
-		snprintf(why, why_size, "'%s': expected a series name", value);
-		return -1;
-	}
+	if (value && (!*value || strlen(value) >= sizeof(cli->series_name)))
+		return tm_err_set(err, 0, "'%s': expected a series name", value);
 	cli->series = true;
 	snprintf(cli->series_name, sizeof(cli->series_name), "%s", value ? value : "");
 	return 0;
 }
 
 /* --phases-at V1,V2,...: checked now (tm_phase_split_parse says why). */
-static int parse_phases_at(void *field, const char *value, char *why, size_t why_size)
+static int parse_phases_at(void *field, const char *value, struct tm_err *err)
 {
 	struct report_cli *cli = field;
 
-	(void)why_size;
-	why[0] = '\0';
+	(void)err; /* tm_phase_split_parse said why */
 	if (tm_phase_split_parse(value, &cli->split))
 		return -1;
 	cli->phases = true;
@@ -108,7 +104,7 @@ static const struct tm_opt report_options[] = {
      .short_name = 'w',
      .scopes = O,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_window,
+     .parse_err = parse_window,
      .metavar = "A:B",
      .help = "only a stretch: progress values (100:500), times since the",
      .more = "start (10s:2m) or marks (@busy-start:@busy-end)"},
@@ -121,7 +117,7 @@ static const struct tm_opt report_options[] = {
     {.flag = "phases-at",
      .scopes = O,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_phases_at,
+     .parse_err = parse_phases_at,
      .metavar = "V1,V2,...",
      .help = "--phases split where progress first reaches each value instead"},
     {.flag = "json",
@@ -138,7 +134,7 @@ static const struct tm_opt report_options[] = {
      .scopes = O,
      .type = TM_OPT_CUSTOM,
      .optional_arg = true,
-     .parse = parse_series,
+     .parse_err = parse_series,
      .metavar = "NAME",
      .help = "every sample of the run as CSV, one column per metric and scraped",
      .more = "series; --series NAME: only that one (seq,t_wall_usec,value)"},

@@ -40,9 +40,9 @@ static void child_exec(char *const *argv, char *const *envp, int go_rd, int exec
 	_exit(127);
 }
 
-/* A pseudo-terminal's two ends: 0, or -1 with WHY filled (nothing left
+/* A pseudo-terminal's two ends: 0, or -1 with ERR set (nothing left
  * open then). */
-static int pty_pair(int *master, int *slave, char *why, size_t size)
+static int pty_pair(int *master, int *slave, struct tm_err *err)
 {
 	char name[128];
 
@@ -50,12 +50,12 @@ static int pty_pair(int *master, int *slave, char *why, size_t size)
 	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*master < 0 || grantpt(*master) || unlockpt(*master) ||
 	    ptsname_r(*master, name, sizeof(name))) {
-		snprintf(why, size, "cannot open a pseudo-terminal: %s", strerror(errno));
+		tm_err_set(err, errno, "cannot open a pseudo-terminal: %s", strerror(errno));
 		goto fail;
 	}
 	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*slave < 0) {
-		snprintf(why, size, "cannot open '%s': %s", name, strerror(errno));
+		tm_err_set(err, errno, "cannot open '%s': %s", name, strerror(errno));
 		goto fail;
 	}
 	return 0;
@@ -66,11 +66,11 @@ fail:
 	return -1;
 }
 
-int tm_pty_probe(char *why, size_t size)
+int tm_pty_probe(struct tm_err *err)
 {
 	int m, s;
 
-	if (pty_pair(&m, &s, why, size))
+	if (pty_pair(&m, &s, err))
 		return -1;
 	close(s);
 	close(m);
@@ -80,12 +80,12 @@ int tm_pty_probe(char *why, size_t size)
 /* A raw pseudo-terminal: bytes pass as written. */
 static int open_pty(int *master, int *slave)
 {
-	char why[192];
+	struct tm_err err;
 	struct termios tio;
 	struct winsize ws;
 
-	if (pty_pair(master, slave, why, sizeof(why)))
-		return tm_error("%s", why);
+	if (pty_pair(master, slave, &err))
+		return tm_error("%.191s", err.msg);
 	if (tcgetattr(*slave, &tio) == 0) {
 		cfmakeraw(&tio);
 		tcsetattr(*slave, TCSANOW, &tio);

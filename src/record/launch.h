@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct tm_err;
+
 struct tm_launch {
 	pid_t pid;
 	int go_fd;   /* write end: the child execs when it is closed */
@@ -38,9 +40,9 @@ struct tm_child_io {
  */
 int tm_child_io_open(const enum tm_out_mode mode[2], struct tm_child_io *io);
 /* Whether a pseudo-terminal can be opened here (a minimal container or an
- * initramfs may have no /dev/pts): 0, or -1 with WHY ("cannot open a
+ * initramfs may have no /dev/pts): 0, or -1 with ERR set ("cannot open a
  * pseudo-terminal: No such device").  Nothing is left open. */
-int tm_pty_probe(char *why, size_t size);
+int tm_pty_probe(struct tm_err *err);
 /* Closes the child's ends (after the fork), or ours. */
 void tm_child_io_close_child(struct tm_child_io *io);
 void tm_child_io_close_ours(struct tm_child_io *io);

@@ -25,6 +25,7 @@ struct tm_scraper;
 struct tm_scrape_spec;
 struct tm_scrape_result;
 struct tm_rw;
+struct tm_err;
 
 /* record --remote-write: how to reach the receiver (serve/client/remotewrite.h). */
 struct tm_rw_opts {
@@ -60,8 +61,7 @@ struct tm_net {
 	int (*scraper_start)(const struct tm_scrape_spec *spec, int64_t start_mono_usec,
 	                     int64_t interval_usec, struct tm_scraper **out);
 	int (*scraper_take)(struct tm_scraper *s, int64_t due_mono_usec,
-	                    struct tm_scrape_result *out, int64_t *t_wall_usec, char *why,
-	                    size_t why_size);
+	                    struct tm_scrape_result *out, int64_t *t_wall_usec, struct tm_err *err);
 	void (*scraper_stop)(struct tm_scraper *s);
 	/* record --remote-write (serve/client/remotewrite.h) */
 	int (*rw_start)(const struct tm_rw_opts *o, struct tm_rw **out);

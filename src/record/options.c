@@ -23,66 +23,58 @@
 /* The smallest interval the sampler keeps up with. */
 #define MIN_INTERVAL_USEC 50000
 
-static int parse_pid(void *field, const char *value, char *why, size_t why_size)
+static int parse_pid(void *field, const char *value, struct tm_err *err)
 {
 	int64_t v;
 
-	if (tm_parse_int64(value, &v) || v <= 0 || v > INT_MAX) {
-		snprintf(why, why_size, "'%s': expected a process id", value);
-		return -1;
-	}
+	if (tm_parse_int64(value, &v) || v <= 0 || v > INT_MAX)
+		return tm_err_set(err, 0, "'%s': expected a process id", value);
 	*(pid_t *)field = (pid_t)v;
 	return 0;
 }
 
 /* --heap or --heap=sites: the whole struct (two fields). */
-static int parse_heap(void *field, const char *value, char *why, size_t why_size)
+static int parse_heap(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_record_opts *o = field;
 
-	if (value && strcmp(value, "sites")) {
-		snprintf(why, why_size, "'%s': expected nothing or =sites", value);
-		return -1;
-	}
+	if (value && strcmp(value, "sites"))
+		return tm_err_set(err, 0, "'%s': expected nothing or =sites", value);
 	o->heap = true;
 	o->heap_sites = value != NULL;
 	return 0;
 }
 
 /* --units N, Units=N: the count and that it was given (the whole struct). */
-static int parse_units(void *field, const char *value, char *why, size_t why_size)
+static int parse_units(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_record_opts *o = field;
 
-	if (tm_parse_units(value, &o->units)) {
-		snprintf(why, why_size, "'%s': expected a count above 0", value);
-		return -1;
-	}
+	if (tm_parse_units(value, &o->units))
+		return tm_err_set(err, 0, "'%s': expected a count above 0", value);
 	o->has_units = true;
 	return 0;
 }
 
 /* --machine NAME: a name the server and Prometheus labels accept. */
-static int parse_machine(void *field, const char *value, char *why, size_t why_size)
+static int parse_machine(void *field, const char *value, struct tm_err *err)
 {
-	if (!tm_name_valid(value)) {
-		snprintf(why, why_size,
-		         "'%s': expected 1-%d of A-Z a-z 0-9 . _ - (not starting with . or -)",
-		         value, TM_NAME_MAX);
-		return -1;
-	}
+	if (!tm_name_valid(value))
+		return tm_err_set(
+		    err, 0, "'%s': expected 1-%d of A-Z a-z 0-9 . _ - (not starting with . or -)",
+		    value, TM_NAME_MAX);
 	*(const char **)field = value;
 	return 0;
 }
 
 /* --keep raw=7d,minute=90d,hour=forever (store/store.h): the whole struct. */
-static int parse_keep(void *field, const char *value, char *why, size_t why_size)
+static int parse_keep(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_record_opts *o = field;
 
 	if (!o->has_keep)
 		tm_keep_default(&o->keep);
-	if (tm_keep_parse(value, &o->keep, why, why_size))
+	if (tm_keep_parse(value, &o->keep, err->msg, sizeof(err->msg)))
 		return -1;
 	o->has_keep = true;
 	return 0;
@@ -90,33 +82,29 @@ static int parse_keep(void *field, const char *value, char *why, size_t why_size
 
 /* --unit NAME: checked as systemd checks a unit name, ".service" added
  * when it has no type (as systemctl does). */
-static int parse_unit(void *field, const char *value, char *why, size_t why_size)
+static int parse_unit(void *field, const char *value, struct tm_err *err)
 {
 	_Static_assert(sizeof(((struct tm_record_opts *)0)->unit) == TM_SDUNIT_NAME_MAX,
 	               "the unit's name field");
-	return tm_sdunit_name_normalize(value, field, why, why_size);
+	return tm_sdunit_name_normalize(value, field, err->msg, sizeof(err->msg));
 }
 
 /* --scrape URL[,metric...], Scrape=...: one more target (the whole struct). */
-static int parse_scrape(void *field, const char *value, char *why, size_t why_size)
+static int parse_scrape(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_record_opts *o = field;
 	struct tm_scrape_spec *spec = malloc(sizeof(*spec));
 	int rc;
 
-	if (!spec) {
-		snprintf(why, why_size, "out of memory");
-		return -1;
-	}
-	rc = tm_scrape_spec_parse(value, spec, why, why_size);
+	if (!spec)
+		return tm_err_set(err, 0, "out of memory");
+	rc = tm_scrape_spec_parse(value, spec, err->msg, sizeof(err->msg));
 	free(spec);
 	if (rc)
 		return -1;
-	if (o->nscrape == TM_SCRAPE_MAX_TARGETS) {
-		snprintf(why, why_size, "'%s': at most %d --scrape targets", value,
-		         TM_SCRAPE_MAX_TARGETS);
-		return -1;
-	}
+	if (o->nscrape == TM_SCRAPE_MAX_TARGETS)
+		return tm_err_set(err, 0, "'%s': at most %d --scrape targets", value,
+		                  TM_SCRAPE_MAX_TARGETS);
 	snprintf(o->scrape[o->nscrape++], sizeof(o->scrape[0]), "%s", value);
 	return 0;
 }
@@ -127,7 +115,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R,
      .type = TM_OPT_CUSTOM,
      .off = OFF(pid),
-     .parse = parse_pid,
+     .parse_err = parse_pid,
      .metavar = "PID",
      .help = "a running process and all its descendants"},
     {.flag = "cgroup",
@@ -142,7 +130,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R,
      .type = TM_OPT_CUSTOM,
      .off = OFF(unit),
-     .parse = parse_unit,
+     .parse_err = parse_unit,
      .metavar = "NAME",
      .help = "a systemd unit's cgroup (found over D-Bus); each start of the",
      .more = "unit is a new run; waits while it is stopped; never stops it"},
@@ -229,7 +217,7 @@ const struct tm_opt tm_record_options[] = {
      .key = "Units",
      .scopes = R | B | F,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_units,
+     .parse_err = parse_units,
      .metavar = "N",
      .help = "the work the command does, for one with no progress line",
      .more = "(a batch job): cost per unit in the report and the bench table"},
@@ -255,7 +243,7 @@ const struct tm_opt tm_record_options[] = {
      .key = "Scrape",
      .scopes = R | B | F,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_scrape,
+     .parse_err = parse_scrape,
      .metavar = "URL[,M..]",
      .help = "store the target's own Prometheus series M (all when none; repeatable),",
      .more = "read each interval; Go's go_memstats_* fill go_heap_* and gc_cycles"},
@@ -287,7 +275,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R,
      .type = TM_OPT_CUSTOM,
      .optional_arg = true,
-     .parse = parse_heap,
+     .parse_err = parse_heap,
      .metavar = "sites",
      .help = "preload the heap shim: live heap and what the allocator holds",
      .more = "(=sites: sites only, no exact counters); -p, --unit: attaches (sites from then on)"},
@@ -382,7 +370,7 @@ const struct tm_opt tm_record_options[] = {
      .scopes = R,
      .type = TM_OPT_CUSTOM,
      .off = OFF(machine),
-     .parse = parse_machine,
+     .parse_err = parse_machine,
      .metavar = "NAME",
      .help = "the machine name stored with the run (default: the host name)",
      .more = "(with --push, the name of the token on the server, and no other)"},
@@ -390,7 +378,7 @@ const struct tm_opt tm_record_options[] = {
      .key = "Keep",
      .scopes = R | TM_OPT_OTHER,
      .type = TM_OPT_CUSTOM,
-     .parse = parse_keep,
+     .parse_err = parse_keep,
      .metavar = "SPEC",
      .help = "keep raw samples, minute and hour rollups this long (raw=7d,",
      .more = "minute=90d,hour=forever; periods 30s, 12h, 7d, forever; record prunes as it goes)"},

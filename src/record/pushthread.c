@@ -280,7 +280,7 @@ static void say_left(const struct tm_push_thread *bp, size_t left, bool down)
 		return;
 	}
 	if (!left)
-		fprintf(stderr, "push: %d run(s) and their bench sent to %s\n", bp->sent, bp->url);
+		tm_note("push: %d run(s) and their bench sent to %s", bp->sent, bp->url);
 	else
 		tm_warn("push: %zu run(s) did not reach %s%s; the local store has them all "
 		        "(tidemark serve push --token-file F --db STORE URL sends them)",

@@ -19,13 +19,14 @@
 
 struct tm_store;
 struct tm_prom_server;
+struct tm_err;
 
 /* A watched target that ends by itself (--unit: the unit stopped or was
  * restarted): ENDED is asked as the run goes on (it may rate-limit itself);
- * true ends the run, with WHY (WHY_SIZE bytes) as its reason. */
+ * true ends the run, with ERR->msg as its reason. */
 struct tm_record_until {
 	void *ctx;
-	bool (*ended)(void *ctx, char *why, size_t why_size);
+	bool (*ended)(void *ctx, struct tm_err *err);
 };
 
 /* Called after every sample (for live displays); may be NULL. */

@@ -87,6 +87,7 @@ static int64_t processes_left(struct rec *r)
 
 static bool target_gone(struct rec *r)
 {
+	struct tm_err why;
 	int64_t left;
 
 	if (r->launched && !r->child_gone)
@@ -95,9 +96,10 @@ static bool target_gone(struct rec *r)
 		return true;
 	if (!r->launched && r->o->pid)
 		return kill(r->o->pid, 0) && errno == ESRCH;
-	if (!r->launched && r->o->until.ended &&
-	    r->o->until.ended(r->o->until.ctx, r->reason, sizeof(r->reason)))
+	if (!r->launched && r->o->until.ended && r->o->until.ended(r->o->until.ctx, &why)) {
+		snprintf(r->reason, sizeof(r->reason), "%.255s", why.msg);
 		return true; /* --unit: it stopped or started again */
+	}
 	/* the launched command's first process is gone, or it is a cgroup we
 	 * watch: follow whatever is left until the last process leaves */
 	left = processes_left(r);

@@ -257,15 +257,15 @@ int tm_rec_setup_signals(struct rec *r)
  * through a pipe, as with --no-pty, and the run says so rather than fail. */
 static void pty_or_pipe(struct rec *r, enum tm_out_mode mode[2])
 {
-	char why[192];
+	struct tm_err why;
 
-	if (mode[0] != TM_OUT_PTY || tm_pty_probe(why, sizeof(why)) == 0)
+	if (mode[0] != TM_OUT_PTY || tm_pty_probe(&why) == 0)
 		return;
 	mode[0] = TM_OUT_PIPE;
 	r->pty_fallback = true;
 	tm_warn("%s: the command's stdout goes through a pipe instead (as with --no-pty), where "
 	        "stdio may block-buffer it and progress arrive in bunches",
-	        why);
+	        why.msg);
 }
 
 /* Where the command's stdout and stderr go: ours, unchanged, unless its
@@ -431,8 +431,7 @@ void tm_rec_close_all(struct rec *r)
 	tm_allocators_free(r->allocs);
 	/* removes it only when we made it, and never kills what is left in it */
 	if (r->cg && r->own_cg && tm_cgroup_release(r->cg) == 1)
-		fprintf(stderr,
-		        "tidemark: processes of the command still run; their cgroup stays (%s)\n",
+		tm_note("tidemark: processes of the command still run; their cgroup stays (%s)",
 		        r->cg_path_copy);
 	else if (r->cg && !r->own_cg)
 		tm_cgroup_release(r->cg);
@@ -559,7 +558,7 @@ static void heap_profile_written(void *ctx, pid_t pid, const char *path, int kin
 	if (!kind)
 		return;
 	tm_rec_event(r, "heap_unwinder", pid, 0, unwinder); /* report: "unwinder" */
-	fprintf(stderr, "tidemark: heap profile of pid %d%s: %s\n", (int)pid,
+	tm_note("tidemark: heap profile of pid %d%s: %s", (int)pid,
 	        kind == 2 ? " at its OOM kill" : "", path);
 }
 
@@ -610,16 +609,14 @@ int tm_rec_heap_attach(struct rec *r)
 		return -1;
 	r->heap_attached = pid;
 	if (res.linked) {
-		fprintf(stderr,
-		        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; its "
+		tm_note("tidemark: attached the heap agent to %d: its thread stopped %.1f ms; its "
 		        "allocator (%s) is linked into its executable: its own statistics are read "
-		        "at each sample\n",
+		        "at each sample",
 		        (int)pid, (double)res.stopped_usec / 1000.0, res.family);
 		return 0;
 	}
-	fprintf(stderr,
-	        "tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
-	        "at attach %.1f MiB (the allocator's own figure); exact from now on%s\n",
+	tm_note("tidemark: attached the heap agent to %d: its thread stopped %.1f ms; live heap "
+	        "at attach %.1f MiB (the allocator's own figure); exact from now on%s",
 	        (int)pid, (double)res.stopped_usec / 1000.0, (double)res.base_bytes / 1048576.0,
 	        a.sample_kib ? ", sites too" : ", no sites (TIDEMARK_HEAP_SAMPLE=0)");
 	return 0;
@@ -629,8 +626,7 @@ void tm_rec_heap_detach(struct rec *r)
 {
 	int64_t hooks = 0;
 	if (r->heap_attached && tm_heap_detach(r->heap_attached, 5000, &hooks) == 0)
-		fprintf(stderr,
-		        "tidemark: detached the heap agent from %d (%lld entries put back)\n",
+		tm_note("tidemark: detached the heap agent from %d (%lld entries put back)",
 		        (int)r->heap_attached, (long long)hooks);
 	r->heap_attached = 0;
 }

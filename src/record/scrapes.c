@@ -96,7 +96,7 @@ static void warn_miss(struct rec_scrape *t, const char *why)
 
 void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s)
 {
-	char why[256];
+	struct tm_err why;
 	/* the last look after the work is off the grid: no scrape was made for it */
 	bool on_grid = deadline > r->start_mono && (deadline - r->start_mono) % r->interval == 0;
 
@@ -105,12 +105,12 @@ void tm_rec_scrape_take(struct rec *r, int64_t deadline, struct tm_sample *s)
 		t->have = false;
 		if (!on_grid)
 			continue;
-		t->have = t->sc && r->net.scraper_take(t->sc, deadline, &t->res, &t->answer_wall,
-		                                       why, sizeof(why)) == 0;
+		t->have = t->sc &&
+		          r->net.scraper_take(t->sc, deadline, &t->res, &t->answer_wall, &why) == 0;
 		if (!t->have) {
 			/* a command that has left takes its endpoint with it */
 			if (t->sc && !r->child_gone && r->phase == PH_WORK)
-				warn_miss(t, why);
+				warn_miss(t, why.msg);
 			continue;
 		}
 		t->matched |= t->res.matched;

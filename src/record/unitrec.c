@@ -33,7 +33,7 @@ struct follow_unit {
 };
 
 /* The run's end, asked by the recorder as the run goes on. */
-static bool unit_ended(void *ctx, char *why, size_t why_size)
+static bool unit_ended(void *ctx, struct tm_err *err)
 {
 	struct follow_unit *f = ctx;
 	struct tm_sdunit_state st;
@@ -44,17 +44,17 @@ static bool unit_ended(void *ctx, char *why, size_t why_size)
 	f->next_look = now + LOOK_USEC;
 	if (tm_sdunit_state(f->u, &st)) {
 		f->bus_failed = true;
-		snprintf(why, why_size, "systemd stopped answering about %s", tm_sdunit_name(f->u));
+		tm_err_set(err, 0, "systemd stopped answering about %s", tm_sdunit_name(f->u));
 		return true;
 	}
 	if (st.running && !strcmp(st.invocation, f->invocation))
 		return false;
 	f->stopped = !st.running;
 	if (f->stopped)
-		snprintf(why, why_size, "%s stopped (%s)", tm_sdunit_name(f->u), st.active_state);
+		tm_err_set(err, 0, "%s stopped (%s)", tm_sdunit_name(f->u), st.active_state);
 	else
-		snprintf(why, why_size, "%s started again (invocation %s)", tm_sdunit_name(f->u),
-		         st.invocation);
+		tm_err_set(err, 0, "%s started again (invocation %s)", tm_sdunit_name(f->u),
+		           st.invocation);
 	return true;
 }
 
@@ -149,8 +149,8 @@ static int follow(const struct tm_record_opts *o, struct follow_unit *f, const s
 		if (o->until_stop && seq)
 			return 0;
 		if (!waited)
-			fprintf(stderr, "tidemark: %s is %s; waiting for it to start\n",
-			        tm_sdunit_name(f->u), st.active_state);
+			tm_note("tidemark: %s is %s; waiting for it to start", tm_sdunit_name(f->u),
+			        st.active_state);
 		waited = true;
 		if (interrupted_within(set, LOOK_USEC))
 			return 0;

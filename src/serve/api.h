@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "base/error.h"
 #include "store/store.h" /* struct tm_run_page */
 
 struct tm_store;
@@ -50,7 +51,7 @@ struct tm_series_query {
  * &after_seq=&bucket_usec=&points=.  0, or -1 with a reason in ERR. */
 int tm_series_query_parse(const char *metrics, const char *from, const char *to,
                           const char *from_seq, const char *bucket, const char *points,
-                          struct tm_series_query *q, char *err, size_t errlen);
+                          struct tm_series_query *q, struct tm_err *err);
 
 /* Min and max per time bucket of each metric:
  * {run_id, bucket_usec, last_seq, t:[sec...], series:{name:{min:[],max:[]}}, progress:[]} */

@@ -18,6 +18,7 @@
 
 #include "base/sample.h"
 #include "base/util.h" /* TM_NAME_MAX */
+#include "base/error.h"
 #include "store/store.h"
 
 #define TM_PUSH_PROTOCOL     1
@@ -86,7 +87,7 @@ struct tm_batch {
 };
 
 /* 0, or -1 with a reason in ERR (no tm_error: this is the client's fault). */
-int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, char *err, size_t errlen);
+int tm_batch_decode(const char *body, size_t len, struct tm_batch *out, struct tm_err *err);
 void tm_batch_release(struct tm_batch *b);
 
 /* What the server has of a run: the next position it expects of each kind. */
@@ -104,8 +105,8 @@ void tm_ingest_free(struct tm_ingest *ing);
 /* Result of tm_ingest_apply: 0 stored (ACK filled), or an HTTP status
  * (403 run belongs to another machine, 409 gap: resume from ACK, 500). */
 int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
-                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
-                    size_t errlen);
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack,
+                    struct tm_err *err);
 
 /* The ack as JSON text (malloc'd). */
 char *tm_push_ack_json(const struct tm_push_ack *ack, const char *uuid);

@@ -67,14 +67,18 @@ static struct cursor *cursor_get(struct tm_ingest *ing, struct tm_store *st, int
 	return &ing->c[ing->n++];
 }
 
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+/* ERR->msg from FMT; returns STATUS (an HTTP status). */
+static int fail(int status, struct tm_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(int status, struct tm_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!err)
+		return status;
+	err->code = 0;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return status;
 }
@@ -83,7 +87,7 @@ static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
  * *BENCH_ID (0: the run is no bench's), ending it when the batch says it
  * ended; 0, or an HTTP status. */
 static int find_bench(struct tm_store *st, const char *machine, const struct tm_batch *b,
-                      int64_t *bench_id, char *err, size_t errlen)
+                      int64_t *bench_id, struct tm_err *err)
 {
 	const struct tm_batch_bench *bn = &b->bench;
 	struct tm_bench_info bi;
@@ -94,7 +98,7 @@ static int find_bench(struct tm_store *st, const char *machine, const struct tm_
 		return 0;
 	rc = tm_bench_store_by_uuid(st, bn->uuid, bench_id);
 	if (rc < 0)
-		return fail(500, err, errlen, "store error looking up the bench");
+		return fail(500, err, "store error looking up the bench");
 	if (rc > 0) {
 		struct tm_bench_row row = {.name = bn->name,
 		                           .spec_json = bn->spec_json,
@@ -105,23 +109,23 @@ static int find_bench(struct tm_store *st, const char *machine, const struct tm_
 		                           .uuid = bn->uuid,
 		                           .machine = machine};
 		if (tm_bench_store_begin(st, &row, bench_id) < 0)
-			return fail(500, err, errlen, "store error creating the bench");
+			return fail(500, err, "store error creating the bench");
 	}
 	if (tm_bench_store_get(st, *bench_id, &bi) != 0)
-		return fail(500, err, errlen, "store error reading the bench");
+		return fail(500, err, "store error reading the bench");
 	bool mine = bi.machine && !strcmp(bi.machine, machine), ended = bi.ended_wall_usec != 0;
 	tm_bench_info_release(&bi);
 	if (!mine)
-		return fail(403, err, errlen, "bench %s belongs to another machine", bn->uuid);
+		return fail(403, err, "bench %s belongs to another machine", bn->uuid);
 	if (bn->ended_wall_usec && !ended &&
 	    tm_bench_store_end(st, *bench_id, bn->ended_wall_usec) < 0)
-		return fail(500, err, errlen, "store error ending the bench");
+		return fail(500, err, "store error ending the bench");
 	return 0;
 }
 
 /* What the bench noted of the run, under the server's ids; 0 or 500. */
 static int file_bench_note(struct tm_store *st, const struct tm_batch *b, int64_t bench_id,
-                           int64_t run_id, char *err, size_t errlen)
+                           int64_t run_id, struct tm_err *err)
 {
 	const struct tm_batch_bench_run *n = &b->bench_run;
 	struct tm_bench_run_note note = {.bench_id = bench_id,
@@ -138,57 +142,56 @@ static int file_bench_note(struct tm_store *st, const struct tm_batch *b, int64_
 	    (n->param_name && (tm_bench_params_init(st) < 0 ||
 	                       tm_bench_params_store(st, bench_id, run_id, n->param_name,
 	                                             n->param_value, n->param_text) < 0)))
-		return fail(500, err, errlen, "store error filing the bench's note of the run");
+		return fail(500, err, "store error filing the bench's note of the run");
 	return 0;
 }
 
 /* Finds or creates the run (in its bench); 0, or an HTTP status. */
 static int find_run(struct tm_store *st, const char *machine, const struct tm_batch *b,
-                    int64_t *run_id, bool *ended, char *err, size_t errlen)
+                    int64_t *run_id, bool *ended, struct tm_err *err)
 {
 	struct tm_run_info ri;
 	int64_t bench_id;
-	int rc = find_bench(st, machine, b, &bench_id, err, errlen);
+	int rc = find_bench(st, machine, b, &bench_id, err);
 
 	if (rc)
 		return rc;
 	rc = tm_store_run_by_uuid(st, b->meta.uuid, run_id);
 	if (rc < 0)
-		return fail(500, err, errlen, "store error looking up the run");
+		return fail(500, err, "store error looking up the run");
 	if (rc > 0) {
 		struct tm_run_meta m = b->meta;
 		m.machine = machine;
 		m.bench_id = bench_id;
 		*ended = false;
 		if (tm_store_run_begin(st, &m, run_id) < 0)
-			return fail(500, err, errlen, "store error creating the run");
-		return file_bench_note(st, b, bench_id, *run_id, err, errlen);
+			return fail(500, err, "store error creating the run");
+		return file_bench_note(st, b, bench_id, *run_id, err);
 	}
 	if (tm_store_run_get(st, *run_id, &ri) != 0)
-		return fail(500, err, errlen, "store error reading the run");
+		return fail(500, err, "store error reading the run");
 	bool mine = ri.machine && !strcmp(ri.machine, machine);
 	bool same_bench = ri.bench_id == bench_id;
 	*ended = ri.ended_wall_usec != 0;
 	tm_run_info_release(&ri);
 	if (!mine)
-		return fail(403, err, errlen, "run %s belongs to another machine", b->meta.uuid);
+		return fail(403, err, "run %s belongs to another machine", b->meta.uuid);
 	/* a run first pushed without its bench stays a loose run */
-	return same_bench ? file_bench_note(st, b, bench_id, *run_id, err, errlen) : 0;
+	return same_bench ? file_bench_note(st, b, bench_id, *run_id, err) : 0;
 }
 
 /* 409 when the batch starts past what the server has. */
-static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, char *err,
-                      size_t errlen)
+static int check_gaps(const struct tm_batch *b, const struct tm_push_ack *a, struct tm_err *err)
 {
 	if (b->n_samples && b->samples[0].seq > a->next_seq)
-		return fail(409, err, errlen, "samples start at %lld, server expects %lld",
+		return fail(409, err, "samples start at %lld, server expects %lld",
 		            (long long)b->samples[0].seq, (long long)a->next_seq);
 	if (b->n_events && b->events[0].i > a->next_event)
-		return fail(409, err, errlen, "events start past the server's position");
+		return fail(409, err, "events start past the server's position");
 	if (b->n_progress && b->progress[0].i > a->next_progress)
-		return fail(409, err, errlen, "progress starts past the server's position");
+		return fail(409, err, "progress starts past the server's position");
 	if (b->n_marks && b->marks[0].i > a->next_mark)
-		return fail(409, err, errlen, "marks start past the server's position");
+		return fail(409, err, "marks start past the server's position");
 	return 0;
 }
 
@@ -240,25 +243,25 @@ static int add_new(struct tm_store *st, const struct tm_batch *b, struct tm_push
 }
 
 int tm_ingest_apply(struct tm_ingest *ing, struct tm_store *st, const char *machine,
-                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack, char *err,
-                    size_t errlen)
+                    const char *peer, const struct tm_batch *b, struct tm_push_ack *ack,
+                    struct tm_err *err)
 {
 	struct cursor *c;
 	int64_t last, before;
 	int rc;
 
 	memset(ack, 0, sizeof(*ack));
-	rc = find_run(st, machine, b, &ack->run_id, &ack->ended, err, errlen);
+	rc = find_run(st, machine, b, &ack->run_id, &ack->ended, err);
 	if (rc)
 		return rc;
 	c = cursor_get(ing, st, ack->run_id);
 	if (!c || tm_store_last_seq(st, ack->run_id, &last) < 0)
-		return fail(500, err, errlen, "store error reading the run's positions");
+		return fail(500, err, "store error reading the run's positions");
 	ack->next_seq = last + 1;
 	ack->next_event = c->next_event;
 	ack->next_progress = c->next_progress;
 	ack->next_mark = c->next_mark;
-	rc = check_gaps(b, ack, err, errlen);
+	rc = check_gaps(b, ack, err);
 	if (rc) {
 		tm_store_commit(st); /* a run just created; nothing else was added */
 		return rc;
@@ -284,7 +287,7 @@ store_error:
 	 * rather than left in an open transaction; positions are recounted */
 	tm_store_commit(st);
 	cursor_drop(ing, ack->run_id);
-	return fail(500, err, errlen, "store error while filing the batch");
+	return fail(500, err, "store error while filing the batch");
 }
 
 char *tm_push_ack_json(const struct tm_push_ack *a, const char *uuid)

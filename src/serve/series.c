@@ -39,7 +39,7 @@ static void panel_metrics(struct tm_series_query *q)
 	}
 }
 
-static int parse_metrics(const char *list, struct tm_series_query *q, char *err, size_t errlen)
+static int parse_metrics(const char *list, struct tm_series_query *q, struct tm_err *err)
 {
 	const char *p = list;
 
@@ -49,15 +49,14 @@ static int parse_metrics(const char *list, struct tm_series_query *q, char *err,
 		char name[64];
 		int m;
 		if (n == 0 || n >= sizeof(name))
-			return tm_error_buf(err, errlen, "bad metric list");
+			return tm_err_set(err, 0, "bad metric list");
 		memcpy(name, p, n);
 		name[n] = 0;
 		m = tm_metric_by_name(name);
 		if (m < 0)
-			return tm_error_buf(err, errlen, "unknown metric '%s'", name);
+			return tm_err_set(err, 0, "unknown metric '%s'", name);
 		if (q->nmetrics == TM_SERIES_MAX_METRICS)
-			return tm_error_buf(err, errlen, "more than %d metrics",
-			                    TM_SERIES_MAX_METRICS);
+			return tm_err_set(err, 0, "more than %d metrics", TM_SERIES_MAX_METRICS);
 		q->metrics[q->nmetrics++] = m;
 		p += n + (comma ? 1 : 0);
 	}
@@ -65,36 +64,35 @@ static int parse_metrics(const char *list, struct tm_series_query *q, char *err,
 }
 
 static int opt_int(const char *s, const char *what, int64_t min, int64_t max, int64_t *out,
-                   char *err, size_t errlen)
+                   struct tm_err *err)
 {
 	if (!s)
 		return 0;
 	if (tm_parse_int64(s, out) < 0 || *out < min || *out > max)
-		return tm_error_buf(err, errlen, "'%s' must be an integer in [%lld, %lld]", what,
-		                    (long long)min, (long long)max);
+		return tm_err_set(err, 0, "'%s' must be an integer in [%lld, %lld]", what,
+		                  (long long)min, (long long)max);
 	return 0;
 }
 
 int tm_series_query_parse(const char *metrics, const char *from, const char *to,
                           const char *from_seq, const char *bucket, const char *points,
-                          struct tm_series_query *q, char *err, size_t errlen)
+                          struct tm_series_query *q, struct tm_err *err)
 {
 	int64_t pts = 1000;
 
 	memset(q, 0, sizeof(*q));
-	if (metrics && parse_metrics(metrics, q, err, errlen) < 0)
+	if (metrics && parse_metrics(metrics, q, err) < 0)
 		return -1;
 	if (q->nmetrics == 0)
 		panel_metrics(q);
-	if (opt_int(from, "from", 0, INT64_MAX / 2, &q->from_wall_usec, err, errlen) < 0 ||
-	    opt_int(to, "to", 0, INT64_MAX / 2, &q->to_wall_usec, err, errlen) < 0 ||
-	    opt_int(from_seq, "from_seq", 0, INT64_MAX / 2, &q->from_seq, err, errlen) < 0 ||
-	    opt_int(bucket, "bucket_usec", 1000, 86400000000LL * 366, &q->bucket_usec, err,
-	            errlen) < 0 ||
-	    opt_int(points, "points", 1, TM_SERIES_MAX_POINTS, &pts, err, errlen) < 0)
+	if (opt_int(from, "from", 0, INT64_MAX / 2, &q->from_wall_usec, err) < 0 ||
+	    opt_int(to, "to", 0, INT64_MAX / 2, &q->to_wall_usec, err) < 0 ||
+	    opt_int(from_seq, "from_seq", 0, INT64_MAX / 2, &q->from_seq, err) < 0 ||
+	    opt_int(bucket, "bucket_usec", 1000, 86400000000LL * 366, &q->bucket_usec, err) < 0 ||
+	    opt_int(points, "points", 1, TM_SERIES_MAX_POINTS, &pts, err) < 0)
 		return -1;
 	if (q->to_wall_usec && q->to_wall_usec < q->from_wall_usec)
-		return tm_error_buf(err, errlen, "'to' before 'from'");
+		return tm_err_set(err, 0, "'to' before 'from'");
 	q->points = (int)pts;
 	return 0;
 }

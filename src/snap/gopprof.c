@@ -64,7 +64,7 @@ static void top_site(struct tm_snap_out *out)
 
 /* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so */
 typedef int http_get_fn(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
-                        uint64_t *wrote, char *why, size_t why_size);
+                        uint64_t *wrote, struct tm_err *err);
 
 /* The GET itself, into FD, through the network library loaded for it as
  * record/netlib.c loads it (next to the binary, or $TIDEMARK_NET_LIB).
@@ -88,7 +88,10 @@ static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, char *w
 		return -1;
 	}
 	memcpy(&get, &sym, sizeof(sym));
-	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, why, why_size);
+	struct tm_err err = {0};
+	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, &err);
+	if (rc)
+		snprintf(why, why_size, "%s", err.msg);
 	dlclose(lib);
 	return rc;
 }

@@ -103,4 +103,24 @@ done
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
 [ -z "$outside" ] && ok "style_sql_only_in_store" ||
 	fail "style_sql_only_in_store" "SQLite outside src/store/: $outside"
+# One error channel in serve/, record/, cmd/ and base/ (scripts/errcheck.sh):
+# no (why, why_size) or (err, errlen) pair, no tm_error_buf, no raw
+# fprintf(stderr) in their library code; and the check refuses each, planted.
+check style_errcheck sh scripts/errcheck.sh "$TM_ROOT"
+rm -rf "$T/src" && mkdir -p "$T/src/serve" "$T/src/cmd"
+printf 'int f(struct tm_err *err);\n' >"$T/src/serve/good.c"
+check style_errcheck_passes_tm_err sh scripts/errcheck.sh "$T"
+printf 'int f(char *why, size_t why_size);\n' >"$T/src/serve/bad.c"
+check_fails style_errcheck_refuses_why_pair "src/serve/bad.c:1: a .why, why_size. reason pair" \
+	sh scripts/errcheck.sh "$T"
+printf 'int g(const char *s, char *err,\n      size_t errlen);\n' >"$T/src/serve/bad.c"
+check_fails style_errcheck_refuses_errlen_pair "src/serve/bad.c:2: a .why, why_size. reason pair" \
+	sh scripts/errcheck.sh "$T"
+printf 'void h(void) { fprintf(stderr, "x\\n"); }\n' >"$T/src/serve/bad.c"
+check_fails style_errcheck_refuses_raw_stderr "src/serve/bad.c:1: raw fprintf.stderr." \
+	sh scripts/errcheck.sh "$T"
+mv "$T/src/serve/bad.c" "$T/src/cmd/usage.c" # a command may print its usage
+check style_errcheck_lets_cmd_print sh scripts/errcheck.sh "$T"
+rm -rf "$T/src"
+
 finish

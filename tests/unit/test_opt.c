@@ -154,10 +154,10 @@ static void expect_key_error(const char *key, const char *value, const char *wan
 {
 	struct demo d = {0};
 	const struct tm_optset set = {demo_opts, &d};
-	char why[256];
+	struct tm_err why;
 
-	assert_int_equal(tm_opts_set_key(&set, 1, key, value, why, sizeof(why)), -1);
-	assert_string_equal(why, want);
+	assert_int_equal(tm_opts_set_key(&set, 1, key, value, &why), -1);
+	assert_string_equal(why.msg, want);
 	tm_opts_release(&set, 1);
 }
 
@@ -165,18 +165,18 @@ static void test_opts_file(void **state)
 {
 	struct demo d = {0};
 	const struct tm_optset set = {demo_opts, &d};
-	char why[256];
+	struct tm_err why;
 	(void)state;
 
-	assert_int_equal(tm_opts_set_key(&set, 1, "Runs", "7", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Wait", "1.5s", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Limit", "1.5M", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Until", "12.5", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Quiet", "yes", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Name", "a", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Name", "b", why, sizeof(why)), 0); /* replaces */
-	assert_int_equal(tm_opts_set_key(&set, 1, "Order", "shuffle", why, sizeof(why)), 0);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Colour", "red", why, sizeof(why)), 1);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Runs", "7", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Wait", "1.5s", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Limit", "1.5M", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Until", "12.5", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Quiet", "yes", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Name", "a", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Name", "b", &why), 0); /* replaces */
+	assert_int_equal(tm_opts_set_key(&set, 1, "Order", "shuffle", &why), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Colour", "red", &why), 1);
 	assert_int_equal(d.runs, 7);
 	assert_int_equal(d.wait_usec, 1500000);
 	assert_int_equal(d.limit_bytes, 1572864);
@@ -245,28 +245,28 @@ static void test_record_table(void **state)
 {
 	struct tm_record_opts o;
 	const struct tm_optset set = {tm_record_options, &o};
-	char why[512];
+	struct tm_err why;
 	(void)state;
 
 	tm_record_opts_init(&o);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Interval", "250ms", why, sizeof(why)), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Interval", "250ms", &why), 0);
 	assert_int_equal(o.interval_usec, 250000);
-	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryMax", "1.5G", why, sizeof(why)), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryMax", "1.5G", &why), 0);
 	assert_int_equal(o.limits.memory_max_bytes, 1610612736);
-	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryHigh", "1K", why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "MemoryHigh 1024 bytes is below 128 KiB"));
-	assert_int_equal(tm_opts_set_key(&set, 1, "UntilProgress", "7", why, sizeof(why)), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "MemoryHigh", "1K", &why), -1);
+	assert_non_null(strstr(why.msg, "MemoryHigh 1024 bytes is below 128 KiB"));
+	assert_int_equal(tm_opts_set_key(&set, 1, "UntilProgress", "7", &why), 0);
 	assert_true(o.stop_at_progress);
-	assert_int_equal(tm_opts_set_key(&set, 1, "Units", "0", why, sizeof(why)), -1);
-	assert_string_equal(why, "Units '0': expected a count above 0");
+	assert_int_equal(tm_opts_set_key(&set, 1, "Units", "0", &why), -1);
+	assert_string_equal(why.msg, "Units '0': expected a count above 0");
 	/* record-only options are no file keys */
-	assert_int_equal(tm_opts_set_key(&set, 1, "Pid", "1", why, sizeof(why)), 1);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Pid", "1", &why), 1);
 
 	/* the checks that need only the options */
 	char *argv[] = {"true", NULL};
 	o.argv = argv;
 	assert_int_equal(tm_record_opts_check(&o, true), -1); /* --until-progress, no regex */
-	assert_int_equal(tm_opts_set_key(&set, 1, "Progress", "h=([0-9]+)", why, sizeof(why)), 0);
+	assert_int_equal(tm_opts_set_key(&set, 1, "Progress", "h=([0-9]+)", &why), 0);
 	assert_int_equal(tm_record_opts_check(&o, true), 0);
 	o.heap_every_usec = 5000000;
 	assert_int_equal(tm_record_opts_check(&o, true), -1); /* --heap-every, no profile */

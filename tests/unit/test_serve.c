@@ -103,10 +103,10 @@ static char *batch(const char *uuid, int from, int to, int from_ev, int to_ev, b
 static void test_decode_valid(void **state)
 {
 	struct tm_batch b;
-	char err[256];
+	struct tm_err err;
 	char *body = batch("u-1", 0, 5, 0, 2, true);
 	(void)state;
-	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), 0);
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, &err), 0);
 	assert_int_equal(b.n_samples, 5);
 	assert_int_equal(b.samples[4].seq, 4);
 	assert_true(tm_sample_has(&b.samples[0], TM_M_CG_ANON_BYTES));
@@ -122,10 +122,10 @@ static void test_decode_valid(void **state)
 static void expect_refused(const char *body, const char *why)
 {
 	struct tm_batch b;
-	char err[256] = "";
-	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), -1);
-	if (!strstr(err, why))
-		fail_msg("'%s' refused with '%s', expected '%s'", body, err, why);
+	struct tm_err err = {0};
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, &err), -1);
+	if (!strstr(err.msg, why))
+		fail_msg("'%s' refused with '%s', expected '%s'", body, err.msg, why);
 }
 
 #define RUN                                                                                        \
@@ -195,11 +195,11 @@ static void test_decode_refuses(void **state)
 	                       "\"t_wall_usec\":1790000000000000}"),
 	               "unknown field");
 	struct tm_batch ok;
-	char err[256];
+	struct tm_err err;
 	const char *good = SCRAPED("{\"name\":\"app{k=\\\"v\\\"}\",\"kind\":\"counter\","
 	                           "\"source\":\"http://h/m\",\"value\":12.5,"
 	                           "\"t_wall_usec\":1790000000000001}");
-	assert_int_equal(tm_batch_decode(good, strlen(good), &ok, err, sizeof(err)), 0);
+	assert_int_equal(tm_batch_decode(good, strlen(good), &ok, &err), 0);
 	assert_int_equal(ok.n_scraped, 1);
 	assert_string_equal(ok.scraped[0].name, "app{k=\"v\"}");
 	assert_eq(ok.scraped[0].value, 12.5);
@@ -233,10 +233,10 @@ static void test_decode_bench(void **state)
 	              ",\"ended_wall_usec\":1790000100000000") ",\"bench_run\":{\"arm_index\":0,"
 	                                                       "\"warmup\":true,\"wall_usec\":5}}";
 	struct tm_batch b;
-	char err[256] = "";
+	struct tm_err err = {0};
 	(void)state;
-	if (tm_batch_decode(ok, strlen(ok), &b, err, sizeof(err)))
-		fail_msg("refused: %s", err);
+	if (tm_batch_decode(ok, strlen(ok), &b, &err))
+		fail_msg("refused: %s", err.msg);
 	assert_true(b.has_bench && b.has_bench_run);
 	assert_string_equal(b.bench.uuid, "b-1");
 	assert_string_equal(b.bench.spec_json, "{\"arms\":[{\"name\":\"glibc\"}]}");
@@ -250,8 +250,8 @@ static void test_decode_bench(void **state)
 	    "," BENCH("b-1", SPEC,
 	              "") ",\"bench_run\":{\"arm_index\":0,\"param\":{\"name\":\"N\",\"value\":16,"
 	                  "\"text\":\"16\"}}}";
-	if (tm_batch_decode(param, strlen(param), &b, err, sizeof(err)))
-		fail_msg("refused: %s", err);
+	if (tm_batch_decode(param, strlen(param), &b, &err))
+		fail_msg("refused: %s", err.msg);
 	assert_string_equal(b.bench_run.param_name, "N");
 	assert_float_equal(b.bench_run.param_value, 16, 0);
 	assert_string_equal(b.bench_run.param_text, "16");
@@ -286,7 +286,8 @@ static void test_decode_refuses_invisible(void **state)
 	    "\\udb40\\udc7f", /* U+E007F: CANCEL TAG */
 	    "\\udb40\\udd00", /* U+E0100: variation selector 17 */
 	};
-	char body[512], err[256];
+	char body[512];
+	struct tm_err err;
 	struct tm_batch b;
 
 	(void)state;
@@ -301,8 +302,8 @@ static void test_decode_refuses_invisible(void **state)
 	snprintf(body, sizeof(body),
 	         "{\"v\":1," RUN ",\"marks\":[{\"i\":0,\"t_wall_usec\":1790000000000000,"
 	         "\"text\":\"phase \\u00e9t\\u00e9 \\ud83d\\ude00\"}]}");
-	if (tm_batch_decode(body, strlen(body), &b, err, sizeof(err)))
-		fail_msg("refused: %s", err);
+	if (tm_batch_decode(body, strlen(body), &b, &err))
+		fail_msg("refused: %s", err.msg);
 	tm_batch_release(&b);
 }
 
@@ -387,10 +388,10 @@ static int apply(struct tm_ingest *ing, struct tm_store *st, const char *machine
                  struct tm_push_ack *ack)
 {
 	struct tm_batch b;
-	char err[256];
+	struct tm_err err;
 	int rc;
-	assert_int_equal(tm_batch_decode(body, strlen(body), &b, err, sizeof(err)), 0);
-	rc = tm_ingest_apply(ing, st, machine, "127.0.0.1", &b, ack, err, sizeof(err));
+	assert_int_equal(tm_batch_decode(body, strlen(body), &b, &err), 0);
+	rc = tm_ingest_apply(ing, st, machine, "127.0.0.1", &b, ack, &err);
 	tm_batch_release(&b);
 	free(body);
 	return rc;
@@ -689,11 +690,11 @@ static void test_series_buckets(void **state)
 	struct tm_ingest *ing = tm_ingest_new();
 	struct tm_push_ack a;
 	struct tm_series_query q;
-	char err[128];
+	struct tm_err err;
 
 	assert_int_equal(apply(ing, f->st, "pi", batch("run-s", 0, 100, 0, 0, false), &a), 0);
 	assert_int_equal(tm_series_query_parse("cg_anon_bytes,cg_max_bytes", NULL, NULL, NULL,
-	                                       "10000000", NULL, &q, err, sizeof(err)),
+	                                       "10000000", NULL, &q, &err),
 	                 0);
 	json_t *doc = tm_api_series(f->st, a.run_id, &q);
 	assert_non_null(doc);
@@ -707,10 +708,9 @@ static void test_series_buckets(void **state)
 	assert_null(json_object_get(json_object_get(doc, "series"), "cg_max_bytes"));
 	assert_int_equal(json_integer_value(json_object_get(doc, "last_seq")), 99);
 	json_decref(doc);
-	assert_int_equal(
-	    tm_series_query_parse("bogus", NULL, NULL, NULL, NULL, NULL, &q, err, sizeof(err)), -1);
-	assert_int_equal(
-	    tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, "0", &q, err, sizeof(err)), -1);
+	assert_int_equal(tm_series_query_parse("bogus", NULL, NULL, NULL, NULL, NULL, &q, &err),
+	                 -1);
+	assert_int_equal(tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, "0", &q, &err), -1);
 	tm_ingest_free(ing);
 }
 

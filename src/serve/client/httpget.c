@@ -42,32 +42,30 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 }
 
 /* The reason a transfer that ended with RC failed. */
-static void reason(const struct sink *s, CURLcode rc, const char *err, char *why, size_t why_size)
+static int reason(const struct sink *s, CURLcode rc, const char *curl_err, struct tm_err *err)
 {
 	if (s->too_big)
-		snprintf(why, why_size, "the body is over %llu bytes", (unsigned long long)s->max);
-	else if (s->err)
-		snprintf(why, why_size, "cannot write the body: %s", strerror(s->err));
-	else
-		snprintf(why, why_size, "%s", *err ? err : curl_easy_strerror(rc));
+		return tm_err_set(err, 0, "the body is over %llu bytes",
+		                  (unsigned long long)s->max);
+	if (s->err)
+		return tm_err_set(err, s->err, "cannot write the body: %s", strerror(s->err));
+	return tm_err_set(err, 0, "%s", *curl_err ? curl_err : curl_easy_strerror(rc));
 }
 
 int tm_http_get_fd(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
-                   uint64_t *wrote, char *why, size_t why_size)
+                   uint64_t *wrote, struct tm_err *err)
 {
 	int64_t left_ms = (deadline_mono_usec - tm_now_mono_usec()) / 1000;
-	char err[CURL_ERROR_SIZE] = "";
+	char curl_err[CURL_ERROR_SIZE] = "";
 	struct sink s = {.fd = fd, .max = max_bytes};
 	long status = 0;
 
 	if (left_ms < 1) {
-		snprintf(why, why_size, "no time left before the deadline");
-		return -1;
+		return tm_err_set(err, 0, "no time left before the deadline");
 	}
 	CURL *c = curl_easy_init();
 	if (!c) {
-		snprintf(why, why_size, "cannot start libcurl");
-		return -1;
+		return tm_err_set(err, 0, "cannot start libcurl");
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -75,19 +73,16 @@ int tm_http_get_fd(const char *url, int fd, uint64_t max_bytes, int64_t deadline
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "tidemark-snap");
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)left_ms);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
 	CURLcode rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(c);
-	if (rc != CURLE_OK) {
-		reason(&s, rc, err, why, why_size);
-		return -1;
-	}
+	if (rc != CURLE_OK)
+		return reason(&s, rc, curl_err, err);
 	if (status != 200) {
-		snprintf(why, why_size, "HTTP status %ld", status);
-		return -1;
+		return tm_err_set(err, 0, "HTTP status %ld", status);
 	}
 	*wrote = s.len;
 	return 0;

@@ -617,7 +617,7 @@ static int push_one(struct push_runs *c, int64_t run_id)
 	rc = tm_pusher_finish(p, 60 * 1000000LL);
 	tm_pusher_free(p);
 	if (rc < 0) {
-		fprintf(stderr, "tidemark serve push: run %lld: not everything was acknowledged\n",
+		tm_note("tidemark serve push: run %lld: not everything was acknowledged",
 		        (long long)run_id);
 		(*c->failed)++;
 	} else {

@@ -77,37 +77,34 @@ static int on_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c, curl
 }
 
 /* One request, answered by DUE - MARGIN or not at all.  0 with S->work
- * filled, or -1 with WHY. */
-static int fetch(struct tm_scraper *s, int64_t due, char *why, size_t why_size)
+ * filled, or -1 with ERR set. */
+static int fetch(struct tm_scraper *s, int64_t due, struct tm_err *err)
 {
 	int64_t left_ms = (due - s->margin - tm_now_mono_usec()) / 1000;
-	char err[CURL_ERROR_SIZE] = "";
+	char curl_err[CURL_ERROR_SIZE] = "";
 	long status = 0;
 	CURLcode rc;
 
 	if (left_ms < 1) {
-		snprintf(why, why_size, "no time left before the sample");
-		return -1;
+		return tm_err_set(err, 0, "no time left before the sample");
 	}
 	s->len = 0;
 	s->too_big = false;
 	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, (long)left_ms);
 	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)left_ms);
-	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, curl_err);
 	rc = curl_easy_perform(s->curl);
 	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
-		snprintf(why, why_size, "%s",
-		         s->too_big ? "the page is over 8 MiB"
-		         : *err     ? err
-		                    : curl_easy_strerror(rc));
-		return -1;
+		return tm_err_set(err, 0, "%s",
+		                  s->too_big  ? "the page is over 8 MiB"
+		                  : *curl_err ? curl_err
+		                              : curl_easy_strerror(rc));
 	}
 	if (status != 200) {
-		snprintf(why, why_size, "HTTP status %ld", status);
-		return -1;
+		return tm_err_set(err, 0, "HTTP status %ld", status);
 	}
-	return tm_scrape_select(&s->spec, s->body, s->len, &s->work, why, why_size);
+	return tm_scrape_select(&s->spec, s->body, s->len, &s->work, err->msg, sizeof(err->msg));
 }
 
 static void publish(struct tm_scraper *s, int64_t due, bool ok, const char *why)
@@ -116,7 +113,7 @@ static void publish(struct tm_scraper *s, int64_t due, bool ok, const char *why)
 	s->pub_due = due;
 	s->pub_ok = ok;
 	s->pub_wall = tm_now_wall_usec();
-	snprintf(s->pub_why, sizeof(s->pub_why), "%s", why);
+	snprintf(s->pub_why, sizeof(s->pub_why), "%.255s", why);
 	if (ok) {
 		s->pub.n = s->work.n;
 		s->pub.dropped = s->work.dropped;
@@ -146,14 +143,14 @@ static bool sleep_until(struct tm_scraper *s, int64_t t)
 static void *run(void *arg)
 {
 	struct tm_scraper *s = arg;
-	char why[256];
+	struct tm_err err;
 
 	for (int64_t k = 1;;) {
 		int64_t due = s->start + k * s->interval, now;
 		if (sleep_until(s, due - s->lead))
 			break;
-		why[0] = 0;
-		publish(s, due, fetch(s, due, why, sizeof(why)) == 0, why);
+		err.msg[0] = 0;
+		publish(s, due, fetch(s, due, &err) == 0, err.msg);
 		/* the next sample whose request can still start on time */
 		now = tm_now_mono_usec();
 		k++;
@@ -217,15 +214,15 @@ int tm_scraper_start(const struct tm_scrape_spec *spec, int64_t start_mono_usec,
 }
 
 int tm_scraper_take(struct tm_scraper *s, int64_t due_mono_usec, struct tm_scrape_result *out,
-                    int64_t *t_wall_usec, char *why, size_t why_size)
+                    int64_t *t_wall_usec, struct tm_err *err)
 {
 	int rc = 1;
 
 	pthread_mutex_lock(&s->mu);
 	if (s->pub_due != due_mono_usec)
-		snprintf(why, why_size, "no answer before the sample");
+		tm_err_set(err, 0, "no answer before the sample");
 	else if (!s->pub_ok)
-		snprintf(why, why_size, "%s", s->pub_why);
+		tm_err_set(err, 0, "%s", s->pub_why);
 	else {
 		out->n = s->pub.n;
 		out->dropped = s->pub.dropped;

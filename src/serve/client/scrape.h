@@ -17,6 +17,8 @@
 
 #include "runtime/scrapesel.h"
 
+struct tm_err;
+
 struct tm_scraper;
 
 /* Starts scraping SPEC (copied) for the samples of the grid START_MONO_USEC
@@ -27,11 +29,11 @@ int tm_scraper_start(const struct tm_scrape_spec *spec, int64_t start_mono_usec,
 /*
  * The scrape for the sample due at DUE_MONO_USEC into *OUT, and the wall
  * time its answer arrived in *T_WALL_USEC: 0.  1 when there is none (it
- * failed, or was not complete): WHY (WHY_SIZE bytes) says why.  Never
+ * failed, or was not complete): ERR->msg says why.  Never
  * blocks longer than a mutex held for a copy.
  */
 int tm_scraper_take(struct tm_scraper *s, int64_t due_mono_usec, struct tm_scrape_result *out,
-                    int64_t *t_wall_usec, char *why, size_t why_size);
+                    int64_t *t_wall_usec, struct tm_err *err);
 
 /* Stops the thread: waits for it at most 300 ms (a request in flight is
  * aborted), then leaves it to end and free itself.  NULL is a no-op. */

@@ -160,7 +160,7 @@ static int put_doc(json_t *docs, enum tm_route route, int64_t id, const char *qu
 static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const char *query)
 {
 	struct tm_series_query q;
-	char err[128];
+	struct tm_err err;
 	int missing = 0;
 	json_t *run = tm_api_run(st, run_id, &missing), *series;
 	const char *p = strchr(query, '?');
@@ -179,8 +179,8 @@ static int add_run_docs(struct tm_store *st, json_t *docs, int64_t run_id, const
 	if (n)
 		snprintf(points, sizeof(points), "%.*s", (int)strcspn(n + 7, "&"), n + 7);
 	if (tm_series_query_parse(m ? metrics : NULL, NULL, NULL, NULL, NULL, n ? points : NULL, &q,
-	                          err, sizeof(err)) < 0)
-		return tm_error("report: %s", err);
+	                          &err) < 0)
+		return tm_error("report: %.127s", err.msg);
 	series = tm_api_series(st, run_id, &q);
 	if (!series)
 		return -1;

@@ -307,18 +307,27 @@ static void peer_addr(struct MHD_Connection *c, char *out, size_t size)
 		          (socklen_t)size);
 }
 
+/* A 4xx/5xx reason as the server sends it: ERR's message cut to 255 bytes
+ * (the bound the answers have always had). */
+static const char *reason(struct tm_err *err)
+{
+	err->msg[255] = '\0';
+	return err->msg;
+}
+
 static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, struct req *r)
 {
 	struct tm_batch b;
 	struct tm_push_ack ack;
-	char err[256], peer[64], retry[32];
+	struct tm_err err;
+	char peer[64], retry[32];
 	int64_t wait;
 	int rc;
 
 	if (r->too_big)
 		return send_error(c, 413, "request body too large");
-	if (tm_batch_decode(r->body ? r->body : "", r->len, &b, err, sizeof(err)) < 0)
-		return send_error(c, 400, err);
+	if (tm_batch_decode(r->body ? r->body : "", r->len, &b, &err) < 0)
+		return send_error(c, 400, reason(&err));
 	wait = rate_wait(sv, r->machine, &b);
 	if (wait) {
 		struct MHD_Response *resp;
@@ -335,7 +344,7 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		return ret;
 	}
 	peer_addr(c, peer, sizeof(peer));
-	rc = tm_ingest_apply(sv->ing, sv->st, r->machine, peer, &b, &ack, err, sizeof(err));
+	rc = tm_ingest_apply(sv->ing, sv->st, r->machine, peer, &b, &ack, &err);
 	if (rc == 0 && b.n_samples)
 		remember_latest(sv, r->machine, &b);
 	else if (rc == 0 && b.has_end)
@@ -350,12 +359,12 @@ static enum MHD_Result handle_push(struct server *sv, struct MHD_Connection *c, 
 		if (doc)
 			json_object_set_new(doc, "machine", json_string(r->machine));
 		if (doc && rc == 409)
-			json_object_set_new(doc, "error", json_string(err));
+			json_object_set_new(doc, "error", json_string(reason(&err)));
 		tm_batch_release(&b);
 		return send_json(c, rc ? 409 : 200, doc);
 	}
 	tm_batch_release(&b);
-	return send_error(c, (unsigned)rc, err);
+	return send_error(c, (unsigned)rc, reason(&err));
 }
 
 /* ---- reads ---- */
@@ -369,13 +378,13 @@ static enum MHD_Result handle_series(struct server *sv, struct MHD_Connection *c
 {
 	struct tm_series_query q;
 	struct tm_run_info ri;
-	char err[256];
+	struct tm_err err;
 	int rc;
 
 	if (tm_series_query_parse(arg(c, "metrics"), arg(c, "from"), arg(c, "to"),
 	                          arg(c, "from_seq"), arg(c, "bucket_usec"), arg(c, "points"), &q,
-	                          err, sizeof(err)) < 0)
-		return send_error(c, 400, err);
+	                          &err) < 0)
+		return send_error(c, 400, reason(&err));
 	rc = tm_store_run_get(sv->st, id, &ri);
 	if (rc == 1)
 		return send_error(c, 404, "no such run");
