@@ -77,6 +77,16 @@ test_eq()
 	return 1
 }
 
+# test_why TEXT... (in a test_expect body, after ||): says TEXT, the values
+# the body compared, and returns 1.
+#   test_expect "the log names the run" '
+#	grep -q "run 1" "$T/log" || test_why "$(cat "$T/log")"'
+test_why()
+{
+	printf '%s\n' "$*"
+	return 1
+}
+
 # test_cmp EXPECTED_FILE ACTUAL_FILE (in a test_expect body): 0 when the
 # files are the same, else their diff (git's test_cmp).
 test_cmp() { diff -u "$1" "$2"; }

@@ -77,6 +77,24 @@ static void mib_cell(FILE *out, const json_t *o, const char *key)
 		fputs("<td class=\"n\">n/a</td>", out);
 }
 
+/* The last cell of a class's row, its name as code, and the row's end. */
+static void class_cell(FILE *out, const json_t *o)
+{
+	fputs("<td><code>", out);
+	esc(out, str(o, "class"));
+	fputs("</code></td></tr>\n", out);
+}
+
+/* Under a table that shows fewer rows than there are: MORE more WHAT, and
+ * the option (HOW) that shows them WHERE; nothing when MORE <= 0. */
+static void more_rows(FILE *out, long long more, const char *what, const char *how,
+                      const char *where)
+{
+	if (more > 0)
+		fprintf(out, "<p>&hellip; %lld more %s (<code>%s</code> %s).</p>\n", more, what,
+		        how, where);
+}
+
 static void holder_path(FILE *out, const json_t *row)
 {
 	const json_t *path = json_object_get(row, "path"), *s;
@@ -152,10 +170,8 @@ static void holders_table(FILE *out, const json_t *doc)
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
-	long long more = num(doc, "holders") - (long long)json_array_size(rows);
-	if (more > 0)
-		fprintf(out, "<p>&hellip; %lld more holders (<code>-n 0</code> for all).</p>\n",
-		        more);
+	more_rows(out, num(doc, "holders") - (long long)json_array_size(rows), "holders", "-n 0",
+	          "for all");
 }
 
 struct keyed {
@@ -205,14 +221,10 @@ static void by_class_table(FILE *out, const json_t *doc)
 		fprintf(out, "<tr><td class=\"n\">%lld</td>", num(k[i].o, "holders"));
 		mib_cell(out, k[i].o, "holders_retained_bytes");
 		mib_cell(out, k[i].o, "holders_shallow_bytes");
-		fputs("<td><code>", out);
-		esc(out, str(k[i].o, "class"));
-		fputs("</code></td></tr>\n", out);
+		class_cell(out, k[i].o);
 	}
 	fputs("</table>\n", out);
-	if (n > MAX_ROWS)
-		fprintf(out, "<p>&hellip; %zu more classes (<code>--json</code> has them).</p>\n",
-		        n - MAX_ROWS);
+	more_rows(out, (long long)n - MAX_ROWS, "classes", "--json", "has them");
 	free(k);
 }
 
@@ -232,14 +244,10 @@ static void live_table(FILE *out, const json_t *doc)
 		mib_cell(out, k[i].o, "live_bytes");
 		fprintf(out, "<td class=\"n\">%lld</td>", num(k[i].o, "unreachable"));
 		mib_cell(out, k[i].o, "unreachable_bytes");
-		fputs("<td><code>", out);
-		esc(out, str(k[i].o, "class"));
-		fputs("</code></td></tr>\n", out);
+		class_cell(out, k[i].o);
 	}
 	fputs("</table>\n", out);
-	if (n > MAX_ROWS)
-		fprintf(out, "<p>&hellip; %zu more classes (<code>--json</code> has them).</p>\n",
-		        n - MAX_ROWS);
+	more_rows(out, (long long)n - MAX_ROWS, "classes", "--json", "has them");
 	free(k);
 }
 

@@ -14,8 +14,9 @@ check_fails "a name far from every shortcut lists them" \
 	"arm 'roomy' is not a shortcut \\(glibc, arena1, jemalloc, mimalloc, tcmalloc, tcmalloc-full\\)" \
 	"$TM" bench -o "$DB" --arm glibc --arm roomy -- true
 out=$("$TM" bench --arm glibc --arm plain: --dry-run -- true 2>&1)
-echo "$out" | grep -qE '^  plain +allocator glibc +env: \(no allocator variables\)' &&
-	ok "NAME: is an arm with no settings, on purpose" || fail "NAME: is an arm with no settings" "$out"
+test_expect "NAME: is an arm with no settings, on purpose" '
+	echo "$out" | grep -qE '\''^  plain +allocator glibc +env: \(no allocator variables\)'\'' ||
+	test_why "$out"'
 printf '[bench]\nRuns=1\n[glibc]\n\n[tcmaloc]\n' >"$T/typo.ini"
 check_fails "INI: an empty section that is no shortcut names the line and the nearest" \
 	"typo.ini:5: arm 'tcmaloc' is not a shortcut and sets nothing: did you mean 'tcmalloc'" \
@@ -43,27 +44,28 @@ printf '[glibc]\nMemoryHigh=0\n' >"$T/lim2.ini"
 check_fails "INI: an arm's MemoryHigh=0 names the line" "lim2.ini:2: \\[glibc\\] MemoryHigh 0 bytes is below 128 KiB" \
 	"$TM" bench -f "$T/lim2.ini" -- true
 n=$(sql "$DB" "select count(*) from runs" 2>/dev/null)
-[ "${n:-0}" = 0 ] && ok "nothing ran and nothing was stored" || fail "nothing ran" "$n runs"
+test_expect "nothing ran and nothing was stored" '[ "${n:-0}" = 0 ] || test_why "$n runs"'
 check "the floor itself is fine, and no swap at all" \
 	"$TM" bench --arm glibc --arm edge:MemoryMax=128K,MemorySwapMax=0 --dry-run -- true
 
 # ---- memory.high on cgroup v1 is a soft limit ----
 if grep -qE ' - cgroup cgroup [^ ]*memory' /proc/self/mountinfo; then
 	"$TM" record -o "$T/h.db" -i 100ms --memory-high 32M -- sh -c 'sleep 0.2' >"$T/rec.out" 2>&1
-	grep -q '^tidemark: recording with --memory-high 32.0 MiB; on cgroup v1 memory.high is memory.soft_limit_in_bytes: a reclaim target under host memory pressure, not a throttle' "$T/rec.out" &&
-		ok "record's start line says memory.high on v1 is a soft limit" ||
-		fail "record's start line says memory.high on v1 is a soft limit" "$(cat "$T/rec.out")"
+	test_expect "record's start line says memory.high on v1 is a soft limit" '
+		grep -q "^tidemark: recording with --memory-high 32.0 MiB; on cgroup v1 memory.high is memory.soft_limit_in_bytes: a reclaim target under host memory pressure, not a throttle" "$T/rec.out" ||
+		test_why "$(cat "$T/rec.out")"'
 	"$TM" report -o "$T/h.db" >"$T/rep.out" 2>&1
-	sed -n '/^  cgroup /{n;p}' "$T/rep.out" | grep -q 'on cgroup v1 memory.high is memory.soft_limit_in_bytes' &&
-		ok "the report says so under the limits" || fail "the report says so" "$(cat "$T/rep.out")"
+	test_expect "the report says so under the limits" '
+		sed -n "/^  cgroup /{n;p}" "$T/rep.out" | grep -q "on cgroup v1 memory.high is memory.soft_limit_in_bytes" ||
+		test_why "$(cat "$T/rep.out")"'
 	"$TM" bench -o "$T/h.db" --runs 1 -i 100ms --arm glibc --arm hi:MemoryHigh=32M \
 		-- sh -c 'sleep 0.2' >"$T/bench.out" 2>&1
-	[ "$(grep -c '^  MemoryHigh: on cgroup v1 memory.high is memory.soft_limit_in_bytes' "$T/bench.out")" = 2 ] &&
-		ok "bench says so before the runs and in the table's header" ||
-		fail "bench says so before the runs and in the table's header" "$(cat "$T/bench.out")"
+	test_expect "bench says so before the runs and in the table's header" '
+		[ "$(grep -c "^  MemoryHigh: on cgroup v1 memory.high is memory.soft_limit_in_bytes" "$T/bench.out")" = 2 ] ||
+		test_why "$(cat "$T/bench.out")"'
 	"$TM" record -o "$T/h.db" -i 100ms --memory-max 64M -- true >"$T/rec2.out" 2>&1
-	grep -q 'soft_limit' "$T/rec2.out" && fail "no soft-limit line without --memory-high" "$(cat "$T/rec2.out")" ||
-		ok "no soft-limit line without --memory-high"
+	test_expect "no soft-limit line without --memory-high" '
+		! grep -q "soft_limit" "$T/rec2.out" || test_why "$(cat "$T/rec2.out")"'
 else
 	skip "memory.high on cgroup v1" "this host's memory controller is not on cgroup v1"
 fi
@@ -76,10 +78,9 @@ check_fails "report --bench on a store without benches says so" "error: no bench
 check_fails "bench --table too" "error: no bench 1 in $T/nb.db\$" "$TM" bench -o "$T/nb.db" --table 1
 out=$("$TM" report -o "$T/nb.db" --bench 1 2>&1)
 after=$(sql "$T/nb.db" "select group_concat(name) from sqlite_master where type = 'table'")
-if echo "$out" | grep -q readonly || [ "$before" != "$after" ]; then
-	fail "asking for a table writes nothing" "$out; tables $before -> $after"
-else
-	ok "asking for a table writes nothing"
-fi
+test_expect "asking for a table writes nothing" '
+	if echo "$out" | grep -q readonly || [ "$before" != "$after" ]; then
+		test_why "$out; tables $before -> $after"
+	fi'
 
 finish

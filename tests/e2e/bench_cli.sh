@@ -30,25 +30,21 @@ check_fails "INI: missing file" "cannot read" "$TM" bench -f "$T/none.ini" -- tr
 
 # the experiment file: arms in order, per-arm commands and limits
 out=$("$TM" bench -f "$FIX/good.ini" --dry-run 2>&1)
-if echo "$out" | grep -q '^  glibc .*no allocator variables' &&
-	echo "$out" | grep -q 'arena1 .*MALLOC_ARENA_MAX=1' &&
-	echo "$out" | grep -q 'MemoryMax=400M MemoryHigh=350M' &&
-	echo "$out" | grep -q 'command: build/churn --threads 6 --rounds 6 --extra'; then
-	ok "INI: arms, environments, limits and ExecStart= per arm"
-else
-	fail "INI: arms, environments, limits and ExecStart= per arm" "$out"
-fi
+test_expect "INI: arms, environments, limits and ExecStart= per arm" '
+	echo "$out" | grep -q "^  glibc .*no allocator variables" &&
+	echo "$out" | grep -q "arena1 .*MALLOC_ARENA_MAX=1" &&
+	echo "$out" | grep -q "MemoryMax=400M MemoryHigh=350M" &&
+	echo "$out" | grep -q "command: build/churn --threads 6 --rounds 6 --extra" ||
+	test_why "$out"'
 
 # shortcuts resolve to this host's libraries, and say which package is missing
 out=$("$TM" bench --arm glibc --arm jemalloc --arm mimalloc --arm tcmalloc --arm arena1 --dry-run -- true 2>&1)
-if echo "$out" | grep -qE 'jemalloc +allocator jemalloc +env: LD_PRELOAD=/[^ ]*libjemalloc\.so\.2' &&
-	echo "$out" | grep -qE 'mimalloc +allocator mimalloc +env: LD_PRELOAD=/[^ ]*libmimalloc' &&
-	echo "$out" | grep -qE 'tcmalloc +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*libtcmalloc' &&
-	echo "$out" | grep -qE 'arena1 +allocator glibc +env: MALLOC_ARENA_MAX=1$'; then
-	ok "allocator shortcuts resolve to this host's libraries"
-else
-	fail "allocator shortcuts resolve to this host's libraries" "$out"
-fi
+test_expect "allocator shortcuts resolve to this host's libraries" '
+	echo "$out" | grep -qE '\''jemalloc +allocator jemalloc +env: LD_PRELOAD=/[^ ]*libjemalloc\.so\.2'\'' &&
+	echo "$out" | grep -qE "mimalloc +allocator mimalloc +env: LD_PRELOAD=/[^ ]*libmimalloc" &&
+	echo "$out" | grep -qE "tcmalloc +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*libtcmalloc" &&
+	echo "$out" | grep -qE '\''arena1 +allocator glibc +env: MALLOC_ARENA_MAX=1$'\'' ||
+	test_why "$out"'
 TIDEMARK_LIB_PATH=$T check_fails "a missing library names the Debian package" \
 	"install the Debian package libjemalloc2" "$TM" bench --arm glibc --arm jemalloc --dry-run -- true
 
@@ -57,17 +53,16 @@ JE=$(echo "$out" | sed -n 's/.*LD_PRELOAD=\([^ ]*libjemalloc[^ ]*\).*/\1/p' | he
 check_fails "the guard refuses a leftover LD_PRELOAD" "refusing to start.*" \
 	env LD_PRELOAD="$JE" "$TM" bench -o "$DB" --arm glibc --arm jemalloc -- true
 out=$(env LD_PRELOAD="$JE" "$TM" bench -o "$DB" --arm glibc --arm jemalloc -- true 2>&1)
-echo "$out" | grep -q "LD_PRELOAD=$JE" && ok "the guard names the variable" ||
-	fail "the guard names the variable" "$out"
+test_expect "the guard names the variable" '
+	echo "$out" | grep -q "LD_PRELOAD=$JE" || test_why "$out"'
 check_fails "the guard refuses a leftover MALLOC_ARENA_MAX" "MALLOC_ARENA_MAX=2" \
 	env MALLOC_ARENA_MAX=2 "$TM" bench --arm glibc --dry-run -- true
 check "an arm that declares the variable is fine" \
 	env MALLOC_ARENA_MAX=2 "$TM" bench --arm glibc --arm two:MALLOC_ARENA_MAX=2 --dry-run -- true
 out=$(env MALLOC_ARENA_MAX=2 "$TM" bench --arm glibc --arm two:MALLOC_ARENA_MAX=2 --dry-run -- true 2>&1)
-echo "$out" | grep -qE '^  glibc .*no allocator variables' &&
-	ok "a variable one arm declares does not leak into the control" ||
-	fail "a variable one arm declares does not leak into the control" "$out"
+test_expect "a variable one arm declares does not leak into the control" '
+	echo "$out" | grep -qE "^  glibc .*no allocator variables" || test_why "$out"'
 out=$(env MALLOC_ARENA_MAX=2 "$TM" bench --inherit-env --arm glibc --dry-run -- true 2>&1)
-echo "$out" | grep -qE '^  glibc .*env: MALLOC_ARENA_MAX=2' &&
-	ok "--inherit-env keeps it and shows it" || fail "--inherit-env keeps it and shows it" "$out"
+test_expect "--inherit-env keeps it and shows it" '
+	echo "$out" | grep -qE "^  glibc .*env: MALLOC_ARENA_MAX=2" || test_why "$out"'
 finish

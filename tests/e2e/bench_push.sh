@@ -43,15 +43,13 @@ else
 fi
 "$TM" bench --table 1 --db "$T/l.db" >"$T/local.txt" 2>&1
 "$TM" bench --table 1 --db "$S" >"$T/server.txt" 2>&1
-if grep -q 'glibc (control)' "$T/local.txt" && cmp -s "$T/local.txt" "$T/server.txt"; then
-	ok "the server's bench table is the local one"
-else
-	fail "the server's bench table is the local one" "$(diff "$T/local.txt" "$T/server.txt" | head -20)"
-fi
+test_expect "the server's bench table is the local one" '
+	grep -q "glibc (control)" "$T/local.txt" && cmp -s "$T/local.txt" "$T/server.txt" ||
+	test_why "$(diff "$T/local.txt" "$T/server.txt" | head -20)"'
 "$TM" bench --table 1 --db "$T/l.db" --json >"$T/local.json"
 "$TM" bench --table 1 --db "$S" --json >"$T/server.json"
-cmp -s "$T/local.json" "$T/server.json" && ok "and its JSON, figure for figure" ||
-	fail "and its JSON, figure for figure" "$(diff "$T/local.json" "$T/server.json" | head -10)"
+test_expect "and its JSON, figure for figure" '
+	cmp -s "$T/local.json" "$T/server.json" || test_why "$(diff "$T/local.json" "$T/server.json" | head -10)"'
 http GET /api/v1/bench/1 -H "Authorization: Bearer $(cat "$T/read.tok")" >/dev/null
 if python3 - "$T/body" "$T/local.json" <<'PY'; then
 import json, sys
@@ -68,10 +66,10 @@ else
 fi
 n=$(q "$S" "select count(*) || '/' || count(distinct bench_id) from runs")
 w=$(q "$S" "select count(*) from bench_runs where wall_usec > 0")
-[ "$n" = "4/1" ] && [ "$w" = 4 ] && ok "each run once, in one bench, with the bench's note" ||
-	fail "each run once, in one bench, with the bench's note" "runs/benches $n, notes $w"
-[ "$(q "$S" "select machine from benches where id = 1")" = box ] && [ -n "$(q "$S" "select ended_wall_usec from benches where id = 1")" ] &&
-	ok "the bench is the token's machine's, and ended" || fail "the bench is the token's machine's, and ended"
+test_expect "each run once, in one bench, with the bench's note" '
+	[ "$n" = "4/1" ] && [ "$w" = 4 ] || test_why "runs/benches $n, notes $w"'
+test_expect "the bench is the token's machine's, and ended" '
+	[ "$(q "$S" "select machine from benches where id = 1")" = box ] && [ -n "$(q "$S" "select ended_wall_usec from benches where id = 1")" ]'
 
 # a bench with --param: each run's value goes with it, so the server has
 # the per-value table too
@@ -103,12 +101,10 @@ stop_server
 bench_on plain.db
 bench_on gone.db --push "$URL" --token-file "$T/box.tok"
 rc=$?
-if [ $rc -eq 0 ] && grep -q 'glibc (control)' "$T/gone.db.txt" && grep -q "did not reach.*local store has them" "$T/gone.db.err" &&
-	[ "$(q "$T/gone.db" "select count(*) from runs where outcome = 'completed'")" = 4 ]; then
-	ok "a server that is gone does not stop the bench ($(cat "$T/gone.db.ms") ms; $(cat "$T/plain.db.ms") ms without --push)"
-else
-	fail "a server that is gone does not stop the bench" "exit $rc: $(cat "$T/gone.db.err")"
-fi
+test_expect "a server that is gone does not stop the bench ($(cat "$T/gone.db.ms") ms; $(cat "$T/plain.db.ms") ms without --push)" '
+	[ $rc -eq 0 ] && grep -q "glibc (control)" "$T/gone.db.txt" && grep -q "did not reach.*local store has them" "$T/gone.db.err" &&
+	[ "$(q "$T/gone.db" "select count(*) from runs where outcome = '\''completed'\''")" = 4 ] ||
+	test_why "exit $rc: $(cat "$T/gone.db.err")"'
 # a server that accepts connections and never answers: every request would
 # wait its 1.5 s timeout, 4 runs at least 6 s, if the bench waited for it
 python3 -c '
@@ -127,11 +123,9 @@ done
 bench_on mute.db --push "http://127.0.0.1:$(cat "$T/bh.port")" --token-file "$T/box.tok"
 rc=$?
 mute=$(cat "$T/mute.db.ms") plain=$(cat "$T/plain.db.ms")
-if [ $rc -eq 0 ] && [ "$mute" -lt $((plain + 3000)) ] && grep -q 'glibc (control)' "$T/mute.db.txt"; then
-	ok "a server that never answers does not slow the bench ($mute ms; $plain ms without --push)"
-else
-	fail "a server that never answers does not slow the bench" "exit $rc, $mute ms against $plain ms: $(cat "$T/mute.db.err")"
-fi
+test_expect "a server that never answers does not slow the bench ($mute ms; $plain ms without --push)" '
+	[ $rc -eq 0 ] && [ "$mute" -lt $((plain + 3000)) ] && grep -q "glibc (control)" "$T/mute.db.txt" ||
+	test_why "exit $rc, $mute ms against $plain ms: $(cat "$T/mute.db.err")"'
 kill "$BH_PID" 2>/dev/null
 BH_PID=
 
@@ -143,8 +137,8 @@ PORT=
 if start_server "$S2" && "$TM" serve push --token-file "$T/box2.tok" --db "$T/gone.db" "$URL" >"$T/later.out" 2>&1; then
 	"$TM" bench --table 1 --db "$T/gone.db" --json >"$T/gone.json"
 	"$TM" bench --table 1 --db "$S2" --json >"$T/later.json"
-	cmp -s "$T/gone.json" "$T/later.json" && ok "serve push sends the bench later, the same table" ||
-		fail "serve push sends the bench later, the same table" "$(diff "$T/gone.json" "$T/later.json" | head -10)"
+	test_expect "serve push sends the bench later, the same table" '
+		cmp -s "$T/gone.json" "$T/later.json" || test_why "$(diff "$T/gone.json" "$T/later.json" | head -10)"'
 else
 	fail "serve push sends the bench later, the same table" "$(cat "$T/later.out" "$T/srv.err")"
 fi

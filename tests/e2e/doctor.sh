@@ -8,8 +8,9 @@ FX=$TM_ROOT/tests/fixtures/doctor
 jq_py() { python3 -c "import json, sys; d = json.load(sys.stdin); $1"; }
 
 out=$("$TM" doctor --help)
-echo "$out" | grep -q "examples:" && echo "$out" | grep -q "cmdline.txt" && ok doctor_help ||
-	fail doctor_help "$out"
+test_expect doctor_help '
+	echo "$out" | grep -q "examples:" && echo "$out" | grep -q "cmdline.txt" ||
+	test_why "$out"'
 check_fails doctor_bad_option "unknown|usage" "$TM" doctor --bogus
 check_fails doctor_bad_root "cannot read the root" "$TM" doctor --root "$T/nothing"
 check_fails doctor_extra_argument "unexpected argument" "$TM" doctor now
@@ -21,11 +22,9 @@ check_fails doctor_extra_argument "unexpected argument" "$TM" doctor now
 "$TM" doctor >"$T/text" 2>&1
 rc=$?
 n=$(grep -cE '^  (ok|note|warn|PROBLEM|skipped) ' "$T/text")
-if [ $rc -le 1 ] && [ "$n" -eq 14 ] && tail -1 "$T/text" | grep -q "problem"; then
-	ok "doctor_this_host (exit $rc, 14 checks)"
-else
-	fail doctor_this_host "exit $rc, $n checks: $(cat "$T/text")"
-fi
+test_expect "doctor_this_host (exit $rc, 14 checks)" '
+	[ $rc -le 1 ] && [ "$n" -eq 14 ] && tail -1 "$T/text" | grep -q "problem" ||
+	test_why "exit $rc, $n checks: $(cat "$T/text")"'
 "$TM" doctor --json >"$T/json"
 if jq_py 'assert len(d["checks"]) == 14; assert d["root"] == "/"
 assert d["problems"] == sum(c["status"] == "problem" for c in d["checks"])
@@ -38,31 +37,27 @@ fi
 mode=$(jq_py 'print([c["value"] for c in d["checks"] if c["name"] == "cgroup_mode"][0])' <"$T/json")
 "$TM" record -q -o "$T/r.db" -- true 2>/dev/null
 rmode=$("$TM" report 1 --db "$T/r.db" --json | sed -n 's/.*"cgroup_mode": *"\([a-z0-9]*\)".*/\1/p')
-[ -n "$mode" ] && [ "$mode" = "$rmode" ] && ok "doctor_mode_matches_record ($mode)" ||
-	fail doctor_mode_matches_record "doctor '$mode', record '$rmode'"
+test_expect "doctor_mode_matches_record ($mode)" '
+	[ -n "$mode" ] && [ "$mode" = "$rmode" ] || test_why "doctor '\''$mode'\'', record '\''$rmode'\''"'
 status() { jq_py "print([c['status'] for c in d['checks'] if c['name'] == '$1'][0])"; }
-[ "$(status heap_shim <"$T/json")" = ok ] && ok doctor_shim_loads ||
-	fail doctor_shim_loads "$(grep 'heap shim' -A2 "$T/text")"
+test_expect doctor_shim_loads '
+	[ "$(status heap_shim <"$T/json")" = ok ] || test_why "$(grep "heap shim" -A2 "$T/text")"'
 # a shim that is not a library for this machine
 printf 'not an ELF file\n' >"$T/bad.so"
 TIDEMARK_HEAP_LIB=$T/bad.so "$TM" doctor --json >"$T/bad.json"
 rc=$?
-if [ $rc -eq 1 ] && [ "$(status heap_shim <"$T/bad.json")" = problem ] &&
-	grep -q 'does not load' "$T/bad.json"; then
-	ok doctor_shim_does_not_load
-else
-	fail doctor_shim_does_not_load "exit $rc: $(grep -A3 heap_shim "$T/bad.json")"
-fi
+test_expect doctor_shim_does_not_load '
+	[ $rc -eq 1 ] && [ "$(status heap_shim <"$T/bad.json")" = problem ] &&
+	grep -q "does not load" "$T/bad.json" ||
+	test_why "exit $rc: $(grep -A3 heap_shim "$T/bad.json")"'
 # a user who is not root cannot create tidemark's cgroups
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ] &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TM" --version >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TM" doctor --json >"$T/nobody.json" 2>/dev/null
-	if [ "$(status create_cgroups <"$T/nobody.json")" = problem ] &&
-		grep -q "sudo tidemark record" "$T/nobody.json"; then
-		ok doctor_not_root
-	else
-		fail doctor_not_root "$(grep -A3 create_cgroups "$T/nobody.json")"
-	fi
+	test_expect doctor_not_root '
+		[ "$(status create_cgroups <"$T/nobody.json")" = problem ] &&
+		grep -q "sudo tidemark record" "$T/nobody.json" ||
+		test_why "$(grep -A3 create_cgroups "$T/nobody.json")"'
 else
 	skip doctor_not_root "cannot run tidemark as nobody here (setpriv, or the build is not readable)"
 fi
@@ -70,16 +65,14 @@ fi
 # --- fixture hosts -------------------------------------------------------------
 out=$("$TM" doctor --root "$FX/pi-bookworm")
 rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "PROBLEM  memory controller" &&
-	echo "$out" | grep -q "/boot/firmware/cmdline.txt" && echo "$out" | grep -q 'psi=1' &&
-	echo "$out" | grep -q "^2 problems"; then
-	ok doctor_pi_bookworm
-else
-	fail doctor_pi_bookworm "exit $rc: $out"
-fi
+test_expect doctor_pi_bookworm '
+	[ $rc -eq 1 ] && echo "$out" | grep -q "PROBLEM  memory controller" &&
+	echo "$out" | grep -q "/boot/firmware/cmdline.txt" && echo "$out" | grep -q "psi=1" &&
+	echo "$out" | grep -q "^2 problems" ||
+	test_why "exit $rc: $out"'
 out=$("$TM" doctor --root "$FX/pi-bullseye")
-echo "$out" | grep -q "/boot/cmdline.txt" && ok doctor_pi_bullseye_cmdline_txt ||
-	fail doctor_pi_bullseye_cmdline_txt "$out"
+test_expect doctor_pi_bullseye_cmdline_txt '
+	echo "$out" | grep -q "/boot/cmdline.txt" || test_why "$out"'
 # every problem found on any fixture host comes with its fix
 bad=""
 for h in "$FX"/*/; do
@@ -87,17 +80,15 @@ for h in "$FX"/*/; do
 bad = [c["name"] for c in d["checks"] if c["status"] == "problem" and not c["fix"]]
 assert not bad, bad' 2>/dev/null || bad="$bad $(basename "$h")"
 done
-[ -z "$bad" ] && ok "doctor_every_problem_has_a_fix ($(ls -d "$FX"/*/ | wc -l) fixture hosts)" ||
-	fail doctor_every_problem_has_a_fix "a problem without a fix on:$bad"
+test_expect "doctor_every_problem_has_a_fix ($(ls -d "$FX"/*/ | wc -l) fixture hosts)" '
+	[ -z "$bad" ] || test_why "a problem without a fix on:$bad"'
 # a Pi's SD card on this machine: its boot partition's cmdline.txt, not a GRUB fix
 out=$("$TM" doctor --root "$FX/pi-sdcard-bootfs")
 rc=$?
-if [ $rc -eq 1 ] && echo "$out" | grep -q "^2 problems" && echo "$out" | grep -q 'psi=1' &&
-	echo "$out" | grep -q 'cgroup_enable=memory' && ! echo "$out" | grep -qi 'grub'; then
-	ok doctor_pi_sdcard_boot_partition
-else
-	fail doctor_pi_sdcard_boot_partition "exit $rc: $out"
-fi
+test_expect doctor_pi_sdcard_boot_partition '
+	[ $rc -eq 1 ] && echo "$out" | grep -q "^2 problems" && echo "$out" | grep -q "psi=1" &&
+	echo "$out" | grep -q "cgroup_enable=memory" && ! echo "$out" | grep -qi "grub" ||
+	test_why "exit $rc: $out"'
 for h in v2 hybrid; do
 	"$TM" doctor --root "$FX/$h" >"$T/$h" 2>&1
 	check "doctor_root_${h}_no_problem" sh -c "grep -q '^0 problems' '$T/$h' || { cat '$T/$h'; exit 1; }"

@@ -32,25 +32,21 @@ check_fails heap_top_not_profile "not a pprof profile|cannot open" "$TM" heap to
 # --- exact counts ------------------------------------------------------------
 out=$(under "$P/heap_exact")
 peak=$(field "$out" peak)
-if [ -n "$peak" ] && [ "$peak" = "$(field "$out" expected_peak)" ] &&
+test_expect heap_exact_peak_glibc '
+	[ -n "$peak" ] && [ "$peak" = "$(field "$out" expected_peak)" ] &&
 	[ "$(field "$out" end_live)" = "$(field "$out" baseline)" ] &&
-	[ "$(field "$out" allocs)" = "$(field "$out" frees)" ]; then
-	ok heap_exact_peak_glibc
-else
-	fail heap_exact_peak_glibc "$out"
-fi
+	[ "$(field "$out" allocs)" = "$(field "$out" frees)" ] ||
+	test_why "$out"'
 for lib in libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	if [ ! -r "$LIBDIR/$lib" ]; then
 		skip "heap_exact_peak_$lib" "$LIBDIR/$lib not installed"
 		continue
 	fi
 	out=$(EXTRA=$LIBDIR/$lib under "$P/heap_exact")
-	if [ -n "$(field "$out" peak)" ] && [ "$(field "$out" peak)" = "$(field "$out" expected_peak)" ] &&
-		[ "$(field "$out" end_live)" = "$(field "$out" baseline)" ]; then
-		ok "heap_exact_peak_$lib"
-	else
-		fail "heap_exact_peak_$lib" "$out"
-	fi
+	test_expect "heap_exact_peak_$lib" '
+		[ -n "$(field "$out" peak)" ] && [ "$(field "$out" peak)" = "$(field "$out" expected_peak)" ] &&
+		[ "$(field "$out" end_live)" = "$(field "$out" baseline)" ] ||
+		test_why "$out"'
 done
 
 # C++ new and delete: jemalloc, tcmalloc and mimalloc export their own
@@ -87,11 +83,9 @@ if command -v valgrind >/dev/null 2>&1; then
 	mpeak=$(awk -F= '/^mem_heap_B/ { if ($2 > m) m = $2 } END { print m + 0 }' "$T/massif.out")
 	req=$(field "$(cat "$T/massif.txt")" work_peak_requested)
 	diff=$((peak - mpeak))
-	if [ "$mpeak" = "$req" ] && [ "$diff" -ge 0 ] && [ "$diff" -le $((64 * 4096)) ]; then
-		ok "heap_massif_peak (shim $peak, massif $mpeak, rounding $diff bytes)"
-	else
-		fail heap_massif_peak "shim $peak massif $mpeak requested $req"
-	fi
+	test_expect "heap_massif_peak (shim $peak, massif $mpeak, rounding $diff bytes)" '
+		[ "$mpeak" = "$req" ] && [ "$diff" -ge 0 ] && [ "$diff" -le $((64 * 4096)) ] ||
+		test_why "shim $peak massif $mpeak requested $req"'
 else
 	skip heap_massif_peak "valgrind not installed"
 fi
@@ -141,11 +135,8 @@ same_output()
 	ra=$?
 	b=$(under "$@" 2>&1)
 	rb=$?
-	if [ "$a" = "$b" ] && [ $ra -eq $rb ] && [ -n "$a" ]; then
-		ok "$name"
-	else
-		fail "$name" "exit $ra vs $rb; plain: $(echo "$a" | head -3) shim: $(echo "$b" | head -3)"
-	fi
+	test_expect "$name" '
+		[ "$a" = "$b" ] && [ $ra -eq $rb ] && [ -n "$a" ] || test_why "exit $ra vs $rb; plain: $(echo "$a" | head -3) shim: $(echo "$b" | head -3)"'
 }
 if command -v python3 >/dev/null; then
 	same_output heap_python3 python3 -c 'import json, collections
@@ -197,7 +188,8 @@ while [ $i -lt 3 ]; do
 	fi
 	i=$((i + 1))
 done
-[ $good -eq 3 ] && ok "heap_stress_balances (3 runs: $out)" || fail heap_stress_balances "$good of 3 balanced"
+test_expect "heap_stress_balances (3 runs: $out)" '
+	[ $good -eq 3 ] || test_why "$good of 3 balanced"'
 out=$(TIDEMARK_HEAP_SAMPLE=4096 timeout 60 env LD_PRELOAD="$SHIM" "$P/heap_stress" 2 10000 2>&1)
 check heap_stress_sampling sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 if [ -r "$LIBDIR/libjemalloc.so.2" ]; then
@@ -234,20 +226,16 @@ check heap_profile_written test -s "$T/p.pb.gz"
 est=$(awk '/keep_known_site/ { s += $NF } END { print s + 0 }' "$T/collapsed")
 stop_sites
 # sampled estimate within 10 % of the site's true live bytes
-if [ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ]; then
-	ok "heap_sampled_estimate_10pct (true $known, estimated $est)"
-else
-	fail heap_sampled_estimate_10pct "true $known estimated $est"
-fi
+test_expect "heap_sampled_estimate_10pct (true $known, estimated $est)" '
+	[ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ] ||
+	test_why "true $known estimated $est"'
 check heap_frame_pointer_stacks grep -q "main;keep_known_site" "$T/collapsed"
 check heap_top_lists_site sh -c "'$TM' heap top '$T/p.pb.gz' -n 3 | grep -q keep_known_site"
 if command -v go >/dev/null 2>&1; then
 	out=$(HOME=$T GOCACHE=$T/gocache GOPATH=$T/go go tool pprof -top "$T/p.pb.gz" 2>&1)
-	if echo "$out" | grep -q keep_known_site && echo "$out" | grep -q "Type: inuse_space"; then
-		ok heap_go_tool_pprof
-	else
-		fail heap_go_tool_pprof "$(echo "$out" | head -5)"
-	fi
+	test_expect heap_go_tool_pprof '
+		echo "$out" | grep -q keep_known_site && echo "$out" | grep -q "Type: inuse_space" ||
+		test_why "$(echo "$out" | head -5)"'
 else
 	skip heap_go_tool_pprof "go (golang-go) not installed"
 fi
@@ -261,16 +249,12 @@ out=$("$TM" heap stats --json $SITES_PID)
 stop_sites
 SHIM=$SHIM_FULL
 est=$(awk '/keep_known_site/ { s += $NF } END { print s + 0 }' "$T/collapsed3")
-if [ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ]; then
-	ok "heap_sites_only_estimate_10pct (true $known, estimated $est)"
-else
-	fail heap_sites_only_estimate_10pct "true $known estimated $est"
-fi
-if echo "$out" | grep -q '"sites_only":true' && ! echo "$out" | grep -q live_bytes; then
-	ok heap_sites_only_stats
-else
-	fail heap_sites_only_stats "$out"
-fi
+test_expect "heap_sites_only_estimate_10pct (true $known, estimated $est)" '
+	[ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ] ||
+	test_why "true $known estimated $est"'
+test_expect heap_sites_only_stats '
+	echo "$out" | grep -q '\''"sites_only":true'\'' && ! echo "$out" | grep -q live_bytes ||
+	test_why "$out"'
 check_fails heap_run_sites_nothing "measure nothing" "$TM" heap run --sites --sample 0 -- true
 
 # record --heap: heap series beside anon; --heap=sites: none (absent, not 0)
@@ -310,11 +294,9 @@ else
 fi
 "$TM" record -q -o "$T/s.db" -i 50ms --heap=sites -- sh -c "$hold" 2>"$T/err"
 js=$("$TM" report 1 --db "$T/s.db" --json)
-if echo "$js" | grep -q '"heap_live_peak_bytes": *null' && echo "$js" | grep -q 'libtidemark-heap-sites.so'; then
-	ok heap_record_sites_only
-else
-	fail heap_record_sites_only "$(echo "$js" | grep heap; cat "$T/err")"
-fi
+test_expect heap_record_sites_only '
+	echo "$js" | grep -q '\''"heap_live_peak_bytes": *null'\'' && echo "$js" | grep -q "libtidemark-heap-sites.so" ||
+	test_why "$(echo "$js" | grep heap; cat "$T/err")"'
 # last moments: 100 MiB allocated and freed after the last sample, read
 # from the counters the process kept at exit; a process that came and went
 # between two samples (never listed) still counts; live at the end of a run
@@ -428,12 +410,10 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	glibc:exact | libtcmalloc_minimal.so.4:exact) want="" ;;
 	*) want="unexpected kind" ;;
 	esac
-	if [ "$want" != "unexpected kind" ] && { [ -z "$want" ] || echo "$line" | grep -qF "held by the allocator" && echo "$line" | grep -qF "$want"; } &&
-		{ [ -n "$want" ] || ! echo "$line" | grep -q "(upper bound\|(capped"; }; then
-		ok "${name}_kind ($is)"
-	else
-		fail "${name}_kind" "anon_allocator_held_end_is '$is' under ${lib:-glibc}; text: $line"
-	fi
+	test_expect "${name}_kind ($is)" '
+		[ "$want" != "unexpected kind" ] && { [ -z "$want" ] || echo "$line" | grep -qF "held by the allocator" && echo "$line" | grep -qF "$want"; } &&
+		{ [ -n "$want" ] || ! echo "$line" | grep -q "(upper bound\|(capped"; } ||
+		test_why "anon_allocator_held_end_is '\''$is'\'' under ${lib:-glibc}; text: $line"'
 done
 
 check_fails heap_record_bad_value "heap .all.: expected" "$TM" record -o "$T/x.db" --heap=all -- true
@@ -447,13 +427,11 @@ hold="sleep 2.5 | exec '$P/heap_sites' 8 >/dev/null"
 "$TM" record -q -o "$T/hp.db" -i 100ms --heap --heap-profile "$T/hp" --heap-every 1s -- sh -c "$hold" 2>"$T/err"
 pid=$(ls "$T"/hp.*.1.pb.gz 2>/dev/null | while read -r f; do
 	"$TM" heap top "$f" -n 5 2>/dev/null | grep -q keep_known_site && basename "$f" | cut -d. -f2; done | head -1)
-if [ -n "$pid" ] && [ -s "$T/hp.$pid.final.pb.gz" ] &&
+test_expect "heap_record_profiles (pid $pid: $(ls "$T"/hp.$pid.* | wc -l) files)" '
+	[ -n "$pid" ] && [ -s "$T/hp.$pid.final.pb.gz" ] &&
 	"$TM" heap top "$T/hp.$pid.1.pb.gz" | grep keep_known_site | grep -qv " 0.0 MiB .* 0.0 MiB" &&
-	"$TM" report 1 --db "$T/hp.db" | grep -q "final: .*hp.$pid.final.pb.gz"; then
-	ok "heap_record_profiles (pid $pid: $(ls "$T"/hp.$pid.* | wc -l) files)"
-else
-	fail heap_record_profiles "pid '$pid': $(ls "$T"/hp.* 2>&1 | head -5); $(cat "$T/err")"
-fi
+	"$TM" report 1 --db "$T/hp.db" | grep -q "final: .*hp.$pid.final.pb.gz" ||
+	test_why "pid '\''$pid'\'': $(ls "$T"/hp.* 2>&1 | head -5); $(cat "$T/err")"'
 
 # killed (no exit handlers, no saved map) and left a zombie by its parent for
 # a while: its /proc maps read empty, so the recorder's last look is used
@@ -474,8 +452,8 @@ os.waitpid(pid, 0)" >/dev/null 2>"$T/err"
 	for f in "$T"/zz.*.final.pb.gz; do
 		"$TM" heap top "$f" -n 5 2>/dev/null | grep -q "keep_known_site < main" && found=$f
 	done
-	[ -n "$found" ] && ok heap_record_profile_of_zombie ||
-		fail heap_record_profile_of_zombie "$(ls "$T"/zz.* 2>&1); $(cat "$T/err")"
+	test_expect heap_record_profile_of_zombie '
+		[ -n "$found" ] || test_why "$(ls "$T"/zz.* 2>&1); $(cat "$T/err")"'
 else
 	skip heap_record_profile_of_zombie "python3 missing"
 fi
@@ -486,12 +464,10 @@ fi
 	-- "$TM_BUILD/progs/alloc_touch" 400 2000 1024 5 2>"$T/err"
 f=$(ls "$T"/oom.*.final.pb.gz 2>/dev/null | head -1)
 top=$([ -n "$f" ] && "$TM" heap top "$f" -n 3)
-if [ -n "$f" ] && echo "$top" | grep -q " main" &&
-	"$TM" report 1 --db "$T/oom.db" | grep -q "outcome     oom-killed"; then
-	ok heap_record_profile_of_oom_kill
-else
-	fail heap_record_profile_of_oom_kill "$(cat "$T/err"); $top"
-fi
+test_expect heap_record_profile_of_oom_kill '
+	[ -n "$f" ] && echo "$top" | grep -q " main" &&
+	"$TM" report 1 --db "$T/oom.db" | grep -q "outcome     oom-killed" ||
+	test_why "$(cat "$T/err"); $top"'
 
 # at an interval until the process exits (the last one from the kept region)
 start_sites 4 TIDEMARK_HEAP_KEEP=1
@@ -503,11 +479,9 @@ wait $EV
 rc=$?
 rm -f "/dev/shm/tidemark-heap-$(id -u)/$SITES_PID" # kept by TIDEMARK_HEAP_KEEP
 n=$(ls "$T"/ev.*.pb.gz 2>/dev/null | wc -l)
-if [ $rc -eq 0 ] && [ "$n" -ge 2 ] && "$TM" heap top "$(ls "$T"/ev.*.pb.gz | sort -t. -k2 -n | tail -1)" >/dev/null; then
-	ok "heap_profile_every ($n profiles)"
-else
-	fail heap_profile_every "exit $rc, $n profiles: $(cat "$T/ev.err")"
-fi
+test_expect "heap_profile_every ($n profiles)" '
+	[ $rc -eq 0 ] && [ "$n" -ge 2 ] && "$TM" heap top "$(ls "$T"/ev.*.pb.gz | sort -t. -k2 -n | tail -1)" >/dev/null ||
+	test_why "exit $rc, $n profiles: $(cat "$T/ev.err")"'
 
 # SIGUSR1 to `heap --every` writes a profile at once
 start_sites 2
@@ -540,11 +514,9 @@ peak2=$("$TM" heap stats --json $PK | sed -n 's/.*"peak_bytes":\([0-9]*\).*/\1/p
 echo >&3
 exec 3>&-
 wait $PK
-if [ -n "$live1" ] && [ "$live1" -ge $((400 * 1000)) ] && [ -n "$peak2" ] && [ "$peak2" -ge "$live1" ]; then
-	ok "heap_peak_never_below_shown_live (live $live1, later peak $peak2)"
-else
-	fail heap_peak_never_below_shown_live "live '$live1' later peak '$peak2'"
-fi
+test_expect "heap_peak_never_below_shown_live (live $live1, later peak $peak2)" '
+	[ -n "$live1" ] && [ "$live1" -ge $((400 * 1000)) ] && [ -n "$peak2" ] && [ "$peak2" -ge "$live1" ] ||
+	test_why "live '\''$live1'\'' later peak '\''$peak2'\''"'
 
 # counting only: counters yes, profile no (a clear message)
 start_sites 2 TIDEMARK_HEAP_SAMPLE=0
@@ -569,28 +541,21 @@ while ! grep -q ready "$T/out" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$(
 out=$("$TM" heap stats --json $SITES_PID 2>&1)
 stop_sites
 live=$(echo "$out" | sed -n 's/.*"live_bytes":\([0-9]*\).*/\1/p')
-if [ -n "$live" ] && [ "$live" -ge $((8 * 1024 * 1024)) ]; then
-	ok "heap_exec_new_region (live $live)"
-else
-	fail heap_exec_new_region "$out"
-fi
+test_expect "heap_exec_new_region (live $live)" '
+	[ -n "$live" ] && [ "$live" -ge $((8 * 1024 * 1024)) ] || test_why "$out"'
 
 # at exit: `heap run` keeps the region, profiles it after the process is gone
 "$TM" heap run -o "$T/exit.pb.gz" --sample 32K -- "$P/heap_sites" 8 </dev/null >/dev/null 2>"$T/err"
 rc=$?
-if [ $rc -eq 0 ] && "$TM" heap top "$T/exit.pb.gz" | grep -q keep_known_site; then
-	ok heap_profile_at_exit
-else
-	fail heap_profile_at_exit "exit $rc: $(cat "$T/err")"
-fi
+test_expect heap_profile_at_exit '
+	[ $rc -eq 0 ] && "$TM" heap top "$T/exit.pb.gz" | grep -q keep_known_site ||
+	test_why "exit $rc: $(cat "$T/err")"'
 
 # more distinct stacks than the table holds: still a valid profile
 "$TM" heap run -o "$T/many.pb.gz" --sample 1 -- "$P/heap_manystacks" >/dev/null 2>"$T/err"
-if "$TM" heap top "$T/many.pb.gz" | grep -q "stack not recorded"; then
-	ok heap_stack_table_full
-else
-	fail heap_stack_table_full "$(cat "$T/err")"
-fi
+test_expect heap_stack_table_full '
+	"$TM" heap top "$T/many.pb.gz" | grep -q "stack not recorded" ||
+	test_why "$(cat "$T/err")"'
 if command -v go >/dev/null 2>&1; then
 	out=$(HOME=$T GOCACHE=$T/gocache go tool pprof -top -sample_index=alloc_objects "$T/many.pb.gz" 2>&1)
 	check heap_go_tool_pprof_table_full sh -c "echo '$out' | grep -q 'Total samples = 819[2-9]'"

@@ -3,9 +3,10 @@
 # self-contained HTML page.  Over a dump of known shapes
 # (tests/progs/hprof/shapes.py), every row of its three tables (top holders,
 # holders by class, live and unreachable by class) carries the same figures
-# as --json; the page runs no script and loads nothing (its CSP); a class
-# name that is markup is shown as text, never as a tag; a directory that
-# does not exist is refused and leaves nothing; --html with top is bad usage.
+# as --json, and the rows it leaves out are counted under it; the page runs
+# no script and loads nothing (its CSP); a class name that is markup is
+# shown as text, never as a tag; a directory that does not exist is refused
+# and leaves nothing; --html with top is bad usage.
 . "$(dirname "$0")/../lib.sh"
 SHAPES=$TM_ROOT/tests/progs/hprof/shapes.py
 mkdir -p "$T/tmp"
@@ -112,6 +113,26 @@ if out=$(python3 "$T/cmp.py" "$T/evil.html" "$T/evil.json" "x.<img src=q onerror
 else
 	fail hprof_html_markup_is_text "$out; $(cat "$T/evil.err")"
 fi
+
+# more rows than a table shows (-n 5 holders; 100 classes a table): the
+# count of the rest under the table, with where to see them
+python3 - "$SHAPES" "$T/many.hprof" <<'EOP'
+import sys
+sys.path.insert(0, __import__('os').path.dirname(sys.argv[1]))
+from shapes import Dump
+d = Dump()
+obj = d.cls('java/lang/Object')
+for i in range(130):
+    c = d.cls('x/C%d' % i, [('data', 2)], super_id=obj)
+    d.cls('test/H%d' % i, statics=[('x', d.inst(c, [d.bytes_(100 + i)]))], super_id=obj)
+d.write(sys.argv[2])
+EOP
+"$TM" hprof holders "$T/many.hprof" -n 5 --html "$T/many.html" 2>"$T/many.err"
+test_expect hprof_html_more_rows '
+	test_eq "the line under each table" "$(grep "more" "$T/many.html")" \
+		"<p>&hellip; 125 more holders (<code>-n 0</code> for all).</p>
+<p>&hellip; 30 more classes (<code>--json</code> has them).</p>
+<p>&hellip; 32 more classes (<code>--json</code> has them).</p>"'
 
 check_fails hprof_html_bad_dir "cannot write '$T/nodir/x.html.tmp'" "$TM" hprof holders "$T/s.hprof" --html "$T/nodir/x.html"
 check_fails hprof_html_not_for_top "html is for holders, not 'top'" "$TM" hprof top "$T/s.hprof" --html "$T/t.html"

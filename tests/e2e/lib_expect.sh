@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/lib.sh's test_expect names a check once and, when it fails, says
 # what it compared: test_eq's expected and actual, test_cmp's diff,
-# test_grep's file; a passing body prints one ok line.
+# test_grep's file, test_why's text; a passing body prints one ok line.
 . "$(dirname "$0")/../lib.sh"
 
 out=$(test_expect "two is two" 'test_eq "sum" "$((1 + 1))" 2')
@@ -25,4 +25,8 @@ out=$(test_expect "grep misses" 'test_grep "^bye" "$T/f"')
 test_expect lib_expect_test_grep_shows_file '
 	printf "%s\n" "$out" | grep -q "no line of .* matches .\^bye." &&
 	printf "%s\n" "$out" | grep -qx "# hello"'
+out=$(test_expect "why says" 'x=7; [ "$x" = 8 ] || test_why "x is $x"')
+test_expect lib_expect_test_why_says_values '
+	test_eq "first line" "$(printf "%s\n" "$out" | head -1)" "not ok - why says" &&
+	test_eq "second line" "$(printf "%s\n" "$out" | sed -n 2p)" "# x is 7"'
 finish

@@ -51,8 +51,8 @@ out=$("$TM" bench -o "$DB" -f "$T/s.ini" --dry-run -- true 2>&1)
 # the command line wins over the file
 printf '[bench]\nRuns=0\n[glibc]\n' >"$T/r.ini"
 out=$("$TM" bench -o "$DB" -f "$T/r.ini" --runs 2 --dry-run -- true 2>&1)
-echo "$out" | grep -q "Runs '0'" && ok "a bad value in the file is refused even when the command line sets it" ||
-	fail "a bad value in the file is refused even when the command line sets it" "$out"
+test_expect "a bad value in the file is refused even when the command line sets it" '
+	echo "$out" | grep -q "Runs '\''0'\''" || test_why "$out"'
 
 # the file's values hold unless the command line says otherwise: Runs=3 in
 # the file, --runs 1 on the command line; Interval=100ms from the file
@@ -60,12 +60,10 @@ printf '[bench]\nRuns=3\nInterval=100ms\nGrace=2s\n[glibc]\n' >"$T/o.ini"
 if "$TM" bench -o "$T/over.db" -f "$T/o.ini" --runs 1 -- true >/dev/null 2>"$T/err"; then
 	n=$(sql "$T/over.db" "select count(*) from runs")
 	spec=$(sql "$T/over.db" "select spec_json from benches")
-	if [ "$n" = 1 ] && echo "$spec" | grep -q '"interval_usec":100000' &&
-		echo "$spec" | grep -q '"runs":1'; then
-		ok "the command line wins over the file, the file's other keys hold"
-	else
-		fail "the command line wins over the file, the file's other keys hold" "$n runs; $spec"
-	fi
+	test_expect "the command line wins over the file, the file's other keys hold" '
+		[ "$n" = 1 ] && echo "$spec" | grep -q '\''"interval_usec":100000'\'' &&
+		echo "$spec" | grep -q '\''"runs":1'\'' ||
+		test_why "$n runs; $spec"'
 else
 	fail "the command line wins over the file, the file's other keys hold" "$(cat "$T/err")"
 fi
@@ -90,12 +88,12 @@ for cmd in "record -o $DB --memory-max 1.5x -- true" \
 		fail "one message for a bad size: tidemark $cmd" "exit $rc: $out"
 	fi
 done
-[ $n -eq 6 ] && ok "one message for a bad size in all six places" || fail "one message for a bad size in all six places" "$n of 6"
+test_expect "one message for a bad size in all six places" '[ $n -eq 6 ] || test_why "$n of 6"'
 
 # and one meaning for a good one: 1.5M is 1572864 bytes for the tool and the shim
 out=$("$TM" bench -o "$DB" --arm glibc --memory-max 1.5M --dry-run -- true 2>&1)
-echo "$out" | grep -q 'MemoryMax=1572864' && ok "--memory-max 1.5M is 1572864 bytes" ||
-	fail "--memory-max 1.5M is 1572864 bytes" "$out"
+test_expect "--memory-max 1.5M is 1572864 bytes" '
+	echo "$out" | grep -q "MemoryMax=1572864" || test_why "$out"'
 SHIM=$TM_BUILD/libtidemark-heap.so
 if [ -f "$SHIM" ]; then
 	check "heap run --sample 1.5M is accepted" "$TM" heap run --sample 1.5M -o "$T/p.pb.gz" -- ls /
@@ -104,13 +102,11 @@ if [ -f "$SHIM" ]; then
 	pid=$(cat "$T/pid")
 	out=$("$TM" heap stats "$pid" --json 2>&1)
 	rm -f "/dev/shm/tidemark-heap-$(id -u)/$pid"
-	echo "$out" | grep -q '"sample_mean_bytes":1572864' &&
-		ok "TIDEMARK_HEAP_SAMPLE=1.5M: the shim samples every 1572864 bytes" ||
-		fail "TIDEMARK_HEAP_SAMPLE=1.5M: the shim samples every 1572864 bytes" "$out"
+	test_expect "TIDEMARK_HEAP_SAMPLE=1.5M: the shim samples every 1572864 bytes" '
+		echo "$out" | grep -q '\''"sample_mean_bytes":1572864'\'' || test_why "$out"'
 	env LD_PRELOAD="$SHIM" TIDEMARK_HEAP_SAMPLE=lots sh -c : 2>"$T/err"
-	grep -q 'TIDEMARK_HEAP_SAMPLE is not a size' "$T/err" &&
-		ok "the shim says so when TIDEMARK_HEAP_SAMPLE is not a size" ||
-		fail "the shim says so when TIDEMARK_HEAP_SAMPLE is not a size" "$(cat "$T/err")"
+	test_expect "the shim says so when TIDEMARK_HEAP_SAMPLE is not a size" '
+		grep -q "TIDEMARK_HEAP_SAMPLE is not a size" "$T/err" || test_why "$(cat "$T/err")"'
 else
 	skip "heap run --sample 1.5M" "no $SHIM (make builds it)"
 fi

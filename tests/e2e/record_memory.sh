@@ -31,9 +31,9 @@ rss=$("$TM" report -o "$DB" --series "$big" | python3 -c '
 import csv, sys
 r = list(csv.DictReader(sys.stdin))
 print(max(int(x["proc_rss_anon_bytes"] or 0) for x in r))')
-python3 -c "import sys; sys.exit(0 if abs($rss - $pk) <= 0.02 * $pk else 1)" &&
-	ok "the process tree's RssAnon agrees with the cgroup's anon" ||
-	fail "the process tree's RssAnon agrees with the cgroup's anon" "rss $rss cgroup $pk"
+test_expect "the process tree's RssAnon agrees with the cgroup's anon" '
+	python3 -c "import sys; sys.exit(0 if abs($rss - $pk) <= 0.02 * $pk else 1)" ||
+	test_why "rss $rss cgroup $pk"'
 
 # 2. an OOM kill under a small limit, reached slowly (1 MiB every 10 ms: the
 #    kill comes after about 0.6 s, a dozen samples)
@@ -41,10 +41,12 @@ python3 -c "import sys; sys.exit(0 if abs($rss - $pk) <= 0.02 * $pk else 1)" &&
 rc=$?
 run=$(sql "$DB" "select id from runs order by id desc limit 1")
 o=$(sql "$DB" "select outcome || ' ' || term_signal from runs where id=$run")
-[ "$o" = "oom-killed 9" ] && ok "a child over its memory.max is recorded as oom-killed" || fail "a child over its memory.max is recorded as oom-killed" "$o; $(cat "$T/err")"
-[ $rc -eq 137 ] && ok "record exits 128+9 for the OOM-killed child" || fail "record exits 128+9 for the OOM-killed child" "rc $rc"
+test_expect "a child over its memory.max is recorded as oom-killed" '
+	[ "$o" = "oom-killed 9" ] || test_why "$o; $(cat "$T/err")"'
+test_expect "record exits 128+9 for the OOM-killed child" '
+	[ $rc -eq 137 ] || test_why "rc $rc"'
 e=$(sql "$DB" "select count(*) from events where run_id=$run and kind='oom_kill'")
-[ "$e" -ge 1 ] && ok "the oom_kill event is recorded" || fail "the oom_kill event is recorded" "$e"
+test_expect "the oom_kill event is recorded" '[ "$e" -ge 1 ] || test_why "$e"'
 # every sample is kept (seq 0..N, no gap), and those taken before the kill
 # event show the growth towards the limit.  (Samples may come after the event:
 # the kill is counted before the dying process is reaped.)
@@ -53,15 +55,16 @@ r=$(sql "$DB" "select (count(*) = max(seq) + 1 and min(seq) = 0) || ' ' || sum(t
 grown=$("$TM" report -o "$DB" --series "$run" | python3 -c '
 import csv, sys
 print(max([int(x["cg_anon_bytes"] or 0) for x in csv.DictReader(sys.stdin) if int(x["t_mono_usec"]) < int(sys.argv[1])] or [0]))' "${kill_t:-0}")
-if [ "${r%% *}" = 1 ] && [ "${r#* }" -ge 3 ] && [ "${grown:-0}" -ge $((32 * 1048576)) ]; then
-	ok "samples before the kill are kept (${r#* } of them, up to $((grown / 1048576)) MiB of anon)"
-else
-	fail "samples before the kill are kept" "no gap, samples before the kill: $r; anon before it: $grown"
-fi
+test_expect "samples before the kill are kept (${r#* } of them, up to $((grown / 1048576)) MiB of anon)" '
+	[ "${r%% *}" = 1 ] && [ "${r#* }" -ge 3 ] && [ "${grown:-0}" -ge $((32 * 1048576)) ] ||
+	test_why "no gap, samples before the kill: $r; anon before it: $grown"'
 lim=$(sql "$DB" "select limits_json from runs where id=$run")
-echo "$lim" | grep -q '"memory_max"' && echo "$lim" | grep -q 67108864 && ok "the run says what memory.max became" || fail "the run says what memory.max became" "$lim"
+test_expect "the run says what memory.max became" '
+	echo "$lim" | grep -q '\''"memory_max"'\'' && echo "$lim" | grep -q 67108864 ||
+	test_why "$lim"'
 peak_under=$("$TM" report -o "$DB" --json "$run" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int(f["peak_current_bytes"]))')
-[ "$peak_under" -le 67108864 ] && ok "memory.current never exceeds the limit" || fail "memory.current never exceeds the limit" "$peak_under"
+test_expect "memory.current never exceeds the limit" '
+	[ "$peak_under" -le 67108864 ] || test_why "$peak_under"'
 
 # 2b. the same kill at the default interval (issue 19): growing 1 MiB every
 #     2 ms, the program is killed between two samples; no headline peak is
@@ -102,7 +105,8 @@ kill -9 $rec
 wait $rec 2>/dev/null
 pkill -f "sleep 30" 2>/dev/null
 ic=$(sql "$T/k.db" "pragma integrity_check")
-[ "$ic" = ok ] && ok "a SIGKILLed recorder leaves a store that passes integrity_check" || fail "a SIGKILLed recorder leaves a store that passes integrity_check" "$ic"
+test_expect "a SIGKILLed recorder leaves a store that passes integrity_check" '
+	[ "$ic" = ok ] || test_why "$ic"'
 n=$(sql "$T/k.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || max(t_wall_usec) from samples")
 set -- $n
 gap_ms=$(( (start / 1000 - $3) / 1000 ))
@@ -117,17 +121,15 @@ check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db
 # its last sample is from the middle of the work: no "held after the work"
 # and no "live at the end" (issue 19), and the report says why
 "$TM" report -o "$T/k.db" >"$T/k.txt" 2>&1
-if grep -q "held after the work n/a$" "$T/k.txt" && grep -q "held after the work n/a: the run has not ended" "$T/k.txt" &&
-	"$TM" report -o "$T/k.db" --json | grep -q '"held_anon_bytes": null'; then
-	ok "a killed recorder's run has no held after the work"
-else
-	fail "a killed recorder's run has no held after the work" "$(sed -n 3,8p "$T/k.txt")"
-fi
+test_expect "a killed recorder's run has no held after the work" '
+	grep -q "held after the work n/a$" "$T/k.txt" && grep -q "held after the work n/a: the run has not ended" "$T/k.txt" &&
+	"$TM" report -o "$T/k.db" --json | grep -q '\''"held_anon_bytes": null'\'' ||
+	test_why "$(sed -n 3,8p "$T/k.txt")"'
 left=$(sql "$T/k.db" "select cgroup_path from runs")
 if [ -n "$left" ] && [ -d "$left" ]; then
 	"$TM" record -q -o "$T/k2.db" -i 50ms -- true 2>/dev/null
-	[ -d "$left" ] && fail "the next recorder removes the cgroup a killed one left" "$left is still there" ||
-		ok "the next recorder removes the cgroup a killed one left"
+	test_expect "the next recorder removes the cgroup a killed one left" '
+		! [ -d "$left" ] || test_why "$left is still there"'
 else
 	fail "the next recorder removes the cgroup a killed one left" "no cgroup was left to test with: '$left'"
 fi
@@ -151,7 +153,8 @@ else
 	fail "--commit-every 1s: a kill -9 loses at most the window" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill (at most 1300 ms)"
 fi
 ic=$(sql "$T/w.db" "pragma integrity_check")
-[ "$ic" = ok ] && ok "a SIGKILLed recorder with a commit window leaves a store that passes integrity_check" || fail "a SIGKILLed recorder with a commit window leaves a store that passes integrity_check" "$ic"
+test_expect "a SIGKILLed recorder with a commit window leaves a store that passes integrity_check" '
+	[ "$ic" = ok ] || test_why "$ic"'
 
 # 4. two recorders writing one store at once
 "$TM" record -q -o "$T/two.db" -i 50ms -- "$P" 16 1500 2>/dev/null &
@@ -162,7 +165,9 @@ wait $a; ra=$?
 wait $b; rb=$?
 n=$(sql "$T/two.db" "select count(*) from runs where outcome='completed'")
 ic=$(sql "$T/two.db" "pragma integrity_check")
-[ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$n" = 2 ] && [ "$ic" = ok ] && ok "two recorders share one store" || fail "two recorders share one store" "rc $ra $rb runs $n ic $ic"
+test_expect "two recorders share one store" '
+	[ $ra -eq 0 ] && [ $rb -eq 0 ] && [ "$n" = 2 ] && [ "$ic" = ok ] ||
+	test_why "rc $ra $rb runs $n ic $ic"'
 
 # 5. attaching to a running process tree, followed until it is gone
 sh -c "$P 32 1500 & $P 16 1500 & wait" &
@@ -172,7 +177,7 @@ sleep 0.3
 n=$("$TM" report -o "$T/p.db" --series | python3 -c '
 import csv, sys
 print(max(int(x["proc_count"] or 0) for x in csv.DictReader(sys.stdin)))')
-[ "$n" -ge 3 ] && ok "-p PID follows the descendants ($n processes)" || fail "-p PID follows the descendants" "$n"
+test_expect "-p PID follows the descendants ($n processes)" '[ "$n" -ge 3 ] || test_why "$n"'
 o=$(sql "$T/p.db" "select outcome || ' ' || allocator from runs")
 case $o in "completed glibc (sh, "*")") true ;; *) false ;; esac &&
 	ok "-p PID ends when the tree is gone, allocator read from every process's maps" || fail "-p PID ends when the tree is gone, allocator read from its maps" "$o"
@@ -182,10 +187,7 @@ case $o in "completed glibc (sh, "*")") true ;; *) false ;; esac &&
 "$TM" record -q -o "$T/n.db" -i 100ms -- sleep 1.5 2>/dev/null &
 rec=$!
 sleep 0.8
-if grep -qE 'libcurl|libmicrohttpd|libgnutls|libtidemark-net' /proc/$rec/maps; then
-	fail "a plain recorder does not map the network libraries" "$(grep -oE '[^/]*(curl|microhttpd|gnutls|tidemark-net)[^ ]*' /proc/$rec/maps | sort -u | tr '\n' ' ')"
-else
-	ok "a plain recorder does not map the network libraries"
-fi
+test_expect "a plain recorder does not map the network libraries" '
+	! grep -qE "libcurl|libmicrohttpd|libgnutls|libtidemark-net" /proc/$rec/maps || test_why "$(grep -oE "[^/]*(curl|microhttpd|gnutls|tidemark-net)[^ ]*" /proc/$rec/maps | sort -u | tr '\''\n'\'' " ")"'
 wait $rec
 finish

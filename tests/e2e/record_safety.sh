@@ -22,22 +22,17 @@ for mode in plain progress file; do
 	esac
 	"$TM" record -o "$DB" -i 50ms "$@" -- sh -c 'echo out1; echo err1 >&2; echo h=1' \
 		>"$T/o" 2>"$T/e"
-	if [ "$(cat "$T/o")" = "$(printf 'out1\nh=1')" ] && grep -qx err1 "$T/e"; then
-		ok "output reaches our stdout and stderr unchanged ($mode)"
-	else
-		fail "output reaches our stdout and stderr unchanged ($mode)" "out: $(cat "$T/o") err: $(cat "$T/e")"
-	fi
+	test_expect "output reaches our stdout and stderr unchanged ($mode)" '
+		[ "$(cat "$T/o")" = "$(printf '\''out1\nh=1'\'')" ] && grep -qx err1 "$T/e" ||
+		test_why "out: $(cat "$T/o") err: $(cat "$T/e")"'
 	"$TM" record -q -o "$DB" -i 50ms "$@" -- sh -c 'echo out1; echo err1 >&2' >"$T/o" 2>"$T/e"
-	if [ ! -s "$T/o" ] && ! grep -q err1 "$T/e"; then
-		ok "-q hides the command's output ($mode)"
-	else
-		fail "-q hides the command's output ($mode)" "out: $(cat "$T/o") err: $(cat "$T/e")"
-	fi
+	test_expect "-q hides the command's output ($mode)" '
+		[ ! -s "$T/o" ] && ! grep -q err1 "$T/e" || test_why "out: $(cat "$T/o") err: $(cat "$T/e")"'
 done
 
 # through a pipe, too
 n=$("$TM" record -o "$DB" -i 50ms -- sh -c 'seq 1 1000' 2>/dev/null | wc -l)
-[ "$n" = 1000 ] && ok "output reaches a pipe" || fail "output reaches a pipe" "$n lines"
+test_expect "output reaches a pipe" '[ "$n" = 1000 ] || test_why "$n lines"'
 
 # no descriptor of ours in the command: only 0, 1 and 2
 for mode in plain progress quiet; do
@@ -52,8 +47,8 @@ for mode in plain progress quiet; do
 	cpid=$(child_of $rpid sleep)
 	fds=$(ls /proc/"$cpid"/fd 2>/dev/null | sort -n | tr '\n' ' ')
 	wait $rpid
-	[ "$fds" = "0 1 2 " ] && ok "no descriptor of ours leaks into the command ($mode)" ||
-		fail "no descriptor of ours leaks into the command ($mode)" "pid '$cpid' fds: $fds"
+	test_expect "no descriptor of ours leaks into the command ($mode)" '
+		[ "$fds" = "0 1 2 " ] || test_why "pid '\''$cpid'\'' fds: $fds"'
 done
 
 # ---- the recorder's death ------------------------------------------------
@@ -94,8 +89,7 @@ sleep 0.5
 kill -9 $rpid
 wait $rpid 2>/dev/null
 sleep 1
-kill -0 $cpid 2>/dev/null && ok "kill -9 of the recorder: a -p target lives on" ||
-	fail "kill -9 of the recorder: a -p target lives on"
+test_expect "kill -9 of the recorder: a -p target lives on" 'kill -0 $cpid 2>/dev/null'
 wait $cpid
 
 # a mark written after the recorder died does not block the command
@@ -106,8 +100,8 @@ rpid=$!
 sleep 0.4
 kill -9 $rpid
 wait $rpid 2>/dev/null
-wait_for 5 grep -qx marked "$T/k.out" && ok "a mark after the recorder died does not block" ||
-	fail "a mark after the recorder died does not block" "$(cat "$T/k.out")"
+test_expect "a mark after the recorder died does not block" '
+	wait_for 5 grep -qx marked "$T/k.out" || test_why "$(cat "$T/k.out")"'
 # the same without --progress (nothing captured), and marks from a daemon
 # whose first process has exited
 for mode in plain daemon; do
@@ -121,8 +115,8 @@ for mode in plain daemon; do
 	sleep 0.4
 	kill -9 $rpid
 	wait $rpid 2>/dev/null
-	wait_for 5 grep -qx marked "$T/k.out" && ok "a mark after the recorder died does not block ($mode, no --progress)" ||
-		fail "a mark after the recorder died does not block ($mode, no --progress)" "$(cat "$T/k.out")"
+	test_expect "a mark after the recorder died does not block ($mode, no --progress)" '
+		wait_for 5 grep -qx marked "$T/k.out" || test_why "$(cat "$T/k.out")"'
 done
 
 # ---- daemons -------------------------------------------------------------
@@ -130,14 +124,12 @@ start=$(date +%s%N)
 "$TM" record -o "$T/d.db" -i 100ms -- sh -c 'sleep 2.41 & exit 0' >/dev/null 2>"$T/d.err"
 ms=$((($(date +%s%N) - start) / 1000000))
 r=$(sql "$T/d.db" "select outcome from runs order by id desc limit 1")
-if [ $ms -ge 2000 ] && [ "$r" = completed ] && grep -q 'the first process exited after 0.[0-9] s; recorded until the last one left after 2.[0-9] s' "$T/d.err"; then
-	ok "a daemon is followed until its last process leaves"
-else
-	fail "a daemon is followed until its last process leaves" "$ms ms, $r, $(cat "$T/d.err")"
-fi
-"$TM" report -o "$T/d.db" | grep -q 'first process exited after' &&
-	ok "report says when the first and the last process left" ||
-	fail "report says when the first and the last process left" "$("$TM" report -o "$T/d.db")"
+test_expect "a daemon is followed until its last process leaves" '
+	[ $ms -ge 2000 ] && [ "$r" = completed ] && grep -q "the first process exited after 0.[0-9] s; recorded until the last one left after 2.[0-9] s" "$T/d.err" ||
+	test_why "$ms ms, $r, $(cat "$T/d.err")"'
+test_expect "report says when the first and the last process left" '
+	"$TM" report -o "$T/d.db" | grep -q "first process exited after" ||
+	test_why "$("$TM" report -o "$T/d.db")"'
 # a daemon started after the first sample by a process that leaves at once
 # (issue 19): from the launched process's exit on, the cgroup's members are
 # the target, for every per-process figure and the heap; stopped by an
@@ -166,12 +158,10 @@ if [ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; the
 	fi
 	"$TM" record -q -o "$T/de.db" -i 200ms -- sh -c "('$TM_BUILD/progs/alloc_touch' 30 600 >/dev/null &); exit 0" 2>"$T/de.err"
 	js=$("$TM" report -o "$T/de.db" --json)
-	if echo "$js" | jq -e '.figures.held_anon_bytes == null and .figures.heap_live_end_bytes == null and (.figures.held_anon_na_reason | test("ended by itself")) and .figures.peak_anon_bytes >= 29 * 1048576' >/dev/null &&
-		"$TM" report -o "$T/de.db" | grep -q "held after the work n/a: the program ended by itself during the work"; then
-		ok "a daemon that exits by itself has no held after the work (n/a, and why)"
-	else
-		fail "a daemon that exits by itself has no held after the work" "$(echo "$js" | jq -c '.figures | {held_anon_bytes, held_anon_na_reason, peak_anon_bytes}')"
-	fi
+	test_expect "a daemon that exits by itself has no held after the work (n/a, and why)" '
+		echo "$js" | jq -e '\''.figures.held_anon_bytes == null and .figures.heap_live_end_bytes == null and (.figures.held_anon_na_reason | test("ended by itself")) and .figures.peak_anon_bytes >= 29 * 1048576'\'' >/dev/null &&
+		"$TM" report -o "$T/de.db" | grep -q "held after the work n/a: the program ended by itself during the work" ||
+		test_why "$(echo "$js" | jq -c ".figures | {held_anon_bytes, held_anon_na_reason, peak_anon_bytes}")"'
 fi
 start=$(date +%s%N)
 "$TM" record -o "$T/d.db" -i 100ms --until-first-exit -- sh -c 'sleep 1.43 & exit 0' >/dev/null 2>&1
@@ -225,21 +215,19 @@ wait_for 5 grep -q 'tick 5' "$T/f.out"
 rm -f "$T/rm.db" "$T/rm.db-wal" "$T/rm.db-shm"
 wait $rpid
 rc=$?
-if [ $rc -eq 0 ] && grep -qx done "$T/f.out" && grep -q "removed while recording" "$T/f.err"; then
-	ok "a removed store: the command goes on, the error is said, the status is the command's"
-else
-	fail "a removed store: the command goes on, the error is said, the status is the command's" "rc $rc, $(tail -3 "$T/f.err")"
-fi
+test_expect "a removed store: the command goes on, the error is said, the status is the command's" '
+	[ $rc -eq 0 ] && grep -qx done "$T/f.out" && grep -q "removed while recording" "$T/f.err" ||
+	test_why "rc $rc, $(tail -3 "$T/f.err")"'
 
 # ---- -p and --cgroup -----------------------------------------------------
 sleep 1.27 &
 spid=$!
 "$TM" record -o "$T/p.db" -i 100ms -p $spid >/dev/null 2>&1
 c=$(sql "$T/p.db" "select command_json from runs")
-[ "$c" = '["sleep","1.27"]' ] && ok "a -p run is named by the process's command line" ||
-	fail "a -p run is named by the process's command line" "$c"
-"$TM" report -o "$T/p.db" | grep -q 'sleep 1.27' && ok "report names a -p run" ||
-	fail "report names a -p run" "$("$TM" report -o "$T/p.db" | head -3)"
+test_expect "a -p run is named by the process's command line" '
+	[ "$c" = '\''["sleep","1.27"]'\'' ] || test_why "$c"'
+test_expect "report names a -p run" '
+	"$TM" report -o "$T/p.db" | grep -q "sleep 1.27" || test_why "$("$TM" report -o "$T/p.db" | head -3)"'
 
 CG=/sys/fs/cgroup/memory/tidemark-test-$$
 if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
@@ -249,14 +237,13 @@ if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
 	timeout -s KILL 10 "$TM" record -o "$T/c.db" -i 100ms --cgroup "$CG" >/dev/null 2>&1
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
-	[ $rc -eq 0 ] && [ $ms -lt 3000 ] && ok "--cgroup ends when the cgroup is empty" ||
-		fail "--cgroup ends when the cgroup is empty" "rc $rc after $ms ms"
+	test_expect "--cgroup ends when the cgroup is empty" '
+		[ $rc -eq 0 ] && [ $ms -lt 3000 ] || test_why "rc $rc after $ms ms"'
 	start=$(date +%s%N)
 	timeout -s KILL 10 "$TM" record -o "$T/c.db" -i 100ms --cgroup "$CG" --stay-when-empty \
 		--timeout 1s >/dev/null 2>&1
 	ms=$((($(date +%s%N) - start) / 1000000))
-	[ $ms -ge 900 ] && ok "--stay-when-empty records an empty cgroup" ||
-		fail "--stay-when-empty records an empty cgroup" "$ms ms"
+	test_expect "--stay-when-empty records an empty cgroup" '[ $ms -ge 900 ] || test_why "$ms ms"'
 	# a watched cgroup whose last process left by itself (issue 19): its
 	# last sample alive is from its work, so "held after" is n/a and why;
 	# the samples saw the 40 MiB (v1 re-reads of a kept cgroup.procs go
@@ -268,11 +255,9 @@ if [ -d /sys/fs/cgroup/memory ] && mkdir "$CG" 2>/dev/null; then
 		timeout -s KILL 10 "$TM" record -o "$T/h.db" -i 100ms --cgroup "$CG" >/dev/null 2>&1
 		wait
 		js=$("$TM" report -o "$T/h.db" --json)
-		if echo "$js" | jq -e '.figures.held_anon_bytes == null and (.figures.held_anon_na_reason | test("ended by itself")) and .figures.peak_anon_bytes >= 35 * 1048576' >/dev/null; then
-			ok "--cgroup: a cgroup whose last process left by itself has no held after (n/a, and why)"
-		else
-			fail "--cgroup: a cgroup whose last process left by itself has no held after" "$(echo "$js" | jq -c '.figures | {held_anon_bytes, held_anon_na_reason, peak_anon_bytes}')"
-		fi
+		test_expect "--cgroup: a cgroup whose last process left by itself has no held after (n/a, and why)" '
+			echo "$js" | jq -e '\''.figures.held_anon_bytes == null and (.figures.held_anon_na_reason | test("ended by itself")) and .figures.peak_anon_bytes >= 35 * 1048576'\'' >/dev/null ||
+			test_why "$(echo "$js" | jq -c ".figures | {held_anon_bytes, held_anon_na_reason, peak_anon_bytes}")"'
 	fi
 	rmdir "$CG"
 else
@@ -291,27 +276,23 @@ for i in range(1, 6):
 		-- python3 -c "$py" >/dev/null 2>"$T/b.err"
 	"$TM" report -o "$T/b.db" >"$T/b.rep"
 	span=$(sql "$T/b.db" "select max(t_mono_usec) - min(t_mono_usec) from progress where run_id = (select max(id) from runs)")
-	if [ "${span:-0}" -ge 500000 ] && grep -q 'units/min' "$T/b.rep" && ! grep -q 'at once' "$T/b.err"; then
-		ok "stdout through a pseudo-terminal: progress arrives line by line"
-	else
-		fail "stdout through a pseudo-terminal: progress arrives line by line" "span $span us; $(cat "$T/b.err" "$T/b.rep")"
-	fi
+	test_expect "stdout through a pseudo-terminal: progress arrives line by line" '
+		[ "${span:-0}" -ge 500000 ] && grep -q "units/min" "$T/b.rep" && ! grep -q "at once" "$T/b.err" ||
+		test_why "span $span us; $(cat "$T/b.err" "$T/b.rep")"'
 	env -u PYTHONUNBUFFERED "$TM" record -o "$T/b.db" -i 100ms --no-pty \
 		--progress 'h=([0-9]+)' -- python3 -c "$py" >/dev/null 2>"$T/b.err"
 	"$TM" report -o "$T/b.db" >"$T/b.rep"
 	"$TM" report -o "$T/b.db" --json >"$T/b.json"
-	if grep -q 'arrived at once' "$T/b.err" && grep -q 'arrived at once' "$T/b.rep" &&
-		! grep -q 'units/min\|per unit' "$T/b.rep" &&
-		jq -e '.figures.progress_bunched == true and .figures.progress_rate_per_min == null' "$T/b.json" >/dev/null; then
-		ok "progress that arrived at once: a warning, no rate, no per-unit figures"
-	else
-		fail "progress that arrived at once: a warning, no rate, no per-unit figures" "$(cat "$T/b.err" "$T/b.rep")"
-	fi
+	test_expect "progress that arrived at once: a warning, no rate, no per-unit figures" '
+		grep -q "arrived at once" "$T/b.err" && grep -q "arrived at once" "$T/b.rep" &&
+		! grep -q '\''units/min\|per unit'\'' "$T/b.rep" &&
+		jq -e ".figures.progress_bunched == true and .figures.progress_rate_per_min == null" "$T/b.json" >/dev/null ||
+		test_why "$(cat "$T/b.err" "$T/b.rep")"'
 	# the program sees a terminal only for stdout, and only with --progress
 	t=$("$TM" record -o "$T/b.db" -i 100ms --progress 'h=([0-9]+)' -- \
 		sh -c '[ -t 1 ] && echo tty1; [ -t 2 ] || echo pipe2' 2>/dev/null | tr -d '\r')
-	[ "$t" = "$(printf 'tty1\npipe2')" ] && ok "with --progress, stdout is a terminal and stderr is not" ||
-		fail "with --progress, stdout is a terminal and stderr is not" "$t"
+	test_expect "with --progress, stdout is a terminal and stderr is not" '
+		[ "$t" = "$(printf '\''tty1\npipe2'\'')" ] || test_why "$t"'
 else
 	skip "progress that arrives in blocks" "no python3"
 fi

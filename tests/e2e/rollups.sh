@@ -29,28 +29,24 @@ run1=$(sql "$D" "select max(id) from runs")
 total=$(($(sql "$D" "select max(seq) from samples where run_id = $run1") + 1))
 raw=$(sql "$D" "select count(*) from samples where run_id = $run1")
 first=$(sql "$D" "select min(seq) from samples where run_id = $run1")
-if [ "$total" -ge 50 ] && [ "$first" -gt 0 ] && [ "$raw" -lt "$total" ]; then
-	ok "record --keep raw=2s pruned raw samples as it went ($raw of $total kept, from seq $first)"
-else
-	fail "record --keep raw=2s pruned raw samples" "total $total, kept $raw, first $first"
-fi
+test_expect "record --keep raw=2s pruned raw samples as it went ($raw of $total kept, from seq $first)" '
+	[ "$total" -ge 50 ] && [ "$first" -gt 0 ] && [ "$raw" -lt "$total" ] ||
+	test_why "total $total, kept $raw, first $first"'
 for lvl in 60 3600; do
 	n=$(sql "$D" "select sum(samples) from rollups where run_id = $run1 and level_sec = $lvl")
-	[ "$n" = "$total" ] && ok "the $lvl s rollups hold all $total samples" ||
-		fail "the $lvl s rollups hold all samples" "$n of $total"
+	test_expect "the $lvl s rollups hold all $total samples" '
+		[ "$n" = "$total" ] || test_why "$n of $total"'
 done
-[ "$("$TM" runs --json --db "$D" | jq "select(.id == $run1) | .sample_count")" = "$total" ] &&
-	ok "runs counts the pruned run's samples recorded ($total)" || fail "runs counts the samples recorded"
+test_expect "runs counts the pruned run's samples recorded ($total)" '
+	[ "$("$TM" runs --json --db "$D" | jq "select(.id == $run1) | .sample_count")" = "$total" ]'
 store_ok "$D" && ok "the pruned store passes integrity_check, no orphans" ||
 	fail "the pruned store passes integrity_check" "$(sql "$D" "pragma integrity_check")"
 "$TM" report --db "$D" "$run1" >"$T/rep1.txt" 2>&1
-if grep -q "samples .* were pruned: summarised from" "$T/rep1.txt" &&
+test_expect "report over the pruned run: every sample counted, the rollup figures labelled" '
+	grep -q "samples .* were pruned: summarised from" "$T/rep1.txt" &&
 	grep -qE "^  duration .*\($total samples" "$T/rep1.txt" &&
-	grep -q "median between .* (from rollups)" "$T/rep1.txt"; then
-	ok "report over the pruned run: every sample counted, the rollup figures labelled"
-else
-	fail "report over the pruned run" "$(cat "$T/rep1.txt")"
-fi
+	grep -q "median between .* (from rollups)" "$T/rep1.txt" ||
+	test_why "$(cat "$T/rep1.txt")"'
 "$TM" report --json --db "$D" "$run1" >"$T/rep1.json"
 jq -e ".figures.samples == $total and .figures.approximate.rollup_samples > 0 and
 	.figures.median_file_bytes == null and .figures.peak_anon_bytes > 0" "$T/rep1.json" >/dev/null &&
@@ -72,24 +68,25 @@ out=$("$TM" runs rm --db "$D" 999 2>&1)
 	fail "runs rm: no such run (exit 2)" "$out"
 check "runs rm removes a run" "$TM" runs rm --db "$D" "$run2"
 left=$(sql "$D" "select (select count(*) from runs where id = $run2) + (select count(*) from samples where run_id = $run2) + (select count(*) from rollups where run_id = $run2) + (select count(*) from events where run_id = $run2)")
-[ "$left" = 0 ] && [ "$(sql "$D" "select how from removed_runs where run_id = $run2")" = "runs rm" ] &&
-	ok "nothing of the removed run is left but its removed_runs row" || fail "the removed run is gone" "$left rows left"
-[ "$(sql "$D" "select count(*) from samples where run_id = $run3")" = "$n3" ] &&
+test_expect "nothing of the removed run is left but its removed_runs row" '
+	[ "$left" = 0 ] && [ "$(sql "$D" "select how from removed_runs where run_id = $run2")" = "runs rm" ] ||
+	test_why "$left rows left"'
+test_expect "the other runs keep their samples and marks" '
+	[ "$(sql "$D" "select count(*) from samples where run_id = $run3")" = "$n3" ] &&
 	[ "$(sql "$D" "select count(*) from samples where run_id = $run1")" = "$n1" ] &&
-	[ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ] &&
-	ok "the other runs keep their samples and marks" || fail "the other runs keep their samples"
+	[ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ]'
 store_ok "$D" && ok "after runs rm: integrity_check ok, no orphans" || fail "after runs rm: integrity_check"
 
 # 3. prune everything of run 3 but its rollups (and the last sample)
 before=$("$TM" report --json --db "$D" "$run3" | jq -c '.figures | [.samples, .peak_anon_bytes, .cpu_usec, .duration_usec]')
 check "prune --keep raw=0s RUN" "$TM" prune --db "$D" --keep raw=0s "$run3"
-[ "$(sql "$D" "select count(*) from samples where run_id = $run3")" = 1 ] &&
-	[ "$(sql "$D" "select count(*) from samples where run_id = $run1")" = "$n1" ] &&
-	ok "prune RUN leaves one raw sample of it, and the other runs alone" ||
-	fail "prune RUN" "$(sql "$D" "select run_id, count(*) from samples group by 1")"
+test_expect "prune RUN leaves one raw sample of it, and the other runs alone" '
+	[ "$(sql "$D" "select count(*) from samples where run_id = $run3")" = 1 ] &&
+	[ "$(sql "$D" "select count(*) from samples where run_id = $run1")" = "$n1" ] ||
+	test_why "$(sql "$D" "select run_id, count(*) from samples group by 1")"'
 after=$("$TM" report --json --db "$D" "$run3" | jq -c '.figures | [.samples, .peak_anon_bytes, .cpu_usec, .duration_usec]')
-[ "$before" = "$after" ] && ok "samples, peak anon, cpu, duration exact from rollups ($after)" ||
-	fail "figures exact from rollups" "before $before after $after"
+test_expect "samples, peak anon, cpu, duration exact from rollups ($after)" '
+	[ "$before" = "$after" ] || test_why "before $before after $after"'
 [ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ] && store_ok "$D" &&
 	ok "after prune: marks kept, integrity_check ok, no orphans" || fail "after prune: store whole"
 
@@ -97,10 +94,10 @@ after=$("$TM" report --json --db "$D" "$run3" | jq -c '.figures | [.samples, .pe
 cp "$D" "$T/old.db"
 sql "$T/old.db" "delete from rollups; update meta set value = '1' where key = 'schema_version'" >/dev/null
 check "prune migrates a store without rollups" "$TM" prune --db "$T/old.db" --keep raw=7d
-[ "$(sql "$T/old.db" "select sum(samples) from rollups where level_sec = 60 and run_id = $run1")" = \
+test_expect "its runs' rollups are built from the raw samples left" '
+	[ "$(sql "$T/old.db" "select sum(samples) from rollups where level_sec = 60 and run_id = $run1")" = \
 	"$(sql "$T/old.db" "select count(*) from samples where run_id = $run1")" ] &&
-	[ "$(sql "$T/old.db" "select value from meta where key = 'schema_version'")" = 2 ] &&
-	ok "its runs' rollups are built from the raw samples left" || fail "migration built the rollups"
+	[ "$(sql "$T/old.db" "select value from meta where key = '\''schema_version'\''")" = 2 ]'
 
 # 5. a live run is refused without --force; prune skips it
 "$TM" record -q --db "$D" -i 100ms -- sleep 30 >/dev/null 2>&1 &
@@ -113,7 +110,8 @@ done
 live=$(sql "$D" "select max(id) from runs")
 check_fails "runs rm refuses a live run" "is live" "$TM" runs rm --db "$D" "$live"
 "$TM" prune --db "$D" >"$T/prune.txt" 2>&1
-grep -q "run $live is live: skipped" "$T/prune.txt" && ok "prune skips a live run" || fail "prune skips a live run" "$(cat "$T/prune.txt")"
+test_expect "prune skips a live run" '
+	grep -q "run $live is live: skipped" "$T/prune.txt" || test_why "$(cat "$T/prune.txt")"'
 kill -INT $REC
 wait $REC 2>/dev/null
 
@@ -123,8 +121,9 @@ if "$TM" bench -o "$T/b.db" --arm glibc --runs 2 -i 50ms -- sh -c 'sleep 0.2' >"
 	br=$(sql "$T/b.db" "select max(id) from runs where bench_id = $bid")
 	"$TM" runs rm --db "$T/b.db" "$br" >/dev/null
 	"$TM" report --db "$T/b.db" --bench "$bid" >"$T/btab.txt" 2>&1
-	grep -q "run $br (arm glibc.*) was removed (runs rm" "$T/btab.txt" && store_ok "$T/b.db" &&
-		ok "the bench table says its removed run was removed" || fail "the bench table says so" "$(cat "$T/btab.txt")"
+	test_expect "the bench table says its removed run was removed" '
+		grep -q "run $br (arm glibc.*) was removed (runs rm" "$T/btab.txt" && store_ok "$T/b.db" ||
+		test_why "$(cat "$T/btab.txt")"'
 else
 	skip "the bench table says its removed run was removed" "bench could not run here: $(tail -1 "$T/bench.out")"
 fi

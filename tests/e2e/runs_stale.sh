@@ -20,24 +20,22 @@ wait $REC 2>/dev/null
 kill "$(sql "$D" "select pid from events where kind = 'start'")" 2>/dev/null
 run=$(sql "$D" "select id from runs")
 "$TM" runs --db "$D" >"$T/runs.txt"
-grep -qE "^ +$run .* live " "$T/runs.txt" && ok "a run that just stopped sampling is still live" ||
-	fail "a run that just stopped sampling is still live" "$(cat "$T/runs.txt")"
+test_expect "a run that just stopped sampling is still live" '
+	grep -qE "^ +$run .* live " "$T/runs.txt" || test_why "$(cat "$T/runs.txt")"'
 # ten minutes later (its clock moved back): no sample for far more than 5 intervals and 30 s
 sql "$D" "update runs set started_wall_usec = started_wall_usec - 600000000;
 	update samples set t_wall_usec = t_wall_usec - 600000000"
 "$TM" runs --db "$D" >"$T/runs.txt"
-grep -qE "^ +$run .* stale " "$T/runs.txt" && ok "runs marks a run without samples for long as stale" ||
-	fail "runs marks a run without samples for long as stale" "$(cat "$T/runs.txt")"
+test_expect "runs marks a run without samples for long as stale" '
+	grep -qE "^ +$run .* stale " "$T/runs.txt" || test_why "$(cat "$T/runs.txt")"'
 "$TM" runs --db "$D" --json >"$T/runs.json"
-if jq -e '.state == "stale" and .ended_wall_usec == 0 and (.last_sample_wall_usec | type) == "number"' "$T/runs.json" >/dev/null; then
-	ok "runs --json says state stale and when the last sample was"
-else
-	fail "runs --json says state stale" "$(cat "$T/runs.json")"
-fi
+test_expect "runs --json says state stale and when the last sample was" '
+	jq -e '\''.state == "stale" and .ended_wall_usec == 0 and (.last_sample_wall_usec | type) == "number"'\'' "$T/runs.json" >/dev/null ||
+	test_why "$(cat "$T/runs.json")"'
 # an ended run is ended, whatever its age
 "$TM" record -q --db "$D" -i 100ms -- true
-"$TM" runs --db "$D" --json | tail -1 | jq -e '.state == "ended"' >/dev/null && ok "an ended run's state is ended" ||
-	fail "an ended run's state is ended"
+test_expect "an ended run's state is ended" '
+	"$TM" runs --db "$D" --json | tail -1 | jq -e '\''.state == "ended"'\'' >/dev/null'
 
 # the server: state in the API, and the run list in pages
 S=$T/s.db
@@ -48,7 +46,7 @@ while [ $i -lt 120 ]; do
 	"$FEED" "$S" pi 2 0 >/dev/null || break
 	i=$((i + 1))
 done
-[ $i = 120 ] && ok "120 runs in the server's store" || fail "120 runs in the server's store" "$i"
+test_expect "120 runs in the server's store" '[ $i = 120 ] || test_why "$i"'
 "$TM" record -q --db "$S" -i 100ms -- sleep 30 >"$T/rec2.out" 2>&1 &
 REC=$!
 n=0
@@ -64,17 +62,23 @@ sql "$S" "update runs set started_wall_usec = started_wall_usec - 600000000 wher
 start_server "$S" || { fail "server starts" "$(cat "$T/srv.err")"; finish; exit 1; }
 R="Authorization: Bearer $(cat "$T/read.tok")"
 expect_status "run list" 200 GET /api/v1/runs -H "$R"
-[ "$(jq 'length' "$T/body")" = 100 ] && ok "the run list is a page of 100 by default" || fail "the run list is a page of 100 by default" "$(jq length "$T/body")"
-[ "$(jq -r '.[0].id, .[0].state' "$T/body" | tr '\n' ' ')" = "121 stale " ] && ok "newest first, the dead recorder's run stale" ||
-	fail "newest first, the dead recorder's run stale" "$(jq -c '.[0] | {id, state}' "$T/body")"
-[ "$(jq -r '.[1].state' "$T/body")" = ended ] && ok "an ended pushed run's state is ended" || fail "an ended run's state is ended" "$(jq -c '.[1]' "$T/body")"
+test_expect "the run list is a page of 100 by default" '
+	[ "$(jq "length" "$T/body")" = 100 ] || test_why "$(jq length "$T/body")"'
+test_expect "newest first, the dead recorder's run stale" '
+	[ "$(jq -r ".[0].id, .[0].state" "$T/body" | tr '\''\n'\'' " ")" = "121 stale " ] ||
+	test_why "$(jq -c ".[0] | {id, state}" "$T/body")"'
+test_expect "an ended pushed run's state is ended" '
+	[ "$(jq -r ".[1].state" "$T/body")" = ended ] || test_why "$(jq -c ".[1]" "$T/body")"'
 expect_status "a page of 50 before run 60" 200 GET "/api/v1/runs?limit=50&before=60" -H "$R"
-[ "$(jq -c '[length, .[0].id, .[-1].id]' "$T/body")" = "[50,59,10]" ] && ok "limit and before page the list" ||
-	fail "limit and before page the list" "$(jq -c '[length, .[0].id, .[-1].id]' "$T/body")"
+test_expect "limit and before page the list" '
+	[ "$(jq -c "[length, .[0].id, .[-1].id]" "$T/body")" = "[50,59,10]" ] ||
+	test_why "$(jq -c "[length, .[0].id, .[-1].id]" "$T/body")"'
 expect_status "the last page is short" 200 GET "/api/v1/runs?limit=50&before=10" -H "$R"
-[ "$(jq -c '[.[].id]' "$T/body")" = "[9,8,7,6,5,4,3,2,1]" ] && ok "the last page holds the oldest runs" || fail "the last page" "$(cat "$T/body")"
+test_expect "the last page holds the oldest runs" '
+	[ "$(jq -c "[.[].id]" "$T/body")" = "[9,8,7,6,5,4,3,2,1]" ] || test_why "$(cat "$T/body")"'
 expect_status "machine and paging together" 200 GET "/api/v1/runs?machine=pi&limit=3" -H "$R"
-[ "$(jq -c '[.[].id]' "$T/body")" = "[120,119,118]" ] && ok "machine filter with a page" || fail "machine filter with a page" "$(cat "$T/body")"
+test_expect "machine filter with a page" '
+	[ "$(jq -c "[.[].id]" "$T/body")" = "[120,119,118]" ] || test_why "$(cat "$T/body")"'
 expect_status "limit 0 is refused" 400 GET "/api/v1/runs?limit=0" -H "$R"
 expect_status "a limit above 1000 is refused" 400 GET "/api/v1/runs?limit=1001" -H "$R"
 expect_status "a bad before is refused" 400 GET "/api/v1/runs?before=x" -H "$R"

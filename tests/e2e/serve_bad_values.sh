@@ -50,29 +50,32 @@ valid_page()
 # ---- a 302-byte cgroup path of 2-byte characters, byte 255 inside one ----
 cg=$(python3 -c 'print("/x" + "\u00e9" * 150)')
 a=$(push longcg lc-1 "$now" "$cg") b=$(push plain pl-1 "$now" "/plain.slice")
-[ "$a$b" = 200200 ] && ok "runs with a long cgroup path and a plain one pushed" || fail "runs pushed" "HTTP $a, $b"
+test_expect "runs with a long cgroup path and a plain one pushed" '
+	[ "$a$b" = 200200 ] || test_why "HTTP $a, $b"'
 valid_page "long cgroup path"
-grep -qF "cgroup=\"$cg\"" "$T/metrics.txt" && ok "the long cgroup path is exported whole" ||
-	fail "the long cgroup path is exported whole" "$(grep -a run_info "$T/metrics.txt")"
-grep -q '^tidemark_run_info{machine="plain",run="pl-1",cgroup="/plain.slice",state="live"} 1$' "$T/metrics.txt" &&
-	ok "the other machine's series are there" || fail "the other machine's series are there" "$(grep -a run_info "$T/metrics.txt")"
+test_expect "the long cgroup path is exported whole" '
+	grep -qF "cgroup=\"$cg\"" "$T/metrics.txt" || test_why "$(grep -a run_info "$T/metrics.txt")"'
+test_expect "the other machine's series are there" '
+	grep -q '\''^tidemark_run_info{machine="plain",run="pl-1",cgroup="/plain.slice",state="live"} 1$'\'' "$T/metrics.txt" ||
+	test_why "$(grep -a run_info "$T/metrics.txt")"'
 
 # ---- a sample dated 2099, then a new run ----
 a=$(push fut f-old 4070908800000000) b=$(push fut f-new "$now")
-[ "$a$b" = 200200 ] && ok "a run dated 2099 and a new run pushed" || fail "runs pushed" "HTTP $a, $b"
+test_expect "a run dated 2099 and a new run pushed" '
+	[ "$a$b" = 200200 ] || test_why "HTTP $a, $b"'
 latest()
 {
 	curl -s "$URL/metrics" | grep '^tidemark_run_info{machine="fut"' >"$T/fut.txt"
 	grep -q '^tidemark_run_info{machine="fut",run="f-new",state="live"} 1$' "$T/fut.txt"
 }
-latest && ok "the new run is the machine's latest, not the one dated 2099" ||
-	fail "the new run is the machine's latest, not the one dated 2099" "$(cat "$T/fut.txt")"
+test_expect "the new run is the machine's latest, not the one dated 2099" '
+	latest || test_why "$(cat "$T/fut.txt")"'
 stop_server
 start_server "$S" --public-read || { fail "server restarts" "$(cat "$T/srv.err")"; finish; exit 1; }
-latest && ok "and after a restart" || fail "the new run is the latest after a restart" "$(cat "$T/fut.txt")"
+test_expect "and after a restart" 'latest || test_why "$(cat "$T/fut.txt")"'
 valid_page "after a restart"
-[ "$(q "$S" "select count(*) from samples where t_wall_usec = 4070908800000000")" = 1 ] &&
-	ok "the sample dated 2099 is stored" || fail "the sample dated 2099 is stored"
+test_expect "the sample dated 2099 is stored" '
+	[ "$(q "$S" "select count(*) from samples where t_wall_usec = 4070908800000000")" = 1 ]'
 
 # ---- a run whose newest sample is dated 2099: live nowhere ----
 # samples an hour old, then one dated 2099 (seq 1): the run was last seen
@@ -84,14 +87,13 @@ printf '{"v":1,"run":{"uuid":"f-hour","interval_usec":1000000,"started_wall_usec
 	"$hour_ago" "$hour_ago" >"$T/push.json"
 a=$(http POST /api/v1/push -H "Authorization: Bearer $(cat "$T/fut.tok")" --data-binary @"$T/push.json")
 b=$(push fut f-now "$now")
-[ "$a$b" = 200200 ] && ok "a run of samples an hour old, the last dated 2099, and one of now pushed" ||
-	fail "f-hour and f-now pushed" "HTTP $a, $b: $(cat "$T/body")"
+test_expect "a run of samples an hour old, the last dated 2099, and one of now pushed" '
+	[ "$a$b" = 200200 ] || test_why "HTTP $a, $b: $(cat "$T/body")"'
 http GET "/api/v1/runs?machine=fut" >/dev/null
 states=$(python3 -c 'import json, sys
 print(" ".join("%s=%s" % (r["uuid"], r["state"]) for r in sorted(json.load(open(sys.argv[1])), key=lambda r: r["uuid"]) if r["uuid"] != "f-new"))' "$T/body" 2>&1)
-[ "$states" = "f-hour=stale f-now=live f-old=stale" ] &&
-	ok "the API's run list: no run is live by a date in 2099 ($states)" ||
-	fail "the API's run list: no run is live by a date in 2099" "got '$states', want 'f-hour=stale f-now=live f-old=stale'"
+test_expect "the API's run list: no run is live by a date in 2099 ($states)" '
+	[ "$states" = "f-hour=stale f-now=live f-old=stale" ] || test_why "got '\''$states'\'', want '\''f-hour=stale f-now=live f-old=stale'\''"'
 # `tidemark runs` on the server's store: the state column, by uuid's run id
 ids=$(q "$S" "select uuid || '=' || id from runs where machine = 'fut' and uuid != 'f-new' order by uuid" | tr '\n' ' ')
 "$TM" runs --db "$S" >"$T/runs.txt" 2>&1
@@ -100,7 +102,6 @@ for pair in $ids; do
 	st=$(awk -v id="${pair#*=}" '$1 == id { for (i = 2; i <= NF; i++) if ($i ~ /^(live|stale|ended)$/) { print $i; exit } }' "$T/runs.txt")
 	got="$got${got:+ }${pair%%=*}=$st"
 done
-[ "$got" = "f-hour=stale f-now=live f-old=stale" ] &&
-	ok "tidemark runs: no run is live by a date in 2099 ($got)" ||
-	fail "tidemark runs: no run is live by a date in 2099" "got '$got', want 'f-hour=stale f-now=live f-old=stale': $(cat "$T/runs.txt")"
+test_expect "tidemark runs: no run is live by a date in 2099 ($got)" '
+	[ "$got" = "f-hour=stale f-now=live f-old=stale" ] || test_why "got '\''$got'\'', want '\''f-hour=stale f-now=live f-old=stale'\'': $(cat "$T/runs.txt")"'
 finish

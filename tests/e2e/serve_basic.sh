@@ -16,13 +16,10 @@ S=$T/s.db
 chmod 600 "$T"/*.tok
 if grep -qE '^tm_[0-9a-f]{64}$' "$T/pi.tok"; then ok "token add prints a token"; else fail "token add prints a token" "$(cat "$T/pi.tok")"; fi
 tok=$(cat "$T/pi.tok")
-if [ "$(q "$S" "select count(*) from tokens where hash = '$tok'")" = 0 ] &&
-	[ "$(q "$S" "select count(*) from tokens where length(hash) = 64")" = 3 ]; then
-	ok "tokens are stored hashed"
-else
-	fail "tokens are stored hashed"
-fi
-"$TM" serve token list --db "$S" | grep -q "write pi" && ok "token list" || fail "token list"
+test_expect "tokens are stored hashed" '
+	[ "$(q "$S" "select count(*) from tokens where hash = '\''$tok'\''")" = 0 ] &&
+	[ "$(q "$S" "select count(*) from tokens where length(hash) = 64")" = 3 ]'
+test_expect "token list" '"$TM" serve token list --db "$S" | grep -q "write pi"'
 
 if ! start_server "$S" --max-body 256K; then
 	fail "server starts" "$(cat "$T/srv.err")"
@@ -38,16 +35,18 @@ case $URL in http://127.0.0.1:*) ok "listens on loopback" ;; *) fail "listens on
 check "collectors push" test -s "$T/vps.uuid"
 pi_run=$(q "$S" "select id from runs where uuid = '$(cat "$T/pi.uuid")'")
 n=$(q "$S" "select count(*) || '/' || count(distinct seq) || '/' || min(seq) || '/' || max(seq) from samples where run_id = '$pi_run'")
-[ "$n" = "1200/1200/0/1199" ] && ok "every sample stored once" || fail "every sample stored once" "$n"
+test_expect "every sample stored once" '[ "$n" = "1200/1200/0/1199" ] || test_why "$n"'
 for kind in events progress marks; do
 	a=$(q "$T/pi.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$pi_run'")
-	[ "$a" = "$b" ] && [ "$a" -gt 0 ] && ok "$kind arrive ($a)" || fail "$kind arrive" "local $a, server $b"
+	test_expect "$kind arrive ($a)" '
+		[ "$a" = "$b" ] && [ "$a" -gt 0 ] || test_why "local $a, server $b"'
 done
-[ "$(q "$S" "select machine || ':' || outcome from runs where id = '$pi_run'")" = "pi:completed" ] &&
-	ok "run filed under the token's machine, with its end" || fail "run filed under the token's machine"
+test_expect "run filed under the token's machine, with its end" '
+	[ "$(q "$S" "select machine || '\'':'\'' || outcome from runs where id = '\''$pi_run'\''")" = "pi:completed" ]'
 # the same collector data pushed again changes nothing
 "$FEED" "$T/pi.db" pi 0 0 "$URL" "$T/pi.tok" >/dev/null 2>&1
-[ "$(q "$S" "select count(*) from samples")" = 1900 ] && ok "no duplicates" || fail "no duplicates" "$(q "$S" "select count(*) from samples")"
+test_expect "no duplicates" '
+	[ "$(q "$S" "select count(*) from samples")" = 1900 ] || test_why "$(q "$S" "select count(*) from samples")"'
 
 R="Authorization: Bearer $(cat "$T/read.tok")"
 W="Authorization: Bearer $(cat "$T/pi.tok")"
@@ -61,14 +60,16 @@ expect_status "push with a read token is refused" 401 POST /api/v1/push -H "$R" 
 expect_status "reads need a read token" 401 GET /api/v1/runs
 expect_status "/metrics needs a read token" 401 GET /metrics
 expect_status "reads with a read token" 200 GET /api/v1/machines -H "$R"
-grep -q '"name":"vps"' "$T/body" && ok "machines listed" || fail "machines listed" "$(cat "$T/body")"
+test_expect "machines listed" '
+	grep -q '\''"name":"vps"'\'' "$T/body" || test_why "$(cat "$T/body")"'
 expect_status "the panel page itself needs no token" 200 GET /
 expect_status "unknown pages are 404" 404 GET /nope
 expect_status "GET on push is refused" 405 GET /api/v1/push -H "$W"
 
 # malformed, hostile, oversized
 expect_status "malformed JSON is refused" 400 POST /api/v1/push -H "$W" -d '{"v":1,'
-grep -q "not valid JSON" "$T/body" && ok "the refusal says why" || fail "the refusal says why" "$(cat "$T/body")"
+test_expect "the refusal says why" '
+	grep -q "not valid JSON" "$T/body" || test_why "$(cat "$T/body")"'
 expect_status "HTML in a machine name is refused" 400 POST /api/v1/push -H "$W" \
 	-d '{"v":1,"run":{"uuid":"x2","machine":"<script>alert(1)</script>","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
 expect_status "a bad uuid is refused" 400 POST /api/v1/push -H "$W" \
@@ -88,7 +89,8 @@ expect_status "a NUL inside a string is refused" 400 POST /api/v1/push -H "$W" \
 	-d '{"v":1,"run":{"uuid":"x7","kernel":"a\u0000b","interval_usec":1000000,"started_wall_usec":1790000000000000}}'
 expect_status "a negative memory value is refused" 400 POST /api/v1/push -H "$W" \
 	-d '{"v":1,"run":{"uuid":"x8","interval_usec":1000000,"started_wall_usec":1790000000000000},"samples":[{"seq":0,"t_wall_usec":1790000000000000,"values":{"cg_anon_bytes":-5}}]}'
-grep -q "cg_anon_bytes' is -5" "$T/body" && ok "the negative value is named" || fail "the negative value is named" "$(cat "$T/body")"
+test_expect "the negative value is named" '
+	grep -q "cg_anon_bytes'\'' is -5" "$T/body" || test_why "$(cat "$T/body")"'
 expect_status "a limit of -1 (none) is accepted" 200 POST /api/v1/push -H "$W" \
 	-d '{"v":1,"run":{"uuid":"x9","interval_usec":1000000,"started_wall_usec":1790000000000000},"samples":[{"seq":0,"t_wall_usec":1790000000000000,"values":{"cg_max_bytes":-1}}]}'
 before=$(q "$S" "select count(*) from runs")
@@ -107,15 +109,18 @@ wait $SLOW 2>/dev/null
 awk -v t="$t" 'BEGIN { exit !(t < 1) }' && ok "a slow client does not block others (${t}s)" || fail "a slow client does not block others" "${t}s"
 expect_status "bad series arguments are refused" 400 GET "/api/v1/runs/$pi_run/series?points=-1" -H "$R"
 expect_status "a missing run is 404" 404 GET /api/v1/runs/424242 -H "$R"
-[ "$(q "$S" "select count(*) from runs")" = "$before" ] && ok "refused requests changed nothing" || fail "refused requests changed nothing"
+test_expect "refused requests changed nothing" '
+	[ "$(q "$S" "select count(*) from runs")" = "$before" ]'
 
 # reads
 expect_status "series" 200 GET "/api/v1/runs/$pi_run/series?points=100" -H "$R"
-grep -q '"cg_anon_bytes":{"min":\[' "$T/body" && ok "series has min/max buckets" || fail "series has min/max buckets" "$(head -c 300 "$T/body")"
+test_expect "series has min/max buckets" '
+	grep -q '\''"cg_anon_bytes":{"min":\['\'' "$T/body" || test_why "$(head -c 300 "$T/body")"'
 expect_status "run document" 200 GET "/api/v1/runs/$pi_run" -H "$R"
-grep -q 'killed <b>worker' "$T/body" && ok "collector text passed as JSON text" || fail "collector text passed as JSON text"
+test_expect "collector text passed as JSON text" 'grep -q "killed <b>worker" "$T/body"'
 http GET / -D "$T/headers" >/dev/null
-grep -qi "content-security-policy: default-src 'none'; script-src 'self'" "$T/headers" && ok "panel sent with a strict CSP" || fail "panel sent with a strict CSP"
+test_expect "panel sent with a strict CSP" '
+	grep -qi "content-security-policy: default-src '\''none'\''; script-src '\''self'\''" "$T/headers"'
 
 # record with a read token: fails at once with the reason, before the command runs
 t0=$(date +%s)
@@ -126,22 +131,24 @@ if [ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 5 ] && grep -q "refused the token (HTTP
 else
 	fail "record with a read token fails at once, saying why" "rc=$rc $((t1 - t0))s $(cat "$T/ro.out")"
 fi
-[ "$(q "$T/ro.db" "select outcome from runs")" = failed ] && ok "... and its local run is ended as failed" ||
-	fail "... and its local run is ended as failed" "$(q "$T/ro.db" "select outcome, reason from runs")"
+test_expect "... and its local run is ended as failed" '
+	[ "$(q "$T/ro.db" "select outcome from runs")" = failed ] || test_why "$(q "$T/ro.db" "select outcome, reason from runs")"'
 # record --machine NAME names the run; a bad name is refused
 check "record --machine" "$TM" record -q --db "$T/m.db" -i 100ms --machine node-7.lab -- true
-[ "$(q "$T/m.db" "select machine from runs")" = node-7.lab ] && ok "--machine is the run's machine" ||
-	fail "--machine is the run's machine" "$(q "$T/m.db" "select machine from runs")"
+test_expect "--machine is the run's machine" '
+	[ "$(q "$T/m.db" "select machine from runs")" = node-7.lab ] || test_why "$(q "$T/m.db" "select machine from runs")"'
 check_fails "record refuses a bad --machine" "expected 1-64" "$TM" record -q --db "$T/m2.db" --machine 'a b' -- true
 # /metrics: both runs ended, so only which run each machine had and when
 expect_status "/metrics with a read token" 200 GET /metrics -H "$R"
 cp "$T/body" "$T/ended.txt"
-grep -q '^tidemark_run_info{machine="pi",run="'"$(cat "$T/pi.uuid")"'",cgroup="/tidemark/feed",state="ended"} 1$' "$T/ended.txt" &&
-	ok "/metrics: tidemark_run_info names each machine's run by its uuid" || fail "/metrics: tidemark_run_info" "$(grep run_info "$T/ended.txt")"
-grep -q '^tidemark_last_sample_timestamp_seconds{machine="vps"} ' "$T/ended.txt" && ok "/metrics: an ended run's last sample time" ||
-	fail "/metrics: an ended run's last sample time" "$(head -12 "$T/ended.txt")"
-grep -q '^tidemark_memory_anon_bytes{' "$T/ended.txt" && fail "/metrics: an ended run's values are not exported as current" "$(grep anon_bytes "$T/ended.txt")" ||
-	ok "/metrics: an ended run's values are not exported as current"
+test_expect "/metrics: tidemark_run_info names each machine's run by its uuid" '
+	grep -q '\''^tidemark_run_info{machine="pi",run="'\''"$(cat "$T/pi.uuid")"'\''",cgroup="/tidemark/feed",state="ended"} 1$'\'' "$T/ended.txt" ||
+	test_why "$(grep run_info "$T/ended.txt")"'
+test_expect "/metrics: an ended run's last sample time" '
+	grep -q '\''^tidemark_last_sample_timestamp_seconds{machine="vps"} '\'' "$T/ended.txt" ||
+	test_why "$(head -12 "$T/ended.txt")"'
+test_expect "/metrics: an ended run's values are not exported as current" '
+	! grep -q "^tidemark_memory_anon_bytes{" "$T/ended.txt" || test_why "$(grep anon_bytes "$T/ended.txt")"'
 # a live collector: its values, under its machine only
 "$FEED" "$T/live.db" pi 200 100 "$URL" "$T/pi.tok" >/dev/null 2>"$T/live.err" &
 LIVE=$!
@@ -154,14 +161,18 @@ expect_status "/metrics with a live run" 200 GET /metrics -H "$R"
 cp "$T/body" "$T/metrics.txt"
 kill $LIVE 2>/dev/null
 wait $LIVE 2>/dev/null
-grep -q '^tidemark_memory_anon_bytes{machine="pi"} ' "$T/metrics.txt" &&
-	ok "/metrics has each live machine's latest sample" || fail "/metrics has each live machine's latest sample" "$(head -20 "$T/metrics.txt")"
-grep -q '^tidemark_run_info{machine="pi",run="'"$(q "$T/live.db" "select uuid from runs")"'",cgroup="/tidemark/feed",state="live"} 1$' "$T/metrics.txt" &&
-	ok "/metrics: the live run's info" || fail "/metrics: the live run's info" "$(grep run_info "$T/metrics.txt")"
-grep -q '^tidemark_memory_events_total{machine="pi",event="oom_kill"} ' "$T/metrics.txt" && ok "/metrics has memory events" || fail "/metrics has memory events"
-grep -q 'cgroup=""' "$T/metrics.txt" && fail "/metrics: no empty cgroup labels" || ok "/metrics: no empty cgroup labels"
-grep -q '^# HELP tidemark_memory_usage_bytes Memory charged to the cgroup (memory.current)' "$T/metrics.txt" &&
-	ok "/metrics: cAdvisor's name and a real HELP line" || fail "/metrics: cAdvisor's name and a real HELP line" "$(grep HELP "$T/metrics.txt" | head -5)"
+test_expect "/metrics has each live machine's latest sample" '
+	grep -q '\''^tidemark_memory_anon_bytes{machine="pi"} '\'' "$T/metrics.txt" ||
+	test_why "$(head -20 "$T/metrics.txt")"'
+test_expect "/metrics: the live run's info" '
+	grep -q '\''^tidemark_run_info{machine="pi",run="'\''"$(q "$T/live.db" "select uuid from runs")"'\''",cgroup="/tidemark/feed",state="live"} 1$'\'' "$T/metrics.txt" ||
+	test_why "$(grep run_info "$T/metrics.txt")"'
+test_expect "/metrics has memory events" '
+	grep -q '\''^tidemark_memory_events_total{machine="pi",event="oom_kill"} '\'' "$T/metrics.txt"'
+test_expect "/metrics: no empty cgroup labels" '! grep -q '\''cgroup=""'\'' "$T/metrics.txt"'
+test_expect "/metrics: cAdvisor's name and a real HELP line" '
+	grep -q "^# HELP tidemark_memory_usage_bytes Memory charged to the cgroup (memory.current)" "$T/metrics.txt" ||
+	test_why "$(grep HELP "$T/metrics.txt" | head -5)"'
 if command -v promtool >/dev/null; then
 	check "promtool check metrics" sh -c "promtool check metrics <'$T/metrics.txt'"
 else
@@ -172,13 +183,13 @@ fi
 "$FEED" "$T/late.db" pi 250 0 >"$T/late.uuid"
 check "serve push sends a local store" "$TM" serve push --token-file "$T/pi.tok" --db "$T/late.db" "$URL"
 n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(cat "$T/late.uuid")'")
-[ "$n" = 250 ] && ok "late run arrived whole" || fail "late run arrived whole" "$n"
+test_expect "late run arrived whole" '[ "$n" = 250 ] || test_why "$n"'
 check_fails "serve push without a token file" "token-file" "$TM" serve push "$URL"
 # by run id: the one named is sent (again: acknowledged, nothing doubled); a bad id is refused
 out=$("$TM" serve push --token-file "$T/pi.tok" --db "$T/late.db" "$URL" 1 2>&1)
 n=$(q "$S" "select count(*) from samples s join runs r on r.id = s.run_id where r.uuid = '$(cat "$T/late.uuid")'")
-[ "$out" = "1 run(s) sent, 0 incomplete" ] && [ "$n" = 250 ] && ok "serve push URL 1 sends run 1 once" ||
-	fail "serve push URL 1 sends run 1 once" "$out; $n samples"
+test_expect "serve push URL 1 sends run 1 once" '
+	[ "$out" = "1 run(s) sent, 0 incomplete" ] && [ "$n" = 250 ] || test_why "$out; $n samples"'
 check_fails "serve push URL x: not a run id" "'x' is not a run id" "$TM" serve push --token-file "$T/pi.tok" \
 	--db "$T/late.db" "$URL" x
 

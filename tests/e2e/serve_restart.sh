@@ -23,28 +23,31 @@ for pause in 2 3; do
 	sleep 1.5
 	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 1; }
 done
-[ "$kills" -eq 2 ] && ok "server killed and restarted twice during the push" ||
-	fail "server killed and restarted twice during the push" "the collector had finished after $kills kills"
+test_expect "server killed and restarted twice during the push" '
+	[ "$kills" -eq 2 ] || test_why "the collector had finished after $kills kills"'
 wait "$FEED_PID"
 rc=$?
 FEED_PID=
-[ $rc -eq 0 ] && ok "collector finished and everything was acknowledged" || fail "collector finished" "exit $rc: $(tail -3 "$T/feed.err")"
-grep -q "not reachable" "$T/feed.err" && ok "collector noticed the outage" || fail "collector noticed the outage" "$(cat "$T/feed.err")"
+test_expect "collector finished and everything was acknowledged" '
+	[ $rc -eq 0 ] || test_why "exit $rc: $(tail -3 "$T/feed.err")"'
+test_expect "collector noticed the outage" '
+	grep -q "not reachable" "$T/feed.err" || test_why "$(cat "$T/feed.err")"'
 run=$(q "$S" "select id from runs where uuid = '$(cat "$T/uuid")'")
 n=$(q "$S" "select count(*) || '/' || count(distinct seq) || '/' || min(seq) || '/' || max(seq) from samples where run_id = '$run'")
-[ "$n" = "600/600/0/599" ] && ok "every sample exactly once ($n)" || fail "every sample exactly once" "$n"
+test_expect "every sample exactly once ($n)" '[ "$n" = "600/600/0/599" ] || test_why "$n"'
 for kind in events progress marks; do
 	a=$(q "$T/pi.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$run'")
-	[ "$a" = "$b" ] && ok "$kind exactly once ($a)" || fail "$kind exactly once" "local $a, server $b"
+	test_expect "$kind exactly once ($a)" '[ "$a" = "$b" ] || test_why "local $a, server $b"'
 done
 # the stored values are the collector's, not just the right count
 a=$(sqlite3 "$T/pi.db" "select group_concat(t_wall_usec || ':' || t_mono_usec || ':' || value) from progress")
 b=$(q "$S" "select group_concat(t_wall_usec || ':' || t_mono_usec || ':' || value) from progress where run_id = '$run'")
-[ "$a" = "$b" ] && ok "progress points identical" || fail "progress points identical"
+test_expect "progress points identical" '[ "$a" = "$b" ]'
 a=$(sqlite3 "$T/pi.db" "select group_concat(seq || ':' || t_wall_usec || ':' || hex(data)) from samples")
 b=$(q "$S" "select group_concat(seq || ':' || t_wall_usec || ':' || hex(data)) from samples where run_id = '$run'")
-[ "$a" = "$b" ] && ok "samples identical to the collector's" || fail "samples identical to the collector's"
-[ "$(q "$S" "select outcome from runs where id = '$run'")" = completed ] && ok "run end arrived" || fail "run end arrived"
+test_expect "samples identical to the collector's" '[ "$a" = "$b" ]'
+test_expect "run end arrived" '
+	[ "$(q "$S" "select outcome from runs where id = '\''$run'\''")" = completed ]'
 
 # the same with a real recording: `tidemark record --push` of a workload
 # that prints progress and writes a mark, the server killed twice meanwhile
@@ -73,9 +76,10 @@ uuid=$(sqlite3 "$T/rec.db" "select uuid from runs")
 run=$(q "$S" "select id from runs where uuid = '$uuid'")
 for kind in samples events progress marks; do
 	a=$(sqlite3 "$T/rec.db" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '$run'")
-	[ -n "$run" ] && [ "$a" = "$b" ] && [ "$a" -gt 0 ] && ok "recorded $kind exactly once ($a)" || fail "recorded $kind exactly once" "local $a, server $b"
+	test_expect "recorded $kind exactly once ($a)" '
+		[ -n "$run" ] && [ "$a" = "$b" ] && [ "$a" -gt 0 ] || test_why "local $a, server $b"'
 done
 a=$(sqlite3 "$T/rec.db" "select group_concat(seq || ':' || hex(data)) from samples")
 b=$(q "$S" "select group_concat(seq || ':' || hex(data)) from samples where run_id = '$run'")
-[ "$a" = "$b" ] && ok "recorded samples identical on the server" || fail "recorded samples identical on the server"
+test_expect "recorded samples identical on the server" '[ "$a" = "$b" ]'
 finish

@@ -23,17 +23,17 @@ else
 	fail "report prints the run's figures and says they exclude the damaged samples" \
 		"exit $rc, want '$want' in: $(cat "$T/rep.txt" "$T/rep.err" | tail -4)"
 fi
-grep -q "run 1 sample 300 cannot be decoded" "$T/rep.err" &&
-	grep -q "run 1 sample 600 cannot be decoded" "$T/rep.err" &&
-	ok "report warns of each damaged sample by its id" ||
-	fail "report warns of each damaged sample by its id" "$(cat "$T/rep.err")"
+test_expect "report warns of each damaged sample by its id" '
+	grep -q "run 1 sample 300 cannot be decoded" "$T/rep.err" &&
+	grep -q "run 1 sample 600 cannot be decoded" "$T/rep.err" ||
+	test_why "$(cat "$T/rep.err")"'
 got=$("$TM" report --db "$D" --json 2>/dev/null | jq -c '.damaged_samples')
-[ "$got" = '{"left_out":312,"damaged":2,"seqs":[300,600]}' ] &&
-	ok "report --json: damaged_samples" || fail "report --json: damaged_samples" "got $got"
+test_expect "report --json: damaged_samples" '
+	[ "$got" = '\''{"left_out":312,"damaged":2,"seqs":[300,600]}'\'' ] || test_why "got $got"'
 # one sample a second: the samples that decode end at 599
 got=$("$TM" report --db "$D" --json 2>/dev/null | jq '.figures.duration_usec')
-[ "$got" = 599000000 ] && ok "the figures are of the samples that decode" ||
-	fail "the figures are of the samples that decode" "duration_usec $got, want 599000000"
+test_expect "the figures are of the samples that decode" '
+	[ "$got" = 599000000 ] || test_why "duration_usec $got, want 599000000"'
 
 # the server starts (it reads each run's last sample, here a damaged one's
 # delta) and serves the run
@@ -43,11 +43,11 @@ if start_server "$D"; then
 	R="Authorization: Bearer $(cat "$T/read.tok")"
 	expect_status "the damaged run's series" 200 GET /api/v1/runs/1/series -H "$R"
 	got=$(jq -c '[.last_seq, .bucket_usec > 100000, (.t | length)]' "$T/body")
-	[ "$got" = "[599,true,388]" ] && ok "its series: the 388 samples that decode, over the run's whole time" ||
-		fail "its series: the 388 samples that decode, over the run's whole time" "[last_seq, wide buckets, points]: $got"
+	test_expect "its series: the 388 samples that decode, over the run's whole time" '
+		[ "$got" = "[599,true,388]" ] || test_why "[last_seq, wide buckets, points]: $got"'
 	expect_status "the damaged run's summary" 200 GET /api/v1/runs/1/summary -H "$R"
-	grep -q "sample 300 cannot be decoded" "$T/srv.err" && ok "serve warns of the damaged sample" ||
-		fail "serve warns of the damaged sample" "$(cat "$T/srv.err")"
+	test_expect "serve warns of the damaged sample" '
+		grep -q "sample 300 cannot be decoded" "$T/srv.err" || test_why "$(cat "$T/srv.err")"'
 	stop_server
 else
 	fail "serve starts on a store with damaged samples" "$(cat "$T/srv.err")"
@@ -56,31 +56,26 @@ fi
 # runs check finds them, --quarantine moves them aside (kept)
 "$TM" runs check --db "$D" >"$T/chk.txt" 2>&1
 rc=$?
-if [ $rc = 1 ] && grep -q "run 1: 2 damaged samples (seq 300, 600), 312 samples" "$T/chk.txt"; then
-	ok "runs check lists the damaged samples and exits 1"
-else
-	fail "runs check lists the damaged samples and exits 1" "exit $rc: $(cat "$T/chk.txt")"
-fi
-[ "$(sql "$D" "select count(*) from samples")" = 700 ] && ok "runs check alone changes nothing" ||
-	fail "runs check alone changes nothing" "$(sql "$D" "select count(*) from samples") samples"
+test_expect "runs check lists the damaged samples and exits 1" '
+	[ $rc = 1 ] && grep -q "run 1: 2 damaged samples (seq 300, 600), 312 samples" "$T/chk.txt" ||
+	test_why "exit $rc: $(cat "$T/chk.txt")"'
+test_expect "runs check alone changes nothing" '
+	[ "$(sql "$D" "select count(*) from samples")" = 700 ] || test_why "$(sql "$D" "select count(*) from samples") samples"'
 "$TM" runs check --db "$D" --quarantine >"$T/chk.txt" 2>&1
 rc=$?
 got=$(sql "$D" "select count(*), sum(why = 'cannot be decoded') from damaged_samples")
 left=$(sql "$D" "select count(*) from samples")
-if [ $rc = 0 ] && [ "$got" = "312|2" ] && [ "$left" = 388 ]; then
-	ok "runs check --quarantine moves the damaged samples and their deltas to damaged_samples"
-else
-	fail "runs check --quarantine moves them aside" "exit $rc, damaged_samples $got, samples $left: $(cat "$T/chk.txt")"
-fi
-"$TM" runs check --db "$D" >"$T/chk.txt" 2>&1 && ok "runs check finds nothing after" ||
-	fail "runs check finds nothing after" "$(cat "$T/chk.txt")"
+test_expect "runs check --quarantine moves the damaged samples and their deltas to damaged_samples" '
+	[ $rc = 0 ] && [ "$got" = "312|2" ] && [ "$left" = 388 ] || test_why "exit $rc, damaged_samples $got, samples $left: $(cat "$T/chk.txt")"'
+test_expect "runs check finds nothing after" '
+	"$TM" runs check --db "$D" >"$T/chk.txt" 2>&1 || test_why "$(cat "$T/chk.txt")"'
 "$TM" report --db "$D" >"$T/rep.txt" 2>"$T/rep.err"
 if [ $? = 0 ] && [ ! -s "$T/rep.err" ] && grep -q "figures exclude 312 samples moved aside as damaged" "$T/rep.txt"; then
 	ok "report after the quarantine: no warning, a note"
 else
 	fail "report after the quarantine: no warning, a note" "$(cat "$T/rep.err" "$T/rep.txt" | tail -3)"
 fi
-"$TM" runs check --help | grep -q -- "--quarantine" && ok "runs check --help" || fail "runs check --help"
+test_expect "runs check --help" '"$TM" runs check --help | grep -q -- "--quarantine"'
 
 # a damaged page after an unclean close: a recorder killed with SIGKILL
 K=$T/k.db
@@ -98,24 +93,20 @@ page=$(sql "$K" "select rootpage from sqlite_master where name = 'events'")
 psize=$(sql "$K" "pragma page_size")
 dd if=/dev/zero of="$K" bs="$psize" seek=$((page - 1)) count=1 conv=notrunc 2>/dev/null
 "$TM" runs --db "$K" >"$T/runs.txt" 2>"$T/runs.err"
-if grep -q "was not closed cleanly and is damaged" "$T/runs.err" && grep -q "quick_check" "$T/runs.err"; then
-	ok "an open after an unclean close runs quick_check and says the file is damaged"
-else
-	fail "an open after an unclean close runs quick_check" "$(cat "$T/runs.err")"
-fi
+test_expect "an open after an unclean close runs quick_check and says the file is damaged" '
+	grep -q "was not closed cleanly and is damaged" "$T/runs.err" && grep -q "quick_check" "$T/runs.err" ||
+	test_why "$(cat "$T/runs.err")"'
 "$TM" report --db "$K" >"$T/rep.txt" 2>"$T/rep.err"
 rc=$?
-if [ $rc = 1 ] && grep -q "the file is damaged" "$T/rep.err"; then
-	ok "a report that reads a damaged page says so and exits 1"
-else
-	fail "a report that reads a damaged page says so and exits 1" "exit $rc: $(cat "$T/rep.err")"
-fi
+test_expect "a report that reads a damaged page says so and exits 1" '
+	[ $rc = 1 ] && grep -q "the file is damaged" "$T/rep.err" || test_why "exit $rc: $(cat "$T/rep.err")"'
 "$TM" runs check --db "$K" >"$T/chk.txt" 2>&1
 rc=$?
-[ $rc = 1 ] && grep -q "quick_check" "$T/chk.txt" && ok "runs check says the file is damaged" ||
-	fail "runs check says the file is damaged" "exit $rc: $(cat "$T/chk.txt")"
+test_expect "runs check says the file is damaged" '
+	[ $rc = 1 ] && grep -q "quick_check" "$T/chk.txt" || test_why "exit $rc: $(cat "$T/chk.txt")"'
 # a clean close leaves no handle behind: no check at the next open
 "$TM" record -q --db "$T/c.db" -i 50ms -- true
-[ "$(sql "$T/c.db" "select count(*) from open_handles")" = 0 ] && ok "a clean close removes its open_handles row" ||
-	fail "a clean close removes its open_handles row" "$(sql "$T/c.db" "select * from open_handles")"
+test_expect "a clean close removes its open_handles row" '
+	[ "$(sql "$T/c.db" "select count(*) from open_handles")" = 0 ] ||
+	test_why "$(sql "$T/c.db" "select * from open_handles")"'
 finish

@@ -3,7 +3,8 @@
 # .clang-format on every C file, cppcheck clean (make cppcheck), the
 # include rule of src/LAYERS (scripts/layers.sh), the size limits of files
 # and functions (scripts/length.sh), headers that compile alone (make
-# hdr-check), SQLite only in src/store/.
+# hdr-check), SQLite only in src/store/, shell checks named once
+# (scripts/double_checks.sh).
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 
@@ -98,6 +99,17 @@ for pair in "src/LAYERS:$parts_of_layers" "docs/ARCHITECTURE.md:$parts_of_docs" 
 		parts_bad="$parts_bad $name names [$(echo $list)], the tree has [$(echo $parts_of_tree)];"
 done
 [ -z "$parts_bad" ] && ok "style_parts_agree" || fail "style_parts_agree" "$parts_bad"
+
+# Shell checks are named once (test_expect, check_eq, check): the count of
+# the old `ok NAME ... fail NAME` pairs under tests/ may only go down
+# (scripts/double_checks.sh holds the number); and it refuses one more.
+check style_checks_named_once sh scripts/double_checks.sh "$TM_ROOT"
+max=$(sed -n 's/^MAX_DOUBLE=//p' scripts/double_checks.sh)
+mkdir -p "$T/dc/tests/e2e"
+awk -v n="$max" -v o=ok -v f=fail 'BEGIN { for (i = 0; i <= n; i++) print "[ 1 = 1 ] && " o " c" i " || " f " c" i }' \
+	>"$T/dc/tests/e2e/x.sh"
+check_fails style_checks_named_once_refuses_one_more "$((max + 1)) shell checks name their check twice" \
+	sh scripts/double_checks.sh "$T/dc"
 
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
