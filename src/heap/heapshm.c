@@ -273,8 +273,13 @@ static void leave(struct tm_heap_reader *rd, const struct tm_heap_counters *c, i
 static void add_exe(struct mapped *e, const struct tm_heap_counters *c, struct alive_sum *a)
 {
 	a->exe_procs++;
-	if (c->state == TMH_EXITED)
-		return; /* exited, not yet reaped: it holds nothing any more */
+	/* exited, not yet reaped: it holds nothing any more, but only an
+	 * allocator with statistics ever gave a figure; a 0 from one without
+	 * (stripped) would stand for a live heap never known (its exit
+	 * handlers done, the kernel still unmapping it: a window a loaded
+	 * machine widens) */
+	if (c->state == TMH_EXITED && c->exe_stats)
+		return;
 	int64_t allocated = -1, held = -1;
 	if (e->writable && c->exe_stats) {
 		uint64_t req = tm_heap_region_ask_stats(e->r);
