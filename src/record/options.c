@@ -401,7 +401,7 @@ const struct tm_opt tm_record_options[] = {
      .max = 3600000000LL,
      .metavar = "DUR",
      .help = "samples wait in memory up to this long, then are written together",
-     .more = "(0: each at once; default: each at once for a minute, 10s until the"
+     .more = "(0: each at once; default: each at once for a minute, 1min until the"
              " tenth minute, then 5min);"
              " a kill -9 loses at most this much"},
     {.flag = "metrics-listen",
