@@ -193,10 +193,13 @@ static void test_default_window_ladder(void **state)
 	tm_store_close(peer);
 	for (int p = 0; p < 3; p++)
 		if (lost_max[p] > bound[p] || lost_max[p] < bound[p] * 9 / 10)
-			fail_msg("ages %s: a kill -9 loses up to %lld samples at 1 s (want %lld: the "
-			         "window); 1 s samples committed in %lld commits over the hour",
-			         p == 0 ? "0-60 s" : p == 1 ? "60-600 s" : "600-3600 s",
-			         (long long)lost_max[p], (long long)bound[p], (long long)commits);
+			fail_msg(
+			    "ages %s: a kill -9 loses up to %lld samples at 1 s (want %lld: the "
+			    "window); 1 s samples committed in %lld commits over the hour",
+			    p == 0   ? "0-60 s"
+			    : p == 1 ? "60-600 s"
+			             : "600-3600 s",
+			    (long long)lost_max[p], (long long)bound[p], (long long)commits);
 	/* a commit per sample for a minute, per minute to the tenth, then per 5 */
 	if (commits > 60 + 9 + 10 + 1)
 		fail_msg("%lld commits in the first hour at 1 s (want at most 80)",
