@@ -389,7 +389,7 @@ const struct tm_opt tm_record_options[] = {
      .max = 3600000000LL,
      .metavar = "DUR",
      .help = "samples wait in memory up to this long, then are written together",
-     .more = "(0: each at once; default: each at once for a minute, 10s until the"
+     .more = "(0: each at once; default: each at once for a minute, 1min until the"
              " tenth minute, then 5min);"
              " a kill -9 loses at most this much"},
     {.flag = "metrics-listen",
@@ -433,7 +433,8 @@ int tm_record_opts_check(const struct tm_record_opts *o, bool need_target)
 		return tm_error("--progress-file needs --progress REGEX");
 	if (o->stop_at_progress && !o->progress_regex)
 		return tm_error("--until-progress needs --progress REGEX");
-	if (need_target && o->heap && !o->argv && !o->pid && !o->unit[0])
+	/* (a run of --unit has the unit's main pid, its own unit[] cleared) */
+	if (need_target && o->heap && !o->argv && !o->pid && !o->unit[0] && o->unit_main_pid <= 0)
 		return tm_error(
 		    "--heap needs a command to launch (it preloads the shim), -p PID or "
 		    "--unit NAME (it attaches to the running process)");

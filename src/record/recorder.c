@@ -33,17 +33,20 @@
 
 /* ---- one sample ---- */
 
-/* --commit-every's default: every sample in the run's first minute (a short
- * run, or one read while it starts, loses nothing), then every 10 s until
- * its tenth minute, then every 5 minutes (a recording of months: what a
- * commit writes is mostly whole pages, so the window divides the bytes
- * written to the device; docs/recording.md, bench/README.md). */
+/* --commit-every's default, a ladder by the run's age (docs/recording.md,
+ * "What a kill -9 loses"): every sample in the run's first minute (a short
+ * run, a bench, or a test reading a run while it starts, loses nothing),
+ * then every minute until its tenth minute, then every 5 minutes (a
+ * recording of months).  What a commit writes is mostly whole pages, so
+ * the window divides the bytes written to the device: a minute, not 10 s,
+ * from the first minute on is what keeps a whole first hour, counting its
+ * start, under 1 KB a sample at the device (bench/README.md, "An hour"). */
 #define DEFAULT_WINDOW_AFTER_USEC 60000000LL
-#define DEFAULT_WINDOW_USEC       10000000LL
+#define DEFAULT_WINDOW_USEC       60000000LL
 #define LONG_WINDOW_AFTER_USEC    600000000LL
 #define LONG_WINDOW_USEC          300000000LL
 
-static int64_t default_window(int64_t ran_usec)
+int64_t tm_rec_default_window_usec(int64_t ran_usec)
 {
 	if (ran_usec >= LONG_WINDOW_AFTER_USEC)
 		return LONG_WINDOW_USEC;
@@ -55,7 +58,7 @@ static int commit_due(struct rec *r)
 	int64_t now = tm_now_mono_usec(), window = r->o->commit_every_usec;
 
 	if (window < 0)
-		window = default_window(now - r->start_mono);
+		window = tm_rec_default_window_usec(now - r->start_mono);
 	tm_store_set_commit_window(r->st, window);
 	return tm_store_commit_due(r->st, now);
 }

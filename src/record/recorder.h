@@ -106,7 +106,7 @@ struct tm_record_opts {
 	struct tm_prom_server *prom_kept; /* --unit: the loop's /metrics, kept across its runs */
 	bool has_keep;                    /* --keep: prune the run as it records */
 	int64_t commit_every_usec;        /* --commit-every: samples wait this long (0: none;
-	                                     -1: the default, 10 s after the first minute) */
+	                                     -1: the default, tm_rec_default_window_usec) */
 	struct tm_keep keep;
 	/* --scrape URL[,metric...] (runtime/scrapesel.h), as given */
 	int nscrape;
@@ -167,5 +167,12 @@ int tm_record_unit(const struct tm_record_opts *o, struct tm_record_result *res)
  * sd_listen_fds(3)) as O's /metrics endpoint: o->metrics_socket, 0 when
  * none was passed.  0, or -1 after tm_error. */
 int tm_record_take_listen_socket(struct tm_record_opts *o);
+
+/* The default commit window (--commit-every not given) for a run that has
+ * run RAN_USEC (monotonic microseconds since its start), in microseconds:
+ * 0 (every sample commits at once) in its first minute, 60 s until its
+ * tenth minute, 300 s past it.  A kill -9 loses at most this much of the
+ * samples and progress that wait in memory.  Pure; any RAN_USEC. */
+int64_t tm_rec_default_window_usec(int64_t ran_usec);
 
 #endif

@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "assert_eq.h"
 
+#include "record/recorder.h"
 #include "store/store.h"
 #include "store_fixture.h"
 
@@ -153,11 +154,64 @@ static void test_removal_gives_pages_back(void **state)
 		         (long long)before, (long long)after, (long long)free_pages);
 }
 
+/* What a kill -9 loses at each age of a run under the default commit window
+ * (tm_rec_default_window_usec, docs/recording.md "What a kill -9 loses"):
+ * an hour at 1 s through the real store, the recorder's own calls, with the
+ * run's age on a fake clock (the store times a window from the real clock
+ * when its first row waits, so NOW is that plus the fake age the window has
+ * reached).  After each sample a second connection reads the last sample
+ * committed: what a kill -9 at that moment would lose.  Nothing in the
+ * first minute, at most a minute's samples to the tenth minute, at most 5
+ * minutes' past it, and few enough commits that a 1 s hour stays under
+ * 1 KB a sample at the device (bench/README.md, "An hour"). */
+static void test_default_window_ladder(void **state)
+{
+	struct store_fixture *f = *state;
+	int64_t run = store_fixture_run(f->st), last = -1, since = 0, commits = 0;
+	int64_t lost_max[3] = {0, 0, 0}, bound[3] = {0, 60, 300};
+	struct tm_store *peer;
+	struct tm_sample s;
+
+	assert_int_equal(tm_store_commit(f->st), 0); /* the run's beginning */
+	assert_int_equal(tm_store_open(f->path, &peer), 0);
+	for (int64_t i = 0; i < 3600; i++) {
+		int64_t age_usec = i * 1000000, prev = last;
+		int phase = age_usec < 60000000 ? 0 : age_usec < 600000000 ? 1 : 2;
+
+		make_sample(i, 1000000, &s);
+		tm_store_set_commit_window(f->st, tm_rec_default_window_usec(age_usec));
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+		assert_int_equal(
+		    tm_store_commit_due(f->st, tm_now_mono_usec() + (i - since) * 1000000), 0);
+		assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
+		if (last == i)
+			since = i + 1; /* nothing waits: the next sample starts a window */
+		commits += last != prev;
+		if (i - last > lost_max[phase])
+			lost_max[phase] = i - last;
+	}
+	tm_store_close(peer);
+	for (int p = 0; p < 3; p++)
+		if (lost_max[p] > bound[p] || lost_max[p] < bound[p] * 9 / 10)
+			fail_msg(
+			    "ages %s: a kill -9 loses up to %lld samples at 1 s (want %lld: the "
+			    "window); 1 s samples committed in %lld commits over the hour",
+			    p == 0   ? "0-60 s"
+			    : p == 1 ? "60-600 s"
+			             : "600-3600 s",
+			    (long long)lost_max[p], (long long)bound[p], (long long)commits);
+	/* a commit per sample for a minute, per minute to the tenth, then per 5 */
+	if (commits > 60 + 9 + 10 + 1)
+		fail_msg("%lld commits in the first hour at 1 s (want at most 80)",
+		         (long long)commits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_closed_bucket_waits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_file_layout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_default_window_ladder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_removal_gives_pages_back, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
