@@ -50,8 +50,8 @@ echo "# the unit runs, main pid $main"
 rec=$!
 attached() { grep -q "attached the heap agent to $main" "$T/err"; }
 until_s 90 attached || fail "record --unit --heap attaches to the unit's main pid $main" "$(cat "$T/err")"
-grep -q libtidemark-heap-attach "/proc/$main/maps" && ok "the agent is loaded into the unit's main process" ||
-	fail "the agent is loaded into the unit's main process" "$(cat "$T/err")"
+test_expect "the agent is loaded into the unit's main process" '
+	grep -q libtidemark-heap-attach "/proc/$main/maps" || test_why "$(cat "$T/err")"'
 echo "# $(grep "attached the heap agent" "$T/err")"
 echo "# recorder's stderr so far: $(head -c 600 "$T/err")"
 sleep 2
@@ -68,8 +68,8 @@ wait $rec
 rc=$?
 rm -f "$T/st.req"
 is "$rc" -eq 0 "the recorder ends at SIGINT" "$(cat "$T/err")"
-grep -q "detached the heap agent from $main" "$T/err" && ok "it detaches at its end" ||
-	fail "it detaches at its end" "$(cat "$T/err")"
+test_expect "it detaches at its end" '
+	grep -q "detached the heap agent from $main" "$T/err" || test_why "$(cat "$T/err")"'
 
 run=$(last_run "$DB")
 live=$(series "$DB" "$run" heap_live_bytes | grep . | tail -1)
@@ -79,20 +79,18 @@ live=$(series "$DB" "$run" heap_live_bytes | grep . | tail -1)
 bound=$((blocks * 8 + 240128 + 16384))
 diff=$((${live:-0} - self))
 [ "$diff" -lt 0 ] && diff=$((-diff))
-if [ -n "$live" ] && [ "$diff" -le "$bound" ]; then
-	ok "the run's live heap is the program's own within the stated precision (recorded $live, program $self, |diff| $diff <= $bound)"
-else
-	fail "the run's live heap is the program's own within the stated precision" \
-		"recorded '$live', program's own $self, |diff| $diff > $bound; $(cat "$T/err")"
-fi
+echo "# recorded $live, program $self, |diff| $diff, bound $bound"
+test_expect "the run's live heap is the program's own within the stated precision" '
+	{ [ -n "$live" ] && [ "$diff" -le "$bound" ]; } ||
+		test_why "recorded '"'"'$live'"'"', program'"'"'s own $self, |diff| $diff > $bound; $(cat "$T/err")"'
 "$TM" report -o "$DB" "$run" >"$T/rep.txt" 2>&1
-grep -q "^  heap        live peak" "$T/rep.txt" && ok "the report has the heap line" ||
-	fail "the report has the heap line" "$(cat "$T/rep.txt")"
+test_expect "the report has the heap line" '
+	grep -q "^  heap        live peak" "$T/rep.txt" || test_why "$(cat "$T/rep.txt")"'
 sed -n '/^  heap /p' "$T/rep.txt" | sed 's/^/# /'
 
 "$TM" heap stats "$main" >"$T/stats" 2>&1
-grep -q "(detached)" "$T/stats" && ok "the unit's region says detached" ||
-	fail "the unit's region says detached" "$(cat "$T/stats")"
+test_expect "the unit's region says detached" '
+	grep -q "(detached)" "$T/stats" || test_why "$(cat "$T/stats")"'
 is "$(systemctl is-active $U)" = active "the unit is still running after the recorder"
 is "$(systemctl show -P MainPID $U)" = "$main" "under the same main pid"
 touch "$T/st.end"
