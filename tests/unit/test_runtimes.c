@@ -168,12 +168,11 @@ static void in_panel(enum tm_runtime rt, const struct tm_runtime_desc *d)
 
 static void test_panel(void **state)
 {
-	char err[256] = "";
+	struct tm_err err = {0};
 	(void)state;
 
-	assert_int_equal(
-	    tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, NULL, &panel_q, err, sizeof(err)),
-	    0);
+	assert_int_equal(tm_series_query_parse(NULL, NULL, NULL, NULL, NULL, NULL, &panel_q, &err),
+	                 0);
 	each_desc(in_panel);
 }
 
