@@ -29,12 +29,13 @@
 
 int tm_bench_unit_name(const char *name, char *out, size_t size)
 {
-	char norm[TM_SDUNIT_NAME_MAX], why[256];
+	char norm[TM_SDUNIT_NAME_MAX];
+	struct tm_err why = {0};
 	const char *dot;
 
 	/* as systemd checks it (sysd/unit.h), ".service" added when bare */
-	if (tm_sdunit_name_normalize(name, norm, why, sizeof(why)))
-		return tm_error("--unit: %s", why);
+	if (tm_sdunit_name_normalize(name, norm, &why))
+		return tm_error("--unit: %s", why.msg);
 	dot = strrchr(norm, '.');
 	if (!dot || strcmp(dot, ".service"))
 		return tm_error("--unit %s: only a .service has a [Service] for the arms' settings",

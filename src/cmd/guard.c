@@ -279,9 +279,9 @@ static int check(struct guard_cli *c)
 	if (c->g.restart && !c->unit)
 		return tm_error("--restart needs --unit NAME (the unit to restart)"), 2;
 	if (c->unit) {
-		char why[256];
-		if (tm_sdunit_name_normalize(c->unit, c->unit_name, why, sizeof(why)) < 0)
-			return tm_error("--unit %s", why), 2;
+		struct tm_err why = {0};
+		if (tm_sdunit_name_normalize(c->unit, c->unit_name, &why) < 0)
+			return tm_error("--unit %s", why.msg), 2;
 		c->g.unit = c->unit_name;
 	}
 	if (c->g.dry_run && (c->g.signal || c->exec_cmd || c->g.restart))

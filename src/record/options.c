@@ -82,8 +82,9 @@ static int parse_keep(void *field, const char *value, char *why, size_t why_size
 
 	if (!o->has_keep)
 		tm_keep_default(&o->keep);
-	if (tm_keep_parse(value, &o->keep, why, why_size))
-		return -1;
+	struct tm_err e = {0};
+	if (tm_keep_parse(value, &o->keep, &e))
+		return tm_error_buf(why, why_size, "%s", e.msg);
 	o->has_keep = true;
 	return 0;
 }
@@ -94,7 +95,10 @@ static int parse_unit(void *field, const char *value, char *why, size_t why_size
 {
 	_Static_assert(sizeof(((struct tm_record_opts *)0)->unit) == TM_SDUNIT_NAME_MAX,
 	               "the unit's name field");
-	return tm_sdunit_name_normalize(value, field, why, why_size);
+	struct tm_err e = {0};
+	if (tm_sdunit_name_normalize(value, field, &e))
+		return tm_error_buf(why, why_size, "%s", e.msg);
+	return 0;
 }
 
 /* --scrape URL[,metric...], Scrape=...: one more target (the whole struct). */
@@ -108,10 +112,11 @@ static int parse_scrape(void *field, const char *value, char *why, size_t why_si
 		snprintf(why, why_size, "out of memory");
 		return -1;
 	}
-	rc = tm_scrape_spec_parse(value, spec, why, why_size);
+	struct tm_err e = {0};
+	rc = tm_scrape_spec_parse(value, spec, &e);
 	free(spec);
 	if (rc)
-		return -1;
+		return tm_error_buf(why, why_size, "%s", e.msg);
 	if (o->nscrape == TM_SCRAPE_MAX_TARGETS) {
 		snprintf(why, why_size, "'%s': at most %d --scrape targets", value,
 		         TM_SCRAPE_MAX_TARGETS);

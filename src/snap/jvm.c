@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "hprof/holders.h"
 #include "hprof/hprof.h"
@@ -146,7 +147,8 @@ int tm_snap_jvm_histogram(const struct tm_snap_req *req, struct tm_snap_out *out
                           size_t why_size)
 {
 	struct tm_snap_proc p;
-	char jcmd[PATH_MAX], pid[16], err[256];
+	char jcmd[PATH_MAX], pid[16];
+	struct tm_err herr = {0};
 	struct tm_jvm_histo h;
 	size_t len;
 
@@ -162,8 +164,8 @@ int tm_snap_jvm_histogram(const struct tm_snap_req *req, struct tm_snap_out *out
 	char *text = rc < 0 ? NULL : tm_snap_read_back(fd, HISTO_MAX_BYTES, &len);
 	if (rc >= 0 && !text)
 		snprintf(why, why_size, "out of memory");
-	else if (rc >= 0 && tm_jvm_histo_parse(text, len, &h, err, sizeof(err)))
-		snprintf(why, why_size, "jcmd (exit %d): %s", rc, err);
+	else if (rc >= 0 && tm_jvm_histo_parse(text, len, &h, &herr))
+		snprintf(why, why_size, "jcmd (exit %d): %s", rc, herr.msg);
 	else if (rc >= 0)
 		histo_summary(&h, out->summary, sizeof(out->summary));
 	int ok = rc >= 0 && text && !*why;

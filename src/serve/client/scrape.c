@@ -107,7 +107,10 @@ static int fetch(struct tm_scraper *s, int64_t due, char *why, size_t why_size)
 		snprintf(why, why_size, "HTTP status %ld", status);
 		return -1;
 	}
-	return tm_scrape_select(&s->spec, s->body, s->len, &s->work, why, why_size);
+	struct tm_err e = {0};
+	if (tm_scrape_select(&s->spec, s->body, s->len, &s->work, &e))
+		return tm_error_buf(why, why_size, "%s", e.msg);
+	return 0;
 }
 
 static void publish(struct tm_scraper *s, int64_t due, bool ok, const char *why)
