@@ -59,9 +59,10 @@ static int add_rule(struct guard_cli *c, const char *text, char *why, size_t why
 		snprintf(why, why_size, "at most %d rules", TM_GUARD_MAX_RULES);
 		return -1;
 	}
-	return tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], why, why_size) < 0
-	           ? (c->g.nrules--, -1)
-	           : 0;
+	struct tm_err e = {0};
+	if (tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], &e) < 0)
+		return c->g.nrules--, tm_error_buf(why, why_size, "%s", e.msg);
+	return 0;
 }
 
 static int parse_when(void *field, const char *value, char *why, size_t why_size)
