@@ -62,9 +62,12 @@ static void top_site(struct tm_snap_out *out)
 		         (unsigned long long)out->file_bytes);
 }
 
-/* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so */
+/* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so: found
+ * by dlsym, so no compiler checks that this type is still its type; change
+ * both at once (its reason pair becomes a struct tm_err * with serve/'s
+ * conversion). */
 typedef int http_get_fn(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
-                        uint64_t *wrote, struct tm_err *err);
+                        uint64_t *wrote, char *why, size_t why_size);
 
 /* The GET itself, into FD, through the network library loaded for it as
  * record/netlib.c loads it (next to the binary, or $TIDEMARK_NET_LIB).
@@ -88,8 +91,11 @@ static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, struct 
 		return -1;
 	}
 	memcpy(&get, &sym, sizeof(sym));
-	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, err);
+	char why[TM_ERR_MSG_MAX] = "";
+	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, why, sizeof(why));
 	dlclose(lib);
+	if (rc)
+		tm_err_set(err, 0, "%s", why);
 	return rc;
 }
 
