@@ -14,10 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tm_batch b;
-	char err[256];
+	struct tm_err err = {0};
 
-	if (tm_batch_decode((const char *)data, size, &b, err, sizeof(err)) < 0) {
-		if (!err[0])
+	if (tm_batch_decode((const char *)data, size, &b, &err) < 0) {
+		if (!err.msg[0])
 			abort(); /* a refusal always says why */
 		return 0;
 	}

@@ -52,7 +52,8 @@ static void command_line(struct tm_bench_spec *sp, unsigned scope, char *buf)
 static void file_keys(struct tm_bench_spec *sp, char *buf)
 {
 	struct tm_optset sets[TM_BENCH_OPTSETS];
-	char *argv[MAX_ARGS + 1], why[256];
+	char *argv[MAX_ARGS + 1];
+	struct tm_err why = {0};
 	int argc = split(buf, argv);
 
 	tm_bench_optsets(sp, sets);
@@ -61,8 +62,8 @@ static void file_keys(struct tm_bench_spec *sp, char *buf)
 		if (!eq)
 			continue;
 		*eq = '\0';
-		tm_opts_set_key(sets, TM_BENCH_OPTSETS, argv[i], eq + 1, why, sizeof(why));
-		if (!memchr(why, '\0', sizeof(why)))
+		tm_opts_set_key(sets, TM_BENCH_OPTSETS, argv[i], eq + 1, &why);
+		if (!memchr(why.msg, '\0', sizeof(why.msg)))
 			abort();
 	}
 }

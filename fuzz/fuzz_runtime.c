@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "runtime/gclog.h"
 #include "runtime/hsperf.h"
 #include "runtime/jvmgclog.h"
@@ -28,17 +29,17 @@ static void hsperf(const uint8_t *d, size_t n)
 {
 	struct tm_hsperf h;
 	struct tm_sample s;
-	char err[160];
+	struct tm_err err = {0};
 	int64_t v;
 
-	if (tm_hsperf_parse(d, n, &h, err, sizeof(err)) == 0) {
+	if (tm_hsperf_parse(d, n, &h, &err) == 0) {
 		tm_sample_clear(&s);
 		tm_hsperf_to_sample(&h, &s);
 		if (tm_hsperf_has(&h, TM_HS_OLD_USED) &&
 		    (tm_hsperf_lookup(d, n, tm_hsperf_name(TM_HS_OLD_USED), &v) ||
 		     v != h.v[TM_HS_OLD_USED]))
 			abort();
-	} else if (!memchr(err, 0, sizeof(err)) || strncmp(err, "hsperfdata", 10)) {
+	} else if (!memchr(err.msg, 0, sizeof(err.msg)) || strncmp(err.msg, "hsperfdata", 10)) {
 		abort();
 	}
 }
@@ -63,9 +64,9 @@ static int each(void *ctx, const struct tm_prom_sample *s)
 
 static void prom(const uint8_t *d, size_t n)
 {
-	char err[128];
+	struct tm_err err = {0};
 	int count = 0;
-	(void)tm_prom_parse((const char *)d, n, each, &count, err, sizeof(err));
+	(void)tm_prom_parse((const char *)d, n, each, &count, &err);
 }
 
 static void gclog(const uint8_t *d, size_t n)
@@ -110,17 +111,18 @@ static void scrape(const uint8_t *d, size_t n)
 	static struct tm_scrape_result res;
 	const uint8_t *nl = memchr(d, '\n', n);
 	size_t ol = nl ? (size_t)(nl - d) : n;
-	char opt[TM_SCRAPE_SPEC_MAX + 1], why[256];
+	char opt[TM_SCRAPE_SPEC_MAX + 1];
+	struct tm_err why = {0};
 
 	if (ol > TM_SCRAPE_SPEC_MAX)
 		ol = TM_SCRAPE_SPEC_MAX;
 	memcpy(opt, d, ol);
 	opt[ol] = 0;
-	if (tm_scrape_spec_parse(opt, &spec, why, sizeof(why)) &&
-	    tm_scrape_spec_parse("http://h/m", &spec, why, sizeof(why)))
+	if (tm_scrape_spec_parse(opt, &spec, &why) &&
+	    tm_scrape_spec_parse("http://h/m", &spec, &why))
 		abort();
 	if (tm_scrape_select(&spec, (const char *)d + (nl ? ol + 1 : n), nl ? n - ol - 1 : 0, &res,
-	                     why, sizeof(why)) == 0) {
+	                     &why) == 0) {
 		for (size_t i = 0; i < res.n; i++)
 			if (!memchr(res.v[i].name, 0, sizeof(res.v[i].name)) ||
 			    !isfinite(res.v[i].value))
@@ -134,15 +136,16 @@ static void scrape(const uint8_t *d, size_t n)
 static void histo(const uint8_t *d, size_t n)
 {
 	static struct tm_jvm_histo h;
-	char err[200];
+	struct tm_err err = {0};
 
-	if (tm_jvm_histo_parse((const char *)d, n, &h, err, sizeof(err)) == 0) {
+	if (tm_jvm_histo_parse((const char *)d, n, &h, &err) == 0) {
 		if (h.n_top > TM_JH_TOP || h.n_top > h.classes)
 			abort();
 		for (size_t i = 0; i < h.n_top; i++)
 			if (!memchr(h.top[i].name, 0, sizeof(h.top[i].name)) || !h.top[i].name[0])
 				abort();
-	} else if (!memchr(err, 0, sizeof(err)) || strncmp(err, "class histogram", 15)) {
+	} else if (!memchr(err.msg, 0, sizeof(err.msg)) ||
+	           strncmp(err.msg, "class histogram", 15)) {
 		abort();
 	}
 }

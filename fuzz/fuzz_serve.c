@@ -21,7 +21,7 @@ static void series_query(const char *buf, size_t len)
 {
 	const char *part[6] = {NULL};
 	struct tm_series_query q;
-	char err[256];
+	struct tm_err err = {0};
 	size_t at = 0;
 
 	/* an absent part (NULL) when the input has fewer than six */
@@ -29,8 +29,7 @@ static void series_query(const char *buf, size_t len)
 		part[i] = buf + at;
 		at += strlen(buf + at) + 1;
 	}
-	if (tm_series_query_parse(part[0], part[1], part[2], part[3], part[4], part[5], &q, err,
-	                          sizeof(err)))
+	if (tm_series_query_parse(part[0], part[1], part[2], part[3], part[4], part[5], &q, &err))
 		return;
 	if (q.nmetrics < 0 || q.nmetrics > TM_SERIES_MAX_METRICS || q.points < 1 ||
 	    q.points > TM_SERIES_MAX_POINTS || q.bucket_usec < 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "guard/rule.h"
 #include "record/units.h"
@@ -43,12 +44,13 @@ static void size_text(const char *s)
 
 static void unit_name(const char *s)
 {
-	char out[TM_SDUNIT_NAME_MAX], again[TM_SDUNIT_NAME_MAX], why[256];
+	char out[TM_SDUNIT_NAME_MAX], again[TM_SDUNIT_NAME_MAX];
+	struct tm_err why = {0};
 
-	if (tm_sdunit_name_normalize(s, out, why, sizeof(why)))
+	if (tm_sdunit_name_normalize(s, out, &why))
 		return;
 	if (strnlen(out, sizeof(out)) >= sizeof(out) ||
-	    tm_sdunit_name_normalize(out, again, why, sizeof(why)) || strcmp(out, again))
+	    tm_sdunit_name_normalize(out, again, &why) || strcmp(out, again))
 		abort();
 }
 
@@ -69,19 +71,20 @@ static void split(const char *s)
 static void guard_rule(const char *s)
 {
 	struct tm_guard_rule a, b;
-	char why[256];
-	if (tm_guard_rule_parse(s, &a, why, sizeof(why)) < 0)
+	struct tm_err why = {0};
+	if (tm_guard_rule_parse(s, &a, &why) < 0)
 		return;
-	if (tm_guard_rule_parse(a.text, &b, why, sizeof(why)) < 0 || a.kind != b.kind ||
-	    a.metric != b.metric || a.ref != b.ref || a.share != b.share || a.bytes != b.bytes ||
-	    a.per_sec != b.per_sec || a.for_usec != b.for_usec || a.count != b.count ||
-	    strcmp(a.text, b.text) || a.kind >= TM_GUARD_KIND_COUNT)
+	if (tm_guard_rule_parse(a.text, &b, &why) < 0 || a.kind != b.kind || a.metric != b.metric ||
+	    a.ref != b.ref || a.share != b.share || a.bytes != b.bytes || a.per_sec != b.per_sec ||
+	    a.for_usec != b.for_usec || a.count != b.count || strcmp(a.text, b.text) ||
+	    a.kind >= TM_GUARD_KIND_COUNT)
 		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s, why[256];
+	char *s;
+	struct tm_err why = {0};
 	int64_t v;
 	double u;
 	struct tm_keep k;
@@ -109,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		tm_keep_default(&k);
-		tm_keep_parse(s, &k, why, sizeof(why));
+		tm_keep_parse(s, &k, &why);
 		break;
 	case 5:
 		tm_window_parse(s, &w);

@@ -10,7 +10,10 @@
  * it in a 4xx, fold it into a notice) takes a struct tm_err *ERR instead of
  * a (char *why, size_t why_size) or (char *err, size_t errlen) pair: one
  * channel, and the size travels with the buffer.  Library code writes to
- * stderr only through tm_error, tm_warn and tm_note (no raw fprintf).
+ * stderr only through tm_error, tm_warn and tm_note (no raw fprintf).  A
+ * caller that only drops the reason passes NULL.  scripts/errchannel.sh
+ * (in tests/e2e/style.sh) holds the folders of scripts/errchannel.folders
+ * to this, and names there each function still allowed a pair.
  */
 #ifndef TM_ERROR_H
 #define TM_ERROR_H

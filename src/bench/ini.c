@@ -121,10 +121,10 @@ static bool arm_key(struct ini_ctx *c, struct tm_bench_arm *arm, const char *key
 			return ini_error(c, "[%s] bad Environment= value '%s'", arm->name, value);
 		return true;
 	}
-	char why[480];
-	int r = tm_bench_arm_set(arm, key, value, why, sizeof(why));
+	struct tm_err why = {0};
+	int r = tm_bench_arm_set(arm, key, value, &why);
 	if (r < 0)
-		return ini_error(c, "[%s] %s", arm->name, why);
+		return ini_error(c, "[%s] %s", arm->name, why.msg);
 	if (r > 0)
 		return ini_error(c,
 		                 "unknown key '%s' in [%s] (Allocator, Environment, "

@@ -101,12 +101,12 @@ bool tm_bench_warn_short(FILE *f, int64_t wall_usec, int samples, int64_t interv
 	return true;
 }
 
-void tm_bench_live_outcome(FILE *f, enum tm_outcome o)
+void tm_bench_live_outcome(FILE *f, bool color, enum tm_outcome o)
 {
 	enum tm_tone tone;
 
 	if (tm_term_outcome_tone(tm_outcome_name(o), &tone))
-		tm_term_put(f, tone, tm_outcome_name(o));
+		tm_term_put_if(f, color, tone, tm_outcome_name(o));
 	else
 		fputs(tm_outcome_name(o), f);
 }

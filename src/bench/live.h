@@ -44,9 +44,9 @@ bool tm_bench_short_run_note(int64_t wall_usec, int samples, int64_t interval_us
  * terminal, when the run had too few samples; whether it did. */
 bool tm_bench_warn_short(FILE *f, int64_t wall_usec, int samples, int64_t interval_usec);
 
-/* Writes outcome O's name to F, in red or yellow on a terminal when it is
- * not a success (base/term.h). */
-void tm_bench_live_outcome(FILE *f, enum tm_outcome o);
+/* Writes outcome O's name to F, in red or yellow with COLOR (stderr is a
+ * terminal: tm_term_color) when it is not a success (base/term.h). */
+void tm_bench_live_outcome(FILE *f, bool color, enum tm_outcome o);
 
 /* Writes TEXT to F over the live line ("\r", erase line), cut to the
  * terminal's width less one column so it never wraps. */

@@ -91,7 +91,10 @@ static int parse_param(void *field, const char *value, char *why, size_t why_siz
 		         value, p->spec);
 		return -1;
 	}
-	return tm_bench_param_parse(value, p, why, why_size);
+	struct tm_err e = {0};
+	if (tm_bench_param_parse(value, p, &e))
+		return tm_error_buf(why, why_size, "%s", e.msg);
+	return 0;
 }
 
 const struct tm_opt tm_bench_options[] = {

@@ -71,8 +71,7 @@ static int add(struct acc *a, double v, const char *text, size_t len)
 }
 
 /* A..B[:+K|:xK] in [S, E).  0, or -1 with WHY. */
-static int range(struct acc *a, const char *s, const char *e, const char *dots, char *why,
-                 size_t why_size)
+static int range(struct acc *a, const char *s, const char *e, const char *dots, struct tm_err *err)
 {
 	const char *colon = memchr(dots, ':', (size_t)(e - dots));
 	const char *bend = colon ? colon : e;
@@ -80,26 +79,26 @@ static int range(struct acc *a, const char *s, const char *e, const char *dots, 
 	bool geo = false;
 
 	if (number(s, dots, false, &lo) || number(dots + 2, bend, false, &hi))
-		return snprintf(why, why_size, "'%.*s': a range is A..B of whole numbers",
-		                (int)(e - s), s),
+		return tm_err_set(err, 0, "'%.*s': a range is A..B of whole numbers", (int)(e - s),
+		                  s),
 		       -1;
 	if (colon) {
 		geo = colon[1] == 'x';
 		if ((colon[1] != 'x' && colon[1] != '+') || number(colon + 2, e, false, &k) ||
 		    k < (geo ? 2 : 1))
-			return snprintf(why, why_size,
-			                "'%.*s': a step is :+K (K >= 1) or :xK (K >= 2), whole",
-			                (int)(e - s), s),
+			return tm_err_set(err, 0,
+			                  "'%.*s': a step is :+K (K >= 1) or :xK (K >= 2), whole",
+			                  (int)(e - s), s),
 			       -1;
 	}
 	if (hi < lo || (geo && lo < 1))
-		return snprintf(why, why_size, "'%.*s': expected A <= B%s", (int)(e - s), s,
-		                geo ? " and A >= 1 for :xK" : ""),
+		return tm_err_set(err, 0, "'%.*s': expected A <= B%s", (int)(e - s), s,
+		                  geo ? " and A >= 1 for :xK" : ""),
 		       -1;
 	for (double v = lo; v <= hi; v = geo ? v * k : v + k)
 		if (add(a, v, NULL, 0))
-			return snprintf(why, why_size, "'%.*s': more than %d values", (int)(e - s),
-			                s, TM_BENCH_PARAM_MAX),
+			return tm_err_set(err, 0, "'%.*s': more than %d values", (int)(e - s), s,
+			                  TM_BENCH_PARAM_MAX),
 			       -1;
 	return 0;
 }
@@ -112,7 +111,7 @@ static int cmp_index(const void *x, const void *y, void *ctx)
 }
 
 /* Sorts A's values into OUT, refusing duplicates.  0 or -1 with WHY. */
-static int finish(const struct acc *a, struct tm_bench_param *out, char *why, size_t why_size)
+static int finish(const struct acc *a, struct tm_bench_param *out, struct tm_err *err)
 {
 	int idx[TM_BENCH_PARAM_MAX];
 
@@ -121,7 +120,7 @@ static int finish(const struct acc *a, struct tm_bench_param *out, char *why, si
 	qsort_r(idx, (size_t)a->n, sizeof(int), cmp_index, (void *)a->v);
 	for (int i = 0; i < a->n; i++) {
 		if (i && a->v[idx[i]] == a->v[idx[i - 1]])
-			return snprintf(why, why_size, "value %s is given twice", a->t[idx[i]]), -1;
+			return tm_err_set(err, 0, "value %s is given twice", a->t[idx[i]]), -1;
 		out->values[i] = a->v[idx[i]];
 		memcpy(out->texts[i], a->t[idx[i]], TM_BENCH_PARAM_TEXT_MAX);
 	}
@@ -129,43 +128,42 @@ static int finish(const struct acc *a, struct tm_bench_param *out, char *why, si
 	return 0;
 }
 
-int tm_bench_param_parse(const char *text, struct tm_bench_param *out, char *why, size_t why_size)
+int tm_bench_param_parse(const char *text, struct tm_bench_param *out, struct tm_err *err)
 {
 	const char *eq = strchr(text, '=');
 	struct acc *a = calloc(1, sizeof(*a));
 	struct tm_bench_param p = {0};
 	int rc = -1;
 
-	why[0] = '\0';
 	if (!a)
-		return snprintf(why, why_size, "out of memory"), -1;
+		return tm_err_set(err, 0, "out of memory"), -1;
 	if (!eq || !valid_name(text, (size_t)(eq - text)) || !eq[1]) {
-		snprintf(why, why_size,
-		         "'%s': expected NAME=VALUES (N=10000,100000 or N=1000..1000000:x10)",
-		         text);
+		tm_err_set(err, 0,
+		           "'%s': expected NAME=VALUES (N=10000,100000 or N=1000..1000000:x10)",
+		           text);
 		goto out;
 	}
 	if (strlen(text) >= sizeof(p.spec)) {
-		snprintf(why, why_size, "'%.40s...': too long", text);
+		tm_err_set(err, 0, "'%.40s...': too long", text);
 		goto out;
 	}
 	for (const char *s = eq + 1;;) {
 		const char *e = s + strcspn(s, ",");
 		const char *dots = strstr(s, "..");
 		if (dots && dots < e) {
-			if (range(a, s, e, dots, why, why_size))
+			if (range(a, s, e, dots, err))
 				goto out;
 		} else {
 			double v;
 			if (number(s, e, true, &v)) {
-				snprintf(
-				    why, why_size,
+				tm_err_set(
+				    err, 0,
 				    "'%.*s': expected a number >= 0 (at most 6 decimals) or A..B",
 				    (int)(e - s), s);
 				goto out;
 			}
 			if (add(a, v, s, (size_t)(e - s))) {
-				snprintf(why, why_size, "more than %d values", TM_BENCH_PARAM_MAX);
+				tm_err_set(err, 0, "more than %d values", TM_BENCH_PARAM_MAX);
 				goto out;
 			}
 		}
@@ -173,7 +171,7 @@ int tm_bench_param_parse(const char *text, struct tm_bench_param *out, char *why
 			break;
 		s = e + 1;
 	}
-	if (finish(a, &p, why, why_size))
+	if (finish(a, &p, err))
 		goto out;
 	snprintf(p.name, sizeof(p.name), "%.*s", (int)(eq - text), text);
 	snprintf(p.spec, sizeof(p.spec), "%s", text);

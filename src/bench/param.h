@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct tm_err;
+
 #define TM_BENCH_PARAM_MAX      64
 #define TM_BENCH_PARAM_NAME_MAX 32
 #define TM_BENCH_PARAM_TEXT_MAX 24
@@ -34,9 +36,9 @@ struct tm_bench_param {
 
 /*
  * Parses TEXT (the grammar above) into OUT.  0, or -1 with the reason in
- * WHY (quoting TEXT); OUT is then unchanged.
+ * ERR (quoting TEXT); OUT is then unchanged.
  */
-int tm_bench_param_parse(const char *text, struct tm_bench_param *out, char *why, size_t why_size);
+int tm_bench_param_parse(const char *text, struct tm_bench_param *out, struct tm_err *err);
 
 /* S with every "{NAME}" replaced by VALUE: malloc'd, or NULL when out of memory. */
 char *tm_bench_param_subst(const char *s, const char *name, const char *value);

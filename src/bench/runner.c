@@ -284,15 +284,23 @@ static void on_sample(void *ctx, const struct tm_sample *s, bool has_progress, d
 
 static void run_done(struct live *lv, const struct tm_record_result *res)
 {
-	if (lv->tty)
-		fputs("\r\033[K", stderr);
-	fprintf(stderr, "[%d/%d] %s%s %s %d/%d: ", lv->index, lv->total, lv->arm, lv->param,
-	        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs);
-	tm_bench_live_outcome(stderr, res->outcome);
-	fprintf(stderr, " in %.2f s", (double)res->wall_usec / 1e6);
-	if (res->reason[0])
-		fprintf(stderr, " (%s)", res->reason);
-	fputc('\n', stderr);
+	char *line = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&line, &size);
+
+	if (m) {
+		if (lv->tty)
+			fputs("\r\033[K", m);
+		fprintf(m, "[%d/%d] %s%s %s %d/%d: ", lv->index, lv->total, lv->arm, lv->param,
+		        lv->warmup ? "warmup" : "run", lv->arm_run, lv->arm_runs);
+		tm_bench_live_outcome(m, tm_term_color(stderr), res->outcome);
+		fprintf(m, " in %.2f s", (double)res->wall_usec / 1e6);
+		if (res->reason[0])
+			fprintf(m, " (%s)", res->reason);
+		fclose(m);
+		tm_note("%s", line);
+		free(line);
+	}
 	lv->eta.done++;
 	lv->eta.done_usec += tm_now_mono_usec() - lv->start_mono_usec;
 	if (!lv->warned_short && res->outcome == TM_OUTCOME_COMPLETED)
@@ -368,9 +376,8 @@ static int before_run(struct tm_bench_plan *b, const char *arm, const char *prep
 	if (sp->restore && tm_bench_restore(b->snapshot, b->restore_dir, &rs))
 		return -1;
 	if (sp->restore && seq == 0)
-		fprintf(
-		    stderr,
-		    "restore: %s from %s before every run: %lld files, %.1f MiB, %lld reflinked\n",
+		tm_note(
+		    "restore: %s from %s before every run: %lld files, %.1f MiB, %lld reflinked",
 		    b->restore_dir, b->snapshot, (long long)rs.files, (double)rs.bytes / TM_MIB,
 		    (long long)rs.reflinked);
 	if (sp->drop_caches && drop_caches())
@@ -480,7 +487,7 @@ static int run_all(struct tm_bench_plan *b)
 		rc = one_run(b, ai, vi, i, warmup, &lv);
 	}
 	if (rc > 0)
-		fprintf(stderr, "bench interrupted: the table covers the runs so far\n");
+		tm_note("bench interrupted: the table covers the runs so far");
 	free(order);
 	free(done);
 	return rc; /* 1: interrupted, the table still follows */
@@ -562,15 +569,16 @@ static void print_start(const struct tm_bench_plan *b, const char *store_name)
 {
 	const struct tm_bench_spec *sp = b->sp;
 
-	fprintf(stderr, "bench %lld: %d arms x %lld runs", (long long)b->bench_id, sp->n_arms,
-	        (long long)sp->runs);
+	char warmup[48] = "", seed[96] = "";
+
 	if (sp->warmup)
-		fprintf(stderr, " (+%lld warmup)", (long long)sp->warmup);
-	fprintf(stderr, ", order %s", tm_bench_order_name(sp->order));
+		snprintf(warmup, sizeof(warmup), " (+%lld warmup)", (long long)sp->warmup);
 	if (sp->order == TM_ORDER_SHUFFLE)
-		fprintf(stderr, " (seed %lld; repeat with --seed %lld)", (long long)sp->seed,
-		        (long long)sp->seed);
-	fprintf(stderr, ", store %s\n", store_name);
+		snprintf(seed, sizeof(seed), " (seed %lld; repeat with --seed %lld)",
+		         (long long)sp->seed, (long long)sp->seed);
+	tm_note("bench %lld: %d arms x %lld runs%s, order %s%s, store %s", (long long)b->bench_id,
+	        sp->n_arms, (long long)sp->runs, warmup, tm_bench_order_name(sp->order), seed,
+	        store_name);
 	char note[320];
 	if (tm_bench_runs_note((int)sp->runs, sp->n_arms, note, sizeof(note)))
 		tm_term_wrap(stderr, note, 0, 2, tm_term_width(stderr));

@@ -262,20 +262,12 @@ static const struct tm_opt arm_options[] = {
 };
 
 /* One arm setting (the keys arms share between --arm and the file): 0,
- * 1 when KEY is not an arm setting, -1 with WHY ("MemoryMax 'x': expected ..."). */
-int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
-                     size_t why_size)
+ * 1 when KEY is not an arm setting, -1 with ERR ("MemoryMax 'x': expected ..."). */
+int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value,
+                     struct tm_err *err)
 {
 	struct tm_optset set = {arm_options, arm};
-	struct tm_err err;
-	int r = tm_opts_set_key(&set, 1, key, value, &err);
-
-	if (r < 0 && why_size) {
-		size_t n = strnlen(err.msg, why_size - 1);
-		memcpy(why, err.msg, n);
-		why[n] = '\0';
-	}
-	return r;
+	return tm_opts_set_key(&set, 1, key, value, err);
 }
 
 /* Where the next KEY= starts after a comma at P, or NULL if P's comma is
@@ -302,10 +294,10 @@ static int arm_item(struct tm_bench_arm *arm, const char *item, size_t len)
 	if (!eq || eq == buf)
 		return tm_error("--arm %s: '%s' is not KEY=VALUE", arm->name, buf);
 	buf[eq - buf] = '\0';
-	char why[512];
-	int r = tm_bench_arm_set(arm, buf, eq + 1, why, sizeof(why));
+	struct tm_err why = {0};
+	int r = tm_bench_arm_set(arm, buf, eq + 1, &why);
 	if (r < 0)
-		return tm_error("--arm %s: %s", arm->name, why);
+		return tm_error("--arm %s: %s", arm->name, why.msg);
 	if (r == 0)
 		return 0;
 	return tm_bench_arm_setenv(arm, buf, eq + 1);

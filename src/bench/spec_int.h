@@ -6,6 +6,8 @@
 
 #include "bench/bench.h"
 
+struct tm_err;
+
 /* The arm called NAME, or NULL. */
 struct tm_bench_arm *tm_bench_arm_find(struct tm_bench_spec *sp, const char *name);
 
@@ -14,10 +16,10 @@ struct tm_bench_arm *tm_bench_arm_find(struct tm_bench_spec *sp, const char *nam
 struct tm_bench_arm *tm_bench_arm_new(struct tm_bench_spec *sp, const char *name, size_t len);
 
 /* One arm setting (Allocator, MemoryMax, MemoryHigh, MemorySwapMax,
- * ExecStart): 0; 1 when KEY is not one; -1 with WHY ("MemoryMax 'x':
+ * ExecStart): 0; 1 when KEY is not one; -1 with ERR ("MemoryMax 'x':
  * expected ..."). */
-int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value, char *why,
-                     size_t why_size);
+int tm_bench_arm_set(struct tm_bench_arm *arm, const char *key, const char *value,
+                     struct tm_err *err);
 
 /* The error for an arm NAME that is no shortcut and sets nothing, after
  * WHERE ("" or "FILE:LINE: "); HOW says how to write such an arm on

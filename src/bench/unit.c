@@ -29,12 +29,13 @@
 
 int tm_bench_unit_name(const char *name, char *out, size_t size)
 {
-	char norm[TM_SDUNIT_NAME_MAX], why[256];
+	char norm[TM_SDUNIT_NAME_MAX];
+	struct tm_err why = {0};
 	const char *dot;
 
 	/* as systemd checks it (sysd/unit.h), ".service" added when bare */
-	if (tm_sdunit_name_normalize(name, norm, why, sizeof(why)))
-		return tm_error("--unit: %s", why);
+	if (tm_sdunit_name_normalize(name, norm, &why))
+		return tm_error("--unit: %s", why.msg);
 	dot = strrchr(norm, '.');
 	if (!dot || strcmp(dot, ".service"))
 		return tm_error("--unit %s: only a .service has a [Service] for the arms' settings",
@@ -272,9 +273,8 @@ static void cleaner(int rfd, const struct tm_bench_unit *u)
 	if (n == 1 && c == 'd')
 		_exit(0);
 	int failed = undo(u, true);
-	fprintf(stderr,
-	        "tidemark bench: the bench ended without cleaning up (killed?): removed %s, "
-	        "reloaded systemd and stopped %s%s%s\n",
+	tm_note("tidemark bench: the bench ended without cleaning up (killed?): removed %s, "
+	        "reloaded systemd and stopped %s%s%s",
 	        u->path, u->name, u->was_active ? ", then started it again as it was" : "",
 	        failed ? " (some steps failed, see above)" : "");
 	_exit(failed ? 1 : 0);
@@ -337,7 +337,7 @@ static int open_unit(struct tm_bench_unit *u, const char *name, const char *root
 	const char *args[] = {"is-active", "--quiet", name, NULL};
 	u->was_active = tm_systemctl(NULL, 0, args) == 0;
 	if (access(u->path, F_OK) == 0) {
-		fprintf(stderr, "bench: removing %s, left by a bench that did not end\n", u->path);
+		tm_note("bench: removing %s, left by a bench that did not end", u->path);
 		if (unlink(u->path))
 			return tm_error("cannot remove '%s': %s", u->path, strerror(errno));
 	}
@@ -413,10 +413,9 @@ int tm_bench_unit_start(struct tm_bench_unit *u, const char *cg_root, char *out,
 	if (n <= 0) {
 		char state[64] = "?";
 		tm_systemctl_show(u->name, "ActiveState", state, sizeof(state));
-		fprintf(stderr,
-		        "bench: %s ended before its cgroup could be recorded (now %s; a bench on a "
+		tm_note("bench: %s ended before its cgroup could be recorded (now %s; a bench on a "
 		        "unit records a service while it runs: Type=oneshot units end before "
-		        "systemctl start returns)\n",
+		        "systemctl start returns)",
 		        u->name, state);
 		return 1;
 	}

@@ -57,9 +57,9 @@ static int add_rule(struct guard_cli *c, const char *text, struct tm_err *err)
 {
 	if (c->g.nrules >= TM_GUARD_MAX_RULES)
 		return tm_err_set(err, 0, "at most %d rules", TM_GUARD_MAX_RULES);
-	return tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], err->msg, sizeof(err->msg)) < 0
-	           ? (c->g.nrules--, -1)
-	           : 0;
+	if (tm_guard_rule_parse(text, &c->g.rules[c->g.nrules++], err) < 0)
+		return c->g.nrules--, -1;
+	return 0;
 }
 
 static int parse_when(void *field, const char *value, struct tm_err *err)
@@ -274,9 +274,9 @@ static int check(struct guard_cli *c)
 	if (c->g.restart && !c->unit)
 		return tm_error("--restart needs --unit NAME (the unit to restart)"), 2;
 	if (c->unit) {
-		char why[256];
-		if (tm_sdunit_name_normalize(c->unit, c->unit_name, why, sizeof(why)) < 0)
-			return tm_error("--unit %s", why), 2;
+		struct tm_err why = {0};
+		if (tm_sdunit_name_normalize(c->unit, c->unit_name, &why) < 0)
+			return tm_error("--unit %s", why.msg), 2;
 		c->g.unit = c->unit_name;
 	}
 	if (c->g.dry_run && (c->g.signal || c->exec_cmd || c->g.restart))

@@ -104,7 +104,7 @@ int cmd_snap(int argc, char **argv, struct tm_cmd_ctx *ctx)
 {
 	struct snap_cli cli = {.timeout_usec = 60LL * 1000000};
 	const struct tm_optset set = {snap_options, &cli};
-	char why[512] = "";
+	struct tm_err why = {0};
 	struct tm_snap_out out = {0};
 	int64_t pid;
 	int next;
@@ -133,9 +133,9 @@ int cmd_snap(int argc, char **argv, struct tm_cmd_ctx *ctx)
 		                          .dir = cli.dir ? cli.dir : ".",
 		                          .deadline_usec = tm_now_mono_usec() + cli.timeout_usec,
 		                          .url = cli.url};
-		rc = take(&req, &out, why, sizeof(why)) ? 1 : 0;
+		rc = take(&req, &out, &why) ? 1 : 0;
 		if (rc)
-			tm_error("no %s of pid %d: %s", argv[next], (int)pid, why);
+			tm_error("no %s of pid %d: %s", argv[next], (int)pid, why.msg);
 		else
 			printf("%s\n%s\n", out.path, out.summary);
 	}

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
 #include "doctor/doctor_int.h"
@@ -261,8 +262,8 @@ static void check_shim(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	           "ARCH=aarch64`) and keep it next to the tidemark binary");
 }
 
-/* Whether a pseudo-terminal opens here: 0, or -1 with WHY. */
-static int pty_opens(char *why, size_t size)
+/* Whether a pseudo-terminal opens here: 0, or -1 with ERR. */
+static int pty_opens(struct tm_err *err)
 {
 	char name[128];
 	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s = -1;
@@ -270,7 +271,7 @@ static int pty_opens(char *why, size_t size)
 	if (m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0 && ptsname_r(m, name, sizeof(name)) == 0)
 		s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (s < 0)
-		tm_doc_put(why, size, "%s", strerror(errno));
+		tm_err_set(err, errno, "%s", strerror(errno));
 	if (s >= 0)
 		close(s);
 	if (m >= 0)
@@ -283,7 +284,7 @@ static int pty_opens(char *why, size_t size)
  * initramfs may have none (no /dev/pts). */
 static void check_pty(const struct tm_doc_facts *f, struct tm_doc_result *r)
 {
-	char why[160];
+	struct tm_err why = {0};
 	struct stat st;
 	char pts[PATH_MAX];
 
@@ -293,7 +294,7 @@ static void check_pty(const struct tm_doc_facts *f, struct tm_doc_result *r)
 		           "not checked: %s is not the running system", f->root);
 		return;
 	}
-	if (pty_opens(why, sizeof(why)) == 0) {
+	if (pty_opens(&why) == 0) {
 		r->status = TM_DOC_OK;
 		tm_doc_put(r->value, sizeof(r->value), "yes");
 		tm_doc_put(r->summary, sizeof(r->summary),
@@ -309,7 +310,7 @@ static void check_pty(const struct tm_doc_facts *f, struct tm_doc_result *r)
 	           "no pseudo-terminal opens (%s%s): record and bench --progress read the "
 	           "command's stdout through a pipe instead, as with --no-pty, where stdio "
 	           "block-buffers it and progress may arrive in bunches",
-	           why, devpts ? "" : "; no devpts mounted at /dev/pts");
+	           why.msg, devpts ? "" : "; no devpts mounted at /dev/pts");
 	tm_doc_put(
 	    r->fix, sizeof(r->fix),
 	    "mount devpts (`mount -t devpts devpts /dev/pts`), or pass --no-pty and make the "

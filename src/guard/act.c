@@ -92,8 +92,8 @@ static int store_row(struct tm_store *st, const struct tm_guard_fire *f, const c
 	return tm_store_snapshot_add(st, &row);
 }
 
-/* The snapshots' directory, mode 0700, its parent too.  0, or -1 with WHY. */
-static int make_dir(const char *dir, char *why, size_t why_size)
+/* The snapshots' directory, mode 0700, its parent too.  0, or -1 with ERR. */
+static int make_dir(const char *dir, struct tm_err *err)
 {
 	char parent[4096];
 	snprintf(parent, sizeof(parent), "%s", dir);
@@ -101,11 +101,11 @@ static int make_dir(const char *dir, char *why, size_t why_size)
 	if (slash && slash != parent) {
 		*slash = 0;
 		if (mkdir(parent, 0700) < 0 && errno != EEXIST)
-			return tm_error_buf(why, why_size, "cannot create '%s': %s", parent,
-			                    strerror(errno));
+			return tm_err_set(err, 0, "cannot create '%s': %s", parent,
+			                  strerror(errno));
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return tm_error_buf(why, why_size, "cannot create '%s': %s", dir, strerror(errno));
+		return tm_err_set(err, 0, "cannot create '%s': %s", dir, strerror(errno));
 	return 0;
 }
 
@@ -118,18 +118,18 @@ static int take_one(struct tm_store *st, const struct tm_guard_opts *o,
 	                          .deadline_usec = tm_now_mono_usec() + o->snap_timeout_usec,
 	                          .url = k->target == TM_SNAP_GO_URL ? o->go_url : NULL};
 	struct tm_snap_out res = {0};
-	char why[512] = "";
-	int rc = make_dir(f->dir, why, sizeof(why));
+	struct tm_err why = {0};
+	int rc = make_dir(f->dir, &why);
 	if (rc == 0)
-		rc = k->take(&req, &res, why, sizeof(why));
+		rc = k->take(&req, &res, &why);
 	if (rc == 0) {
 		fprintf(out, "  snapshot %s of pid %d: %s (%" PRIu64 " bytes): %s\n", k->name,
 		        (int)pid, res.path, res.file_bytes, res.summary);
 		return store_row(st, f, k->name, pid, res.path, res.summary,
 		                 (int64_t)res.file_bytes, true);
 	}
-	fprintf(out, "  snapshot %s of pid %d failed: %s\n", k->name, (int)pid, why);
-	return store_row(st, f, k->name, pid, NULL, why, -1, false);
+	fprintf(out, "  snapshot %s of pid %d failed: %s\n", k->name, (int)pid, why.msg);
+	return store_row(st, f, k->name, pid, NULL, why.msg, -1, false);
 }
 
 static int snapshots(struct tm_store *st, const struct tm_guard_opts *o, struct tm_guard_acts *a,

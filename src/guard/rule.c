@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "guard/rule.h"
 #include "base/banned.h"
@@ -38,14 +39,12 @@ static const struct subject {
 struct cursor {
 	const char *p;    /* the rule, spaces removed */
 	const char *text; /* as given, for messages */
-	char *why;
-	size_t why_size;
+	struct tm_err *err;
 };
 
 static int bad(struct cursor *c, const char *what)
 {
-	snprintf(c->why, c->why_size, "'%s': %s", c->text, what);
-	return -1;
+	return tm_err_set(c->err, 0, "'%s': %s", c->text, what);
 }
 
 static bool eat(struct cursor *c, const char *word)
@@ -206,17 +205,17 @@ static int subject(struct cursor *c, struct tm_guard_rule *r)
 	return 0;
 }
 
-int tm_guard_rule_parse(const char *text, struct tm_guard_rule *out, char *why, size_t why_size)
+int tm_guard_rule_parse(const char *text, struct tm_guard_rule *out, struct tm_err *err)
 {
 	struct tm_guard_rule r = {.ref = TM_GUARD_REF_NONE, .count = 1};
-	struct cursor c = {.text = text, .why = why, .why_size = why_size};
+	struct cursor c = {.text = text, .err = err};
 	size_t n = 0;
 	for (const char *p = text; *p; p++) {
 		if (isspace((unsigned char)*p))
 			continue;
 		if (n + 1 >= sizeof(r.text) || !isprint((unsigned char)*p)) {
-			snprintf(why, why_size, "a rule is at most %d printable characters",
-			         TM_GUARD_RULE_TEXT - 1);
+			tm_err_set(err, 0, "a rule is at most %d printable characters",
+			           TM_GUARD_RULE_TEXT - 1);
 			return -1;
 		}
 		r.text[n++] = *p;

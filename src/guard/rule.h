@@ -21,6 +21,8 @@
 #include "base/metrics.h"
 #include "base/sample.h"
 
+struct tm_err;
+
 /* X(ENUM, "name", "syntax", "example", "meaning") */
 #define TM_GUARD_KINDS(X)                                                                          \
 	X(LEVEL, "level", "anon|current>P%max|P%high|SIZE [for DUR]", "anon>90%max",               \
@@ -79,10 +81,10 @@ struct tm_guard_rule {
 
 /*
  * Parses TEXT (one rule; spaces anywhere are ignored) into *OUT.  0, or -1
- * with WHY (WHY_SIZE bytes) saying what is wrong and what was expected
+ * with ERR saying what is wrong and what was expected
  * ("'anon>90%': a share needs max or high after it (anon>90%max)").  No I/O.
  */
-int tm_guard_rule_parse(const char *text, struct tm_guard_rule *out, char *why, size_t why_size);
+int tm_guard_rule_parse(const char *text, struct tm_guard_rule *out, struct tm_err *err);
 
 /* Evaluation state of one rule over one run; zero it (= {0}) to start. */
 struct tm_guard_state {

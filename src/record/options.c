@@ -74,7 +74,7 @@ static int parse_keep(void *field, const char *value, struct tm_err *err)
 
 	if (!o->has_keep)
 		tm_keep_default(&o->keep);
-	if (tm_keep_parse(value, &o->keep, err->msg, sizeof(err->msg)))
+	if (tm_keep_parse(value, &o->keep, err))
 		return -1;
 	o->has_keep = true;
 	return 0;
@@ -86,7 +86,7 @@ static int parse_unit(void *field, const char *value, struct tm_err *err)
 {
 	_Static_assert(sizeof(((struct tm_record_opts *)0)->unit) == TM_SDUNIT_NAME_MAX,
 	               "the unit's name field");
-	return tm_sdunit_name_normalize(value, field, err->msg, sizeof(err->msg));
+	return tm_sdunit_name_normalize(value, field, err);
 }
 
 /* --scrape URL[,metric...], Scrape=...: one more target (the whole struct). */
@@ -98,7 +98,7 @@ static int parse_scrape(void *field, const char *value, struct tm_err *err)
 
 	if (!spec)
 		return tm_err_set(err, 0, "out of memory");
-	rc = tm_scrape_spec_parse(value, spec, err->msg, sizeof(err->msg));
+	rc = tm_scrape_spec_parse(value, spec, err);
 	free(spec);
 	if (rc)
 		return -1;

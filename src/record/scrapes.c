@@ -34,15 +34,15 @@ struct rec_scrape {
 int tm_rec_scrape_open(struct rec *r)
 {
 	const struct tm_record_opts *o = r->o;
-	char why[512];
+	struct tm_err why = {0};
 
 	for (int i = 0; i < o->nscrape; i++) {
 		struct rec_scrape *t = calloc(1, sizeof(*t));
 		if (!t)
 			return tm_error("out of memory");
 		r->scrapes[r->nscrapes++] = t;
-		if (tm_scrape_spec_parse(o->scrape[i], &t->spec, why, sizeof(why)))
-			return tm_error("--scrape %s", why);
+		if (tm_scrape_spec_parse(o->scrape[i], &t->spec, &why))
+			return tm_error("--scrape %s", why.msg);
 		if (r->net.scraper_start(&t->spec, r->start_mono, r->interval, &t->sc))
 			return -1;
 	}

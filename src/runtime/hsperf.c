@@ -70,14 +70,13 @@ struct hs_entry {
 
 /* Decodes the entry at OFF (END: where entries stop). 0 or -1 with ERR. */
 static int decode_entry(const struct hs_buf *b, size_t off, size_t end, struct hs_entry *e,
-                        char *err, size_t errlen)
+                        struct tm_err *err)
 {
 	uint32_t name_off, data_off;
 	size_t room;
 
 	if (end - off < HS_ENTRY_HEADER_BYTES)
-		return tm_error_buf(err, errlen, "hsperfdata: entry at offset %zu is cut short",
-		                    off);
+		return tm_err_set(err, 0, "hsperfdata: entry at offset %zu is cut short", off);
 	e->length = get_u32(b, off);
 	name_off = get_u32(b, off + 4);
 	e->vector_length = get_u32(b, off + 8);
@@ -85,16 +84,14 @@ static int decode_entry(const struct hs_buf *b, size_t off, size_t end, struct h
 	data_off = get_u32(b, off + 16);
 	room = end - off;
 	if (e->length < HS_ENTRY_HEADER_BYTES || e->length > room)
-		return tm_error_buf(err, errlen, "hsperfdata: entry at offset %zu has length %u",
-		                    off, (unsigned)e->length);
+		return tm_err_set(err, 0, "hsperfdata: entry at offset %zu has length %u", off,
+		                  (unsigned)e->length);
 	if (name_off < HS_ENTRY_HEADER_BYTES || name_off >= e->length ||
 	    !memchr(b->p + off + name_off, 0, e->length - name_off))
-		return tm_error_buf(err, errlen, "hsperfdata: entry at offset %zu has a bad name",
-		                    off);
+		return tm_err_set(err, 0, "hsperfdata: entry at offset %zu has a bad name", off);
 	if (data_off > e->length || (e->type == 'J' && e->length - data_off < 8) ||
 	    (e->type != 'J' && e->vector_length > e->length - data_off))
-		return tm_error_buf(err, errlen, "hsperfdata: entry at offset %zu has bad data",
-		                    off);
+		return tm_err_set(err, 0, "hsperfdata: entry at offset %zu has bad data", off);
 	e->name = (const char *)b->p + off + name_off;
 	e->data = off + data_off;
 	return 0;
@@ -104,22 +101,20 @@ typedef void (*hs_visit)(const struct hs_buf *b, const struct hs_entry *e, void 
 
 /* Checks the prologue and walks every entry. 0 or -1 with ERR. */
 static int walk(const void *buf, size_t len, struct tm_hsperf *h, hs_visit visit, void *arg,
-                char *err, size_t errlen)
+                struct tm_err *err)
 {
 	struct hs_buf b = {buf, len, false};
 	uint32_t used, entry_off, n;
 
 	memset(h, 0, sizeof(*h));
 	if (len < HS_PROLOGUE_BYTES)
-		return tm_error_buf(err, errlen, "hsperfdata: %zu bytes, shorter than its prologue",
-		                    len);
+		return tm_err_set(err, 0, "hsperfdata: %zu bytes, shorter than its prologue", len);
 	b.little = true; /* the magic is written big-endian whatever the byte order */
 	if (((uint32_t)b.p[0] << 24 | (uint32_t)b.p[1] << 16 | (uint32_t)b.p[2] << 8 | b.p[3]) !=
 	    HS_MAGIC)
-		return tm_error_buf(err, errlen, "hsperfdata: bad magic at offset 0");
+		return tm_err_set(err, 0, "hsperfdata: bad magic at offset 0");
 	if (b.p[4] > 1)
-		return tm_error_buf(err, errlen, "hsperfdata: bad byte order %u at offset 4",
-		                    b.p[4]);
+		return tm_err_set(err, 0, "hsperfdata: bad byte order %u at offset 4", b.p[4]);
 	b.little = b.p[4] == 1;
 	h->major = b.p[5];
 	h->minor = b.p[6];
@@ -128,15 +123,14 @@ static int walk(const void *buf, size_t len, struct tm_hsperf *h, hs_visit visit
 	entry_off = get_u32(&b, 24);
 	n = get_u32(&b, 28);
 	if (used > len || used < HS_PROLOGUE_BYTES)
-		return tm_error_buf(err, errlen, "hsperfdata: used size %u does not fit %zu bytes",
-		                    (unsigned)used, len);
+		return tm_err_set(err, 0, "hsperfdata: used size %u does not fit %zu bytes",
+		                  (unsigned)used, len);
 	if (entry_off < HS_PROLOGUE_BYTES || entry_off > used)
-		return tm_error_buf(err, errlen,
-		                    "hsperfdata: entries at offset %u outside the file",
-		                    (unsigned)entry_off);
+		return tm_err_set(err, 0, "hsperfdata: entries at offset %u outside the file",
+		                  (unsigned)entry_off);
 	for (size_t off = entry_off; h->entries < n; h->entries++) {
 		struct hs_entry e;
-		if (decode_entry(&b, off, used, &e, err, errlen))
+		if (decode_entry(&b, off, used, &e, err))
 			return -1;
 		visit(&b, &e, arg);
 		off += e.length;
@@ -160,9 +154,9 @@ static void pick(const struct hs_buf *b, const struct hs_entry *e, void *arg)
 		}
 }
 
-int tm_hsperf_parse(const void *buf, size_t len, struct tm_hsperf *out, char *err, size_t errlen)
+int tm_hsperf_parse(const void *buf, size_t len, struct tm_hsperf *out, struct tm_err *err)
 {
-	return walk(buf, len, out, pick, out, err, errlen);
+	return walk(buf, len, out, pick, out, err);
 }
 
 struct lookup {
@@ -185,9 +179,8 @@ int tm_hsperf_lookup(const void *buf, size_t len, const char *name, int64_t *out
 {
 	struct tm_hsperf h;
 	struct lookup l = {name, false, 0};
-	char err[128];
 
-	if (walk(buf, len, &h, find_one, &l, err, sizeof(err)) || !l.found)
+	if (walk(buf, len, &h, find_one, &l, NULL) || !l.found)
 		return -1;
 	*out = l.v;
 	return 0;

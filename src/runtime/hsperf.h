@@ -17,6 +17,8 @@
 
 #include "base/sample.h"
 
+struct tm_err;
+
 /* The counters read; the comment is the hsperfdata name. */
 enum tm_hs_field {
 	TM_HS_EDEN_USED,   /* sun.gc.generation.0.space.0.used (bytes) */
@@ -55,12 +57,12 @@ static inline bool tm_hsperf_has(const struct tm_hsperf *h, enum tm_hs_field f)
 
 /*
  * Parses LEN bytes of an hsperfdata file into OUT.  0, or -1 with a reason
- * (quoting the byte offset) in ERR (ERRLEN bytes) when the bytes are not an
+ * (quoting the byte offset) in ERR when the bytes are not an
  * hsperfdata file or an entry runs outside it.  Reads nothing outside BUF;
  * allocates nothing.  A file the JVM has not yet marked accessible parses
  * (accessible = false) but its counters should not be trusted.
  */
-int tm_hsperf_parse(const void *buf, size_t len, struct tm_hsperf *out, char *err, size_t errlen);
+int tm_hsperf_parse(const void *buf, size_t len, struct tm_hsperf *out, struct tm_err *err);
 
 /*
  * Looks up one long counter by NAME in an hsperfdata file: 0 and *OUT, or

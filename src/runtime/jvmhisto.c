@@ -78,8 +78,7 @@ static void first_line(const char *buf, size_t len, char *line, size_t size)
 	line[n] = 0;
 }
 
-int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, char *err,
-                       size_t errlen)
+int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, struct tm_err *err)
 {
 	const char *end = buf + len, *line = buf;
 	int lineno = 0, header = 0, done = 0;
@@ -94,16 +93,15 @@ int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, ch
 			header =
 			    eol - line >= 5 && memmem(line, (size_t)(eol - line), "#instances", 10);
 		} else if ((done = total(line, eol, out)) < 0) {
-			return tm_error_buf(err, errlen, "class histogram: bad Total on line %d",
-			                    lineno);
+			return tm_err_set(err, 0, "class histogram: bad Total on line %d", lineno);
 		} else if (done == 0) {
 			done = 1;
 		} else {
 			done = 0;
 			int rc = row(line, eol, &r);
 			if (rc < 0)
-				return tm_error_buf(err, errlen,
-				                    "class histogram: bad row on line %d", lineno);
+				return tm_err_set(err, 0, "class histogram: bad row on line %d",
+				                  lineno);
 			if (rc == 0) {
 				if (out->n_top < TM_JH_TOP)
 					out->top[out->n_top++] = r;
@@ -115,10 +113,10 @@ int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, ch
 	if (!header) {
 		char first[128];
 		first_line(buf, len, first, sizeof(first));
-		return tm_error_buf(err, errlen,
-		                    "class histogram: no table in jcmd's answer ('%s')", first);
+		return tm_err_set(err, 0, "class histogram: no table in jcmd's answer ('%s')",
+		                  first);
 	}
 	if (!done)
-		return tm_error_buf(err, errlen, "class histogram: cut short (no Total line)");
+		return tm_err_set(err, 0, "class histogram: cut short (no Total line)");
 	return 0;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tm_err;
+
 #define TM_JH_TOP 16 /* rows kept */
 
 struct tm_jh_row {
@@ -33,12 +35,11 @@ struct tm_jvm_histo {
 
 /*
  * Parses LEN bytes of jcmd's output into OUT.  0; or -1 with the reason in
- * ERR (ERRLEN bytes, starting "class histogram:") when the text has no
+ * ERR (starting "class histogram:") when the text has no
  * table (jcmd's own error, such as "Unable to open socket file", is then
  * quoted) or no "Total" line (cut short), or a row is malformed (its line
  * number said).
  */
-int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, char *err,
-                       size_t errlen);
+int tm_jvm_histo_parse(const char *buf, size_t len, struct tm_jvm_histo *out, struct tm_err *err);
 
 #endif

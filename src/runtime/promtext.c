@@ -209,7 +209,7 @@ static bool sample_line(const char *p, const char *end, struct tm_prom_sample *s
 	return true;
 }
 
-int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *err, size_t errlen)
+int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, struct tm_err *err)
 {
 	const char *p = buf, *end = buf + len;
 	struct family fam = {NULL, 0, TM_PROM_UNTYPED};
@@ -231,8 +231,8 @@ int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *e
 		if (q == eol || *q == '#')
 			continue;
 		if (memchr(q, 0, (size_t)(eol - q)) || !sample_line(q, eol, &s))
-			return tm_error_buf(err, errlen,
-			                    "prometheus text: line %zu is not a sample", lineno);
+			return tm_err_set(err, 0, "prometheus text: line %zu is not a sample",
+			                  lineno);
 		place(&fam, &s);
 		if ((rc = cb(ctx, &s)))
 			return rc;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tm_err;
+
 /* A family's type, from its "# TYPE name kind" line (UNTYPED without one). */
 enum tm_prom_type {
 	TM_PROM_UNTYPED,
@@ -48,10 +50,10 @@ typedef int (*tm_prom_cb)(void *ctx, const struct tm_prom_sample *s);
 /*
  * Parses LEN bytes of exposition text.  0 when every line parsed (CB was
  * called for each sample), CB's non-zero value when it stopped, or -1 with
- * the reason and the line number in ERR (ERRLEN bytes); the samples before
+ * the reason and the line number in ERR; the samples before
  * the bad line were delivered.
  */
-int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, char *err, size_t errlen);
+int tm_prom_parse(const char *buf, size_t len, tm_prom_cb cb, void *ctx, struct tm_err *err);
 
 /*
  * The value of label LABEL in a sample's raw LABELS (unescaped into OUT,

@@ -32,28 +32,27 @@ static const char *item_end(const char *p)
 	return p;
 }
 
-static int url_check(const char *url, size_t n, char *why, size_t why_size)
+static int url_check(const char *url, size_t n, struct tm_err *err)
 {
 	size_t scheme = !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
 
 	if (n == 0) {
-		snprintf(why, why_size,
-		         "expected URL[,metric...], e.g. http://127.0.0.1:9100/metrics");
+		tm_err_set(err, 0, "expected URL[,metric...], e.g. http://127.0.0.1:9100/metrics");
 		return -1;
 	}
 	if (n >= TM_SCRAPE_URL_MAX) {
-		snprintf(why, why_size, "the URL is longer than %d bytes", TM_SCRAPE_URL_MAX - 1);
+		tm_err_set(err, 0, "the URL is longer than %d bytes", TM_SCRAPE_URL_MAX - 1);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) {
-			snprintf(why, why_size, "'%.*s': a URL has no spaces or control characters",
-			         (int)n, url);
+			tm_err_set(err, 0, "'%.*s': a URL has no spaces or control characters",
+			           (int)n, url);
 			return -1;
 		}
 	if (!scheme || n == scheme || url[scheme] == '/' || url[scheme] == ':') {
-		snprintf(why, why_size, "'%.*s': expected an http:// or https:// URL with a host",
-		         (int)n, url);
+		tm_err_set(err, 0, "'%.*s': expected an http:// or https:// URL with a host",
+		           (int)n, url);
 		return -1;
 	}
 	return 0;
@@ -74,9 +73,10 @@ static int take_one(void *ctx, const struct tm_prom_sample *s)
 
 /* One metric of the list, [P, P+N), into W: parsed as a sample line
  * "ITEM 0" by the exposition parser, so it is spelled as the format does. */
-static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *why, size_t why_size)
+static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, struct tm_err *err)
 {
-	char line[TM_SCRAPE_SPEC_MAX + 4], err[128];
+	char line[TM_SCRAPE_SPEC_MAX + 4];
+	struct tm_err perr = {0};
 	struct one o = {.n = 0};
 	size_t pos = 0;
 	int rc;
@@ -84,15 +84,15 @@ static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *w
 	memset(w, 0, sizeof(*w));
 	snprintf(line, sizeof(line), "%.*s 0", (int)n, p);
 	if (n == 0 || memchr(p, '\n', n) || memchr(p, '#', 1) ||
-	    tm_prom_parse(line, strlen(line), take_one, &o, err, sizeof(err)) || o.n != 1 ||
+	    tm_prom_parse(line, strlen(line), take_one, &o, &perr) || o.n != 1 ||
 	    o.s.has_timestamp) {
-		snprintf(why, why_size,
-		         "'%.*s': expected a metric name, or name{label=\"value\",...}", (int)n, p);
+		tm_err_set(err, 0, "'%.*s': expected a metric name, or name{label=\"value\",...}",
+		           (int)n, p);
 		return -1;
 	}
 	if (o.s.name_len >= sizeof(w->name)) {
-		snprintf(why, why_size, "'%.*s': a metric name of at most %d bytes", (int)n, p,
-		         TM_SCRAPE_NAME_MAX - 1);
+		tm_err_set(err, 0, "'%.*s': a metric name of at most %d bytes", (int)n, p,
+		           TM_SCRAPE_NAME_MAX - 1);
 		return -1;
 	}
 	memcpy(w->name, o.s.name, o.s.name_len);
@@ -107,35 +107,33 @@ static int want_parse(const char *p, size_t n, struct tm_scrape_want *w, char *w
 		w->nlabels++;
 	}
 	if (rc != 0) {
-		snprintf(why, why_size,
-		         "'%.*s': at most %d labels, names of 63 and values of 127 bytes", (int)n,
-		         p, TM_SCRAPE_MAX_LABELS);
+		tm_err_set(err, 0, "'%.*s': at most %d labels, names of 63 and values of 127 bytes",
+		           (int)n, p, TM_SCRAPE_MAX_LABELS);
 		return -1;
 	}
 	return 0;
 }
 
-int tm_scrape_spec_parse(const char *text, struct tm_scrape_spec *out, char *why, size_t why_size)
+int tm_scrape_spec_parse(const char *text, struct tm_scrape_spec *out, struct tm_err *err)
 {
 	const char *p = text, *e = item_end(p);
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(text) >= TM_SCRAPE_SPEC_MAX) {
-		snprintf(why, why_size, "longer than %d bytes", TM_SCRAPE_SPEC_MAX - 1);
+		tm_err_set(err, 0, "longer than %d bytes", TM_SCRAPE_SPEC_MAX - 1);
 		return -1;
 	}
-	if (url_check(p, (size_t)(e - p), why, why_size))
+	if (url_check(p, (size_t)(e - p), err))
 		return -1;
 	memcpy(out->url, p, (size_t)(e - p));
 	while (*e) {
 		p = e + 1;
 		e = item_end(p);
 		if (out->nwant == TM_SCRAPE_MAX_WANTS) {
-			snprintf(why, why_size, "at most %d metrics a --scrape",
-			         TM_SCRAPE_MAX_WANTS);
+			tm_err_set(err, 0, "at most %d metrics a --scrape", TM_SCRAPE_MAX_WANTS);
 			return -1;
 		}
-		if (want_parse(p, (size_t)(e - p), &out->want[out->nwant], why, why_size))
+		if (want_parse(p, (size_t)(e - p), &out->want[out->nwant], err))
 			return -1;
 		out->nwant++;
 	}
@@ -307,7 +305,7 @@ static int on_sample(void *ctx, const struct tm_prom_sample *s)
 }
 
 int tm_scrape_select(const struct tm_scrape_spec *spec, const char *buf, size_t len,
-                     struct tm_scrape_result *out, char *err, size_t errlen)
+                     struct tm_scrape_result *out, struct tm_err *err)
 {
 	struct sel c = {spec, out};
 
@@ -315,7 +313,7 @@ int tm_scrape_select(const struct tm_scrape_spec *spec, const char *buf, size_t 
 	out->dropped = 0;
 	out->matched = 0;
 	tm_sample_clear(&out->go);
-	if (tm_prom_parse(buf, len, on_sample, &c, err, errlen)) {
+	if (tm_prom_parse(buf, len, on_sample, &c, err)) {
 		out->n = 0;
 		out->dropped = 0;
 		out->matched = 0;

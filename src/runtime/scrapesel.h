@@ -36,6 +36,8 @@
 #include "base/sample.h"
 #include "runtime/promtext.h"
 
+struct tm_err;
+
 #define TM_SCRAPE_MAX_TARGETS 8    /* --scrape options a run */
 #define TM_SCRAPE_SPEC_MAX    2048 /* bytes of one --scrape value */
 #define TM_SCRAPE_URL_MAX     1024
@@ -61,10 +63,10 @@ struct tm_scrape_spec {
  * Parses one --scrape value, URL[,metric...] (commas inside a metric's
  * braces or quotes belong to it), into *OUT.  The URL must be http:// or
  * https:// with a host; each metric NAME or NAME{label="value",...} as
- * the exposition format spells them.  0, or -1 with WHY (WHY_SIZE bytes)
+ * the exposition format spells them.  0, or -1 with ERR
  * saying what is wrong, quoting it.
  */
-int tm_scrape_spec_parse(const char *text, struct tm_scrape_spec *out, char *why, size_t why_size);
+int tm_scrape_spec_parse(const char *text, struct tm_scrape_spec *out, struct tm_err *err);
 
 struct tm_scrape_value {
 	char name[TM_SCRAPE_NAME_MAX]; /* as the header says */
@@ -83,11 +85,11 @@ struct tm_scrape_result {
 /*
  * The series SPEC chooses from LEN bytes of exposition text, into *OUT
  * (the first of a name served twice wins).  0, or -1 with the parser's
- * reason in ERR (ERRLEN bytes): a page that does not parse gives nothing,
+ * reason in ERR: a page that does not parse gives nothing,
  * not the part before the bad line.
  */
 int tm_scrape_select(const struct tm_scrape_spec *spec, const char *buf, size_t len,
-                     struct tm_scrape_result *out, char *err, size_t errlen);
+                     struct tm_scrape_result *out, struct tm_err *err);
 
 /* The name a listed metric W stands for (its labels sorted, scrapesel.h's
  * naming), for saying it was never served.  -1 when it does not fit. */

@@ -140,7 +140,6 @@ static bool look_due(struct tm_proc *p, int64_t now)
 void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struct tm_sample *out)
 {
 	struct tm_hsperf h;
-	char err[160];
 	ssize_t n;
 
 	if (look_due(p, now_mono_usec))
@@ -151,7 +150,7 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
 		return;
 	}
 	n = tm_pread_all(p->hsperf_fd, (char *)buf, TM_JVM_BUF_BYTES);
-	if (n <= 0 || tm_hsperf_parse(buf, (size_t)n, &h, err, sizeof(err)))
+	if (n <= 0 || tm_hsperf_parse(buf, (size_t)n, &h, NULL))
 		return;
 	tm_hsperf_to_sample(&h, out);
 	if (h.accessible)

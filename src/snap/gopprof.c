@@ -62,60 +62,58 @@ static void top_site(struct tm_snap_out *out)
 		         (unsigned long long)out->file_bytes);
 }
 
-/* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so */
+/* serve/client/httpget.h's tm_http_get_fd, in libtidemark-net.so: found
+ * by dlsym, so no compiler checks that this type is still its type; change
+ * both at once. */
 typedef int http_get_fn(const char *url, int fd, uint64_t max_bytes, int64_t deadline_mono_usec,
                         uint64_t *wrote, struct tm_err *err);
 
 /* The GET itself, into FD, through the network library loaded for it as
  * record/netlib.c loads it (next to the binary, or $TIDEMARK_NET_LIB).
- * 0, or -1 with WHY. */
-static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, char *why, size_t why_size)
+ * 0, or -1 with ERR. */
+static int fetch(const struct tm_snap_req *req, int fd, uint64_t *wrote, struct tm_err *err)
 {
 	char path[4096];
 	http_get_fn *get;
 
 	if (tm_lib_path("libtidemark-net.so", "TIDEMARK_NET_LIB", path, sizeof(path))) {
-		snprintf(why, why_size, "no network library (see above)");
+		tm_err_set(err, 0, "no network library (see above)");
 		return -1;
 	}
 	/* NODELETE: as record/netlib.c, libcurl's state stays mapped */
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	void *sym = lib ? dlsym(lib, "tm_http_get_fd") : NULL;
 	if (!sym) {
-		snprintf(why, why_size, "cannot load '%s': %s", path, dlerror());
+		tm_err_set(err, 0, "cannot load '%s': %s", path, dlerror());
 		if (lib)
 			dlclose(lib);
 		return -1;
 	}
 	memcpy(&get, &sym, sizeof(sym));
-	struct tm_err err = {0};
-	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, &err);
-	if (rc)
-		snprintf(why, why_size, "%s", err.msg);
+	int rc = get(req->url, fd, PROFILE_MAX_BYTES, req->deadline_usec, wrote, err);
 	dlclose(lib);
 	return rc;
 }
 
-int tm_snap_go_heap(const struct tm_snap_req *req, struct tm_snap_out *out, char *why,
-                    size_t why_size)
+int tm_snap_go_heap(const struct tm_snap_req *req, struct tm_snap_out *out, struct tm_err *err)
 {
 	struct tm_snap_proc p;
 	uint64_t wrote = 0;
 
 	if (!req->url || (strncmp(req->url, "http://", 7) && strncmp(req->url, "https://", 8))) {
-		snprintf(why, why_size, "no URL of the program's /debug/pprof/heap (http://...)");
+		tm_err_set(err, 0, "no URL of the program's /debug/pprof/heap (http://...)");
 		return -1;
 	}
 	if (tm_snap_left_usec(req) <= 0) {
-		snprintf(why, why_size, "the deadline has passed");
+		tm_err_set(err, 0, "the deadline has passed");
 		return -1;
 	}
-	if (tm_snap_proc(req, &p, why, why_size))
+	if (tm_snap_proc(req, &p, err))
 		return -1;
-	int fd = tm_snap_create(req, "go-heap", "pb.gz", out, why, why_size);
+	int fd = tm_snap_create(req, "go-heap", "pb.gz", out, err);
 	if (fd < 0)
 		return -1;
-	int rc = fetch(req, fd, &wrote, why, why_size);
+	int rc = fetch(req, fd, &wrote, err);
 	tm_snap_sized(fd, out);
 	close(fd);
 	if (rc) {

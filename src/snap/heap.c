@@ -51,24 +51,23 @@ static void top_line(const char *path, char *buf, size_t size)
 	free(text);
 }
 
-int tm_snap_heap_profile(const struct tm_snap_req *req, struct tm_snap_out *out, char *why,
-                         size_t why_size)
+int tm_snap_heap_profile(const struct tm_snap_req *req, struct tm_snap_out *out, struct tm_err *err)
 {
 	if (tm_now_mono_usec() >= req->deadline_usec)
-		return tm_error_buf(why, why_size, "no time left before the deadline");
+		return tm_err_set(err, 0, "no time left before the deadline");
 	struct tm_heap_snapshot s;
 	if (tm_heap_snapshot_take(req->pid, &s) < 0)
-		return tm_error_buf(why, why_size,
-		                    "pid %d: no heap profile (no shim region, or no "
-		                    "sampling)",
-		                    (int)req->pid);
+		return tm_err_set(err, 0,
+		                  "pid %d: no heap profile (no shim region, or no "
+		                  "sampling)",
+		                  (int)req->pid);
 	int n = snprintf(out->path, sizeof(out->path), "%s/heap-%d-%lld.pb.gz", req->dir,
 	                 (int)req->pid, (long long)tm_now_wall_usec());
 	int rc = n < 0 || (size_t)n >= sizeof(out->path) ? -1 : tm_heap_write_pprof(&s, out->path);
 	int64_t live = s.counters.live_bytes;
 	tm_heap_snapshot_release(&s);
 	if (rc < 0)
-		return tm_error_buf(why, why_size, "cannot write the profile under '%s'", req->dir);
+		return tm_err_set(err, 0, "cannot write the profile under '%s'", req->dir);
 	struct stat sb;
 	out->file_bytes = stat(out->path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	char top[400], mib[32];

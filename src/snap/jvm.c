@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "hprof/holders.h"
 #include "hprof/hprof.h"
@@ -30,8 +32,8 @@
 #define JCMD_OUT_BYTES  (1u << 20)  /* what jcmd says about a dump */
 #define HOLDERS_TOP     20
 
-/* Whether P maps libjvm.so; WHY says why not. */
-static int is_jvm(const struct tm_snap_proc *p, char *why, size_t why_size)
+/* Whether P maps libjvm.so; ERR says why not. */
+static int is_jvm(const struct tm_snap_proc *p, struct tm_err *err)
 {
 	char path[64];
 	size_t len = 0;
@@ -41,8 +43,7 @@ static int is_jvm(const struct tm_snap_proc *p, char *why, size_t why_size)
 	int yes = maps && memmem(maps, len, "/libjvm.so\n", 11);
 	free(maps);
 	if (!yes)
-		snprintf(why, why_size, "pid %d is not a JVM (no libjvm.so in its maps)",
-		         (int)p->pid);
+		tm_err_set(err, 0, "pid %d is not a JVM (no libjvm.so in its maps)", (int)p->pid);
 	return yes ? 0 : -1;
 }
 
@@ -54,9 +55,8 @@ static int runnable(const char *path)
 }
 
 /* jcmd: $TIDEMARK_JCMD, else the one beside the JVM's java (the same JDK),
- * else the first on $PATH.  0 with its path in BUF, or -1 with WHY. */
-static int find_jcmd(const struct tm_snap_proc *p, char *buf, size_t size, char *why,
-                     size_t why_size)
+ * else the first on $PATH.  0 with its path in BUF, or -1 with ERR. */
+static int find_jcmd(const struct tm_snap_proc *p, char *buf, size_t size, struct tm_err *err)
 {
 	const char *env = getenv("TIDEMARK_JCMD");
 	char exe[64], target[PATH_MAX];
@@ -65,8 +65,7 @@ static int find_jcmd(const struct tm_snap_proc *p, char *buf, size_t size, char 
 		snprintf(buf, size, "%s", env);
 		if (runnable(buf) == 0)
 			return 0;
-		snprintf(why, why_size, "jcmd not found: '%s' ($TIDEMARK_JCMD) is not executable",
-		         env);
+		tm_err_set(err, 0, "jcmd not found: '%s' ($TIDEMARK_JCMD) is not executable", env);
 		return -1;
 	}
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
@@ -85,9 +84,9 @@ static int find_jcmd(const struct tm_snap_proc *p, char *buf, size_t size, char 
 			return 0;
 		d += len + (d[len] == ':');
 	}
-	snprintf(why, why_size,
-	         "jcmd not found beside the JVM's java or on $PATH (a JDK has it: "
-	         "openjdk-17-jdk-headless)");
+	tm_err_set(err, 0,
+	           "jcmd not found beside the JVM's java or on $PATH (a JDK has it: "
+	           "openjdk-17-jdk-headless)");
 	return -1;
 }
 
@@ -131,42 +130,42 @@ static void histo_summary(const struct tm_jvm_histo *h, char *out, size_t size)
 
 /* The JVM of REQ, and the jcmd to drive it with. */
 int tm_snap_jvm_and_jcmd(const struct tm_snap_req *req, struct tm_snap_proc *p, char *jcmd,
-                         size_t size, char *why, size_t why_size)
+                         size_t size, struct tm_err *err)
 {
 	if (tm_snap_left_usec(req) <= 0) {
-		snprintf(why, why_size, "the deadline has passed");
+		tm_err_set(err, 0, "the deadline has passed");
 		return -1;
 	}
-	if (tm_snap_proc(req, p, why, why_size) || is_jvm(p, why, why_size))
+	if (tm_snap_proc(req, p, err) || is_jvm(p, err))
 		return -1;
-	return find_jcmd(p, jcmd, size, why, why_size);
+	return find_jcmd(p, jcmd, size, err);
 }
 
-int tm_snap_jvm_histogram(const struct tm_snap_req *req, struct tm_snap_out *out, char *why,
-                          size_t why_size)
+int tm_snap_jvm_histogram(const struct tm_snap_req *req, struct tm_snap_out *out,
+                          struct tm_err *err)
 {
 	struct tm_snap_proc p;
-	char jcmd[PATH_MAX], pid[16], err[256];
+	char jcmd[PATH_MAX], pid[16];
+	struct tm_err herr = {0};
 	struct tm_jvm_histo h;
 	size_t len;
 
-	if (tm_snap_jvm_and_jcmd(req, &p, jcmd, sizeof(jcmd), why, why_size))
+	if (tm_snap_jvm_and_jcmd(req, &p, jcmd, sizeof(jcmd), err))
 		return -1;
-	why[0] = 0;
-	int fd = tm_snap_create(req, "jvm-histogram", "txt", out, why, why_size);
+	int fd = tm_snap_create(req, "jvm-histogram", "txt", out, err);
 	if (fd < 0)
 		return -1;
 	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
 	char *argv[] = {jcmd, pid, "GC.class_histogram", NULL};
-	int rc = tm_snap_run(argv, &p, fd, HISTO_MAX_BYTES, req->deadline_usec, why, why_size);
+	int rc = tm_snap_run(argv, &p, fd, HISTO_MAX_BYTES, req->deadline_usec, err);
 	char *text = rc < 0 ? NULL : tm_snap_read_back(fd, HISTO_MAX_BYTES, &len);
+	bool ok = false;
 	if (rc >= 0 && !text)
-		snprintf(why, why_size, "out of memory");
-	else if (rc >= 0 && tm_jvm_histo_parse(text, len, &h, err, sizeof(err)))
-		snprintf(why, why_size, "jcmd (exit %d): %s", rc, err);
+		tm_err_set(err, 0, "out of memory");
+	else if (rc >= 0 && tm_jvm_histo_parse(text, len, &h, &herr))
+		tm_err_set(err, 0, "jcmd (exit %d): %s", rc, herr.msg);
 	else if (rc >= 0)
-		histo_summary(&h, out->summary, sizeof(out->summary));
-	int ok = rc >= 0 && text && !*why;
+		ok = true, histo_summary(&h, out->summary, sizeof(out->summary));
 	free(text);
 	tm_snap_sized(fd, out);
 	close(fd);

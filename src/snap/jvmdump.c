@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "hprof/holders.h"
 #include "snap/snapio.h"
@@ -28,25 +29,24 @@
 
 /* Where the JVM writes its dump when it is not ours to write in REQ->dir:
  * a new directory of its user's in /tmp (its /tmp is ours: the same mount
- * namespace).  0 with the directory in DIR, or -1 with WHY. */
-static int stage_dir(const struct tm_snap_proc *p, char *dir, size_t size, char *why,
-                     size_t why_size)
+ * namespace).  0 with the directory in DIR, or -1 with ERR. */
+static int stage_dir(const struct tm_snap_proc *p, char *dir, size_t size, struct tm_err *err)
 {
 	char mine[64], theirs[64], ns[64];
 	ssize_t a = readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1);
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)p->pid);
 	ssize_t b = readlink(ns, theirs, sizeof(theirs) - 1);
 	if (a <= 0 || b != a || memcmp(mine, theirs, (size_t)a)) {
-		snprintf(why, why_size,
-		         "pid %d runs in another mount namespace (a container): its dump would "
-		         "land in its own /tmp; take its class histogram instead",
-		         (int)p->pid);
+		tm_err_set(err, 0,
+		           "pid %d runs in another mount namespace (a container): its dump would "
+		           "land in its own /tmp; take its class histogram instead",
+		           (int)p->pid);
 		return -1;
 	}
 	snprintf(dir, size, "/tmp/tidemark-snap-XXXXXX");
 	if (!mkdtemp(dir) || chown(dir, p->uid, p->gid)) {
-		snprintf(why, why_size, "cannot make a directory for the dump in /tmp: %s",
-		         strerror(errno));
+		tm_err_set(err, 0, "cannot make a directory for the dump in /tmp: %s",
+		           strerror(errno));
 		if (*dir)
 			rmdir(dir);
 		return -1;
@@ -55,28 +55,28 @@ static int stage_dir(const struct tm_snap_proc *p, char *dir, size_t size, char 
 }
 
 /* jcmd PID GC.heap_dump [-gz=1] TARGET.  0 when jcmd says the file was
- * created; 1 when this JVM cannot compress (retry without); -1 with WHY. */
+ * created; 1 when this JVM cannot compress (retry without); -1 with ERR. */
 static int run_dump(char *jcmd, const struct tm_snap_proc *p, const char *target, int gz,
-                    int64_t deadline_usec, char *why, size_t why_size)
+                    int64_t deadline_usec, struct tm_err *err)
 {
 	char pid[16], line[200];
 	size_t len = 0;
 	int fd = memfd_create("tidemark-jcmd", MFD_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(why, why_size, "cannot make a buffer: %s", strerror(errno));
+		tm_err_set(err, 0, "cannot make a buffer: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
 	char *argv[] = {
 	    jcmd, pid, "GC.heap_dump", gz ? "-gz=1" : (char *)target, gz ? (char *)target : NULL,
 	    NULL};
-	int rc = tm_snap_run(argv, p, fd, JCMD_OUT_BYTES, deadline_usec, why, why_size);
+	int rc = tm_snap_run(argv, p, fd, JCMD_OUT_BYTES, deadline_usec, err);
 	char *text = rc < 0 ? NULL : tm_snap_read_back(fd, JCMD_OUT_BYTES, &len);
 	close(fd);
 	if (rc < 0 || !text) {
 		if (rc >= 0)
-			snprintf(why, why_size, "out of memory");
+			tm_err_set(err, 0, "out of memory");
 		free(text);
 		return -1;
 	}
@@ -88,19 +88,18 @@ static int run_dump(char *jcmd, const struct tm_snap_proc *p, const char *target
 		return 0;
 	if (no_gz)
 		return 1;
-	snprintf(why, why_size, "jcmd GC.heap_dump (exit %d): %s", rc, line);
+	tm_err_set(err, 0, "jcmd GC.heap_dump (exit %d): %s", rc, line);
 	return -1;
 }
 
 /* Copies the dump the JVM wrote at SRC (P's regular file, never through a
- * link) into DST_FD.  0, or -1 with WHY. */
-static int bring_in(const char *src, const struct tm_snap_proc *p, int dst_fd, char *why,
-                    size_t why_size)
+ * link) into DST_FD.  0, or -1 with ERR. */
+static int bring_in(const char *src, const struct tm_snap_proc *p, int dst_fd, struct tm_err *err)
 {
 	struct stat st;
 	int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != p->uid) {
-		snprintf(why, why_size, "the dump at '%s' is not the JVM's regular file", src);
+		tm_err_set(err, 0, "the dump at '%s' is not the JVM's regular file", src);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -109,8 +108,8 @@ static int bring_in(const char *src, const struct tm_snap_proc *p, int dst_fd, c
 	while (left > 0) {
 		ssize_t n = copy_file_range(fd, NULL, dst_fd, NULL, (size_t)left, 0);
 		if (n <= 0) {
-			snprintf(why, why_size, "cannot copy the dump: %s",
-			         n < 0 ? strerror(errno) : "it shrank");
+			tm_err_set(err, 0, "cannot copy the dump: %s",
+			           n < 0 ? strerror(errno) : "it shrank");
 			close(fd);
 			return -1;
 		}
@@ -196,30 +195,29 @@ static void holders(const struct tm_snap_req *req, struct tm_snap_out *out)
 /* Has the JVM of P write its dump, compressed if it can, for REQ: straight
  * into REQ->dir when P is ours, else through STAGE (a directory of its
  * user's, made here, removed by the caller).  0 with OUT->path the dump in
- * REQ->dir, or -1 with WHY. */
+ * REQ->dir, or -1 with ERR. */
 static int take_dump(const struct tm_snap_req *req, const struct tm_snap_proc *p, char *jcmd,
-                     char *stage, size_t stage_size, struct tm_snap_out *out, char *why,
-                     size_t why_size)
+                     char *stage, size_t stage_size, struct tm_snap_out *out, struct tm_err *err)
 {
 	char target[PATH_MAX + 32];
 	int rc = 1;
 
-	if (p->uid != geteuid() && stage_dir(p, stage, stage_size, why, why_size))
+	if (p->uid != geteuid() && stage_dir(p, stage, stage_size, err))
 		return -1;
 	for (int gz = 1; gz >= 0 && rc == 1; gz--) {
 		const char *ext = gz ? "hprof.gz" : "hprof";
-		int fd = tm_snap_create(req, "jvm-heapdump", ext, out, why, why_size);
+		int fd = tm_snap_create(req, "jvm-heapdump", ext, out, err);
 		if (fd < 0)
 			return -1;
 		if (*stage) { /* the JVM writes in STAGE; its file is copied into FD */
 			snprintf(target, sizeof(target), "%s/dump.%s", stage, ext);
-			rc = run_dump(jcmd, p, target, gz, req->deadline_usec, why, why_size);
+			rc = run_dump(jcmd, p, target, gz, req->deadline_usec, err);
 			if (rc == 0)
-				rc = bring_in(target, p, fd, why, why_size);
+				rc = bring_in(target, p, fd, err);
 			unlink(target);
 		} else { /* the JVM writes the file itself (it must not exist) */
 			unlink(out->path);
-			rc = run_dump(jcmd, p, out->path, gz, req->deadline_usec, why, why_size);
+			rc = run_dump(jcmd, p, out->path, gz, req->deadline_usec, err);
 		}
 		if (rc == 0) {
 			close(fd);
@@ -235,15 +233,15 @@ static int take_dump(const struct tm_snap_req *req, const struct tm_snap_proc *p
 	return rc ? -1 : 0;
 }
 
-int tm_snap_jvm_heap_dump(const struct tm_snap_req *req, struct tm_snap_out *out, char *why,
-                          size_t why_size)
+int tm_snap_jvm_heap_dump(const struct tm_snap_req *req, struct tm_snap_out *out,
+                          struct tm_err *err)
 {
 	struct tm_snap_proc p;
 	char jcmd[PATH_MAX], stage[64] = "";
 
-	if (tm_snap_jvm_and_jcmd(req, &p, jcmd, sizeof(jcmd), why, why_size))
+	if (tm_snap_jvm_and_jcmd(req, &p, jcmd, sizeof(jcmd), err))
 		return -1;
-	int rc = take_dump(req, &p, jcmd, stage, sizeof(stage), out, why, why_size);
+	int rc = take_dump(req, &p, jcmd, stage, sizeof(stage), out, err);
 	if (*stage)
 		rmdir(stage);
 	if (rc)

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct tm_err;
+
 /* What to snapshot, and where to put it. */
 struct tm_snap_req {
 	pid_t pid;             /* the process (and, for heap profiles, its tree) */
@@ -30,11 +32,10 @@ struct tm_snap_out {
 
 /*
  * One snapshot taker.  Returns 0 with *out filled, or -1 with the reason in
- * why (NUL-terminated, at most why_size bytes); never blocks past
+ * ERR (may be NULL); never blocks past
  * req->deadline_usec, and never stops or signals the process for longer than
  * the tool it drives (jcmd, an HTTP GET) does.
  */
-typedef int tm_snap_fn(const struct tm_snap_req *req, struct tm_snap_out *out, char *why,
-                       size_t why_size);
+typedef int tm_snap_fn(const struct tm_snap_req *req, struct tm_snap_out *out, struct tm_err *err);
 
 #endif

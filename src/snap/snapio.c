@@ -11,18 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "snap/snapio.h"
 #include "base/banned.h"
 
-int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, char *why, size_t why_size)
+int tm_snap_proc(const struct tm_snap_req *req, struct tm_snap_proc *p, struct tm_err *err)
 {
 	char path[64];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)req->pid);
 	if (req->pid <= 0 || stat(path, &st)) {
-		snprintf(why, why_size, "no process %d", (int)req->pid);
+		tm_err_set(err, 0, "no process %d", (int)req->pid);
 		return -1;
 	}
 	p->pid = req->pid;
@@ -37,7 +38,7 @@ int64_t tm_snap_left_usec(const struct tm_snap_req *req)
 }
 
 int tm_snap_create(const struct tm_snap_req *req, const char *kind, const char *ext,
-                   struct tm_snap_out *out, char *why, size_t why_size)
+                   struct tm_snap_out *out, struct tm_err *err)
 {
 	long long now = (long long)time(NULL);
 	int fd = -1;
@@ -50,7 +51,7 @@ int tm_snap_create(const struct tm_snap_req *req, const char *kind, const char *
 		int n = snprintf(out->path, sizeof(out->path), "%s/%s-%d-%lld%s.%s", req->dir, kind,
 		                 (int)req->pid, now, tail, ext);
 		if (n < 0 || (size_t)n >= sizeof(out->path)) {
-			snprintf(why, why_size, "the directory's path is too long");
+			tm_err_set(err, 0, "the directory's path is too long");
 			return -1;
 		}
 		fd = open(out->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -58,7 +59,7 @@ int tm_snap_create(const struct tm_snap_req *req, const char *kind, const char *
 			break;
 	}
 	if (fd < 0)
-		snprintf(why, why_size, "cannot create '%s': %s", out->path, strerror(errno));
+		tm_err_set(err, 0, "cannot create '%s': %s", out->path, strerror(errno));
 	return fd;
 }
 
@@ -110,36 +111,36 @@ static int wait_until(pid_t pid, int64_t deadline_usec, int *status)
 }
 
 int tm_snap_run(char *const argv[], const struct tm_snap_proc *p, int out_fd,
-                uint64_t out_max_bytes, int64_t deadline_usec, char *why, size_t why_size)
+                uint64_t out_max_bytes, int64_t deadline_usec, struct tm_err *err)
 {
 	int status = 0;
 
 	if (p->uid != geteuid() && geteuid() != 0) {
-		snprintf(why, why_size,
-		         "pid %d runs as uid %u: %s must run as that user (or as root), not as "
-		         "uid %u",
-		         (int)p->pid, (unsigned)p->uid, argv[0], (unsigned)geteuid());
+		tm_err_set(err, 0,
+		           "pid %d runs as uid %u: %s must run as that user (or as root), not as "
+		           "uid %u",
+		           (int)p->pid, (unsigned)p->uid, argv[0], (unsigned)geteuid());
 		return -1;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(why, why_size, "cannot fork: %s", strerror(errno));
+		tm_err_set(err, 0, "cannot fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0)
 		child(argv, p, out_fd, out_max_bytes);
 	if (wait_until(pid, deadline_usec, &status)) {
-		snprintf(why, why_size, "%s was killed at the deadline", argv[0]);
+		tm_err_set(err, 0, "%s was killed at the deadline", argv[0]);
 		return -1;
 	}
 	if (WIFSIGNALED(status)) {
-		snprintf(why, why_size, "%s died of signal %d%s", argv[0], WTERMSIG(status),
-		         WTERMSIG(status) == SIGXFSZ ? " (its output past the bound)" : "");
+		tm_err_set(err, 0, "%s died of signal %d%s", argv[0], WTERMSIG(status),
+		           WTERMSIG(status) == SIGXFSZ ? " (its output past the bound)" : "");
 		return -1;
 	}
 	if (WEXITSTATUS(status) >= 126) {
-		snprintf(why, why_size, "cannot run %s as uid %u (exit %d)", argv[0],
-		         (unsigned)p->uid, WEXITSTATUS(status));
+		tm_err_set(err, 0, "cannot run %s as uid %u (exit %d)", argv[0], (unsigned)p->uid,
+		           WEXITSTATUS(status));
 		return -1;
 	}
 	return WEXITSTATUS(status);

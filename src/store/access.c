@@ -52,49 +52,49 @@ char *tm_st_immutable_uri(const char *path)
 }
 
 /* Why FILE (the store, or its -shm or -wal) cannot be opened as SQLite
- * needs it: into WHY; false when nothing is wrong with it. */
-static bool file_why(const char *file, const char *dir, char *why, size_t size)
+ * needs it: into ERR; false when nothing is wrong with it. */
+static bool file_why(const char *file, const char *dir, struct tm_err *err)
 {
 	struct stat sb;
 
 	if (lstat(file, &sb) == 0) {
 		if (access(file, R_OK | W_OK) == 0)
 			return false;
-		snprintf(why, size, "'%s' (owner uid %u, mode %03o): %s", file, (unsigned)sb.st_uid,
-		         (unsigned)(sb.st_mode & 0777), strerror(errno));
+		tm_err_set(err, 0, "'%s' (owner uid %u, mode %03o): %s", file, (unsigned)sb.st_uid,
+		           (unsigned)(sb.st_mode & 0777), strerror(errno));
 		return true;
 	}
 	if (access(dir, W_OK | X_OK) == 0)
 		return false;
-	snprintf(why, size,
-	         "SQLite must create '%s' beside the store (it is in WAL mode) and its"
-	         " directory '%s' does not allow it: %s",
-	         file, dir, strerror(errno));
+	tm_err_set(err, 0,
+	           "SQLite must create '%s' beside the store (it is in WAL mode) and its"
+	           " directory '%s' does not allow it: %s",
+	           file, dir, strerror(errno));
 	return true;
 }
 
-int tm_st_access_why(const char *path, bool writing, char *why, size_t size)
+int tm_st_access_why(const char *path, bool writing, struct tm_err *err)
 {
 	char dir[4096], file[4200];
 	struct statvfs vfs;
 
 	tm_path_parent(path, dir, sizeof(dir));
 	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
-		snprintf(why, size, "'%s' is on a read-only file system%s", path,
-		         writing ? ""
-		                 : " and its write-ahead log ('-wal') holds data only a writer"
-		                   " can fold in");
+		tm_err_set(err, 0, "'%s' is on a read-only file system%s", path,
+		           writing ? ""
+		                   : " and its write-ahead log ('-wal') holds data only a writer"
+		                     " can fold in");
 		return 0;
 	}
 	if (writing && access(path, W_OK) && errno != ENOENT) {
-		snprintf(why, size, "'%s': %s", path, strerror(errno));
+		tm_err_set(err, 0, "'%s': %s", path, strerror(errno));
 		return 0;
 	}
 	snprintf(file, sizeof(file), "%s-shm", path);
-	if (file_why(file, dir, why, size))
+	if (file_why(file, dir, err))
 		return 0;
 	snprintf(file, sizeof(file), "%s-wal", path);
-	if (file_why(file, dir, why, size))
+	if (file_why(file, dir, err))
 		return 0;
 	return -1;
 }

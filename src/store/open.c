@@ -230,10 +230,10 @@ static int open_common(const char *path, int flags, struct tm_store **out)
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if ((flags & SQLITE_OPEN_READWRITE) ? set_up_failed(st, &err) : probe_failed(st, &err)) {
-		char why[1024];
-		if (!tm_st_access_why(path, flags & SQLITE_OPEN_READWRITE, why, sizeof(why)))
+		struct tm_err why = {0};
+		if (!tm_st_access_why(path, flags & SQLITE_OPEN_READWRITE, &why))
 			tm_error("cannot %s store '%s': %s",
-			         flags & SQLITE_OPEN_READWRITE ? "write" : "read", path, why);
+			         flags & SQLITE_OPEN_READWRITE ? "write" : "read", path, why.msg);
 		else if (flags & SQLITE_OPEN_READWRITE)
 			tm_error("cannot set up store '%s': %s (is it a tidemark store?)", path,
 			         err ? err : sqlite3_errmsg(st->db));

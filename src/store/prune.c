@@ -52,14 +52,13 @@ static int parse_period(const char *v, int64_t *out)
 	return tm_parse_duration(v, out) || *out < 0 ? -1 : 0;
 }
 
-int tm_keep_parse(const char *spec, struct tm_keep *k, char *why, size_t why_size)
+int tm_keep_parse(const char *spec, struct tm_keep *k, struct tm_err *err)
 {
 	char buf[256], *save = NULL;
 	struct tm_keep out = *k;
 
 	if (strlen(spec) >= sizeof(buf) || !*spec) {
-		snprintf(why, why_size, "'%s': expected raw=7d,minute=90d,hour=forever", spec);
-		return -1;
+		return tm_err_set(err, 0, "'%s': expected raw=7d,minute=90d,hour=forever", spec);
 	}
 	memcpy(buf, spec, strlen(spec) + 1);
 	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
@@ -73,15 +72,13 @@ int tm_keep_parse(const char *spec, struct tm_keep *k, char *why, size_t why_siz
 			                                : NULL;
 		}
 		if (!field) {
-			snprintf(why, why_size, "'%s': expected raw=, minute= or hour= periods",
-			         spec);
-			return -1;
+			return tm_err_set(err, 0, "'%s': expected raw=, minute= or hour= periods",
+			                  spec);
 		}
 		if (parse_period(eq + 1, &v)) {
-			snprintf(why, why_size,
-			         "'%s': '%s' is not a period (30s, 12h, 7d, forever)", spec,
-			         eq + 1);
-			return -1;
+			return tm_err_set(err, 0,
+			                  "'%s': '%s' is not a period (30s, 12h, 7d, forever)",
+			                  spec, eq + 1);
 		}
 		*field = v;
 	}

@@ -24,6 +24,7 @@
 #include "store/rollup.h"
 
 struct tm_store;
+struct tm_err;
 
 /* Opens (creating if needed, and setting up the schema of the tables in
  * docs/store.md) the store at PATH for reading and writing.  0 with *OUT
@@ -330,8 +331,8 @@ void tm_keep_default(struct tm_keep *k);
 int64_t tm_keep_prune_every_usec(const struct tm_keep *k);
 /* Parses "raw=7d,minute=90d,hour=forever" (any subset; the others keep
  * their value in *K; durations as tm_parse_duration, or "forever") into
- * *K.  0, or -1 with WHY (WHY_SIZE bytes) saying what is wrong. */
-int tm_keep_parse(const char *spec, struct tm_keep *k, char *why, size_t why_size);
+ * *K.  0, or -1 with ERR saying what is wrong. */
+int tm_keep_parse(const char *spec, struct tm_keep *k, struct tm_err *err);
 
 struct tm_prune_stats {
 	int64_t samples, minute_rows, hour_rows; /* removed */

@@ -25,6 +25,8 @@
 /* The last sample written to a run, the base of the next delta, and the
  * run's open rollup buckets (written to the file at each commit, at a
  * bucket's end and when the state is dropped from the cache). */
+struct tm_err;
+
 struct tm_writer_state {
 	int64_t run_id;
 	struct tm_sample last;
@@ -176,8 +178,8 @@ char *tm_st_immutable_uri(const char *path);
 /* Why SQLite cannot read (or with WRITING, write) the store at PATH for a
  * reason of the file system (a read-only mount; no permission on the
  * store, its -shm or -wal file, or on creating them in its directory):
- * 0 with the reason in WHY, -1 when none is found. */
-int tm_st_access_why(const char *path, bool writing, char *why, size_t size);
+ * 0 with the reason in ERR, -1 when none is found. */
+int tm_st_access_why(const char *path, bool writing, struct tm_err *err);
 
 /* ---- the file's health (integrity.c) ---- */
 

@@ -51,27 +51,23 @@ static bool name_char(char c)
 	       strchr(":-_.\\@", c);
 }
 
-int tm_sdunit_name_normalize(const char *name, char *out, char *why, size_t why_size)
+int tm_sdunit_name_normalize(const char *name, char *out, struct tm_err *err)
 {
 	const char *dot, *at;
 	size_t len = strlen(name);
 
 	if (!len)
-		return snprintf(why, why_size, "'': expected a unit name (NAME or NAME.service)"),
-		       -1;
+		return tm_err_set(err, 0, "'': expected a unit name (NAME or NAME.service)");
 	for (const char *p = name; *p; p++)
 		if (!name_char(*p))
-			return snprintf(why, why_size,
-			                "'%s': a unit name has only A-Z a-z 0-9 and : - _ . \\ @ "
-			                "(systemd-escape makes one)",
-			                name),
-			       -1;
+			return tm_err_set(err, 0,
+			                  "'%s': a unit name has only A-Z a-z 0-9 and : - _ . \\ @ "
+			                  "(systemd-escape makes one)",
+			                  name);
 	dot = strrchr(name, '.');
 	if (dot && !type_iface(dot + 1) && other_type(dot + 1))
-		return snprintf(why, why_size,
-		                "'%s': a .%s unit has no cgroup of its own to record", name,
-		                dot + 1),
-		       -1;
+		return tm_err_set(err, 0, "'%s': a .%s unit has no cgroup of its own to record",
+		                  name, dot + 1);
 	if (dot && type_iface(dot + 1))
 		snprintf(out, TM_SDUNIT_NAME_MAX, "%s", name);
 	else if (len + strlen(".service") < TM_SDUNIT_NAME_MAX)
@@ -79,18 +75,16 @@ int tm_sdunit_name_normalize(const char *name, char *out, char *why, size_t why_
 	else
 		out[0] = '\0';
 	if (!out[0] || strlen(out) >= TM_SDUNIT_NAME_MAX - 1)
-		return snprintf(why, why_size, "'%.40s...': a unit name is at most %d characters",
-		                name, TM_SDUNIT_NAME_MAX - 1),
-		       -1;
+		return tm_err_set(err, 0, "'%.40s...': a unit name is at most %d characters", name,
+		                  TM_SDUNIT_NAME_MAX - 1);
 	dot = strrchr(out, '.');
 	at = strchr(out, '@');
 	if (dot == out || out[0] == '@' || (at && strchr(at + 1, '@')))
-		return snprintf(why, why_size, "'%s': not a valid unit name", name), -1;
+		return tm_err_set(err, 0, "'%s': not a valid unit name", name);
 	if (at && at + 1 == dot)
-		return snprintf(why, why_size,
-		                "'%s': a template; name an instance of it (NAME@INSTANCE%s)", name,
-		                dot),
-		       -1;
+		return tm_err_set(err, 0,
+		                  "'%s': a template; name an instance of it (NAME@INSTANCE%s)",
+		                  name, dot);
 	return 0;
 }
 

@@ -17,10 +17,11 @@
 /*
  * Checks NAME as a unit that has a cgroup of its own and writes it, with
  * ".service" added when it has no unit type suffix (as systemctl does), into
- * OUT (TM_SDUNIT_NAME_MAX bytes).  0, or -1 with WHY (WHY_SIZE bytes) saying
- * what is wrong ("'a b': a unit name has only ...").  No I/O.
+ * OUT (TM_SDUNIT_NAME_MAX bytes).  0, or -1 with ERR saying what is wrong
+ * ("'a b': a unit name has only ...").  No I/O.
  */
-int tm_sdunit_name_normalize(const char *name, char *out, char *why, size_t why_size);
+struct tm_err;
+int tm_sdunit_name_normalize(const char *name, char *out, struct tm_err *err);
 
 struct tm_sdunit;
 

@@ -4,7 +4,8 @@
 # include rule of src/LAYERS (scripts/layers.sh), the size limits of files
 # and functions (scripts/length.sh), headers that compile alone (make
 # hdr-check), SQLite only in src/store/, shell checks named once
-# (scripts/double_checks.sh).
+# (scripts/double_checks.sh), one error channel (scripts/errchannel.sh,
+# scripts/errcheck.sh).
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 
@@ -135,4 +136,23 @@ mv "$T/src/serve/bad.c" "$T/src/cmd/usage.c" # a command may print its usage
 check style_errcheck_lets_cmd_print sh scripts/errcheck.sh "$T"
 rm -rf "$T/src"
 
+# One error channel (src/base/error.h): in the folders scripts/errchannel.folders
+# lists, no (why, why_size) or (err, errlen) pair and no raw fprintf(stderr)
+# (scripts/errchannel.sh); and the check refuses each when planted.
+check style_errchannel sh scripts/errchannel.sh "$TM_ROOT"
+mkdir -p "$T/ec/src/x" "$T/ec/scripts"
+printf '# a list\nx\n' >"$T/ec/scripts/errchannel.folders"
+printf 'struct tm_err;\nint f(const char *s, struct tm_err *err);\n' >"$T/ec/src/x/ok.h"
+check style_errchannel_passes_tm_err sh scripts/errchannel.sh "$T/ec"
+printf 'int g(const char *s,\n      char *why, size_t why_size);\n' >"$T/ec/src/x/why.h"
+check_fails style_errchannel_refuses_why_pair "src/x/why.h:2: g: pair char \\*why, size_t why_size" \
+	sh scripts/errchannel.sh "$T/ec"
+rm "$T/ec/src/x/why.h"
+printf 'int h(char *err, size_t errlen)\n{\n\treturn 0;\n}\n' >"$T/ec/src/x/err.c"
+check_fails style_errchannel_refuses_err_pair "src/x/err.c:1: h: pair char \\*err, size_t errlen" \
+	sh scripts/errchannel.sh "$T/ec"
+rm "$T/ec/src/x/err.c"
+printf 'void k(void)\n{\n\tfprintf(stderr, "x\\n");\n}\n' >"$T/ec/src/x/say.c"
+check_fails style_errchannel_refuses_fprintf_stderr "src/x/say.c:3: -: fprintf\\(stderr\\)" \
+	sh scripts/errchannel.sh "$T/ec"
 finish

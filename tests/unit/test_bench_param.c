@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "assert_eq.h"
 
 #include "bench/bench.h"
@@ -20,18 +21,18 @@
 #include "report/bench/benchparam_int.h"
 #include "base/banned.h"
 
-static int parse(const char *text, struct tm_bench_param *p, char *why)
+static int parse(const char *text, struct tm_bench_param *p, struct tm_err *why)
 {
 	memset(p, 0, sizeof(*p));
-	return tm_bench_param_parse(text, p, why, 256);
+	return tm_bench_param_parse(text, p, why);
 }
 
 static void test_lists(void **state)
 {
 	struct tm_bench_param p;
-	char why[256];
+	struct tm_err why = {0};
 	(void)state;
-	assert_int_equal(parse("N=10000,100000,300000", &p, why), 0);
+	assert_int_equal(parse("N=10000,100000,300000", &p, &why), 0);
 	assert_string_equal(p.name, "N");
 	assert_int_equal(p.n, 3);
 	assert_eq(p.values[0], 10000);
@@ -40,54 +41,54 @@ static void test_lists(void **state)
 	assert_string_equal(p.texts[2], "300000");
 	assert_string_equal(p.spec, "N=10000,100000,300000");
 	/* sorted, decimals kept as written */
-	assert_int_equal(parse("rate_2=2,0.5,1", &p, why), 0);
+	assert_int_equal(parse("rate_2=2,0.5,1", &p, &why), 0);
 	assert_string_equal(p.name, "rate_2");
 	assert_eq(p.values[0], 0.5);
 	assert_eq(p.values[2], 2);
 	assert_string_equal(p.texts[0], "0.5");
-	assert_int_equal(parse("N=7", &p, why), 0);
+	assert_int_equal(parse("N=7", &p, &why), 0);
 	assert_int_equal(p.n, 1);
 }
 
 static void test_ranges(void **state)
 {
 	struct tm_bench_param p;
-	char why[256];
+	struct tm_err why = {0};
 	(void)state;
-	assert_int_equal(parse("N=1000..1000000:x10", &p, why), 0);
+	assert_int_equal(parse("N=1000..1000000:x10", &p, &why), 0);
 	assert_int_equal(p.n, 4);
 	assert_eq(p.values[0], 1000);
 	assert_eq(p.values[3], 1000000);
 	assert_string_equal(p.texts[3], "1000000");
-	assert_int_equal(parse("N=0..100:+20", &p, why), 0);
+	assert_int_equal(parse("N=0..100:+20", &p, &why), 0);
 	assert_int_equal(p.n, 6);
 	assert_eq(p.values[5], 100);
 	/* the last step that does not pass B */
-	assert_int_equal(parse("N=1..100:x3", &p, why), 0);
+	assert_int_equal(parse("N=1..100:x3", &p, &why), 0);
 	assert_int_equal(p.n, 5); /* 1 3 9 27 81 */
 	assert_eq(p.values[4], 81);
-	assert_int_equal(parse("N=3..5", &p, why), 0); /* step 1 */
+	assert_int_equal(parse("N=3..5", &p, &why), 0); /* step 1 */
 	assert_int_equal(p.n, 3);
 	/* ranges and numbers mixed */
-	assert_int_equal(parse("N=5,10..30:+10,1", &p, why), 0);
+	assert_int_equal(parse("N=5,10..30:+10,1", &p, &why), 0);
 	assert_int_equal(p.n, 5);
 	assert_eq(p.values[0], 1);
 	assert_eq(p.values[1], 5);
 	assert_eq(p.values[4], 30);
-	assert_int_equal(parse("N=4..4", &p, why), 0);
+	assert_int_equal(parse("N=4..4", &p, &why), 0);
 	assert_int_equal(p.n, 1);
 }
 
 static void refused(const char *text, const char *reason)
 {
 	struct tm_bench_param p;
-	char why[256];
+	struct tm_err why = {0};
 	memset(&p, 0, sizeof(p));
 	p.n = 42; /* unchanged on error */
-	assert_int_equal(tm_bench_param_parse(text, &p, why, sizeof(why)), -1);
+	assert_int_equal(tm_bench_param_parse(text, &p, &why), -1);
 	assert_int_equal(p.n, 42);
-	if (!strstr(why, reason))
-		fail_msg("'%s': reason '%s' does not say '%s'", text, why, reason);
+	if (!strstr(why.msg, reason))
+		fail_msg("'%s': reason '%s' does not say '%s'", text, why.msg, reason);
 }
 
 static void test_errors(void **state)

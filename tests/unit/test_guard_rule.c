@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "assert_eq.h"
 #include "guard/guard.h"
 #include "guard/rule.h"
@@ -26,9 +27,9 @@
 static struct tm_guard_rule parse_ok(const char *text)
 {
 	struct tm_guard_rule r;
-	char why[256] = "";
-	if (tm_guard_rule_parse(text, &r, why, sizeof(why)) < 0)
-		fail_msg("'%s' did not parse: %s", text, why);
+	struct tm_err why = {0};
+	if (tm_guard_rule_parse(text, &r, &why) < 0)
+		fail_msg("'%s' did not parse: %s", text, why.msg);
 	return r;
 }
 
@@ -118,25 +119,26 @@ static void test_parse_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct tm_guard_rule r;
-		char why[256] = "";
-		if (tm_guard_rule_parse(bad[i].text, &r, why, sizeof(why)) == 0)
+		struct tm_err why = {0};
+		if (tm_guard_rule_parse(bad[i].text, &r, &why) == 0)
 			fail_msg("'%s' parsed; expected an error saying '%s'", bad[i].text,
 			         bad[i].says);
-		if (!strstr(why, bad[i].says))
-			fail_msg("'%s': said '%s', expected it to say '%s'", bad[i].text, why,
+		if (!strstr(why.msg, bad[i].says))
+			fail_msg("'%s': said '%s', expected it to say '%s'", bad[i].text, why.msg,
 			         bad[i].says);
 	}
 	/* any bytes: an answer, never a crash (a cheap fuzz of the grammar) */
 	srand(7);
 	for (int n = 0; n < 20000; n++) {
-		char text[24], why[128];
+		char text[24];
+		struct tm_err why = {0};
 		struct tm_guard_rule r;
 		static const char alpha[] = "anoncurt_hevspflljmdgwx>%/.0123456789 GMKfor";
 		size_t len = (size_t)rand() % (sizeof(text) - 1);
 		for (size_t i = 0; i < len; i++)
 			text[i] = alpha[rand() % (int)(sizeof(alpha) - 1)];
 		text[len] = 0;
-		(void)tm_guard_rule_parse(text, &r, why, sizeof(why));
+		(void)tm_guard_rule_parse(text, &r, &why);
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "runtime/jvmhisto.h"
 
 #include "kern_fixture.h"
@@ -19,12 +20,12 @@
 static void real_histogram(void **state)
 {
 	struct tm_jvm_histo h;
-	char err[256] = "";
+	struct tm_err err = {0};
 	size_t len;
 	char *text = fixture("jvmhisto/oldfill.txt", &len);
 
 	(void)state;
-	assert_int_equal(tm_jvm_histo_parse(text, len, &h, err, sizeof(err)), 0);
+	assert_int_equal(tm_jvm_histo_parse(text, len, &h, &err), 0);
 	assert_int_equal(h.classes, 183);
 	assert_int_equal(h.n_top, TM_JH_TOP);
 	assert_string_equal(h.top[0].name, "OldFill$Sidecar");
@@ -39,35 +40,35 @@ static void real_histogram(void **state)
 static void attach_failed(void **state)
 {
 	struct tm_jvm_histo h;
-	char err[256] = "";
+	struct tm_err err = {0};
 	size_t len;
 	char *text = fixture("jvmhisto/attach-failed.txt", &len);
 
 	(void)state;
-	assert_int_equal(tm_jvm_histo_parse(text, len, &h, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no table in jcmd's answer ('8457:')"));
+	assert_int_equal(tm_jvm_histo_parse(text, len, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "no table in jcmd's answer ('8457:')"));
 	free(text);
 }
 
 static void cut_and_bad(void **state)
 {
 	struct tm_jvm_histo h;
-	char err[256] = "";
+	struct tm_err err = {0};
 	size_t len;
 	char *text = fixture("jvmhisto/oldfill.txt", &len);
 
 	(void)state;
 	/* cut before the Total line */
-	assert_int_equal(tm_jvm_histo_parse(text, len / 2, &h, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cut short"));
+	assert_int_equal(tm_jvm_histo_parse(text, len / 2, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "cut short"));
 	/* a row whose bytes are not a number: line 5 */
 	char *row = strstr(text, "   2:");
 	memcpy(strstr(row, "1482248"), "14x2248", 7);
-	assert_int_equal(tm_jvm_histo_parse(text, len, &h, err, sizeof(err)), -1);
-	assert_string_equal(err, "class histogram: bad row on line 5");
+	assert_int_equal(tm_jvm_histo_parse(text, len, &h, &err), -1);
+	assert_string_equal(err.msg, "class histogram: bad row on line 5");
 	/* nothing at all */
-	assert_int_equal(tm_jvm_histo_parse(text, 0, &h, err, sizeof(err)), -1);
-	assert_string_equal(err, "class histogram: no table in jcmd's answer ('')");
+	assert_int_equal(tm_jvm_histo_parse(text, 0, &h, &err), -1);
+	assert_string_equal(err.msg, "class histogram: no table in jcmd's answer ('')");
 	free(text);
 }
 

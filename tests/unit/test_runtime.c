@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "runtime/hsperf.h"
 #include "sample/jvm.h"
@@ -54,7 +55,7 @@ static void against_jstat(const char *name)
 {
 	char rel[128];
 	size_t len, jlen;
-	char err[160];
+	struct tm_err err = {0};
 	struct tm_hsperf h;
 	struct tm_sample s;
 
@@ -65,7 +66,7 @@ static void against_jstat(const char *name)
 	char *jt = calloc(1, jlen + 1);
 	memcpy(jt, j, jlen);
 
-	assert_int_equal(tm_hsperf_parse(buf, len, &h, err, sizeof(err)), 0);
+	assert_int_equal(tm_hsperf_parse(buf, len, &h, &err), 0);
 	assert_true(h.accessible);
 	assert_int_equal(h.major, 2);
 	assert_true(h.entries > 100);
@@ -126,7 +127,7 @@ static void test_parallel(void **state)
 static void test_truncated(void **state)
 {
 	size_t len;
-	char err[160];
+	struct tm_err err = {0};
 	struct tm_hsperf h;
 	(void)state;
 	char *buf = fixture("hsperf/g1-hold64.hsperf", &len);
@@ -136,8 +137,8 @@ static void test_truncated(void **state)
 	for (size_t n = 0; n < used; n += (n < 64 ? 1 : 97)) {
 		char *cut = malloc(n ? n : 1);
 		memcpy(cut, buf, n);
-		assert_int_equal(tm_hsperf_parse(cut, n, &h, err, sizeof(err)), -1);
-		assert_non_null(strstr(err, "hsperfdata"));
+		assert_int_equal(tm_hsperf_parse(cut, n, &h, &err), -1);
+		assert_non_null(strstr(err.msg, "hsperfdata"));
 		free(cut);
 	}
 	free(buf);
@@ -147,7 +148,7 @@ static void test_truncated(void **state)
 static void test_corrupt(void **state)
 {
 	size_t len;
-	char err[160];
+	struct tm_err err = {0};
 	struct tm_hsperf h;
 	(void)state;
 	char *buf = fixture("hsperf/g1-hold64.hsperf", &len);
@@ -155,16 +156,16 @@ static void test_corrupt(void **state)
 	for (size_t i = 0; i < 13000 && i < len; i += 3) {
 		char keep = buf[i];
 		buf[i] = (char)(keep ^ 0xa5);
-		(void)tm_hsperf_parse(buf, len, &h, err, sizeof(err));
+		(void)tm_hsperf_parse(buf, len, &h, &err);
 		buf[i] = keep;
 	}
 	buf[1] = 0;
-	assert_int_equal(tm_hsperf_parse(buf, len, &h, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "magic"));
+	assert_int_equal(tm_hsperf_parse(buf, len, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "magic"));
 	buf[1] = (char)0xfe;
 	buf[4] = 7;
-	assert_int_equal(tm_hsperf_parse(buf, len, &h, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "byte order"));
+	assert_int_equal(tm_hsperf_parse(buf, len, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "byte order"));
 	free(buf);
 }
 
@@ -216,7 +217,7 @@ static void test_built(void **state)
 		struct hs_file f;
 		struct tm_hsperf h;
 		struct tm_sample s;
-		char err[160];
+		struct tm_err err = {0};
 		int64_t v;
 
 		start(&f, big);
@@ -224,7 +225,7 @@ static void test_built(void **state)
 		add_long(&f, "sun.gc.collector.1.time", 3 * 1000000000LL + 250);
 		add_long(&f, "sun.os.hrt.frequency", 1000000000LL);
 		put32(&f, 28, 3);
-		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, err, sizeof(err)), 0);
+		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, &err), 0);
 		assert_int_equal(h.entries, 3);
 		assert_int_equal(h.v[TM_HS_OLD_USED], 5000000000LL);
 		assert_false(tm_hsperf_has(&h, TM_HS_EDEN_USED));
@@ -241,14 +242,14 @@ static void test_built(void **state)
 		assert_int_equal(s.v[TM_M_JVM_FULL_GC_USEC], 3000000);
 		/* not yet accessible: nothing at all */
 		f.b[7] = 0;
-		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, err, sizeof(err)), 0);
+		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, &err), 0);
 		tm_sample_clear(&s);
 		tm_hsperf_to_sample(&h, &s);
 		assert_false(tm_sample_has(&s, TM_M_JVM_PROCS));
 		/* more entries claimed than there are */
 		f.b[7] = 1;
 		put32(&f, 28, 4);
-		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, err, sizeof(err)), -1);
+		assert_int_equal(tm_hsperf_parse(f.b, f.n, &h, &err), -1);
 	}
 }
 

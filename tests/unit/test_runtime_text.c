@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "assert_eq.h"
 
 #include "base/util.h"
@@ -63,11 +64,11 @@ static const char go_metrics[] =
 static void test_prom_parse(void **state)
 {
 	struct got g = {.stop_at = -1};
-	char err[128], v[64];
+	char v[64];
+	struct tm_err err = {0};
 
 	(void)state;
-	assert_int_equal(
-	    tm_prom_parse(go_metrics, strlen(go_metrics), collect, &g, err, sizeof(err)), 0);
+	assert_int_equal(tm_prom_parse(go_metrics, strlen(go_metrics), collect, &g, &err), 0);
 	assert_int_equal(g.n, 8);
 	assert_string_equal(g.names[0], "go_memstats_heap_alloc_bytes");
 	assert_eq(g.v[0], 33603160.0);
@@ -88,8 +89,7 @@ static void test_prom_parse(void **state)
 	assert_true(isinf(g.v[7]) && g.v[7] < 0);
 	/* the callback stops it */
 	g = (struct got){.stop_at = 2};
-	assert_int_equal(
-	    tm_prom_parse(go_metrics, strlen(go_metrics), collect, &g, err, sizeof(err)), 7);
+	assert_int_equal(tm_prom_parse(go_metrics, strlen(go_metrics), collect, &g, &err), 7);
 	assert_int_equal(g.n, 2);
 }
 
@@ -100,14 +100,13 @@ static void test_prom_bad(void **state)
 	    "x 1\nx 1 2 3\n", "x 1\nx nanx\n",     "x 1\nx 0x10\n",        "x 1\nx{a=\"\\",
 	    "x 1\nx 1 1.5\n", "x 1\nx infinity\n", "x 1\nx{:a=\"b\"} 1\n",
 	};
-	char err[128];
+	struct tm_err err = {0};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct got g = {.stop_at = -1};
-		assert_int_equal(
-		    tm_prom_parse(bad[i], strlen(bad[i]), collect, &g, err, sizeof(err)), -1);
-		assert_non_null(strstr(err, "line 2"));
+		assert_int_equal(tm_prom_parse(bad[i], strlen(bad[i]), collect, &g, &err), -1);
+		assert_non_null(strstr(err.msg, "line 2"));
 		assert_int_equal(g.n, 1); /* the good line before it was delivered */
 	}
 }

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "assert_eq.h"
 
 #include "runtime/scrapesel.h"
@@ -42,15 +43,15 @@ static void test_spec(void **state)
 	    "http://h/m,a 1",
 	    "http://h/m,#a",
 	};
-	char why[256], name[TM_SCRAPE_NAME_MAX];
+	char name[TM_SCRAPE_NAME_MAX];
+	struct tm_err why = {0};
 
 	(void)state;
-	assert_int_equal(tm_scrape_spec_parse("https://h:9/metrics", &spec, why, sizeof(why)), 0);
+	assert_int_equal(tm_scrape_spec_parse("https://h:9/metrics", &spec, &why), 0);
 	assert_string_equal(spec.url, "https://h:9/metrics");
 	assert_int_equal(spec.nwant, 0);
-	assert_int_equal(tm_scrape_spec_parse("http://h/m,a,b{z=\"1,2\",y=\"q\\\"\"},c", &spec, why,
-	                                      sizeof(why)),
-	                 0);
+	assert_int_equal(
+	    tm_scrape_spec_parse("http://h/m,a,b{z=\"1,2\",y=\"q\\\"\"},c", &spec, &why), 0);
 	assert_string_equal(spec.url, "http://h/m");
 	assert_int_equal(spec.nwant, 3);
 	assert_string_equal(spec.want[1].name, "b");
@@ -60,9 +61,9 @@ static void test_spec(void **state)
 	assert_int_equal(tm_scrape_want_name(&spec.want[1], name, sizeof(name)), 0);
 	assert_string_equal(name, "b{y=\"q\\\"\",z=\"1,2\"}");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		why[0] = 0;
-		assert_int_equal(tm_scrape_spec_parse(bad[i], &spec, why, sizeof(why)), -1);
-		assert_true(why[0] != 0);
+		why.msg[0] = 0;
+		assert_int_equal(tm_scrape_spec_parse(bad[i], &spec, &why), -1);
+		assert_true(why.msg[0] != 0);
 	}
 }
 
@@ -76,12 +77,12 @@ static const struct tm_scrape_value *find(const char *name)
 
 static void select_fixture(const char *opt)
 {
-	char why[256];
+	struct tm_err why = {0};
 	size_t len;
 	char *text = fixture("runtime/prom-go-app.txt", &len);
 
-	assert_int_equal(tm_scrape_spec_parse(opt, &spec, why, sizeof(why)), 0);
-	assert_int_equal(tm_scrape_select(&spec, text, len, &res, why, sizeof(why)), 0);
+	assert_int_equal(tm_scrape_spec_parse(opt, &spec, &why), 0);
+	assert_int_equal(tm_scrape_select(&spec, text, len, &res, &why), 0);
 	free(text);
 }
 
@@ -154,22 +155,23 @@ static void test_select_all_and_go(void **state)
 
 static void test_cap_and_bad(void **state)
 {
-	char *page = malloc(100 * 40), why[256];
+	char *page = malloc(100 * 40);
+	struct tm_err why = {0};
 	size_t o = 0;
 
 	(void)state;
 	for (int i = 0; i < 100; i++)
 		o += (size_t)snprintf(page + o, 40, "m_%d %d\n", i, i);
-	assert_int_equal(tm_scrape_spec_parse("http://h/m", &spec, why, sizeof(why)), 0);
-	assert_int_equal(tm_scrape_select(&spec, page, o, &res, why, sizeof(why)), 0);
+	assert_int_equal(tm_scrape_spec_parse("http://h/m", &spec, &why), 0);
+	assert_int_equal(tm_scrape_select(&spec, page, o, &res, &why), 0);
 	assert_int_equal(res.n, TM_SCRAPE_MAX_SERIES);
 	assert_int_equal(res.dropped, 100 - TM_SCRAPE_MAX_SERIES);
 	/* a page with a bad line gives nothing, not the part before it */
 	o += (size_t)snprintf(page + o, 40, "bad line here\n");
-	assert_int_equal(tm_scrape_select(&spec, page, o, &res, why, sizeof(why)), -1);
+	assert_int_equal(tm_scrape_select(&spec, page, o, &res, &why), -1);
 	assert_int_equal(res.n, 0);
 	assert_false(tm_sample_has(&res.go, TM_M_GO_HEAP_ALLOC_BYTES));
-	assert_non_null(strstr(why, "line 101"));
+	assert_non_null(strstr(why.msg, "line 101"));
 	free(page);
 }
 

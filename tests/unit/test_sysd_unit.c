@@ -8,22 +8,25 @@
 
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "sysd/unit.h"
 
 static void ok_as(const char *name, const char *want)
 {
-	char out[TM_SDUNIT_NAME_MAX], why[512] = "";
-	if (tm_sdunit_name_normalize(name, out, why, sizeof(why)))
-		fail_msg("'%s' refused: %s", name, why);
+	char out[TM_SDUNIT_NAME_MAX];
+	struct tm_err why = {0};
+	if (tm_sdunit_name_normalize(name, out, &why))
+		fail_msg("'%s' refused: %s", name, why.msg);
 	assert_string_equal(out, want);
 }
 
 static void refused(const char *name, const char *says)
 {
-	char out[TM_SDUNIT_NAME_MAX], why[512] = "";
-	assert_int_equal(tm_sdunit_name_normalize(name, out, why, sizeof(why)), -1);
-	if (!strstr(why, says))
-		fail_msg("'%s': '%s' does not say '%s'", name, why, says);
+	char out[TM_SDUNIT_NAME_MAX];
+	struct tm_err why = {0};
+	assert_int_equal(tm_sdunit_name_normalize(name, out, &why), -1);
+	if (!strstr(why.msg, says))
+		fail_msg("'%s': '%s' does not say '%s'", name, why.msg, says);
 }
 
 static void test_completed(void **state)

@@ -104,7 +104,7 @@ static int fetch(struct tm_scraper *s, int64_t due, struct tm_err *err)
 	if (status != 200) {
 		return tm_err_set(err, 0, "HTTP status %ld", status);
 	}
-	return tm_scrape_select(&s->spec, s->body, s->len, &s->work, err->msg, sizeof(err->msg));
+	return tm_scrape_select(&s->spec, s->body, s->len, &s->work, err);
 }
 
 static void publish(struct tm_scraper *s, int64_t due, bool ok, const char *why)
