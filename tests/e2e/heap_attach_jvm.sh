@@ -34,28 +34,22 @@ wait_for 60 started "$T/out"
 "$TM" record -o "$T/r.db" -p "$pid" --heap -i 200ms --timeout 3s >/dev/null 2>"$T/rec.err"
 allocs=$(fig "$T/r.db" heap_allocs)
 live=$(fig "$T/r.db" heap_live_end_bytes)
-if grep -q "attached the heap agent to $pid" "$T/rec.err" && grep -q "detached the heap agent" "$T/rec.err" &&
-	[ "$allocs" != null ] && [ "$allocs" -gt 0 ] && [ "$live" != null ] && [ "$live" -gt 0 ]; then
-	ok "attach_jvm_record (allocations since the attach $allocs, live at the end $live)"
-else
-	fail attach_jvm_record "allocations $allocs, live $live; $(grep -v cgroup "$T/rec.err" | head -3)"
-fi
-if wait_for 3 no_agent_thread "$pid"; then
-	ok attach_jvm_record_detached
-else
-	fail attach_jvm_record_detached "alive: $(kill -0 "$pid" && echo yes), agent thread: $(agent_thread "$pid" && echo yes)"
-fi
+test_expect attach_jvm_record '
+	grep -q "attached the heap agent to $pid" "$T/rec.err" && grep -q "detached the heap agent" "$T/rec.err" &&
+	[ "$allocs" != null ] && [ "$allocs" -gt 0 ] && [ "$live" != null ] && [ "$live" -gt 0 ] ||
+	test_why "allocations since the attach $allocs, live at the end $live; $(grep -v cgroup "$T/rec.err" | head -3)"'
+test_expect attach_jvm_record_detached '
+	wait_for 3 no_agent_thread "$pid" ||
+	test_why "alive: $(kill -0 "$pid" && echo yes), agent thread: $(agent_thread "$pid" && echo yes)"'
 
 out=$("$TM" heap attach "$pid" 2>&1)
 sleep 1
 st=$("$TM" heap stats "$pid" 2>&1 | head -1)
 det=$("$TM" heap detach "$pid" 2>&1)
-if echo "$out" | grep -q "attached to $pid" && echo "$st" | grep -qE "allocated [0-9.]+ MiB in [1-9]" &&
-	echo "$det" | grep -q "detached from $pid" && wait_for 3 no_agent_thread "$pid"; then
-	ok attach_jvm_attach_detach
-else
-	fail attach_jvm_attach_detach "$out / $st / $det"
-fi
+test_expect attach_jvm_attach_detach '
+	echo "$out" | grep -q "attached to $pid" && echo "$st" | grep -qE "allocated [0-9.]+ MiB in [1-9]" &&
+	echo "$det" | grep -q "detached from $pid" && wait_for 3 no_agent_thread "$pid" ||
+	test_why "$out / $st / $det"'
 
 touch "$T/end"
 wait "$pid"

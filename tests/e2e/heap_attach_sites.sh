@@ -34,11 +34,9 @@ run() {
 	pid=$!
 	wait_for 10 there "$s.ready"
 	out=$("$TM" heap attach "$pid" --sample 64K 2>&1)
-	if echo "$out" | grep -q "attached to $pid: .*sites sampled every 64 KiB on average"; then
-		ok "${name}_attached"
-	else
-		fail "${name}_attached" "$out"
-	fi
+	test_expect "${name}_attached" '
+		echo "$out" | grep -q "attached to $pid: .*sites sampled every 64 KiB on average" ||
+		test_why "$out"'
 	touch "$s.go"
 	wait_for 60 there "$s.done1"
 	"$TM" heap "$pid" --collapsed --alloc -o "$T/$name.txt" 2>"$T/$name.err"
@@ -47,27 +45,21 @@ run() {
 	small=$(alloc_of "$T/$name.txt" ";caller_small;site_small ")
 	all=$(alloc_of "$T/$name.txt" ".")
 	share=$(((big * 100 + (big + small) / 2) / (big + small + 1)))
-	if [ "$big" -gt 0 ] && [ "$small" -gt 0 ] && [ $((share - 75)) -le $TOL ] &&
-		[ $((75 - share)) -le $TOL ]; then
-		ok "${name}_shares" "site_big $share % of the two (75 +- $TOL), $big and $small bytes"
-	else
-		fail "${name}_shares" "site_big $share % (75 +- $TOL): big $big small $small of $all;" \
-			"$(sort -k2 -n "$T/$name.txt" | tail -4; cat "$T/$name.err")"
-	fi
+	test_expect "${name}_shares" '
+		[ "$big" -gt 0 ] && [ "$small" -gt 0 ] && [ $((share - 75)) -le $TOL ] &&
+		[ $((75 - share)) -le $TOL ] ||
+		test_why "site_big $share % of the two (75 +- $TOL): big $big small $small of $all;" \
+			"$(sort -k2 -n "$T/$name.txt" | tail -4; cat "$T/$name.err")"'
 	# the two sites are nearly all that came after the attach (pre_site's
 	# churn until `go` is the rest)
-	if [ $(((big + small) * 100)) -ge $((all * 90)) ]; then
-		ok "${name}_sites_are_those"
-	else
-		fail "${name}_sites_are_those" "the two sites $((big + small)) of $all bytes"
-	fi
+	test_expect "${name}_sites_are_those" '
+		[ $(((big + small) * 100)) -ge $((all * 90)) ] ||
+		test_why "the two sites $((big + small)) of $all bytes"'
 	want="unwinder $unw; sites since the attach at 20[0-9-]* [0-9:]* UTC"
-	if grep -q "$want" "$T/$name.note" &&
-		gzip -dc "$T/$name.pb.gz" | grep -aq "tidemark unwinder: $unw; sites since the attach at"; then
-		ok "${name}_unwinder_said"
-	else
-		fail "${name}_unwinder_said" "wanted '$want' in the note and the profile: $(cat "$T/$name.note")"
-	fi
+	test_expect "${name}_unwinder_said" '
+		grep -q "$want" "$T/$name.note" &&
+		gzip -dc "$T/$name.pb.gz" | grep -aq "tidemark unwinder: $unw; sites since the attach at" ||
+		test_why "wanted '\''$want'\'' in the note and the profile: $(cat "$T/$name.note")"'
 	"$TM" heap detach "$pid" >"$T/$name.detach" 2>&1
 	touch "$s.more"
 	wait_for 60 there "$s.done2"
@@ -75,13 +67,11 @@ run() {
 	"$TM" heap "$pid" -o "$T/$name.after.pb.gz" 2>"$T/$name.after.note"
 	after=$(alloc_of "$T/$name.after.txt" ";site_after ")
 	all2=$(alloc_of "$T/$name.after.txt" ".")
-	if [ "$after" = 0 ] && [ "$all2" = "$all" ] &&
-		grep -q "sites since the attach at .* until the detach" "$T/$name.after.note"; then
-		ok "${name}_detach_stops_sampling" "$all bytes before and after"
-	else
-		fail "${name}_detach_stops_sampling" "site_after $after, total $all then $all2;" \
-			"$(cat "$T/$name.detach" "$T/$name.after.err" "$T/$name.after.note")"
-	fi
+	test_expect "${name}_detach_stops_sampling" '
+		[ "$after" = 0 ] && [ "$all2" = "$all" ] &&
+		grep -q "sites since the attach at .* until the detach" "$T/$name.after.note" ||
+		test_why "site_after $after, total $all then $all2;" \
+			"$(cat "$T/$name.detach" "$T/$name.after.err" "$T/$name.after.note")"'
 	touch "$s.end"
 	wait "$pid"
 	rc=$?
@@ -108,10 +98,8 @@ wait "$pid"
 wait "$rpid"
 rep=$("$TM" report -o "$T/rec.db" 2>&1)
 top=$("$TM" heap top "$T"/rec.*.final.pb.gz -n 3 2>&1)
-if echo "$rep" | grep -q "^  unwinder    frame pointers; sites since the attach at .* UTC" &&
-	echo "$top" | grep -q "site_big < caller_big" && echo "$top" | grep -q "site_small < caller_small"; then
-	ok record_attach_sites
-else
-	fail record_attach_sites "$(echo "$rep" | grep -E 'unwinder|profiles'; echo "$top"; cat "$T/rec.err")"
-fi
+test_expect record_attach_sites '
+	echo "$rep" | grep -q "^  unwinder    frame pointers; sites since the attach at .* UTC" &&
+	echo "$top" | grep -q "site_big < caller_big" && echo "$top" | grep -q "site_small < caller_small" ||
+	test_why "$(echo "$rep" | grep -E "unwinder|profiles"; echo "$top"; cat "$T/rec.err")"'
 finish

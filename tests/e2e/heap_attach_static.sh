@@ -45,27 +45,21 @@ attach_run() {
 	"$TM" record -o "$T/$name.db" -p "$pid" --heap -i 200ms --timeout 2s >/dev/null 2>"$T/$name.err"
 	live=$(fig "$T/$name.db" heap_live_peak_bytes)
 	mine=$(own "$T/$name.out")
-	if grep -q "attached the heap agent to $pid" "$T/$name.err" && near "$live" "$mine"; then
-		ok "attach_${name}_live (tidemark's $live, the program's own $mine)"
-	else
-		fail "attach_${name}_live" "tidemark's live $live, the program's own stats.allocated $mine (within 256 KiB); $(grep -v cgroup "$T/$name.err" | head -3)"
-	fi
-	if grep -q "detached the heap agent from $pid" "$T/$name.err" && wait_for 3 no_agent_thread "$pid"; then
-		ok "attach_${name}_detached_running"
-	else
-		fail "attach_${name}_detached_running" "alive: $(kill -0 "$pid" && echo yes), agent thread: $(agent_thread "$pid" && echo yes); $(tail -2 "$T/$name.err")"
-	fi
+	test_expect "attach_${name}_live" '
+		grep -q "attached the heap agent to $pid" "$T/$name.err" && near "$live" "$mine" ||
+		test_why "tidemark'\''s live $live, the program'\''s own stats.allocated $mine (within 256 KiB); $(grep -v cgroup "$T/$name.err" | head -3)"'
+	test_expect "attach_${name}_detached_running" '
+		grep -q "detached the heap agent from $pid" "$T/$name.err" && wait_for 3 no_agent_thread "$pid" ||
+		test_why "alive: $(kill -0 "$pid" && echo yes), agent thread: $(agent_thread "$pid" && echo yes); $(tail -2 "$T/$name.err")"'
 	# attached again (the agent stays loaded: no dlopen), the recorder killed
 	"$TM" record -o "$T/$name.2.db" -p "$pid" --heap -i 200ms --timeout 60s >/dev/null 2>&1 &
 	rec=$!
 	if wait_for 20 agent_thread "$pid"; then
 		kill -9 "$rec"
 		wait "$rec" 2>/dev/null
-		if wait_for 3 no_agent_thread "$pid"; then
-			ok "attach_${name}_recorder_killed"
-		else
-			fail "attach_${name}_recorder_killed" "the agent's thread still runs 3 s after the recorder's SIGKILL"
-		fi
+		test_expect "attach_${name}_recorder_killed" '
+			wait_for 3 no_agent_thread "$pid" ||
+			test_why "the agent'\''s thread still runs 3 s after the recorder'\''s SIGKILL"'
 	else
 		kill -9 "$rec" 2>/dev/null
 		fail "attach_${name}_recorder_killed" "no agent thread within 20 s of record -p"
@@ -80,20 +74,16 @@ attach_run() {
 pid=$!
 wait_for 5 runs "$pid" "$P/static_je"
 out=$("$TM" heap attach --dry-run "$pid" 2>&1)
-if echo "$out" | grep -q "read jemalloc's own statistics (linked into its executable)" &&
-	echo "$out" | grep -q "a thread waiting in a syscall"; then
-	ok attach_static_dry_run
-else
-	fail attach_static_dry_run "$out"
-fi
+test_expect attach_static_dry_run '
+	echo "$out" | grep -q "read jemalloc'\''s own statistics (linked into its executable)" &&
+	echo "$out" | grep -q "a thread waiting in a syscall" ||
+	test_why "$out"'
 kill "$pid"
 wait "$pid" 2>/dev/null
 attach_run "$P/static_je" static_je
-if "$TM" report -o "$T/static_je.db" | grep -q "allocator jemalloc (static)"; then
-	ok attach_static_je_named
-else
-	fail attach_static_je_named "$("$TM" report -o "$T/static_je.db" | grep machine)"
-fi
+test_expect attach_static_je_named '
+	"$TM" report -o "$T/static_je.db" | grep -q "allocator jemalloc (static)" ||
+	test_why "$("$TM" report -o "$T/static_je.db" | grep machine)"'
 
 # --- stripped: no entry point to read: refused, nothing loaded ------------------------
 "$P/static_je_stripped" 40 15 >/dev/null &
@@ -101,11 +91,9 @@ pid=$!
 wait_for 5 runs "$pid" "$P/static_je_stripped"
 check_fails attach_static_stripped_refused "malloc is defined in its executable.*stripped" \
 	"$TM" heap attach "$pid"
-if grep -q libtidemark-heap-attach "/proc/$pid/maps"; then
-	fail attach_static_stripped_untouched "the agent is mapped in the refused process"
-else
-	ok attach_static_stripped_untouched
-fi
+test_expect attach_static_stripped_untouched '
+	! grep -q libtidemark-heap-attach "/proc/$pid/maps" ||
+	test_why "the agent is mapped in the refused process"'
 kill "$pid"
 wait "$pid" 2>/dev/null
 
@@ -120,10 +108,8 @@ elif ! "$RUSTC" -O -o "$T/rjem_hold" "$TM_ROOT/tests/progs/rjem_hold.rs" -L "$P"
 	fail attach_rust_rjem_builds "$(tail -5 "$T/rustc.out")"
 else
 	attach_run "$T/rjem_hold" rust_rjem
-	if "$TM" report -o "$T/rust_rjem.db" | grep -q "allocator glibc+jemalloc (static)"; then
-		ok attach_rust_rjem_named
-	else
-		fail attach_rust_rjem_named "$("$TM" report -o "$T/rust_rjem.db" | grep machine)"
-	fi
+	test_expect attach_rust_rjem_named '
+		"$TM" report -o "$T/rust_rjem.db" | grep -q "allocator glibc+jemalloc (static)" ||
+		test_why "$("$TM" report -o "$T/rust_rjem.db" | grep machine)"'
 fi
 finish

@@ -27,17 +27,13 @@ text=$("$TM" heap stats "$pid" 2>&1)
 json=$("$TM" heap stats "$pid" --json 2>&1)
 wait "$rpid"
 got=$(echo "$json" | sed -n 's/.*"allocator_allocated_bytes":\([0-9]*\).*/\1/p')
-if echo "$text" | grep -q "^pid $pid (running): malloc is linked into the executable (jemalloc): the shim sees none of its calls; live, peak, allocations and frees n/a$" &&
-	echo "$text" | grep -q "^the allocator's own figures: allocated [0-9.]* MiB, held beyond that [0-9.]* MiB$" &&
-	! echo "$text" | grep -q "live 0.0 MiB"; then
-	ok heap_static_stats_text
-else
-	fail heap_static_stats_text "$text"
-fi
-if [ -n "$got" ] && [ -n "$own" ] && near "$got" "$own" &&
-	echo "$json" | grep -q '"malloc_in_exe":true,"exe_allocator":"jemalloc","live_bytes":null,'; then
-	ok heap_static_stats_json "allocator's allocated $got, the program's own $own"
-else
-	fail heap_static_stats_json "allocated '$got' against the program's own '$own': $json"
-fi
+test_expect heap_static_stats_text '
+	echo "$text" | grep -q "^pid $pid (running): malloc is linked into the executable (jemalloc): the shim sees none of its calls; live, peak, allocations and frees n/a$" &&
+	echo "$text" | grep -q "^the allocator'\''s own figures: allocated [0-9.]* MiB, held beyond that [0-9.]* MiB$" &&
+	! echo "$text" | grep -q "live 0.0 MiB" ||
+	test_why "$text"'
+test_expect heap_static_stats_json '
+	[ -n "$got" ] && [ -n "$own" ] && near "$got" "$own" &&
+	echo "$json" | grep -q "\"malloc_in_exe\":true,\"exe_allocator\":\"jemalloc\",\"live_bytes\":null," ||
+	test_why "allocated '\''$got'\'' against the program'\''s own '\''$own'\'': $json"'
 finish
