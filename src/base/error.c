@@ -21,15 +21,6 @@ int tm_error(const char *fmt, ...)
 	return -1;
 }
 
-int tm_error_buf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int tm_err_set(struct tm_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;

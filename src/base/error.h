@@ -9,11 +9,13 @@
  * A function whose caller decides what to do with a reason (print it, put
  * it in a 4xx, fold it into a notice) takes a struct tm_err *ERR instead of
  * a (char *why, size_t why_size) or (char *err, size_t errlen) pair: one
- * channel, and the size travels with the buffer.  Library code writes to
- * stderr only through tm_error, tm_warn and tm_note (no raw fprintf).  A
- * caller that only drops the reason passes NULL.  scripts/errchannel.sh
- * (in tests/e2e/style.sh) holds the folders of scripts/errchannel.folders
- * to this, and names there each function still allowed a pair.
+ * channel, and the size travels with the buffer.  Code writes to stderr
+ * only through tm_error, tm_warn and tm_note (no raw fprintf), except the
+ * commands (cmd/) and main.c.  A caller that only drops the reason passes
+ * NULL.  One check holds all of src/ to this: scripts/errchannel.sh (run
+ * by tests/e2e/style.sh), whose scripts/errchannel.folders lists every
+ * folder of src/, the places allowed to print, and each function still
+ * allowed a pair.
  */
 #ifndef TM_ERROR_H
 #define TM_ERROR_H
@@ -31,11 +33,6 @@ struct tm_err {
 
 int tm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* For checks that report to a caller's buffer (a server's 4xx reason):
- * formats into ERR and returns -1. */
-int tm_error_buf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Formats into ERR->msg, sets ERR->code to CODE; returns -1 (so a
  * function can `return tm_err_set(err, 0, "...")`).  ERR may be NULL: the

@@ -192,9 +192,7 @@ static int set_value(const struct tm_opt *o, void *base, const char *value, stru
 	default:
 		TM_BUG("option --%s: type %d has no parser", o->flag ? o->flag : o->key, o->type);
 	}
-	if (o->check_err && o->check_err(v, err))
-		return -3;
-	if (o->check && o->check(v, err->msg, sizeof(err->msg)))
+	if (o->check && o->check(v, err))
 		return -3;
 	*FIELD(base, o->off, int64_t) = v;
 	return 0;
@@ -206,10 +204,8 @@ int tm_opt_set(const struct tm_opt *o, void *base, const char *value, struct tm_
 
 	err->code = 0;
 	err->msg[0] = '\0';
-	if (o->type == TM_OPT_CUSTOM && o->parse_err)
-		return o->parse_err(FIELD(base, o->off, char), value, err);
 	if (o->type == TM_OPT_CUSTOM)
-		return o->parse(FIELD(base, o->off, char), value, err->msg, sizeof(err->msg));
+		return o->parse(FIELD(base, o->off, char), value, err);
 	if (!value && o->type != TM_OPT_BOOL)
 		TM_BUG("option --%s needs a value", o->flag);
 	int r = set_value(o, base, value, err);

@@ -70,17 +70,11 @@ struct tm_opt {
 	 * the struct itself when OFF is 0 and the entry needs more than one
 	 * field).  0, or -1 with ERR->msg ("'x': expected ...") set, or with
 	 * ERR->msg left empty after tm_error said more. */
-	int (*parse_err)(void *field, const char *value, struct tm_err *err);
+	int (*parse)(void *field, const char *value, struct tm_err *err);
 	/* COUNT, SIZE, DURATION: a further check of a value within the bounds
 	 * (NULL: none); 0, or -1 with ERR->msg set (the reason, without the
 	 * value's text: "1024 bytes is below 128 KiB, ..."). */
-	int (*check_err)(int64_t value, struct tm_err *err);
-	/* The same two in the older (WHY, WHY_SIZE) form, for the tables whose
-	 * callbacks are not converted yet (bench/, cgroup's floor check); an
-	 * entry sets one form or the other. */
-	int (*parse)(void *field, const char *value, char *why,
-	             size_t why_size);                           /* errcheck: allow */
-	int (*check)(int64_t value, char *why, size_t why_size); /* errcheck: allow */
+	int (*check)(int64_t value, struct tm_err *err);
 	const char *metavar; /* "DUR", "SIZE", "REGEX" in help */
 	const char *help;    /* one line; "(default X)" is added from the struct */
 	const char *more;    /* NULL, or a second help line */

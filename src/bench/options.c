@@ -23,21 +23,19 @@ const char *tm_bench_order_name(int order)
 }
 
 /* --arm SPEC: the whole spec (it adds an arm); tm_bench_add_arm says why. */
-static int parse_arm(void *field, const char *value, char *why, size_t why_size)
+static int parse_arm(void *field, const char *value, struct tm_err *err)
 {
-	(void)why_size;
-	why[0] = '\0';
+	(void)err;
 	return tm_bench_add_arm(field, value);
 }
 
 /* --window A:B, Window=A:B: checked now (tm_window_parse says why), kept as text. */
-static int parse_window(void *field, const char *value, char *why, size_t why_size)
+static int parse_window(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_window w;
 	char *dup;
 
-	(void)why_size;
-	why[0] = '\0';
+	(void)err;
 	if (tm_window_parse(value, &w))
 		return -1;
 	if (!(dup = strdup(value)))
@@ -48,53 +46,41 @@ static int parse_window(void *field, const char *value, char *why, size_t why_si
 }
 
 /* --sweep MemoryMax=LO..HI (or MemoryHigh=LO..HI), Sweep= */
-static int parse_sweep(void *field, const char *value, char *why, size_t why_size)
+static int parse_sweep(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_bench_sweep *sw = field;
 	const char *eq = strchr(value, '='), *dots = eq ? strstr(eq, "..") : NULL;
 	char lo[64];
 
-	why[0] = '\0';
-	if (!eq || !dots || (size_t)(dots - eq - 1) >= sizeof(lo)) {
-		snprintf(why, why_size, "'%s': expected MemoryMax=LO..HI or MemoryHigh=LO..HI",
-		         value);
-		return -1;
-	}
+	if (!eq || !dots || (size_t)(dots - eq - 1) >= sizeof(lo))
+		return tm_err_set(err, 0, "'%s': expected MemoryMax=LO..HI or MemoryHigh=LO..HI",
+		                  value);
 	if (!strncmp(value, "MemoryMax=", 10))
 		sw->limit = TM_SWEEP_MEMORY_MAX;
 	else if (!strncmp(value, "MemoryHigh=", 11))
 		sw->limit = TM_SWEEP_MEMORY_HIGH;
-	else {
-		snprintf(why, why_size, "'%s': only MemoryMax or MemoryHigh can be swept", value);
-		return -1;
-	}
+	else
+		return tm_err_set(err, 0, "'%s': only MemoryMax or MemoryHigh can be swept", value);
 	snprintf(lo, sizeof(lo), "%.*s", (int)(dots - eq - 1), eq + 1);
 	if (tm_parse_size(lo, &sw->lo) || tm_parse_size(dots + 2, &sw->hi) || sw->lo <= 0 ||
-	    sw->hi <= sw->lo) {
-		snprintf(why, why_size, "'%s': expected sizes LO < HI, e.g. MemoryMax=256M..1G",
-		         value);
-		return -1;
-	}
+	    sw->hi <= sw->lo)
+		return tm_err_set(err, 0, "'%s': expected sizes LO < HI, e.g. MemoryMax=256M..1G",
+		                  value);
 	return 0;
 }
 
 /* --param NAME=VALUES, Param=: one parameter (bench/param.h).  A second
  * --param is refused; the command line replaces the file's. */
-static int parse_param(void *field, const char *value, char *why, size_t why_size)
+static int parse_param(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_bench_param *p = field;
 
-	if (p->n && !p->from_file) {
-		snprintf(why, why_size,
-		         "'%s': a bench has one parameter, and %s is already given (run a bench"
-		         " per value of the other)",
-		         value, p->spec);
-		return -1;
-	}
-	struct tm_err e = {0};
-	if (tm_bench_param_parse(value, p, &e))
-		return tm_error_buf(why, why_size, "%s", e.msg);
-	return 0;
+	if (p->n && !p->from_file)
+		return tm_err_set(err, 0,
+		                  "'%s': a bench has one parameter, and %s is already given (run a"
+		                  " bench per value of the other)",
+		                  value, p->spec);
+	return tm_bench_param_parse(value, p, err);
 }
 
 const struct tm_opt tm_bench_options[] = {

@@ -214,16 +214,15 @@ const char *tm_bench_arm_getenv(const struct tm_bench_arm *arm, const char *name
 	return NULL;
 }
 
-static int parse_allocator(void *field, const char *value, char *why, size_t why_size)
+static int parse_allocator(void *field, const char *value, struct tm_err *err)
 {
 	struct tm_bench_arm *arm = field;
 	int a = tm_bench_alloc_by_name(value);
 
 	if (a < 0) {
 		char names[256];
-		snprintf(why, why_size, "'%s': expected an allocator: %s", value,
-		         tm_alloc_names(names, sizeof(names), " or "));
-		return -1;
+		return tm_err_set(err, 0, "'%s': expected an allocator: %s", value,
+		                  tm_alloc_names(names, sizeof(names), " or "));
 	}
 	arm->alloc = (enum tm_alloc)a;
 	arm->alloc_set = true;

@@ -21,8 +21,9 @@
 int tm_limit_check(const char *what, int64_t bytes);
 
 /* The same check for an option table (base/opt.h, the `check` of an
- * entry): 0, or -1 with WHY ("1024 bytes is below 128 KiB, the least any
+ * entry): 0, or -1 with ERR->msg ("1024 bytes is below 128 KiB, the least any
  * program can start in (...)"). */
-int tm_limit_floor_why(int64_t bytes, char *why, size_t why_size);
+struct tm_err;
+int tm_limit_floor_why(int64_t bytes, struct tm_err *err);
 
 #endif

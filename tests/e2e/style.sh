@@ -4,8 +4,7 @@
 # include rule of src/LAYERS (scripts/layers.sh), the size limits of files
 # and functions (scripts/length.sh), headers that compile alone (make
 # hdr-check), SQLite only in src/store/, shell checks named once
-# (scripts/double_checks.sh), one error channel (scripts/errchannel.sh,
-# scripts/errcheck.sh).
+# (scripts/double_checks.sh), one error channel (scripts/errchannel.sh).
 . "$(dirname "$0")/../lib.sh"
 cd "$TM_ROOT" || exit 1
 
@@ -116,43 +115,38 @@ check_fails style_checks_named_once_refuses_one_more "$((max + 1)) shell checks 
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
 [ -z "$outside" ] && ok "style_sql_only_in_store" ||
 	fail "style_sql_only_in_store" "SQLite outside src/store/: $outside"
-# One error channel in serve/, record/, cmd/ and base/ (scripts/errcheck.sh):
-# no (why, why_size) or (err, errlen) pair, no tm_error_buf, no raw
-# fprintf(stderr) in their library code; and the check refuses each, planted.
-check style_errcheck sh scripts/errcheck.sh "$TM_ROOT"
-rm -rf "$T/src" && mkdir -p "$T/src/serve" "$T/src/cmd"
-printf 'int f(struct tm_err *err);\n' >"$T/src/serve/good.c"
-check style_errcheck_passes_tm_err sh scripts/errcheck.sh "$T"
-printf 'int f(char *why, size_t why_size);\n' >"$T/src/serve/bad.c"
-check_fails style_errcheck_refuses_why_pair "src/serve/bad.c:1: a .why, why_size. reason pair" \
-	sh scripts/errcheck.sh "$T"
-printf 'int g(const char *s, char *err,\n      size_t errlen);\n' >"$T/src/serve/bad.c"
-check_fails style_errcheck_refuses_errlen_pair "src/serve/bad.c:2: a .why, why_size. reason pair" \
-	sh scripts/errcheck.sh "$T"
-printf 'void h(void) { fprintf(stderr, "x\\n"); }\n' >"$T/src/serve/bad.c"
-check_fails style_errcheck_refuses_raw_stderr "src/serve/bad.c:1: raw fprintf.stderr." \
-	sh scripts/errcheck.sh "$T"
-mv "$T/src/serve/bad.c" "$T/src/cmd/usage.c" # a command may print its usage
-check style_errcheck_lets_cmd_print sh scripts/errcheck.sh "$T"
-rm -rf "$T/src"
-
-# One error channel (src/base/error.h): in the folders scripts/errchannel.folders
-# lists, no (why, why_size) or (err, errlen) pair and no raw fprintf(stderr)
-# (scripts/errchannel.sh); and the check refuses each when planted.
+# One error channel over all of src/ (src/base/error.h, scripts/errchannel.sh):
+# no (why, why_size) or (err, errlen) pair, no raw fprintf(stderr) outside
+# cmd/ and main.c, every folder of src/ in scripts/errchannel.folders; and
+# the check refuses each when planted.
 check style_errchannel sh scripts/errchannel.sh "$TM_ROOT"
-mkdir -p "$T/ec/src/x" "$T/ec/scripts"
-printf '# a list\nx\n' >"$T/ec/scripts/errchannel.folders"
+mkdir -p "$T/ec/src/x" "$T/ec/src/cmd" "$T/ec/scripts"
+printf '# a list\nx\ncmd\nstderr cmd\nstderr main.c\n' >"$T/ec/scripts/errchannel.folders"
 printf 'struct tm_err;\nint f(const char *s, struct tm_err *err);\n' >"$T/ec/src/x/ok.h"
 check style_errchannel_passes_tm_err sh scripts/errchannel.sh "$T/ec"
 printf 'int g(const char *s,\n      char *why, size_t why_size);\n' >"$T/ec/src/x/why.h"
 check_fails style_errchannel_refuses_why_pair "src/x/why.h:2: g: pair char \\*why, size_t why_size" \
 	sh scripts/errchannel.sh "$T/ec"
 rm "$T/ec/src/x/why.h"
-printf 'int h(char *err, size_t errlen)\n{\n\treturn 0;\n}\n' >"$T/ec/src/x/err.c"
-check_fails style_errchannel_refuses_err_pair "src/x/err.c:1: h: pair char \\*err, size_t errlen" \
+printf 'int h(char *err, size_t errlen)\n{\n\treturn 0;\n}\n' >"$T/ec/src/cmd/err.c"
+check_fails style_errchannel_refuses_err_pair "src/cmd/err.c:1: h: pair char \\*err, size_t errlen" \
 	sh scripts/errchannel.sh "$T/ec"
-rm "$T/ec/src/x/err.c"
+rm "$T/ec/src/cmd/err.c"
 printf 'void k(void)\n{\n\tfprintf(stderr, "x\\n");\n}\n' >"$T/ec/src/x/say.c"
 check_fails style_errchannel_refuses_fprintf_stderr "src/x/say.c:3: -: fprintf\\(stderr\\)" \
+	sh scripts/errchannel.sh "$T/ec"
+mv "$T/ec/src/x/say.c" "$T/ec/src/cmd/usage.c" # a command may print its usage
+cp "$T/ec/src/cmd/usage.c" "$T/ec/src/main.c"  # and so may main()
+check style_errchannel_lets_cmd_print sh scripts/errchannel.sh "$T/ec"
+cp "$T/ec/src/main.c" "$T/ec/src/other.c"
+check_fails style_errchannel_refuses_fprintf_beside_main "src/other.c:3: -: fprintf\\(stderr\\)" \
+	sh scripts/errchannel.sh "$T/ec"
+rm "$T/ec/src/other.c"
+mkdir "$T/ec/src/y"
+check_fails style_errchannel_refuses_unlisted_folder "src/y: not in .*errchannel.folders" \
+	sh scripts/errchannel.sh "$T/ec"
+rmdir "$T/ec/src/y"
+printf 'pending src/x/ok.h f\n' >>"$T/ec/scripts/errchannel.folders"
+check_fails style_errchannel_refuses_stale_entry "src/x/ok.h: f: no pair here any more" \
 	sh scripts/errchannel.sh "$T/ec"
 finish

@@ -10,8 +10,11 @@
 
 #include "assert_eq.h"
 
+#include "base/error.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "bench/bench.h"
+#include "cgroup/limits.h"
 #include "record/options.h"
 #include "tidemark-size.h"
 
@@ -278,12 +281,51 @@ static void test_record_table(void **state)
 	assert_null(o.progress_regex);
 }
 
+/* The bench's custom options and the limits' floor say why through a
+ * struct tm_err (base/opt.h's parse and check), the words unchanged. */
+static void test_bench_table_err(void **state)
+{
+	struct tm_bench_spec sp;
+	struct tm_optset sets[TM_BENCH_OPTSETS];
+	struct tm_err why;
+	(void)state;
+
+	tm_bench_spec_init(&sp);
+	tm_bench_optsets(&sp, sets);
+	assert_int_equal(tm_opts_set_key(sets, TM_BENCH_OPTSETS, "Sweep", "MemoryMax", &why), -1);
+	assert_string_equal(why.msg, "Sweep 'MemoryMax': expected MemoryMax=LO..HI or "
+	                             "MemoryHigh=LO..HI");
+	assert_int_equal(
+	    tm_opts_set_key(sets, TM_BENCH_OPTSETS, "Sweep", "MemorySwapMax=1M..2M", &why), -1);
+	assert_string_equal(
+	    why.msg, "Sweep 'MemorySwapMax=1M..2M': only MemoryMax or MemoryHigh can be swept");
+	assert_int_equal(tm_opts_set_key(sets, TM_BENCH_OPTSETS, "Sweep", "MemoryMax=2M..1M", &why),
+	                 -1);
+	assert_string_equal(
+	    why.msg, "Sweep 'MemoryMax=2M..1M': expected sizes LO < HI, e.g. MemoryMax=256M..1G");
+	assert_int_equal(
+	    tm_opts_set_key(sets, TM_BENCH_OPTSETS, "Sweep", "MemoryHigh=1M..2M", &why), 0);
+	assert_int_equal(sp.sweep.limit, TM_SWEEP_MEMORY_HIGH);
+	tm_bench_spec_release(&sp);
+
+	struct tm_err e;
+	assert_int_equal(tm_limit_floor_why(1024, &e), -1);
+	assert_string_equal(e.msg,
+	                    "1024 bytes is below 128 KiB, the least any program can start in"
+	                    " (a new process's page tables, kernel stack and first pages are"
+	                    " charged to its cgroup; under that it is killed before it runs)");
+	assert_int_equal(tm_limit_floor_why(1024, NULL), -1); /* the reason dropped */
+	assert_int_equal(tm_limit_floor_why(TM_LIMIT_FLOOR_BYTES, &e), 0);
+	assert_int_equal(tm_limit_floor_why(-1, &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_size_good),    cmocka_unit_test(test_size_bad),
-	    cmocka_unit_test(test_opts_file),    cmocka_unit_test(test_opts_argv),
-	    cmocka_unit_test(test_fmt_duration), cmocka_unit_test(test_record_table),
+	    cmocka_unit_test(test_size_good),       cmocka_unit_test(test_size_bad),
+	    cmocka_unit_test(test_opts_file),       cmocka_unit_test(test_opts_argv),
+	    cmocka_unit_test(test_fmt_duration),    cmocka_unit_test(test_record_table),
+	    cmocka_unit_test(test_bench_table_err),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
