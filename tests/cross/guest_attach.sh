@@ -110,8 +110,8 @@ js=$("$TM" heap stats "$pid" --json 2>&1)
 got=$(echo "$js" | sed -n 's/.*"allocator_allocated_bytes":\([0-9]*\).*/\1/p')
 # the program reads its own figure again (SIGUSR1), with what the attach
 # added (dlopen's and the agent thread's allocations, and the thread-cache
-# fills they caused: Debian's arm64 jemalloc has 64 KiB pages, so sizes up
-# to 224 KiB are small classes, filled into a thread's cache many at a time)
+# fills they caused, bigger with Debian's arm64 jemalloc's 64 KiB pages:
+# 549 KiB, docs/heap.md "aarch64")
 rm -f $S/je.again
 kill -USR1 "$pid"
 wait_for 10 test -s $S/je.again
