@@ -16,9 +16,12 @@
 /* A thread's registers as the kernel's NT_PRSTATUS regset lays them out
  * (x86_64: struct user_regs_struct, 27 words; aarch64: struct
  * user_pt_regs, 34 words), plus the machine's extra words (aarch64: the
- * syscall number, from NT_ARM_SYSTEM_CALL, in w[TM_REGS_EXTRA]). */
-#define TM_REGS_WORDS 40
-#define TM_REGS_EXTRA 36
+ * syscall number, from NT_ARM_SYSTEM_CALL, in w[TM_REGS_EXTRA]; 1 in
+ * w[TM_REGS_AT_SVC] when the pc is on an `svc #0`, which get() reads from
+ * the thread's memory: attach_aarch64.c says why). */
+#define TM_REGS_WORDS  40
+#define TM_REGS_EXTRA  36
+#define TM_REGS_AT_SVC 37
 struct tm_regs {
 	uint64_t w[TM_REGS_WORDS];
 };

@@ -11,11 +11,18 @@
  * recorder does and checks them against its own reading (within 256 KiB:
  * the answering thread's TLS block; under RJEM also glibc's live bytes):
  * exit 0 and "self ok ...", else 2 and why (tests/e2e/aarch64.sh too).
+ * With "again FILE" (argv[3], argv[4]), each SIGUSR1 makes it read its own
+ * figure again into FILE ("BYTES\n"), while it holds them: what an attach
+ * added is in both figures then (tests/cross/guest_attach.sh); stdout the
+ * same as without.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -89,6 +96,35 @@ static int self_check(long long allocated)
 	return ok ? 0 : 2;
 }
 
+static volatile sig_atomic_t again_asked;
+static void on_usr1(int sig)
+{
+	(void)sig;
+	again_asked = 1;
+}
+
+/* Holds for SECONDS; at each SIGUSR1 writes its own figure to PATH (no
+ * stdio: nothing of the allocator's used for it). */
+static int read_again(const char *path, int seconds)
+{
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigaction(SIGUSR1, &sa, NULL); /* no SA_RESTART: the sleep ends */
+	time_t end = time(NULL) + seconds;
+	while (time(NULL) < end) {
+		sleep(1);
+		if (!again_asked)
+			continue;
+		again_asked = 0;
+		char line[32];
+		int n = snprintf(line, sizeof(line), "%lld\n", own_allocated());
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, line, (size_t)n) != n)
+			return 1;
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int mib = argc > 1 ? atoi(argv[1]) : 40;
@@ -105,6 +141,8 @@ int main(int argc, char **argv)
 	printf("allocated=%lld\n", allocated);
 	if (argc > 3 && !strcmp(argv[3], "self"))
 		return self_check(allocated);
+	if (argc > 4 && !strcmp(argv[3], "again"))
+		return read_again(argv[4], seconds);
 	sleep((unsigned)seconds);
 	return held[0] ? 0 : 1;
 }

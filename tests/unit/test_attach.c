@@ -128,6 +128,29 @@ static void test_aarch64_call(void **state)
 	assert_eq(a->regs_bytes, 34 * 8);
 	assert_true(a->waiting_syscall(22));  /* epoll_pwait */
 	assert_false(a->waiting_syscall(98)); /* futex */
+	assert_true(a->waiting_syscall(115)); /* clock_nanosleep: sleep() */
+}
+
+/* Stopped while it waits in a syscall, an aarch64 thread shows no syscall
+ * in NT_ARM_SYSTEM_CALL (do_signal() forgot it) and its pc on the `svc`:
+ * the syscall is x8's.  Not on an svc: stopped in its own code. */
+static void test_aarch64_stopped_in_syscall(void **state)
+{
+	(void)state;
+	const struct tm_attach_arch *a = &tm_attach_aarch64;
+	struct tm_regs r;
+	memset(&r, 0, sizeof(r));
+	r.w[8] = 115; /* clock_nanosleep */
+	r.w[TM_REGS_EXTRA] = (uint64_t)-1;
+	r.w[TM_REGS_AT_SVC] = 1;
+	assert_eq(a->syscall_nr(&r), 115);
+	r.w[TM_REGS_AT_SVC] = 0;
+	assert_eq(a->syscall_nr(&r), -1);
+	r.w[TM_REGS_EXTRA] = 63; /* the kernel's own word wins */
+	r.w[TM_REGS_AT_SVC] = 1;
+	assert_eq(a->syscall_nr(&r), 63);
+	a->setup_call(&r, 0x400000, NULL, 0, 0xfffff0001000);
+	assert_eq(a->syscall_nr(&r), -1); /* the call: no syscall to restart */
 }
 
 static const char maps[] =
@@ -181,9 +204,13 @@ static void test_symbol(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_refusals),    cmocka_unit_test(test_syscall_forks),
-	    cmocka_unit_test(test_x86_64_call), cmocka_unit_test(test_aarch64_call),
-	    cmocka_unit_test(test_maps),        cmocka_unit_test(test_symbol),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_syscall_forks),
+	    cmocka_unit_test(test_x86_64_call),
+	    cmocka_unit_test(test_aarch64_call),
+	    cmocka_unit_test(test_aarch64_stopped_in_syscall),
+	    cmocka_unit_test(test_maps),
+	    cmocka_unit_test(test_symbol),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
