@@ -15,12 +15,14 @@ DEMO="libjemalloc2"
 # qemu-system-x86 and busybox-static: the cgroup v2 guest (scripts/vm/); its
 # --systemd guest boots this machine's own systemd, with dbus (a minimal
 # Debian image, a container's, has neither).  strace: another tracer, which
-# heap attach must refuse (tests/e2e/heap_attach.sh).
+# heap attach must refuse (tests/e2e/heap_attach.sh).  rustc: a Rust program
+# with #[global_allocator] jemalloc, built offline with no crate
+# (tests/e2e/heap_attach_static.sh; Debian's 1.63 builds it).
 TEST="libcmocka-dev libjemalloc2 libjemalloc-dev libmimalloc2.0 libmimalloc-dev libgoogle-perftools-dev
 libgoogle-perftools4 libtcmalloc-minimal4 sqlite3 python3 perl git g++ valgrind
 heaptrack atop sysstat prometheus golang-go chromium clang libclang-rt-14-dev procps
 clang-format cppcheck openjdk-17-jdk-headless dpkg-dev lintian victoria-metrics groff-base bash-completion
-qemu-system-x86 busybox-static redis-server systemd dbus ghc strace jq"
+qemu-system-x86 busybox-static redis-server systemd dbus ghc strace jq rustc"
 
 # aarch64 (mk/cross.mk, tests/e2e/aarch64.sh): Debian's cross toolchain, the
 # multiarch arm64 libraries it links, and qemu-user to run what it builds
