@@ -281,6 +281,22 @@ const char *tm_mib_text(char *buf, size_t size, double bytes)
 	return buf;
 }
 
+const char *tm_secs_text(char *buf, size_t size, double usec)
+{
+	if (!isfinite(usec))
+		return "n/a";
+	snprintf(buf, size, "%.1f s", usec / 1e6);
+	return buf;
+}
+
+const char *tm_count_text(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		return "n/a";
+	snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
 /* V / DIV with three significant digits (at most), then UNIT. */
 static const char *sig3(char *buf, size_t size, double v, double div, const char *unit, bool sign)
 {

@@ -89,6 +89,10 @@ const char *tm_fmt_mib(char *buf, size_t size, int64_t bytes);
 /* A figure in bytes as "1234.5 MiB" into BUF, or "n/a" (a constant) when
  * BYTES is not finite (not known).  BUF or the constant. */
 const char *tm_mib_text(char *buf, size_t size, double bytes);
+/* A duration in µs as "12.3 s" into BUF, or "n/a" when USEC is not finite. */
+const char *tm_secs_text(char *buf, size_t size, double usec);
+/* A count as "123" into BUF, or "n/a" when V is not finite. */
+const char *tm_count_text(char *buf, size_t size, double v);
 /* A cost (per unit of work, per connection) in the unit that gives it
  * three significant digits (bytes up to 1023 whole): BYTES as "183 B",
  * "1012 B", "1.45 KiB", "23.8 MiB", "1.20 GiB"; USEC as "28 µs", "3.10 ms",

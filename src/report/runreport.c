@@ -30,22 +30,6 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-static const char *secs(char *buf, size_t size, double usec)
-{
-	if (!isfinite(usec))
-		return "n/a";
-	snprintf(buf, size, "%.1f s", usec / 1e6);
-	return buf;
-}
-
-static const char *count(char *buf, size_t size, double v)
-{
-	if (!isfinite(v))
-		return "n/a";
-	snprintf(buf, size, "%.0f", v);
-	return buf;
-}
-
 static const char *limit(char *buf, size_t size, double bytes)
 {
 	if (!isfinite(bytes))
@@ -289,7 +273,7 @@ static void print_memory(FILE *out, const struct tm_run_info *ri, const struct t
 	char a[32], b[32], c[32], d[96];
 
 	fprintf(out, "  duration    %s  (%" PRId64 " samples every %.0f ms, %" PRId64 " late)\n",
-	        secs(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
+	        tm_secs_text(a, sizeof(a), s->duration_usec), s->samples, ri->interval_usec / 1e3,
 	        s->late_samples);
 	fprintf(out, "  anon        peak %s, held after the work %s\n",
 	        tm_mib_text(a, sizeof(a), s->peak_anon_bytes),
@@ -465,7 +449,7 @@ static void print_heap(FILE *out, const struct tm_run_info *ri, const struct tm_
 		    "GC lines%s)\n",
 		    tm_mib_text(a, sizeof(a), s->gc_heap_live_end_bytes),
 		    tm_mib_text(b, sizeof(b), s->gc_heap_live_peak_bytes),
-		    count(c, sizeof(c), s->gc_cycles), rt ? rt->gc_note : "");
+		    tm_count_text(c, sizeof(c), s->gc_cycles), rt ? rt->gc_note : "");
 	print_gc_split(out, rt, s);
 	if (isfinite(s->heap_alloc_bytes))
 		fprintf(out, "  allocated   %s in %.0f allocations, %s/s\n",
@@ -479,15 +463,19 @@ static void print_costs(FILE *out, const struct tm_summary *s, const struct tm_t
 	char a[32], b[32], c[32], d[32];
 
 	fprintf(out, "  events      oom kills %s, memory.high throttling %s, memory.max hits %s\n",
-	        count(a, sizeof(a), s->oom_kills), count(b, sizeof(b), s->high_events),
-	        count(c, sizeof(c), s->max_events));
+	        tm_count_text(a, sizeof(a), s->oom_kills),
+	        tm_count_text(b, sizeof(b), s->high_events),
+	        tm_count_text(c, sizeof(c), s->max_events));
 	print_throttle(out, th);
-	fprintf(out, "  cpu         %s   io read %s, written %s\n", secs(a, sizeof(a), s->cpu_usec),
+	fprintf(out, "  cpu         %s   io read %s, written %s\n",
+	        tm_secs_text(a, sizeof(a), s->cpu_usec),
 	        tm_mib_text(b, sizeof(b), s->io_read_bytes),
 	        tm_mib_text(c, sizeof(c), s->io_write_bytes));
 	fprintf(out, "  pressure    memory some %s full %s, io some %s full %s\n",
-	        secs(a, sizeof(a), s->psi_mem_some_usec), secs(b, sizeof(b), s->psi_mem_full_usec),
-	        secs(c, sizeof(c), s->psi_io_some_usec), secs(d, sizeof(d), s->psi_io_full_usec));
+	        tm_secs_text(a, sizeof(a), s->psi_mem_some_usec),
+	        tm_secs_text(b, sizeof(b), s->psi_mem_full_usec),
+	        tm_secs_text(c, sizeof(c), s->psi_io_some_usec),
+	        tm_secs_text(d, sizeof(d), s->psi_io_full_usec));
 }
 
 static void print_progress(FILE *out, const struct tm_summary *s)

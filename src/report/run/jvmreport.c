@@ -12,22 +12,6 @@
 #include "report/run/summary.h"
 #include "base/banned.h"
 
-static const char *secs(char *buf, size_t size, double usec)
-{
-	if (!isfinite(usec))
-		return "n/a";
-	snprintf(buf, size, "%.1f s", usec / 1e6);
-	return buf;
-}
-
-static const char *count(char *buf, size_t size, double v)
-{
-	if (!isfinite(v))
-		return "n/a";
-	snprintf(buf, size, "%.0f", v);
-	return buf;
-}
-
 /* The JVM's own GC log, and why there is no Java heap line when its
  * counters are off. */
 static void print_jvm_log(FILE *out, const struct tm_summary *s)
@@ -55,7 +39,7 @@ static void print_jvm_log(FILE *out, const struct tm_summary *s)
 	    tm_mib_text(a, sizeof(a), s->jvm_log_heap_after_end_bytes),
 	    tm_mib_text(b, sizeof(b), s->jvm_log_heap_before_end_bytes),
 	    tm_mib_text(c, sizeof(c), s->jvm_log_heap_after_peak_bytes), e,
-	    count(d, sizeof(d), s->jvm_log_gcs));
+	    tm_count_text(d, sizeof(d), s->jvm_log_gcs));
 }
 
 static void print_jvm(FILE *out, const struct tm_summary *s)
@@ -73,7 +57,8 @@ static void print_jvm(FILE *out, const struct tm_summary *s)
 	        tm_mib_text(c, sizeof(c), s->jvm_old_used_end_bytes),
 	        tm_mib_text(d, sizeof(d), s->jvm_metaspace_used_end_bytes),
 	        tm_mib_text(e, sizeof(e), s->jvm_heap_used_peak_bytes),
-	        count(f, sizeof(f), s->jvm_gcs), secs(g, sizeof(g), s->jvm_gc_usec));
+	        tm_count_text(f, sizeof(f), s->jvm_gcs),
+	        tm_secs_text(g, sizeof(g), s->jvm_gc_usec));
 	tm_jvm_split_text(&s->jvm_split, line, sizeof(line));
 	fprintf(out, "              %s\n", line);
 }
