@@ -231,6 +231,9 @@ struct alive_sum {
 	int64_t exe_procs;
 	int live_missing;
 	int64_t exe_wait_usec;
+	/* processes still listed whose region says they exited: mid-exit, the
+	 * kernel still tearing down what anon counts of them */
+	int exiting;
 };
 
 /* What C's process did itself: its counts without those its region started
@@ -273,13 +276,10 @@ static void leave(struct tm_heap_reader *rd, const struct tm_heap_counters *c, i
 static void add_exe(struct mapped *e, const struct tm_heap_counters *c, struct alive_sum *a)
 {
 	a->exe_procs++;
-	/* exited, not yet reaped: it holds nothing any more, but only an
-	 * allocator with statistics ever gave a figure; a 0 from one without
-	 * (stripped) would stand for a live heap never known (its exit
-	 * handlers done, the kernel still unmapping it: a window a loaded
-	 * machine widens) */
-	if (c->state == TMH_EXITED && c->exe_stats)
+	if (c->state == TMH_EXITED) {
+		a->exiting++; /* mid-exit: no figure of this sample describes its anon */
 		return;
+	}
 	int64_t allocated = -1, held = -1;
 	if (e->writable && c->exe_stats) {
 		uint64_t req = tm_heap_region_ask_stats(e->r);
@@ -319,7 +319,7 @@ static int add_alive(struct tm_heap_reader *rd, struct mapped *e, struct alive_s
 	e->have_last = 1;
 	int64_t held;
 	if (c.state == TMH_EXITED) {
-		/* exited, not yet reaped: it holds nothing any more */
+		a->exiting++; /* exited, still listed: the sample's split is withheld */
 	} else if (tm_heap_region_held(e->r, &c, e->asked, &held) == 0) {
 		a->held_bytes += held;
 	} else {
@@ -561,6 +561,8 @@ static void put_figures(struct tm_heap_reader *rd, const struct alive_sum *a, st
 		/* the allocators' own figures at this moment: no peak between
 		 * samples, no counts of calls */
 		tm_sample_set(s, TM_M_HEAP_EXE_PROCS, a->exe_procs);
+		if (a->exiting)
+			return;
 		if (!a->live_missing)
 			tm_sample_set(s, TM_M_HEAP_LIVE_BYTES, a->live_bytes);
 		if (!a->held_missing)
@@ -571,12 +573,17 @@ static void put_figures(struct tm_heap_reader *rd, const struct alive_sum *a, st
 		return;
 	tm_heap_tree_figures(&rd->tree, a->spans, a->nspans, a->live_bytes, &a->counts, &total,
 	                     &upper, &proven);
-	tm_sample_set(s, TM_M_HEAP_LIVE_BYTES, a->live_bytes);
 	tm_sample_set(s, TM_M_HEAP_PEAK_BYTES, upper);
 	tm_sample_set(s, TM_M_HEAP_PEAK_PROVEN_BYTES, proven);
 	tm_sample_set(s, TM_M_HEAP_ALLOC_BYTES, total.alloc_bytes);
 	tm_sample_set(s, TM_M_HEAP_ALLOCS, total.allocs);
 	tm_sample_set(s, TM_M_HEAP_FREES, total.frees);
+	/* a process mid-exit (its exit handlers done, the kernel still
+	 * unmapping it): its anon is not yet gone and its heap is, so the
+	 * sample gives no live or held figure to split anon by */
+	if (a->exiting)
+		return;
+	tm_sample_set(s, TM_M_HEAP_LIVE_BYTES, a->live_bytes);
 	if (!a->held_missing)
 		tm_sample_set(s, TM_M_HEAP_HELD_BYTES, a->held_bytes);
 	if (a->any_marked)

@@ -22,6 +22,7 @@
 #include "report/run/runjson.h"
 #include "report/runreport.h"
 #include "report/run/summary.h"
+#include "report/run/summary_int.h"
 #include "report/run/summaryfigs.h"
 #include "store/store.h"
 #include "base/banned.h"
@@ -120,11 +121,33 @@ static void test_distinct(void **state)
 				fail_msg("figures %d and %d share the name %s", b, a, figs[a].name);
 }
 
+/* "Held after the work" skips a last sample in which a process was
+ * mid-exit (no heap figures: heap/heapshm.c), not one of a run without
+ * --heap. */
+static void test_held_index_before_exiting(void **state)
+{
+	(void)state;
+	struct pt p[4];
+	for (int i = 0; i < 4; i++)
+		p[i] = (struct pt){.anon = 100e6, .heap_live = 10e6, .procs = 1};
+	p[2].heap_live = NAN; /* the JVM's exit handlers done, its anon not yet gone */
+	p[3].procs = 0;       /* gone */
+	p[3].anon = 0;
+	assert_int_equal(tm_sum_held_index(p, 4), 1);
+	for (int i = 0; i < 4; i++)
+		p[i].heap_live = NAN; /* no --heap: the last alive sample */
+	assert_int_equal(tm_sum_held_index(p, 4), 2);
+	p[1].heap_live = 10e6; /* ended alive, mid-exit of a child: the one before */
+	p[3] = p[2];
+	assert_int_equal(tm_sum_held_index(p, 4), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_json_and_csv),
 	    cmocka_unit_test(test_distinct),
+	    cmocka_unit_test(test_held_index_before_exiting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,9 +258,28 @@ bool tm_anon_fell_steeply(double before_bytes, double after_bytes)
  * the next sample finds no process and anon fell steeply into it, the
  * kernel was tearing the exiting memory down, and the sample before holds
  * what the work held (up to 3 samples back while anon kept falling so, for
- * an exit longer than an interval).  n when there is none.  (P is the
+ * an exit longer than an interval).  A sample in which a process was
+ * mid-exit has no heap figures: the one before it is taken (up to 3 back).
+ * n when there is none.  (P is the
  * window's last samples, as summary_acc.c keeps them.)
  */
+/* A process mid-exit withholds its sample's heap figures (heap/heapshm.c):
+ * the last of up to 3 samples before I that has them, alive, when I has
+ * none; else I. */
+static size_t before_exiting(const struct pt *p, size_t i)
+{
+	if (isfinite(p[i].heap_live))
+		return i;
+	for (size_t j = i; j > 0 && i - j < 3; j--) {
+		const struct pt *q = &p[j - 1];
+		if (!tm_sum_alive(q) || !isfinite(q->anon))
+			break;
+		if (isfinite(q->heap_live))
+			return j - 1;
+	}
+	return i;
+}
+
 size_t tm_sum_held_index(const struct pt *p, size_t n)
 {
 	size_t i = n;
@@ -268,6 +287,7 @@ size_t tm_sum_held_index(const struct pt *p, size_t n)
 		i--;
 	if (i-- == 0)
 		return n;
+	i = before_exiting(p, i);
 	if (i + 1 >= n || tm_sum_alive(&p[i + 1]))
 		return i; /* the run ended with the target alive: no exit seen */
 	for (int back = 0; back < 3 && i > 0 && tm_sum_alive(&p[i - 1]) &&
