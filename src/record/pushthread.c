@@ -200,9 +200,13 @@ static void *push_thread(void *arg)
 			bp->gave_up = true;
 			break;
 		}
+		/* read before sending, not after: a run whose end is committed
+		 * between the pusher's last look and ours would count as sent
+		 * without its end (the server's run never ended) */
+		bool ended = over || run_over(bp, run);
 		int rc = bp->net.pusher_finish(p, STEP_USEC);
 		note_reach(bp, p);
-		if (rc == 0 && !over && !run_over(bp, run)) {
+		if (rc == 0 && !ended) {
 			idle(bp);
 		} else if (rc == 0) {
 			bp->net.pusher_free(p);
