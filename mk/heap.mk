@@ -68,7 +68,7 @@ CHECK_EXTRA += $(B)/libtidemark-heap.so $(B)/libtidemark-heap-sites.so $(B)/libt
 heap-progs: $(HEAP_PROGS)
 
 # heap attach's costs (bench/attach/run.sh).
-$(B)/bench/attach_bench: bench/attach/attach_bench.c
+$(B)/bench/attach_bench: bench/attach/attach_bench.c bench/attach/rounds.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -o $@ $<
 heap-progs: $(B)/bench/attach_bench
@@ -142,10 +142,10 @@ HEAP_PROGS += $(B)/progs/nofp_attach_sites
 # -fno-shrink-wrap: GCC moves deep()'s push of %rbp after its first test,
 # and shim/fpcheck.c, which looks at prologues, would take this five-function
 # program for one without frame pointers.
-$(B)/bench/unwind_bench_fp: bench/attach/unwind_bench.c
+$(B)/bench/unwind_bench_fp: bench/attach/unwind_bench.c bench/attach/rounds.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -fno-shrink-wrap -o $@ $<
-$(B)/bench/unwind_bench_nofp: bench/attach/unwind_bench.c
+$(B)/bench/unwind_bench_nofp: bench/attach/unwind_bench.c bench/attach/rounds.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 $(WARN) -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -o $@ $<
 heap-progs: $(B)/bench/unwind_bench_fp $(B)/bench/unwind_bench_nofp

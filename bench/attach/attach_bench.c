@@ -5,38 +5,18 @@
  * during and after an attach can be told apart.
  * usage: attach_bench ROUNDS [ROUND_MS]
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "rounds.h"
 
-static double cpu_ns(void)
+static inline void *mixed(uint64_t x, int unused)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	(void)unused;
+	return malloc(16 + (x >> 20) % 497);
 }
 
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10;
 	double round_ns = (argc > 2 ? atof(argv[2]) : 500) * 1e6;
-	static void *ws[4096];
-	uint64_t x = 88172645463325252ull;
-	for (int r = 1; r <= rounds; r++) {
-		double t0 = cpu_ns(), t;
-		long pairs = 0;
-		do {
-			for (int k = 0; k < 10000; k++) {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				size_t i = x % 4096;
-				free(ws[i]);
-				ws[i] = malloc(16 + (x >> 20) % 497);
-			}
-			pairs += 10000;
-		} while ((t = cpu_ns()) - t0 < round_ns);
-		printf("round %d ns_per_pair %.2f\n", r, (t - t0) / (double)pairs);
-		fflush(stdout);
-	}
+	run_rounds(rounds, round_ns, mixed, 0);
 	return 0;
 }

@@ -22,7 +22,12 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 lines() { wc -l <"$1"; }
 # unwinder PID: what `tidemark heap PID` says it used
-unwinder() { "$TM" heap "$1" -o "$T/p.pb.gz" 2>&1 | sed -n 's/.*unwinder \([^;]*\).*/\1/p'; }
+# (or, when it did not say, what it said instead: never an empty column)
+unwinder() {
+	said=$("$TM" heap "$1" -o "$T/p.pb.gz" 2>&1) || true
+	u=$(printf '%s\n' "$said" | sed -n 's/.*unwinder \([^;]*\).*/\1/p')
+	[ -n "$u" ] && echo "$u" || echo "not known: $(printf '%s' "$said" | head -1)"
+}
 
 # preloaded PROG SAMPLE: median ns per pair of rounds 3..ROUNDS (and the unwinder)
 preloaded() {

@@ -7,17 +7,7 @@
  * (unwind_bench_nofp, as distributions build).
  * usage: unwind_bench ROUNDS [ROUND_MS [DEPTH]]
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static double cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+#include "rounds.h"
 
 __attribute__((noinline)) void *deep(int n)
 {
@@ -28,27 +18,17 @@ __attribute__((noinline)) void *deep(int n)
 	return p;
 }
 
+static void *deep_block(uint64_t x, int depth)
+{
+	(void)x;
+	return deep(depth);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10;
 	double round_ns = (argc > 2 ? atof(argv[2]) : 300) * 1e6;
 	int depth = argc > 3 ? atoi(argv[3]) : 10;
-	static void *ws[4096];
-	uint64_t x = 88172645463325252ull;
-	for (int r = 1; r <= rounds; r++) {
-		double t0 = cpu_ns(), t;
-		long pairs = 0;
-		do {
-			for (int k = 0; k < 10000; k++) {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				size_t i = x % 4096;
-				free(ws[i]);
-				ws[i] = deep(depth);
-			}
-			pairs += 10000;
-		} while ((t = cpu_ns()) - t0 < round_ns);
-		printf("round %d ns_per_pair %.2f\n", r, (t - t0) / (double)pairs);
-		fflush(stdout);
-	}
+	run_rounds(rounds, round_ns, deep_block, depth);
 	return 0;
 }
