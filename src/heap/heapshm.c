@@ -524,6 +524,12 @@ static enum kept_action add_unlisted(struct tm_heap_reader *rd, pid_t pid,
 		return KEPT_LEAVE;
 	leave(rd, &c, *now_usec);
 	mark_done(rd, pid, r->start_wall_usec);
+	/* one that ran its exit saved its memory map in the region: its final
+	 * profile, as a listed one's (one killed before a look has no map) */
+	if (rd->prof.prefix && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == TMH_EXITED) {
+		struct mapped e = {.pid = pid, .r = r};
+		write_profile(rd, &e, 0);
+	}
 	return exited_and_gone ? KEPT_REMOVE : KEPT_LEAVE;
 }
 
