@@ -58,7 +58,7 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 		continue
 	fi
 	out=$(LD_PRELOAD="$S${lib:+ $LIBDIR/$lib}" arm "$P/heap_exact" 2>&1)
-	exact_ok "$out" && ok "aarch64_heap_exact_$name ($out)" || fail "aarch64_heap_exact_$name" "$out"
+	test_expect "aarch64_heap_exact_$name ($out)" 'exact_ok "$out" || test_why "$out"'
 	out=$(LD_PRELOAD="$S${lib:+ $LIBDIR/$lib}" arm "$P/heap_cxx_exact" 2>&1)
 	check "aarch64_heap_cxx_new_delete_$name" sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 done
@@ -69,7 +69,7 @@ fi
 # glibc's memory tagging (MTE): the chunk header cannot be read through a
 # tagged pointer; the shim must notice and still count exactly
 out=$(GLIBC_TUNABLES=glibc.mem.tagging=1 LD_PRELOAD="$S" arm "$P/heap_exact" 2>&1)
-exact_ok "$out" && ok "aarch64_heap_exact_memory_tagging" || fail aarch64_heap_exact_memory_tagging "$out"
+test_expect "aarch64_heap_exact_memory_tagging" 'exact_ok "$out" || test_why "$out"'
 out=$(TIDEMARK_HEAP_SAMPLE=1 LD_PRELOAD="$S" arm "$P/heap_coro" 2>&1)
 check aarch64_heap_coroutine_stack sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 # a thread whose first call is pthread_getattr_np (a JVM's): no deadlock
@@ -85,14 +85,14 @@ out=$(LD_PRELOAD="$S" arm "$P/heap_early" 2>&1)
 check aarch64_heap_malloc_before_constructors sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 a=$(arm "$P/heap_cxx" 2>&1)
 b=$(LD_PRELOAD="$S" arm "$P/heap_cxx" 2>&1)
-[ -n "$a" ] && [ "$a" = "$b" ] && ok aarch64_heap_cxx_unchanged || fail aarch64_heap_cxx_unchanged "$a | $b"
+test_expect aarch64_heap_cxx_unchanged '[ -n "$a" ] && [ "$a" = "$b" ] || test_why "$a | $b"'
 
 # --- threads, cross-thread frees, exiting threads, fork ------------------------
 good=0
 for i in 1 2 3; do
 	out=$(timeout 120 env LD_PRELOAD="$S" $QEMU -cpu max "$P/heap_stress" 3 10000 2>&1) && good=$((good + 1))
 done
-[ $good -eq 3 ] && ok "aarch64_heap_stress_balances (3 runs: $out)" || fail aarch64_heap_stress_balances "$good of 3: $out"
+test_expect "aarch64_heap_stress_balances (3 runs: $out)" '[ $good -eq 3 ] || test_why "$good of 3: $out"'
 out=$(timeout 120 env TIDEMARK_HEAP_SAMPLE=4096 LD_PRELOAD="$S" $QEMU -cpu max "$P/heap_stress" 2 10000 2>&1)
 check aarch64_heap_stress_sampling sh -c "[ $? -eq 0 ] || { echo '$out'; exit 1; }"
 out=$(timeout 120 env GLIBC_TUNABLES=glibc.mem.tagging=1 TIDEMARK_HEAP_SAMPLE=4096 LD_PRELOAD="$S" \
@@ -105,11 +105,9 @@ fi
 out=$(timeout 120 env TIDEMARK_HEAP_SAMPLE=4K LD_PRELOAD="$A/libtidemark-heap-sites.so" \
 	$QEMU -cpu max "$P/heap_stress" 2 5000 2>&1)
 rc=$?
-if [ $rc -le 1 ] && echo "$out" | grep -q "^baseline=0 end=0 allocs=0 frees=0"; then
-	ok aarch64_heap_sites_only_threads_fork
-else
-	fail aarch64_heap_sites_only_threads_fork "exit $rc: $out"
-fi
+test_expect aarch64_heap_sites_only_threads_fork '
+	[ $rc -le 1 ] && echo "$out" | grep -q "^baseline=0 end=0 allocs=0 frees=0" ||
+	test_why "exit $rc: $out"'
 
 # --- an allocator linked into the program (docs/heap.md) ------------------------
 # the shim finds the executable's malloc and jemalloc's entry points (mallctl,
@@ -151,14 +149,12 @@ sites()
 	exec 3>&-
 	wait $pid
 	est=$(awk '/main;keep_known_site/ { s += $NF } END { print s + 0 }' "$T/collapsed")
-	if [ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ]; then
-		ok "$name (main;keep_known_site: true $known, estimated $est)"
-	else
-		fail "$name" "true '$known' estimated $est: $(head -5 "$T/collapsed") $(cat "$T/err")"
-	fi
+	test_expect "$name (main;keep_known_site: true $known, estimated $est)" '
+		[ -n "$known" ] && [ "$est" -gt $((known * 9 / 10)) ] && [ "$est" -lt $((known * 11 / 10)) ] ||
+		test_why "true '\''$known'\'' estimated $est: $(head -5 "$T/collapsed") $(cat "$T/err")"'
 }
 sites "$P/heap_sites" aarch64_heap_frame_pointer_stacks
-echo "$stats" | grep -q '"state":"running"' && ok aarch64_heap_stats_json || fail aarch64_heap_stats_json "$stats"
+test_expect aarch64_heap_stats_json 'echo "$stats" | grep -q '\''"state":"running"'\'' || test_why "$stats"'
 # return addresses signed with pointer authentication (Ubuntu's arm64 builds)
 sites "$P/heap_sites_pac" aarch64_heap_stacks_pointer_authentication
 # libunwind is refused on aarch64 (Debian 12's gets code built with
@@ -166,9 +162,8 @@ sites "$P/heap_sites_pac" aarch64_heap_stacks_pointer_authentication
 # with pointer authentication): the frame walk's stacks, and a warning
 for cpu in cortex-a72 max; do
 	UNW=libunwind sites "$P/heap_sites_pac" "aarch64_heap_libunwind_refused_$cpu" $cpu
-	grep -q 'libunwind gives wrong stacks on aarch64' "$T/prog.err" &&
-		ok "aarch64_heap_libunwind_says_why_$cpu" ||
-		fail "aarch64_heap_libunwind_says_why_$cpu" "$(cat "$T/prog.err")"
+	test_expect "aarch64_heap_libunwind_says_why_$cpu" '
+		grep -q "libunwind gives wrong stacks on aarch64" "$T/prog.err" || test_why "$(cat "$T/prog.err")"'
 done
 
 # The rest starts aarch64 programs from aarch64 programs: binfmt_misc only.
@@ -184,24 +179,20 @@ fi
 out=$(arm "$A/tidemark" record -q -o "$T/a.db" -i 50ms -- "$A/churn" -t 2 -n 3 2>&1)
 rc=$?
 rep=$("$TM" report 1 --db "$T/a.db" --json 2>&1)
-if [ $rc -eq 0 ] && echo "$rep" | grep -q '"outcome": "completed"' &&
-	echo "$rep" | grep -q '"peak_anon_bytes": [1-9]'; then
-	ok aarch64_record_store_portable
-else
-	fail aarch64_record_store_portable "exit $rc: $out / $(echo "$rep" | head -20)"
-fi
+test_expect aarch64_record_store_portable '
+	[ $rc -eq 0 ] && echo "$rep" | grep -q '\''"outcome": "completed"'\'' &&
+	echo "$rep" | grep -q '\''"peak_anon_bytes": [1-9]'\'' ||
+	test_why "exit $rc: $out / $(echo "$rep" | head -20)"'
 
 # --- tidemark doctor, aarch64: the bench's library search finds the arm64
 # allocators, and the aarch64 shim loads into an aarch64 program
 arm "$A/tidemark" doctor --json >"$T/doc.json" 2>"$T/doc.err"
-if python3 -c 'import json, sys
+python3 -c 'import json, sys
 v = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
 assert v["heap_shim"]["status"] == "ok", v["heap_shim"]
 for a in ("jemalloc", "mimalloc", "tcmalloc"):
     c = v["allocator_" + a]
-    assert c["status"] == "ok" and "/aarch64-linux-gnu/" in c["value"], c' "$T/doc.json" 2>"$T/doc.py"; then
-	ok aarch64_doctor_allocators_and_shim
-else
-	fail aarch64_doctor_allocators_and_shim "$(cat "$T/doc.py" "$T/doc.err")"
-fi
+    assert c["status"] == "ok" and "/aarch64-linux-gnu/" in c["value"], c' "$T/doc.json" 2>"$T/doc.py"
+rc=$?
+test_expect aarch64_doctor_allocators_and_shim '[ $rc -eq 0 ] || test_why "$(cat "$T/doc.py" "$T/doc.err")"'
 finish

@@ -22,64 +22,59 @@ fi
 fig() { "$TM" report --db "$O/$1.db" --json 2>/dev/null; }
 
 # doctor on arm64 with cgroup2: nothing to fix, and what it found
-if [ "$(cat "$O/doctor.rc")" = 0 ] && python3 -c 'import json, sys
+python3 -c 'import json, sys
 v = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
 assert v["cgroup_mode"]["value"] == "v2", v["cgroup_mode"]
 for n in ("memory_controller", "psi", "kernel_files", "heap_shim", "create_cgroups",
           "memory_high", "allocator_jemalloc", "allocator_mimalloc", "allocator_tcmalloc"):
     assert v[n]["status"] == "ok", v[n]
 assert "arm64" in v["kernel_files"]["value"] and "memory.peak yes" in v["kernel_files"]["summary"]
-assert "aarch64-linux-gnu" in v["allocator_jemalloc"]["value"]' "$O/doctor.json" 2>"$T/err"; then
-	ok "arm64_guest_doctor (no problems: $(grep -c '^  ok' "$O/doctor.txt") ok)"
-else
-	fail arm64_guest_doctor "exit $(cat "$O/doctor.rc"): $(cat "$T/err") $(cat "$O/doctor.txt")"
-fi
+assert "aarch64-linux-gnu" in v["allocator_jemalloc"]["value"]' "$O/doctor.json" 2>"$T/err"
+rc=$?
+test_expect "arm64_guest_doctor (no problems: $(grep -c '^  ok' "$O/doctor.txt") ok)" '
+	[ "$(cat "$O/doctor.rc")" = 0 ] && [ $rc -eq 0 ] ||
+	test_why "exit $(cat "$O/doctor.rc"): $(cat "$T/err") $(cat "$O/doctor.txt")"'
 
 # --memory-max 64M of 200 MiB: OOM-killed, confirmed by the kernel's counter
 fig oom >"$T/oom.json"
-if python3 -c 'import json, sys
+python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); f = d["figures"]
 assert d["run"]["outcome"] == "oom-killed", d["run"]
 assert f["oom_kills"] == 1 and f["max_events"] > 0, f
 assert f["limit_max_bytes"] == 64 << 20, f["limit_max_bytes"]
-assert f["peak_current_bytes"] <= f["cg_peak_bytes"] <= 64 << 20, f' "$T/oom.json" 2>"$T/err"; then
-	ok arm64_guest_oom_killed
-else
-	fail arm64_guest_oom_killed "$(cat "$T/err") $(cat "$O/oom.out")"
-fi
+assert f["peak_current_bytes"] <= f["cg_peak_bytes"] <= 64 << 20, f' "$T/oom.json" 2>"$T/err"
+rc=$?
+test_expect arm64_guest_oom_killed '[ $rc -eq 0 ] || test_why "$(cat "$T/err") $(cat "$O/oom.out")"'
 
 # 96 MiB held: the sampled peaks under the kernel's own memory.peak
 fig peak >"$T/peak.json"
-if python3 -c 'import json, sys
+python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); f = d["figures"]
 assert d["run"]["outcome"] == "completed", d["run"]
 assert f["peak_anon_bytes"] >= 96 << 20, f["peak_anon_bytes"]
 assert f["peak_anon_bytes"] <= f["peak_current_bytes"] <= f["cg_peak_bytes"], f
-assert f["psi_mem_some_usec"] is not None, f' "$T/peak.json" 2>"$T/err"; then
-	ok "arm64_guest_peak_vs_memory_peak ($(python3 -c 'import json, sys
+assert f["psi_mem_some_usec"] is not None, f' "$T/peak.json" 2>"$T/err"
+rc=$?
+peaks=
+[ $rc -eq 0 ] && peaks=$(python3 -c 'import json, sys
 f = json.load(open(sys.argv[1]))["figures"]
 print("anon %d, memory.current %d, memory.peak %d bytes" %
-      (f["peak_anon_bytes"], f["peak_current_bytes"], f["cg_peak_bytes"]))' "$T/peak.json"))"
-else
-	fail arm64_guest_peak_vs_memory_peak "$(cat "$T/err") $(cat "$O/peak.out")"
-fi
+      (f["peak_anon_bytes"], f["peak_current_bytes"], f["cg_peak_bytes"]))' "$T/peak.json")
+test_expect "arm64_guest_peak_vs_memory_peak${peaks:+ ($peaks)}" '
+	[ $rc -eq 0 ] || test_why "$(cat "$T/err") $(cat "$O/peak.out")"'
 
 # the shim on arm64: exact counts, and record --heap's peak
 out=$(cat "$O/exact.out")
 field() { echo "$out" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-if [ -n "$(field peak)" ] && [ "$(field peak)" = "$(field expected_peak)" ] &&
-	[ "$(field end_live)" = "$(field baseline)" ] && [ "$(field allocs)" = "$(field frees)" ]; then
-	ok "arm64_guest_heap_exact ($out)"
-else
-	fail arm64_guest_heap_exact "$out"
-fi
+test_expect "arm64_guest_heap_exact ($out)" '
+	[ -n "$(field peak)" ] && [ "$(field peak)" = "$(field expected_peak)" ] &&
+	[ "$(field end_live)" = "$(field baseline)" ] && [ "$(field allocs)" = "$(field frees)" ] ||
+	test_why "$out"'
 fig heap >"$T/heap.json"
-if python3 -c 'import json, sys
+python3 -c 'import json, sys
 f = json.load(open(sys.argv[1]))["figures"]
 # heap_exact holds 80009680 requested bytes at its peak; glibc rounds up
-assert 80009680 <= f["heap_peak_bytes"] < 81 << 20, f["heap_peak_bytes"]' "$T/heap.json" 2>"$T/err"; then
-	ok arm64_guest_record_heap_peak
-else
-	fail arm64_guest_record_heap_peak "$(cat "$T/err") $(cat "$O/heap.out")"
-fi
+assert 80009680 <= f["heap_peak_bytes"] < 81 << 20, f["heap_peak_bytes"]' "$T/heap.json" 2>"$T/err"
+rc=$?
+test_expect arm64_guest_record_heap_peak '[ $rc -eq 0 ] || test_why "$(cat "$T/err") $(cat "$O/heap.out")"'
 finish

@@ -5,11 +5,9 @@
 DB=$T/b.db
 FIX=$TM_ROOT/tests/fixtures/bench
 
-if out=$("$TM" bench --help 2>&1) && echo "$out" | grep -q '^examples:'; then
-	ok "bench --help shows usage with examples"
-else
-	fail "bench --help shows usage with examples" "$out"
-fi
+test_expect "bench --help shows usage with examples" '
+	out=$("$TM" bench --help 2>&1) && echo "$out" | grep -q "^examples:" ||
+	test_why "$out"'
 check_fails "unknown option exits 2" "bad option '--bogus'" "$TM" bench --bogus
 check_fails "no arms" "no arms" "$TM" bench -o "$DB" -- true
 check_fails "no command" "no command for arm 'glibc'" "$TM" bench -o "$DB" --arm glibc

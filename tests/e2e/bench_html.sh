@@ -22,11 +22,9 @@ DB=$T/b.db
 	-- "$P" --mib 80 --steps 4 --step-ms 60 --hold-ms 200 >"$T/bench.out" 2>&1
 rc=$?
 "$TM" report --db "$DB" --bench 1 >"$T/term.txt" 2>"$T/term.err"
-if [ $rc -eq 0 ] && grep -qE '^survived +0/3 \(3 oom-killed\)' "$T/term.txt"; then
-	ok "bench with a killed control arm"
-else
-	fail "bench with a killed control arm" "exit $rc: $(tail -30 "$T/bench.out" "$T/term.txt" "$T/term.err")"
-fi
+test_expect "bench with a killed control arm" '
+	[ $rc -eq 0 ] && grep -qE "^survived +0/3 \(3 oom-killed\)" "$T/term.txt" ||
+	test_why "exit $rc: $(tail -30 "$T/bench.out" "$T/term.txt" "$T/term.err")"'
 
 # The JSON's text and notes put back together are the terminal's table (whitespace aside).
 "$TM" bench -o "$DB" --table 1 --json >"$T/table.json"
@@ -44,7 +42,7 @@ print("same" if mine == term else "differs:\n" + "\n".join(
 	("  " if a == b else "≠ ") + a + ("" if a == b else " | " + b) for a, b in zip(term + [""] * 9, mine + [""] * 9)))
 EOF
 )
-[ "$r" = same ] && ok "the table's JSON text is the terminal's table" || fail "the table's JSON text is the terminal's table" "$r"
+test_expect "the table's JSON text is the terminal's table" '[ "$r" = same ] || test_why "$r"'
 
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null; then
 	skip "bench table in headless chromium" "needs /usr/bin/chromium and node"

@@ -44,13 +44,11 @@ if bad:
     print('\n'.join(bad)); sys.exit(1)
 EOP
 
-if grep -Eq '^old after GC MiB +3[23]\.[0-9] +\[[0-9.–]+\] +6[45]\.[0-9] \[[0-9.–]+\] ×(1\.9[4-9]|2\.0[0-6]) p=0\.029' "$T/bench.txt" &&
-	grep -q '^java heap used MiB' "$T/bench.txt" && grep -q '^java committed MiB' "$T/bench.txt" &&
-	! grep -q '^gc live after' "$T/bench.txt"; then
-	ok "the text table shows the runtime rows across arms"
-else
-	fail "the text table shows the runtime rows across arms" "$(cat "$T/bench.txt")"
-fi
+test_expect "the text table shows the runtime rows across arms" '
+	grep -Eq "^old after GC MiB +3[23]\.[0-9] +\[[0-9.–]+\] +6[45]\.[0-9] \[[0-9.–]+\] ×(1\.9[4-9]|2\.0[0-6]) p=0\.029" "$T/bench.txt" &&
+	grep -q "^java heap used MiB" "$T/bench.txt" && grep -q "^java committed MiB" "$T/bench.txt" &&
+	! grep -q "^gc live after" "$T/bench.txt" ||
+	test_why "$(cat "$T/bench.txt")"'
 
 # the figure is the old gen of the run's own series after its GC
 check "old after GC is the old gen the run's series show after the GC" python3 - "$TM" "$DB" <<'EOP'

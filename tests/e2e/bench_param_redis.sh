@@ -43,18 +43,16 @@ EOF
 	-- sh "$T/serve.sh" '{N}' >"$T/r.txt" 2>"$T/r.err"
 rc=$?
 left=$(pgrep -f "redis-server 127.0.0.1:$PORT" || true)
+test_expect "nothing of the runs is left (no redis-server on port $PORT)" '
+	[ -z "$left" ] || test_why "redis-server still running: $left"'
 if [ -n "$left" ]; then
 	kill $left 2>/dev/null
-	fail "nothing of the runs is left" "redis-server still running: $left"
-else
-	ok "nothing of the runs is left (no redis-server on port $PORT)"
 fi
-if [ $rc -eq 0 ] && grep -q '^  N=4000 .*2/2' "$T/r.txt"; then
-	ok "bench --param N=500,2000,4000 of redis-server: every run completed"
-else
-	fail "bench --param N=500,2000,4000 of redis-server" "exit $rc: $(tail -5 "$T/r.err"; grep -A4 '^survived' "$T/r.txt")"
-	finish
-fi
+completed=0
+[ $rc -eq 0 ] && grep -q '^  N=4000 .*2/2' "$T/r.txt" && completed=1
+test_expect "bench --param N=500,2000,4000 of redis-server: every run completed" '
+	[ $completed = 1 ] || test_why "exit $rc: $(tail -5 "$T/r.err"; grep -A4 "^survived" "$T/r.txt")"'
+[ $completed = 1 ] || finish
 "$TM" bench -o "$T/r.db" --table 1 --json >"$T/r.json" 2>&1
 cat >"$T/fit.py" <<'PY'
 import json, sys
@@ -71,16 +69,12 @@ assert f["r2"] > 0.9, "not a line"
 assert f["intercept"] > 1 << 20, "fixed part %r" % f["intercept"]
 assert 0.8 <= f["exponent"] <= 1.2, "growth exponent %r of a line over a base" % f["exponent"]
 PY
-if out=$(python3 "$T/fit.py" "$T/r.json" 2>&1); then
-	ok "redis-server: $out"
-else
-	fail "redis-server: anon per idle connection between 512 B and 32 KiB" "$out"
-fi
+out=$(python3 "$T/fit.py" "$T/r.json" 2>&1)
+rc=$?
+test_expect "redis-server: $out" '[ $rc -eq 0 ] || test_why "$out"'
 sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | sed 's/^/# /'
-if sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$' &&
-	sed -n '/^peak anon MiB$/,/growth exponent/p' "$T/r.txt" | grep -Eq '^  fixed part +[0-9.]+ MiB$'; then
-	ok "the table shows peak anon per value and per connection (KiB per N)"
-else
-	fail "the table shows the per-connection cost" "$(sed -n '/^peak anon MiB$/,/growth/p' "$T/r.txt")"
-fi
+test_expect "the table shows peak anon per value and per connection (KiB per N)" '
+	sed -n '\''/^peak anon MiB$/,/growth exponent/p'\'' "$T/r.txt" | grep -Eq '\''^  per N +[0-9.]+ KiB  R² [01]\.[0-9]{4}$'\'' &&
+	sed -n '\''/^peak anon MiB$/,/growth exponent/p'\'' "$T/r.txt" | grep -Eq '\''^  fixed part +[0-9.]+ MiB$'\'' ||
+	test_why "$(sed -n '\''/^peak anon MiB$/,/growth/p'\'' "$T/r.txt")"'
 finish

@@ -14,11 +14,9 @@ DB="$T/b.db"
 "$TM" bench -o "$DB" --arm small:PHASES='32 0 16 -16' --arm big:PHASES='32 0 48 -16' \
 	--arm short:PHASES='32 0 48' --runs 4 -i 100ms --progress 'progress=([0-9]+)' --phases -- \
 	sh -c "exec '$PROG' 5 20 200 300 \$PHASES" >"$T/bench.txt" 2>"$T/bench.err"
-if grep -q '^survived  *4/4  *4/4  *4/4' "$T/bench.txt" && grep -q '^phases of bench 1, split at the runs' "$T/bench.txt"; then
-	ok "bench --phases prints the table, then the arms phase by phase"
-else
-	fail "bench --phases prints the table, then the arms phase by phase" "$(cat "$T/bench.txt" "$T/bench.err" | head -40)"
-fi
+test_expect "bench --phases prints the table, then the arms phase by phase" '
+	grep -q "^survived  *4/4  *4/4  *4/4" "$T/bench.txt" && grep -q "^phases of bench 1, split at the runs" "$T/bench.txt" ||
+	test_why "$(cat "$T/bench.txt" "$T/bench.err" | head -40)"'
 
 "$TM" bench -o "$DB" --table 1 --phases --json >"$T/ph.json"
 check "each arm's phase changes are what it allocated; phase-3 big/small is 3, significant" \
@@ -55,13 +53,11 @@ if bad:
 EOP
 
 sed -n '/^phases of bench/,$p' "$T/bench.txt" >"$T/ph.txt"
-if grep -q "short: 4 of its 4 surviving runs have no phase 'phase-4'" "$T/ph.txt" &&
-	sed -n '/^phase-4/,/^$/p' "$T/ph.txt" | grep '^  anon change MiB' | grep -q 'n/a$' &&
-	sed -n '/^phase-3/,/^phase-4/p' "$T/ph.txt" | grep -Eq '^  anon change MiB +16\.[0-9].* 48\.[0-9].* ×(2\.9|3\.0)[0-9] p=0\.029'; then
-	ok "the phase table's text: ratios, tests, n/a and a note for the phase an arm lacks"
-else
-	fail "the phase table's text" "$(cat "$T/ph.txt")"
-fi
+test_expect "the phase table's text: ratios, tests, n/a and a note for the phase an arm lacks" '
+	grep -q "short: 4 of its 4 surviving runs have no phase '\''phase-4'\''" "$T/ph.txt" &&
+	sed -n '\''/^phase-4/,/^$/p'\'' "$T/ph.txt" | grep "^  anon change MiB" | grep -q '\''n/a$'\'' &&
+	sed -n "/^phase-3/,/^phase-4/p" "$T/ph.txt" | grep -Eq "^  anon change MiB +16\.[0-9].* 48\.[0-9].* ×(2\.9|3\.0)[0-9] p=0\.029" ||
+	test_why "$(cat "$T/ph.txt")"'
 
 check "report --bench ID --phases prints the same comparison" sh -c \
 	"'$TM' report -o '$DB' --bench 1 --phases | grep -q '^phase-3'"

@@ -35,12 +35,10 @@ bench_on()
 }
 
 # ---- a bench pushed as it runs ----
-if bench_on l.db --push "$URL" --token-file "$T/box.tok" &&
-	grep -q "push: 4 run(s) and their bench sent to $URL" "$T/l.db.err"; then
-	ok "bench --push sends its runs and its bench"
-else
-	fail "bench --push sends its runs and its bench" "$(cat "$T/l.db.err")"
-fi
+bench_on l.db --push "$URL" --token-file "$T/box.tok"
+test_expect "bench --push sends its runs and its bench" '
+	[ $rc -eq 0 ] && grep -q "push: 4 run(s) and their bench sent to $URL" "$T/l.db.err" ||
+	test_why "$(cat "$T/l.db.err")"'
 "$TM" bench --table 1 --db "$T/l.db" >"$T/local.txt" 2>&1
 "$TM" bench --table 1 --db "$S" >"$T/server.txt" 2>&1
 test_expect "the server's bench table is the local one" '
@@ -51,7 +49,7 @@ test_expect "the server's bench table is the local one" '
 test_expect "and its JSON, figure for figure" '
 	cmp -s "$T/local.json" "$T/server.json" || test_why "$(diff "$T/local.json" "$T/server.json" | head -10)"'
 http GET /api/v1/bench/1 -H "Authorization: Bearer $(cat "$T/read.tok")" >/dev/null
-if python3 - "$T/body" "$T/local.json" <<'PY'; then
+python3 - "$T/body" "$T/local.json" <<'PY'
 import json, sys
 api = json.load(open(sys.argv[1]))
 local = json.load(open(sys.argv[2]))
@@ -60,10 +58,9 @@ assert api["table"] == local, "the API's table differs"
 assert runs == [(0, "glibc"), (1, "arena1"), (2, "glibc"), (3, "arena1")], runs
 assert all(r["bench_id"] == 1 for r in api["runs"])
 PY
-	ok "the API's bench table is the local one, its runs in the bench with their arm"
-else
-	fail "the API's bench table is the local one, its runs in the bench with their arm" "$(head -c 300 "$T/body")"
-fi
+rc=$?
+test_expect "the API's bench table is the local one, its runs in the bench with their arm" '
+	[ $rc -eq 0 ] || test_why "$(head -c 300 "$T/body")"'
 n=$(q "$S" "select count(*) || '/' || count(distinct bench_id) from runs")
 w=$(q "$S" "select count(*) from bench_runs where wall_usec > 0")
 test_expect "each run once, in one bench, with the bench's note" '
@@ -77,13 +74,10 @@ test_expect "the bench is the token's machine's, and ended" '
 	--token-file "$T/box.tok" -- "$P" --mib '{N}' --steps 2 --step-ms 50 --hold-ms 200 >"$T/param.txt" 2>"$T/param.err"
 "$TM" bench --table 2 --db "$T/l.db" --json >"$T/lp.json" 2>&1
 "$TM" bench --table 2 --db "$S" --json >"$T/sp.json" 2>&1
-if grep -q '"param"' "$T/lp.json" && cmp -s "$T/lp.json" "$T/sp.json" &&
-	[ "$(q "$S" "select group_concat(text, ' ') from (select text from bench_params order by value)")" = "8 16" ]; then
-	ok "a --param bench: the server has each run's value and the same per-value table"
-else
-	fail "a --param bench: the server has each run's value and the same per-value table" \
-		"$(cat "$T/param.err" | tail -3; diff "$T/lp.json" "$T/sp.json" | head -6)"
-fi
+test_expect "a --param bench: the server has each run's value and the same per-value table" '
+	grep -q "\"param\"" "$T/lp.json" && cmp -s "$T/lp.json" "$T/sp.json" &&
+	[ "$(q "$S" "select group_concat(text, '\'' '\'') from (select text from bench_params order by value)")" = "8 16" ] ||
+	test_why "$(cat "$T/param.err" | tail -3; diff "$T/lp.json" "$T/sp.json" | head -6)"'
 
 # another machine cannot file runs into box's bench
 "$TM" serve token add other --db "$S" >"$T/other.tok"
@@ -148,6 +142,6 @@ cp "$T/box.tok" "$T/box644.tok"
 chmod 644 "$T/box644.tok"
 bench_on w.db --push "$URL" --token-file "$T/box644.tok"
 n=$(grep -c "token file '$T/box644.tok' is readable by others" "$T/w.db.err")
-[ "$n" = 1 ] && ok "a token file others may read is said once in a 4-run bench" ||
-	fail "a token file others may read is said once in a 4-run bench" "$n times: $(cat "$T/w.db.err")"
+test_expect "a token file others may read is said once in a 4-run bench" '
+	[ "$n" = 1 ] || test_why "$n times: $(cat "$T/w.db.err")"'
 finish

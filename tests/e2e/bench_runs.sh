@@ -36,10 +36,11 @@ test_expect "two-arm bench prints the table" '
 	[ $rc -eq 0 ] && grep -q "small (control)" "$T/two.txt" && grep -qE "^survived +2/2 +2/2" "$T/two.txt" ||
 	test_why "exit $rc: $(cat "$T/two.txt" "$T/two.err" | head -30)"'
 r=$(json "$T/two.json" "round($(arm double)['figures']['peak_anon_bytes']['ratio'], 2)" 2>&1)
-case $r in
-1.[6-9]* | 2.[0-3]*) ok "the table shows the 2x difference as a ratio ($r)" ;;
-*) fail "the table shows the 2x difference as a ratio" "ratio $r; $(cat "$T/two.txt")" ;;
-esac
+test_expect "the table shows the 2x difference as a ratio ($r)" '
+	case $r in
+	1.[6-9]* | 2.[0-3]*) ;;
+	*) test_why "ratio $r; $(cat "$T/two.txt")" ;;
+	esac'
 test_expect "the text table carries the ratio" '
 	grep -qE '\''^peak anon MiB .*×(1\.[6-9]|2\.[0-3])'\'' "$T/two.txt" ||
 	test_why "$(cat "$T/two.txt")"'
@@ -88,23 +89,22 @@ test_expect "killed runs stay out of the time medians; their peak is shown apart
 test_expect "the killed runs' peak has its row" '
 	grep -q "^killed at anon MiB" "$T/oom.txt" || test_why "$(cat "$T/oom.txt")"'
 # 40 MiB holds 3 steps of 12 MiB: the kill comes after progress 1..3, well before 8
-if grep -qE '^killed at progress +n/a +[1-3]( |$)' "$T/oom.txt" &&
-	grep -qE '^killed after s +n/a +[0-9]+\.[0-9]+ ' "$T/oom.txt" && # a time, however loaded the machine
-	sed -n '/^killed at anon/{n;p}' "$T/oom.txt" | grep -q '^killed at progress'; then
-	ok "a killed arm shows its progress and time at the kill, next to its anon"
-else
-	fail "a killed arm shows its progress and time at the kill" "$(cat "$T/oom.txt")"
-fi
+test_expect "a killed arm shows its progress and time at the kill, next to its anon" '
+	grep -qE '\''^killed at progress +n/a +[1-3]( |$)'\'' "$T/oom.txt" &&
+	grep -qE "^killed after s +n/a +[0-9]+\.[0-9]+ " "$T/oom.txt" && # a time, however loaded the machine
+	sed -n "/^killed at anon/{n;p}" "$T/oom.txt" | grep -q "^killed at progress" ||
+	test_why "$(cat "$T/oom.txt")"'
 
 # ---- a mislabeled arm is caught through /proc/PID/maps ----
 LIBC=$(ldd "$P" | awk '/libc\.so/ {print $3}')
 "$TM" bench -o "$DB" --runs 1 -i 100ms --arm glibc --arm "liar:Allocator=jemalloc,LD_PRELOAD=$LIBC" \
 	-- "$P" --mib 8 --steps 2 >"$T/liar.txt" 2>&1
 r=$(sql "$DB" "select outcome || ': ' || reason from runs where bench_id = 3 and arm = 'liar'")
-case $r in
-invalid:*jemalloc*) ok "a jemalloc arm without libjemalloc mapped is an invalid run" ;;
-*) fail "a jemalloc arm without libjemalloc mapped is an invalid run" "$r; $(cat "$T/liar.txt")" ;;
-esac
+test_expect "a jemalloc arm without libjemalloc mapped is an invalid run" '
+	case $r in
+	invalid:*jemalloc*) ;;
+	*) test_why "$r; $(cat "$T/liar.txt")" ;;
+	esac'
 test_expect "an invalid run is not a data point" '
 	grep -qE '\''^survived +1/1 +0/0 \(1 invalid\)'\'' "$T/liar.txt" || test_why "$(cat "$T/liar.txt")"'
 JE=$("$TM" bench --arm jemalloc --dry-run -- true 2>&1 | sed -n 's/.*LD_PRELOAD=\([^ ]*\).*/\1/p')
@@ -112,21 +112,22 @@ JE=$("$TM" bench --arm jemalloc --dry-run -- true 2>&1 | sed -n 's/.*LD_PRELOAD=
 env LD_PRELOAD="$JE" "$TM" bench -o "$DB" --inherit-env --runs 1 -i 100ms --arm glibc \
 	-- "$P" --mib 8 --steps 2 --hold-ms 1000 >"$T/ctl.txt" 2>&1
 r=$(sql "$DB" "select outcome || ': ' || reason from runs where bench_id = 4")
-case $r in
-invalid:*glibc*jemalloc*) ok "a control arm with libjemalloc mapped is an invalid run" ;;
-*) fail "a control arm with libjemalloc mapped is an invalid run" "$r; $(cat "$T/ctl.txt")" ;;
-esac
+test_expect "a control arm with libjemalloc mapped is an invalid run" '
+	case $r in
+	invalid:*glibc*jemalloc*) ;;
+	*) test_why "$r; $(cat "$T/ctl.txt")" ;;
+	esac'
 # a run over before a sample could tell its allocator cannot vouch for it:
 # it is invalid, and says it could not check.  (A static busybox maps no
 # libc: the maps tell only after 4 samples, and at 1 s a 0.2 s run has 1.)
 if [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; then
 	"$TM" bench -o "$T/gone.db" --runs 1 -i 1s --arm glibc -- /bin/busybox sleep 0.2 >"$T/gone.txt" 2>&1
 	r=$(sql "$T/gone.db" "select outcome || ': ' || reason from runs")
-	case $r in
-	"invalid: the allocator (the arm expects glibc) could not be checked: the run ended after "*)
-		ok "a run whose allocator no sample could tell is invalid: it says it could not check" ;;
-	*) fail "a run whose allocator no sample could tell is invalid" "$r; $(cat "$T/gone.txt")" ;;
-	esac
+	test_expect "a run whose allocator no sample could tell is invalid: it says it could not check" '
+		case $r in
+		"invalid: the allocator (the arm expects glibc) could not be checked: the run ended after "*) ;;
+		*) test_why "$r; $(cat "$T/gone.txt")" ;;
+		esac'
 else
 	fail "a run whose allocator no sample could tell is invalid" "needs a static /bin/busybox (busybox-static, scripts/deps.sh installs it)"
 fi
@@ -136,11 +137,11 @@ fi
 printf '#!/bin/sh\nLD_PRELOAD=%s %s --mib 8 --steps 2\n' "$JE" "$P" >"$T/wrap.sh"
 "$TM" bench -o "$T/wrap.db" --runs 1 -i 100ms --arm glibc -- sh "$T/wrap.sh" >"$T/wrap.txt" 2>&1
 r=$(sql "$T/wrap.db" "select outcome || ': ' || reason || ' / ' || allocator from runs")
-case $r in
-"invalid: arm expects glibc but bench_alloc "*jemalloc*" / glibc (sh), jemalloc (bench_alloc)")
-	ok "a control arm whose wrapper's child runs jemalloc is an invalid run" ;;
-*) fail "a control arm whose wrapper's child runs jemalloc is an invalid run" "$r; $(cat "$T/wrap.txt")" ;;
-esac
+test_expect "a control arm whose wrapper's child runs jemalloc is an invalid run" '
+	case $r in
+	"invalid: arm expects glibc but bench_alloc "*jemalloc*" / glibc (sh), jemalloc (bench_alloc)") ;;
+	*) test_why "$r; $(cat "$T/wrap.txt")" ;;
+	esac'
 
 # ---- --restore: identical starting state, nothing leaks into the next run ----
 mkdir -p "$T/snap/sub" "$T/work"

@@ -16,13 +16,12 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 out=$("$TM" bench --arm tcmalloc --arm tcmalloc-full --dry-run -- true 2>&1)
-if echo "$out" | grep -qE 'tcmalloc-full +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*/libtcmalloc\.so\.4$' &&
-	echo "$out" | grep -qE '^  tcmalloc +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*/libtcmalloc_minimal\.so\.4$'; then
-	ok "tcmalloc-full resolves to the full libtcmalloc.so.4, tcmalloc to the minimal one"
-else
-	fail "tcmalloc-full resolves to the full libtcmalloc.so.4, tcmalloc to the minimal one" "$out"
-	finish
-fi
+echo "$out" | grep -qE 'tcmalloc-full +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*/libtcmalloc\.so\.4$' &&
+	echo "$out" | grep -qE '^  tcmalloc +allocator tcmalloc +env: LD_PRELOAD=/[^ ]*/libtcmalloc_minimal\.so\.4$'
+resolved=$?
+test_expect "tcmalloc-full resolves to the full libtcmalloc.so.4, tcmalloc to the minimal one" '
+	[ $resolved -eq 0 ] || test_why "$out"'
+[ $resolved -eq 0 ] || finish
 TIDEMARK_LIB_PATH=$T check_fails "a missing full tcmalloc names its Debian package" \
 	"install the Debian package libgoogle-perftools4" "$TM" bench --arm tcmalloc-full --dry-run -- true
 check_fails "an unknown allocator lists the registry's, tcmalloc-full too" \
@@ -45,12 +44,9 @@ held = f["figures"]["allocator_held_end_bytes"]["median"]
 print(f["allocator"], f["survived"], f["runs"], held is not None and held > 0)
 PY
 )
-if [ $rc -eq 0 ] && [ "$res" = "tcmalloc-full 1 1 True" ]; then
-	ok "a bench of the tcmalloc-full arm runs, survives the maps check, and its held figure is read"
-else
-	fail "a bench of the tcmalloc-full arm runs, survives the maps check, and its held figure is read" \
-		"rc $rc, want 'tcmalloc-full 1 1 True', got '$res'; $(tail -5 "$T/out.txt")"
-fi
+test_expect "a bench of the tcmalloc-full arm runs, survives the maps check, and its held figure is read" '
+	[ $rc -eq 0 ] && [ "$res" = "tcmalloc-full 1 1 True" ] ||
+	test_why "rc $rc, want '\''tcmalloc-full 1 1 True'\'', got '\''$res'\''; $(tail -5 "$T/out.txt")"'
 maps=$(sqlite3 "$T/b.db" "SELECT allocator FROM runs WHERE arm = 'tcmalloc-full'" 2>&1)
 check_eq "the run's mapped allocator is tcmalloc's family" "$maps" "tcmalloc (bench_alloc)"
 finish

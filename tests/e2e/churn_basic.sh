@@ -18,11 +18,9 @@ check churn_help sh -c "'$CHURN' --help | grep -q '^examples:'"
 "$CHURN" $TINY --heights 12 --busy 3:8 >"$T/out" 2>"$T/err"
 rc=$?
 { seq 1 12 | sed 's/^/height=/'; echo 'done'; } >"$T/want"
-if [ $rc -eq 0 ] && cmp -s "$T/out" "$T/want" && [ ! -s "$T/err" ]; then
-	ok churn_heights_in_order
-else
-	fail churn_heights_in_order "exit $rc; stdout: $(head -3 "$T/out" | tr '\n' ' ')stderr: $(head -2 "$T/err")"
-fi
+test_expect churn_heights_in_order '
+	[ $rc -eq 0 ] && cmp -s "$T/out" "$T/want" && [ ! -s "$T/err" ] ||
+	test_why "exit $rc; stdout: $(head -3 "$T/out" | tr '\''\n'\'' '\'' '\'')stderr: $(head -2 "$T/err")"'
 
 # bad NAME REGEX ARGS...: exit status exactly 2, the message on stderr.
 bad()
@@ -31,11 +29,9 @@ bad()
 	shift 2
 	"$CHURN" "$@" >"$T/bout" 2>"$T/berr"
 	rc=$?
-	if [ $rc -eq 2 ] && grep -qE "$pattern" "$T/berr" && [ ! -s "$T/bout" ]; then
-		ok "$name"
-	else
-		fail "$name" "exit $rc, stderr: $(head -2 "$T/berr")"
-	fi
+	test_expect "$name" '
+		[ $rc -eq 2 ] && grep -qE "$pattern" "$T/berr" && [ ! -s "$T/bout" ] ||
+		test_why "exit $rc, stderr: $(head -2 "$T/berr")"'
 }
 bad churn_bad_threads 'threads' --threads 0
 bad churn_bad_number 'objects.*12x' --objects 12x
@@ -53,11 +49,9 @@ start=$(date +%s%N)
 "$CHURN" $TINY --heights 2 --hold 1 >"$T/hout" 2>&1
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-if [ $rc -eq 0 ] && [ "$(tail -n 1 "$T/hout")" = "done" ] && [ $ms -ge 1000 ]; then
-	ok churn_hold
-else
-	fail churn_hold "exit $rc after $ms ms, last line $(tail -n 1 "$T/hout")"
-fi
+test_expect churn_hold '
+	[ $rc -eq 0 ] && [ "$(tail -n 1 "$T/hout")" = "done" ] && [ $ms -ge 1000 ] ||
+	test_why "exit $rc after $ms ms, last line $(tail -n 1 "$T/hout")"'
 
 # The effect itself, small: 4 threads bursting 20k objects (~20 MiB) each.
 # glibc keeps one burst per arena; one arena keeps about one burst in all.
@@ -66,11 +60,9 @@ if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f %M -o "$T/g" "$CHURN" $args >/dev/null 2>&1
 	MALLOC_ARENA_MAX=1 /usr/bin/time -f %M -o "$T/a" "$CHURN" $args >/dev/null 2>&1
 	g=$(tail -n 1 "$T/g") a=$(tail -n 1 "$T/a")
-	if [ "$g" -gt $((a * 2)) ] 2>/dev/null; then
-		ok churn_arenas_hold_bursts
-	else
-		fail churn_arenas_hold_bursts "max RSS glibc ${g:-?} kB, one arena ${a:-?} kB: want more than 2x"
-	fi
+	test_expect churn_arenas_hold_bursts '
+		[ "$g" -gt $((a * 2)) ] 2>/dev/null ||
+		test_why "max RSS glibc ${g:-?} kB, one arena ${a:-?} kB: want more than 2x"'
 else
 	skip churn_arenas_hold_bursts "no /usr/bin/time"
 fi

@@ -59,11 +59,9 @@ check_eq guard_signal_rows "$(sql "$DB" "select ok || ' ' || summary from snapsh
 check_eq guard_exec_ran "$(cat "$T/exec" 2>/dev/null)" "anon>40%max $run"
 check_eq guard_no_flags_no_action "$(grep -c 'signal\|exec\|restart\|snapshot' "$T/b.out")" 0
 prof=$(sql "$DB" "select path from snapshots where run_id=$run and kind='heap_profile' and ok=1 and rule='anon>40%max'")
-if [ -n "$prof" ] && [ -r "$prof" ] && "$TM" heap top "$prof" -n 3 >"$T/top" 2>&1 && grep -q grow_leak_site "$T/top"; then
-	ok guard_heap_profile_names_site
-else
-	fail guard_heap_profile_names_site "profile '$prof': $(cat "$T/top" "$T/a.out" "$T/a.err" 2>/dev/null | head -20)"
-fi
+test_expect guard_heap_profile_names_site '
+	[ -n "$prof" ] && [ -r "$prof" ] && "$TM" heap top "$prof" -n 3 >"$T/top" 2>&1 && grep -q grow_leak_site "$T/top" ||
+	test_why "profile '\''$prof'\'': $(cat "$T/top" "$T/a.out" "$T/a.err" 2>/dev/null | head -20)"'
 check guard_profile_summary_names_site sh -c "sql() { sqlite3 -batch -noheader \"\$1\" \"\$2\"; }; sql '$DB' \"select summary from snapshots where kind='heap_profile' and run_id=$run\" | grep -q grow_leak_site"
 
 # the report and the panel: the snapshot and the action by the run, the
@@ -101,11 +99,9 @@ start_record "$DB3" 800 60 400 0 "$T/count3"
 wait $rec
 check_eq guard_oom_run_killed "$(sql "$DB3" "select outcome from runs where id=$run")" oom-killed
 prof=$(sql "$DB3" "select path from snapshots where run_id=$run and kind='heap_profile' and ok=1")
-if [ -n "$prof" ] && "$TM" heap top "$prof" >"$T/top3" 2>&1 && grep -q grow_leak_site "$T/top3"; then
-	ok guard_profile_before_oom_kill
-else
-	fail guard_profile_before_oom_kill "$(cat "$T/o.out" "$T/o.err" "$T/top3" 2>/dev/null | head)"
-fi
+test_expect guard_profile_before_oom_kill '
+	[ -n "$prof" ] && "$TM" heap top "$prof" >"$T/top3" 2>&1 && grep -q grow_leak_site "$T/top3" ||
+	test_why "$(cat "$T/o.out" "$T/o.err" "$T/top3" 2>/dev/null | head)"'
 
 # --- 5. refusals ----------------------------------------------------------
 check_fails guard_bad_rule "'anon>90%': a share needs max or high" "$TM" guard -o "$DB" --when 'anon>90%'

@@ -55,12 +55,10 @@ check_eq guard_go_exits "$rcr $rcg" "0 0"
 check_eq guard_go_fired_once "$(grep -c '^fired anon>8%max at ' "$T/g.out")" 1
 sum=$(sql "$DB" "select summary from snapshots where run_id=$run and kind='go_heap' and ok=1")
 file=$(sql "$DB" "select path from snapshots where run_id=$run and kind='go_heap' and ok=1")
-if echo "$sum" | grep -qE '^top in-use site: main\.growCache < main\.main < runtime\.main, [0-9]+\.[0-9] MiB in use' &&
-	"$TM" heap top "$file" -n 1 2>&1 | grep -q 'main.growCache'; then
-	ok "guard_go_heap_names_the_site ($sum)"
-else
-	fail guard_go_heap_names_the_site "summary '$sum' file '$file': $(cat "$T/g.out" "$T/g.err" | head -20)"
-fi
+test_expect "guard_go_heap_names_the_site ($sum)" '
+	echo "$sum" | grep -qE "^top in-use site: main\.growCache < main\.main < runtime\.main, [0-9]+\.[0-9] MiB in use" &&
+	"$TM" heap top "$file" -n 1 2>&1 | grep -q "main.growCache" ||
+	test_why "summary '\''$sum'\'' file '\''$file'\'': $(cat "$T/g.out" "$T/g.err" | head -20)"'
 check_eq guard_go_no_url_stored "$(sql "$DB" "select ok || ' ' || summary from snapshots where run_id=$run and rule='anon>9%max'")" \
 	"0 no process it applies to"
 "$TM" report -o "$DB" "$run" >"$T/report" 2>&1

@@ -60,29 +60,23 @@ check guard_jvm_log_twice_above sh -c "uniq -c '$T/old' | awk '\$2 == \"above\" 
 first_gc=$("$TM" guard -o "$DB" --run "$run" --when 'jvm_old > 1K x1' --dry-run |
 	sed -n 's/^would fire .*(run [0-9]*, sample \([0-9]*\)).*/\1/p')
 fired=$(sed -n 's/^fired .*(run [0-9]*, sample \([0-9]*\)).*/\1/p' "$T/g.out")
-if [ -n "$first_gc" ] && [ -n "$fired" ] && [ "$fired" -gt "$first_gc" ]; then
-	ok "guard_jvm_fired_after_the_fill (first GC at sample $first_gc, fired at $fired)"
-else
-	fail guard_jvm_fired_after_the_fill "first GC at sample '$first_gc', fired at '$fired'"
-fi
+test_expect "guard_jvm_fired_after_the_fill (first GC at sample $first_gc, fired at $fired)" '
+	[ -n "$first_gc" ] && [ -n "$fired" ] && [ "$fired" -gt "$first_gc" ] ||
+	test_why "first GC at sample '\''$first_gc'\'', fired at '\''$fired'\''"'
 
 # the snapshots: stored, named, shown
 hsum=$(sql "$DB" "select summary from snapshots where run_id=$run and kind='jvm_histogram' and ok=1")
 hfile=$(sql "$DB" "select path from snapshots where run_id=$run and kind='jvm_histogram' and ok=1")
-if echo "$hsum" | grep -qE '^[0-9]+ classes, [0-9.]+ MiB; top: OldFill\$Sidecar 18\.3 MiB \(300000\)' &&
-	grep -qE '^ +1: +300000 +19200000 +OldFill\$Sidecar$' "$hfile"; then
-	ok "guard_jvm_histogram_names_the_class ($hsum)"
-else
-	fail guard_jvm_histogram_names_the_class "summary '$hsum' file '$hfile': $(cat "$T/g.out" "$T/g.err" | head -20)"
-fi
+test_expect "guard_jvm_histogram_names_the_class ($hsum)" '
+	echo "$hsum" | grep -qE '\''^[0-9]+ classes, [0-9.]+ MiB; top: OldFill\$Sidecar 18\.3 MiB \(300000\)'\'' &&
+	grep -qE '\''^ +1: +300000 +19200000 +OldFill\$Sidecar$'\'' "$hfile" ||
+	test_why "summary '\''$hsum'\'' file '\''$hfile'\'': $(cat "$T/g.out" "$T/g.err" | head -20)"'
 dsum=$(sql "$DB" "select summary from snapshots where run_id=$run and kind='jvm_heap_dump' and ok=1")
 dfile=$(sql "$DB" "select path from snapshots where run_id=$run and kind='jvm_heap_dump' and ok=1")
-if echo "$dsum" | grep -qE '^top holder: java\.util\.ArrayList retains 19\.[0-9] MiB \(300002 objects\)' &&
-	"$TM" hprof top "$dfile" -n 1 2>&1 | grep -qE '300000 +18\.31 .* OldFill\$Sidecar$'; then
-	ok "guard_jvm_heap_dump_names_the_holder ($dsum)"
-else
-	fail guard_jvm_heap_dump_names_the_holder "summary '$dsum' file '$dfile': $(cat "$T/g.out" "$T/g.err" | head -20)"
-fi
+test_expect "guard_jvm_heap_dump_names_the_holder ($dsum)" '
+	echo "$dsum" | grep -qE "^top holder: java\.util\.ArrayList retains 19\.[0-9] MiB \(300002 objects\)" &&
+	"$TM" hprof top "$dfile" -n 1 2>&1 | grep -qE '\''300000 +18\.31 .* OldFill\$Sidecar$'\'' ||
+	test_why "summary '\''$dsum'\'' file '\''$dfile'\'': $(cat "$T/g.out" "$T/g.err" | head -20)"'
 check_eq guard_jvm_only_snapshots "$(sql "$DB" "select group_concat(kind) from (select kind from snapshots where run_id=$run order by kind)")" \
 	"jvm_heap_dump,jvm_histogram"
 "$TM" report -o "$DB" "$run" >"$T/report" 2>&1

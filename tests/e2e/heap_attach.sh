@@ -30,12 +30,9 @@ rm -f "$T/st.end"
 pid=$!
 wait_for 10 state_ready "$T/st"
 out=$("$TM" heap attach "$pid" 2>&1)
-if echo "$out" | grep -qE "attached to $pid: .* stopped [0-9.]+ ms" && loaded "$pid"; then
-	ok attach_c_loop
-	echo "# $(echo "$out" | head -1)"
-else
-	fail attach_c_loop "$out"
-fi
+test_expect attach_c_loop '
+	echo "$out" | grep -qE "attached to $pid: .* stopped [0-9.]+ ms" && loaded "$pid" || test_why "$out"'
+echo "# $(echo "$out" | head -1)"
 sleep 1
 # the program writes its own figure and waits while we read the agent's
 held_still() { [ "$(cut -d' ' -f2 "$1")" != 0 ]; }
@@ -51,18 +48,14 @@ rm -f "$T/st.req"
 bound=$((blocks * 8 + 240128 + 16384))
 diff=$((live - self))
 [ "$diff" -lt 0 ] && diff=$((-diff))
-if [ -n "$live" ] && [ "$diff" -le "$bound" ]; then
-	ok attach_live_exact "agent $live, program $self, |diff| $diff <= $bound"
-else
-	fail attach_live_exact "agent live '$live', program's own $self, |diff| $diff > $bound"
-fi
+test_expect "attach_live_exact agent $live, program $self, |diff| $diff <= $bound" '
+	[ -n "$live" ] && [ "$diff" -le "$bound" ] ||
+	test_why "agent live '\''$live'\'', program'\''s own $self, |diff| $diff > $bound"'
 check_fails attach_twice "attached already" "$TM" heap attach "$pid"
 out=$("$TM" heap detach "$pid" 2>&1)
-if echo "$out" | grep -q "detached from $pid" && "$TM" heap stats "$pid" | grep -q "(detached)"; then
-	ok detach_command
-else
-	fail detach_command "$out"
-fi
+test_expect detach_command '
+	echo "$out" | grep -q "detached from $pid" && "$TM" heap stats "$pid" | grep -q "(detached)" ||
+	test_why "$out"'
 check_fails detach_twice "not attached" "$TM" heap detach "$pid"
 touch "$T/st.end"
 wait "$pid"
@@ -92,12 +85,10 @@ wait_for 10 state_ready "$T/st"
 for n in 1 2 3 4 5 6 7; do
 	out=$(TIDEMARK_ATTACH_FAIL_AT=$n "$TM" heap attach "$pid" 2>&1)
 	rc=$?
-	if [ $rc -ne 0 ] && echo "$out" | grep -q "step $n .* failed on purpose" && ! loaded "$pid" &&
-		kill -0 "$pid" && ! "$TM" heap stats "$pid" >/dev/null 2>&1; then
-		ok "attach_fail_at_$n"
-	else
-		fail "attach_fail_at_$n" "exit $rc: $out; agent loaded: $(loaded "$pid" && echo yes)"
-	fi
+	test_expect "attach_fail_at_$n" '
+		[ $rc -ne 0 ] && echo "$out" | grep -q "step $n .* failed on purpose" && ! loaded "$pid" &&
+		kill -0 "$pid" && ! "$TM" heap stats "$pid" >/dev/null 2>&1 ||
+		test_why "exit $rc: $out; agent loaded: $(loaded "$pid" && echo yes)"'
 done
 touch "$T/st.end"
 wait "$pid"
@@ -108,12 +99,10 @@ check_eq attach_failed_steps_output "$(cat "$T/out") rc=$rc" "$ref rc=0"
 sleep 30 &
 spid=$!
 out=$("$TM" heap attach --dry-run "$spid" 2>&1)
-if echo "$out" | grep -q "would attach to $spid" && echo "$out" | grep -q "dlopen at 0x" &&
-	! loaded "$spid"; then
-	ok attach_dry_run
-else
-	fail attach_dry_run "$out"
-fi
+test_expect attach_dry_run '
+	echo "$out" | grep -q "would attach to $spid" && echo "$out" | grep -q "dlopen at 0x" &&
+	! loaded "$spid" ||
+	test_why "$out"'
 
 # --- refusals -----------------------------------------------------------------------
 if command -v strace >/dev/null; then
@@ -147,22 +136,18 @@ pid=$!
 wait_for 10 state_ready "$T/st"
 out=$("$TM" record --db "$T/r.db" -p "$pid" --heap -i 200ms --timeout 2s 2>&1)
 heap_line=$("$TM" report --db "$T/r.db" 2>&1 | grep -A1 "anon after")
-if echo "$out" | grep -q "attached the heap agent to $pid" && echo "$out" | grep -q "detached" &&
-	echo "$heap_line" | grep -qE "live heap [1-9]"; then
-	ok record_pid_heap
-else
-	fail record_pid_heap "$out / $heap_line"
-fi
+test_expect record_pid_heap '
+	echo "$out" | grep -q "attached the heap agent to $pid" && echo "$out" | grep -q "detached" &&
+	echo "$heap_line" | grep -qE "live heap [1-9]" ||
+	test_why "$out / $heap_line"'
 "$TM" record --db "$T/r2.db" -p "$pid" --heap -i 200ms --timeout 60s >/dev/null 2>&1 &
 rec=$!
 wait_for 10 sh -c "\"$TM\" heap stats $pid 2>/dev/null | grep -q '(running)'"
 kill -9 "$rec"
 wait "$rec" 2>/dev/null
-if wait_for 3 sh -c "\"$TM\" heap stats $pid | grep -q '(detached)'"; then
-	ok recorder_killed_detaches
-else
-	fail recorder_killed_detaches "$("$TM" heap stats "$pid" 2>&1 | head -1)"
-fi
+test_expect recorder_killed_detaches '
+	wait_for 3 sh -c "\"$TM\" heap stats $pid | grep -q '\''(detached)'\''" ||
+	test_why "$("$TM" heap stats "$pid" 2>&1 | head -1)"'
 touch "$T/st.end"
 wait "$pid"
 rc=$?
@@ -193,12 +178,10 @@ out=$("$TM" heap attach "$pid" 2>&1)
 touch "$T/py.end"
 wait "$pid"
 rc=$?
-if echo "$out" | grep -q "attached to $pid" && grep -qE "live [1-9]" "$T/pystats" &&
-	[ "$(cat "$T/py") rc=$rc" = "$pyref rc=0" ]; then
-	ok attach_python3
-else
-	fail attach_python3 "$out / $(head -1 "$T/pystats") / $(cat "$T/py") rc=$rc vs $pyref"
-fi
+test_expect attach_python3 '
+	echo "$out" | grep -q "attached to $pid" && grep -qE "live [1-9]" "$T/pystats" &&
+	[ "$(cat "$T/py") rc=$rc" = "$pyref rc=0" ] ||
+	test_why "$out / $(head -1 "$T/pystats") / $(cat "$T/py") rc=$rc vs $pyref"'
 
 # a fork child of an attached process is not attached: no region of its own
 cat >"$T/fork.py" <<'PYEOF'
@@ -233,12 +216,10 @@ sleep 0.5
 touch "$T/mt.end"
 wait "$pid"
 rc=$?
-if echo "$out" | grep -q "attached to $pid" && grep -qE "allocated [0-9.]+ MiB in [1-9]" "$T/mtstats" &&
-	[ "$(cat "$T/mt") rc=$rc" = "$mtref rc=0" ]; then
-	ok attach_cxx_threads
-else
-	fail attach_cxx_threads "$out / $(head -1 "$T/mtstats") / $(cat "$T/mt") rc=$rc vs $mtref"
-fi
+test_expect attach_cxx_threads '
+	echo "$out" | grep -q "attached to $pid" && grep -qE "allocated [0-9.]+ MiB in [1-9]" "$T/mtstats" &&
+	[ "$(cat "$T/mt") rc=$rc" = "$mtref rc=0" ] ||
+	test_why "$out / $(head -1 "$T/mtstats") / $(cat "$T/mt") rc=$rc vs $mtref"'
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
 	redis-server --port 0 --unixsocket "$T/redis.sock" --save "" --appendonly no \
@@ -257,12 +238,10 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 	redis-cli -s "$T/redis.sock" shutdown nosave >/dev/null 2>&1
 	wait "$rpid"
 	rrc=$?
-	if echo "$out" | grep -q "attached to $rpid" && [ "$brc" = 0 ] && [ "$pong" = PONG ] &&
-		[ "$rrc" = 0 ] && grep -qE "live [0-9.]+ MiB" "$T/rstats"; then
-		ok attach_redis_under_benchmark
-	else
-		fail attach_redis_under_benchmark "$out / bench rc $brc / ping $pong / redis rc $rrc"
-	fi
+	test_expect attach_redis_under_benchmark '
+		echo "$out" | grep -q "attached to $rpid" && [ "$brc" = 0 ] && [ "$pong" = PONG ] &&
+		[ "$rrc" = 0 ] && grep -qE "live [0-9.]+ MiB" "$T/rstats" ||
+		test_why "$out / bench rc $brc / ping $pong / redis rc $rrc"'
 else
 	skip attach_redis_under_benchmark "no redis-server or redis-benchmark"
 fi

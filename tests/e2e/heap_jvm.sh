@@ -36,11 +36,9 @@ for case in "full:512K:$SHIM" "sampled:1:$SHIM" "sites:512K:$TM_BUILD/libtidemar
 	sample=${rest%%:*} so=${rest#*:}
 	out=$(TIDEMARK_HEAP_SAMPLE=$sample LD_PRELOAD="$so" timeout -k 5 30 java -version 2>&1)
 	rc=$?
-	if [ $rc -eq 0 ] && echo "$out" | grep -q 'version'; then
-		ok "heap_jvm_version_$name (java -version under $(basename "$so"), sampling every $sample)"
-	else
-		fail "heap_jvm_version_$name" "exit $rc (124: hung, killed after 30 s): $(echo "$out" | head -3)"
-	fi
+	test_expect "heap_jvm_version_$name (java -version under $(basename "$so"), sampling every $sample)" '
+		[ $rc -eq 0 ] && echo "$out" | grep -q "version" ||
+		test_why "exit $rc (124: hung, killed after 30 s): $(echo "$out" | head -3)"'
 done
 
 fig() { echo "$1" | sed -n "s/.*\"$2\": *\([0-9.-]*\).*/\1/p" | cut -d. -f1; }
@@ -103,26 +101,20 @@ out: $(head -c 300 "$T/out"); err: $(head -c 300 "$T/err")"
 	jheap=$(fig "$js" jvm_heap_used_end_bytes)
 	# live: the 64 MiB of buffers and the JVM's own malloc (about 10 MiB),
 	# never the 256 MiB of arrays
-	if [ -n "$live" ] && [ "$live" -ge $((64 * M)) ] && [ "$live" -lt $((128 * M)) ] &&
-		[ -n "$allocs" ] && [ "$allocs" -ge 1000 ]; then
-		ok "$name counts the JVM's malloc, not the Java heap (live peak $((live / M)) MiB in $allocs allocations)"
-	else
-		fail "$name counts the JVM's malloc, not the Java heap" "live peak '$live' allocations '$allocs'"
-	fi
+	test_expect "$name counts the JVM's malloc, not the Java heap (live peak $((live / M)) MiB in $allocs allocations)" '
+		[ -n "$live" ] && [ "$live" -ge $((64 * M)) ] && [ "$live" -lt $((128 * M)) ] &&
+		[ -n "$allocs" ] && [ "$allocs" -ge 1000 ] ||
+		test_why "live peak '\''$live'\'' allocations '\''$allocs'\''"'
 	# the sites: the buffers are HotSpot's os::malloc called by
 	# Unsafe_AllocateMemory0 (ByteBuffer.allocateDirect)
 	prof=$(ls "$T/prof${lib:+.$lib}".*.final.pb.gz 2>/dev/null | head -1)
 	top=$([ -n "$prof" ] && "$TM" heap top "$prof" -n 3 2>&1)
-	if echo "$top" | grep -q 'Unsafe_AllocateMemory0'; then
-		ok "$name: the profile names the direct buffers' site"
-	else
-		fail "$name: the profile names the direct buffers' site" "$prof: $top"
-	fi
-	if [ -n "$other" ] && [ "$other" -ge $((200 * M)) ] && [ -n "$jheap" ] && [ "$jheap" -ge $((256 * M)) ]; then
-		ok "$name: the Java heap is other anon ($((other / M)) MiB) and in hsperfdata ($((jheap / M)) MiB used)"
-	else
-		fail "$name: the Java heap is other anon and in hsperfdata" "other anon '$other' jvm heap used '$jheap'"
-	fi
+	test_expect "$name: the profile names the direct buffers' site" '
+		echo "$top" | grep -q "Unsafe_AllocateMemory0" ||
+		test_why "$prof: $top"'
+	test_expect "$name: the Java heap is other anon ($((other / M)) MiB) and in hsperfdata ($((jheap / M)) MiB used)" '
+		[ -n "$other" ] && [ "$other" -ge $((200 * M)) ] && [ -n "$jheap" ] && [ "$jheap" -ge $((256 * M)) ] ||
+		test_why "other anon '\''$other'\'' jvm heap used '\''$jheap'\''"'
 	# 256 KiB arrays leave G1's 1 MiB regions a filled-in, untouched end,
 	# which Java heap used counts: the split may not fit in anon, and then
 	# it says n/a and why, never a negative part
@@ -145,11 +137,9 @@ if timeout -k 5 90 "$TM" record -o "$db" -i 100ms --timeout 40s --settle 30s --h
 	check "heap_jvm_split: anon = Java heap used + the JVM's malloc + other anon, within 1 MiB" \
 		split_sane "$js" made
 	txt=$("$TM" report 1 --db "$db")
-	if echo "$txt" | grep -q "anon at the end .* MiB = .* MiB Java heap \(used\|resident (.*)\) + .* MiB the JVM's malloc (.* live, .* held by the allocator) + .* MiB other anon"; then
-		ok "heap_jvm_split_text: the report's line names the three parts"
-	else
-		fail heap_jvm_split_text "$(echo "$txt" | grep -A2 'java heap')"
-	fi
+	test_expect "heap_jvm_split_text: the report's line names the three parts" '
+		echo "$txt" | grep -q "anon at the end .* MiB = .* MiB Java heap \(used\|resident (.*)\) + .* MiB the JVM'\''s malloc (.* live, .* held by the allocator) + .* MiB other anon" ||
+		test_why "$(echo "$txt" | grep -A2 '\''java heap'\'')"'
 else
 	fail heap_jvm_split "the run failed: $(head -c 300 "$T/err")"
 fi
@@ -161,9 +151,7 @@ TIDEMARK_HEAP_SAMPLE=1 timeout -k 5 90 "$TM" record -o "$T/src.db" -i 100ms --ti
 	-- java "$TM_ROOT/tests/progs/java/NativeAndHeap.java" 8 8 10 >"$T/out" 2>"$T/err"
 rc=$?
 live=$(fig "$("$TM" report 1 --db "$T/src.db" --json)" heap_live_peak_bytes)
-if [ $rc -eq 0 ] && grep -q '^done ' "$T/out" && [ -n "$live" ] && [ "$live" -ge $((8 * M)) ]; then
-	ok "heap_jvm_source_launcher_sampled (exit 0 after $(($(date +%s) - start)) s, live peak $((live / M)) MiB)"
-else
-	fail heap_jvm_source_launcher_sampled "exit $rc, live peak '$live': $(head -c 300 "$T/err")"
-fi
+test_expect "heap_jvm_source_launcher_sampled (exit 0 after $(($(date +%s) - start)) s, live peak $((live / M)) MiB)" '
+	[ $rc -eq 0 ] && grep -q "^done " "$T/out" && [ -n "$live" ] && [ "$live" -ge $((8 * M)) ] ||
+	test_why "exit $rc, live peak '\''$live'\'': $(head -c 300 "$T/err")"'
 finish

@@ -17,11 +17,10 @@ field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # --- the command's surface -------------------------------------------------
 out=$("$TM" heap --help 2>&1)
-if [ $? -eq 0 ] && echo "$out" | grep -q "examples:" && echo "$out" | grep -q "heap top"; then
-	ok heap_help
-else
-	fail heap_help "$out"
-fi
+rc=$?
+test_expect heap_help '
+	[ $rc -eq 0 ] && echo "$out" | grep -q "examples:" && echo "$out" | grep -q "heap top" ||
+	test_why "$out"'
 check_fails heap_bad_pid "not a PID" "$TM" heap notapid
 check_fails heap_no_args "needs a PID" "$TM" heap
 check_fails heap_bad_option "bad option" "$TM" heap --bogus 1
@@ -169,11 +168,9 @@ print(len(json.dumps([str(i) * (i % 7) for i in range(100000)])))'
 out=$(timeout 60 env LD_PRELOAD="$SHIM" "$P/heap_stress" 2 5000 2>&1)
 rc=$?
 # no counters to balance: what matters is that it runs, forks and exits
-if [ $rc -le 1 ] && echo "$out" | grep -q "^baseline=0 end=0 allocs=0 frees=0"; then
-	ok heap_sites_only_threads_fork
-else
-	fail heap_sites_only_threads_fork "exit $rc: $out"
-fi
+test_expect heap_sites_only_threads_fork '
+	[ $rc -le 1 ] && echo "$out" | grep -q "^baseline=0 end=0 allocs=0 frees=0" ||
+	test_why "exit $rc: $out"'
 unset TIDEMARK_HEAP_SAMPLE
 SHIM=$SHIM_FULL
 
@@ -264,22 +261,18 @@ live=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_live_peak_bytes"
 ret=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"anon_other_at_peak_bytes": *\([0-9-]*\).*/\1/p')
 # heap_sites 8 allocates 8 + 8 MiB it keeps and 64 MiB it frees again
 alloc=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_alloc_bytes": *\([0-9]*\).*/\1/p')
-if [ -n "$alloc" ] && [ "$alloc" -ge $((80 << 20)) ] && [ "$alloc" -lt $((82 << 20)) ] &&
-	"$TM" report 1 --db "$T/h.db" | grep -q "^  allocated   8[01]\.[0-9] MiB in [0-9]* allocations"; then
-	ok "heap_record_allocated (80 MiB: $alloc)"
-else
-	fail heap_record_allocated "heap_alloc_bytes '$alloc'"
-fi
+test_expect "heap_record_allocated (80 MiB: $alloc)" '
+	[ -n "$alloc" ] && [ "$alloc" -ge $((80 << 20)) ] && [ "$alloc" -lt $((82 << 20)) ] &&
+	"$TM" report 1 --db "$T/h.db" | grep -q "^  allocated   8[01]\.[0-9] MiB in [0-9]* allocations" ||
+	test_why "heap_alloc_bytes '\''$alloc'\''"'
 # the shim's exact peak: at least what the samples saw; heap_sites's 16 MiB,
 # the 64 KiB block churn_site holds at a time, and the small peaks of sh and
 # sleep (processes side by side: a bound, at most the sum of their peaks)
 peak=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
-if [ -n "$peak" ] && [ -n "$live" ] && [ "$peak" -ge "$live" ] && [ "$peak" -lt $((17 << 20)) ] &&
-	"$TM" report 1 --db "$T/h.db" | grep -Eq "live peak (16.[0-9] MiB \(exact|at most 16.[0-9] MiB, at least [0-9.]+ KiB less)"; then
-	ok "heap_record_exact_peak ($peak)"
-else
-	fail heap_record_exact_peak "peak '$peak' sampled '$live'"
-fi
+test_expect "heap_record_exact_peak ($peak)" '
+	[ -n "$peak" ] && [ -n "$live" ] && [ "$peak" -ge "$live" ] && [ "$peak" -lt $((17 << 20)) ] &&
+	"$TM" report 1 --db "$T/h.db" | grep -Eq "live peak (16.[0-9] MiB \(exact|at most 16.[0-9] MiB, at least [0-9.]+ KiB less)" ||
+	test_why "peak '\''$peak'\'' sampled '\''$live'\''"'
 # heap_sites 8 keeps 8 MiB in 4000-byte blocks and 8 MiB in 64 KiB blocks;
 # the split at the anon peak is made, or n/a because the program freed its
 # heap while that sample read anon (then how far it moved is given); at the
@@ -287,11 +280,9 @@ fi
 skew=$("$TM" report 1 --db "$T/h.db" --json | sed -n 's/.*"anon_split_at_peak_skew_bytes": *\([0-9-]*\).*/\1/p')
 "$TM" report 1 --db "$T/h.db" --json | grep -q '"anon_other_end_bytes": *null' ||
 	fail heap_record_no_end_split "a run that ended by itself has a split at the end: $("$TM" report 1 --db "$T/h.db" --json | grep anon_other_end)"
-if [ -n "$live" ] && [ "$live" -ge $((16 << 20)) ] && [ "$live" -lt $((17 << 20)) ] && [ -n "$ret$skew" ]; then
-	ok "heap_record_series (live peak $live, other anon $ret)"
-else
-	fail heap_record_series "live '$live' other anon '$ret' heap moved '$skew': $(cat "$T/err")"
-fi
+test_expect "heap_record_series (live peak $live, other anon $ret)" '
+	[ -n "$live" ] && [ "$live" -ge $((16 << 20)) ] && [ "$live" -lt $((17 << 20)) ] && [ -n "$ret$skew" ] ||
+	test_why "live '\''$live'\'' other anon '\''$ret'\'' heap moved '\''$skew'\'': $(cat "$T/err")"'
 "$TM" record -q -o "$T/s.db" -i 50ms --heap=sites -- sh -c "$hold" 2>"$T/err"
 js=$("$TM" report 1 --db "$T/s.db" --json)
 test_expect heap_record_sites_only '
@@ -305,20 +296,16 @@ test_expect heap_record_sites_only '
 js=$("$TM" report 1 --db "$T/lm.db" --json)
 peak=$(echo "$js" | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
 end=$(echo "$js" | sed -n 's/.*"heap_live_end_bytes": *\([0-9a-z]*\).*/\1/p')
-if [ -n "$peak" ] && [ "$peak" -ge $((100 << 20)) ] && [ "$end" = null ]; then
-	ok "heap_record_last_moment (peak $peak, live at the end $end)"
-else
-	fail heap_record_last_moment "peak '$peak' end '$end': $(cat "$T/err")"
-fi
+test_expect "heap_record_last_moment (peak $peak, live at the end $end)" '
+	[ -n "$peak" ] && [ "$peak" -ge $((100 << 20)) ] && [ "$end" = null ] ||
+	test_why "peak '\''$peak'\'' end '\''$end'\'': $(cat "$T/err")"'
 "$TM" record -q -o "$T/sl.db" -i 300ms --heap -- sh -c "sleep 0.4; '$P/heap_lastmoment' 0; sleep 0.4" 2>"$T/err"
 js=$("$TM" report 1 --db "$T/sl.db" --json)
 alloc=$(echo "$js" | sed -n 's/.*"heap_alloc_bytes": *\([0-9]*\).*/\1/p')
 peak=$(echo "$js" | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
-if [ -n "$alloc" ] && [ "$alloc" -ge $((100 << 20)) ] && [ "$peak" -ge $((100 << 20)) ]; then
-	ok "heap_record_short_life (allocated $alloc, peak $peak)"
-else
-	fail heap_record_short_life "allocated '$alloc' peak '$peak': $(cat "$T/err")"
-fi
+test_expect "heap_record_short_life (allocated $alloc, peak $peak)" '
+	[ -n "$alloc" ] && [ "$alloc" -ge $((100 << 20)) ] && [ "$peak" -ge $((100 << 20)) ] ||
+	test_why "allocated '\''$alloc'\'' peak '\''$peak'\'': $(cat "$T/err")"'
 # processes one after another (issue 19): six that each hold 20 MiB and
 # exit, at the default interval, so that several come and go between two
 # samples; the tree never held more than one's 20 MiB at once, and 120 MiB
@@ -328,31 +315,25 @@ js=$("$TM" report 1 --db "$T/seq.db" --json)
 peak=$(echo "$js" | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
 proven=$(echo "$js" | sed -n 's/.*"heap_peak_proven_bytes": *\([0-9]*\).*/\1/p')
 alloc=$(echo "$js" | sed -n 's/.*"heap_alloc_bytes": *\([0-9]*\).*/\1/p')
-if [ -n "$peak" ] && [ "$peak" -ge $((20 << 20)) ] && [ "$peak" -lt $((21 << 20)) ] &&
+test_expect "heap_record_sequential (peak $peak, proven $proven, allocated $alloc)" '
+	[ -n "$peak" ] && [ "$peak" -ge $((20 << 20)) ] && [ "$peak" -lt $((21 << 20)) ] &&
 	[ -n "$proven" ] && [ "$proven" -ge $((20 << 20)) ] && [ "$proven" -le "$peak" ] &&
-	[ -n "$alloc" ] && [ "$alloc" -ge $((120 << 20)) ] && [ "$alloc" -lt $((122 << 20)) ]; then
-	ok "heap_record_sequential (peak $peak, proven $proven, allocated $alloc)"
-else
-	fail heap_record_sequential "peak '$peak' (want 20-21 MiB) proven '$proven' allocated '$alloc' (want 120-122 MiB): $(cat "$T/err")"
-fi
+	[ -n "$alloc" ] && [ "$alloc" -ge $((120 << 20)) ] && [ "$alloc" -lt $((122 << 20)) ] ||
+	test_why "peak '\''$peak'\'' (want 20-21 MiB) proven '\''$proven'\'' allocated '\''$alloc'\'' (want 120-122 MiB): $(cat "$T/err")"'
 # the allocated series is cumulative: it never falls as processes leave
 "$TM" report 1 --db "$T/seq.db" --series=heap_alloc_bytes >"$T/seq.csv" 2>"$T/err"
-if [ -s "$T/seq.csv" ] && awk -F, 'NR > 1 && $NF != "" { if ($NF + 0 < prev) bad = 1; prev = $NF + 0 } END { exit bad }' "$T/seq.csv"; then
-	ok heap_record_allocated_never_falls
-else
-	fail heap_record_allocated_never_falls "$(cat "$T/seq.csv" "$T/err")"
-fi
+test_expect heap_record_allocated_never_falls '
+	[ -s "$T/seq.csv" ] && awk -F, '\''NR > 1 && $NF != "" { if ($NF + 0 < prev) bad = 1; prev = $NF + 0 } END { exit bad }'\'' "$T/seq.csv" ||
+	test_why "$(cat "$T/seq.csv" "$T/err")"'
 # two that each allocate and free 100 MiB in turn: a 100 MiB peak, not 200
 "$TM" record -q -o "$T/two.db" --heap -- sh -c "'$P/heap_lastmoment' 300; '$P/heap_lastmoment' 300" 2>"$T/err"
 js=$("$TM" report 1 --db "$T/two.db" --json)
 peak=$(echo "$js" | sed -n 's/.*"heap_peak_bytes": *\([0-9]*\).*/\1/p')
 alloc=$(echo "$js" | sed -n 's/.*"heap_alloc_bytes": *\([0-9]*\).*/\1/p')
-if [ -n "$peak" ] && [ "$peak" -ge $((100 << 20)) ] && [ "$peak" -lt $((101 << 20)) ] &&
-	[ -n "$alloc" ] && [ "$alloc" -ge $((200 << 20)) ]; then
-	ok "heap_record_two_in_turn (peak $peak, allocated $alloc)"
-else
-	fail heap_record_two_in_turn "peak '$peak' (want 100-101 MiB) allocated '$alloc' (want >= 200 MiB): $(cat "$T/err")"
-fi
+test_expect "heap_record_two_in_turn (peak $peak, allocated $alloc)" '
+	[ -n "$peak" ] && [ "$peak" -ge $((100 << 20)) ] && [ "$peak" -lt $((101 << 20)) ] &&
+	[ -n "$alloc" ] && [ "$alloc" -ge $((200 << 20)) ] ||
+	test_why "peak '\''$peak'\'' (want 100-101 MiB) allocated '\''$alloc'\'' (want >= 200 MiB): $(cat "$T/err")"'
 ls /dev/shm | grep -q "tidemark-heap\.$" && fail heap_record_regions_removed "left behind" || true
 
 # anon split three ways from one sample: a program that maps and touches
@@ -391,15 +372,13 @@ for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
 	live=$(fig "$js" anon_heap_live_at_peak_bytes)
 	other=$(fig "$js" anon_other_at_peak_bytes)
 	M=1048576
-	if [ -n "$held" ] && [ -n "$other" ] && [ "$live" -ge $((10 * M)) ] && [ "$live" -lt $((11 * M)) ] &&
+	test_expect "$name (anon $((anon / M)) MiB: live $((live / M)), held $((held / M)), other $((other / M)))" '
+		[ -n "$held" ] && [ -n "$other" ] && [ "$live" -ge $((10 * M)) ] && [ "$live" -lt $((11 * M)) ] &&
 		[ "$held" -ge 0 ] && [ "$other" -ge 0 ] && [ $((live + held + other)) -eq "$anon" ] &&
 		{ [ -n "$lib" ] || { [ "$held" -lt $((2 * M)) ] && [ "$other" -ge $((199 * M)) ] &&
-			[ "$other" -lt $((202 * M)) ]; }; } &&
-		"$TM" report 1 --db "$T/split.db" | grep -q "held by the allocator [0-9]"; then
-		ok "$name (anon $((anon / M)) MiB: live $((live / M)), held $((held / M)), other $((other / M)))"
-	else
-		fail "$name" "anon '$anon' live '$live' held '$held' other '$other': $(cat "$T/err")"
-	fi
+		[ "$other" -lt $((202 * M)) ]; }; } &&
+		"$TM" report 1 --db "$T/split.db" | grep -q "held by the allocator [0-9]" ||
+		test_why "anon '\''$anon'\'' live '\''$live'\'' held '\''$held'\'' other '\''$other'\'': $(cat "$T/err")"'
 	# what the held part is, next to it (issue 19): jemalloc's and mimalloc's
 	# figures are upper bounds, glibc's exact; a capped one says so
 	is=$(echo "$js" | sed -n 's/.*"anon_allocator_held_end_is": *"\([a-z ]*\)".*/\1/p')

@@ -39,11 +39,9 @@ if ${CC:-cc} -O1 -no-pie -fno-pie -o "$T/nopie" "$T/nopie.c" 2>"$T/nopie.cc"; th
 	"$TM" record --heap -i 200ms -o "$T/nopie.db" -- "$T/nopie" >"$T/nopie.out" 2>&1
 	live=$(fig "$T/nopie.db" heap_live_peak_bytes)
 	rep=$("$TM" report -o "$T/nopie.db")
-	if [ "$live" != null ] && [ "$live" -ge 41943040 ] && ! echo "$rep" | grep -q "(static)"; then
-		ok "heap_static_nopie_counted (live peak $live)"
-	else
-		fail heap_static_nopie_counted "live peak $live (want >= 41943040), $(echo "$rep" | grep -E 'machine|  heap'); $(tail -3 "$T/nopie.out")"
-	fi
+	test_expect "heap_static_nopie_counted (live peak $live)" '
+		[ "$live" != null ] && [ "$live" -ge 41943040 ] && ! echo "$rep" | grep -q "(static)" ||
+		test_why "live peak $live (want >= 41943040), $(echo "$rep" | grep -E '\''machine|  heap'\''); $(tail -3 "$T/nopie.out")"'
 else
 	skip heap_static_nopie_counted "no C compiler for a -no-pie program: $(head -1 "$T/nopie.cc")"
 fi
@@ -79,26 +77,20 @@ for prog in static_je static_rjem static_tc; do
 		continue
 	fi
 	rep=$("$TM" report -o "$T/$prog.db")
-	if echo "$rep" | grep -q "allocator $name ($prog)"; then
-		ok "heap_static_${prog}_named"
-	else
-		fail "heap_static_${prog}_named" "wanted 'allocator $name ($prog)' in: $(echo "$rep" | grep machine)"
-	fi
+	test_expect "heap_static_${prog}_named" '
+		echo "$rep" | grep -q "allocator $name ($prog)" ||
+		test_why "wanted '\''allocator $name ($prog)'\'' in: $(echo "$rep" | grep machine)"'
 	live=$(fig "$T/$prog.db" heap_live_peak_bytes)
 	mine=$(own "$T/$prog.out")
-	if [ "$live" != null ] && [ -n "$mine" ] && near "$live" "$mine"; then
-		ok "heap_static_${prog}_live"
-	else
-		fail "heap_static_${prog}_live" "tidemark's live $live, the program's own stats.allocated $mine (within 256 KiB)"
-	fi
+	test_expect "heap_static_${prog}_live" '
+		[ "$live" != null ] && [ -n "$mine" ] && near "$live" "$mine" ||
+		test_why "tidemark'\''s live $live, the program'\''s own stats.allocated $mine (within 256 KiB)"'
 	peak=$(fig "$T/$prog.db" heap_peak_bytes)
 	procs=$(fig "$T/$prog.db" heap_exe_procs)
-	if [ "$peak" = null ] && [ "$procs" = 1 ] &&
-		echo "$rep" | grep -q "live peak n/a ($fam is linked into the executable: live from its own statistics at each sample, peak between samples unknown)"; then
-		ok "heap_static_${prog}_no_exact_peak"
-	else
-		fail "heap_static_${prog}_no_exact_peak" "heap_peak_bytes $peak (want null), heap_exe_procs $procs (want 1); $(echo "$rep" | grep '  heap')"
-	fi
+	test_expect "heap_static_${prog}_no_exact_peak" '
+		[ "$peak" = null ] && [ "$procs" = 1 ] &&
+		echo "$rep" | grep -q "live peak n/a ($fam is linked into the executable: live from its own statistics at each sample, peak between samples unknown)" ||
+		test_why "heap_peak_bytes $peak (want null), heap_exe_procs $procs (want 1); $(echo "$rep" | grep '\''  heap'\'')"'
 done
 
 # the region from inside: the program asks its own region the way the
@@ -114,12 +106,10 @@ done
 if run static_je_stripped; then
 	rep=$("$TM" report -o "$T/static_je_stripped.db")
 	live=$(fig "$T/static_je_stripped.db" heap_live_peak_bytes)
-	if [ "$live" = null ] && echo "$rep" | grep -q "allocator malloc (static)" &&
-		echo "$rep" | grep -q "  heap        live n/a (malloc is linked into the executable, and it gives no allocated figure tidemark can read"; then
-		ok heap_static_stripped_na
-	else
-		fail heap_static_stripped_na "live $live (want null); $(echo "$rep" | grep -E 'machine|  heap')"
-	fi
+	test_expect heap_static_stripped_na '
+		[ "$live" = null ] && echo "$rep" | grep -q "allocator malloc (static)" &&
+		echo "$rep" | grep -q "  heap        live n/a (malloc is linked into the executable, and it gives no allocated figure tidemark can read" ||
+		test_why "live $live (want null); $(echo "$rep" | grep -E '\''machine|  heap'\'')"'
 else
 	fail heap_static_stripped_na "record failed: $(cat "$T/static_je_stripped.err")"
 fi

@@ -24,40 +24,30 @@ rec() {
 top() { "$TM" heap top "$T"/$1.*.final.pb.gz -n 3 2>&1; }
 
 rep=$(rec nofp "$P/nofp_alloc")
-if echo "$rep" | grep -q "^  unwinder    libunwind (no frame pointers in $P/nofp_alloc) (pid [0-9]*)$"; then
-	ok heap_unwind_auto_said
-else
-	fail heap_unwind_auto_said "$(echo "$rep" | grep -E 'profiles|unwinder'; cat "$T/nofp.err")"
-fi
+test_expect heap_unwind_auto_said '
+	echo "$rep" | grep -q "^  unwinder    libunwind (no frame pointers in $P/nofp_alloc) (pid [0-9]*)$" ||
+	test_why "$(echo "$rep" | grep -E '\''profiles|unwinder'\''; cat "$T/nofp.err")"'
 out=$(top nofp)
-if echo "$out" | grep -q "leaf_alloc < middle_caller < outer_caller"; then
-	ok heap_unwind_auto_callers
-else
-	fail heap_unwind_auto_callers "wanted leaf_alloc < middle_caller < outer_caller: $out"
-fi
+test_expect heap_unwind_auto_callers '
+	echo "$out" | grep -q "leaf_alloc < middle_caller < outer_caller" ||
+	test_why "wanted leaf_alloc < middle_caller < outer_caller: $out"'
 # the profile itself says it (a pprof comment)
-if gzip -dc "$T"/nofp.*.final.pb.gz | grep -aq "tidemark unwinder: libunwind (no frame pointers in $P/nofp_alloc)"; then
-	ok heap_unwind_profile_comment
-else
-	fail heap_unwind_profile_comment "no 'tidemark unwinder: libunwind (no frame pointers in $P/nofp_alloc)' in the profile"
-fi
+test_expect heap_unwind_profile_comment '
+	gzip -dc "$T"/nofp.*.final.pb.gz | grep -aq "tidemark unwinder: libunwind (no frame pointers in $P/nofp_alloc)" ||
+	test_why "no '\''tidemark unwinder: libunwind (no frame pointers in $P/nofp_alloc)'\'' in the profile"'
 
 # the variable decides: frame pointers through a program without them give the leaf only
 rep=$(TIDEMARK_HEAP_UNWIND=fp rec nofpenv "$P/nofp_alloc")
 out=$(top nofpenv)
-if echo "$rep" | grep -q "^  unwinder    frame pointers (pid" && echo "$out" | grep -q "leaf_alloc *$"; then
-	ok heap_unwind_env_decides
-else
-	fail heap_unwind_env_decides "$(echo "$rep" | grep unwinder) | $out"
-fi
+test_expect heap_unwind_env_decides '
+	echo "$rep" | grep -q "^  unwinder    frame pointers (pid" && echo "$out" | grep -q "leaf_alloc *$" ||
+	test_why "$(echo "$rep" | grep unwinder) | $out"'
 
 # a program with frame pointers keeps the frame-pointer walk (200 MiB: it
 # runs for a second or more; one gone before the recorder's first look at it
 # leaves no profile)
 rep=$(rec fp "$P/heap_sites" 200)
-if echo "$rep" | grep -q "^  unwinder    frame pointers (pid"; then
-	ok heap_unwind_fp_kept
-else
-	fail heap_unwind_fp_kept "$(echo "$rep" | grep -E 'profiles|unwinder'; tail -3 "$T/fp.err")"
-fi
+test_expect heap_unwind_fp_kept '
+	echo "$rep" | grep -q "^  unwinder    frame pointers (pid" ||
+	test_why "$(echo "$rep" | grep -E '\''profiles|unwinder'\''; tail -3 "$T/fp.err")"'
 finish

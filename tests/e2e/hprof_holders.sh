@@ -23,7 +23,7 @@ for seed in 1 2 3; do
 		fail "holders_shapes_$seed: tidemark ran" "$(head -3 "$T/s$seed.err")"
 	python3 "$SHAPES" --check "$T/s$seed.hprof" "$T/s$seed.csv" "$T/s$seed.json" >"$T/s$seed.res"
 	while read -r verdict name what; do
-		if [ "$verdict" = ok ]; then ok "holders_${name}_seed$seed"; else fail "holders_${name}_seed$seed" "$what"; fi
+		test_expect "holders_${name}_seed$seed" '[ "$verdict" = "ok" ] || test_why "$what"'
 	done <"$T/s$seed.res"
 done
 check_eq holders_no_temp_files_left "$(ls -A "$T/tmp")" ""
@@ -77,11 +77,9 @@ temp=$(python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); print(j["t
 # 15 arrays, their 1.5 M elements and the arrays' class mirror
 check_eq holders_many_objects_all_reachable "${temp#* }" "1500016 100001"
 check holders_working_set_in_files [ "${temp%% *}" -gt 100000000 ]
-if [ "$anon" -lt 32768 ]; then
-	ok "holders_anon_bounded (peak RssAnon $anon KiB for ${temp%% *} bytes of temporary files)"
-else
-	fail holders_anon_bounded "peak RssAnon $anon KiB, over 32 MiB, for ${temp%% *} bytes of temporary files"
-fi
+test_expect "holders_anon_bounded (peak RssAnon $anon KiB for ${temp%% *} bytes of temporary files)" '
+	[ "$anon" -lt 32768 ] ||
+	test_why "peak RssAnon $anon KiB, over 32 MiB, for ${temp%% *} bytes of temporary files"'
 
 if ! command -v javac >/dev/null || ! command -v jcmd >/dev/null; then
 	skip holders_jvm "no javac/jcmd (scripts/deps.sh --test installs openjdk-17-jdk-headless)"

@@ -69,12 +69,9 @@ while [ $len -lt "$size" ]; do
 	grep -q '^PARTIAL' "$T/cut.out" && partial=$((partial + 1))
 	len=$((len + 1))
 done
-if [ $silent -eq 0 ] && [ $crashed -eq 0 ]; then
-	ok "each of $size truncations exits non-zero with a message ($partial print a partial histogram)"
-else
-	fail "each of $size truncations exits non-zero with a message" \
-		"$silent accepted or silent (cut:status$(echo "$bad" | cut -c1-300)), $crashed crashed"
-fi
+test_expect "each of $size truncations exits non-zero with a message ($partial print a partial histogram)" '
+	[ $silent -eq 0 ] && [ $crashed -eq 0 ] ||
+	test_why "$silent accepted or silent (cut:status$(echo "$bad" | cut -c1-300)), $crashed crashed"'
 
 # a cut inside the heap, after the instances: their rows, marked partial
 cut=$((size - 60))
@@ -82,25 +79,20 @@ head -c $cut "$D" >"$T/part.hprof"
 "$TM" hprof top "$T/part.hprof" >"$T/part.out" 2>"$T/part.err"
 rc=$?
 "$TM" hprof top --json "$T/part.hprof" >"$T/part.json" 2>/dev/null
-if [ $rc -eq 1 ] && grep -q '^PARTIAL' "$T/part.out" && grep -qE ' 3 .* Leaf$' "$T/part.out" &&
-	grep -q 'truncated at offset' "$T/part.err" &&
-	/usr/bin/python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["partial"] is True else 1)' "$T/part.json"; then
-	ok "a dump cut inside its heap prints what it read, marked partial, and exits 1"
-else
-	fail "a dump cut inside its heap prints what it read, marked partial, and exits 1" \
-		"rc $rc, out: $(head -4 "$T/part.out"), err: $(cat "$T/part.err")"
-fi
+test_expect "a dump cut inside its heap prints what it read, marked partial, and exits 1" '
+	[ $rc -eq 1 ] && grep -q "^PARTIAL" "$T/part.out" && grep -qE '\'' 3 .* Leaf$'\'' "$T/part.out" &&
+	grep -q "truncated at offset" "$T/part.err" &&
+	/usr/bin/python3 -c '\''import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["partial"] is True else 1)'\'' "$T/part.json" ||
+	test_why "rc $rc, out: $(head -4 "$T/part.out"), err: $(cat "$T/part.err")"'
 
 # gzip: the same rows as the plain dump
 gzip -c "$D" >"$T/small.hprof.gz"
 "$TM" hprof top "$D" | tail -n +2 >"$T/plain.rows"
 "$TM" hprof top "$T/small.hprof.gz" >"$T/gz.out" 2>&1
 rc=$?
-if [ $rc -eq 0 ] && tail -n +2 "$T/gz.out" | cmp -s - "$T/plain.rows"; then
-	ok "a gzip-compressed dump is read directly, with the plain dump's rows"
-else
-	fail "a gzip-compressed dump is read directly" "rc $rc: $(head -3 "$T/gz.out")"
-fi
+test_expect "a gzip-compressed dump is read directly, with the plain dump's rows" '
+	[ $rc -eq 0 ] && tail -n +2 "$T/gz.out" | cmp -s - "$T/plain.rows" ||
+	test_why "rc $rc: $(head -3 "$T/gz.out")"'
 head -c $(($(stat -c %s "$T/small.hprof.gz") - 20)) "$T/small.hprof.gz" >"$T/cut.hprof.gz"
 check_fails "a cut gzip dump is said" "truncated|unexpected end|cannot read" "$TM" hprof top "$T/cut.hprof.gz"
 
@@ -108,9 +100,11 @@ check_fails "a cut gzip dump is said" "truncated|unexpected end|cannot read" "$T
 mkdump "$T/big.hprof" 4 32
 rss=$(/usr/bin/time -f %M "$TM" hprof top "$T/big.hprof" 2>&1 >/dev/null | tail -1)
 rm -f "$T/big.hprof"
-if [ -n "$rss" ] && [ "$rss" -lt 65536 ]; then
-	ok "a dump of 128 MiB of strings is read in $((rss / 1024)) MiB of RSS (< 64)"
-else
-	fail "a dump of 128 MiB of strings is read in bounded memory" "max RSS '$rss' KiB (want < 65536)"
-fi
+bounded=0
+[ -n "$rss" ] && [ "$rss" -lt 65536 ] && bounded=1
+what="a dump of 128 MiB of strings is read in bounded memory"
+[ $bounded = 1 ] && what="a dump of 128 MiB of strings is read in $((rss / 1024)) MiB of RSS (< 64)"
+test_expect "$what" '
+	[ $bounded = 1 ] ||
+	test_why "max RSS '\''$rss'\'' KiB (want < 65536)"'
 finish

@@ -57,7 +57,7 @@ for p in "$D$PREFIX"/share/man/man1/*.1; do
 	w=$(groff -man -Tutf8 -ww -z "$p" 2>&1)
 	[ -n "$w" ] && bad="$bad $(basename "$p"): $w"
 done
-[ -z "$bad" ] && ok "install_man_render" || fail "install_man_render" "$bad"
+test_expect "install_man_render" '[ -z "$bad" ] || test_why "$bad"'
 check install_man_has_options grep -q 'hprof top DUMP' "$D$PREFIX/share/man/man1/tidemark-hprof.1"
 # real pages: the sections a man page has, each option a tagged paragraph,
 # rendered within 80 columns
@@ -102,22 +102,23 @@ check install_units_have_bindir grep -q "ExecStart=$PREFIX/bin/tidemark serve" "
 if command -v systemd-analyze >/dev/null; then
 	cp "$T/tidemark-record@.service" "$T/tidemark-record@node.service"
 	out=$(cd "$T" && systemd-analyze verify --man=no ./tidemark-serve.service ./tidemark-record@node.service 2>&1)
-	[ -z "$out" ] && ok "install_units_verify" || fail "install_units_verify" "$out"
+	test_expect "install_units_verify" '[ -z "$out" ] || test_why "$out"'
 else
 	skip install_units_verify "no systemd-analyze"
 fi
 # tidemark-record@ keeps a week of raw samples and a year of rollups, so its
 # store stops growing once they fill (docs/recording.md)
 keep=$(sed -n 's/^ExecStart=.* --keep \([^ ]*\).*/\1/p' "$T/tidemark-record@.service")
-case $keep in
-*raw=7d*hour=365d*) ok "install_record_unit_keeps_a_week_raw_a_year_rolled_up ($keep)" ;;
-*) fail "install_record_unit_keeps_a_week_raw_a_year_rolled_up" "ExecStart's --keep: '$keep'" ;;
-esac
+test_expect "install_record_unit_keeps_a_week_raw_a_year_rolled_up ($keep)" '
+	case $keep in
+	*raw=7d*hour=365d*) ;;
+	*) test_why "ExecStart'\''s --keep: '\''$keep'\''" ;;
+	esac'
 check install_record_unit_keep_is_valid "$BIN" record -q -o "$T/keep.db" -i 50ms --keep "${keep:-none}" -- true
 
 make --no-print-directory -s uninstall DESTDIR="$D" PREFIX=$PREFIX B="$TM_BUILD" >"$T/un.log" 2>&1
 left=$(find "$D" -type f | sed "s|$D||")
-[ -z "$left" ] && ok "uninstall_leaves_nothing" || fail "uninstall_leaves_nothing" "$left"
+test_expect "uninstall_leaves_nothing" '[ -z "$left" ] || test_why "$left"'
 
 # the Debian package
 if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
@@ -125,9 +126,10 @@ if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
 	if [ -n "$deb" ] && [ -r "$deb" ]; then
 		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3-0"
 		dpkg-deb -x "$deb" "$T/x"
-		"$T/x/usr/bin/tidemark" hprof --help >/dev/null 2>&1 && [ -r "$T/x/usr/lib/tidemark/libtidemark-heap.so" ] &&
-			[ -r "$T/x/lib/systemd/system/tidemark-serve.service" ] && [ -r "$T/x/usr/share/man/man1/tidemark.1.gz" ] &&
-			ok "deb_contents_run" || fail "deb_contents_run" "$(dpkg-deb -c "$deb" | head)"
+		test_expect "deb_contents_run" '
+			"$T/x/usr/bin/tidemark" hprof --help >/dev/null 2>&1 && [ -r "$T/x/usr/lib/tidemark/libtidemark-heap.so" ] &&
+			[ -r "$T/x/lib/systemd/system/tidemark-serve.service" ] && [ -r "$T/x/usr/share/man/man1/tidemark.1.gz" ] ||
+			test_why "$(dpkg-deb -c "$deb" | head)"'
 		# one version: the package's and the binary's (both from VERSION)
 		v=$("$T/x/usr/bin/tidemark" --version | awk '{print $2}')
 		check_eq deb_version_agrees "$(dpkg-deb -f "$deb" Version)" "$v"
@@ -142,8 +144,8 @@ if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
 			# errors and warnings (info and pedantic tags are not counted)
 			lint=$(lintian --fail-on error,warning "$deb" "$dbg" 2>&1) && lrc=0 || lrc=$?
 			lint=$(echo "$lint" | grep -v 'root privileges')
-			[ $lrc -eq 0 ] && [ -z "$(echo "$lint" | grep -E '^[EW]:')" ] && ok deb_lintian_clean ||
-				fail deb_lintian_clean "lintian exit $lrc: $lint"
+			test_expect deb_lintian_clean '
+				[ $lrc -eq 0 ] && [ -z "$(echo "$lint" | grep -E "^[EW]:")" ] || test_why "lintian exit $lrc: $lint"'
 		else
 			skip deb_lintian_clean "lintian not installed (scripts/deps.sh --test installs it)"
 		fi

@@ -70,13 +70,15 @@ for gc in G1 Parallel Serial; do
 	res=$(echo "$js" | jq '.figures.jvm_anon_java_heap_resident_end_bytes')
 	last=$("$TM" report 1 --db "$db" --series=jvm_heap_resident_bytes | awk -F, 'NR > 1 && $3 != "" { v = $3 } END { print v }')
 	want=$b
-	if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$want" = "$a" ] && [ "$res" != null ] &&
-		python3 -c "import sys; sys.exit(abs($res - $want) > $M or abs($last - $want) > $M)"; then
-		ok "$tn: the Java heap's resident anon is smaps' of its range (tidemark $((res / M)) MiB, smaps $((want / M)) MiB of the range $range)"
-	else
-		fail "$tn: the Java heap's resident anon is smaps' of its range" "rc $rc; heap range '$range' (jcmd GC.heap_info), smaps anon of it '$a' then '$b'; report $res, last sample $last: $(head -c 300 "$T/$gc.err")"
-		continue
-	fi
+	same=0
+	[ $rc -eq 0 ] && [ -n "$want" ] && [ "$want" = "$a" ] && [ "$res" != null ] &&
+		python3 -c "import sys; sys.exit(abs($res - $want) > $M or abs($last - $want) > $M)" && same=1
+	what="$tn: the Java heap's resident anon is smaps' of its range"
+	[ $same = 1 ] && what="$what (tidemark $((res / M)) MiB, smaps $((want / M)) MiB of the range $range)"
+	test_expect "$what" '
+		[ $same = 1 ] ||
+		test_why "rc $rc; heap range '\''$range'\'' (jcmd GC.heap_info), smaps anon of it '\''$a'\'' then '\''$b'\''; report $res, last sample $last: $(head -c 300 "$T/$gc.err")"'
+	[ $same = 1 ] || continue
 	# the split: resident = used + free but touched; the parts add up to anon
 	check "$tn: anon = Java heap resident (used + free) + malloc + other, within 1 MiB" python3 -c '
 import json, sys
@@ -96,10 +98,8 @@ else:
 print("anon %.1f = heap %.1f (used %s + free %s) + malloc %.1f + other %.1f MiB" % (f["jvm_anon_end_bytes"] / M, res / M, used and used / M, free and free / M, parts[1] / M, parts[2] / M))
 ' "$js"
 	txt=$("$TM" report 1 --db "$db")
-	if echo "$txt" | grep -q "MiB Java heap resident (.*) + .* MiB the JVM's malloc .* MiB other anon (code cache, thread stacks, GC data)"; then
-		ok "$tn: the report's line names the heap's free but touched pages apart from other anon"
-	else
-		fail "$tn: the report's line names the heap's free but touched pages" "$(echo "$txt" | grep -A1 'java heap')"
-	fi
+	test_expect "$tn: the report's line names the heap's free but touched pages apart from other anon" '
+		echo "$txt" | grep -q "MiB Java heap resident (.*) + .* MiB the JVM'\''s malloc .* MiB other anon (code cache, thread stacks, GC data)" ||
+		test_why "$(echo "$txt" | grep -A1 '\''java heap'\'')"'
 done
 finish

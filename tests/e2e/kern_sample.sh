@@ -26,18 +26,14 @@ if [ -n "$PY" ]; then
 	kill $pid
 	wait $pid 2>/dev/null
 	ours=$(value proc_rss_anon_bytes "$T/pid.out")
-	if [ -n "$ours" ] && [ -n "$kb" ] &&
-		awk -v a="$ours" -v b="$kb" 'BEGIN { d = a - b * 1024; if (d < 0) d = -d; exit !(d <= b * 1024 / 100) }'; then
-		ok kern_pid_rss_anon_matches_status
-	else
-		fail kern_pid_rss_anon_matches_status "ours=$ours status=${kb}kB"
-	fi
+	test_expect kern_pid_rss_anon_matches_status '
+		[ -n "$ours" ] && [ -n "$kb" ] &&
+		awk -v a="$ours" -v b="$kb" "BEGIN { d = a - b * 1024; if (d < 0) d = -d; exit !(d <= b * 1024 / 100) }" ||
+		test_why "ours=$ours status=${kb}kB"'
 	ours_mib=$(awk -v a="$ours" 'BEGIN { printf "%d", a / 1048576 }')
-	if [ "$ours_mib" -ge 48 ] && [ "$ours_mib" -le 64 ]; then
-		ok kern_pid_rss_anon_48mib
-	else
-		fail kern_pid_rss_anon_48mib "RssAnon ${ours_mib} MiB"
-	fi
+	test_expect kern_pid_rss_anon_48mib '
+		[ "$ours_mib" -ge 48 ] && [ "$ours_mib" -le 64 ] ||
+		test_why "RssAnon ${ours_mib} MiB"'
 	check kern_pid_one_process test "$(value proc_count "$T/pid.out")" = 1
 else
 	skip kern_pid_rss_anon_matches_status "no python3"
@@ -47,7 +43,7 @@ fi
 "$S" pid 8439 --proc-root "$TM_ROOT/tests/fixtures/procfs/proc" --no-host >"$T/fx.out" 2>&1
 check kern_fixture_count test "$(value proc_count "$T/fx.out")" = 3
 check kern_fixture_rss test "$(value proc_rss_bytes "$T/fx.out")" = $(((1716 + 1796 + 32816) * 1024))
-if grep -q '^host_' "$T/fx.out"; then fail kern_fixture_no_host "host metrics with --no-host"; else ok kern_fixture_no_host; fi
+test_expect kern_fixture_no_host '! grep -q "^host_" "$T/fx.out" || test_why "host metrics with --no-host"'
 
 # --- bad arguments: a message and exit 2 (no root needed) --------------------------------------
 check_fails kern_bad_pid "bad pid" "$S" pid abc
@@ -65,7 +61,7 @@ dir=$(value cgroup "$T/run.out")
 check kern_run_exit_code grep -qx 'exit 3' "$T/run.out"
 check kern_run_limit_value test "$(value cg_max_bytes "$T/run.out")" = 67108864
 check kern_run_limits_json grep -q '"memory_max":{"requested":67108864,"file":"memory\.\(limit_in_bytes\|max\)","value":67108864' "$T/run.out"
-if [ -n "$dir" ] && [ ! -d "$dir" ]; then ok kern_run_cgroup_removed; else fail kern_run_cgroup_removed "'$dir' still there"; fi
+test_expect kern_run_cgroup_removed '[ -n "$dir" ] && [ ! -d "$dir" ] || test_why "'\''$dir'\'' still there"'
 
 if [ -n "$PY" ]; then
 	"$S" run --max 50M -- "$PY" -c 'x = bytearray(200 << 20); x[::4096] = b"x" * (50 << 10)' >"$T/oom.out" 2>&1

@@ -15,11 +15,9 @@ top=$([ -n "$f" ] && "$TM" heap top "$f" -n 1 2>&1)
 row=$(echo "$top" | sed -n 2p)
 # the top site, and its in-use MiB: at least 32 of the 64 MiB limit
 mib=$(echo "$row" | awk '{ print int($1) }')
-if echo "$row" | grep -q " grow_into_the_limit < main" && [ "${mib:-0}" -ge 32 ]; then
-	ok "oom_profile_names_the_growing_site ($(echo "$row" | tr -s ' '))"
-else
-	fail oom_profile_names_the_growing_site "file '$f'; top: $top; $(cat "$T/err")"
-fi
+test_expect "oom_profile_names_the_growing_site ($(echo "$row" | tr -s ' '))" '
+	echo "$row" | grep -q " grow_into_the_limit < main" && [ "${mib:-0}" -ge 32 ] ||
+	test_why "file '\''$f'\''; top: $top; $(cat "$T/err")"'
 check_eq oom_profile_dir_private "$(stat -c %a "$T/oom.db-snaps" 2>&1)" 700
 check oom_profile_said_on_stderr grep -q "heap profile of pid [0-9]* at its OOM kill: $f" "$T/err"
 "$TM" report 1 --db "$T/oom.db" >"$T/report.txt" 2>&1

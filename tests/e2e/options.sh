@@ -25,11 +25,11 @@ same()
 	# shellcheck disable=SC2086
 	cli=$(reason "$TM" bench -o "$DB" --arm glibc $flag --dry-run -- true)
 	file=$(reason "$TM" bench -o "$DB" -f "$T/x.ini" --dry-run -- true)
-	case $cli in
-	"2 "?*) if [ "$cli" = "$file" ]; then ok "$name: refused alike ($cli)"; else
-		fail "$name: refused alike" "command line: $cli; file: $file"; fi ;;
-	*) fail "$name: refused alike" "command line: $cli; file: $file" ;;
-	esac
+	test_expect "$name: refused alike ($cli)" '
+		case $cli in
+		"2 "?*) [ "$cli" = "$file" ] ;;
+		*) false ;;
+		esac || test_why "command line: $cli; file: $file"'
 }
 
 same "Order=random" "--order random" "Order=random"
@@ -46,7 +46,8 @@ same "Units=0" "--units 0" "Units=0"
 # what the file accepts, it means: Order=shuffle shuffles (with its seed)
 printf '[bench]\nOrder=shuffle\nSeed=7\nRuns=2\n[glibc]\n[arena1]\n' >"$T/s.ini"
 out=$("$TM" bench -o "$DB" -f "$T/s.ini" --dry-run -- true 2>&1)
-[ $? -eq 0 ] && ok "Order=shuffle is accepted" || fail "Order=shuffle is accepted" "$out"
+rc=$?
+test_expect "Order=shuffle is accepted" '[ $rc -eq 0 ] || test_why "$out"'
 
 # the command line wins over the file
 printf '[bench]\nRuns=0\n[glibc]\n' >"$T/r.ini"
@@ -118,11 +119,9 @@ usage_error()
 	shift 2
 	out=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	if [ $rc -eq 2 ] && echo "$out" | grep -qF -- "$opt"; then
-		ok "$name: exit 2 naming $opt"
-	else
-		fail "$name: exit 2 naming $opt" "exit $rc: $(echo "$out" | head -2)"
-	fi
+	test_expect "$name: exit 2 naming $opt" '
+		[ $rc -eq 2 ] && echo "$out" | grep -qF -- "$opt" ||
+		test_why "exit $rc: $(echo "$out" | head -2)"'
 }
 usage_error "record --interval 0" "--interval" "$TM" record -o "$DB" --interval 0 -- true
 usage_error "record --interval abc" "--interval" "$TM" record -o "$DB" --interval abc -- true

@@ -49,8 +49,8 @@ sql "$DB" "insert into events(run_id, t_wall_usec, t_mono_usec, kind, pid, value
 	-- "$P" --mib 32 --steps 2 --step-ms 30 >"$T/bench.out" 2>&1
 bench=$(sql "$DB" "select max(id) from benches")
 killed=$(sql "$DB" "select min(id) from runs where bench_id = $bench and outcome = 'oom-killed'")
-[ -n "$killed" ] && ok "a 0.4 s bench with an OOM-killed arm (bench $bench, run $killed)" ||
-	fail "a 0.4 s bench with an OOM-killed arm" "$(tail -5 "$T/bench.out")"
+test_expect "a 0.4 s bench with an OOM-killed arm (bench $bench, run $killed)" '
+	[ -n "$killed" ] || test_why "$(tail -5 "$T/bench.out")"'
 "$TM" report --db "$DB" --html "$T/run.html" "$rec" >"$T/html.out" 2>&1 || fail "report --html of the recording" "$(tail -3 "$T/html.out")"
 
 start_server "$DB" --public-read || { fail "server starts" "$(cat "$T/srv.err")"; finish; }

@@ -63,12 +63,10 @@ if bad:
 EOP
 
 "$TM" report -o "$DB" --phases >"$T/ph.txt"
-if grep -Eq '^  phase-3 +[0-9.]+ +[0-9.]+ +[0-9]+ +3[2-4]\.[0-9] +9[6-9]\.[0-9] +\+6[4-7]\.[0-9] ' "$T/ph.txt" &&
-	grep -Eq '^  run ' "$T/ph.txt" && grep -q 'heap start' "$T/ph.txt"; then
-	ok "report --phases prints a row per phase in MiB, and the run's"
-else
-	fail "report --phases prints a row per phase in MiB, and the run's" "$(cat "$T/ph.txt")"
-fi
+test_expect "report --phases prints a row per phase in MiB, and the run's" '
+	grep -Eq "^  phase-3 +[0-9.]+ +[0-9.]+ +[0-9]+ +3[2-4]\.[0-9] +9[6-9]\.[0-9] +\+6[4-7]\.[0-9] " "$T/ph.txt" &&
+	grep -Eq "^  run " "$T/ph.txt" && grep -q "heap start" "$T/ph.txt" ||
+	test_why "$(cat "$T/ph.txt")"'
 "$TM" report -o "$DB" --phases --csv >"$T/ph.csv"
 check "report --phases --csv: a header, a row per phase, the total" python3 -c "
 import csv, sys
@@ -132,9 +130,7 @@ fi
 # a run without marks: one phase, the whole run, and the note says how to mark
 "$TM" record -q -o "$T/none.db" -i 100ms -- sleep 0.5
 "$TM" report -o "$T/none.db" --phases >"$T/none.txt"
-if grep -q '(whole run)' "$T/none.txt" && grep -q 'has no marks' "$T/none.txt" && grep -q 'n/a\|anon' "$T/none.txt"; then
-	ok "a run without marks is one phase, and the note says how to mark"
-else
-	fail "a run without marks is one phase" "$(cat "$T/none.txt")"
-fi
+test_expect "a run without marks is one phase, and the note says how to mark" '
+	grep -q "(whole run)" "$T/none.txt" && grep -q "has no marks" "$T/none.txt" && grep -q "n/a\|anon" "$T/none.txt" ||
+	test_why "$(cat "$T/none.txt")"'
 finish

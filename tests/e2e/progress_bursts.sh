@@ -18,29 +18,22 @@ set -- $blocks
 "$TM" report -o "$DB" >"$T/rep"
 "$TM" report -o "$DB" --json >"$T/json"
 pts=$(sql "$DB" "select count(*) from progress where run_id = (select max(id) from runs)")
-[ "$pts" = 800 ] && ok "the 800 lines are 800 points" || fail "the 800 lines are 800 points" "got $pts"
-if ! grep -q 'units/min\|per unit' "$T/rep" && grep -q 'came at 3 instants, up to 372 arrived at once' "$T/rep"; then
-	ok "three blocks: no rate, no per-unit figures, and why"
-else
-	fail "three blocks: no rate, no per-unit figures, and why" "$(cat "$T/rep")"
-fi
-if grep -q 'progress points came at 3 instants' "$T/err"; then
-	ok "record warns at the end"
-else
-	fail "record warns at the end" "$(cat "$T/err")"
-fi
+test_expect "the 800 lines are 800 points" '[ "$pts" = 800 ] || test_why "got $pts"'
+test_expect "three blocks: no rate, no per-unit figures, and why" '
+	! grep -q "units/min\|per unit" "$T/rep" && grep -q "came at 3 instants, up to 372 arrived at once" "$T/rep" ||
+	test_why "$(cat "$T/rep")"'
+test_expect "record warns at the end" '
+	grep -q "progress points came at 3 instants" "$T/err" ||
+	test_why "$(cat "$T/err")"'
 got=$(jq -c '.figures | [.progress_bunched, .progress_rate_per_min, .anon_bytes_per_unit, .progress_instants, .progress_points_bunched]' "$T/json")
-[ "$got" = '[true,null,null,3,372]' ] && ok "--json: bunched, rate and slope null, 3 instants" ||
-	fail "--json: bunched, rate and slope null, 3 instants" "got $got"
+test_expect "--json: bunched, rate and slope null, 3 instants" '[ "$got" = "[true,null,null,3,372]" ] || test_why "got $got"'
 
 # 200 points, one line each 5 ms or more, written as they are made
 "$TM" record -o "$DB" -i 100ms --progress 'done=([0-9]+)' -- \
 	sh -c 'i=1; while [ $i -le 200 ]; do echo done=$i; i=$((i + 1)); sleep 0.005; done' \
 	>/dev/null 2>"$T/err"
 "$TM" report -o "$DB" >"$T/rep"
-if grep -q 'units/min' "$T/rep" && ! grep -q 'at once' "$T/rep" "$T/err"; then
-	ok "steady output keeps its rate"
-else
-	fail "steady output keeps its rate" "$(cat "$T/rep" "$T/err")"
-fi
+test_expect "steady output keeps its rate" '
+	grep -q "units/min" "$T/rep" && ! grep -q "at once" "$T/rep" "$T/err" ||
+	test_why "$(cat "$T/rep" "$T/err")"'
 finish

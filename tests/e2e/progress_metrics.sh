@@ -40,12 +40,10 @@ u=$(value "$T/r.prom" tidemark_progress_units) r=$(value "$T/r.prom" tidemark_pr
 # rate is the units over the time since the first line (sleep 0.1 takes
 # at least 100 ms, so never above 100 a second, and the loop's own cost
 # lowers it)
-if [ -n "$u" ] && between "$u" 20 500 && [ -n "$r" ] && between "$r" 40 101 &&
-	grep -q '^# HELP tidemark_progress_units_per_second ' "$T/r.prom"; then
-	ok "record --metrics-listen exports the progress ($u units, $r a second)"
-else
-	fail "record --metrics-listen exports the progress" "units '$u' (want 20-500), rate '$r' (want 40-101): $(grep progress "$T/r.prom"; cat "$T/r.out")"
-fi
+test_expect "record --metrics-listen exports the progress ($u units, $r a second)" '
+	[ -n "$u" ] && between "$u" 20 500 && [ -n "$r" ] && between "$r" 40 101 &&
+	grep -q "^# HELP tidemark_progress_units_per_second " "$T/r.prom" ||
+	test_why "units '\''$u'\'' (want 20-500), rate '\''$r'\'' (want 40-101): $(grep progress "$T/r.prom"; cat "$T/r.out")"'
 promtool_ok "the recorder's page" "$T/r.prom"
 
 # ---- the server: progress pushed, 10 units a second for 10 s ----
@@ -64,7 +62,9 @@ print(json.dumps({"v": 1,
     "progress": [{"i": i, "t_wall_usec": t0 + i * 500000, "value": 5 * i} for i in range(21)]}))
 EOP
 code=$(http POST /api/v1/push -H "Authorization: Bearer $(cat "$T/box.tok")" --data-binary @"$T/push.json")
-[ "$code" = 200 ] && ok "a run with 10 s of progress pushed" || fail "a run with progress pushed" "HTTP $code: $(cat "$T/body")"
+test_expect "a run with 10 s of progress pushed" '
+	[ "$code" = 200 ] ||
+	test_why "HTTP $code: $(cat "$T/body")"'
 before=$(date +%s%6N)
 curl -s "$URL/metrics" >"$T/s.prom"
 after=$(date +%s%6N)
@@ -73,10 +73,8 @@ u=$(value "$T/s.prom" tidemark_progress_units) r=$(value "$T/s.prom" tidemark_pr
 # moment the page is made, between BEFORE and AFTER (later on a loaded host)
 lo=$(awk -v a="$after" -v t="$now" 'BEGIN { printf "%.6f", 100 / ((a - t) / 1e6 + 10) * 0.98 }')
 hi=$(awk -v b="$before" -v t="$now" 'BEGIN { printf "%.6f", 100 / ((b - t) / 1e6 + 10) * 1.02 }')
-if [ "$u" = 100 ] && [ -n "$r" ] && between "$r" "$lo" "$hi"; then
-	ok "the server's /metrics exports the pushed progress ($u units, $r a second)"
-else
-	fail "the server's /metrics exports the pushed progress" "units '$u' (want 100), rate '$r' (want $lo-$hi from the time the page was read): $(grep progress "$T/s.prom")"
-fi
+test_expect "the server's /metrics exports the pushed progress ($u units, $r a second)" '
+	[ "$u" = 100 ] && [ -n "$r" ] && between "$r" "$lo" "$hi" ||
+	test_why "units '\''$u'\'' (want 100), rate '\''$r'\'' (want $lo-$hi from the time the page was read): $(grep progress "$T/s.prom")"'
 promtool_ok "the server's page" "$T/s.prom"
 finish

@@ -18,36 +18,33 @@ nopty "$TM" record -o "$T/r.db" -i 100ms --progress 'n=([0-9]+)' -- sh -c "$prog
 	>"$T/r.out" 2>"$T/r.err"
 rc=$?
 n=$(sql "$T/r.db" "select count(*) from progress where run_id = (select max(id) from runs)")
-if [ $rc -eq 0 ] && [ "$n" = 5 ] && grep -q 'cannot open a pseudo-terminal' "$T/r.err" &&
-	grep -q 'goes through a pipe instead' "$T/r.err"; then
-	ok "record --progress without a pseudo-terminal: a pipe instead, said, the progress kept"
-else
-	fail "record --progress without a pseudo-terminal: a pipe instead, said, the progress kept" \
-		"exit $rc, $n progress points; $(cat "$T/r.err")"
-fi
+test_expect "record --progress without a pseudo-terminal: a pipe instead, said, the progress kept" '
+	[ $rc -eq 0 ] && [ "$n" = 5 ] && grep -q "cannot open a pseudo-terminal" "$T/r.err" &&
+	grep -q "goes through a pipe instead" "$T/r.err" ||
+	test_why "exit $rc, $n progress points; $(cat "$T/r.err")"'
 
 nopty "$TM" bench -o "$T/b.db" --arm glibc --runs 2 -i 100ms --progress 'n=([0-9]+)' \
 	-- sh -c "$prog" >"$T/b.out" 2>&1
 rc=$?
 n=$(sql "$T/b.db" "select count(*) from runs where outcome = 'completed'")
-if [ $rc -eq 0 ] && [ "$n" = 2 ]; then
-	ok "bench --progress without a pseudo-terminal runs every run"
-else
-	fail "bench --progress without a pseudo-terminal runs every run" "exit $rc, $n completed; $(tail -5 "$T/b.out")"
-fi
+test_expect "bench --progress without a pseudo-terminal runs every run" '
+	[ $rc -eq 0 ] && [ "$n" = 2 ] ||
+	test_why "exit $rc, $n completed; $(tail -5 "$T/b.out")"'
 
 # pty CHECK-JSON: the doctor's pty check as "status|summary|fix"
 pty() { python3 -c 'import json, sys
 c = [c for c in json.load(sys.stdin)["checks"] if c["name"] == "pty"][0]
 print("%s|%s|%s" % (c["status"], c["summary"], c["fix"]))'; }
 d=$(nopty "$TM" doctor --json 2>/dev/null | pty)
-case "$d" in
-warn\|*"no devpts mounted at /dev/pts"*\|*--no-pty*) ok "doctor names the missing /dev/pts and --no-pty" ;;
-*) fail "doctor names the missing /dev/pts and --no-pty" "$d" ;;
-esac
+test_expect "doctor names the missing /dev/pts and --no-pty" '
+	case "$d" in
+	warn\|*"no devpts mounted at /dev/pts"*\|*--no-pty*) ;;
+	*) test_why "$d" ;;
+	esac'
 d=$("$TM" doctor --json 2>/dev/null | pty)
-case "$d" in
-ok\|*) ok "doctor on this host: a pseudo-terminal opens" ;;
-*) fail "doctor on this host: a pseudo-terminal opens" "$d" ;;
-esac
+test_expect "doctor on this host: a pseudo-terminal opens" '
+	case "$d" in
+	ok\|*) ;;
+	*) test_why "$d" ;;
+	esac'
 finish
