@@ -44,8 +44,8 @@ test_expect heap_unwind_env_decides '
 	test_why "$(echo "$rep" | grep unwinder) | $out"'
 
 # a program with frame pointers keeps the frame-pointer walk (200 MiB: it
-# runs for a second or more; one gone before the recorder's first look at it
-# leaves no profile)
+# runs for a second or more, so the recorder lists it; one gone before its
+# first look leaves its profile too: heap_between.sh)
 rep=$(rec fp "$P/heap_sites" 200)
 test_expect heap_unwind_fp_kept '
 	echo "$rep" | grep -q "^  unwinder    frame pointers (pid" ||
