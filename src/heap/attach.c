@@ -9,7 +9,8 @@
  *              inside libc, the loader or an allocator, which may hold a
  *              lock dlopen needs (up to STOP_TRIES stops, the threads in
  *              turn)
- *   3 save     its registers and the stack bytes below its red zone
+ *   3 save     its registers (the vector ones too) and the stack bytes
+ *              below its red zone
  *   4 write    the agent's path and arguments there
  *   5 dlopen   dlopen(agent, RTLD_NOW | RTLD_LOCAL), dlopen found in the
  *              target's own libc (its maps and that file's symbols)
@@ -65,6 +66,7 @@ struct job {
 	int seized, saved, written;
 	int64_t stopped_nsec; /* of the threads let go before the one used */
 	struct tm_regs regs;
+	struct tm_fpstate fp; /* its floating-point and vector registers */
 	uint64_t lo, hi; /* the stack window written */
 	unsigned char old[MAX_PATH_BYTES + 256];
 	uint64_t handle;      /* the agent's, from dlopen; 0: not loaded */
@@ -325,7 +327,8 @@ static int write_data(struct job *j, const struct tm_attach_opts *o, uint64_t *a
 	uint64_t data = (hi - sizeof(struct tmh_attach_args) - plen) & ~(uint64_t)15;
 	j->lo = data - ZERO_BELOW;
 	j->hi = hi;
-	if (fail_here(j, 3) || tm_tracee_read(&j->t, j->lo, j->old, j->hi - j->lo) < 0)
+	if (fail_here(j, 3) || tm_tracee_fp_save(&j->t, &j->fp) < 0 ||
+	    tm_tracee_read(&j->t, j->lo, j->old, j->hi - j->lo) < 0)
 		return -1;
 	j->saved = 1;
 	unsigned char buf[sizeof(j->old)] = {0};
@@ -414,8 +417,10 @@ static void finish(struct job *j)
 		               (j->lo + ZERO_BELOW / 2) & ~(uint64_t)15, CALL_MSEC, &ret);
 	if (j->written)
 		tm_tracee_write(&j->t, j->lo, j->old, j->hi - j->lo);
-	if (j->saved)
+	if (j->saved) {
 		j->arch->set(j->t.tid, &j->regs);
+		tm_tracee_fp_restore(&j->t, &j->fp);
+	}
 	if (j->seized)
 		tm_tracee_release(&j->t);
 }

@@ -144,6 +144,7 @@ const struct tm_attach_arch tm_attach_aarch64 = {
     .e_machine = 183, /* EM_AARCH64 */
     .regs_bytes = A_WORDS * 8,
     .red_zone_bytes = 0,
+    .fp_notes = {2 /* NT_PRFPREG: v0-v31, fpsr, fpcr */, 0},
     .setup_call = setup_call,
     .result = result,
     .pc = pc,

@@ -31,6 +31,12 @@ struct tm_attach_arch {
 	uint16_t e_machine;    /* ELF e_machine of a process it can attach to */
 	size_t regs_bytes;     /* NT_PRSTATUS size */
 	size_t red_zone_bytes; /* below the stack pointer, not ours to touch */
+	/* the regsets of the floating-point and vector registers, the fullest
+	 * first (x86_64: NT_X86_XSTATE, the AVX halves too, then NT_PRFPREG's
+	 * SSE only), 0 after the last: the calls made in the thread (dlopen,
+	 * memcpy) clobber them, and the code it was stopped in may hold its
+	 * values there */
+	unsigned fp_notes[2];
 	/*
 	 * Makes R call FN(ARGS[0..NARGS-1]) (NARGS <= 6) with its stack at
 	 * STACK (16-aligned; the 32 bytes below it are zero in memory), so

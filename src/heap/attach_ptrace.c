@@ -32,6 +32,32 @@ int tm_attach_regset_set(pid_t tid, const struct tm_regs *r, size_t bytes)
 	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &io) < 0 ? -1 : 0;
 }
 
+int tm_tracee_fp_save(const struct tm_tracee *t, struct tm_fpstate *fp)
+{
+	int err = ENOSYS;
+	for (size_t i = 0; i < 2 && t->arch->fp_notes[i]; i++) {
+		struct iovec io = {fp->buf, sizeof(fp->buf)};
+		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)t->arch->fp_notes[i], &io) ==
+		    0) {
+			fp->note = t->arch->fp_notes[i];
+			fp->len = io.iov_len;
+			return 0;
+		}
+		err = errno;
+	}
+	fp->note = 0;
+	return tm_error("cannot read the floating-point registers of thread %d: %s",
+	                (int)t->tid, strerror(err));
+}
+
+int tm_tracee_fp_restore(const struct tm_tracee *t, const struct tm_fpstate *fp)
+{
+	if (!fp->note)
+		return 0;
+	struct iovec io = {(void *)fp->buf, fp->len};
+	return ptrace(PTRACE_SETREGSET, t->tid, (void *)(uintptr_t)fp->note, &io) < 0 ? -1 : 0;
+}
+
 static int64_t mono_nsec(void)
 {
 	struct timespec ts;

@@ -19,6 +19,21 @@ struct tm_tracee {
 	const struct tm_attach_arch *arch;
 };
 
+/* A thread's floating-point and vector registers as one regset gives them:
+ * x86_64's XSAVE area is up to 11 KiB with AMX, and SETREGSET takes it
+ * back only whole. */
+struct tm_fpstate {
+	unsigned note; /* the regset read, 0: none */
+	size_t len;
+	unsigned char buf[16384];
+};
+
+/* Reads the stopped thread's floating-point and vector registers into FP,
+ * from the fullest regset the kernel gives: 0, or -1 after tm_error. */
+int tm_tracee_fp_save(const struct tm_tracee *t, struct tm_fpstate *fp);
+/* Puts FP back (nothing when none was read): 0, or -1 with errno. */
+int tm_tracee_fp_restore(const struct tm_tracee *t, const struct tm_fpstate *fp);
+
 /* PTRACE_SEIZE of TID (nothing stops yet): 0, or -1 after tm_error. */
 int tm_tracee_seize(struct tm_tracee *t, pid_t tid, const struct tm_attach_arch *a);
 /* Stops the thread (PTRACE_INTERRUPT): 0, or -1 after tm_error. */

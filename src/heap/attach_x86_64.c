@@ -83,6 +83,7 @@ const struct tm_attach_arch tm_attach_x86_64 = {
     .e_machine = 62, /* EM_X86_64 */
     .regs_bytes = R_WORDS * 8,
     .red_zone_bytes = 128,
+    .fp_notes = {0x202 /* NT_X86_XSTATE */, 2 /* NT_PRFPREG */},
     .setup_call = setup_call,
     .result = result,
     .pc = pc,

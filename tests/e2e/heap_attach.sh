@@ -221,6 +221,19 @@ test_expect attach_cxx_threads '
 	[ "$(cat "$T/mt") rc=$rc" = "$mtref rc=0" ] ||
 	test_why "$out / $(head -1 "$T/mtstats") / $(cat "$T/mt") rc=$rc vs $mtref"'
 
+# the thread stopped for the calls was in its own code with values in its
+# vector registers, which dlopen uses too: they are put back with the rest
+# (before, the sum came out 0.0: xmm0 and xmm1 cleared under it)
+"$P/heap_attach_fp" 6000000000 >"$T/fp" &
+pid=$!
+sleep 0.3
+out=$("$TM" heap attach "$pid" 2>&1)
+wait "$pid"
+rc=$?
+test_expect attach_keeps_vector_registers '
+	echo "$out" | grep -q "attached to $pid" && [ "$(cat "$T/fp") rc=$rc" = "sum kept rc=0" ] ||
+	test_why "attach: $out / the program: $(cat "$T/fp") rc=$rc (wanted: sum kept rc=0)"'
+
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
 	redis-server --port 0 --unixsocket "$T/redis.sock" --save "" --appendonly no \
 		--daemonize no >"$T/redis.log" 2>&1 &
