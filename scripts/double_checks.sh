@@ -10,7 +10,7 @@
 #   scripts/double_checks.sh [ROOT]        check against MAX_DOUBLE
 #   scripts/double_checks.sh -l [ROOT]     list every place
 set -u
-MAX_DOUBLE=190
+MAX_DOUBLE=169
 list=
 [ "${1:-}" = -l ] && list=1 && shift
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
