@@ -6,18 +6,29 @@
 set -u
 ok() { echo "ok - $*"; }
 fail() { echo "not ok - $1"; shift; [ $# -gt 0 ] && echo "# $*"; return 0; }
+# test_expect NAME BODY and test_why TEXT, as tests/lib.sh has them: one
+# check named once; BODY runs in a subshell, and on failure what it printed
+# (test_why's values) follows the name
+test_expect()
+{
+	_te_name=$1 _te_body=$2
+	if _te_out=$( (eval "$_te_body") 2>&1); then
+		echo "ok - $_te_name"
+		return 0
+	fi
+	echo "not ok - $_te_name"
+	printf '%s\n' "$_te_out" | tail -20 | sed 's/^/# /'
+}
+test_why() { printf '%s\n' "$*"; return 1; }
 O=$GUEST_OUT
 # stores are written on the guest's tmpfs (SQLite's WAL needs shared memory
 # maps, which the 9p share does not give) and copied out at the end
 D=/tmp/stores
 mkdir -p $D
 m=$(uname -m)
-if [ "$m" = aarch64 ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers &&
-	! grep -q ' cgroup ' /proc/mounts; then
-	ok "arm64_guest_kernel ($(uname -r), cgroup2 alone: $(cat /sys/fs/cgroup/cgroup.controllers))"
-else
-	fail arm64_guest_kernel "$m $(cat /sys/fs/cgroup/cgroup.controllers 2>&1)"
-fi
+test_expect "arm64_guest_kernel ($(uname -r), cgroup2 alone: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null))" '
+	[ "$m" = aarch64 ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers &&
+	! grep -q '\'' cgroup '\'' /proc/mounts || test_why "$m $(cat /sys/fs/cgroup/cgroup.controllers 2>&1)"'
 "$A/tidemark" doctor >"$O/doctor.txt" 2>&1
 echo $? >"$O/doctor.rc"
 "$A/tidemark" doctor --json >"$O/doctor.json" 2>"$O/doctor.err"

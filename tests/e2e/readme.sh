@@ -58,7 +58,7 @@ unknown()
 
 check_eq readme_command_lines_exist "$(unknown README.md)" ""
 n=$(lines README.md | wc -l)
-[ "$n" -ge 20 ] && ok "readme_command_lines_found ($n)" || fail readme_command_lines_found "only $n lines found"
+test_expect "readme_command_lines_found ($n)" '[ "$n" -ge 20 ] || test_why "only $n lines found"'
 
 # the check itself: a planted line with an option or a command that is not there
 printf '%s\n' '```sh' 'tidemark mark --db a.db load-1' 'tidemark serve token list -o x \' '   --json' \

@@ -29,7 +29,7 @@ check_fails "mark with no recorder" "no recorder" env -u TIDEMARK_MARK TIDEMARK_
 rc=$?
 test_expect "exit status of the command is ours" '[ $rc -eq 3 ] || test_why "got $rc"'
 outcome=$(sql "$DB" "select outcome || ' ' || exit_code from runs order by id desc limit 1")
-[ "$outcome" = "failed 3" ] && ok "a non-zero exit is recorded as failed" || fail "a non-zero exit is recorded as failed" "$outcome"
+test_expect "a non-zero exit is recorded as failed" '[ "$outcome" = "failed 3" ] || test_why "$outcome"'
 
 # progress: the output passes through unchanged and each height is a point
 script='for i in 1 2 3 4 5; do echo "height=$i"; echo "warn $i" >&2; sleep 0.05; done'
@@ -90,7 +90,7 @@ test_expect "runs --json" '
 "$TM" record -q -o "$DB" -i 50ms --timeout 300ms -- sleep 5 2>/dev/null
 rc=$?
 o=$(sql "$DB" "select outcome from runs order by id desc limit 1")
-[ $rc -eq 124 ] && [ "$o" = timeout ] && ok "--timeout ends the run as timeout, exit 124" || fail "--timeout ends the run as timeout, exit 124" "rc $rc outcome $o"
+test_expect "--timeout ends the run as timeout, exit 124" '[ $rc -eq 124 ] && [ "$o" = timeout ] || test_why "rc $rc outcome $o"'
 
 # metadata: the allocator actually mapped, and the variables that chose it
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
@@ -98,9 +98,10 @@ if [ -f "$JE" ]; then
 	LD_PRELOAD=$JE MALLOC_CONF=narenas:2 "$TM" record -q -o "$DB" -i 50ms -- sleep 0.4 2>/dev/null
 	m=$(sql "$DB" "select allocator || ' ' || env_json from runs order by id desc limit 1")
 	case "$m" in
-	"jemalloc (sleep) "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) ok "the run names the allocator mapped and the variables that chose it" ;;
-	*) fail "the run names the allocator mapped and the variables that chose it" "$m" ;;
+	"jemalloc (sleep) "*'"LD_PRELOAD":"'"$JE"'"'*'"MALLOC_CONF":"narenas:2"'*) named=yes ;;
+	*) named=no ;;
 	esac
+	test_expect "the run names the allocator mapped and the variables that chose it" '[ $named = yes ] || test_why "$m"'
 else
 	skip "the run names the allocator mapped" "libjemalloc2 is not installed"
 fi

@@ -87,11 +87,7 @@ rows = [r for r in csv.DictReader(open(sys.argv[1])) if r.get("jvm_heap_used_byt
 print(rows[-1]["jvm_heap_used_bytes"] if rows else "")' "$T/jvm-$kind.csv" 2>/dev/null)
 	# 2.5 s at 100 ms: 25 samples on a quiet machine, at least 10 on a busy
 	# one (a hung recorder has none); the real file (not the FIFO) read
-	if [ "$n" -ge 10 ] && [ -n "$used" ]; then
-		ok "$name: $n samples, the real file's heap used $used bytes, ended by SIGTERM"
-	else
-		fail "$name" "$n samples (want >= 10), jvm_heap_used_bytes '$used'"
-	fi
+	test_expect "$name: $n samples, the real file's heap used $used bytes, ended by SIGTERM" '[ "$n" -ge 10 ] && [ -n "$used" ] || test_why "$n samples (want >= 10), jvm_heap_used_bytes '\''$used'\''"'
 	kill "$apid"
 done
 
@@ -132,13 +128,10 @@ rc=$?
 uout=$(as_user $NOBODY "$TM" heap stats "$victim" 2>&1)
 urc=$?
 name="heap_region_squatted_names: a victim that is not root keeps its own region"
-if [ $rc = 0 ] && [ $urc = 0 ] && echo "$out" | grep -q "^pid $victim (running): live" &&
+test_expect "$name (squatter planted: $(echo $planted); heap stats: $out)" '
+	[ $rc = 0 ] && [ $urc = 0 ] && echo "$out" | grep -q "^pid $victim (running): live" &&
 	! echo "$out$uout" | grep -q 1048576 &&
-	[ "$(stat -c '%U %a' /dev/shm/tidemark-heap-$NOBODY 2>/dev/null)" = "nobody 700" ]; then
-	ok "$name (squatter planted: $(echo $planted); heap stats: $out)"
-else
-	fail "$name" "root: exit $rc: $out; nobody: exit $urc: $uout; planted: $planted; dir: $(ls -ld /dev/shm/tidemark-heap-$NOBODY 2>&1)"
-fi
+	[ "$(stat -c '\''%U %a'\'' /dev/shm/tidemark-heap-$NOBODY 2>/dev/null)" = "nobody 700" ] || test_why "root: exit $rc: $out; nobody: exit $urc: $uout; planted: $planted; dir: $(ls -ld /dev/shm/tidemark-heap-$NOBODY 2>&1)"'
 wait $vsh
 unplant "$planted"
 
@@ -148,11 +141,7 @@ unplant "$planted"
 "$TM" record -q -o "$T/ru.db" -i 100ms --no-cgroup --heap -- \
 	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sh -c 'sleep 1' >"$T/ru.out" 2>&1
 peak=$("$TM" report -o "$T/ru.db" --json 2>/dev/null | sed -n 's/.*"heap_peak_bytes": *\([0-9][0-9]*\).*/\1/p' | head -1)
-if [ -n "$peak" ] && [ "$peak" -gt 0 ] && ! grep -q "counting privately" "$T/ru.out"; then
-	ok "heap_region_user_changed: a recorded command that changes user keeps its region (heap peak $peak bytes)"
-else
-	fail "heap_region_user_changed: a recorded command that changes user keeps its region" "heap peak '$peak': $(cat "$T/ru.out")"
-fi
+test_expect "heap_region_user_changed: a recorded command that changes user keeps its region (heap peak $peak bytes)" '[ -n "$peak" ] && [ "$peak" -gt 0 ] && ! grep -q "counting privately" "$T/ru.out" || test_why "heap peak '\''$peak'\'': $(cat "$T/ru.out")"'
 
 # a region planted for a root process: heap stats says none, never its figures
 sleep 30 &
@@ -160,11 +149,7 @@ victim=$!
 planted=$(plant_all $victim)
 out=$("$TM" heap stats $victim 2>&1)
 rc=$?
-if [ $rc -ne 0 ] && ! echo "$out" | grep -q 1048576; then
-	ok "heap stats refuses a region another user planted for a root process ($out; planted: $(echo $planted))"
-else
-	fail "heap stats refuses a region another user planted for a root process" "exit $rc: $out"
-fi
+test_expect "heap stats refuses a region another user planted for a root process ($out; planted: $(echo $planted))" '[ $rc -ne 0 ] && ! echo "$out" | grep -q 1048576 || test_why "exit $rc: $out"'
 unplant "$planted"
 kill $victim
 
@@ -201,11 +186,7 @@ def find(o):
         for v in o:
             yield from find(v)
 print(max(find(json.load(sys.stdin)), default=""))')
-if [ -n "$peak" ] && [ "${peak%.*}" -lt $FORGED ]; then
-	ok "record --heap takes no forged region (planted $(echo $planted | wc -w) files outside its directory; heap peak $peak bytes)"
-else
-	fail "record --heap takes no forged region" "heap peak '$peak' (forged $FORGED): $(cat "$T/heap.out")"
-fi
+test_expect "record --heap takes no forged region (planted $(echo $planted | wc -w) files outside its directory; heap peak $peak bytes)" '[ -n "$peak" ] && [ "${peak%.*}" -lt $FORGED ] || test_why "heap peak '\''$peak'\'' (forged $FORGED): $(cat "$T/heap.out")"'
 
 # ---- marks through a squatted /tmp/tidemark-UID ----------------------------
 squat=/tmp/tidemark-$NOBODY
@@ -217,11 +198,7 @@ else
 	rc=$?
 	left=$(ls -A "$squat")
 	out=$(as_user $NOBODY "$TM" mark hello 2>&1)
-	if [ $rc = 0 ] && [ -z "$left" ] && echo "$out" | grep -q "owned by uid $SQUATTER"; then
-		ok "a squatted $squat is refused: the recording runs without marks, mark says why ($out)"
-	else
-		fail "a squatted $squat is refused" "record exit $rc, in the dir: '$left', mark: $out, record: $(cat "$T/marks.out")"
-	fi
+	test_expect "a squatted $squat is refused: the recording runs without marks, mark says why ($out)" '[ $rc = 0 ] && [ -z "$left" ] && echo "$out" | grep -q "owned by uid $SQUATTER" || test_why "record exit $rc, in the dir: '\''$left'\'', mark: $out, record: $(cat "$T/marks.out")"'
 	rm -rf "$squat"
 fi
 # a squatted directory: another user's, or writable by others, or a link;
@@ -238,12 +215,9 @@ if [ -z "$(ls -A "$sq" 2>/dev/null)" ]; then
 		out=$(cd "$A" && as_user $NOBODY "$TM" record -q -o "$A/sq-$kind.db" -i 100ms --no-cgroup --heap -- sh -c 'echo ran' 2>&1)
 		rc=$?
 		name="heap_region_dir_squatted ($kind): record --heap refuses it and says why"
-		if [ $rc -ne 0 ] && echo "$out" | grep -q "heap region directory '$sq' is refused" &&
-			! echo "$out" | grep -q '^ran$'; then
-			ok "$name ($out)"
-		else
-			fail "$name" "exit $rc: $out"
-		fi
+		test_expect "$name ($out)" '
+			[ $rc -ne 0 ] && echo "$out" | grep -q "heap region directory '\''$sq'\'' is refused" &&
+			! echo "$out" | grep -q '\''^ran$'\'' || test_why "exit $rc: $out"'
 		rm -rf "$sq"
 	done
 	rm -rf /tmp/tidemark-$NOBODY # its marks directory, made by these records

@@ -18,15 +18,12 @@ base=$(sql "$DB" "select id from runs order by id desc limit 1")
 big=$(sql "$DB" "select id from runs order by id desc limit 1")
 peak() { "$TM" report -o "$DB" --json "$1" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["figures"]["peak_anon_bytes"]))'; }
 pb=$(peak "$base") pk=$(peak "$big")
-if python3 -c "
+test_expect "peak anon of a 256 MiB child is 256 MiB +- 2% over its baseline ($pk - $pb bytes)" '
+	python3 -c "
 want = 256 * 2**20
 got = $pk - $pb
 import sys
-sys.exit(0 if abs(got - want) <= 0.02 * want else 1)"; then
-	ok "peak anon of a 256 MiB child is 256 MiB +- 2% over its baseline ($pk - $pb bytes)"
-else
-	fail "peak anon of a 256 MiB child is 256 MiB +- 2% over its baseline" "peak $pk base $pb"
-fi
+sys.exit(0 if abs(got - want) <= 0.02 * want else 1)" || test_why "peak $pk base $pb"'
 rss=$("$TM" report -o "$DB" --series "$big" | python3 -c '
 import csv, sys
 r = list(csv.DictReader(sys.stdin))
@@ -73,7 +70,8 @@ test_expect "memory.current never exceeds the limit" '
 #     (v2 memory.events max, v1 memory.failcnt), and "held after the work"
 #     is n/a: there is no after
 "$TM" record -q -o "$T/oom1.db" --memory-max 64M -- "$P" 200 2000 1024 2 2>"$T/err"
-if "$TM" report -o "$T/oom1.db" --json | python3 -c '
+test_expect "an OOM kill between two samples: no peak below the kernel's, hits counted, no held after" '
+	"$TM" report -o "$T/oom1.db" --json | python3 -c '\''
 import json, sys
 d = json.load(sys.stdin); f = d["figures"]
 k = f["cg_peak_bytes"]
@@ -88,13 +86,9 @@ if f["peak_current_bytes"] is None: bad.append("peak_current_bytes null")
 if f["max_events"] is None: bad.append("memory.max hits null")
 if f["held_anon_bytes"] is not None: bad.append("held after %s" % f["held_anon_bytes"])
 print("; ".join(bad) or "ok", file=sys.stderr)
-sys.exit(1 if bad else 0)' 2>"$T/why" &&
+sys.exit(1 if bad else 0)'\'' 2>"$T/why" &&
 	"$TM" report -o "$T/oom1.db" | grep -q "held after the work n/a: the OOM killer ended the work" &&
-	! "$TM" report -o "$T/oom1.db" | grep -q "memory.max hits n/a"; then
-	ok "an OOM kill between two samples: no peak below the kernel's, hits counted, no held after"
-else
-	fail "an OOM kill between two samples: no peak below the kernel's, hits counted, no held after" "$(cat "$T/why"; "$TM" report -o "$T/oom1.db" | sed -n 3,12p)"
-fi
+	! "$TM" report -o "$T/oom1.db" | grep -q "memory.max hits n/a" || test_why "$(cat "$T/why"; "$TM" report -o "$T/oom1.db" | sed -n 3,12p)"'
 
 # 3. the recorder killed with SIGKILL mid-run
 "$TM" record -q -o "$T/k.db" -i 50ms -- sleep 30 2>/dev/null &
@@ -109,14 +103,12 @@ test_expect "a SIGKILLed recorder leaves a store that passes integrity_check" '
 	[ "$ic" = ok ] || test_why "$ic"'
 n=$(sql "$T/k.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || max(t_wall_usec) from samples")
 set -- $n
+count=$1 next=$2
 gap_ms=$(( (start / 1000 - $3) / 1000 ))
 # no gaps, and the last sample is at most one interval (50 ms, plus scheduling
 # slack on a shared machine) older than the kill
-if [ "$1" = "$2" ] && [ "$1" -ge 30 ] && [ "$gap_ms" -le 150 ]; then
-	ok "it holds every sample up to the last interval ($1 samples, the last ${gap_ms} ms before the kill)"
-else
-	fail "it holds every sample up to the last interval" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill"
-fi
+test_expect "it holds every sample up to the last interval ($count samples, the last ${gap_ms} ms before the kill)" '
+	[ "$count" = "$next" ] && [ "$count" -ge 30 ] && [ "$gap_ms" -le 150 ] || test_why "count $count, seq+1 $next, last sample ${gap_ms} ms before the kill"'
 check "the killed recorder's run can still be reported" "$TM" report -o "$T/k.db"
 # its last sample is from the middle of the work: no "held after the work"
 # and no "live at the end" (issue 19), and the report says why
@@ -145,13 +137,11 @@ wait $rec 2>/dev/null
 pkill -f "sleep 31.5" 2>/dev/null
 n=$(sql "$T/w.db" "select count(*) || ' ' || (max(seq) + 1) || ' ' || max(t_wall_usec) from samples")
 set -- $n
+count=$1 next=$2
 gap_ms=$(( (start / 1000 - ${3:-0}) / 1000 ))
 # the window (1000 ms), one interval, and scheduling slack on a shared machine
-if [ "$1" = "$2" ] && [ "$1" -ge 20 ] && [ "$gap_ms" -le 1300 ]; then
-	ok "--commit-every 1s: a kill -9 loses at most the window ($1 samples kept, the last ${gap_ms} ms before the kill)"
-else
-	fail "--commit-every 1s: a kill -9 loses at most the window" "count $1, seq+1 $2, last sample ${gap_ms} ms before the kill (at most 1300 ms)"
-fi
+test_expect "--commit-every 1s: a kill -9 loses at most the window ($count samples kept, the last ${gap_ms} ms before the kill)" '
+	[ "$count" = "$next" ] && [ "$count" -ge 20 ] && [ "$gap_ms" -le 1300 ] || test_why "count $count, seq+1 $next, last sample ${gap_ms} ms before the kill (at most 1300 ms)"'
 ic=$(sql "$T/w.db" "pragma integrity_check")
 test_expect "a SIGKILLed recorder with a commit window leaves a store that passes integrity_check" '
 	[ "$ic" = ok ] || test_why "$ic"'
@@ -179,8 +169,8 @@ import csv, sys
 print(max(int(x["proc_count"] or 0) for x in csv.DictReader(sys.stdin)))')
 test_expect "-p PID follows the descendants ($n processes)" '[ "$n" -ge 3 ] || test_why "$n"'
 o=$(sql "$T/p.db" "select outcome || ' ' || allocator from runs")
-case $o in "completed glibc (sh, "*")") true ;; *) false ;; esac &&
-	ok "-p PID ends when the tree is gone, allocator read from every process's maps" || fail "-p PID ends when the tree is gone, allocator read from its maps" "$o"
+test_expect "-p PID ends when the tree is gone, allocator read from every process's maps" '
+	case $o in "completed glibc (sh, "*")") ;; *) test_why "$o" ;; esac'
 
 # 6. a recorder that neither pushes nor serves /metrics keeps the network
 #    libraries (and their ~6 MiB of resident pages) out of its process

@@ -73,12 +73,7 @@ for mode in progress plain bench; do
 	alive=no
 	[ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null && alive=yes
 	wait_for 5 grep -qx done "$T/k.out"
-	if [ $alive = yes ] && grep -qx 'tick 39' "$T/k.out" && grep -qx done "$T/k.out"; then
-		ok "kill -9 of the recorder: the command lives on and its output arrives ($mode)"
-	else
-		fail "kill -9 of the recorder: the command lives on and its output arrives ($mode)" \
-			"alive=$alive pid='$cpid' last: $(tail -2 "$T/k.out" | tr '\n' ' ')"
-	fi
+	test_expect "kill -9 of the recorder: the command lives on and its output arrives ($mode)" '[ $alive = yes ] && grep -qx '\''tick 39'\'' "$T/k.out" && grep -qx done "$T/k.out" || test_why "alive=$alive pid='\''$cpid'\'' last: $(tail -2 "$T/k.out" | tr '\''\n'\'' '\'' '\'')"'
 done
 # -p: the recorder only watches
 sh -c "$ticker" >"$T/k.out" 2>/dev/null &
@@ -151,11 +146,7 @@ if [ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; the
 	held=$(echo "$js" | python3 -c 'import json,sys; f=json.load(sys.stdin)["figures"]; print(int((f["held_anon_bytes"] or 0) / 2**20), int((f["heap_live_peak_bytes"] or 0) / 2**20), f["held_anon_end_is"])')
 	heldm=${held%% *} rest=${held#* }
 	livem=${rest% *} how=${rest#* }
-	if [ "$later" = "1 1 " ] && [ "$heldm" -ge 29 ] && [ "$livem" -ge 29 ] && [ "$livem" -le 31 ] && [ "$how" = recording_stopped ]; then
-		ok "a daemon's processes are the target once the launched one left (proc_count $later, held $heldm MiB when the recording stopped, heap live $livem MiB)"
-	else
-		fail "a daemon's processes are the target once the launched one left" "proc_count of samples 2-3 '$later' (want 1 1), held after '$heldm' MiB (want >= 29) measured '$how' (want recording_stopped), heap live peak '$livem' MiB (want 29-31): $(cat "$T/dd.err")"
-	fi
+	test_expect "a daemon's processes are the target once the launched one left (proc_count $later, held $heldm MiB when the recording stopped, heap live $livem MiB)" '[ "$later" = "1 1 " ] && [ "$heldm" -ge 29 ] && [ "$livem" -ge 29 ] && [ "$livem" -le 31 ] && [ "$how" = recording_stopped ] || test_why "proc_count of samples 2-3 '\''$later'\'' (want 1 1), held after '\''$heldm'\'' MiB (want >= 29) measured '\''$how'\'' (want recording_stopped), heap live peak '\''$livem'\'' MiB (want 29-31): $(cat "$T/dd.err")"'
 	"$TM" record -q -o "$T/de.db" -i 200ms -- sh -c "('$TM_BUILD/progs/alloc_touch' 30 600 >/dev/null &); exit 0" 2>"$T/de.err"
 	js=$("$TM" report -o "$T/de.db" --json)
 	test_expect "a daemon that exits by itself has no held after the work (n/a, and why)" '
@@ -166,11 +157,7 @@ fi
 start=$(date +%s%N)
 "$TM" record -o "$T/d.db" -i 100ms --until-first-exit -- sh -c 'sleep 1.43 & exit 0' >/dev/null 2>&1
 ms=$((($(date +%s%N) - start) / 1000000))
-if [ $ms -lt 1200 ] && pgrep -f 'sleep 1.43' >/dev/null; then
-	ok "--until-first-exit ends at the first exit and kills nothing"
-else
-	fail "--until-first-exit ends at the first exit and kills nothing" "$ms ms, $(pgrep -af 'sleep 1.43')"
-fi
+test_expect "--until-first-exit ends at the first exit and kills nothing" '[ $ms -lt 1200 ] && pgrep -f '\''sleep 1.43'\'' >/dev/null || test_why "$ms ms, $(pgrep -af '\''sleep 1.43'\'')"'
 sleep 1.5
 
 # ---- store failures ------------------------------------------------------
@@ -195,14 +182,10 @@ if mkdir -p "$T/full" && mount -t tmpfs -o size=2m tmpfs "$T/full" 2>/dev/null; 
 	said=$(grep -c 'disk is full' "$T/f.err")
 	errors=$(grep -c 'error:' "$T/f.err")
 	# the one line, and the run's summary with its reason
-	if [ $rc -eq 3 ] && grep -qx done "$T/f.out" && [ $ms -lt 6500 ] && [ "$said" -le 2 ] &&
-		[ "$errors" -eq 0 ] && [ "$(grep -c 'recording stops here' "$T/f.err")" = 1 ] &&
-		echo "$r" | grep -q '^failed: a store write failed (.*disk is full)'; then
-		ok "a full disk: the command goes on, the failure is said once, the run ends as failed with the reason, the exit status is the command's"
-	else
-		fail "a full disk: the command goes on, the failure is said once, the run ends as failed with the reason, the exit status is the command's" \
-			"rc $rc (want 3), $ms ms, 'disk is full' $said lines (want <= 2: the warning and the summary), $errors error lines, '$r', $(head -5 "$T/f.err")"
-	fi
+	test_expect "a full disk: the command goes on, the failure is said once, the run ends as failed with the reason, the exit status is the command's" '
+		[ $rc -eq 3 ] && grep -qx done "$T/f.out" && [ $ms -lt 6500 ] && [ "$said" -le 2 ] &&
+		[ "$errors" -eq 0 ] && [ "$(grep -c '\''recording stops here'\'' "$T/f.err")" = 1 ] &&
+		echo "$r" | grep -q '\''^failed: a store write failed (.*disk is full)'\'' || test_why "rc $rc (want 3), $ms ms, '\''disk is full'\'' $said lines (want <= 2: the warning and the summary), $errors error lines, '\''$r'\'', $(head -5 "$T/f.err")"'
 	umount "$T/full"
 else
 	skip "a full disk" "cannot mount a tmpfs here"

@@ -38,18 +38,16 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 uuid=$(sql "$T/r.db" "select uuid from runs")
-[ -n "$got" ] && grep -q "^tidemark_run_info{.*run=\"$uuid\".*state=\"live\"} 1" "$T/m.txt" &&
-	ok "/metrics on the passed socket names the live run ($uuid)" ||
-	fail "/metrics on the passed socket names the live run" "$(head -5 "$T/m.txt"; cat "$T/rec.out")"
-grep -q '^tidemark_processes{' "$T/m.txt" && ok "with its values" || fail "with its values" "$(head -20 "$T/m.txt")"
+test_expect "/metrics on the passed socket names the live run ($uuid)" '[ -n "$got" ] && grep -q "^tidemark_run_info{.*run=\"$uuid\".*state=\"live\"} 1" "$T/m.txt" || test_why "$(head -5 "$T/m.txt"; cat "$T/rec.out")"'
+test_expect "with its values" 'grep -q '\''^tidemark_processes{'\'' "$T/m.txt" || test_why "$(head -20 "$T/m.txt")"'
 wait_for 10 test -s "$T/child.out"
-case $(cat "$T/child.out") in
-"LISTEN_FDS=unset LISTEN_PID=unset fd3="socket:*) fail "the command inherits neither the socket nor the variables" "$(cat "$T/child.out")" ;;
-"LISTEN_FDS=unset LISTEN_PID=unset fd3="*) ok "the command inherits neither the socket nor the variables" ;;
-*) fail "the command inherits neither the socket nor the variables" "$(cat "$T/child.out")" ;;
-esac
-wait_for 20 sh -c "sqlite3 '$T/r.db' 'select outcome from runs' | grep -q completed" &&
-	ok "the run completes" || fail "the run completes" "$(cat "$T/rec.out")"
+test_expect "the command inherits neither the socket nor the variables" '
+	case $(cat "$T/child.out") in
+	"LISTEN_FDS=unset LISTEN_PID=unset fd3="socket:*) test_why "$(cat "$T/child.out")" ;;
+	"LISTEN_FDS=unset LISTEN_PID=unset fd3="*) ;;
+	*) test_why "$(cat "$T/child.out")" ;;
+	esac'
+test_expect "the run completes" 'wait_for 20 sh -c "sqlite3 '\''$T/r.db'\'' '\''select outcome from runs'\'' | grep -q completed" || test_why "$(cat "$T/rec.out")"'
 
 # two sockets: refused with a reason (systemd's unit has one ListenStream)
 python3 -c 'import os, socket, sys
@@ -61,6 +59,5 @@ os.set_inheritable(3, True); os.set_inheritable(4, True)
 os.environ["LISTEN_FDS"] = "2"; os.environ["LISTEN_PID"] = str(os.getpid())
 os.execvp(sys.argv[1], sys.argv[1:])' "$TM" record --db "$T/two.db" -q -- true >"$T/two.out" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q "systemd passed 2 sockets" "$T/two.out" &&
-	ok "two passed sockets: exit 2 with the reason" || fail "two passed sockets: exit 2 with the reason" "exit $rc: $(cat "$T/two.out")"
+test_expect "two passed sockets: exit 2 with the reason" '[ $rc = 2 ] && grep -q "systemd passed 2 sockets" "$T/two.out" || test_why "exit $rc: $(cat "$T/two.out")"'
 finish

@@ -85,7 +85,7 @@ check_eq rw_prom_no_warning "$(grep -v 'completed after' "$T/rec.err")" ""
 store_series "$db" 1 proc_rss_anon_bytes >"$T/store.txt"
 prom_series tidemark_process_rss_anon_bytes >"$T/prom.txt"
 n=$(wc -l <"$T/store.txt")
-[ "$n" -ge 10 ] && ok "rw_run_has_samples ($n)" || fail rw_run_has_samples "$n samples"
+test_expect "rw_run_has_samples ($n)" '[ "$n" -ge 10 ] || test_why "$n samples"'
 check_eq rw_prom_anon_equal "$(cat "$T/prom.txt")" "$(cat "$T/store.txt")"
 check_eq rw_prom_processes_equal "$(prom_series tidemark_processes)" "$(store_series "$db" 1 proc_count)"
 uuid=$("$TM" runs --db "$db" --json | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["uuid"])')

@@ -39,8 +39,7 @@ for lvl in 60 3600; do
 done
 test_expect "runs counts the pruned run's samples recorded ($total)" '
 	[ "$("$TM" runs --json --db "$D" | jq "select(.id == $run1) | .sample_count")" = "$total" ]'
-store_ok "$D" && ok "the pruned store passes integrity_check, no orphans" ||
-	fail "the pruned store passes integrity_check" "$(sql "$D" "pragma integrity_check")"
+test_expect "the pruned store passes integrity_check, no orphans" 'store_ok "$D" || test_why "$(sql "$D" "pragma integrity_check")"'
 "$TM" report --db "$D" "$run1" >"$T/rep1.txt" 2>&1
 test_expect "report over the pruned run: every sample counted, the rollup figures labelled" '
 	grep -q "samples .* were pruned: summarised from" "$T/rep1.txt" &&
@@ -48,10 +47,10 @@ test_expect "report over the pruned run: every sample counted, the rollup figure
 	grep -q "median between .* (from rollups)" "$T/rep1.txt" ||
 	test_why "$(cat "$T/rep1.txt")"'
 "$TM" report --json --db "$D" "$run1" >"$T/rep1.json"
-jq -e ".figures.samples == $total and .figures.approximate.rollup_samples > 0 and
-	.figures.median_file_bytes == null and .figures.peak_anon_bytes > 0" "$T/rep1.json" >/dev/null &&
-	ok "report --json: the median null with its bounds under approximate" ||
-	fail "report --json over the pruned run" "$(jq .figures "$T/rep1.json")"
+test_expect "report --json: the median null with its bounds under approximate" '
+	jq -e ".figures.samples == $total and .figures.approximate.rollup_samples > 0 and
+	.figures.median_file_bytes == null and .figures.peak_anon_bytes > 0" "$T/rep1.json" >/dev/null ||
+	test_why "$(jq .figures "$T/rep1.json")"'
 check_fails "a window over pruned raw samples is refused" "were pruned" \
 	"$TM" report --db "$D" --window 0s:1s "$run1"
 
@@ -64,8 +63,8 @@ n3=$(sql "$D" "select count(*) from samples where run_id = $run3")
 n1=$(sql "$D" "select count(*) from samples where run_id = $run1")
 check_fails "runs rm: a bad run id (exit 2)" "not a run id" "$TM" runs rm --db "$D" abc
 out=$("$TM" runs rm --db "$D" 999 2>&1)
-[ $? -eq 2 ] && echo "$out" | grep -q "no run 999" && ok "runs rm: no such run (exit 2)" ||
-	fail "runs rm: no such run (exit 2)" "$out"
+rm_rc=$?
+test_expect "runs rm: no such run (exit 2)" '[ $rm_rc -eq 2 ] && echo "$out" | grep -q "no run 999" || test_why "exit $rm_rc: $out"'
 check "runs rm removes a run" "$TM" runs rm --db "$D" "$run2"
 left=$(sql "$D" "select (select count(*) from runs where id = $run2) + (select count(*) from samples where run_id = $run2) + (select count(*) from rollups where run_id = $run2) + (select count(*) from events where run_id = $run2)")
 test_expect "nothing of the removed run is left but its removed_runs row" '
@@ -75,7 +74,7 @@ test_expect "the other runs keep their samples and marks" '
 	[ "$(sql "$D" "select count(*) from samples where run_id = $run3")" = "$n3" ] &&
 	[ "$(sql "$D" "select count(*) from samples where run_id = $run1")" = "$n1" ] &&
 	[ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ]'
-store_ok "$D" && ok "after runs rm: integrity_check ok, no orphans" || fail "after runs rm: integrity_check"
+test_expect "after runs rm: integrity_check ok, no orphans" 'store_ok "$D" || test_why "$(sql "$D" "pragma integrity_check")"'
 
 # 3. prune everything of run 3 but its rollups (and the last sample)
 before=$("$TM" report --json --db "$D" "$run3" | jq -c '.figures | [.samples, .peak_anon_bytes, .cpu_usec, .duration_usec]')
@@ -87,8 +86,8 @@ test_expect "prune RUN leaves one raw sample of it, and the other runs alone" '
 after=$("$TM" report --json --db "$D" "$run3" | jq -c '.figures | [.samples, .peak_anon_bytes, .cpu_usec, .duration_usec]')
 test_expect "samples, peak anon, cpu, duration exact from rollups ($after)" '
 	[ "$before" = "$after" ] || test_why "before $before after $after"'
-[ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ] && store_ok "$D" &&
-	ok "after prune: marks kept, integrity_check ok, no orphans" || fail "after prune: store whole"
+test_expect "after prune: marks kept, integrity_check ok, no orphans" '[ "$(sql "$D" "select count(*) from marks where run_id = $run3")" = 1 ] && store_ok "$D" ||
+	test_why "$(sql "$D" "select count(*) from marks where run_id = $run3") marks of run $run3; $(sql "$D" "pragma integrity_check")"'
 
 # 4. a store from before rollups gets them at its first prune
 cp "$D" "$T/old.db"

@@ -30,14 +30,9 @@ runs()
 }
 
 r=$(runs early)
-[ "$r" = "1 2 passed, 1 failed, 0 skipped" ] && grep -q "not ok - e2e/early stopped before its end" "$T/early.out" &&
-	ok "a script that stops before finish fails" ||
-	fail "a script that stops before finish fails" "$r: $(cat "$T/early.out")"
+test_expect "a script that stops before finish fails" '[ "$r" = "1 2 passed, 1 failed, 0 skipped" ] && grep -q "not ok - e2e/early stopped before its end" "$T/early.out" || test_why "$r: $(cat "$T/early.out")"'
 r=$(runs crash)
-[ "$r" = "1 2 passed, 2 failed, 0 skipped" ] && grep -q "not ok - e2e/crash exited with status 3" "$T/crash.out" &&
-	ok "a script that exits non-zero without 'not ok' fails" ||
-	fail "a script that exits non-zero without 'not ok' fails" "$r: $(cat "$T/crash.out")"
+test_expect "a script that exits non-zero without 'not ok' fails" '[ "$r" = "1 2 passed, 2 failed, 0 skipped" ] && grep -q "not ok - e2e/crash exited with status 3" "$T/crash.out" || test_why "$r: $(cat "$T/crash.out")"'
 r=$(runs whole)
-[ "$r" = "0 2 passed, 0 failed, 0 skipped" ] && grep -q "ok - no leftovers" "$T/whole.out" && ok "a whole script passes" ||
-	fail "a whole script passes" "$r: $(cat "$T/whole.out")"
+test_expect "a whole script passes" '[ "$r" = "0 2 passed, 0 failed, 0 skipped" ] && grep -q "ok - no leftovers" "$T/whole.out" || test_why "$r: $(cat "$T/whole.out")"'
 finish

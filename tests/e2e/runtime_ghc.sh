@@ -30,19 +30,10 @@ stored() {
 	>"$T/out" 2>"$T/err"
 want=$(own "$T/out")
 got=$(stored "$T/g.db")
-[ -n "$want" ] && [ "$got" = "$want" ] &&
-	ok "live after the last GC and GCs: the program's own, not the teardown's" ||
-	fail "live after the last GC and GCs: the program's own, not the teardown's" \
-		"stored '$got', GHC.Stats '$want'; $(tail -4 "$T/err")"
+test_expect "live after the last GC and GCs: the program's own, not the teardown's" '[ -n "$want" ] && [ "$got" = "$want" ] || test_why "stored '\''$got'\'', GHC.Stats '\''$want'\''; $(tail -4 "$T/err")"'
 "$TM" report -o "$T/g.db" >"$T/rep"
-if grep -q '^  gc heap     live after the last GC 12\.[0-9] MiB, peak [0-9.]* MiB; [0-9]* GCs (the runtime.s own GC lines)$' "$T/rep"; then
-	ok "report: the GHC line, without Go's whole MiB"
-else
-	fail "report: the GHC line, without Go's whole MiB" "$(grep 'gc heap' "$T/rep")"
-fi
-grep -q '^ *0  *0\.000  *0\.000$' "$T/err" && grep -q '(Gen:  1)$' "$T/err" &&
-	ok "the -S lines, the RTS's exit line with them, still reach stderr" ||
-	fail "the -S lines, the RTS's exit line with them, still reach stderr" "$(tail -3 "$T/err")"
+test_expect "report: the GHC line, without Go's whole MiB" 'grep -q '\''^  gc heap     live after the last GC 12\.[0-9] MiB, peak [0-9.]* MiB; [0-9]* GCs (the runtime.s own GC lines)$'\'' "$T/rep" || test_why "$(grep '\''gc heap'\'' "$T/rep")"'
+test_expect "the -S lines, the RTS's exit line with them, still reach stderr" 'grep -q '\''^ *0  *0\.000  *0\.000$'\'' "$T/err" && grep -q '\''(Gen:  1)$'\'' "$T/err" || test_why "$(tail -3 "$T/err")"'
 
 # the program's own +RTS -S<file>, over a stale file of another run
 printf '%s\n' '  1031544  12798760  99999999  0.006  0.056    0.042    0.336    0    0  (Gen:  1)' >"$T/gc.log"
@@ -51,17 +42,12 @@ touch -d '2020-01-01' "$T/gc.log"
 	>"$T/out" 2>"$T/err"
 want=$(own "$T/out")
 got=$(stored "$T/f.db")
-[ -n "$want" ] && [ "$got" = "$want" ] && ok "+RTS -S<file>: read from its file, not the stale one" ||
-	fail "+RTS -S<file>: read from its file, not the stale one" "stored '$got', GHC.Stats '$want'"
-! grep -q '(Gen:' "$T/err" && grep -q '(Gen:  1)$' "$T/gc.log" && ! grep -q 99999999 "$T/gc.log" &&
-	ok "+RTS -S<file>: stderr untouched, the file the RTS's" ||
-	fail "+RTS -S<file>: stderr untouched, the file the RTS's" "$(head -3 "$T/err")"
+test_expect "+RTS -S<file>: read from its file, not the stale one" '[ -n "$want" ] && [ "$got" = "$want" ] || test_why "stored '\''$got'\'', GHC.Stats '\''$want'\''"'
+test_expect "+RTS -S<file>: stderr untouched, the file the RTS's" '! grep -q '\''(Gen:'\'' "$T/err" && grep -q '\''(Gen:  1)$'\'' "$T/gc.log" && ! grep -q 99999999 "$T/gc.log" || test_why "$(head -3 "$T/err")"'
 
 GHCRTS="-S$T/gc2.log" "$TM" record -o "$T/e.db" -i 100ms --no-cgroup --runtime ghc -- \
 	"$T/hold" 100000 >"$T/out" 2>"$T/err"
 want=$(own "$T/out")
 got=$(stored "$T/e.db")
-[ -n "$want" ] && [ "$got" = "$want" ] && ! grep -q '(Gen:' "$T/err" &&
-	ok "GHCRTS=-S<file>: read from its file" ||
-	fail "GHCRTS=-S<file>: read from its file" "stored '$got', GHC.Stats '$want'; $(head -2 "$T/err")"
+test_expect "GHCRTS=-S<file>: read from its file" '[ -n "$want" ] && [ "$got" = "$want" ] && ! grep -q '\''(Gen:'\'' "$T/err" || test_why "stored '\''$got'\'', GHC.Stats '\''$want'\''; $(head -2 "$T/err")"'
 finish

@@ -20,10 +20,8 @@ fi
 
 GODEBUG=madvdontneed=1 "$TM" record -o "$T/go.db" -i 100ms --no-cgroup --runtime go -- "$T/hold" 32 \
 	>"$T/out" 2>"$T/err"
-if grep -q '^heap_alloc [0-9]* num_gc [0-9]*$' "$T/out"; then ok "the Go program's stdout still arrives"; else
-	fail "the Go program's stdout still arrives" "$(cat "$T/out" | head -3)"; fi
-if grep -q '^gc [0-9]* @.* MB goal' "$T/err"; then ok "its gctrace lines still reach stderr"; else
-	fail "its gctrace lines still reach stderr" "$(head -3 "$T/err")"; fi
+test_expect "the Go program's stdout still arrives" 'grep -q '\''^heap_alloc [0-9]* num_gc [0-9]*$'\'' "$T/out" || test_why "$(cat "$T/out" | head -3)"'
+test_expect "its gctrace lines still reach stderr" 'grep -q '\''^gc [0-9]* @.* MB goal'\'' "$T/err" || test_why "$(head -3 "$T/err")"'
 "$TM" report -o "$T/go.db" --series >"$T/go.csv"
 check "live heap after the last GC matches runtime.ReadMemStats" python3 - "$T/out" "$T/go.csv" <<'EOP'
 import csv, sys
@@ -39,11 +37,7 @@ EOP
 check "the user's GODEBUG is kept beside gctrace=1" sh -c \
 	"'$TM' report -o '$T/go.db' --json | grep -q 'madvdontneed=1,gctrace=1'"
 "$TM" report -o "$T/go.db" >"$T/go.txt"
-if grep -q '^  gc heap     live after the last GC 3[23]\.0 MiB, peak 3[23]\.0 MiB; [0-9]* GCs' "$T/go.txt"; then
-	ok "report shows the GC heap"
-else
-	fail "report shows the GC heap" "$(grep -A1 'gc heap\|anon' "$T/go.txt")"
-fi
+test_expect "report shows the GC heap" 'grep -q '\''^  gc heap     live after the last GC 3[23]\.0 MiB, peak 3[23]\.0 MiB; [0-9]* GCs'\'' "$T/go.txt" || test_why "$(grep -A1 '\''gc heap\|anon'\'' "$T/go.txt")"'
 
 "$TM" record -q -o "$T/plain.db" -i 100ms --no-cgroup -- "$T/hold" 8 >/dev/null 2>&1
 "$TM" report -o "$T/plain.db" --series >"$T/plain.csv"

@@ -69,15 +69,13 @@ EOP
 }
 
 run_jvm host
-if out=$(compare host 2>&1); then ok "jvm heap series equal jstat -gc at the same moment ($out)"; else
-	fail "jvm heap series equal jstat -gc" "$out $(cat "$T/host.err" | head -5)"; fi
+out=$(compare host 2>&1)
+cmp_rc=$?
+test_expect "jvm heap series equal jstat -gc at the same moment ($out)" '[ $cmp_rc = 0 ] || test_why "$out $(cat "$T/host.err" | head -5)"'
 "$TM" report -o "$T/host.db" >"$T/host.txt"
-if grep -Eq '^  java heap   used at the end (4[89]|5[0-9])\.[0-9] MiB of [0-9.]* MiB committed \(old 4[89]\.[0-9] MiB, metaspace [0-9.]* MiB\), peak used [0-9.]* MiB; [1-9][0-9]* GCs, [0-9.]* s in GC' "$T/host.txt" &&
-	grep -Eq 'anon at the end [0-9.]* MiB = ((4[89]|5[0-9]).[0-9] MiB Java heap used|[0-9.]* MiB Java heap resident \((4[89]|5[0-9]).[0-9] MiB used, [0-9.]* MiB free but touched\)) \+ [0-9.]* MiB the rest' "$T/host.txt"; then
-	ok "report shows the Java heap beside anon"
-else
-	fail "report shows the Java heap beside anon" "$(grep -A1 'java\|anon' "$T/host.txt")"
-fi
+test_expect "report shows the Java heap beside anon" '
+	grep -Eq '\''^  java heap   used at the end (4[89]|5[0-9])\.[0-9] MiB of [0-9.]* MiB committed \(old 4[89]\.[0-9] MiB, metaspace [0-9.]* MiB\), peak used [0-9.]* MiB; [1-9][0-9]* GCs, [0-9.]* s in GC'\'' "$T/host.txt" &&
+	grep -Eq '\''anon at the end [0-9.]* MiB = ((4[89]|5[0-9]).[0-9] MiB Java heap used|[0-9.]* MiB Java heap resident \((4[89]|5[0-9]).[0-9] MiB used, [0-9.]* MiB free but touched\)) \+ [0-9.]* MiB the rest'\'' "$T/host.txt" || test_why "$(grep -A1 '\''java\|anon'\'' "$T/host.txt")"'
 check "report --json has the JVM figures" sh -c \
 	"'$TM' report -o '$T/host.db' --json | python3 -c 'import json,sys; f=json.load(sys.stdin)[\"figures\"]; assert f[\"jvm_old_used_end_bytes\"] >= 48<<20, f; assert f[\"jvm_gcs\"] is not None'"
 
@@ -89,8 +87,9 @@ if unshare -m true 2>/dev/null; then
 mount -t tmpfs -o mode=0755 none "/tmp/hsperfdata_$(id -un)" && exec "\$@"
 EOS
 	run_jvm ns unshare -m sh "$T/privtmp.sh"
-	if out=$(compare ns 2>&1); then ok "a JVM with a private hsperfdata directory is found through /proc/PID/root ($out)"; else
-		fail "a JVM with a private hsperfdata directory is found through /proc/PID/root" "$out $(head -5 "$T/ns.err")"; fi
+	out=$(compare ns 2>&1)
+	cmp_rc=$?
+	test_expect "a JVM with a private hsperfdata directory is found through /proc/PID/root ($out)" '[ $cmp_rc = 0 ] || test_why "$out $(head -5 "$T/ns.err")"'
 else
 	skip jvm_private_tmp "unshare -m is not permitted here"
 fi
@@ -98,8 +97,7 @@ fi
 # no JVM: absent, not 0
 "$TM" record -q -o "$T/none.db" -i 100ms --no-cgroup -- sleep 0.5
 "$TM" report -o "$T/none.db" >"$T/none.txt"
-if grep -q 'java heap' "$T/none.txt"; then fail "no JVM: no java heap line" "$(grep java "$T/none.txt")"; else
-	ok "no JVM: no java heap line"; fi
+test_expect "no JVM: no java heap line" '! grep -q "java heap" "$T/none.txt" || test_why "$(grep java "$T/none.txt")"'
 check "no JVM: the JVM figures are null in JSON" sh -c \
 	"'$TM' report -o '$T/none.db' --json | python3 -c 'import json,sys; f=json.load(sys.stdin)[\"figures\"]; assert f[\"jvm_heap_used_end_bytes\"] is None and f[\"jvm_gcs\"] is None, f'"
 finish

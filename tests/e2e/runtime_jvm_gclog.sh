@@ -23,50 +23,39 @@ pauses() { grep -c '\[gc *\] GC([0-9]*) Pause .*->' "$1"; }
 "$TM" record -o "$T/f.db" -i 100ms --no-cgroup -- java -XX:+UseSerialGC -XX:-UsePerfData \
 	-Xmx256m "-Xlog:gc*:file=$T/gc.log" -cp "$T" GcLogRetain 32 >"$T/out" 2>"$T/err"
 "$TM" report -o "$T/f.db" >"$T/rep"
-grep -q '^  java heap   n/a: the JVM publishes no hsperfdata counters (-XX:-UsePerfData or -XX:+PerfDisableSharedMem); its GC log below$' "$T/rep" &&
-	ok "-XX:-UsePerfData: the report says why the Java heap is missing" ||
-	fail "-XX:-UsePerfData: the report says why the Java heap is missing" "$(grep java "$T/rep")"
+test_expect "-XX:-UsePerfData: the report says why the Java heap is missing" 'grep -q '\''^  java heap   n/a: the JVM publishes no hsperfdata counters (-XX:-UsePerfData or -XX:+PerfDisableSharedMem); its GC log below$'\'' "$T/rep" || test_why "$(grep java "$T/rep")"'
 want=$(own_old "$T/out")
 old=$(fig "$T/f.db" jvm_log_old_after_end_bytes)
-[ -n "$want" ] && [ "$old" != null ] && [ "$old" -le "$want" ] && [ "$want" -lt $((old + 1024)) ] &&
-	ok "old gen after the last GC from the log: the MXBean's to the KiB" ||
-	fail "old gen after the last GC from the log: the MXBean's to the KiB" "log $old, MXBean $want"
+test_expect "old gen after the last GC from the log: the MXBean's to the KiB" '[ -n "$want" ] && [ "$old" != null ] && [ "$old" -le "$want" ] && [ "$want" -lt $((old + 1024)) ] || test_why "log $old, MXBean $want"'
 gcs=$(fig "$T/f.db" jvm_log_gcs)
 after=$(fig "$T/f.db" jvm_log_heap_after_end_bytes)
 n=$(pauses "$T/gc.log")
 last=$(grep '\[gc *\] GC([0-9]*) Pause .*->' "$T/gc.log" | tail -1 | sed 's/.*->\([0-9]*\)M(.*/\1/')
-[ "$gcs" = "$n" ] && [ "$after" = $((last << 20)) ] &&
-	ok "GCs and heap after the last one: as the log says" ||
-	fail "GCs and heap after the last one: as the log says" "stored $gcs GCs, after $after; log $n, ${last}M"
-grep -q '^  java gc log heap after the last GC 32\.0 MiB' "$T/rep" &&
-	ok "report: the GC log's line" || fail "report: the GC log's line" "$(grep 'java' "$T/rep")"
+test_expect "GCs and heap after the last one: as the log says" '[ "$gcs" = "$n" ] && [ "$after" = $((last << 20)) ] || test_why "stored $gcs GCs, after $after; log $n, ${last}M"'
+test_expect "report: the GC log's line" 'grep -q '\''^  java gc log heap after the last GC 32\.0 MiB'\'' "$T/rep" || test_why "$(grep '\''java'\'' "$T/rep")"'
 
 # 2. PerfDisableSharedMem, the log on stderr: read, and passed on unchanged
 "$TM" record -o "$T/e.db" -i 100ms --no-cgroup -- java -XX:+UseParallelGC -XX:+PerfDisableSharedMem \
 	-Xmx256m "-Xlog:gc*:stderr" -cp "$T" GcLogRetain 32 >"$T/out" 2>"$T/err"
 want=$(own_old "$T/out")
 old=$(fig "$T/e.db" jvm_log_old_after_end_bytes)
-[ -n "$want" ] && [ "$old" != null ] && [ "$old" -le "$want" ] && [ "$want" -lt $((old + 1024)) ] &&
-	grep -q 'ParOldGen: ' "$T/err" &&
-	ok "+PerfDisableSharedMem, log on stderr: read, and still on stderr" ||
-	fail "+PerfDisableSharedMem, log on stderr: read, and still on stderr" "log $old, MXBean $want"
-[ "$(fig "$T/e.db" jvm_procs_no_counters)" = 1 ] && [ "$(fig "$T/e.db" jvm_heap_used_end_bytes)" = null ] &&
-	ok "one JVM without counters; no hsperfdata figure" ||
-	fail "one JVM without counters; no hsperfdata figure" "$(fig "$T/e.db" jvm_procs_no_counters)"
+test_expect "+PerfDisableSharedMem, log on stderr: read, and still on stderr" '
+	[ -n "$want" ] && [ "$old" != null ] && [ "$old" -le "$want" ] && [ "$want" -lt $((old + 1024)) ] &&
+	grep -q '\''ParOldGen: '\'' "$T/err" || test_why "log $old, MXBean $want"'
+test_expect "one JVM without counters; no hsperfdata figure" '[ "$(fig "$T/e.db" jvm_procs_no_counters)" = 1 ] && [ "$(fig "$T/e.db" jvm_heap_used_end_bytes)" = null ] || test_why "$(fig "$T/e.db" jvm_procs_no_counters)"'
 
 # 3. counters off and no log: said, with what to do
 "$TM" record -o "$T/n.db" -i 100ms --no-cgroup -- java -XX:-UsePerfData -Xmx256m -cp "$T" GcLogRetain 8 \
 	>/dev/null 2>&1
 "$TM" report -o "$T/n.db" >"$T/rep"
-grep -q 'java heap   n/a: the JVM publishes no hsperfdata counters .*; start it with -Xlog:gc\* for its GC log to be read' "$T/rep" &&
-	! grep -q 'java gc log' "$T/rep" &&
-	ok "no counters and no log: said, and no GC log figures" ||
-	fail "no counters and no log: said, and no GC log figures" "$(grep java "$T/rep")"
+test_expect "no counters and no log: said, and no GC log figures" '
+	grep -q '\''java heap   n/a: the JVM publishes no hsperfdata counters .*; start it with -Xlog:gc\* for its GC log to be read'\'' "$T/rep" &&
+	! grep -q '\''java gc log'\'' "$T/rep" || test_why "$(grep java "$T/rep")"'
 
 # 4. counters on: no note
 "$TM" record -o "$T/c.db" -i 100ms --no-cgroup -- java -Xmx256m -cp "$T" GcLogRetain 8 >/dev/null 2>&1
 "$TM" report -o "$T/c.db" >"$T/rep"
-grep -q '^  java heap   used at the end' "$T/rep" && ! grep -q 'n/a: the JVM publishes' "$T/rep" &&
-	[ "$(fig "$T/c.db" jvm_procs_no_counters)" = null ] &&
-	ok "counters on: the Java heap line, no note" || fail "counters on: the Java heap line, no note" "$(grep java "$T/rep")"
+test_expect "counters on: the Java heap line, no note" '
+	grep -q '\''^  java heap   used at the end'\'' "$T/rep" && ! grep -q '\''n/a: the JVM publishes'\'' "$T/rep" &&
+	[ "$(fig "$T/c.db" jvm_procs_no_counters)" = null ] || test_why "$(grep java "$T/rep")"'
 finish

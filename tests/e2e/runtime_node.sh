@@ -34,26 +34,16 @@ used=$(own "$T/out")
 st=$(stored "$T/n.db")
 live=${st% *} cycles=${st#* }
 lines=$(gc_lines "$T/out")
-if [ -n "$used" ] && [ -n "$live" ] && [ "$live" != null ] &&
+test_expect "live after the last full GC matches the program's used_heap_size" '
+	[ -n "$used" ] && [ -n "$live" ] && [ "$live" != null ] &&
 	[ $((live - MIB / 20)) -le "$used" ] && [ "$used" -lt $((live + MIB)) ] &&
-	[ $((live)) -ge $((24 * MIB)) ]; then
-	ok "live after the last full GC matches the program's used_heap_size"
-else
-	fail "live after the last full GC matches the program's used_heap_size" \
-		"stored '$live', used_heap_size '$used'; $(tail -3 "$T/err")"
-fi
-[ "$cycles" = "$lines" ] && [ "$lines" -gt 0 ] &&
-	ok "the GC count is the GC lines on stdout" ||
-	fail "the GC count is the GC lines on stdout" "stored '$cycles', lines on stdout '$lines'"
+	[ $((live)) -ge $((24 * MIB)) ] || test_why "stored '\''$live'\'', used_heap_size '\''$used'\''; $(tail -3 "$T/err")"'
+test_expect "the GC count is the GC lines on stdout" '[ "$cycles" = "$lines" ] && [ "$lines" -gt 0 ] || test_why "stored '\''$cycles'\'', lines on stdout '\''$lines'\''"'
 check "the command line launched has --trace-gc after node" sh -c \
 	"'$TM' report -o '$T/n.db' --json | jq -e '.run.command | .[0] == \"node\" and .[1] == \"--trace-gc\" and .[2] == \"--expose-gc\"' >/dev/null"
 "$TM" report -o "$T/n.db" >"$T/rep"
 gc_note='\(the runtime.s own GC lines; V8.s heap after its last full GC, in 0\.1 MiB unless --trace-gc-nvp\)$'
-if grep -Eq "^  gc heap     live after the last GC 2[5-9]\.[0-9] MiB, peak [0-9.]+ MiB; [0-9]+ GCs $gc_note" "$T/rep"; then
-	ok "report: the gc heap line with V8's note"
-else
-	fail "report: the gc heap line with V8's note" "$(grep -A1 'gc heap' "$T/rep")"
-fi
+test_expect "report: the gc heap line with V8's note" 'grep -Eq "^  gc heap     live after the last GC 2[5-9]\.[0-9] MiB, peak [0-9.]+ MiB; [0-9]+ GCs $gc_note" "$T/rep" || test_why "$(grep -A1 '\''gc heap'\'' "$T/rep")"'
 check "report: anon after split into the live JS heap and other anon, adding up" python3 - "$T/rep" <<'EOP'
 import re, sys
 t = open(sys.argv[1]).read()
@@ -70,9 +60,7 @@ if [ -x /usr/bin/chromium ] && [ -d "$BROWSER_DIR/node_modules/playwright-core" 
 	"$TM" report -o "$T/n.db" --html "$T/n.html"
 	node "$BROWSER_DIR/report.mjs" "$T/n.html" "$T/art" memory "gc live after the last GC" >"$T/panel.tap" 2>&1
 	want=$(awk -v b="$live" -v c="$cycles" 'BEGIN { printf "%.1f MiB (%d GCs)", b / 1048576, c }')
-	grep -qF "ok - HTML report's summary: gc live after the last GC = $want" "$T/panel.tap" &&
-		ok "the panel's run page shows the live heap after GC and the GCs" ||
-		fail "the panel's run page shows the live heap after GC and the GCs" "want '$want': $(cat "$T/panel.tap")"
+	test_expect "the panel's run page shows the live heap after GC and the GCs" 'grep -qF "ok - HTML report'\''s summary: gc live after the last GC = $want" "$T/panel.tap" || test_why "want '\''$want'\'': $(cat "$T/panel.tap")"'
 else
 	skip "the panel's run page shows the live heap after GC" \
 		"needs /usr/bin/chromium and tests/browser's playwright-core (e2e/serve_browser installs it)"
@@ -84,13 +72,9 @@ fi
 used=$(own "$T/out")
 st=$(stored "$T/v.db")
 live=${st% *} cycles=${st#* }
-if [ -n "$used" ] && [ -n "$live" ] && [ "$live" != null ] && [ "$live" -le "$used" ] && [ "$used" -lt $((live + MIB)) ] &&
-	[ "$cycles" = "$(gc_lines "$T/out")" ]; then
-	ok "--trace-gc-nvp: live in bytes within the program's used_heap_size, the GCs its lines"
-else
-	fail "--trace-gc-nvp: live in bytes within the program's used_heap_size, the GCs its lines" \
-		"stored '$st', used_heap_size '$used', lines $(gc_lines "$T/out")"
-fi
+test_expect "--trace-gc-nvp: live in bytes within the program's used_heap_size, the GCs its lines" '
+	[ -n "$used" ] && [ -n "$live" ] && [ "$live" != null ] && [ "$live" -le "$used" ] && [ "$used" -lt $((live + MIB)) ] &&
+	[ "$cycles" = "$(gc_lines "$T/out")" ] || test_why "stored '\''$st'\'', used_heap_size '\''$used'\'', lines $(gc_lines "$T/out")"'
 check "--trace-gc-nvp: the command line is the user's" sh -c \
 	"'$TM' report -o '$T/v.db' --json | jq -e '.run.command | index(\"--trace-gc\") == null' >/dev/null"
 

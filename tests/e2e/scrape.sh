@@ -19,8 +19,7 @@ for bad in 'foo' 'ftp://h/metrics' 'http:///metrics' 'http://h/m,9bad' 'http://h
 	'http://h/m,a b' 'http://h/m,,x'; do
 	"$TM" record -o "$T/bad.db" --scrape "$bad" -- true >"$T/bad.out" 2>&1
 	rc=$?
-	if [ $rc -eq 2 ] && grep -q "scrape '" "$T/bad.out"; then ok "--scrape '$bad' is refused, exit 2"; else
-		fail "--scrape '$bad' is refused, exit 2" "exit $rc: $(head -2 "$T/bad.out")"; fi
+	test_expect "--scrape '$bad' is refused, exit 2" '[ $rc -eq 2 ] && grep -q "scrape '\''" "$T/bad.out" || test_why "exit $rc: $(head -2 "$T/bad.out")"'
 done
 check_fails "a tenth --scrape is refused" "at most 8" "$TM" record -o "$T/bad.db" \
 	--scrape http://a/m --scrape http://a/m --scrape http://a/m --scrape http://a/m \
@@ -70,11 +69,7 @@ for mode in hang die; do
 	ms=$(( (t1 - t0) / 1000000 ))
 	# the same samples, and the time of the run without --scrape (plus the
 	# 300 ms the end may wait for a request in flight, and some slack)
-	if [ "$n" -ge $((base - 1)) ] && [ $ms -lt $((base_ms + 600)) ]; then
-		ok "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
-	else
-		fail "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)"
-	fi
+	test_expect "an endpoint that ${mode}s keeps the samples ($n, $base without) and the time (${ms} ms, $base_ms without)" '[ "$n" -ge $((base - 1)) ] && [ $ms -lt $((base_ms + 600)) ]'
 	check "an endpoint that ${mode}s: its answers, then absent (not 0, not repeated)" python3 - \
 		"$T/$mode.db" "$TM" <<'EOP'
 import json, subprocess, sys, sqlite3
@@ -93,8 +88,7 @@ rows = list(csv.DictReader(subprocess.check_output([sys.argv[2], "report", "-o",
 cells = [r["app_gauge"] for r in rows]
 assert cells.count("42") == len(vals) and cells.count("") == n - len(vals), cells
 EOP
-	if grep -q "values are missing (absent, not 0)" "$T/$mode.err"; then ok "the ${mode} is said once on stderr"; else
-		fail "the ${mode} is said once on stderr" "$(cat "$T/$mode.err")"; fi
+	test_expect "the ${mode} is said once on stderr" 'grep -q "values are missing (absent, not 0)" "$T/$mode.err" || test_why "$(cat "$T/$mode.err")"'
 done
 
 # ---- bounded retention: --keep / prune drop the pruned samples' scraped values ----
@@ -107,34 +101,25 @@ sleep 0.3
 first=$(sql "$T/keep.db" "SELECT min(seq) FROM samples")
 below=$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq < $first")
 kept=$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq >= $first")
-if [ "$first" -gt 10 ] && [ "$below" = 0 ] && [ "$kept" -gt 0 ] &&
+test_expect "record --keep raw=2s pruned the scraped values below the first kept sample ($first; $kept kept), kept the series, integrity ok" '
+	[ "$first" -gt 10 ] && [ "$below" = 0 ] && [ "$kept" -gt 0 ] &&
 	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_series")" = 1 ] &&
-	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ]; then
-	ok "record --keep raw=2s pruned the scraped values below the first kept sample ($first; $kept kept), kept the series, integrity ok"
-else
-	fail "record --keep raw=2s pruned the scraped values" "first $first, $below below, $kept kept, $(cat "$T/keep.err")"
-fi
+	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ] || test_why "first $first, $below below, $kept kept, $(cat "$T/keep.err")"'
 "$TM" report -o "$T/keep.db" >"$T/keep.txt" 2>&1
-if grep -q "^  scraped     samples before $first were pruned with their scraped values: figures over the kept stretch only" "$T/keep.txt" &&
-	grep -q "^              app_gauge (gauge) last 42, peak 42, low 42; $kept of " "$T/keep.txt"; then
-	ok "report's scraped block over the pruned run covers the kept stretch, labelled"
-else
-	fail "report's scraped block over the pruned run covers the kept stretch, labelled" "$(grep -A3 scraped "$T/keep.txt")"
-fi
+test_expect "report's scraped block over the pruned run covers the kept stretch, labelled" '
+	grep -q "^  scraped     samples before $first were pruned with their scraped values: figures over the kept stretch only" "$T/keep.txt" &&
+	grep -q "^              app_gauge (gauge) last 42, peak 42, low 42; $kept of " "$T/keep.txt" || test_why "$(grep -A3 scraped "$T/keep.txt")"'
 check "report --json: kept_from_seq is the first kept sample" sh -c \
 	"'$TM' report -o '$T/keep.db' --json | jq -e '.scraped[0].kept_from_seq == $first and .scraped[0].values == $kept'"
 # tidemark prune on the ended run, keeping its last second: more samples go, with their values
 "$TM" prune -o "$T/keep.db" --keep raw=1s >"$T/prune.out" 2>&1
 first2=$(sql "$T/keep.db" "SELECT min(seq) FROM samples")
-if [ "$first2" -gt "$first" ] &&
+test_expect "tidemark prune removes the scraped values below the first kept sample ($first2), integrity ok" '
+	[ "$first2" -gt "$first" ] &&
 	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq < $first2")" = 0 ] &&
 	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_values WHERE seq >= $first2")" -gt 0 ] &&
 	[ "$(sql "$T/keep.db" "SELECT count(*) FROM scrape_series")" = 1 ] &&
-	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ] && grep -q "scraped values)" "$T/prune.out"; then
-	ok "tidemark prune removes the scraped values below the first kept sample ($first2), integrity ok"
-else
-	fail "tidemark prune removes the scraped values" "first $first2; $(cat "$T/prune.out")"
-fi
+	[ "$(sql "$T/keep.db" "PRAGMA integrity_check")" = ok ] && grep -q "scraped values)" "$T/prune.out" || test_why "first $first2; $(cat "$T/prune.out")"'
 kill $epid 2>/dev/null
 wait $epid 2>/dev/null
 
@@ -181,13 +166,10 @@ absent = [r for r in rows if not r["app_requests_total"]]
 assert all(not r["go_heap_alloc_bytes"] and not r["gc_cycles"] for r in absent), absent
 EOP
 "$TM" report -o "$T/go.db" >"$T/go.txt"
-if grep -q '^              app_held_bytes{kind="slabs",zone="a"} (gauge) last 24.0 MiB, peak 24.0 MiB' "$T/go.txt" &&
-	grep -q '^              app_requests_total (counter) last [0-9]*, rose' "$T/go.txt" &&
-	grep -q '^              app_absent{x="1"} (unknown) n/a: never served' "$T/go.txt"; then
-	ok "report shows the scraped series, n/a for one never served"
-else
-	fail "report shows the scraped series, n/a for one never served" "$(grep -A8 scraped "$T/go.txt")"
-fi
+test_expect "report shows the scraped series, n/a for one never served" '
+	grep -q '\''^              app_held_bytes{kind="slabs",zone="a"} (gauge) last 24.0 MiB, peak 24.0 MiB'\'' "$T/go.txt" &&
+	grep -q '\''^              app_requests_total (counter) last [0-9]*, rose'\'' "$T/go.txt" &&
+	grep -q '\''^              app_absent{x="1"} (unknown) n/a: never served'\'' "$T/go.txt" || test_why "$(grep -A8 scraped "$T/go.txt")"'
 check "report --json: the never-served series is null" sh -c \
 	"'$TM' report -o '$T/go.db' --json | python3 -c 'import json,sys; s={g[\"name\"]: g for g in json.load(sys.stdin)[\"scraped\"]}; a=s[\"app_absent{x=\\\"1\\\"}\"]; assert a[\"last\"] is None and a[\"max\"] is None and a[\"values\"] == 0, a; assert s[\"app_requests_total\"][\"rise\"] > 0'"
 check "report --series=NAME: one scraped series" sh -c \
@@ -228,16 +210,12 @@ rpid=$!
 sleep 1.5
 curl -s "http://127.0.0.1:$mport/metrics" >"$T/live.prom"
 wait $rpid
-if grep -q '^tidemark_scraped{machine="[^"]*",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$' "$T/live.prom" &&
-	grep -q '^tidemark_scraped{machine="[^"]*",series="app_requests_total",kind="counter"} [0-9]' "$T/live.prom" &&
-	grep -q '^tidemark_go_heap_alloc_bytes{machine="[^"]*"} [0-9]' "$T/live.prom"; then
-	ok "--metrics-listen exports the scraped series and Go's heap"
-else
-	fail "--metrics-listen exports the scraped series and Go's heap" "$(grep -i 'scraped\|go_heap' "$T/live.prom" | head -5)"
-fi
+test_expect "--metrics-listen exports the scraped series and Go's heap" '
+	grep -q '\''^tidemark_scraped{machine="[^"]*",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$'\'' "$T/live.prom" &&
+	grep -q '\''^tidemark_scraped{machine="[^"]*",series="app_requests_total",kind="counter"} [0-9]'\'' "$T/live.prom" &&
+	grep -q '\''^tidemark_go_heap_alloc_bytes{machine="[^"]*"} [0-9]'\'' "$T/live.prom" || test_why "$(grep -i '\''scraped\|go_heap'\'' "$T/live.prom" | head -5)"'
 n=$(sed -n 's/^tidemark_scraped{.*series="app_requests_total".*} \([0-9]*\)$/\1/p' "$T/live.prom")
-if [ -n "$n" ] && grep -q "^served $n " "$T/live.out"; then ok "its value is one the program served ($n)"; else
-	fail "its value is one the program served ($n)"; fi
+test_expect "its value is one the program served ($n)" '[ -n "$n" ] && grep -q "^served $n " "$T/live.out" || test_why "$(tail -3 "$T/live.out")"'
 if command -v promtool >/dev/null; then
 	check "promtool check metrics passes on it" sh -c "promtool check metrics <'$T/live.prom'"
 fi
@@ -258,20 +236,12 @@ if start_server "$S"; then
 	sleep 2
 	curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/server.prom"
 	wait $rpid
-	if grep -q '^tidemark_scraped{machine="pi",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$' "$T/server.prom"; then
-		ok "the server's /metrics has the pushed scraped series"
-	else
-		fail "the server's /metrics has the pushed scraped series" "$(grep -c . "$T/server.prom") lines; $(grep scraped "$T/server.prom" | head -3)"
-	fi
+	test_expect "the server's /metrics has the pushed scraped series" 'grep -q '\''^tidemark_scraped{machine="pi",series="app_held_bytes{kind=\\"slabs\\",zone=\\"a\\"}",kind="gauge"} 8388608$'\'' "$T/server.prom" || test_why "$(grep -c . "$T/server.prom") lines; $(grep scraped "$T/server.prom" | head -3)"'
 	sleep 0.5
 	q="SELECT s.name, s.kind, v.seq, v.t_wall_usec, v.value FROM scrape_values v JOIN scrape_series s ON s.id = v.series_id ORDER BY v.seq, s.name"
 	sql "$T/pushed.db" "$q" >"$T/local.rows"
 	sql "$S" "$q" >"$T/server.rows"
-	if [ -s "$T/local.rows" ] && cmp -s "$T/local.rows" "$T/server.rows"; then
-		ok "the server stored every scraped value once, as recorded ($(wc -l <"$T/local.rows") values)"
-	else
-		fail "the server stored every scraped value once, as recorded" "$(wc -l <"$T/local.rows") local, $(wc -l <"$T/server.rows") on the server; $(diff "$T/local.rows" "$T/server.rows" | head -4)"
-	fi
+	test_expect "the server stored every scraped value once, as recorded ($(wc -l <"$T/local.rows") values)" '[ -s "$T/local.rows" ] && cmp -s "$T/local.rows" "$T/server.rows" || test_why "$(wc -l <"$T/local.rows") local, $(wc -l <"$T/server.rows") on the server; $(diff "$T/local.rows" "$T/server.rows" | head -4)"'
 	stop_server
 	SRV_PID=
 else
@@ -295,8 +265,7 @@ for key in ("scraped_1_peak_bytes", "scraped_1_last_bytes"):
 assert "scraped_3_peak" not in small["figures"] or small["figures"]["scraped_3_peak"]["n"] == 0, small["figures"].get("scraped_3_peak")
 assert any(n["kind"] == "scraped" and "app_held_bytes" in n["text"] for n in d["notes"]), d["notes"]
 EOP
-if grep -q '^scraped 1 peak MiB  *8 \[8–8\]  *24 \[24–24\] ×3.00' "$T/bench.txt"; then ok "bench's text table has the scraped row"; else
-	fail "bench's text table has the scraped row" "$(grep -i scraped "$T/bench.txt")"; fi
+test_expect "bench's text table has the scraped row" 'grep -q '\''^scraped 1 peak MiB  *8 \[8–8\]  *24 \[24–24\] ×3.00'\'' "$T/bench.txt" || test_why "$(grep -i scraped "$T/bench.txt")"'
 
 # ---- the panel draws them (report --html, headless chromium) ----
 BROWSER_DIR=$TM_ROOT/tests/browser

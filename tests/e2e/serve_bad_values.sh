@@ -35,11 +35,7 @@ push()
 valid_page()
 {
 	curl -s "$URL/metrics" >"$T/metrics.txt"
-	if python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/metrics.txt" 2>"$T/utf8.err"; then
-		ok "$1: /metrics is valid UTF-8"
-	else
-		fail "$1: /metrics is valid UTF-8" "$(cat "$T/utf8.err")"
-	fi
+	test_expect "$1: /metrics is valid UTF-8" 'python3 -c '\''import sys; open(sys.argv[1], "rb").read().decode("utf-8")'\'' "$T/metrics.txt" 2>"$T/utf8.err" || test_why "$(cat "$T/utf8.err")"'
 	if command -v promtool >/dev/null 2>&1; then
 		check "$1: promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
 	else

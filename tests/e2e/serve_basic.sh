@@ -5,7 +5,7 @@
 trap 'stop_server; rm -rf "$T"' EXIT
 
 out=$("$TM" serve --help)
-case $out in *examples:*) ok "serve --help shows examples" ;; *) fail "serve --help shows examples" ;; esac
+test_expect "serve --help shows examples" 'case $out in *examples:*) ;; *) test_why "$out" ;; esac'
 check_fails "serve refuses a bad option" "unrecognized|unexpected" "$TM" serve --bogus
 check_fails "serve refuses a bad address" "listen address" "$TM" serve --listen nowhere
 check_fails "token add refuses a hostile name" "invalid name" "$TM" serve token add '<script>' --db "$T/s.db"
@@ -14,20 +14,19 @@ S=$T/s.db
 "$TM" serve token add pi --db "$S" >"$T/pi.tok" && "$TM" serve token add vps --db "$S" >"$T/vps.tok" &&
 	"$TM" serve token add --read viewer --db "$S" >"$T/read.tok"
 chmod 600 "$T"/*.tok
-if grep -qE '^tm_[0-9a-f]{64}$' "$T/pi.tok"; then ok "token add prints a token"; else fail "token add prints a token" "$(cat "$T/pi.tok")"; fi
+test_expect "token add prints a token" 'grep -qE '\''^tm_[0-9a-f]{64}$'\'' "$T/pi.tok" || test_why "$(cat "$T/pi.tok")"'
 tok=$(cat "$T/pi.tok")
 test_expect "tokens are stored hashed" '
 	[ "$(q "$S" "select count(*) from tokens where hash = '\''$tok'\''")" = 0 ] &&
 	[ "$(q "$S" "select count(*) from tokens where length(hash) = 64")" = 3 ]'
 test_expect "token list" '"$TM" serve token list --db "$S" | grep -q "write pi"'
 
-if ! start_server "$S" --max-body 256K; then
-	fail "server starts" "$(cat "$T/srv.err")"
-	exit 1
-fi
-ok "server starts on $URL"
+start_server "$S" --max-body 256K
+started=$?
+test_expect "server starts on ${URL:-no URL}" '[ $started = 0 ] || test_why "$(cat "$T/srv.err")"'
+[ $started = 0 ] || exit 1
 check_fails "a second server on the same port says why" "cannot listen" "$TM" serve --db "$T/other.db" --listen "127.0.0.1:$PORT"
-case $URL in http://127.0.0.1:*) ok "listens on loopback" ;; *) fail "listens on loopback" "$URL" ;; esac
+test_expect "listens on loopback" 'case $URL in http://127.0.0.1:*) ;; *) test_why "$URL" ;; esac'
 
 # two collectors push
 "$FEED" "$T/pi.db" pi 1200 0 "$URL" "$T/pi.tok" >"$T/pi.uuid" 2>"$T/feed.err" &&
@@ -106,7 +105,7 @@ sleep 0.5
 t=$(curl -s -o /dev/null -w '%{time_total}' "$URL/healthz")
 kill $SLOW 2>/dev/null
 wait $SLOW 2>/dev/null
-awk -v t="$t" 'BEGIN { exit !(t < 1) }' && ok "a slow client does not block others (${t}s)" || fail "a slow client does not block others" "${t}s"
+test_expect "a slow client does not block others (${t}s)" 'awk -v t="$t" '\''BEGIN { exit !(t < 1) }'\'' || test_why "${t}s"'
 expect_status "bad series arguments are refused" 400 GET "/api/v1/runs/$pi_run/series?points=-1" -H "$R"
 expect_status "a missing run is 404" 404 GET /api/v1/runs/424242 -H "$R"
 test_expect "refused requests changed nothing" '
@@ -126,11 +125,7 @@ test_expect "panel sent with a strict CSP" '
 t0=$(date +%s)
 "$TM" record -q --db "$T/ro.db" -i 100ms --push "$URL" --token-file "$T/read.tok" -- touch "$T/ro.ran" >"$T/ro.out" 2>&1
 rc=$? t1=$(date +%s)
-if [ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 5 ] && grep -q "refused the token (HTTP 401" "$T/ro.out" && [ ! -e "$T/ro.ran" ]; then
-	ok "record with a read token fails at once, saying why"
-else
-	fail "record with a read token fails at once, saying why" "rc=$rc $((t1 - t0))s $(cat "$T/ro.out")"
-fi
+test_expect "record with a read token fails at once, saying why" '[ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 5 ] && grep -q "refused the token (HTTP 401" "$T/ro.out" && [ ! -e "$T/ro.ran" ] || test_why "rc=$rc $((t1 - t0))s $(cat "$T/ro.out")"'
 test_expect "... and its local run is ended as failed" '
 	[ "$(q "$T/ro.db" "select outcome from runs")" = failed ] || test_why "$(q "$T/ro.db" "select outcome, reason from runs")"'
 # record --machine NAME names the run; a bad name is refused
@@ -203,5 +198,5 @@ awk 'BEGIN { printf "{\"v\":1,\"run\":{\"uuid\":\"rate-1\",\"interval_usec\":100
 expect_status "a full batch within the burst" 200 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 expect_status "more than the rate allows is refused" 429 POST /api/v1/push -H "$W" --data-binary @"$T/rate.json"
 stop_server
-if grep -q "ERROR: .*Sanitizer" "$T/srv.err"; then fail "server ran clean" "$(head -20 "$T/srv.err")"; else ok "server ran clean"; fi
+test_expect "server ran clean" '! grep -q "ERROR: .*Sanitizer" "$T/srv.err" || test_why "$(head -20 "$T/srv.err")"'
 finish

@@ -43,18 +43,22 @@ A=$!
 "$TM" record -q --db "$T/b.db" -i 100ms --progress 'height=([0-9]+)' --push "$URL" --token-file "$T/b.tok" \
 	--heap -- sh "$T/work.sh" 30 150000 >"$T/b.out" 2>&1 &
 B=$!
-wait $A && wait $B && ok "two collectors recorded and pushed" || fail "two collectors recorded and pushed" "$(tail -3 "$T/a.out" "$T/b.out")"
+wait $A
+a_rc=$?
+wait $B
+b_rc=$?
+test_expect "two collectors recorded and pushed" '[ $a_rc = 0 ] && [ $b_rc = 0 ] || test_why "exit $a_rc, $b_rc: $(tail -3 "$T/a.out" "$T/b.out")"'
 for m in a b; do
 	l=$(sqlite3 "$T/$m.db" "select count(*) from samples")
 	n=$(sqlite3 "$S" "select count(*) from samples where run_id = (select id from runs where uuid = '$(sqlite3 "$T/$m.db" "select uuid from runs")')")
-	[ "$l" = "$n" ] && [ "$n" -gt 5 ] && ok "collector $m: all $n samples on the server" || fail "collector $m: all samples on the server" "local $l, server $n"
+	test_expect "collector $m: all $n samples on the server" '[ "$l" = "$n" ] && [ "$n" -gt 5 ] || test_why "local $l, server $n"'
 done
 
 mkdir -p "$ART"
 node "$BROWSER_DIR/panel.mjs" "$URL/#token=$(cat "$T/read.tok")" "$ART" pi-home vps-1 >"$T/panel.tap" 2>&1
 cat "$T/panel.tap"
 grep -qE '^(not )?ok' "$T/panel.tap" || fail "panel test ran" "$(tail -5 "$T/panel.tap")"
-[ -s "$ART/panel.png" ] && ok "screenshot kept: build/test-artifacts/serve/panel.png" || fail "screenshot kept"
+test_expect "screenshot kept: build/test-artifacts/serve/panel.png" '[ -s "$ART/panel.png" ]'
 
 # the panel's modules are served as JavaScript (a browser refuses a module
 # of any other type), without a read token like the rest of the panel
@@ -67,7 +71,7 @@ for m in $(cd "$TM_ROOT/web" && ls js/*.js) js/allocators.js; do # and the gener
 	esac
 	mods=$((mods + 1))
 done
-[ "$mods" -ge 5 ] && ok "the panel's $mods modules are served as text/javascript" || fail "panel modules served" "$mods modules"
+test_expect "the panel's $mods modules are served as text/javascript" '[ "$mods" -ge 5 ] || test_why "$mods modules"'
 
 # a live recording: its page follows it without a reload and stops when left
 # (live.mjs needs the run live for about 25 s)

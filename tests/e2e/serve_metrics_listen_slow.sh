@@ -21,7 +21,7 @@ while [ -z "$PORT" ] && [ $n -lt 100 ]; do
 done
 [ -n "$PORT" ] || { fail "record --metrics-listen listens" "$(cat "$T/rec.out")"; finish; exit 1; }
 code=$(curl -s -o /dev/null -m 5 -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
-[ "$code" = 200 ] && ok "record --metrics-listen answers /metrics on port $PORT" || fail "record --metrics-listen answers /metrics" "HTTP $code"
+test_expect "record --metrics-listen answers /metrics on port $PORT" '[ "$code" = 200 ] || test_why "HTTP $code"'
 
 python3 "$TM_ROOT/tests/e2e/serve.d/trickle.py" "$PORT" 40 4 16 0.5 >"$T/slow.out" 2>&1 &
 SLOW=$!
@@ -40,15 +40,12 @@ while [ $i -lt 30 ]; do
 	sleep 0.3
 	i=$((i + 1))
 done
-[ $failed = 0 ] && awk -v w="$worst" 'BEGIN { exit !(w < 2) }' &&
-	ok "/metrics answers beside $conns trickling connections (30 of 30, slowest ${worst}s)" ||
-	fail "/metrics answers beside trickling connections" "$failed of 30 failed, slowest ${worst}s, $conns connections"
+test_expect "/metrics answers beside $conns trickling connections (30 of 30, slowest ${worst}s)" '[ $failed = 0 ] && awk -v w="$worst" '\''BEGIN { exit !(w < 2) }'\'' || test_why "$failed of 30 failed, slowest ${worst}s, $conns connections"'
 wait $SLOW
 SLOW=
 closed=$(sed -n 's/.*closed_by_server \([0-9]*\).*/\1/p' "$T/slow.out")
-[ "${closed:-0}" -ge 40 ] && ok "slow requests were cut off at the deadline ($(cat "$T/slow.out"))" ||
-	fail "slow requests were cut off at the deadline" "$(cat "$T/slow.out")"
-kill -0 "$REC" 2>/dev/null && ok "the recorder still runs" || fail "the recorder still runs" "$(cat "$T/rec.out")"
+test_expect "slow requests were cut off at the deadline ($(cat "$T/slow.out"))" '[ "${closed:-0}" -ge 40 ] || test_why "$(cat "$T/slow.out")"'
+test_expect "the recorder still runs" 'kill -0 "$REC" 2>/dev/null || test_why "$(cat "$T/rec.out")"'
 kill -INT "$REC"
 wait "$REC"
 REC=

@@ -23,7 +23,7 @@ while [ "$(sqlite3 "$S" "select count(*) from samples" 2>/dev/null || echo 0)" -
 	sleep 0.1
 	n=$((n + 1))
 done
-[ $n -lt 100 ] && ok "collector pushes" || fail "collector pushes" "$(cat "$T/feed.err")"
+test_expect "collector pushes" '[ $n -lt 100 ] || test_why "$(cat "$T/feed.err")"'
 
 curl -s -H "Authorization: Bearer $(cat "$T/read.tok")" "$URL/metrics" >"$T/metrics.txt"
 check "promtool check metrics passes" sh -c "promtool check metrics <'$T/metrics.txt'"
@@ -59,12 +59,11 @@ while [ $n -lt 60 ]; do
 	if grep -q '"machine":"pi"' "$T/q.json"; then found=1; break; fi
 	n=$((n + 1))
 done
-[ -n "$found" ] && ok "prometheus scraped tidemark_memory_anon_bytes{machine=\"pi\"}" ||
-	fail "prometheus scraped our series" "$(cat "$T/q.json"; tail -5 "$T/prom.log")"
+test_expect "prometheus scraped tidemark_memory_anon_bytes{machine=\"pi\"}" '[ -n "$found" ] || test_why "$(cat "$T/q.json"; tail -5 "$T/prom.log")"'
 curl -s "http://127.0.0.1:$pport/api/v1/query?query=up%7Bjob%3D%22tidemark%22%7D" >"$T/up.json"
-grep -q '"value":\[[0-9.]*,"1"\]' "$T/up.json" && ok "scrape target is up" || fail "scrape target is up" "$(cat "$T/up.json")"
+test_expect "scrape target is up" 'grep -q '\''"value":\[[0-9.]*,"1"\]'\'' "$T/up.json" || test_why "$(cat "$T/up.json")"'
 curl -s "http://127.0.0.1:$pport/api/v1/query?query=tidemark_memory_events_total%7Bevent%3D%22oom_kill%22%7D" >"$T/ev.json"
-grep -q '"event":"oom_kill"' "$T/ev.json" && ok "prometheus has the oom_kill counter" || fail "prometheus has the oom_kill counter" "$(cat "$T/ev.json")"
+test_expect "prometheus has the oom_kill counter" 'grep -q '\''"event":"oom_kill"'\'' "$T/ev.json" || test_why "$(cat "$T/ev.json")"'
 
 # `record --metrics-listen`: the collector's own exporter
 mport=$((pport + 1))
@@ -83,10 +82,8 @@ if [ -n "$got" ]; then
 	ok "record --metrics-listen serves /metrics"
 	check "record's /metrics passes promtool" sh -c "promtool check metrics <'$T/rec.txt'"
 	# the same identity as the server's: the machine name and the run's uuid
-	grep -q '^tidemark_run_info{machine="pi",run="'"$(sqlite3 "$T/rec.db" "select uuid from runs")"'"' "$T/rec.txt" &&
-		ok "record's /metrics names the run by its uuid and --machine" || fail "record's /metrics names the run by its uuid" "$(grep run_info "$T/rec.txt")"
-	grep -qE '^tidemark_[a-z_]+\{machine="pi"' "$T/rec.txt" && ! grep -q 'run="1"' "$T/rec.txt" &&
-		ok "record's series carry the machine, not a local run id" || fail "record's series carry the machine" "$(head -20 "$T/rec.txt")"
+	test_expect "record's /metrics names the run by its uuid and --machine" 'grep -q '\''^tidemark_run_info{machine="pi",run="'\''"$(sqlite3 "$T/rec.db" "select uuid from runs")"'\''"'\'' "$T/rec.txt" || test_why "$(grep run_info "$T/rec.txt")"'
+	test_expect "record's series carry the machine, not a local run id" 'grep -qE '\''^tidemark_[a-z_]+\{machine="pi"'\'' "$T/rec.txt" && ! grep -q '\''run="1"'\'' "$T/rec.txt" || test_why "$(head -20 "$T/rec.txt")"'
 elif grep -q "unrecognized option\|metrics-listen" "$T/rec.out"; then
 	skip "record --metrics-listen serves /metrics" "this build's record has no --metrics-listen: $(head -1 "$T/rec.out")"
 else

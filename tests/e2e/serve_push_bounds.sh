@@ -39,19 +39,14 @@ wait "$POST"
 POST=
 hwm1=$(hwm)
 read -r code secs <"$T/big.res"
-[ "$code" = 400 ] && awk -v s="$secs" 'BEGIN { exit !(s < 3) }' &&
-	ok "8 MiB of empty objects refused in ${secs}s ($(cat "$T/big.body"))" ||
-	fail "8 MiB of empty objects refused quickly" "HTTP $code in ${secs}s: $(head -c 200 "$T/big.body")"
+test_expect "8 MiB of empty objects refused in ${secs}s ($(cat "$T/big.body"))" '[ "$code" = 400 ] && awk -v s="$secs" '\''BEGIN { exit !(s < 3) }'\'' || test_why "HTTP $code in ${secs}s: $(head -c 200 "$T/big.body")"'
 grown=$(((hwm1 - hwm0) / 1024))
-[ "$grown" -lt "$GROWTH_MIB" ] && ok "the server's peak RSS grew by $grown MiB (under $GROWTH_MIB; $hwm0 -> $hwm1 KiB)" ||
-	fail "the server's peak RSS stays bounded" "grew by $grown MiB ($hwm0 -> $hwm1 KiB), limit $GROWTH_MIB"
-awk -v w="$worst" 'BEGIN { exit !(w < 2) }' && ok "/healthz answered meanwhile ($n requests, slowest ${worst}s)" ||
-	fail "/healthz answered meanwhile" "slowest ${worst}s of $n requests"
+test_expect "the server's peak RSS grew by $grown MiB (under $GROWTH_MIB; $hwm0 -> $hwm1 KiB)" '[ "$grown" -lt "$GROWTH_MIB" ] || test_why "grew by $grown MiB ($hwm0 -> $hwm1 KiB), limit $GROWTH_MIB"'
+test_expect "/healthz answered meanwhile ($n requests, slowest ${worst}s)" 'awk -v w="$worst" '\''BEGIN { exit !(w < 2) }'\'' || test_why "slowest ${worst}s of $n requests"'
 
 size=$(wc -c <"$T/valid.json")
 code=$(curl -s -o "$T/valid.body" -w '%{http_code}' -H "$W" -H 'Content-Type: application/json' \
 	--data-binary @"$T/valid.json" "$URL/api/v1/push")
 n=$(q "$S" "select (select count(*) from samples) || '/' || (select count(*) from events) || '/' || (select count(*) from marks)")
-[ "$code" = 200 ] && [ "$n" = 2000/5000/5000 ] && ok "a valid batch of $((size / 1024)) KiB is taken ($n)" ||
-	fail "a valid batch of $((size / 1024)) KiB is taken" "HTTP $code, $n stored: $(head -c 200 "$T/valid.body")"
+test_expect "a valid batch of $((size / 1024)) KiB is taken ($n)" '[ "$code" = 200 ] && [ "$n" = 2000/5000/5000 ] || test_why "HTTP $code, $n stored: $(head -c 200 "$T/valid.body")"'
 finish

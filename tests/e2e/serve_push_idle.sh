@@ -21,12 +21,9 @@ fi
 	-- sleep 6 2>"$T/rec.err"
 n=$(q "$S" "select count(*) from samples")
 local_n=$(q "$T/r.db" "select count(*) from samples")
-[ "$n" = "$local_n" ] && [ "$n" -ge 5 ] && ok "every sample arrives ($n)" ||
-	fail "every sample arrives" "server $n, local $local_n; $(cat "$T/rec.err")"
-[ "$(q "$S" "select outcome is not null from runs")" = 1 ] && ok "the run's end arrives" ||
-	fail "the run's end arrives" "$(q "$S" "select * from runs")"
+test_expect "every sample arrives ($n)" '[ "$n" = "$local_n" ] && [ "$n" -ge 5 ] || test_why "server $n, local $local_n; $(cat "$T/rec.err")"'
+test_expect "the run's end arrives" '[ "$(q "$S" "select outcome is not null from runs")" = 1 ] || test_why "$(q "$S" "select * from runs")"'
 b=$(q "$S" "select batches from machines where name = 'pi'")
-[ -n "$b" ] && [ "$b" -le 6 ] && ok "no empty batches while nothing is new ($b batches in 6 s)" ||
-	fail "no empty batches while nothing is new" "$b batches in 6 s (at most 6 expected)"
+test_expect "no empty batches while nothing is new ($b batches in 6 s)" '[ -n "$b" ] && [ "$b" -le 6 ] || test_why "$b batches in 6 s (at most 6 expected)"'
 stop_server
 finish

@@ -47,27 +47,24 @@ rec() { db=$1; shift; "$TM" record -q --db "$T/$db" -i 100ms --progress 'done=([
 # exactly_once DB WHAT: the run of $T/DB is on the server whole, each row once
 exactly_once()
 {
-	uuid=$(q "$T/$1" "select uuid from runs")
+	log=$T/$1.out uuid=$(q "$T/$1" "select uuid from runs")
 	run=$(q "$S" "select id from runs where uuid = '$uuid'")
 	a=$(q "$T/$1" "select count(*) || '/' || min(seq) || '/' || max(seq) from samples")
 	b=$(q "$S" "select count(distinct seq) || '/' || min(seq) || '/' || max(seq) from samples where run_id = '${run:-0}'")
 	c=$(q "$S" "select count(*) from samples where run_id = '${run:-0}'")
-	[ -n "$run" ] && [ "$a" = "$b" ] && [ "$c" = "${a%%/*}" ] && ok "$2: every sample arrived exactly once ($a)" ||
-		fail "$2: every sample arrived exactly once" "local $a, server $b in $c rows; $(cat "$T/$1.out")"
+	test_expect "$2: every sample arrived exactly once ($a)" '[ -n "$run" ] && [ "$a" = "$b" ] && [ "$c" = "${a%%/*}" ] || test_why "local $a, server $b in $c rows; $(cat "$log")"'
 	for kind in events marks progress; do
 		a=$(q "$T/$1" "select count(*) from $kind") b=$(q "$S" "select count(*) from $kind where run_id = '${run:-0}'")
-		[ -n "$run" ] && [ "$a" = "$b" ] && ok "$2: $kind exactly once ($a)" || fail "$2: $kind exactly once" "local $a, server $b"
+		test_expect "$2: $kind exactly once ($a)" '[ -n "$run" ] && [ "$a" = "$b" ] || test_why "local $a, server $b"'
 	done
-	[ "$(q "$S" "select ended_wall_usec > 0 from runs where id = '${run:-0}'")" = 1 ] && ok "$2: the run's end arrived" ||
-		fail "$2: the run's end arrived" "$(cat "$T/$1.out")"
+	test_expect "$2: the run's end arrived" '[ "$(q "$S" "select ended_wall_usec > 0 from runs where id = '\''${run:-0}'\''")" = 1 ] || test_why "$(cat "$log")"'
 }
 
 # compare NAME DB BASE: DB's samples against BASE, the run beside it that did not push
 compare()
 {
 	n=$(q "$T/$2" "select count(*) from samples") want=$(q "$T/$3" "select count(*) from samples")
-	[ "$n" -ge $((want - TOLERANCE)) ] && ok "$1: $n local samples against $want without pushing (tolerance $TOLERANCE)" ||
-		fail "$1: the local series lost samples to the network" "$n local samples against $want without pushing (tolerance $TOLERANCE)"
+	test_expect "$1: $n local samples against $want without pushing (tolerance $TOLERANCE)" '[ "$n" -ge $((want - TOLERANCE)) ] || test_why "$n local samples against $want without pushing (tolerance $TOLERANCE)"'
 }
 
 # ---- a black hole for 5 s, then the server comes back on its port ----
@@ -84,7 +81,9 @@ PORT=$PEER_AT
 start_server "$S" || { fail "the server comes back on port $PORT" "$(cat "$T/srv.err")"; finish; exit 1; }
 wait "$BASE"
 BASE=
-wait "$REC" && ok "record --push beside a black hole finished" || fail "record --push beside a black hole finished" "$(cat "$T/hole.db.out")"
+wait "$REC"
+rec_rc=$?
+test_expect "record --push beside a black hole finished" '[ $rec_rc = 0 ] || test_why "exit $rec_rc: $(cat "$T/hole.db.out")"'
 compare "black hole" hole.db base.db
 exactly_once hole.db "black hole, then the server"
 
@@ -92,8 +91,7 @@ exactly_once hole.db "black hole, then the server"
 peer slow "$PORT" 1
 rec base2.db &
 BASE=$!
-rec slow.db --push "http://127.0.0.1:$PEER_AT" --token-file "$T/box.tok" &&
-	ok "record --push beside a slow server finished" || fail "record --push beside a slow server finished" "$(cat "$T/slow.db.out")"
+test_expect "record --push beside a slow server finished" 'rec slow.db --push "http://127.0.0.1:$PEER_AT" --token-file "$T/box.tok" || test_why "$(cat "$T/slow.db.out")"'
 wait "$BASE"
 BASE=
 compare "slow server" slow.db base2.db

@@ -36,9 +36,7 @@ for k in events marks; do
 	a=$(http POST /api/v1/push -H "$W" --data-binary @"$T/$k.1.json")
 	b=$(http POST /api/v1/push -H "$W" --data-binary @"$T/$k.2.json")
 	n=$(q "$S" "select count(*) from $k")
-	[ "$a" = 200 ] && [ "$b" = 429 ] && [ "$n" = 5000 ] &&
-		ok "--max-rate counts $k: a batch of 5000 within the burst, the next refused ($a, $b; $n stored)" ||
-		fail "--max-rate counts $k" "HTTP $a then $b (want 200 then 429), $n stored"
+	test_expect "--max-rate counts $k: a batch of 5000 within the burst, the next refused ($a, $b; $n stored)" '[ "$a" = 200 ] && [ "$b" = 429 ] && [ "$n" = 5000 ] || test_why "HTTP $a then $b (want 200 then 429), $n stored"'
 done
 
 # ---- past 256 machines ----
@@ -78,10 +76,7 @@ print("m256 burst:", push(256, 1900, 0), "again:", push(256, 1900, 1900))
 print("m257 comes:", push(257, 1, 0))
 print("m256 after m257:", push(256, 1900, 3800))
 PY
-if grep -q "first 256: \[200\]" "$T/table.out" && grep -q "m256 burst: 200 again: 429" "$T/table.out" &&
-	grep -Eq "m257 comes: (200|429)" "$T/table.out" && grep -q "m256 after m257: 429" "$T/table.out"; then
-	ok "past 256 machines no machine gets a fresh allowance ($(tr '\n' ';' <"$T/table.out"))"
-else
-	fail "past 256 machines no machine gets a fresh allowance" "$(tr '\n' ';' <"$T/table.out") (want 200s, 200 then 429, any, 429)"
-fi
+test_expect "past 256 machines no machine gets a fresh allowance ($(tr '\n' ';' <"$T/table.out"))" '
+	grep -q "first 256: \[200\]" "$T/table.out" && grep -q "m256 burst: 200 again: 429" "$T/table.out" &&
+	grep -Eq "m257 comes: (200|429)" "$T/table.out" && grep -q "m256 after m257: 429" "$T/table.out" || test_why "$(tr '\''\n'\'' '\'';'\'' <"$T/table.out") (want 200s, 200 then 429, any, 429)"'
 finish

@@ -71,7 +71,9 @@ for pause in 1.5 2; do
 	sleep 1
 	start_server "$S" || { fail "server restarts on port $PORT" "$(tail -3 "$T/srv.err")"; exit 1; }
 done
-wait "$REC_PID" && ok "record --push finished" || fail "record --push finished" "$(tail -3 "$T/rec.out")"
+wait "$REC_PID"
+rec_rc=$?
+test_expect "record --push finished" '[ $rec_rc = 0 ] || test_why "exit $rec_rc: $(tail -3 "$T/rec.out")"'
 uuid=$(sqlite3 "$T/rec.db" "select uuid from runs")
 run=$(q "$S" "select id from runs where uuid = '$uuid'")
 for kind in samples events progress marks; do

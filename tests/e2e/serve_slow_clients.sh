@@ -29,16 +29,13 @@ while [ $i -lt 8 ]; do
 	sleep 1
 	i=$((i + 1))
 done
-[ $failed = 0 ] && awk -v w="$worst" 'BEGIN { exit !(w < 2) }' &&
-	ok "healthz answers under 270 trickling connections (8 of 8, slowest ${worst}s)" ||
-	fail "healthz answers under 270 trickling connections" "$failed of 8 failed, slowest ${worst}s"
-"$FEED" "$T/pi.db" pi 50 0 "$URL" "$T/pi.tok" >"$T/pi.uuid" 2>"$T/feed.err" &&
-	[ "$(q "$S" "select count(*) from samples")" = 50 ] &&
-	ok "a collector's push goes through meanwhile" || fail "a collector's push goes through meanwhile" "$(tail -3 "$T/feed.err")"
+test_expect "healthz answers under 270 trickling connections (8 of 8, slowest ${worst}s)" '[ $failed = 0 ] && awk -v w="$worst" '\''BEGIN { exit !(w < 2) }'\'' || test_why "$failed of 8 failed, slowest ${worst}s"'
+test_expect "a collector's push goes through meanwhile" '
+	"$FEED" "$T/pi.db" pi 50 0 "$URL" "$T/pi.tok" >"$T/pi.uuid" 2>"$T/feed.err" &&
+	[ "$(q "$S" "select count(*) from samples")" = 50 ] || test_why "$(tail -3 "$T/feed.err")"'
 wait $SLOW
 SLOW=
 closed=$(sed -n 's/.*closed_by_server \([0-9]*\).*/\1/p' "$T/slow.out")
-[ "${closed:-0}" -ge 270 ] && ok "slow requests were cut off, by their deadline or to make room ($(cat "$T/slow.out"))" ||
-	fail "slow requests were cut off" "$(cat "$T/slow.out")"
-kill -0 "$SRV_PID" 2>/dev/null && ok "the server is still running" || fail "the server is still running"
+test_expect "slow requests were cut off, by their deadline or to make room ($(cat "$T/slow.out"))" '[ "${closed:-0}" -ge 270 ] || test_why "$(cat "$T/slow.out")"'
+test_expect "the server is still running" 'kill -0 "$SRV_PID" 2>/dev/null'
 finish

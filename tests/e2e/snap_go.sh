@@ -29,12 +29,9 @@ rc=$?
 file=$(head -1 "$T/s.out")
 sum=$(sed -n 2p "$T/s.out")
 check_eq snap_go_exit "$rc" 0
-if echo "$sum" | grep -qE "^top in-use site: main\.growCache < main\.main < runtime\.main, [0-9]+\.[0-9] MiB in use \([0-9.]+% of the sampled\), [0-9]+ objects$" &&
-	"$TM" heap top "$file" -n 1 | grep -q 'main.growCache'; then
-	ok "snap_go_names_the_site ($sum)"
-else
-	fail snap_go_names_the_site "summary '$sum' file '$file': $(cat "$T/s.err")"
-fi
+test_expect "snap_go_names_the_site ($sum)" '
+	echo "$sum" | grep -qE "^top in-use site: main\.growCache < main\.main < runtime\.main, [0-9]+\.[0-9] MiB in use \([0-9.]+% of the sampled\), [0-9]+ objects$" &&
+	"$TM" heap top "$file" -n 1 | grep -q '\''main.growCache'\'' || test_why "summary '\''$sum'\'' file '\''$file'\'': $(cat "$T/s.err")"'
 check_eq snap_go_private "$(stat -c %a "$file")" 600
 
 check_fails snap_go_no_url "no URL of the program's /debug/pprof/heap" "$TM" snap go-heap $GPID -d "$T/snaps"
@@ -50,7 +47,7 @@ wait_for 10 test -s "$T/mute"
 start=$(date +%s%N)
 check_fails snap_go_deadline "[Tt]imeout|timed out" "$TM" snap go-heap $GPID --url "http://127.0.0.1:$(cat "$T/mute")/debug/pprof/heap" -d "$T/snaps" --timeout 500ms
 ms=$((($(date +%s%N) - start) / 1000000))
-[ $ms -lt 5000 ] && ok "snap_go_deadline_bounded (${ms} ms)" || fail snap_go_deadline_bounded "took ${ms} ms"
+test_expect "snap_go_deadline_bounded (${ms} ms)" '[ $ms -lt 5000 ] || test_why "took ${ms} ms"'
 kill $MPID
 check_eq snap_go_refusals_leave_nothing "$(ls "$T/snaps" | wc -l)" 1
 exec 3>&-

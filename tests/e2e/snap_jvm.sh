@@ -40,12 +40,9 @@ rc=$?
 file=$(head -1 "$T/h.out")
 sum=$(sed -n 2p "$T/h.out")
 check_eq snap_jvm_histogram_exit "$rc" 0
-if echo "$sum" | grep -qE '^[0-9]+ classes, [0-9.]+ MiB; top: OldFill\$Sidecar 18\.3 MiB \(300000\)' &&
-	grep -qE '^ +1: +300000 +19200000 +OldFill\$Sidecar$' "$file"; then
-	ok "snap_jvm_histogram_names_the_class ($sum)"
-else
-	fail snap_jvm_histogram_names_the_class "summary '$sum', file '$file': $(head -5 "$file" 2>&1); $(cat "$T/h.err")"
-fi
+test_expect "snap_jvm_histogram_names_the_class ($sum)" '
+	echo "$sum" | grep -qE '\''^[0-9]+ classes, [0-9.]+ MiB; top: OldFill\$Sidecar 18\.3 MiB \(300000\)'\'' &&
+	grep -qE '\''^ +1: +300000 +19200000 +OldFill\$Sidecar$'\'' "$file" || test_why "summary '\''$sum'\'', file '\''$file'\'': $(head -5 "$file" 2>&1); $(cat "$T/h.err")"'
 check_eq snap_jvm_histogram_private "$(stat -c %a "$file")" 600
 
 "$TM" snap jvm-heap-dump $JPID -d "$T/snaps" --timeout 60s >"$T/d.out" 2>"$T/d.err"
@@ -53,13 +50,10 @@ rc=$?
 dump=$(head -1 "$T/d.out")
 sum=$(sed -n 2p "$T/d.out")
 check_eq snap_jvm_dump_exit "$rc" 0
-case $dump in *.hprof.gz) ok snap_jvm_dump_gzip ;; *) fail snap_jvm_dump_gzip "path '$dump'" ;; esac
-if echo "$sum" | grep -qE '^top holder: java\.util\.ArrayList retains 19\.[0-9] MiB \(300002 objects\)' &&
-	grep -q 'static OldFill.pool' "$dump.holders.txt"; then
-	ok "snap_jvm_dump_holder ($sum)"
-else
-	fail snap_jvm_dump_holder "summary '$sum'; $(head -5 "$dump.holders.txt" 2>&1); $(cat "$T/d.err")"
-fi
+test_expect snap_jvm_dump_gzip 'case $dump in *.hprof.gz) ;; *) test_why "path '\''$dump'\''" ;; esac'
+test_expect "snap_jvm_dump_holder ($sum)" '
+	echo "$sum" | grep -qE '\''^top holder: java\.util\.ArrayList retains 19\.[0-9] MiB \(300002 objects\)'\'' &&
+	grep -q '\''static OldFill.pool'\'' "$dump.holders.txt" || test_why "summary '\''$sum'\''; $(head -5 "$dump.holders.txt" 2>&1); $(cat "$T/d.err")"'
 "$TM" hprof top "$dump" -n 1 >"$T/top.txt" 2>&1
 check snap_jvm_dump_reads grep -qE '300000 +18\.31 .* OldFill\$Sidecar$' "$T/top.txt"
 check snap_jvm_still_runs kill -0 $JPID
@@ -79,7 +73,7 @@ start=$(date +%s%N)
 check_fails snap_deadline "slowjcmd was killed at the deadline" \
 	env TIDEMARK_JCMD="$T/slowjcmd" "$TM" snap jvm-heap-dump $JPID -d "$T/snaps" --timeout 500ms
 ms=$((($(date +%s%N) - start) / 1000000))
-[ $ms -lt 5000 ] && ok "snap_deadline_bounded (${ms} ms)" || fail snap_deadline_bounded "took ${ms} ms"
+test_expect "snap_deadline_bounded (${ms} ms)" '[ $ms -lt 5000 ] || test_why "took ${ms} ms"'
 check_fails snap_bad_kind "no snapshot kind 'jvm-core'" "$TM" snap jvm-core $JPID
 check_fails snap_bad_usage "snap takes KIND PID" "$TM" snap jvm-histogram
 check_fails snap_bad_pid "'x1' is not a process id" "$TM" snap jvm-histogram x1
@@ -94,12 +88,9 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	check snap_jvm_other_user_histogram grep -q "top: OldFill\$Sidecar 18.3 MiB (300000)" "$T/oh.out"
 	"$TM" snap jvm-heap-dump $JPID -d "$T/snaps" >"$T/od.out" 2>&1
 	odump=$(head -1 "$T/od.out")
-	if grep -q "top holder: java.util.ArrayList retains 19" "$T/od.out" &&
-		[ "$(stat -c %U:%a "$odump")" = "root:600" ] && ! ls -d /tmp/tidemark-snap-* 2>/dev/null | grep -q .; then
-		ok snap_jvm_other_user_dump
-	else
-		fail snap_jvm_other_user_dump "$(cat "$T/od.out"); $(ls -l "$odump" /tmp/tidemark-snap-* 2>&1)"
-	fi
+	test_expect snap_jvm_other_user_dump '
+		grep -q "top holder: java.util.ArrayList retains 19" "$T/od.out" &&
+		[ "$(stat -c %U:%a "$odump")" = "root:600" ] && ! ls -d /tmp/tidemark-snap-* 2>/dev/null | grep -q . || test_why "$(cat "$T/od.out"); $(ls -l "$odump" /tmp/tidemark-snap-* 2>&1)"'
 	exec 3>&-
 	wait $JPID
 else

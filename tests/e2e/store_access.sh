@@ -34,15 +34,7 @@ else
 	unshare -m sh -c "mount --bind '$T/ro' '$T/ro' && mount -o remount,bind,ro '$T/ro' &&
 		'$TM' runs --db '$D' >'$T/runs.txt' 2>'$T/runs.err'; echo \$? >'$T/runs.rc';
 		'$TM' record -q --db '$D' -i 50ms -- true >'$T/rec.txt' 2>&1; echo \$? >'$T/rec.rc'"
-	if [ "$(cat "$T/runs.rc")" = 0 ] && grep -q " completed " "$T/runs.txt"; then
-		ok "a store on a read-only mount is read"
-	else
-		fail "a store on a read-only mount is read" "exit $(cat "$T/runs.rc"): $(cat "$T/runs.err")"
-	fi
-	if [ "$(cat "$T/rec.rc")" = 1 ] && grep -q "cannot write store '$D': '$D' is on a read-only file system" "$T/rec.txt"; then
-		ok "a writer on a read-only mount is told the file system is read-only"
-	else
-		fail "a writer on a read-only mount is told the file system is read-only" "exit $(cat "$T/rec.rc"): $(cat "$T/rec.txt")"
-	fi
+	test_expect "a store on a read-only mount is read" '[ "$(cat "$T/runs.rc")" = 0 ] && grep -q " completed " "$T/runs.txt" || test_why "exit $(cat "$T/runs.rc"): $(cat "$T/runs.err")"'
+	test_expect "a writer on a read-only mount is told the file system is read-only" '[ "$(cat "$T/rec.rc")" = 1 ] && grep -q "cannot write store '\''$D'\'': '\''$D'\'' is on a read-only file system" "$T/rec.txt" || test_why "exit $(cat "$T/rec.rc"): $(cat "$T/rec.txt")"'
 fi
 finish

@@ -17,12 +17,7 @@ sql "$D" "update samples set data = x'02ff' where seq in (300, 600)"
 "$TM" report --db "$D" >"$T/rep.txt" 2>"$T/rep.err"
 rc=$?
 want="figures exclude 312 damaged samples: seq 300, 600 cannot be decoded"
-if [ $rc = 0 ] && grep -q "$want" "$T/rep.txt"; then
-	ok "report prints the run's figures and says they exclude the damaged samples"
-else
-	fail "report prints the run's figures and says they exclude the damaged samples" \
-		"exit $rc, want '$want' in: $(cat "$T/rep.txt" "$T/rep.err" | tail -4)"
-fi
+test_expect "report prints the run's figures and says they exclude the damaged samples" '[ $rc = 0 ] && grep -q "$want" "$T/rep.txt" || test_why "exit $rc, want '\''$want'\'' in: $(cat "$T/rep.txt" "$T/rep.err" | tail -4)"'
 test_expect "report warns of each damaged sample by its id" '
 	grep -q "run 1 sample 300 cannot be decoded" "$T/rep.err" &&
 	grep -q "run 1 sample 600 cannot be decoded" "$T/rep.err" ||
@@ -70,11 +65,10 @@ test_expect "runs check --quarantine moves the damaged samples and their deltas 
 test_expect "runs check finds nothing after" '
 	"$TM" runs check --db "$D" >"$T/chk.txt" 2>&1 || test_why "$(cat "$T/chk.txt")"'
 "$TM" report --db "$D" >"$T/rep.txt" 2>"$T/rep.err"
-if [ $? = 0 ] && [ ! -s "$T/rep.err" ] && grep -q "figures exclude 312 samples moved aside as damaged" "$T/rep.txt"; then
-	ok "report after the quarantine: no warning, a note"
-else
-	fail "report after the quarantine: no warning, a note" "$(cat "$T/rep.err" "$T/rep.txt" | tail -3)"
-fi
+rc=$?
+test_expect "report after the quarantine: no warning, a note" '
+	[ $rc = 0 ] && [ ! -s "$T/rep.err" ] && grep -q "figures exclude 312 samples moved aside as damaged" "$T/rep.txt" ||
+	test_why "exit $rc: $(cat "$T/rep.err" "$T/rep.txt" | tail -3)"'
 test_expect "runs check --help" '"$TM" runs check --help | grep -q -- "--quarantine"'
 
 # a damaged page after an unclean close: a recorder killed with SIGKILL

@@ -82,7 +82,7 @@ for d in $(sed -n 's|^src/\([a-z]*\)/.*|\1|p' README.md) \
 	$(sed -n 's/^| `\([a-z]*\)\/` |.*/\1/p' docs/ARCHITECTURE.md); do
 	[ -d "src/$d" ] || docs_bad="$docs_bad src/$d/ is named but not there;"
 done
-[ -z "$docs_bad" ] && ok "style_docs_name_every_folder" || fail "style_docs_name_every_folder" "$docs_bad"
+test_expect "style_docs_name_every_folder" '[ -z "$docs_bad" ] || test_why "$docs_bad"'
 
 # The parts are one list: every folder or room of src/ that holds code, the
 # parts of src/LAYERS (but main), the rows of docs/ARCHITECTURE.md and the
@@ -98,7 +98,7 @@ for pair in "src/LAYERS:$parts_of_layers" "docs/ARCHITECTURE.md:$parts_of_docs" 
 	[ "$list" = "$parts_of_tree" ] ||
 		parts_bad="$parts_bad $name names [$(echo $list)], the tree has [$(echo $parts_of_tree)];"
 done
-[ -z "$parts_bad" ] && ok "style_parts_agree" || fail "style_parts_agree" "$parts_bad"
+test_expect "style_parts_agree" '[ -z "$parts_bad" ] || test_why "$parts_bad"'
 
 # Shell checks are named once (test_expect, check_eq, check): the count of
 # the old `ok NAME ... fail NAME` pairs under tests/ may only go down
@@ -113,8 +113,7 @@ check_fails style_checks_named_once_refuses_one_more "$((max + 1)) shell checks 
 
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
-[ -z "$outside" ] && ok "style_sql_only_in_store" ||
-	fail "style_sql_only_in_store" "SQLite outside src/store/: $outside"
+test_expect "style_sql_only_in_store" '[ -z "$outside" ] || test_why "SQLite outside src/store/: $outside"'
 # One error channel over all of src/ (src/base/error.h, scripts/errchannel.sh):
 # no (why, why_size) or (err, errlen) pair, no raw fprintf(stderr) outside
 # cmd/ and main.c, every folder of src/ in scripts/errchannel.folders; and

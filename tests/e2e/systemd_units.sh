@@ -27,20 +27,14 @@ val() { sed -n "s/^$2=//p" "$1" | tail -1; }
 
 if command -v systemd-analyze >/dev/null; then
 	out=$(cd "$T" && systemd-analyze verify --man=no ./tidemark-serve.service ./tidemark-record@node.service 2>&1)
-	[ -z "$out" ] && ok "systemd-analyze verify passes both units" ||
-		fail "systemd-analyze verify passes both units" "$out"
+	test_expect "systemd-analyze verify passes both units" '[ -z "$out" ] || test_why "$out"'
 	# the scores docs/THREAT-MODEL.md states, as upper bounds
 	for pair in "tidemark-record@node.service 2.4" "tidemark-serve.service 1.4"; do
 		unit=${pair% *} max=${pair#* }
 		score=$(cd "$T" && systemd-analyze security --offline=yes "./$unit" 2>/dev/null |
 			sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 		doc=$(grep -F "\`$unit\`" "$TM_ROOT/docs/THREAT-MODEL.md" | grep -o '[0-9]\.[0-9] OK' | head -1)
-		if [ -n "$score" ] && awk "BEGIN{exit !($score <= $max)}" && [ "$doc" = "$max OK" ]; then
-			ok "$unit: systemd-analyze security scores $score (docs/THREAT-MODEL.md: $doc)"
-		else
-			fail "$unit: systemd-analyze security scores at most $max, as docs/THREAT-MODEL.md says" \
-				"score '$score', the doc says '$doc'"
-		fi
+		test_expect "$unit: systemd-analyze security scores $score (docs/THREAT-MODEL.md: $doc)" '[ -n "$score" ] && awk "BEGIN{exit !($score <= $max)}" && [ "$doc" = "$max OK" ] || test_why "score '\''$score'\'', the doc says '\''$doc'\''"'
 	done
 else
 	skip "systemd-analyze verify and security" "no systemd-analyze"
@@ -48,15 +42,12 @@ fi
 
 caps=$(val "$REC" CapabilityBoundingSet)
 filter=$(grep -c '^SystemCallFilter=' "$REC")
-if [ "$caps" = "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH" ] && [ "$filter" -ge 1 ] &&
-	[ "$(val "$REC" ProtectKernelTunables)" = yes ] && [ "$(val "$REC" ProtectControlGroups)" = yes ]; then
-	ok "the recorder unit keeps two capabilities, filters syscalls, protects tunables and cgroups"
-else
-	fail "the recorder unit is hardened" "caps '$caps', $filter SystemCallFilter lines"
-fi
+test_expect "the recorder unit keeps two capabilities, filters syscalls, protects tunables and cgroups" '
+	[ "$caps" = "CAP_SYS_PTRACE CAP_DAC_READ_SEARCH" ] && [ "$filter" -ge 1 ] &&
+	[ "$(val "$REC" ProtectKernelTunables)" = yes ] && [ "$(val "$REC" ProtectControlGroups)" = yes ] || test_why "caps '\''$caps'\'', $filter SystemCallFilter lines"'
 
 mem=$(val "$SRV" MemoryMax)
-[ -n "$mem" ] && ok "the server unit has MemoryMax=$mem" || fail "the server unit has a MemoryMax="
+test_expect "the server unit has MemoryMax=$mem" '[ -n "$mem" ]'
 
 rs=$(val "$REC" StateDirectory) ss=$(val "$SRV" StateDirectory)
 rdb=$(val "$REC" ExecStart | sed -n 's/.*--db \([^ ]*\).*/\1/p')
@@ -65,44 +56,27 @@ case "$rdb:$sdb" in
 "/var/lib/$rs/"*":/var/lib/$ss/"*) under=yes ;;
 *) under=no ;;
 esac
-if [ -n "$rs" ] && [ -n "$ss" ] && [ "$rs" != "$ss" ] && [ $under = yes ]; then
-	ok "the units have state directories of their own ($rs, $ss), each store in its own"
-else
-	fail "the units have state directories of their own" "recorder '$rs' ($rdb), server '$ss' ($sdb)"
-fi
+test_expect "the units have state directories of their own ($rs, $ss), each store in its own" '[ -n "$rs" ] && [ -n "$ss" ] && [ "$rs" != "$ss" ] && [ $under = yes ] || test_why "recorder '\''$rs'\'' ($rdb), server '\''$ss'\'' ($sdb)"'
 
 # the recipe: the systemd-run lines of the server unit's comment
 recipe=$(sed -n '/^#   systemd-run/,/serve token add/p' "$SRV" | sed 's/^# *//; s/\\$//' | tr '\n' ' ')
 user=$(val "$SRV" User)
-if echo "$recipe" | grep -q -- "-p DynamicUser=yes" && [ -n "$user" ] &&
+test_expect "the token recipe runs as the server's user ($user) on its state directory and store" '
+	echo "$recipe" | grep -q -- "-p DynamicUser=yes" && [ -n "$user" ] &&
 	echo "$recipe" | grep -q -- "-p User=$user " &&
 	echo "$recipe" | grep -q -- "-p StateDirectory=$ss " &&
-	echo "$recipe" | grep -q -- "--db $sdb"; then
-	ok "the token recipe runs as the server's user ($user) on its state directory and store"
-else
-	fail "the token recipe runs as the server's user on its state directory and store" \
-		"recipe: $recipe; unit: User=$user StateDirectory=$ss --db $sdb"
-fi
+	echo "$recipe" | grep -q -- "--db $sdb" || test_why "recipe: $recipe; unit: User=$user StateDirectory=$ss --db $sdb"'
 
 # options without a drop-in: /etc/tidemark/record.conf, then the instance's
 envs=$(grep '^EnvironmentFile=' "$REC" | tr '\n' ' ')
 if [ "$envs" = "EnvironmentFile=-/etc/tidemark/record.conf EnvironmentFile=-/etc/tidemark/record@node.conf " ] ||
 	[ "$envs" = "EnvironmentFile=-/etc/tidemark/record.conf EnvironmentFile=-/etc/tidemark/record@%i.conf " ]; then
-	if val "$REC" ExecStart | grep -q ' \$TIDEMARK_RECORD_OPTS$'; then
-		ok "the recorder unit takes options (--remote-write ...) from /etc/tidemark/record[@X].conf"
-	else
-		fail "the recorder unit's ExecStart ends with \$TIDEMARK_RECORD_OPTS" "$(val "$REC" ExecStart)"
-	fi
+	test_expect "the recorder unit takes options (--remote-write ...) from /etc/tidemark/record[@X].conf" 'val "$REC" ExecStart | grep -q '\'' \$TIDEMARK_RECORD_OPTS$'\'' || test_why "$(val "$REC" ExecStart)"'
 else
 	fail "the recorder unit reads /etc/tidemark/record.conf and record@X.conf" "EnvironmentFile lines: $envs"
 fi
 keep=$(val "$REC" ExecStart | sed -n 's/.*--keep \([^ ]*\).*/\1/p')
-if echo "$keep" | grep -q 'raw=[0-9]'; then
-	ok "the recorder unit keeps raw samples for a bounded time (--keep $keep)"
-else
-	fail "the recorder unit keeps raw samples for a bounded time" "ExecStart: $(val "$REC" ExecStart)"
-fi
+test_expect "the recorder unit keeps raw samples for a bounded time (--keep $keep)" 'echo "$keep" | grep -q '\''raw=[0-9]'\'' || test_why "ExecStart: $(val "$REC" ExecStart)"'
 # and the option parses as the recorder reads it
-"$TM" record --keep "$keep" -o "$T/k.db" -i 50ms -- true >"$T/k.out" 2>&1 &&
-	ok "--keep $keep is accepted by record" || fail "--keep $keep is accepted by record" "$(cat "$T/k.out")"
+test_expect "--keep $keep is accepted by record" '"$TM" record --keep "$keep" -o "$T/k.db" -i 50ms -- true >"$T/k.out" 2>&1 || test_why "$(cat "$T/k.out")"'
 finish

@@ -32,17 +32,8 @@ a = p["anon_peak_bytes"]["value"]  # null when every sample missed the burst
 print(int(p["memory_high_bytes"]["value"] // 1048576), "n/a" if a is None else int(a // 1048576))' "$T/v.json" 2>&1)
 # the workload's burst (48 MiB in 0.5 s) falls between the 200 ms samples:
 # the proposed MemoryHigh must still sit above it (issue 13)
-if [ "${mh%% *}" -ge 48 ] 2>/dev/null; then
-	ok "advise proposes a MemoryHigh above the 48 MiB burst that the samples miss"
-else
-	fail "advise proposes a MemoryHigh above the 48 MiB burst that the samples miss" "MemoryHigh, sampled anon peak (MiB): $mh"
-fi
-if [ $rc -eq 0 ] && [ "$r" = "2 2 0 True" ] && grep -q '^# verified: yes' "$T/d.conf"; then
-	ok "advise --verify on cgroup v2: every run survived unthrottled, the drop-in says verified"
-else
-	fail "advise --verify on cgroup v2: every run survived unthrottled, the drop-in says verified" \
-		"exit $rc, runs survived throttled verified: $r; MemoryHigh, anon peak: $mh; $(tail -3 "$T/v.err"); $(grep -E '^# (verified|MemoryHigh|peak needed|charge peak)' "$T/d.conf")"
-fi
+test_expect "advise proposes a MemoryHigh above the 48 MiB burst that the samples miss" '[ "${mh%% *}" -ge 48 ] 2>/dev/null || test_why "MemoryHigh, sampled anon peak (MiB): $mh"'
+test_expect "advise --verify on cgroup v2: every run survived unthrottled, the drop-in says verified" '[ $rc -eq 0 ] && [ "$r" = "2 2 0 True" ] && grep -q '\''^# verified: yes'\'' "$T/d.conf" || test_why "exit $rc, runs survived throttled verified: $r; MemoryHigh, anon peak: $mh; $(tail -3 "$T/v.err"); $(grep -E '\''^# (verified|MemoryHigh|peak needed|charge peak)'\'' "$T/d.conf")"'
 
 wait $sweep
 rc=$?
@@ -52,9 +43,5 @@ a = json.load(open(sys.argv[1]))["arms"][0]
 lo = a["smallest_passing_bytes"] // 1048576
 held = [p["throttled"] for p in a["curve"] if p["limit_bytes"] < 40 * 1048576]
 print(48 <= lo <= 48 + 16 + 8, all(h == 1 for h in held) and len(held) > 0)' "$T/s.json" 2>&1)
-if [ $rc -eq 0 ] && [ "$r" = "True True" ]; then
-	ok "a MemoryHigh sweep: held in limbo below the anon it needs, free from just above it"
-else
-	fail "a MemoryHigh sweep: held in limbo below the anon it needs, free from just above it" "exit $rc, $r; $(tail -12 "$T/s.err"; cat "$T/s.json" | head -40)"
-fi
+test_expect "a MemoryHigh sweep: held in limbo below the anon it needs, free from just above it" '[ $rc -eq 0 ] && [ "$r" = "True True" ] || test_why "exit $rc, $r; $(tail -12 "$T/s.err"; cat "$T/s.json" | head -40)"'
 finish

@@ -46,8 +46,7 @@ anon=$(fig "$DB" "$run" peak_anon_bytes)
 # (the kernel flushes memory.stat in batches of up to 64 pages a CPU)
 is "$anon" -ge $((47 * 1048576)) "peak anon holds the 48 MiB touched (-1 MiB)"
 is "$anon" -le "$kpeak" "peak anon is under memory.peak"
-[ -d $SVC ] && [ "$(cat $SVC/memory.max)" = 134217728 ] && ok "-p leaves the service's cgroup and its limit alone" ||
-	fail "-p leaves the service's cgroup and its limit alone"
+test_expect "-p leaves the service's cgroup and its limit alone" '[ -d $SVC ] && [ "$(cat $SVC/memory.max)" = 134217728 ]'
 
 # 1b. -p of a process whose cgroup it shares with others (this shell's
 #     init.scope): no cgroup figures, they would be the others' too
@@ -58,7 +57,7 @@ wait $pid
 run=$(last_run "$DB")
 is_null "$(sql "$DB" "select cgroup_path from runs where id=$run")" "-p in a shared cgroup records no cgroup"
 is_null "$(fig "$DB" "$run" peak_current_bytes)" "and no cgroup figures (null, not the others' or 0)"
-grep -q "with process" "$T/err" && ok "and says why" || fail "and says why" "$(cat "$T/err")"
+test_expect "and says why" 'grep -q "with process" "$T/err" || test_why "$(cat "$T/err")"'
 
 # 2. --cgroup PATH: the service now grows past a memory.high set by its
 #    operator; watched for 6 s, then compared with the cgroup's own files
@@ -98,7 +97,7 @@ last_some=$(series "$DB" "$run" cg_psi_mem_some_usec | tail -1)
 is "$last_some" -le "$ks" "the last sampled memory stall is no more than memory.pressure says after"
 is $((last_some - s0)) -ge 1000000 "and the stall grew by over 1 s" "from $s0 to $last_some"
 is "$(fig "$DB" "$run" limit_high_bytes)" = 33554432 "the run shows the operator's memory.high"
-[ -d $SVC ] && ok "--cgroup leaves the cgroup in place" || fail "--cgroup leaves the cgroup in place"
+test_expect "--cgroup leaves the cgroup in place" '[ -d $SVC ]'
 
 # 3. a process in a cgroup whose parent does not hand it the memory controller
 #    (each program here holds for 4 s: a loaded TCG guest can take seconds
@@ -117,5 +116,5 @@ anon=$(fig "$DB" "$run" peak_anon_bytes)
 # so it may lag the pages touched by a few dozen)
 is "${anon:-0}" -ge $((15 * 1048576)) "the process tree's own figures are still there" "$(cat "$T/err")"
 "$TM" report -o "$DB" "$run" >"$T/rep"
-grep -q 'n/a' "$T/rep" && ok "the report says n/a for them" || fail "the report says n/a for them" "$(cat "$T/rep")"
+test_expect "the report says n/a for them" 'grep -q '\''n/a'\'' "$T/rep" || test_why "$(cat "$T/rep")"'
 finish

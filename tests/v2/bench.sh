@@ -25,8 +25,6 @@ is "$kills" -eq 2 "each killed run has its oom_kill event"
 lims=$(sql "$DB" "select group_concat(arm || ':' || json_extract(limits_json, '$.memory_max.value'), ' ')
 	from (select distinct arm, limits_json from runs where bench_id=$bench order by arm)")
 is "$lims" = "big:167772160 small:50331648" "each arm's runs had the arm's memory.max"
-grep -q 'oom-killed' "$T/table" && ok "the table shows the OOM kills" ||
-	fail "the table shows the OOM kills" "$(cat "$T/table")"
-ls $PARENT | grep -q '^tidemark-' && fail "no run's cgroup is left" "$(ls $PARENT)" ||
-	ok "no run's cgroup is left"
+test_expect "the table shows the OOM kills" 'grep -q '\''oom-killed'\'' "$T/table" || test_why "$(cat "$T/table")"'
+test_expect "no run's cgroup is left" '! ls $PARENT | grep -q "^tidemark-" || test_why "$(ls $PARENT)"'
 finish

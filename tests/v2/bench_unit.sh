@@ -75,11 +75,11 @@ is "$(fig "$DB" "$jem" peak_anon_bytes | awk '{ print ($1 >= 48 * 1048576) }')" 
 glibc=$(sql "$DB" "select id from runs where arm = 'glibc' limit 1")
 is "$(fig "$DB" "$glibc" progress_last)" = 8 "progress came from the unit's journal (its 8 steps)" \
 	"$("$TM" report -o "$DB" "$glibc" 2>&1 | grep -i progress)"
-grep -q "zz-tidemark-bench.conf" "$T/b.err" && ok "the plan names the drop-in" || fail "the plan names the drop-in" "$(head -5 "$T/b.err")"
+test_expect "the plan names the drop-in" 'grep -q "zz-tidemark-bench.conf" "$T/b.err" || test_why "$(head -5 "$T/b.err")"'
 is "$(ls -A $D 2>/dev/null | wc -l)" = 0 "afterwards the drop-in is gone"
 is "x$(systemctl show -P DropInPaths tm-bench.service)" = x "systemd no longer reads a drop-in for the unit"
 is "$(systemctl is-active tm-bench.service)" = inactive "a unit that was stopped before the bench is stopped after it"
-grep -q "MALLOC_ARENA_MAX\|LD_PRELOAD" "$T/b.txt" && ok "the bench table names each arm's setting" || fail "the bench table names each arm's setting" "$(head -12 "$T/b.txt")"
+test_expect "the bench table names each arm's setting" 'grep -q "MALLOC_ARENA_MAX\|LD_PRELOAD" "$T/b.txt" || test_why "$(head -12 "$T/b.txt")"'
 
 # ---- whatever happens: SIGTERM, then SIGKILL with a unit that was running ----
 # wait_dropin: until the bench's drop-in is in place and the unit runs with it
@@ -137,8 +137,7 @@ if wait_dropin tm-long.service $L; then
 	envs=$(tr '\0' '\n' </proc/"$now"/environ 2>/dev/null | grep -c '^LD_PRELOAD=')
 	is "$(systemctl is-active tm-long.service)/$envs" = "active/0" \
 		"the unit that ran before the bench runs again, without the arm's LD_PRELOAD" "main pid $main then $now"
-	grep -q "ended without cleaning up" "$T/k.err" && ok "the cleaner says what it did" ||
-		fail "the cleaner says what it did" "$(tail -5 "$T/k.err")"
+	test_expect "the cleaner says what it did" 'grep -q "ended without cleaning up" "$T/k.err" || test_why "$(tail -5 "$T/k.err")"'
 else
 	fail "after SIGKILL the cleaner removed the drop-in" "the drop-in never came: $(tail -5 "$T/k.err")"
 	kill -KILL $pid

@@ -17,17 +17,9 @@ print(v["swap_accounting"]["status"], v["swap_accounting"]["value"] or "-",
       "made to look at and removed" in v["kernel_files"]["summary"])' "$T/d.json" 2>&1)
 echo "# swap accounting, kernel files: $r"
 set -- $r
-if [ "${1:-}" != skipped ] && [ "${3:-}" != skipped ] && [ "${4:-}" = True ] && [ "${5:-}" = True ]; then
-	ok "doctor checks swap accounting and kernel files in a cgroup of its own"
-else
-	fail "doctor checks swap accounting and kernel files in a cgroup of its own" "$r; $(cat "$T/d.err")"
-fi
+test_expect "doctor checks swap accounting and kernel files in a cgroup of its own" 'set -- $r; [ "${1:-}" != skipped ] && [ "${3:-}" != skipped ] && [ "${4:-}" = True ] && [ "${5:-}" = True ] || test_why "$r; $(cat "$T/d.err")"'
 left=$(find "$X" -mindepth 1 -type d | wc -l)
 sub=$(cat "$X/cgroup.subtree_control")
-if [ "$left" = 0 ] && [ -z "$sub" ]; then
-	ok "doctor removed its cgroup and the controller it enabled"
-else
-	fail "doctor removed its cgroup and the controller it enabled" "$left left: $(find "$X" -mindepth 1 -type d); subtree_control '$sub'"
-fi
+test_expect "doctor removed its cgroup and the controller it enabled" '[ "$left" = 0 ] && [ -z "$sub" ] || test_why "$left left: $(find "$X" -mindepth 1 -type d); subtree_control '\''$sub'\''"'
 rmdir "$X"
 finish

@@ -50,9 +50,7 @@ rcg=$?
 is "$rcg" = 0 "the guard ends when the restart ends the run" "$(cat "$T/g.out" "$T/g.err")"
 inv1=$(systemctl show -P InvocationID $U)
 pid1=$(systemctl show -P MainPID $U)
-[ -n "$inv1" ] && [ "$inv1" != "$inv0" ] && [ "$pid1" != "$pid0" ] &&
-	ok "the unit was restarted (invocation $inv0 -> $inv1, pid $pid0 -> $pid1)" ||
-	fail "the unit was restarted" "invocation $inv0 -> $inv1, pid $pid0 -> $pid1; $(cat "$T/g.out")"
+test_expect "the unit was restarted (invocation $inv0 -> $inv1, pid $pid0 -> $pid1)" '[ -n "$inv1" ] && [ "$inv1" != "$inv0" ] && [ "$pid1" != "$pid0" ] || test_why "invocation $inv0 -> $inv1, pid $pid0 -> $pid1; $(cat "$T/g.out")"'
 is "$(grep -c '^fired current>\(12M\|12582912\) at ' "$T/g.out")" = 2 "both rules fired, live" "$(cat "$T/g.out")"
 is "$(sql "$DB" "select group_concat(ok || ' ' || summary, '; ') from (select * from snapshots where run_id=1 and kind='restart' order by id)")" = \
 	"1 restart of $U queued; 0 rate-limited (one every 600 s)" "one restart; the second firing's is rate-limited"

@@ -41,8 +41,7 @@ is "$(series "$DB" "$run" cg_max_bytes | sort -u | tr '\n' ' ')" = "99999744 " \
 	"every sample's cg_max_bytes is the kernel's memory.max"
 is "$(series "$DB" "$run" cg_swap_max_bytes | sort -u | tr '\n' ' ')" = "49999872 " \
 	"every sample's cg_swap_max_bytes is the kernel's memory.swap.max"
-[ -d "$(cat "$T/dir")" ] && fail "the run's cgroup is removed after it" "$(cat "$T/dir")" ||
-	ok "the run's cgroup is removed after it"
+test_expect "the run's cgroup is removed after it" '[ ! -d "$(cat "$T/dir")" ] || test_why "$(cat "$T/dir")"'
 
 # 2. memory.peak: the recorded kernel peak is memory.peak as the run's
 #    cgroup last showed it; peak anon is under it and close (anon is most of
@@ -69,9 +68,7 @@ run=$(last_run "$DB")
 is "$rc" -eq 137 "record exits 128+9 for the OOM-killed child" "$(cat "$T/err")"
 is "$(sql "$DB" "select outcome from runs where id=$run")" = oom-killed "the run is recorded as oom-killed"
 "$TM" report -o "$DB" "$run" >"$T/rep"
-grep -q 'oom-killed (confirmed by the oom_kill counter)' "$T/rep" &&
-	ok "the report says the kill is confirmed by the oom_kill counter" ||
-	fail "the report says the kill is confirmed by the oom_kill counter" "$(cat "$T/rep")"
+test_expect "the report says the kill is confirmed by the oom_kill counter" 'grep -q '\''oom-killed (confirmed by the oom_kill counter)'\'' "$T/rep" || test_why "$(cat "$T/rep")"'
 d_kill=$(($(ev oom_kill) - b_kill)) d_oom=$(($(ev oom) - b_oom)) d_max=$(($(ev max) - b_max))
 is "$d_kill" -ge 1 "the kernel counted the OOM kill"
 is "$(fig "$DB" "$run" oom_kills)" = "$d_kill" "oom kills recorded = memory.events oom_kill"
@@ -83,11 +80,7 @@ for k in oom_kill oom max_hit; do
 	n=$(sql "$DB" "select count(*) from events where run_id=$run and kind='$k'
 		and t_wall_usec between $start and $end")
 	all=$(sql "$DB" "select count(*) from events where run_id=$run and kind='$k'")
-	if [ "$n" -ge 1 ] && [ "$n" = "$all" ]; then
-		ok "memory.events '$k' is recorded as events timed within the run ($n)"
-	else
-		fail "memory.events '$k' is recorded as events timed within the run" "$n of $all in [$start, $end]"
-	fi
+	test_expect "memory.events '$k' is recorded as events timed within the run ($n)" '[ "$n" -ge 1 ] && [ "$n" = "$all" ] || test_why "$n of $all in [$start, $end]"'
 done
 sum=$(sql "$DB" "select sum(value) from events where run_id=$run and kind='oom_kill'")
 is "$sum" = "$d_kill" "the oom_kill events add up to the kernel's count"

@@ -22,7 +22,7 @@ if [ -n "${TM_IN_GUEST:-}" ]; then
 		is "$(find $CG -mindepth 1 -type d | tr '\n' ' ')" = "$CG/init.scope " \
 			"the next script finds no cgroup but init.scope"
 		is "$(ls -A /tmp /dev/shm | grep -c left)" = 0 "nor the files in /tmp and /dev/shm"
-		[ -e /run/left-run ] && fail "nor the file in /run" || ok "nor the file in /run"
+		test_expect "nor the file in /run" '[ ! -e /run/left-run ]'
 		left=$(ps -e -o args= | grep -cE '^sleep 100[01]$')
 		is "$left" = 0 "nor the processes (the one in its own session too)"
 		is "$(awk 'NR > 1' /proc/swaps | wc -l)" = 0 "and no swap on"
@@ -50,16 +50,11 @@ job "$0" stuck >"$T/stuck"
 job "$0" check >"$T/after"
 # the guest's own checks, as they are
 grep -hE '^(not )?ok' "$T/dirty" "$T/check" "$T/after"
-[ -n "$(boot "$T/dirty")" ] && [ "$(boot "$T/dirty")" = "$(boot "$T/check")" ] &&
-	ok "the second script ran in the same guest as the first" ||
-	fail "the second script ran in the same guest as the first" "$(sed 's/^/# /' "$T/dirty" "$T/check")"
-grep -q '^not ok - pool leaves the guest as it found it' "$T/stuck" &&
-	grep -q '^# left: files: /tmp/stuck' "$T/stuck" &&
-	ok "what the pool cannot undo fails the script that left it, and says what" ||
-	fail "what the pool cannot undo fails the script that left it, and says what" "$(sed 's/^/# /' "$T/stuck")"
-[ -n "$(boot "$T/after")" ] && [ "$(boot "$T/after")" != "$(boot "$T/stuck")" ] &&
-	ok "and the next script gets a fresh guest" ||
-	fail "and the next script gets a fresh guest" "$(sed 's/^/# /' "$T/stuck" "$T/after")"
+test_expect "the second script ran in the same guest as the first" '[ -n "$(boot "$T/dirty")" ] && [ "$(boot "$T/dirty")" = "$(boot "$T/check")" ] || test_why "$(sed '\''s/^/# /'\'' "$T/dirty" "$T/check")"'
+test_expect "what the pool cannot undo fails the script that left it, and says what" '
+	grep -q '\''^not ok - pool leaves the guest as it found it'\'' "$T/stuck" &&
+	grep -q '\''^# left: files: /tmp/stuck'\'' "$T/stuck" || test_why "$(sed '\''s/^/# /'\'' "$T/stuck")"'
+test_expect "and the next script gets a fresh guest" '[ -n "$(boot "$T/after")" ] && [ "$(boot "$T/after")" != "$(boot "$T/stuck")" ] || test_why "$(sed '\''s/^/# /'\'' "$T/stuck" "$T/after")"'
 # the pool's guest never outlives its shell: a TERM to the shell that runs
 # it (what stopping a pool did, and left its qemu spinning under its
 # 2-hour timeout) stops its qemu too
@@ -74,14 +69,12 @@ if [ -n "$spid" ] && [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
 		sleep 0.2
 	done
 	left=$(qemu_of_pool)
-	[ -z "$left" ] && ok "a pool's shell stopped by a signal stops its qemu" ||
-		fail "a pool's shell stopped by a signal stops its qemu" "qemu $left still runs 30 s after TERM to $spid"
+	test_expect "a pool's shell stopped by a signal stops its qemu" '[ -z "$left" ] || test_why "qemu $left still runs 30 s after TERM to $spid"'
 	kill -KILL $left 2>/dev/null
 else
 	fail "a pool's shell stopped by a signal stops its qemu" "no pool to stop: pid '$spid', qemu '$qpid': $(cat "$T/start")"
 fi
 sh "$ROOT/scripts/vm/run-in-guest" --pool-stop
-[ -z "$(qemu_of_pool)" ] && ok "--pool-stop leaves no qemu of the pool" ||
-	fail "--pool-stop leaves no qemu of the pool" "$(qemu_of_pool)"
+test_expect "--pool-stop leaves no qemu of the pool" '[ -z "$(qemu_of_pool)" ] || test_why "$(qemu_of_pool)"'
 [ $had = 1 ] && sh "$ROOT/scripts/vm/run-in-guest" --pool-start >/dev/null 2>&1
 finish

@@ -52,27 +52,26 @@ wait_state live || {
 }
 run1=$(run_info | cut -d' ' -f1)
 ok "the recorder serves /metrics on the socket systemd passed (run $run1)"
-grep -q -- --metrics-listen /proc/"$(systemctl show -P MainPID $R.service)"/cmdline &&
-	fail "without --metrics-listen" "$(tr '\0' ' ' </proc/"$(systemctl show -P MainPID $R.service)"/cmdline)" ||
-	ok "without --metrics-listen"
+test_expect "without --metrics-listen" '
+	! grep -q -- --metrics-listen /proc/"$(systemctl show -P MainPID $R.service)"/cmdline ||
+	test_why "$(tr "\\0" " " </proc/"$(systemctl show -P MainPID $R.service)"/cmdline)"'
 
 # between the watched unit's runs: the last run, ended
 check "the watched unit stops" systemctl stop $U
-wait_state ended && ok "while the unit is stopped /metrics answers: run $(run_info)" ||
-	fail "while the unit is stopped /metrics answers the last run, ended" "$(cat "$T/m.txt"; journal)"
+wait_state ended
+ended_rc=$?
+test_expect "while the unit is stopped /metrics answers: run $(run_info)" '[ $ended_rc = 0 ] || test_why "$(cat "$T/m.txt"; journal)"'
 is "$(run_info | cut -d' ' -f1)" = "$run1" "the run it names is the one that ended" "$(run_info)"
-grep -q '^tidemark_processes{' "$T/m.txt" && fail "and no value that would read as current" "$(grep -v '^#' "$T/m.txt")" ||
-	ok "and no value that would read as current"
-grep -q '^tidemark_last_sample_timestamp_seconds{' "$T/m.txt" && ok "but its last sample's date" ||
-	fail "but its last sample's date" "$(cat "$T/m.txt")"
+test_expect "and no value that would read as current" '
+	! grep -q "^tidemark_processes{" "$T/m.txt" || test_why "$(grep -v "^#" "$T/m.txt")"'
+test_expect "but its last sample's date" 'grep -q '\''^tidemark_last_sample_timestamp_seconds{'\'' "$T/m.txt" || test_why "$(cat "$T/m.txt")"'
 check "the watched unit starts again" systemctl start $U
 for _ in $(seq 5); do
 	wait_state live && [ "$(run_info | cut -d' ' -f1)" != "$run1" ] && break
 	sleep 0.2
 done
 run2=$(run_info | cut -d' ' -f1)
-[ -n "$run2" ] && [ "$run2" != "$run1" ] && ok "when it starts again, the new run, live ($run2)" ||
-	fail "when it starts again, the new run, live" "$(run_info; journal)"
+test_expect "when it starts again, the new run, live ($run2)" '[ -n "$run2" ] && [ "$run2" != "$run1" ] || test_why "$(run_info; journal)"'
 
 # the recorder's own restarts: every scrape answered, none refused
 pid0=$(systemctl show -P MainPID $R.service)
@@ -84,8 +83,7 @@ wait $loop
 is "$(grep -vc '^200$' "$T/codes")" = 0 "no scrape refused or lost while the recorder restarts" \
 	"$(sort "$T/codes" | uniq -c | tr '\n' ' ')"
 pid1=$(systemctl show -P MainPID $R.service)
-[ "$pid1" != "$pid0" ] && [ "$pid1" != 0 ] && ok "(it did restart: pid $pid0, then $pid1)" ||
-	fail "it did restart" "pid $pid0, then $pid1"
+test_expect "(it did restart: pid $pid0, then $pid1)" '[ "$pid1" != "$pid0" ] && [ "$pid1" != 0 ] || test_why "pid $pid0, then $pid1"'
 
 # killed: systemd starts it again after RestartSec=10s; meanwhile a scrape
 # waits in the socket's queue and is answered when it is back
@@ -96,8 +94,9 @@ code=$(scrape 30)
 t1=$(date +%s)
 is "$code" = 200 "a scrape while the killed recorder waits to restart is answered ($((t1 - t0)) s later)" \
 	"$(journal)"
-wait_state live && ok "by the restarted recorder, recording again ($(run_info))" ||
-	fail "by the restarted recorder, recording again" "$(cat "$T/m.txt"; journal)"
+wait_state live
+live_rc=$?
+test_expect "by the restarted recorder, recording again ($(run_info))" '[ $live_rc = 0 ] || test_why "$(cat "$T/m.txt"; journal)"'
 
 # stopped: the socket still listens; a scrape starts the recorder again
 systemctl stop $R.service 2>/dev/null

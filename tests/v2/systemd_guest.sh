@@ -23,7 +23,6 @@ for _ in $(seq 50); do
 	journalctl -q -u tm-smoke.service --no-pager 2>/dev/null | grep -q tm-smoke-says-hello && break
 	sleep 0.1
 done
-journalctl -q -u tm-smoke.service --no-pager | grep -q tm-smoke-says-hello &&
-	ok "its output reaches the journal" || fail "its output reaches the journal" "$(journalctl -n 20 --no-pager 2>&1)"
+test_expect "its output reaches the journal" 'journalctl -q -u tm-smoke.service --no-pager | grep -q tm-smoke-says-hello || test_why "$(journalctl -n 20 --no-pager 2>&1)"'
 check "systemctl stop stops it" systemctl stop tm-smoke.service
 finish

@@ -38,15 +38,9 @@ tot = sum(s["end_wall_usec"] - s["start_wall_usec"] for s in sp) / 1e6
 print(t["known"], len(sp), int(round(tot)))' "$T/r.json" 2>&1)
 echo "# report: known, stretches, seconds: $r"
 set -- $r
-if [ "$truth" -ge 6 ]; then
-	ok "memory.high throttled the program for ${truth} s (the kernel's events)"
-else
-	fail "memory.high throttled the program for ${truth} s (the kernel's events)" "want at least 6 s; $(cat "$T/err")"
-fi
+test_expect "memory.high throttled the program for ${truth} s (the kernel's events)" '[ "$truth" -ge 6 ] || test_why "want at least 6 s; $(cat "$T/err")"'
 is "${2:-}" -eq 1 "one throttled stretch, though the program idles 300 ms between units (got ${2:-?})" "$r"
-if [ -n "${3:-}" ] && [ $(($3 * 10)) -ge $((truth * 8)) ]; then
-	ok "the stretch covers at least 80 % of the ${truth} s the events rose (${3} s)"
-else
-	fail "the stretch covers at least 80 % of the ${truth} s the events rose" "report: ${3:-?} s"
-fi
+secs=${3:-}
+test_expect "the stretch covers at least 80 % of the ${truth} s the events rose (${3} s)" '
+	[ -n "$secs" ] && [ $((secs * 10)) -ge $((truth * 8)) ] || test_why "report: ${secs:-?} s"'
 finish

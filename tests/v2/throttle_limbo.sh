@@ -26,38 +26,22 @@ run=$(last_run "$DB")
 "$TM" report -o "$DB" "$run" --json >"$T/r.json" 2>&1
 line=$(grep '^  throttle ' "$T/r.txt")
 echo "# $line"
-if echo "$line" | grep -qE 'throttled by memory\.high from [0-9:]+ to [0-9:]+: [0-9,]+ high events, memory full [0-9]+ %, rate [0-9]+ → [0-9]+ units/min'; then
-	ok "report says the run was throttled by memory.high, with the events, the stall and the rate"
-else
-	fail "report says the run was throttled by memory.high, with the events, the stall and the rate" "$line; $(cat "$T/err")"
-fi
+test_expect "report says the run was throttled by memory.high, with the events, the stall and the rate" 'echo "$line" | grep -qE '\''throttled by memory\.high from [0-9:]+ to [0-9:]+: [0-9,]+ high events, memory full [0-9]+ %, rate [0-9]+ → [0-9]+ units/min'\'' || test_why "$line; $(cat "$T/err")"'
 r=$(python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["throttle"]
 s = t["spans"][0]
 print(t["known"], len(t["spans"]) >= 1, s["high_events"] > 0, s["mem_full_share"] >= 0.10,
       s["rate_during_per_min"] < 0.5 * s["rate_before_per_min"])' "$T/r.json" 2>&1)
-if [ "$r" = "True True True True True" ]; then
-	ok "report --json: the stretch, its high events, memory full >= 10 %, the rate fallen"
-else
-	fail "report --json: the stretch, its high events, memory full >= 10 %, the rate fallen" "$r"
-fi
+test_expect "report --json: the stretch, its high events, memory full >= 10 %, the rate fallen" '[ "$r" = "True True True True True" ] || test_why "$r"'
 
 # a bench of the same (started above): the table's notes say it
 wait $bench
-if grep -q '^run [0-9]* (glibc) throttled by memory.high from' "$T/b.txt"; then
-	ok "the bench table notes the throttled run"
-else
-	fail "the bench table notes the throttled run" "$(tail -15 "$T/b.txt")"
-fi
+test_expect "the bench table notes the throttled run" 'grep -q '\''^run [0-9]* (glibc) throttled by memory.high from'\'' "$T/b.txt" || test_why "$(tail -15 "$T/b.txt")"'
 
 # without the ceiling: not throttled, and said so
 "$TM" record -q -o "$DB" -i 200ms --timeout 15s --progress 'progress=([0-9]+)' -- $W >/dev/null 2>&1
 run=$(last_run "$DB")
 "$TM" report -o "$DB" "$run" >"$T/n.txt" 2>&1
-if grep -q '^  throttle    none' "$T/n.txt"; then
-	ok "the same program without memory.high: no throttle limbo reported"
-else
-	fail "the same program without memory.high: no throttle limbo reported" "$(grep throttle "$T/n.txt")"
-fi
+test_expect "the same program without memory.high: no throttle limbo reported" 'grep -q '\''^  throttle    none'\'' "$T/n.txt" || test_why "$(grep throttle "$T/n.txt")"'
 finish

@@ -52,13 +52,9 @@ is "$(sql "$DB" "select outcome from runs where id=1")" = completed "the first r
 	"$(sql "$DB" 'select reason from runs where id=1')"
 # (a restart is a stop then a start: the recorder polls every 200 ms and
 # may see the unit inactive between them, which is as true a reason)
-sql "$DB" "select reason from runs where id=1" | grep -Eq "started again|stopped \(inactive\)" &&
-	ok "because the unit started again (or was seen stopped in between)" ||
-	fail "because the unit started again (or was seen stopped in between)" \
-	"$(sql "$DB" 'select reason from runs where id=1')"
+test_expect "because the unit started again (or was seen stopped in between)" 'sql "$DB" "select reason from runs where id=1" | grep -Eq "started again|stopped \(inactive\)" || test_why "$(sql "$DB" '\''select reason from runs where id=1'\'')"'
 inv2=$(sql "$DB" "select detail from events where run_id=2 and kind='unit_invocation'")
-[ -n "$inv2" ] && [ "$inv2" != "$inv1" ] && [ "$inv2" = "$(systemctl show -P InvocationID $U)" ] &&
-	ok "run 2 is the new invocation" || fail "run 2 is the new invocation" "$inv1 / $inv2"
+test_expect "run 2 is the new invocation" '[ -n "$inv2" ] && [ "$inv2" != "$inv1" ] && [ "$inv2" = "$(systemctl show -P InvocationID $U)" ] || test_why "$inv1 / $inv2"'
 is "$(sql "$DB" "select detail || ' ' || value from events where run_id=2 and kind='unit'")" = \
 	"$U 2" "linked to run 1 by the unit's name"
 is "$(sql "$DB" "select cast(min(value) as int) from progress where run_id=2")" = 1 \
@@ -74,17 +70,15 @@ sleep 1
 kpeak=$(cat $C/memory.peak)
 check "systemctl stop" systemctl stop $U
 wait_sql "$DB" "select outcome from runs where id=2" completed 50
-sql "$DB" "select reason from runs where id=2" | grep -q "stopped (inactive)" &&
-	ok "the stop ends run 2" || fail "the stop ends run 2" "$(sql "$DB" 'select reason from runs where id=2')"
+test_expect "the stop ends run 2" 'sql "$DB" "select reason from runs where id=2" | grep -q "stopped (inactive)" || test_why "$(sql "$DB" '\''select reason from runs where id=2'\'')"'
 is "$(fig "$DB" 2 limit_max_bytes)" = $((200 * 1048576)) "run 2's memory.max is the unit's MemoryMax"
 cgpeak=$(fig "$DB" 2 cg_peak_bytes)
 is "$cgpeak" -le $((kpeak + 1048576)) "its memory.peak is the unit's (kernel: $kpeak)" "recorded $cgpeak"
 is "$cgpeak" -ge $((kpeak - 1048576)) "within 1 MiB" "recorded $cgpeak"
 is "$(fig "$DB" 2 peak_anon_bytes)" -ge $((39 * 1048576)) "and its anon holds the 40 MiB"
 sleep 1
-kill -0 $rec 2>/dev/null && ok "the recorder waits while the unit is stopped" ||
-	fail "the recorder waits while the unit is stopped" "$(cat "$T/err")"
-grep -q "waiting for it to start" "$T/err" && ok "and says so" || fail "and says so" "$(cat "$T/err")"
+test_expect "the recorder waits while the unit is stopped" 'kill -0 $rec 2>/dev/null || test_why "$(cat "$T/err")"'
+test_expect "and says so" 'grep -q "waiting for it to start" "$T/err" || test_why "$(cat "$T/err")"'
 
 systemctl start $U
 wait_sql "$DB" "select count(*) from runs" 3 100 || fail "a start after a stop is run 3"
@@ -97,21 +91,20 @@ is "$(sql "$DB" "select outcome from runs where id=3")" = detached "its last run
 # --until-stop: the recorder ends with the unit
 "$TM" record -o "$T/s.db" -q -i 200ms --unit $U --until-stop 2>"$T/err2" &
 rec=$!
-wait_sql "$T/s.db" "select count(*) >= 1 from samples" 1 100 &&
-	ok "record --until-stop records the running unit" ||
-	fail "record --until-stop records the running unit" "$(cat "$T/err2")"
+test_expect "record --until-stop records the running unit" 'wait_sql "$T/s.db" "select count(*) >= 1 from samples" 1 100 || test_why "$(cat "$T/err2")"'
 systemctl stop $U
 for _ in $(seq 50); do kill -0 $rec 2>/dev/null || break; sleep 0.2; done
-kill -0 $rec 2>/dev/null && { fail "--until-stop ends when the unit stops"; kill $rec; } ||
-	ok "--until-stop ends when the unit stops"
+still=no
+kill -0 $rec 2>/dev/null && still=yes
+test_expect "--until-stop ends when the unit stops" '[ $still = no ]'
+[ $still = yes ] && kill $rec
 wait $rec
 
 # errors: no such unit, a bad name
 "$TM" record -o "$T/e.db" --unit no-such-thing >"$T/out" 2>&1
 rc=$?
 is "$rc" = 1 "a unit that does not exist: exit 1" "$(cat "$T/out")"
-grep -q "unit 'no-such-thing.service' does not exist" "$T/out" && ok "and says so" ||
-	fail "and says so" "$(cat "$T/out")"
+test_expect "and says so" 'grep -q "unit '\''no-such-thing.service'\'' does not exist" "$T/out" || test_why "$(cat "$T/out")"'
 
 # tidemark-record@X.service, as make install makes it, started by systemd
 install -m 755 "$TM" /usr/local/bin/tidemark
@@ -171,10 +164,7 @@ for _ in $(seq 50); do
 	m=$(curl -s http://127.0.0.1:9177/metrics | grep '^tidemark_run_info{') && break
 	sleep 0.2
 done
-echo "$m" | grep -q 'machine="guest-a"' &&
-	ok "tidemark-record@ takes its options from /etc/tidemark/record@X.conf ($m)" ||
-	fail "tidemark-record@ takes its options from /etc/tidemark/record@X.conf" \
-		"/metrics on 9177: '$m'; $(journalctl -u tidemark-record@tm-alloc --no-pager | tail -5)"
+test_expect "tidemark-record@ takes its options from /etc/tidemark/record@X.conf ($m)" 'echo "$m" | grep -q '\''machine="guest-a"'\'' || test_why "/metrics on 9177: '\''$m'\''; $(journalctl -u tidemark-record@tm-alloc --no-pager | tail -5)"'
 rm -f /etc/tidemark/record.conf /etc/tidemark/record@tm-alloc.conf /usr/local/lib/tidemark/libtidemark-net.so
 systemctl stop tidemark-record@tm-alloc.service tidemark-serve.service
 finish
