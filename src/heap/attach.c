@@ -67,7 +67,7 @@ struct job {
 	int64_t stopped_nsec; /* of the threads let go before the one used */
 	struct tm_regs regs;
 	struct tm_fpstate fp; /* its floating-point and vector registers */
-	uint64_t lo, hi; /* the stack window written */
+	uint64_t lo, hi;      /* the stack window written */
 	unsigned char old[MAX_PATH_BYTES + 256];
 	uint64_t handle;      /* the agent's, from dlopen; 0: not loaded */
 	uint64_t loaded_base; /* the agent's load address when an earlier attach loaded it */

@@ -37,8 +37,8 @@ int tm_tracee_fp_save(const struct tm_tracee *t, struct tm_fpstate *fp)
 	int err = ENOSYS;
 	for (size_t i = 0; i < 2 && t->arch->fp_notes[i]; i++) {
 		struct iovec io = {fp->buf, sizeof(fp->buf)};
-		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)t->arch->fp_notes[i], &io) ==
-		    0) {
+		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)t->arch->fp_notes[i],
+		           &io) == 0) {
 			fp->note = t->arch->fp_notes[i];
 			fp->len = io.iov_len;
 			return 0;
@@ -46,8 +46,8 @@ int tm_tracee_fp_save(const struct tm_tracee *t, struct tm_fpstate *fp)
 		err = errno;
 	}
 	fp->note = 0;
-	return tm_error("cannot read the floating-point registers of thread %d: %s",
-	                (int)t->tid, strerror(err));
+	return tm_error("cannot read the floating-point registers of thread %d: %s", (int)t->tid,
+	                strerror(err));
 }
 
 int tm_tracee_fp_restore(const struct tm_tracee *t, const struct tm_fpstate *fp)

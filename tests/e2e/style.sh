@@ -100,9 +100,9 @@ for pair in "src/LAYERS:$parts_of_layers" "docs/ARCHITECTURE.md:$parts_of_docs" 
 done
 test_expect "style_parts_agree" '[ -z "$parts_bad" ] || test_why "$parts_bad"'
 
-# Shell checks are named once (test_expect, check_eq, check): the count of
-# the old `ok NAME ... fail NAME` pairs under tests/ may only go down
-# (scripts/double_checks.sh holds the number); and it refuses one more.
+# Shell checks are named once (test_expect, check_eq, check): no old
+# `ok NAME ... fail NAME` pair is left under tests/ (scripts/double_checks.sh
+# holds the number, 0); it refuses one more, and TAP text is not a call.
 check style_checks_named_once sh scripts/double_checks.sh "$TM_ROOT"
 max=$(sed -n 's/^MAX_DOUBLE=//p' scripts/double_checks.sh)
 mkdir -p "$T/dc/tests/e2e"
@@ -110,6 +110,10 @@ awk -v n="$max" -v o=ok -v f=fail 'BEGIN { for (i = 0; i <= n; i++) print "[ 1 =
 	>"$T/dc/tests/e2e/x.sh"
 check_fails style_checks_named_once_refuses_one_more "$((max + 1)) shell checks name their check twice" \
 	sh scripts/double_checks.sh "$T/dc"
+mkdir -p "$T/tap/tests/e2e"
+printf '%s\n' 'sed -n "s/^not ok [0-9]* - \(.*\)/x/p" log' 'grep -q "^not ok [0-9]* -" log ||' \
+	'	fail "the log has a line not ok" "$(tail -5 log)"' >"$T/tap/tests/e2e/x.sh"
+check style_checks_tap_text_is_no_call sh scripts/double_checks.sh "$T/tap"
 
 # Only the store talks to SQLite: no other file under src/ names it.
 outside=$(grep -rlE 'sqlite3|store_impl\.h' src | grep -v '^src/store/')
