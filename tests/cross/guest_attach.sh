@@ -8,7 +8,8 @@
 # qemu-aarch64).  Then the statistics path: static_je (Debian's arm64
 # libjemalloc.a linked in) attached, `heap stats`' allocated figure against
 # the program's own mallctl("stats.allocated"), detached, its output (JE_REF,
-# empty: no static_je built) and exit code unchanged.  Prints TAP;
+# empty: no static_je built) and exit code unchanged.  Also: a program
+# stopped with its sum in vector registers keeps it.  Prints TAP;
 # tests/e2e/aarch64_attach.sh starts it.
 # usage: guest_attach.sh HOLD_KIB STEPS REF [JE_REF]
 set -u
@@ -91,6 +92,19 @@ rc=$?
 got="$(cat $S/out) rc=$rc"
 [ "$got" = "$REF rc=0" ]
 judge arm64_attach_output_unchanged $? "expected: $REF rc=0; actual: $got"
+
+# the thread stopped for the calls was in its own code with its sum in
+# vector registers (d0, d1), which dlopen uses too: put back with the rest
+# (NT_PRFPREG); the program ends by itself after 10 s
+"$P/heap_attach_fp" 10 >$S/fp.out 2>&1 &
+pid=$!
+sleep 2
+out=$("$TM" heap attach "$pid" 2>&1)
+rc=$?
+wait "$pid"
+prc=$?
+[ $rc -eq 0 ] && [ "$(cat $S/fp.out) rc=$prc" = "sum kept rc=0" ]
+judge arm64_attach_keeps_vector_registers $? "attach exit $rc: $(echo "$out" | head -1); the program: $(cat $S/fp.out) rc=$prc"
 
 # --- the statistics path: jemalloc linked into the program -------------------
 if [ -z "$JE_REF" ]; then
