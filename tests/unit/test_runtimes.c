@@ -176,13 +176,14 @@ static void test_panel(void **state)
 	each_desc(in_panel);
 }
 
-/* The generic report, the summary's accumulator and /metrics' page and
- * series walk the registry: none names a runtime found without --runtime
+/* The generic report, the summary's accumulator, the phases and /metrics'
+ * page and series walk the registry: none names a runtime found without --runtime
  * (whose parts were once written there: the JVM's lines, split, figures,
  * HELP and panel series). */
 static const char *const generic_files[] = {
     "src/report/runreport.c",       "src/report/run/runjson.c",     "src/report/run/summary.c",
     "src/report/run/summary_acc.c", "src/report/run/summary_int.h", "src/serve/promfmt.c",
+    "src/report/phases/phases.h",   "src/report/phases/phases.c",   "src/report/phases/phasesout.c",
     "src/serve/series.c",
 };
 
