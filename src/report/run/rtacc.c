@@ -4,10 +4,12 @@
 #include "base/banned.h"
 
 /* Indexed by enum tm_runtime: the runtimes with figures of their own in the
- * summary, one line each.  A runtime whose figures are the generic GC ones
- * (gc_live, gc_cycles) needs none. */
+ * summary (TM_RT_ACC_LIST).  A runtime whose figures are the generic GC
+ * ones (gc_live, gc_cycles) needs none. */
 static const struct tm_rt_acc *const accs[TM_RUNTIME_COUNT] = {
-    [TM_RUNTIME_JVM] = &tm_rta_jvm,
+#define TM_X_RTA_PTR(e, desc) [TM_RUNTIME_##e] = &desc,
+    TM_RT_ACC_LIST(TM_X_RTA_PTR)
+#undef TM_X_RTA_PTR
 };
 
 const struct tm_rt_acc *tm_rt_acc(enum tm_runtime rt)

@@ -7,8 +7,8 @@
  *
  * One entry per runtime whose figures are more than the summary's generic
  * ones (a GC runtime's live heap and cycles, gc_live and gc_cycles, which
- * every --runtime fills), in rtacc.c's list, each defined in its own file
- * (tm_rta_NAME, declared here).  summary_acc.c walks the list and names no
+ * every --runtime fills), one line of TM_RT_ACC_LIST below, each defined in
+ * its own file (tm_rta_NAME).  summary_acc.c walks the list and names no
  * runtime; tests/unit/test_runtimes.c checks that a run carrying a
  * runtime's figures has its summary field (its descriptor's summary_field)
  * filled, so a runtime whose figures nothing accumulates fails there.
@@ -56,8 +56,15 @@ struct tm_rt_acc {
 	void (*finish)(void *st, const struct tm_acc_end *e, struct tm_summary *s);
 };
 
-/* Each runtime's part (one file each); rtacc.c's list names it once. */
-extern const struct tm_rt_acc tm_rta_jvm;
+/* The runtimes with a part, one line each: X(ENUM, descriptor), ENUM as in
+ * runtime/registry.h's lists (TM_RUNTIME_ENUM), the descriptor defined in
+ * the runtime's own file.  A line whose descriptor is not defined fails to
+ * link; rtacc.c's table derives from the list. */
+#define TM_RT_ACC_LIST(X) X(JVM, tm_rta_jvm)
+
+#define TM_X_RTA_DECL(e, desc) extern const struct tm_rt_acc desc;
+TM_RT_ACC_LIST(TM_X_RTA_DECL)
+#undef TM_X_RTA_DECL
 
 /* The accumulator part of runtime RT, NULL when it has none (or RT is none). */
 const struct tm_rt_acc *tm_rt_acc(enum tm_runtime rt);
