@@ -29,7 +29,7 @@ static void old_after_gc(struct tm_phase_pt *pts, size_t n, enum tm_phase_series
 	double prev = NAN, cur = NAN;
 
 	for (size_t i = 0; i < n; i++) {
-		double g = pts[i].in[s][GC_USEC];
+		double g = pts[i].in[TM_PSI_JVM_OLD_GC + GC_USEC];
 		if (!isfinite(g)) {
 			pts[i].v[s] = NAN; /* unread: no GC figure either */
 			continue;
@@ -37,7 +37,8 @@ static void old_after_gc(struct tm_phase_pt *pts, size_t n, enum tm_phase_series
 		if (isfinite(prev) && g < prev)
 			cur = NAN; /* a JVM left the tree: its figure went with it */
 		if (isfinite(prev) ? g > prev : g > 0)
-			cur = pts[i].in[s][OLD]; /* NAN when the old gen was not read */
+			cur = pts[i].in[TM_PSI_JVM_OLD_GC +
+			                OLD]; /* NAN when the old gen was not read */
 		prev = g;
 		pts[i].v[s] = cur;
 	}

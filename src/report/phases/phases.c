@@ -30,7 +30,7 @@ static const struct tm_phase_series_desc gc_live = {
 static const struct tm_phase_series_desc *const series[TM_PS_COUNT] = {
     [TM_PS_ANON] = &anon,
     [TM_PS_HEAP] = &heap,
-#define TM_X_PS_PTR(id, desc) [TM_PS_##id] = &desc,
+#define TM_X_PS_PTR(id, desc, nin) [TM_PS_##id] = &desc,
     TM_RT_PHASE_SERIES_LIST(TM_X_PS_PTR)
 #undef TM_X_PS_PTR
         [TM_PS_GC_LIVE] = &gc_live,
@@ -39,6 +39,21 @@ static const struct tm_phase_series_desc *const series[TM_PS_COUNT] = {
 const struct tm_phase_series_desc *tm_phase_series(enum tm_phase_series s)
 {
 	return series[s < TM_PS_COUNT ? s : TM_PS_ANON];
+}
+
+/* Each series' inputs: where in tm_phase_pt.in, how many (rtphases.h). */
+static const struct {
+	int at, n;
+} inputs[TM_PS_COUNT] = {
+#define TM_X_PS_IN(id, desc, nin) [TM_PS_##id] = {TM_PSI_##id, nin},
+    TM_RT_PHASE_SERIES_LIST(TM_X_PS_IN)
+#undef TM_X_PS_IN
+};
+
+int tm_phase_series_inputs(enum tm_phase_series s, int *at)
+{
+	*at = s < TM_PS_COUNT ? inputs[s].at : 0;
+	return s < TM_PS_COUNT ? inputs[s].n : 0;
 }
 
 const char *tm_phase_series_key(enum tm_phase_series s)

@@ -42,7 +42,7 @@ enum tm_phase_series {
 	TM_PS_ANON, /* the cgroup's anon, else the tree's RssAnon */
 	TM_PS_HEAP, /* live heap (the heap shim, --heap) */
                     /* each runtime's own (rtphases.h) */
-#define TM_X_PS_ENUM(id, desc) TM_PS_##id,
+#define TM_X_PS_ENUM(id, desc, nin) TM_PS_##id,
 	TM_RT_PHASE_SERIES_LIST(TM_X_PS_ENUM)
 #undef TM_X_PS_ENUM
 	    TM_PS_GC_LIVE, /* live after the last GC (--runtime go|ghc|node) */
@@ -53,15 +53,26 @@ enum tm_phase_series {
 const char *tm_phase_series_key(enum tm_phase_series s);
 const char *tm_phase_series_label(enum tm_phase_series s);
 
+/* Where each derived series' inputs are in tm_phase_pt.in: TM_PSI_ID is
+ * the first of series TM_PS_ID's NIN (rtphases.h), TM_PSI_COUNT all. */
+enum tm_phase_in {
+#define TM_X_PSI_ENUM(id, desc, nin) TM_PSI_##id, TM_PSI_##id##_LAST = TM_PSI_##id + (nin)-1,
+	TM_RT_PHASE_SERIES_LIST(TM_X_PSI_ENUM)
+#undef TM_X_PSI_ENUM
+	    TM_PSI_COUNT
+};
+
 /* One sample, reduced: monotonic usec, each series (NAN when the sample
- * lacks it), and what the derived series come from (IN[s], the inputs of
- * series S's derive). */
+ * lacks it), and what the derived series come from (IN, at TM_PSI_*). */
 struct tm_phase_pt {
 	int64_t t_usec;
 	double v[TM_PS_COUNT];
-	double in[TM_PS_COUNT][2];
+	double in[TM_PSI_COUNT > 0 ? TM_PSI_COUNT : 1];
 	double procs; /* processes of the target; NAN unknown */
 };
+
+/* The most inputs a derived series reads. */
+#define TM_PHASE_IN_MAX 4
 
 /* Where a sample's figure comes from: metric A; the sum of A and B, both
  * present; A, else B; or nothing (a derived series). */
@@ -72,22 +83,28 @@ struct tm_phase_src {
 };
 
 /* One series: its key and label, its value in a sample (SRC), or, for a
- * derived one (SRC none), its inputs (IN, into tm_phase_pt.in[s]) and
- * DERIVE, which fills v[S] of PTS[0..N) (time order) from them; a NOTE
- * under the text table when some sample had it (NULL: none). */
+ * derived one (SRC none), its inputs (IN[0 .. its NIN), into
+ * tm_phase_pt.in from its TM_PSI_ID on) and DERIVE, which fills v[S] of
+ * PTS[0..N) (time order) from them; a NOTE under the text table when some
+ * sample had it (NULL: none). */
 struct tm_phase_series_desc {
 	const char *key, *label;
-	struct tm_phase_src src, in[2];
+	struct tm_phase_src src, in[TM_PHASE_IN_MAX];
 	void (*derive)(struct tm_phase_pt *pts, size_t n, enum tm_phase_series s);
 	const char *note;
 };
 
-#define TM_X_PS_DECL(id, desc) extern const struct tm_phase_series_desc desc;
+#define TM_X_PS_DECL(id, desc, nin)                                                                \
+	extern const struct tm_phase_series_desc desc;                                             \
+	_Static_assert((nin) <= TM_PHASE_IN_MAX, #desc ": at most TM_PHASE_IN_MAX inputs");
 TM_RT_PHASE_SERIES_LIST(TM_X_PS_DECL)
 #undef TM_X_PS_DECL
 
 /* The descriptor of series S (S < TM_PS_COUNT). */
 const struct tm_phase_series_desc *tm_phase_series(enum tm_phase_series s);
+
+/* How many inputs series S's derive reads (0: none), from tm_phase_pt.in[*AT]. */
+int tm_phase_series_inputs(enum tm_phase_series s, int *at);
 
 /* Fills the derived series of PTS[0..N) (time order), each by its
  * descriptor's derive. */

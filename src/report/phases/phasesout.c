@@ -62,9 +62,10 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 	p->t_usec = s->t_mono_usec;
 	for (int k = 0; k < TM_PS_COUNT; k++) {
 		const struct tm_phase_series_desc *d = tm_phase_series((enum tm_phase_series)k);
+		int at, nin = tm_phase_series_inputs((enum tm_phase_series)k, &at);
 		p->v[k] = of(s, d->src);
-		p->in[k][0] = of(s, d->in[0]);
-		p->in[k][1] = of(s, d->in[1]);
+		for (int j = 0; j < nin; j++)
+			p->in[at + j] = of(s, d->in[j]);
 	}
 	p->procs = get(s, TM_M_PROC_COUNT);
 	return 0;

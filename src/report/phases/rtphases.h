@@ -9,13 +9,15 @@
  * runtime whose series is the generic GC live heap (--runtime go|ghc|node)
  * needs none.
  *
- * X(ID, descriptor)   the series TM_PS_ID
+ * X(ID, descriptor, NIN)   the series TM_PS_ID; NIN: how many figures of a
+ *                          sample its derive reads (0: none, its value is a
+ *                          sample's figure), at tm_phase_pt.in[TM_PSI_ID ...]
  */
 #ifndef TM_REPORT_RTPHASES_H
 #define TM_REPORT_RTPHASES_H
 
 #define TM_RT_PHASE_SERIES_LIST(X)                                                                 \
-	X(JVM_HEAP, tm_phs_jvm_heap)                                                               \
-	X(JVM_OLD_GC, tm_phs_jvm_old_gc)
+	X(JVM_HEAP, tm_phs_jvm_heap, 0)                                                            \
+	X(JVM_OLD_GC, tm_phs_jvm_old_gc, 2)
 
 #endif
