@@ -113,6 +113,16 @@ static void gc_end(struct rec *r)
 	tm_gcwatch_close(&r->gc);
 }
 
+static void gc_output(struct rec *r, int i, const char *data, size_t n)
+{
+	tm_gcwatch_feed(&r->gc, i, data, n);
+}
+
+static void gc_output_end(struct rec *r, int i)
+{
+	tm_gcwatch_flush(&r->gc, i);
+}
+
 static void jlog_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
 {
 	(void)deadline;
@@ -123,6 +133,16 @@ static void jlog_sample(struct rec *r, int64_t deadline, struct tm_sample *s)
 static void jlog_end(struct rec *r)
 {
 	tm_jvmlog_close(&r->jlog);
+}
+
+static void jlog_output(struct rec *r, int i, const char *data, size_t n)
+{
+	tm_jvmlog_feed(&r->jlog, i, data, n);
+}
+
+static void jlog_output_end(struct rec *r, int i)
+{
+	tm_jvmlog_flush(&r->jlog, i);
 }
 
 static const struct tm_rec_input inputs[] = {
@@ -147,8 +167,16 @@ static const struct tm_rec_input inputs[] = {
      .on_wake = journal_wake,
      .on_sample = journal_sample},
     {.name = "the target's rest", .period_usec = rest_period},
-    {.name = "runtime GC lines", .on_sample = gc_sample, .on_end = gc_end},
-    {.name = "JVM GC log", .on_sample = jlog_sample, .on_end = jlog_end},
+    {.name = "runtime GC lines",
+     .on_sample = gc_sample,
+     .on_end = gc_end,
+     .on_output = gc_output,
+     .on_output_end = gc_output_end},
+    {.name = "JVM GC log",
+     .on_sample = jlog_sample,
+     .on_end = jlog_end,
+     .on_output = jlog_output,
+     .on_output_end = jlog_output_end},
     {.name = "scrapes", .on_sample = tm_rec_scrape_take},
 };
 

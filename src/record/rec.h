@@ -186,7 +186,10 @@ struct rec {
  * each input's descriptor (fd: -1 for none now) and wakes at least every
  * period (0: no period now); when the descriptor is ready, on_ready; after
  * any wake, on_wake; in each sample, on_sample (DEADLINE: the sample's due
- * time); when the run is over, on_end.  Any of them may be NULL. */
+ * time); when the run is over, on_end; each block of the command's
+ * stdout (I = 0) or stderr (1) the relay passed on, on_output (a reader of
+ * the command's output: a runtime's GC lines), and on_output_end when that
+ * stream ends.  Any of them may be NULL. */
 struct tm_rec_input {
 	const char *name;
 	int (*fd)(const struct rec *r);
@@ -195,6 +198,8 @@ struct tm_rec_input {
 	void (*on_wake)(struct rec *r);
 	void (*on_sample)(struct rec *r, int64_t deadline, struct tm_sample *s);
 	void (*on_end)(struct rec *r);
+	void (*on_output)(struct rec *r, int i, const char *data, size_t n);
+	void (*on_output_end)(struct rec *r, int i);
 };
 #define TM_REC_INPUTS_MAX 16
 /* The inputs, in the order of their work; their count in *N. */

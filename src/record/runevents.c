@@ -229,19 +229,23 @@ void tm_rec_drain_forwarded(struct rec *r, int i)
 {
 	int *fd = &r->relay.fwd_fd[i];
 	struct tm_lines *lines = i ? &r->err_lines : &r->out_lines;
+	size_t nin;
+	const struct tm_rec_input *in = tm_rec_inputs(&nin);
 	char buf[8192];
 	ssize_t n;
 
 	while ((n = read(*fd, buf, sizeof(buf))) > 0) {
 		if (r->re.compiled)
 			tm_lines_feed(lines, buf, (size_t)n, on_line, r);
-		tm_gcwatch_feed(&r->gc, i, buf, (size_t)n);
-		tm_jvmlog_feed(&r->jlog, i, buf, (size_t)n);
+		for (size_t k = 0; k < nin; k++) /* the readers of its output */
+			if (in[k].on_output)
+				in[k].on_output(r, i, buf, (size_t)n);
 	}
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		tm_lines_flush(lines, on_line, r);
-		tm_gcwatch_flush(&r->gc, i);
-		tm_jvmlog_flush(&r->jlog, i);
+		for (size_t k = 0; k < nin; k++)
+			if (in[k].on_output_end)
+				in[k].on_output_end(r, i);
 		close(*fd);
 		*fd = -1;
 	}

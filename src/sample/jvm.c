@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "runtime/hsperf.h"
 #include "sample/jvm.h"
+#include "sample/rtsample.h"
 #include "sample/jvmresident.h"
 #include "base/banned.h"
 
@@ -157,3 +158,9 @@ void tm_jvm_sample(struct tm_proc *p, int64_t now_mono_usec, uint8_t *buf, struc
 		tm_jvm_resident_sample(p, buf, (size_t)n, now_mono_usec, buf, TM_JVM_BUF_BYTES,
 		                       out);
 }
+
+/* The JVM's part of the sampler (sample/rtsample.h). */
+const struct tm_rt_sampler tm_rts_jvm = {
+    .buf_bytes = TM_JVM_BUF_BYTES,
+    .sample = tm_jvm_sample,
+};

@@ -12,8 +12,8 @@
 #include "kern/kread.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
-#include "sample/jvm.h"
 #include "sample/proctree.h"
+#include "sample/rtsample.h"
 #include "sample/sampler.h"
 #include "base/banned.h"
 
@@ -36,7 +36,7 @@ struct tm_sampler {
 	pid_t *pids;
 	struct tm_comm *comms; /* each pid's command name, from its stat */
 	size_t npids, pids_cap, comms_cap;
-	uint8_t *jvm_buf; /* TM_JVM_BUF_BYTES: hsperfdata files and maps */
+	uint8_t *rt_buf; /* the runtimes' scratch (rtsample.h) */
 	char buf[16384];
 };
 
@@ -73,7 +73,7 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 		snprintf(path, sizeof(path), "%s/%s", s->proc_root, host_files[i]);
 		s->host_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	if ((cfg->root_pid > 0 || cfg->cgroup) && !(s->jvm_buf = malloc(TM_JVM_BUF_BYTES))) {
+	if ((cfg->root_pid > 0 || cfg->cgroup) && !(s->rt_buf = malloc(tm_rt_sample_buf_bytes()))) {
 		tm_sampler_close(s);
 		return tm_error("out of memory");
 	}
@@ -197,7 +197,7 @@ static int read_tree(struct tm_sampler *s, int64_t now, int64_t forks, struct tm
 			continue;
 		read_proc(s, p, slow, smaps, &one);
 		add_proc(&one, out);
-		tm_jvm_sample(p, now, s->jvm_buf, out);
+		tm_rt_sample(p, now, s->rt_buf, out);
 		count++;
 		if (remember_pid(s, p))
 			return -1;
@@ -296,6 +296,6 @@ void tm_sampler_close(struct tm_sampler *s)
 	tm_proctree_close(s->tree);
 	free(s->pids);
 	free(s->comms);
-	free(s->jvm_buf);
+	free(s->rt_buf);
 	free(s);
 }

@@ -32,7 +32,8 @@ static void make_pts(struct tm_phase_pt *p, size_t n)
 			p[i].v[s] = NAN;
 		p[i].v[TM_PS_ANON] = (10.0 + (double)(i * i)) * MIB;
 		p[i].v[TM_PS_HEAP] = (double)i * MIB;
-		p[i].jvm_old_bytes = p[i].jvm_gc_usec = NAN;
+		for (int k = 0; k < TM_PSI_COUNT; k++)
+			p[i].in[k] = NAN;
 		p[i].procs = i < NPTS ? 1 : 0;
 	}
 }
@@ -347,8 +348,9 @@ static void test_old_after_gc(void **state)
 	(void)state;
 	make_pts(p, 7);
 	for (int i = 0; i < 7; i++) {
-		p[i].jvm_gc_usec = gc_usec[i];
-		p[i].jvm_old_bytes = old[i];
+		/* its inputs: the GC time so far, the old gen (jvmphases.c) */
+		p[i].in[TM_PSI_JVM_OLD_GC] = gc_usec[i];
+		p[i].in[TM_PSI_JVM_OLD_GC + 1] = old[i];
 	}
 	tm_phase_pts_derive(p, 7);
 	assert_true(isnan(p[0].v[TM_PS_JVM_OLD_GC])); /* no JVM read */
@@ -358,6 +360,32 @@ static void test_old_after_gc(void **state)
 	assert_true(isnan(p[4].v[TM_PS_JVM_OLD_GC])); /* not read this time */
 	assert_eq(p[5].v[TM_PS_JVM_OLD_GC], 4);       /* more GCs ended */
 	assert_true(isnan(p[6].v[TM_PS_JVM_OLD_GC])); /* the time fell: a JVM left */
+}
+
+/* The series registry (phases.h, rtphases.h): every series has a key, a
+ * label, and a value from a sample or a derive that fills it; no key twice. */
+static void test_series_registry(void **state)
+{
+	(void)state;
+	for (int s = 0; s < TM_PS_COUNT; s++) {
+		const struct tm_phase_series_desc *d = tm_phase_series((enum tm_phase_series)s);
+		int at, nin = tm_phase_series_inputs((enum tm_phase_series)s, &at);
+		if (!d->key || !d->label || (d->src.how == TM_PH_NONE) == !d->derive ||
+		    !d->derive != !nin)
+			fail_msg("phase series %d (%s): key, label, or exactly one of a sample's "
+			         "figure and a derive (with its inputs) missing",
+			         s, d->key ? d->key : "?");
+		/* its list's count of inputs is the count its descriptor names */
+		for (int j = 0; j < TM_PHASE_IN_MAX; j++)
+			if ((d->in[j].how != TM_PH_NONE) != (j < nin))
+				fail_msg(
+				    "phase series %s: input %d of its descriptor against %d in "
+				    "rtphases.h",
+				    d->key, j, nin);
+		for (int o = 0; o < s; o++)
+			if (!strcmp(tm_phase_series_key((enum tm_phase_series)o), d->key))
+				fail_msg("phase series %d and %d are both '%s'", o, s, d->key);
+	}
 }
 
 static void test_split_parse(void **state)
@@ -428,6 +456,7 @@ int main(void)
 	    cmocka_unit_test(test_exit_samples_left_out),
 	    cmocka_unit_test(test_no_marks_and_no_samples),
 	    cmocka_unit_test(test_old_after_gc),
+	    cmocka_unit_test(test_series_registry),
 	    cmocka_unit_test(test_split_parse),
 	    cmocka_unit_test(test_outputs),
 	};

@@ -18,6 +18,7 @@
 #include "base/outcome.h"
 #include "report/runreport.h"
 #include "runtime/registry.h"
+#include "sample/rtsample.h"
 #include "serve/api.h"
 #include "serve/promfmt.h"
 
@@ -69,6 +70,28 @@ static void complete(enum tm_runtime rt, const struct tm_runtime_desc *d)
 	if (option && (!d->gc_line || d->stream == TM_RT_STREAM_NONE))
 		fail_msg("runtime %s: --runtime reads GC lines, and it has no parser or stream",
 		         d->name);
+}
+
+/* A runtime found by what its processes map is read in them by the
+ * sampler: it has a sampler part (sample/rtsample.h), and only such a one. */
+static void sampled(enum tm_runtime rt, const struct tm_runtime_desc *d)
+{
+	const struct tm_rt_sampler *p = tm_rt_sampler(rt);
+	bool maps = d->found_by & TM_RT_BY_MAPS;
+
+	if (maps != (p != NULL) || (p && (!p->sample || !p->buf_bytes)))
+		fail_msg("runtime %s: found by maps %d, a sampler part %d (wanted both or neither, "
+		         "with its function and scratch)",
+		         d->name, maps, p != NULL);
+	if (p && p->buf_bytes > tm_rt_sample_buf_bytes())
+		fail_msg("runtime %s: its scratch (%zu bytes) is more than the sampler's (%zu)",
+		         d->name, p->buf_bytes, tm_rt_sample_buf_bytes());
+}
+
+static void test_samplers(void **state)
+{
+	(void)state;
+	each_desc(sampled);
 }
 
 static void test_descriptors(void **state)
@@ -176,12 +199,15 @@ static void test_panel(void **state)
 	each_desc(in_panel);
 }
 
-/* The generic report and /metrics' page and series walk the registry: none
- * names a runtime found without --runtime (whose parts were once written
- * there: the JVM's lines, split, HELP and panel series). */
+/* The generic report, the summary's accumulator, the phases and /metrics'
+ * page and series walk the registry: none names a runtime found without --runtime
+ * (whose parts were once written there: the JVM's lines, split, figures,
+ * HELP and panel series). */
 static const char *const generic_files[] = {
-    "src/report/runreport.c", "src/report/run/runjson.c", "src/report/run/summary.c",
-    "src/serve/promfmt.c",    "src/serve/series.c",
+    "src/report/runreport.c",       "src/report/run/runjson.c",     "src/report/run/summary.c",
+    "src/report/run/summary_acc.c", "src/report/run/summary_int.h", "src/serve/promfmt.c",
+    "src/report/phases/phases.h",   "src/report/phases/phases.c",   "src/report/phases/phasesout.c",
+    "src/sample/sampler.c",         "src/record/runevents.c",       "src/serve/series.c",
 };
 
 static void not_in_generic(enum tm_runtime rt, const struct tm_runtime_desc *d)
@@ -346,7 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_descriptors),  cmocka_unit_test(test_docs),
 	    cmocka_unit_test(test_metrics_help), cmocka_unit_test(test_own_help),
 	    cmocka_unit_test(test_generic_code), cmocka_unit_test(test_panel),
-	    cmocka_unit_test(test_reports),
+	    cmocka_unit_test(test_reports),      cmocka_unit_test(test_samplers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,47 +16,61 @@
 #include "report/run/summary.h"
 #include "base/banned.h"
 
-static const char *const series_keys[TM_PS_COUNT] = {
-    [TM_PS_ANON] = "anon",
-    [TM_PS_HEAP] = "heap_live",
-    [TM_PS_JVM_HEAP] = "jvm_heap_used",
-    [TM_PS_JVM_OLD_GC] = "jvm_old_after_gc",
-    [TM_PS_GC_LIVE] = "gc_heap_live",
+#define NO TM_METRIC_COUNT
+
+/* The generic series; each runtime's own are in its file (rtphases.h). */
+static const struct tm_phase_series_desc anon = {
+    "anon", "anon", {TM_PH_EITHER, TM_M_CG_ANON_BYTES, TM_M_PROC_RSS_ANON_BYTES},
+    {{0}},  NULL,   NULL};
+static const struct tm_phase_series_desc heap = {
+    "heap_live", "heap", {TM_PH_ONE, TM_M_HEAP_LIVE_BYTES, NO}, {{0}}, NULL, NULL};
+static const struct tm_phase_series_desc gc_live = {
+    "gc_heap_live", "gc live", {TM_PH_ONE, TM_M_GC_HEAP_LIVE_BYTES, NO}, {{0}}, NULL, NULL};
+
+static const struct tm_phase_series_desc *const series[TM_PS_COUNT] = {
+    [TM_PS_ANON] = &anon,
+    [TM_PS_HEAP] = &heap,
+#define TM_X_PS_PTR(id, desc, nin) [TM_PS_##id] = &desc,
+    TM_RT_PHASE_SERIES_LIST(TM_X_PS_PTR)
+#undef TM_X_PS_PTR
+        [TM_PS_GC_LIVE] = &gc_live,
 };
 
-static const char *const series_labels[TM_PS_COUNT] = {
-    [TM_PS_ANON] = "anon",          [TM_PS_HEAP] = "heap",
-    [TM_PS_JVM_HEAP] = "java heap", [TM_PS_JVM_OLD_GC] = "old after GC",
-    [TM_PS_GC_LIVE] = "gc live",
+const struct tm_phase_series_desc *tm_phase_series(enum tm_phase_series s)
+{
+	return series[s < TM_PS_COUNT ? s : TM_PS_ANON];
+}
+
+/* Each series' inputs: where in tm_phase_pt.in, how many (rtphases.h). */
+static const struct {
+	int at, n;
+} inputs[TM_PS_COUNT] = {
+#define TM_X_PS_IN(id, desc, nin) [TM_PS_##id] = {TM_PSI_##id, nin},
+    TM_RT_PHASE_SERIES_LIST(TM_X_PS_IN)
+#undef TM_X_PS_IN
 };
+
+int tm_phase_series_inputs(enum tm_phase_series s, int *at)
+{
+	*at = s < TM_PS_COUNT ? inputs[s].at : 0;
+	return s < TM_PS_COUNT ? inputs[s].n : 0;
+}
 
 const char *tm_phase_series_key(enum tm_phase_series s)
 {
-	return s < TM_PS_COUNT ? series_keys[s] : "?";
+	return s < TM_PS_COUNT ? series[s]->key : "?";
 }
 
 const char *tm_phase_series_label(enum tm_phase_series s)
 {
-	return s < TM_PS_COUNT ? series_labels[s] : "?";
+	return s < TM_PS_COUNT ? series[s]->label : "?";
 }
 
 void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n)
 {
-	double prev = NAN, cur = NAN;
-
-	for (size_t i = 0; i < n; i++) {
-		double g = pts[i].jvm_gc_usec;
-		if (!isfinite(g)) {
-			pts[i].v[TM_PS_JVM_OLD_GC] = NAN; /* unread: no GC figure either */
-			continue;
-		}
-		if (isfinite(prev) && g < prev)
-			cur = NAN; /* a JVM left the tree: its figure went with it */
-		if (isfinite(prev) ? g > prev : g > 0)
-			cur = pts[i].jvm_old_bytes; /* NAN when the old gen was not read */
-		prev = g;
-		pts[i].v[TM_PS_JVM_OLD_GC] = cur;
-	}
+	for (int s = 0; s < TM_PS_COUNT; s++)
+		if (series[s]->derive)
+			series[s]->derive(pts, n, (enum tm_phase_series)s);
 }
 
 int tm_phase_split_parse(const char *spec, struct tm_phase_split *out)
@@ -258,7 +272,7 @@ static void series_figures(const struct tm_phase_pt *p, const size_t *first, str
 				continue; /* no sample: nothing read, the next starts from prev_end
 				           */
 			double f = first_reading(p, a, b, s);
-			/* a series that begins inside a phase (a JVM's counters once it
+			/* a series that begins inside a phase (a runtime's counters once it
 			 * is up, old after GC at the first GC) has no value at its
 			 * start: not its first reading, which would claim no change */
 			r->start[s] = started ? prev_end : a == 0 ? p[0].v[s] : NAN;

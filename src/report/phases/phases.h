@@ -12,8 +12,8 @@
  * start and change of the phase after it.  A phase with no sample at all
  * (two marks within one interval) has every figure NAN but its duration;
  * its change would be 0 by construction, so the sum still holds.  A series
- * that begins after the run's first sample (a JVM's counters once it is
- * up, old after GC at the first GC) has no start, nor change, in the phase
+ * that begins after the run's first sample (a runtime's counters once it
+ * is up, a figure of the first GC) has no start, nor change, in the phase
  * where it begins, nor in the run's total row.
  *
  * The pure part (tm_phases_compute) works on arrays, for unit tests; the
@@ -28,19 +28,24 @@
 
 #include <jansson.h>
 
+#include "base/metrics.h"
+#include "report/phases/rtphases.h"
+
 struct tm_store;
 
 #define TM_PHASE_NAME_MAX 64
 #define TM_PHASE_MAX_AT   64
 #define TM_PHASE_NOTES    8
 
-/* The series a phase row carries, start / end / change each. */
+/* The series a phase row carries, start / end / change each, all bytes. */
 enum tm_phase_series {
-	TM_PS_ANON,       /* bytes: the cgroup's anon, else the tree's RssAnon */
-	TM_PS_HEAP,       /* bytes: live heap (the heap shim, --heap) */
-	TM_PS_JVM_HEAP,   /* bytes: Java heap used (hsperfdata) */
-	TM_PS_JVM_OLD_GC, /* bytes: old gen used in the sample after the last GC */
-	TM_PS_GC_LIVE,    /* bytes: live after the last GC (--runtime go|ghc) */
+	TM_PS_ANON, /* the cgroup's anon, else the tree's RssAnon */
+	TM_PS_HEAP, /* live heap (the heap shim, --heap) */
+                    /* each runtime's own (rtphases.h) */
+#define TM_X_PS_ENUM(id, desc, nin) TM_PS_##id,
+	TM_RT_PHASE_SERIES_LIST(TM_X_PS_ENUM)
+#undef TM_X_PS_ENUM
+	    TM_PS_GC_LIVE, /* live after the last GC (--runtime go|ghc|node) */
 	TM_PS_COUNT
 };
 
@@ -48,21 +53,61 @@ enum tm_phase_series {
 const char *tm_phase_series_key(enum tm_phase_series s);
 const char *tm_phase_series_label(enum tm_phase_series s);
 
+/* Where each derived series' inputs are in tm_phase_pt.in: TM_PSI_ID is
+ * the first of series TM_PS_ID's NIN (rtphases.h), TM_PSI_COUNT all. */
+enum tm_phase_in {
+#define TM_X_PSI_ENUM(id, desc, nin) TM_PSI_##id, TM_PSI_##id##_LAST = TM_PSI_##id + (nin)-1,
+	TM_RT_PHASE_SERIES_LIST(TM_X_PSI_ENUM)
+#undef TM_X_PSI_ENUM
+	    TM_PSI_COUNT
+};
+
 /* One sample, reduced: monotonic usec, each series (NAN when the sample
- * lacks it), and what the derived series come from. */
+ * lacks it), and what the derived series come from (IN, at TM_PSI_*). */
 struct tm_phase_pt {
 	int64_t t_usec;
 	double v[TM_PS_COUNT];
-	double jvm_old_bytes; /* old gen used */
-	double jvm_gc_usec;   /* young + full GC time so far: rises as a collection ends */
-	double procs;         /* processes of the target; NAN unknown */
+	double in[TM_PSI_COUNT > 0 ? TM_PSI_COUNT : 1];
+	double procs; /* processes of the target; NAN unknown */
 };
 
-/* Fills V[TM_PS_JVM_OLD_GC] of PTS[0..N) (time order): the old gen used in
- * the sample where the JVMs' GC time last rose (HotSpot adds a collection's
- * time as it ends; the first time seen counts as a rise when above 0),
- * carried forward; NAN before any GC, in a sample without the JVMs'
- * counters, and after the time fell (a JVM left). */
+/* The most inputs a derived series reads. */
+#define TM_PHASE_IN_MAX 4
+
+/* Where a sample's figure comes from: metric A; the sum of A and B, both
+ * present; A, else B; or nothing (a derived series). */
+enum tm_phase_how { TM_PH_NONE, TM_PH_ONE, TM_PH_SUM, TM_PH_EITHER };
+struct tm_phase_src {
+	enum tm_phase_how how;
+	enum tm_metric a, b;
+};
+
+/* One series: its key and label, its value in a sample (SRC), or, for a
+ * derived one (SRC none), its inputs (IN[0 .. its NIN), into
+ * tm_phase_pt.in from its TM_PSI_ID on) and DERIVE, which fills v[S] of
+ * PTS[0..N) (time order) from them; a NOTE under the text table when some
+ * sample had it (NULL: none). */
+struct tm_phase_series_desc {
+	const char *key, *label;
+	struct tm_phase_src src, in[TM_PHASE_IN_MAX];
+	void (*derive)(struct tm_phase_pt *pts, size_t n, enum tm_phase_series s);
+	const char *note;
+};
+
+#define TM_X_PS_DECL(id, desc, nin)                                                                \
+	extern const struct tm_phase_series_desc desc;                                             \
+	_Static_assert((nin) <= TM_PHASE_IN_MAX, #desc ": at most TM_PHASE_IN_MAX inputs");
+TM_RT_PHASE_SERIES_LIST(TM_X_PS_DECL)
+#undef TM_X_PS_DECL
+
+/* The descriptor of series S (S < TM_PS_COUNT). */
+const struct tm_phase_series_desc *tm_phase_series(enum tm_phase_series s);
+
+/* How many inputs series S's derive reads (0: none), from tm_phase_pt.in[*AT]. */
+int tm_phase_series_inputs(enum tm_phase_series s, int *at);
+
+/* Fills the derived series of PTS[0..N) (time order), each by its
+ * descriptor's derive. */
 void tm_phase_pts_derive(struct tm_phase_pt *pts, size_t n);
 
 struct tm_phase_prog {
@@ -111,7 +156,7 @@ struct tm_phases {
 };
 
 /*
- * Splits the samples PTS[0..N) (time order; V[TM_PS_JVM_OLD_GC] derived),
+ * Splits the samples PTS[0..N) (time order; the derived series derived),
  * progress points PR[0..NP) and marks MK[0..NM) (any order) as SPLIT says.
  * The run is the span from the first sample to the last one while the
  * target lived (procs > 0 or unknown), and not inside its last processes'

@@ -32,6 +32,25 @@ static double get(const struct tm_sample *s, enum tm_metric m)
 	return tm_sample_has(s, m) ? (double)s->v[m] : NAN;
 }
 
+/* SRC's value in S: NAN when absent (anon as the summary takes it: the
+ * cgroup's, else the tree's, by TM_PH_EITHER). */
+static double of(const struct tm_sample *s, struct tm_phase_src src)
+{
+	switch (src.how) {
+	case TM_PH_ONE:
+		return get(s, src.a);
+	case TM_PH_SUM:
+		return tm_sample_has(s, src.a) && tm_sample_has(s, src.b)
+		           ? (double)(s->v[src.a] + s->v[src.b])
+		           : NAN;
+	case TM_PH_EITHER:
+		return tm_sample_has(s, src.a) ? get(s, src.a) : get(s, src.b);
+	case TM_PH_NONE:
+		break;
+	}
+	return NAN;
+}
+
 static int add_sample(void *ctx, const struct tm_sample *s)
 {
 	struct load *l = ctx;
@@ -41,18 +60,13 @@ static int add_sample(void *ctx, const struct tm_sample *s)
 		return -1;
 	p = &l->pt[l->n++];
 	p->t_usec = s->t_mono_usec;
-	/* anon as the summary takes it: the cgroup's, else the tree's */
-	p->v[TM_PS_ANON] = tm_sample_has(s, TM_M_CG_ANON_BYTES) ? get(s, TM_M_CG_ANON_BYTES)
-	                                                        : get(s, TM_M_PROC_RSS_ANON_BYTES);
-	p->v[TM_PS_HEAP] = get(s, TM_M_HEAP_LIVE_BYTES);
-	p->v[TM_PS_JVM_HEAP] = get(s, TM_M_JVM_HEAP_USED_BYTES);
-	p->v[TM_PS_JVM_OLD_GC] = NAN;
-	p->v[TM_PS_GC_LIVE] = get(s, TM_M_GC_HEAP_LIVE_BYTES);
-	p->jvm_old_bytes = get(s, TM_M_JVM_OLD_USED_BYTES);
-	p->jvm_gc_usec =
-	    tm_sample_has(s, TM_M_JVM_YOUNG_GC_USEC) && tm_sample_has(s, TM_M_JVM_FULL_GC_USEC)
-	        ? (double)(s->v[TM_M_JVM_YOUNG_GC_USEC] + s->v[TM_M_JVM_FULL_GC_USEC])
-	        : NAN;
+	for (int k = 0; k < TM_PS_COUNT; k++) {
+		const struct tm_phase_series_desc *d = tm_phase_series((enum tm_phase_series)k);
+		int at, nin = tm_phase_series_inputs((enum tm_phase_series)k, &at);
+		p->v[k] = of(s, d->src);
+		for (int j = 0; j < nin; j++)
+			p->in[at + j] = of(s, d->in[j]);
+	}
 	p->procs = get(s, TM_M_PROC_COUNT);
 	return 0;
 }
@@ -272,9 +286,9 @@ void tm_phases_write_text(const struct tm_phases *ph, FILE *out)
 		m = out;
 	for (int i = 0; i < ph->n_notes; i++)
 		fprintf(m, "%s\n", ph->notes[i]);
-	if (ph->has[TM_PS_JVM_OLD_GC])
-		fprintf(m, "old after GC: the JVMs' old gen used in the first sample after their "
-		           "latest GC ended\n");
+	for (int k = 0; k < TM_PS_COUNT; k++)
+		if (ph->has[k] && tm_phase_series((enum tm_phase_series)k)->note)
+			fprintf(m, "%s\n", tm_phase_series((enum tm_phase_series)k)->note);
 	if (m != out)
 		fclose(m), tm_term_write_lines(out, buf, width), free(buf);
 }

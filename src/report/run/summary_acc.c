@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/run/rtacc.h"
 #include "report/run/summary_int.h"
 #include "base/banned.h"
 
@@ -63,22 +64,8 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->failcnt = get(s, TM_M_CG_FAILCNT);
 	p->lim_max = get(s, TM_M_CG_MAX_BYTES);
 	p->lim_high = get(s, TM_M_CG_HIGH_BYTES);
-	p->jvm_used = get(s, TM_M_JVM_HEAP_USED_BYTES);
-	p->jvm_cap = get(s, TM_M_JVM_HEAP_COMMITTED_BYTES);
-	p->jvm_old = get(s, TM_M_JVM_OLD_USED_BYTES);
-	p->jvm_meta = get(s, TM_M_JVM_METASPACE_USED_BYTES);
-	p->jvm_gcs = sum2(s, TM_M_JVM_YOUNG_GCS, TM_M_JVM_FULL_GCS);
-	p->jvm_gc_usec = sum2(s, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
 	p->gc_live = get(s, TM_M_GC_HEAP_LIVE_BYTES);
 	p->gc_cycles = get(s, TM_M_GC_CYCLES);
-	p->jl_before = get(s, TM_M_JVM_LOG_HEAP_BEFORE_BYTES);
-	p->jl_after = get(s, TM_M_JVM_LOG_HEAP_AFTER_BYTES);
-	p->jl_old = get(s, TM_M_JVM_LOG_OLD_AFTER_BYTES);
-	p->jl_gcs = get(s, TM_M_JVM_LOG_GCS);
-	p->jvm_nocnt = get(s, TM_M_JVM_PROCS_NO_COUNTERS);
-	p->jvm_procs = get(s, TM_M_JVM_PROCS);
-	p->jvm_res = get(s, TM_M_JVM_HEAP_RESIDENT_BYTES);
-	p->jvm_res_procs = get(s, TM_M_JVM_HEAP_RESIDENT_PROCS);
 	p->heap_exe = get(s, TM_M_HEAP_EXE_PROCS);
 }
 
@@ -92,10 +79,9 @@ int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
 	a->pr = pr;
 	a->anon_so_far = a->cpu_so_far = NAN;
 	for (size_t k = 0; k < PT_NF; k++)
-		a->f[k] = (struct facc){NAN, NAN, NAN, NAN};
-	a->heap_allocs_first = a->jvm_gcs_first = a->jvm_gc_usec_first = NAN;
+		tm_facc_init(&a->f[k]);
+	a->heap_allocs_first = NAN;
 	a->snap_for = a->last_af = a->peak_i = -1;
-	a->gc_prev = a->gc_cur = a->old_after_gc_end = NAN;
 	a->peak = NAN;
 	a->ap.median_file_low_bytes = a->ap.median_file_high_bytes = NAN;
 	tm_sketch_init(&a->files);
@@ -105,7 +91,7 @@ int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
 	a->pc = malloc((pr->n ? pr->n : 1) * sizeof(double));
 	if (!a->pa || !a->pc)
 		return -1;
-	return 0;
+	return tm_rt_acc_init(a);
 }
 
 void tm_acc_release(struct acc *a)
@@ -115,6 +101,7 @@ void tm_acc_release(struct acc *a)
 	tm_sketch_release(&a->files);
 	tm_sketch_release(&a->files_lo);
 	tm_sketch_release(&a->files_hi);
+	tm_rt_acc_release(a);
 }
 
 /* Places the progress points before time T at the values seen so far
@@ -128,7 +115,12 @@ static void place_progress(struct acc *a, int64_t t, bool in_bucket)
 	}
 }
 
-static void facc_take(struct facc *f, double v)
+void tm_facc_init(struct facc *f)
+{
+	*f = (struct facc){NAN, NAN, NAN, NAN};
+}
+
+void tm_facc_take(struct facc *f, double v)
 {
 	if (!isfinite(v))
 		return;
@@ -150,11 +142,6 @@ static void first_values(struct acc *a, const struct pt *p)
 	if (!a->heap_first_seen && isfinite(p->heap_alloc)) {
 		a->heap_first_seen = true;
 		a->heap_allocs_first = p->heap_allocs;
-	}
-	if (!a->jvm_first_seen && isfinite(p->jvm_gcs)) {
-		a->jvm_first_seen = true;
-		a->jvm_gcs_first = p->jvm_gcs;
-		a->jvm_gc_usec_first = p->jvm_gc_usec;
 	}
 }
 
@@ -179,31 +166,6 @@ static void keep_context(struct acc *a, const struct pt *p, int64_t i)
 		memcpy(a->snap, a->ring, sizeof(a->ring));
 		a->snap_for = a->last_af;
 	}
-	if (tm_sum_alive(p) && isfinite(p->jvm_used)) {
-		a->old_after_gc_end = a->gc_cur;
-		if (a->njvm == JVM_KEEP) {
-			memmove(a->jvm, a->jvm + 1, sizeof(a->jvm[0]) * (JVM_KEEP - 1));
-			a->njvm--;
-		}
-		a->jvm[a->njvm].i = i;
-		a->jvm[a->njvm++].p = *p;
-	}
-}
-
-/* The old gen used in the first sample that saw the GC time rise (HotSpot
- * adds a collection's time when it ends; its count rises when it starts, so
- * a sample taken during one sees the count but the old gen of before), the
- * first time seen rising from 0; forgotten when the time falls (a JVM
- * left).  Every sample counts, before the window too. */
-static void old_after_gc(struct acc *a, double gc_usec, double old)
-{
-	if (!isfinite(gc_usec))
-		return;
-	if (isfinite(a->gc_prev) && gc_usec < a->gc_prev)
-		a->gc_cur = NAN;
-	if (isfinite(a->gc_prev) ? gc_usec > a->gc_prev : gc_usec > 0)
-		a->gc_cur = old;
-	a->gc_prev = gc_usec;
 }
 
 void tm_acc_sample(struct acc *a, const struct tm_sample *s)
@@ -216,7 +178,7 @@ void tm_acc_sample(struct acc *a, const struct tm_sample *s)
 		a->anon_so_far = p.anon;
 	if (isfinite(p.cpu))
 		a->cpu_so_far = p.cpu;
-	old_after_gc(a, p.jvm_gc_usec, p.jvm_old);
+	tm_rt_acc_sample(a, s, &p, p.t < a->from || p.t > a->to ? -1 : a->n);
 	if (p.t < a->from) {
 		a->any_before = true;
 		return;
@@ -232,7 +194,7 @@ void tm_acc_sample(struct acc *a, const struct tm_sample *s)
 	a->last_pt = p;
 	a->late += p.late > a->late_usec;
 	for (size_t k = 0; k < PT_NF; k++)
-		facc_take(&a->f[k], *pt_field(&p, k));
+		tm_facc_take(&a->f[k], *pt_field(&p, k));
 	first_values(a, &p);
 	tm_sketch_add(&a->files, p.file, 1);
 	if (a->ap.rollup_samples) {
@@ -245,13 +207,6 @@ void tm_acc_sample(struct acc *a, const struct tm_sample *s)
 		tm_throttle_stream_add(a->th, p.t, p.wall, p.ev_high, p.psi_mf);
 	a->n++;
 }
-
-/* A bucket's figures of one point field. */
-struct agg {
-	bool has;
-	double first, last, min, max, rises;
-	int64_t n;
-};
 
 static struct agg agg1(const struct tm_rollup *r, enum tm_metric m)
 {
@@ -281,6 +236,16 @@ static struct agg aggsum(const struct tm_rollup *r, enum tm_metric a, enum tm_me
 		return (struct agg){.has = false};
 	return (struct agg){true,          x.first + y.first, x.last + y.last,      x.min + y.min,
 	                    x.max + y.max, x.rises + y.rises, x.n < y.n ? x.n : y.n};
+}
+
+double tm_acc_src_get(const struct tm_sample *s, struct tm_acc_src src)
+{
+	return src.b == TM_METRIC_COUNT ? get(s, src.a) : sum2(s, src.a, src.b);
+}
+
+struct agg tm_acc_src_agg(const struct tm_rollup *r, struct tm_acc_src src)
+{
+	return src.b == TM_METRIC_COUNT ? agg1(r, src.a) : aggsum(r, src.a, src.b);
 }
 
 /* The index of a point field among the PT_NF doubles. */
@@ -316,20 +281,8 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(failcnt, TM_M_CG_FAILCNT),
 	    F(lim_max, TM_M_CG_MAX_BYTES),
 	    F(lim_high, TM_M_CG_HIGH_BYTES),
-	    F(jvm_used, TM_M_JVM_HEAP_USED_BYTES),
-	    F(jvm_cap, TM_M_JVM_HEAP_COMMITTED_BYTES),
-	    F(jvm_old, TM_M_JVM_OLD_USED_BYTES),
-	    F(jvm_meta, TM_M_JVM_METASPACE_USED_BYTES),
 	    F(gc_live, TM_M_GC_HEAP_LIVE_BYTES),
 	    F(gc_cycles, TM_M_GC_CYCLES),
-	    F(jl_before, TM_M_JVM_LOG_HEAP_BEFORE_BYTES),
-	    F(jl_after, TM_M_JVM_LOG_HEAP_AFTER_BYTES),
-	    F(jl_old, TM_M_JVM_LOG_OLD_AFTER_BYTES),
-	    F(jl_gcs, TM_M_JVM_LOG_GCS),
-	    F(jvm_nocnt, TM_M_JVM_PROCS_NO_COUNTERS),
-	    F(jvm_procs, TM_M_JVM_PROCS),
-	    F(jvm_res, TM_M_JVM_HEAP_RESIDENT_BYTES),
-	    F(jvm_res_procs, TM_M_JVM_HEAP_RESIDENT_PROCS),
 	    F(heap_exe, TM_M_HEAP_EXE_PROCS),
 #undef F
 	};
@@ -344,15 +297,11 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 		return agg2(r, TM_M_CG_IO_READ_BYTES, TM_M_PROC_READ_BYTES);
 	if (IS(io_w))
 		return agg2(r, TM_M_CG_IO_WRITE_BYTES, TM_M_PROC_WRITE_BYTES);
-	if (IS(jvm_gcs))
-		return aggsum(r, TM_M_JVM_YOUNG_GCS, TM_M_JVM_FULL_GCS);
-	if (IS(jvm_gc_usec))
-		return aggsum(r, TM_M_JVM_YOUNG_GC_USEC, TM_M_JVM_FULL_GC_USEC);
 #undef IS
 	return agg1(r, one[k]);
 }
 
-static void facc_bucket(struct facc *f, const struct agg *g)
+void tm_facc_bucket(struct facc *f, const struct agg *g)
 {
 	if (!g->has)
 		return;
@@ -398,13 +347,7 @@ void tm_acc_bucket(struct acc *a, const struct tm_rollup *r)
 		a->anon_so_far = last.anon;
 	if (isfinite(last.cpu))
 		a->cpu_so_far = last.cpu;
-	if (g[FK(jvm_gc_usec)].has) { /* a GC inside: which sample followed it is not kept */
-		if (g[FK(jvm_gc_usec)].rises > 0 || g[FK(jvm_gc_usec)].first != a->gc_prev)
-			a->gc_cur = NAN;
-		a->gc_prev = g[FK(jvm_gc_usec)].last;
-	}
-	if (tm_sum_alive(&last) && isfinite(last.jvm_used))
-		a->old_after_gc_end = a->gc_cur;
+	tm_rt_acc_bucket(a, r, &first, &last);
 	if (a->n == 0) {
 		a->first_pt = first;
 		a->first_t = r->t_first_mono_usec;
@@ -415,7 +358,7 @@ void tm_acc_bucket(struct acc *a, const struct tm_rollup *r)
 	a->end_in_bucket = true;
 	a->late += r->late_samples;
 	for (size_t k = 0; k < PT_NF; k++)
-		facc_bucket(&a->f[k], &g[k]);
+		tm_facc_bucket(&a->f[k], &g[k]);
 	first_values(a, &first);
 	if (g[FK(file)].has) {
 		tm_sketch_add(&a->files_lo, g[FK(file)].min, g[FK(file)].n);
@@ -489,60 +432,28 @@ static void peak_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		    &s->anon_split_at_peak_skew_bytes, &own);
 }
 
-/* The JVM's figures of sample P, and its anon split (jvmsplit.h) with the
- * allocators' answer HELD: every figure from that one sample. */
-static void jvm_of(const struct pt *p, double held, struct tm_summary *s)
-{
-	s->jvm_heap_used_end_bytes = p->jvm_used;
-	s->jvm_heap_committed_end_bytes = p->jvm_cap;
-	s->jvm_old_used_end_bytes = p->jvm_old;
-	s->jvm_metaspace_used_end_bytes = p->jvm_meta;
-	if (isfinite(p->anon) && p->anon >= p->jvm_used)
-		s->anon_minus_jvm_heap_used_end_bytes = p->anon - p->jvm_used;
-	/* the Java heap's resident pages, when they were read of every JVM */
-	double res = p->jvm_res_procs == p->jvm_procs ? p->jvm_res : NAN;
-	tm_jvm_split_resident(p->anon, p->jvm_used, res, p->heap_live, held, &s->jvm_split);
-}
-
-/* The JVM's figures of the last sample alive with them at or before H; the
- * allocators' answer from its neighbours when it is among W's N samples
- * (the first of which is sample BASE). */
-static void jvm_end(struct acc *a, struct tm_summary *s, int64_t h, const struct pt *w, size_t n,
-                    int64_t base)
-{
-	for (int j = a->njvm; j-- > 0;) {
-		const struct pt *p = &a->jvm[j].p;
-		int64_t k = a->jvm[j].i - base;
-		if (a->jvm[j].i > h)
-			continue;
-		jvm_of(p,
-		       k >= 0 && k < (int64_t)n ? tm_sum_held_answer(w, n, (size_t)k)
-		                                : p->heap_held,
-		       s);
-		return;
-	}
-}
-
 /* Held after the work (and the figures of its sample) from a rolled-up end:
  * the last values of the last bucket, when the target was alive at its end. */
-static void bucket_end_figures(struct acc *a, struct tm_summary *s)
+static void bucket_end_figures(struct acc *a, struct tm_summary *s, struct tm_acc_end *e)
 {
 	const struct pt *p = &a->bucket_end;
 
 	a->ap.end_in_rollups = true;
+	e->in_bucket = true;
+	e->end = p;
 	if (!tm_sum_alive(p) || !isfinite(p->anon))
 		return;
+	e->end_alive = true;
 	s->held_anon_bytes = p->anon;
 	s->held_sample_mono_usec = p->t;
 	s->gc_heap_live_at_held_bytes = p->gc_live;
 	if (!isfinite(s->heap_live_end_bytes))
 		s->heap_live_end_bytes = p->heap_live;
-	if (isfinite(p->jvm_used))
-		jvm_of(p, p->heap_held, s);
 }
 
-/* Held after the work: the sample held_index picks among the last kept. */
-static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
+/* Held after the work: the sample held_index picks among the last kept;
+ * where it was, for the runtimes' figures of the end, into E. */
+static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w, struct tm_acc_end *e)
 {
 	int64_t base = 0, h = INT64_MAX;
 	size_t n = 0;
@@ -550,7 +461,7 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 	/* live at the end is the tree's while it was alive to be measured (the
 	 * sample of held after): once every process has exited it holds 0 */
 	if (a->end_in_bucket) {
-		bucket_end_figures(a, s);
+		bucket_end_figures(a, s, e);
 		return;
 	}
 	if (a->last_af >= a->raw_base && a->snap_for == a->last_af)
@@ -569,7 +480,10 @@ static void end_figures(struct acc *a, struct tm_summary *s, struct pt *w)
 		                  &s->anon_split_end_skew_bytes,
 		                  &s->anon_allocator_held_end_own_bytes);
 	}
-	jvm_end(a, s, h, w, n, base);
+	e->w = w;
+	e->n = n;
+	e->base = base;
+	e->held = h;
 }
 
 static void median_figures(struct acc *a, struct tm_summary *s)
@@ -609,16 +523,7 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->gc_heap_live_peak_bytes = a->f[FK(gc_live)].max;
 	s->gc_heap_live_end_bytes = a->f[FK(gc_live)].last;
 	s->gc_cycles = a->f[FK(gc_cycles)].rises;
-	s->jvm_log_heap_before_end_bytes = a->f[FK(jl_before)].last;
-	s->jvm_log_heap_after_end_bytes = a->f[FK(jl_after)].last;
-	s->jvm_log_heap_after_peak_bytes = a->f[FK(jl_after)].max;
-	s->jvm_log_old_after_end_bytes = a->f[FK(jl_old)].last;
-	s->jvm_log_gcs = a->f[FK(jl_gcs)].rises;
-	s->jvm_procs_no_counters = a->f[FK(jvm_nocnt)].max;
 	s->heap_exe_procs = a->f[FK(heap_exe)].max;
-	s->jvm_gcs = a->f[FK(jvm_gcs)].rises;
-	s->jvm_gc_usec = a->f[FK(jvm_gc_usec)].rises;
-	s->jvm_heap_used_peak_bytes = a->f[FK(jvm_used)].max;
 }
 
 /* The tree's heap peak, since it began: a recorder that combines processes
@@ -676,16 +581,9 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 			s->heap_alloc_bytes_per_sec =
 			    s->heap_alloc_bytes / (s->duration_usec / 1e6);
 	}
-	/* the JVMs' GC counts (hsperfdata) start with the JVMs we launched */
-	if (isfinite(s->jvm_gcs) && a->jvm_first_seen) {
-		s->jvm_gcs += a->jvm_gcs_first;
-		s->jvm_gc_usec += isfinite(a->jvm_gc_usec_first) ? a->jvm_gc_usec_first : 0;
-	}
 	/* --runtime's GC count starts with the process we launched */
 	if (isfinite(s->gc_cycles))
 		s->gc_cycles += a->f[FK(gc_cycles)].first;
-	if (isfinite(s->jvm_log_gcs))
-		s->jvm_log_gcs += a->f[FK(jl_gcs)].first;
 	if (!ri->cgroup_path)
 		return;
 	if (isfinite(a->first_pt.ev_oom_kill) && isfinite(s->oom_kills))
@@ -700,6 +598,7 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 
 int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info *ri)
 {
+	struct tm_acc_end e = {.held = INT64_MAX};
 	struct pt *w;
 
 	place_progress(a, INT64_MAX, false);
@@ -723,10 +622,11 @@ int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info 
 	s->final_anon_bytes = a->last_pt.anon;
 	median_figures(a, s);
 	peak_figures(a, s, w);
-	end_figures(a, s, w);
+	end_figures(a, s, w, &e);
 	cost_figures(a, s);
 	count_from_start(a, s, ri);
-	s->jvm_old_after_gc_end_bytes = a->old_after_gc_end;
+	e.from_start = a->at_start && !strcmp(ri->target ? ri->target : "", "command");
+	tm_rt_acc_finish(a, &e, s);
 	s->approx = a->ap;
 	free(w);
 	return 0;

@@ -15,11 +15,14 @@
 #include "report/run/sketch.h"
 #include "report/run/summary.h"
 #include "report/run/throttle.h"
+#include "runtime/registry.h"
 #include "store/rollup.h"
 #include "store/store.h"
 
 /* One sample, reduced to what the figures need; the doubles from anon to
- * jvm_nocnt are contiguous (PT_NF of them), NAN when absent. */
+ * heap_exe are contiguous (PT_NF of them), NAN when absent.  A runtime's
+ * own figures are not here: its part of the accumulator (rtacc.h) reads
+ * them from the sample. */
 struct pt {
 	int64_t t, wall, late;
 	double anon, file, current, cg_peak, rss, heap_live, heap_held, procs;
@@ -27,14 +30,8 @@ struct pt {
 	    heap_skew;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, failcnt, lim_max, lim_high;
-	double jvm_used, jvm_cap, jvm_old, jvm_meta, jvm_gcs, jvm_gc_usec; /* hsperfdata */
-	double gc_live, gc_cycles;                                         /* --runtime go|ghc */
-	double jl_before, jl_after, jl_old, jl_gcs; /* the JVM's own GC log (-Xlog:gc) */
-	double jvm_nocnt;                           /* JVMs without hsperfdata counters */
-	/* the JVMs with counters, the Java heap mappings' resident anon and how
-	 * many JVMs it was read of (sample/jvmresident.h) */
-	double jvm_procs, jvm_res, jvm_res_procs;
-	double heap_exe; /* processes whose malloc is the executable's own */
+	double gc_live, gc_cycles; /* a GC runtime's own report (--runtime go|ghc|node) */
+	double heap_exe;           /* processes whose malloc is the executable's own */
 };
 
 #define PT_NF ((offsetof(struct pt, heap_exe) - offsetof(struct pt, anon)) / sizeof(double) + 1)
@@ -61,7 +58,6 @@ struct facc {
 
 #define TAIL      64 /* samples kept at the end of the window */
 #define PEAK_HALF 32 /* samples kept after the anon peak (and up to as many before) */
-#define JVM_KEEP  8
 
 struct acc {
 	int64_t from, to;   /* the window, mono usec */
@@ -80,8 +76,8 @@ struct acc {
 	bool at_start; /* its first sample is the run's first */
 	struct facc f[PT_NF];
 	struct pt first_pt, last_pt;
-	double heap_allocs_first, jvm_gcs_first, jvm_gc_usec_first;
-	bool heap_first_seen, jvm_first_seen;
+	double heap_allocs_first;
+	bool heap_first_seen;
 	struct tm_sketch files, files_lo, files_hi;
 
 	int64_t raw_base;     /* the window's first raw sample after buckets */
@@ -96,21 +92,15 @@ struct acc {
 	struct pt peak_win[TAIL]; /* the ring PEAK_HALF samples after peak_i */
 	bool peak_frozen;
 
-	struct {
-		int64_t i;
-		struct pt p;
-	} jvm[JVM_KEEP]; /* the last samples alive with jvm_used */
-	int njvm;
-	/* the old gen after the JVMs' latest GC (over every sample), and its
-	 * value at the window's last sample alive with the JVMs' heap */
-	double gc_prev, gc_cur, old_after_gc_end;
-
 	/* rollup buckets summarised instead of pruned raw samples */
 	struct tm_summary_approx ap;
 	bool end_in_bucket;
 	struct pt bucket_end; /* the last bucket's last values */
 
 	struct tm_throttle_stream *th;
+
+	/* each runtime's part (rtacc.h): its state, NULL when it has no part */
+	void *rt[TM_RUNTIME_COUNT];
 };
 
 /* A sample as a point. */
@@ -124,7 +114,7 @@ void tm_acc_release(struct acc *a);
 /* Takes the next sample (in the window or not) / rollup bucket. */
 void tm_acc_sample(struct acc *a, const struct tm_sample *s);
 void tm_acc_bucket(struct acc *a, const struct tm_rollup *r);
-/* The figures into S (window, memory, heap, JVM, cost); progress is left to
+/* The figures into S (window, memory, heap, cost, each runtime's own: rtacc.h); progress is left to
  * the caller (it needs the run's info).  1 when the window had no samples. */
 int tm_acc_finish(struct acc *a, struct tm_summary *s, const struct tm_run_info *ri);
 
