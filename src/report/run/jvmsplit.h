@@ -75,10 +75,4 @@ const char *tm_jvm_split_why_text(enum tm_jvm_split_why why);
  */
 void tm_jvm_split_text(const struct tm_jvm_split *sp, char *buf, size_t size);
 
-/* The JVM's part of the report (report/run/rtreport.h): its Java heap
- * lines, this split's n/a reason in --json, its reset and withhold
- * (jvmreport.c). */
-struct tm_rt_report;
-extern const struct tm_rt_report tm_rtr_jvm;
-
 #endif

@@ -1,12 +1,12 @@
-#include "report/run/jvmsplit.h"
 #include "report/run/rtreport.h"
 #include "base/banned.h"
 
 /* Indexed by enum tm_runtime: the runtimes with a part of their own in the
- * report, one line each.  A runtime whose gc heap line and split are the
- * report's own (from its descriptor's .split) needs none. */
+ * report (TM_RT_REPORT_LIST). */
 static const struct tm_rt_report *const reports[TM_RUNTIME_COUNT] = {
-    [TM_RUNTIME_JVM] = &tm_rtr_jvm,
+#define TM_X_RTR_PTR(e, desc) [TM_RUNTIME_##e] = &desc,
+    TM_RT_REPORT_LIST(TM_X_RTR_PTR)
+#undef TM_X_RTR_PTR
 };
 
 const struct tm_rt_report *tm_rt_report(enum tm_runtime rt)

@@ -32,8 +32,17 @@ struct tm_rt_report {
 	void (*withhold)(struct tm_summary *s);
 };
 
-/* Each runtime's part is defined in its own file (tm_rtr_NAME) and declared
- * in its header; rtreport.c's list names it once. */
+/* The runtimes with a part of their own in the report, one line each:
+ * X(ENUM, descriptor), ENUM as in runtime/registry.h's lists, the
+ * descriptor defined in the runtime's own file (jvmreport.c).  A line whose
+ * descriptor is not defined fails to link; rtreport.c's table derives from
+ * the list.  A runtime whose gc heap line and split are the report's own
+ * (from its descriptor's .split) needs none. */
+#define TM_RT_REPORT_LIST(X) X(JVM, tm_rtr_jvm)
+
+#define TM_X_RTR_DECL(e, desc) extern const struct tm_rt_report desc;
+TM_RT_REPORT_LIST(TM_X_RTR_DECL)
+#undef TM_X_RTR_DECL
 
 /* The report part of runtime RT, NULL when it has none (or RT is none). */
 const struct tm_rt_report *tm_rt_report(enum tm_runtime rt);
