@@ -14,9 +14,12 @@
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
 # libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
-PKGS_CORE := sqlite3 jansson libdw libelf libprotobuf-c zlib inih libsystemd
+PKGS_CORE := sqlite3 jansson libprotobuf-c zlib inih
+# loaded on first use (dlopen, src/sysd/sdlib.h, src/heap/dwlib.h), not linked into the
+# tool: only their headers
+PKGS_DL   := libsystemd libdw
 PKGS_NET  := libmicrohttpd libcurl gnutls
-PKGS    := $(PKGS_CORE) $(PKGS_NET)
+PKGS    := $(PKGS_CORE) $(PKGS_DL) $(PKGS_NET)
 B       := build
 WARN    := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes -Wshadow=local
 # _FORTIFY_SOURCE and full RELRO: the hardening Debian builds with (lintian's

@@ -4,13 +4,14 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include <elfutils/libdwfl.h>
-
 #include "base/error.h"
+#include "heap/dwlib.h"
 #include "heap/symbolize.h"
 #include "base/banned.h"
 
 struct tm_sym {
+	struct tm_dwlib dw; /* libdw, loaded at tm_sym_new */
+	Dwfl_Callbacks cb;  /* libdw keeps a pointer to it for the life of dwfl */
 	Dwfl *dwfl;
 	struct tm_heap_mapping *maps;
 	size_t nmaps;
@@ -77,20 +78,15 @@ void tm_heap_mappings_free(struct tm_heap_mapping *m, size_t n)
 	free(m);
 }
 
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
 static void fill_build_ids(struct tm_sym *s)
 {
 	for (size_t i = 0; i < s->nmaps; i++) {
-		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, s->maps[i].start);
+		Dwfl_Module *mod = s->dw.dwfl_addrmodule(s->dwfl, s->maps[i].start);
 		const unsigned char *bits;
 		GElf_Addr vaddr, bias;
 		if (mod)
-			dwfl_module_getelf(mod, &bias); /* build IDs come with the ELF */
-		int len = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : -1;
+			s->dw.dwfl_module_getelf(mod, &bias); /* build IDs come with the ELF */
+		int len = mod ? s->dw.dwfl_module_build_id(mod, &bits, &vaddr) : -1;
 		for (int k = 0; k < len && k < 40; k++)
 			snprintf(s->maps[i].build_id + 2 * k, 3, "%02x", bits[k]);
 	}
@@ -103,24 +99,30 @@ struct tm_sym *tm_sym_new(const char *maps, size_t len)
 		tm_error("out of memory");
 		return NULL;
 	}
+	if (tm_dwlib_load(&s->dw)) {
+		free(s);
+		return NULL;
+	}
+	s->cb.find_elf = s->dw.dwfl_linux_proc_find_elf;
+	s->cb.find_debuginfo = s->dw.dwfl_standard_find_debuginfo;
 	ssize_t n = tm_heap_parse_maps(maps, len, &s->maps);
 	FILE *f = fmemopen((void *)maps, len, "r");
-	s->dwfl = dwfl_begin(&callbacks);
+	s->dwfl = s->dw.dwfl_begin(&s->cb);
 	if (n < 0 || !f || !s->dwfl) {
 		if (f)
 			fclose(f);
 		s->nmaps = n < 0 ? 0 : (size_t)n;
+		tm_error("cannot start the symbolizer: %s", s->dw.dwfl_errmsg(-1));
 		tm_sym_free(s);
-		tm_error("cannot start the symbolizer: %s", dwfl_errmsg(-1));
 		return NULL;
 	}
 	s->nmaps = (size_t)n;
-	dwfl_report_begin(s->dwfl);
-	int rc = dwfl_linux_proc_maps_report(s->dwfl, f);
+	s->dw.dwfl_report_begin(s->dwfl);
+	int rc = s->dw.dwfl_linux_proc_maps_report(s->dwfl, f);
 	fclose(f);
-	dwfl_report_end(s->dwfl, NULL, NULL);
+	s->dw.dwfl_report_end(s->dwfl, NULL, NULL);
 	if (rc != 0)
-		tm_warn("some mappings could not be read for symbols: %s", dwfl_errmsg(-1));
+		tm_warn("some mappings could not be read for symbols: %s", s->dw.dwfl_errmsg(-1));
 	fill_build_ids(s);
 	return s;
 }
@@ -130,7 +132,7 @@ void tm_sym_free(struct tm_sym *s)
 	if (!s)
 		return;
 	if (s->dwfl)
-		dwfl_end(s->dwfl);
+		s->dw.dwfl_end(s->dwfl);
 	tm_heap_mappings_free(s->maps, s->nmaps);
 	free(s);
 }
@@ -153,14 +155,14 @@ int tm_sym_lookup(struct tm_sym *s, uint64_t pc, const char **func, const char *
 			break;
 		}
 	Dwarf_Addr addr = pc - 1;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod = s->dw.dwfl_addrmodule(s->dwfl, addr);
 	if (!mod)
 		return idx;
-	*func = dwfl_module_addrname(mod, addr);
-	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	*func = s->dw.dwfl_module_addrname(mod, addr);
+	Dwfl_Line *l = s->dw.dwfl_module_getsrc(mod, addr);
 	if (l) {
 		int lineno = 0;
-		const char *src = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+		const char *src = s->dw.dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
 		*file = src;
 		*line = lineno;
 	}

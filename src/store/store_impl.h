@@ -98,9 +98,9 @@ struct tm_store {
 	bool damage_quiet; /* a check is walking: it reports, not the walk */
 	bool registered;   /* this handle has its row in open_handles */
 	struct tm_item_cursor item_cursor[TM_ITEM_KINDS];
-	int64_t window_usec; /* tm_store_set_commit_window(); 0: rows go in at once */
-	struct tm_pending_row *pending;
-	size_t npending, pending_cap, pending_bytes;
+	int64_t window_usec;    /* tm_store_set_commit_window(); 0: rows go in at once */
+	unsigned char *pending; /* the waiting rows, packed (pending.c) */
+	size_t npending, pending_len, pending_cap;
 	int64_t pending_since_usec; /* when the oldest waiting row came (CLOCK_MONOTONIC) */
 	bool quiet;                 /* tm_store_set_quiet: failures not printed */
 	char last_error[256];       /* the last failure tm_st_fail saw, without the path */
@@ -212,8 +212,8 @@ void tm_st_items_sql(enum tm_item_kind kind, enum tm_item_walk how, char *sql, s
 
 /* ---- rows waiting for the commit window (pending.c) ---- */
 
-/* Keeps a copy of ROW (and of its blob) until the next commit.  0, or -1
- * after tm_error (out of memory). */
+/* Keeps a copy of ROW (and of its blob), packed into the handle's buffer,
+ * until the next commit.  0, or -1 after tm_error (out of memory). */
 int tm_st_pending_add(struct tm_store *st, const struct tm_pending_row *row);
 /* Writes the waiting rows, in the order they came, into the batch (opened
  * if needed) and forgets them, written or not.  0, or -1 after tm_error. */

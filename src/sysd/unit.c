@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <systemd/sd-bus.h>
+#include <stdarg.h>
 
 #include "base/error.h"
+#include "sysd/sdlib.h"
 #include "sysd/unit.h"
 #include "base/banned.h"
 
@@ -14,6 +15,7 @@
 #define UNIT_IF "org.freedesktop.systemd1.Unit"
 
 struct tm_sdunit {
+	struct tm_sdlib sd; /* libsystemd, loaded at open */
 	sd_bus *bus;
 	char name[TM_SDUNIT_NAME_MAX];
 	char path[1024];   /* the unit's object path */
@@ -89,23 +91,52 @@ int tm_sdunit_name_normalize(const char *name, char *out, struct tm_err *err)
 }
 
 /* sd-bus errors as words: the bus error's message, or the errno's. */
-static int bus_error(const char *what, const sd_bus_error *e, int r)
+static int bus_error(const struct tm_sdunit *u, const char *what, const sd_bus_error *e, int r)
 {
-	return tm_error("%s: %s", what, e && sd_bus_error_is_set(e) ? e->message : strerror(-r));
+	return tm_error("%s: %s", what,
+	                e && u->sd.sd_bus_error_is_set(e) ? e->message : strerror(-r));
+}
+
+/* sd_bus_call_method(3) and sd_bus_message_read(3), through their va_list forms. */
+static int call_method(struct tm_sdunit *u, const char *member, sd_bus_error *e,
+                       sd_bus_message **reply, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = u->sd.sd_bus_call_methodv(u->bus, DEST, "/org/freedesktop/systemd1",
+	                              "org.freedesktop.systemd1.Manager", member, e, reply, types,
+	                              ap);
+	va_end(ap);
+	return r;
+}
+
+static int message_read(struct tm_sdunit *u, sd_bus_message *m, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = u->sd.sd_bus_message_readv(m, types, ap);
+	va_end(ap);
+	return r;
 }
 
 /* The system bus; without a bus daemon, systemd's private socket (root only). */
-static int connect_bus(sd_bus **bus)
+static int connect_bus(struct tm_sdunit *u)
 {
-	int r = sd_bus_open_system(bus);
+	const struct tm_sdlib *sd = &u->sd;
+	sd_bus **bus = &u->bus;
+	int r = sd->sd_bus_open_system(bus);
 
 	if (r >= 0)
 		return 0;
-	if ((r = sd_bus_new(bus)) < 0)
+	if ((r = sd->sd_bus_new(bus)) < 0)
 		return tm_error("sd-bus: %s", strerror(-r));
-	if ((r = sd_bus_set_address(*bus, "unix:path=/run/systemd/private")) < 0 ||
-	    (r = sd_bus_start(*bus)) < 0) {
-		*bus = sd_bus_unref(*bus);
+	if ((r = sd->sd_bus_set_address(*bus, "unix:path=/run/systemd/private")) < 0 ||
+	    (r = sd->sd_bus_start(*bus)) < 0) {
+		*bus = sd->sd_bus_unref(*bus);
 		return tm_error("cannot reach systemd over D-Bus (the system bus, "
 		                "/run/systemd/private): %s; is systemd this machine's init?",
 		                strerror(-r));
@@ -118,13 +149,13 @@ static int get_string(struct tm_sdunit *u, const char *iface, const char *prop, 
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	char *s = NULL;
-	int r = sd_bus_get_property_string(u->bus, DEST, u->path, iface, prop, &e, &s);
+	int r = u->sd.sd_bus_get_property_string(u->bus, DEST, u->path, iface, prop, &e, &s);
 
 	if (r < 0) {
 		char what[320];
 		snprintf(what, sizeof(what), "cannot read %s of unit '%s'", prop, u->name);
-		bus_error(what, &e, r);
-		sd_bus_error_free(&e);
+		bus_error(u, what, &e, r);
+		u->sd.sd_bus_error_free(&e);
 		return -1;
 	}
 	snprintf(out, size, "%s", s);
@@ -148,15 +179,17 @@ int tm_sdunit_open(const char *name, struct tm_sdunit **out)
 	snprintf(u->iface, sizeof(u->iface), "org.freedesktop.systemd1.%s",
 	         dot && type_iface(dot + 1) ? type_iface(dot + 1) : "Service");
 	u->has_main_pid = dot && !strcmp(dot + 1, "service");
-	if (connect_bus(&u->bus))
+	if (tm_sdlib_load(&u->sd)) {
+		free(u);
+		return -1;
+	}
+	if (connect_bus(u))
 		goto fail;
-	r = sd_bus_call_method(u->bus, DEST, "/org/freedesktop/systemd1",
-	                       "org.freedesktop.systemd1.Manager", "LoadUnit", &e, &reply, "s",
-	                       name);
-	if (r < 0 || sd_bus_message_read(reply, "o", &path) < 0) {
+	r = call_method(u, "LoadUnit", &e, &reply, "s", name);
+	if (r < 0 || message_read(u, reply, "o", &path) < 0) {
 		char what[320];
 		snprintf(what, sizeof(what), "cannot load unit '%s'", name);
-		bus_error(what, &e, r);
+		bus_error(u, what, &e, r);
 		goto fail;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", path);
@@ -167,12 +200,12 @@ int tm_sdunit_open(const char *name, struct tm_sdunit **out)
 		         name, name);
 		goto fail;
 	}
-	sd_bus_message_unref(reply);
+	u->sd.sd_bus_message_unref(reply);
 	*out = u;
 	return 0;
 fail:
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(reply);
+	u->sd.sd_bus_error_free(&e);
+	u->sd.sd_bus_message_unref(reply);
 	tm_sdunit_close(u);
 	return -1;
 }
@@ -189,15 +222,15 @@ static int get_invocation(struct tm_sdunit *u, char out[33])
 	sd_bus_message *reply = NULL;
 	const void *id = NULL;
 	size_t n = 0;
-	int r =
-	    sd_bus_get_property(u->bus, DEST, u->path, UNIT_IF, "InvocationID", &e, &reply, "ay");
+	int r = u->sd.sd_bus_get_property(u->bus, DEST, u->path, UNIT_IF, "InvocationID", &e,
+	                                  &reply, "ay");
 
 	if (r >= 0)
-		r = sd_bus_message_read_array(reply, 'y', &id, &n);
+		r = u->sd.sd_bus_message_read_array(reply, 'y', &id, &n);
 	if (r < 0) {
-		bus_error("cannot read the unit's InvocationID", &e, r);
-		sd_bus_error_free(&e);
-		sd_bus_message_unref(reply);
+		bus_error(u, "cannot read the unit's InvocationID", &e, r);
+		u->sd.sd_bus_error_free(&e);
+		u->sd.sd_bus_message_unref(reply);
 		return -1;
 	}
 	out[0] = '\0';
@@ -205,7 +238,7 @@ static int get_invocation(struct tm_sdunit *u, char out[33])
 		snprintf(out + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
 	if (n != 16 || strspn(out, "0") == 32)
 		out[0] = '\0';
-	sd_bus_message_unref(reply);
+	u->sd.sd_bus_message_unref(reply);
 	return 0;
 }
 
@@ -225,9 +258,9 @@ int tm_sdunit_state(struct tm_sdunit *u, struct tm_sdunit_state *st)
 	              !strcmp(a, "deactivating");
 	if (u->has_main_pid) {
 		sd_bus_error e = SD_BUS_ERROR_NULL;
-		int r = sd_bus_get_property_trivial(u->bus, DEST, u->path, u->iface, "MainPID", &e,
-		                                    'u', &st->main_pid);
-		sd_bus_error_free(&e);
+		int r = u->sd.sd_bus_get_property_trivial(u->bus, DEST, u->path, u->iface,
+		                                          "MainPID", &e, 'u', &st->main_pid);
+		u->sd.sd_bus_error_free(&e);
 		if (r < 0)
 			st->main_pid = 0;
 	}
@@ -238,7 +271,8 @@ void tm_sdunit_close(struct tm_sdunit *u)
 {
 	if (!u)
 		return;
-	sd_bus_flush_close_unref(u->bus);
+	if (u->bus)
+		u->sd.sd_bus_flush_close_unref(u->bus);
 	free(u);
 }
 
@@ -246,12 +280,10 @@ int tm_sdunit_restart(struct tm_sdunit *u)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_call_method(u->bus, DEST, "/org/freedesktop/systemd1",
-	                           "org.freedesktop.systemd1.Manager", "RestartUnit", &e, &reply,
-	                           "ss", u->name, "replace");
+	int r = call_method(u, "RestartUnit", &e, &reply, "ss", u->name, "replace");
 	if (r < 0)
-		bus_error("cannot restart the unit", &e, r);
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(reply);
+		bus_error(u, "cannot restart the unit", &e, r);
+	u->sd.sd_bus_error_free(&e);
+	u->sd.sd_bus_message_unref(reply);
 	return r < 0 ? -1 : 0;
 }

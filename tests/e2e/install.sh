@@ -125,6 +125,9 @@ if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
 	deb=$(B="$TM_BUILD" sh scripts/deb.sh 2>"$T/deb.err") || true
 	if [ -n "$deb" ] && [ -r "$deb" ]; then
 		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3-0"
+		deps=$(dpkg-deb -f "$deb" Depends)
+		test_expect deb_depends_on_the_libraries_loaded_when_used '
+			case $deps in *libsystemd0*libdw1*) true ;; *) false ;; esac || test_why "$deps"'
 		dpkg-deb -x "$deb" "$T/x"
 		test_expect "deb_contents_run" '
 			"$T/x/usr/bin/tidemark" hprof --help >/dev/null 2>&1 && [ -r "$T/x/usr/lib/tidemark/libtidemark-heap.so" ] &&

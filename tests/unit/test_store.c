@@ -170,6 +170,43 @@ static void test_commit_window(void **state)
 	tm_store_close(peer);
 }
 
+/* The rows that wait are bounded (store/pending.c: 256 KiB of packed rows,
+ * or 4096 rows), whatever the window: past the bound the next commit_due
+ * writes them, and they decode as written.  These samples (every metric,
+ * large deltas) take a few hundred bytes each, so the bytes bound comes
+ * first, well before the rows' bound. */
+static void test_commit_window_bounded(void **state)
+{
+	struct store_fixture *f = *state;
+	int64_t run = store_fixture_run(f->st), last = 0, first = -1;
+	struct tm_store *peer;
+	struct tm_sample s;
+	struct collect c = {0};
+
+	make_sample(0, &s);
+	assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	tm_store_set_commit_window(f->st, 3600LL * 1000000); /* an hour: never due by time */
+	assert_int_equal(tm_store_open(f->path, &peer), 0);
+	for (int64_t i = 1; i < 4000 && first < 0; i++) {
+		make_sample(i, &s);
+		assert_int_equal(tm_store_add_sample(f->st, run, &s), 0);
+		assert_int_equal(tm_store_commit_due(f->st, tm_now_mono_usec()), 0);
+		assert_int_equal(tm_store_last_seq(peer, run, &last), 0);
+		if (last > 0)
+			first = last;
+	}
+	if (first < 100 || first >= 4000)
+		fail_msg("the waiting rows were written at sample %lld: want past 100 (they "
+		         "wait) and before 4000 (the bytes' bound)",
+		         (long long)first);
+	assert_int_equal(tm_store_commit(f->st), 0);
+	assert_int_equal(tm_store_each_sample(peer, run, 0, -1, check_cb, &c), 0);
+	assert_int_equal(c.n, first + 1);
+	assert_int_equal(c.bad, 0);
+	tm_store_close(peer);
+}
+
 static int copy_cb(void *ctx, const struct tm_sample *s)
 {
 	*(struct tm_sample *)ctx = *s;
@@ -368,6 +405,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_window_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_absent_is_not_zero, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_order_enforced, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_continues, setup, teardown),
