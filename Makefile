@@ -119,10 +119,12 @@ $(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
 		-Wl,--no-whole-archive $(CORE_LIBS)
 
 # The tool with its test hooks (-DTM_TEST_HOOKS: the commands' host notice
-# read from the root TIDEMARK_HOST_ROOT names, src/cmd/doctor.c), for the
-# end-to-end tests that need one (tests/e2e/doctor.sh); the installed tool
-# has none.  Only the files with a hook are compiled twice.
-HOOK_SRC := src/cmd/doctor.c
+# read from the root TIDEMARK_HOST_ROOT names, src/cmd/doctor.c; a step of
+# `heap attach` failed on purpose, TIDEMARK_ATTACH_FAIL_AT, src/cmd/heap.c),
+# for the end-to-end tests that need one (tests/e2e/doctor.sh,
+# heap_attach.sh); the installed tool has none.  Only the files with a hook
+# are compiled twice.
+HOOK_SRC := src/cmd/doctor.c src/cmd/heap.c
 HOOK_OBJ := $(patsubst %.c,$(B)/hooks/obj/%.o,$(HOOK_SRC))
 HOOKED_CMD_OBJ = $(filter-out $(patsubst %.c,$(B)/obj/%.o,$(HOOK_SRC)),$(CMD_OBJ)) $(HOOK_OBJ)
 $(B)/hooks/obj/%.o: %.c $(GEN_HDR)

@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -94,6 +96,20 @@ static int parse_pid(const char *s, pid_t *pid)
 }
 
 /* heap stats PID: 0, or 1 after tm_error. */
+/* The step `heap attach` is to fail on purpose: a test build's hook
+ * (build/tests/tidemark-hooks, Makefile), TIDEMARK_ATTACH_FAIL_AT=N; the
+ * installed tool reads no such variable and fails none. */
+static int attach_fail_at(void)
+{
+	int64_t n = 0;
+#ifdef TM_TEST_HOOKS
+	const char *v = getenv("TIDEMARK_ATTACH_FAIL_AT");
+	if (v && tm_parse_int64(v, &n) < 0)
+		n = 0;
+#endif
+	return n > 0 && n < 100 ? (int)n : 0;
+}
+
 static int heap_stats(pid_t pid, int json)
 {
 	return tm_heap_stats_print(pid, json, stdout) ? 1 : 0;
@@ -223,7 +239,8 @@ static int heap_dispatch(const struct heap_cli *o, char **rest, int nrest)
 		if (nrest != 2 || parse_pid(rest[1], &pid) < 0)
 			return usage_error("attach and detach need one PID, not '%s'",
 			                   nrest > 1 ? rest[1] : "");
-		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, o->sample, stdout)
+		int rc = rest[0][0] == 'a' ? tm_heap_cli_attach(pid, o->dry_run, o->sample,
+		                                                attach_fail_at(), stdout)
 		                           : tm_heap_cli_detach(pid, stdout);
 		return rc < 0 ? 1 : 0;
 	}

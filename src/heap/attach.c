@@ -57,7 +57,7 @@ const char *tm_attach_step_name(int step)
 /* What the steps found and did: undone by finish(). */
 struct job {
 	pid_t pid;
-	int fail_at; /* TIDEMARK_ATTACH_FAIL_AT: tests only */
+	int fail_at; /* a step to fail on purpose (tm_attach_opts) */
 	const struct tm_attach_arch *arch;
 	char agent[4096]; /* PATH_MAX, for realpath; used up to MAX_PATH_BYTES */
 	uint64_t dlopen_fn, dlclose_fn, start_value, start_vaddr;
@@ -83,13 +83,14 @@ static int linked_allocator(const struct job *j)
 	return j->exe_malloc == TM_EXE_MALLOC_LINKED || j->exe_malloc == TM_EXE_MALLOC_BESIDE;
 }
 
-/* Whether step N is to fail on purpose (the test-only knob). */
+/* Whether step N is to fail on purpose (the test build's hook). */
 static int fail_here(const struct job *j, int n)
 {
 	if (j->fail_at != n)
 		return 0;
-	return tm_error("step %d (%s) failed on purpose (TIDEMARK_ATTACH_FAIL_AT=%d)", n,
-	                tm_attach_step_name(n), n);
+	return tm_error(
+	    "step %d (%s) failed on purpose (the test build's TIDEMARK_ATTACH_FAIL_AT=%d)", n,
+	    tm_attach_step_name(n), n);
 }
 
 static int is_libc(const char *path, const void *arg)
@@ -425,13 +426,6 @@ static void finish(struct job *j)
 		tm_tracee_release(&j->t);
 }
 
-static int fail_at_env(void)
-{
-	const char *v = getenv("TIDEMARK_ATTACH_FAIL_AT");
-	int64_t n;
-	return v && tm_parse_int64(v, &n) == 0 && n >= 1 && n <= TM_ATTACH_STEPS ? (int)n : 0;
-}
-
 static void dry_run(const struct job *j, FILE *out)
 {
 	char what[256];
@@ -476,7 +470,7 @@ int tm_heap_attach(pid_t pid, const struct tm_attach_opts *o, struct tm_attach_r
 	if (!jp)
 		return tm_error("out of memory");
 	jp->pid = pid;
-	jp->fail_at = fail_at_env();
+	jp->fail_at = o->fail_at >= 1 && o->fail_at <= TM_ATTACH_STEPS ? o->fail_at : 0;
 	int rc = prepare(jp, o);
 	if (rc == 0 && o->dry_run)
 		dry_run(jp, out);

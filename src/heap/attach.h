@@ -21,6 +21,8 @@ struct tm_attach_opts {
 	bool dry_run;           /* check and say what would be done; touch nothing */
 	const char *agent_path; /* NULL: the installed libtidemark-heap-attach.so */
 	uint32_t sample_kib;    /* sites: mean KiB between samples, 0 none (first attach only) */
+	int fail_at; /* a step, 1..TM_ATTACH_STEPS, to fail on purpose; 0 none (set only by
+	                the test build's hook, cmd/heap.c: TIDEMARK_ATTACH_FAIL_AT) */
 };
 
 struct tm_attach_result {
@@ -40,8 +42,8 @@ struct tm_attach_result {
  * after tm_error saying why (a refusal, or a step that failed: the process
  * is then left as it was: registers, the stack bytes written and the
  * agent unloaded).  With O->dry_run, writes the plan to OUT and returns 0
- * without stopping PID.  TIDEMARK_ATTACH_FAIL_AT=N (tests only) fails step
- * N on purpose (tm_attach_step_name).
+ * without stopping PID.  O->fail_at N fails step N on purpose
+ * (tm_attach_step_name).
  */
 int tm_heap_attach(pid_t pid, const struct tm_attach_opts *o, struct tm_attach_result *res,
                    FILE *out);
@@ -76,7 +78,7 @@ int tm_attach_facts_read(pid_t pid, struct tm_attach_facts *f);
  * fork (fork, vfork, clone, clone3 of the machine with E_MACHINE). */
 bool tm_attach_syscall_forks(const char *text, uint16_t e_machine);
 
-/* The attach's steps, 1..TM_ATTACH_STEPS, for TIDEMARK_ATTACH_FAIL_AT. */
+/* The attach's steps, 1..TM_ATTACH_STEPS, for tm_attach_opts' fail_at. */
 #define TM_ATTACH_STEPS 9
 const char *tm_attach_step_name(int step);
 

@@ -142,9 +142,9 @@ int tm_heap_sample_kib(const char *text, uint32_t *kib)
 	return 0;
 }
 
-int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, FILE *out)
+int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, int fail_at, FILE *out)
 {
-	struct tm_attach_opts o = {.interval_msec = 1000, .dry_run = dry_run};
+	struct tm_attach_opts o = {.interval_msec = 1000, .dry_run = dry_run, .fail_at = fail_at};
 	struct tm_attach_result r;
 	if (tm_heap_sample_kib(sample, &o.sample_kib) < 0 || tm_heap_attach(pid, &o, &r, out) < 0)
 		return -1;

@@ -54,11 +54,12 @@ int tm_heap_cli_run(char **cmd, const char *out, const char *sample, bool sites,
  * `tidemark heap attach PID` (attach.h): attaches, then says on OUT what
  * it cost ("attached to PID: its main thread stopped 1.8 ms ...") or with
  * DRY_RUN what it would do.  SAMPLE: the mean bytes between sampled
- * allocations as text (tm_heap_sample_kib; NULL: 512K).  0, or -1 after
- * tm_error (a refusal, a step that failed: PID is left as it was).
- * `heap detach PID`: 0, or -1.
+ * allocations as text (tm_heap_sample_kib; NULL: 512K).  FAIL_AT: a step
+ * to fail on purpose, 0 none (tm_attach_opts; the test build's hook).  0,
+ * or -1 after tm_error (a refusal, a step that failed: PID is left as it
+ * was).  `heap detach PID`: 0, or -1.
  */
-int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, FILE *out);
+int tm_heap_cli_attach(pid_t pid, bool dry_run, const char *sample, int fail_at, FILE *out);
 int tm_heap_cli_detach(pid_t pid, FILE *out);
 
 /* The agent's sample mean in KiB from TEXT (a size as TIDEMARK_HEAP_SAMPLE

@@ -82,14 +82,24 @@ rm -f "$T/st.end"
 "$P/heap_attach_loop" $HOLD $STEPS "$T/st" >"$T/out" &
 pid=$!
 wait_for 10 state_ready "$T/st"
+# (the test build's hook: build/tests/tidemark-hooks, with the agent of the
+# build beside it named; the installed tool reads no such variable)
+TMH=$TM_BUILD/tests/tidemark-hooks
 for n in 1 2 3 4 5 6 7; do
-	out=$(TIDEMARK_ATTACH_FAIL_AT=$n "$TM" heap attach "$pid" 2>&1)
+	out=$(TIDEMARK_ATTACH_FAIL_AT=$n TIDEMARK_HEAP_ATTACH_LIB=$TM_BUILD/libtidemark-heap-attach.so \
+		"$TMH" heap attach "$pid" 2>&1)
 	rc=$?
 	test_expect "attach_fail_at_$n" '
 		[ $rc -ne 0 ] && echo "$out" | grep -q "step $n .* failed on purpose" && ! loaded "$pid" &&
 		kill -0 "$pid" && ! "$TM" heap stats "$pid" >/dev/null 2>&1 ||
 		test_why "exit $rc: $out; agent loaded: $(loaded "$pid" && echo yes)"'
 done
+out=$(TIDEMARK_ATTACH_FAIL_AT=1 "$TM" heap attach "$pid" 2>&1)
+rc=$?
+"$TM" heap detach "$pid" >/dev/null 2>&1
+test_expect attach_fail_at_not_in_the_tool '
+	[ $rc -eq 0 ] && echo "$out" | grep -q "attached to $pid" ||
+	test_why "exit $rc: $out"'
 touch "$T/st.end"
 wait "$pid"
 rc=$?
@@ -98,6 +108,9 @@ check_eq attach_failed_steps_output "$(cat "$T/out") rc=$rc" "$ref rc=0"
 # --- dry run ----------------------------------------------------------------------
 sleep 30 &
 spid=$!
+# once it is sleep: right after the fork it may still be mid-exec (no libc mapped yet)
+is_sleep() { readlink "/proc/$spid/exe" | grep -q 'sleep$' && grep -q 'libc' "/proc/$spid/maps"; }
+wait_for 10 is_sleep
 out=$("$TM" heap attach --dry-run "$spid" 2>&1)
 test_expect attach_dry_run '
 	echo "$out" | grep -q "would attach to $spid" && echo "$out" | grep -q "dlopen at 0x" &&
