@@ -47,9 +47,10 @@ static bool unit_ended(void *ctx, struct tm_err *err)
 		tm_err_set(err, 0, "systemd stopped answering about %s", tm_sdunit_name(f->u));
 		return true;
 	}
-	if (st.running && !strcmp(st.invocation, f->invocation))
-		return false;
-	f->stopped = !st.running;
+	enum tm_sdunit_change c = tm_sdunit_change(&st, f->invocation);
+	if (c == TM_SDUNIT_SAME || c == TM_SDUNIT_UNSURE)
+		return false; /* UNSURE: the next look, LOOK_USEC on, says which */
+	f->stopped = c == TM_SDUNIT_STOPPED;
 	if (f->stopped)
 		tm_err_set(err, 0, "%s stopped (%s)", tm_sdunit_name(f->u), st.active_state);
 	else

@@ -267,6 +267,17 @@ int tm_sdunit_state(struct tm_sdunit *u, struct tm_sdunit_state *st)
 	return 0;
 }
 
+enum tm_sdunit_change tm_sdunit_change(const struct tm_sdunit_state *st, const char *invocation)
+{
+	if (!st->running)
+		return TM_SDUNIT_STOPPED;
+	if (!strcmp(st->invocation, invocation))
+		return TM_SDUNIT_SAME;
+	/* each property is its own call: a unit that stops between them reads
+	 * as deactivating with its invocation already cleared */
+	return st->invocation[0] ? TM_SDUNIT_RESTARTED : TM_SDUNIT_UNSURE;
+}
+
 void tm_sdunit_close(struct tm_sdunit *u)
 {
 	if (!u)

@@ -51,6 +51,20 @@ const char *tm_sdunit_name(const struct tm_sdunit *u);
 /* Fills *ST.  0, or -1 after tm_error (the bus went away). */
 int tm_sdunit_state(struct tm_sdunit *u, struct tm_sdunit_state *st);
 
+/* What a unit's state says of the invocation a run follows. */
+enum tm_sdunit_change {
+	TM_SDUNIT_SAME,      /* still running it */
+	TM_SDUNIT_STOPPED,   /* not running */
+	TM_SDUNIT_RESTARTED, /* running another invocation */
+	TM_SDUNIT_UNSURE,    /* running with no invocation: a stop seen between the reads of
+	                        its properties (ActiveState still deactivating, InvocationID
+	                        already gone); look again */
+};
+
+/* ST (tm_sdunit_state, read now) against INVOCATION, the 32 hex digits of
+ * the invocation a run follows ("" when the unit gave none).  Pure. */
+enum tm_sdunit_change tm_sdunit_change(const struct tm_sdunit_state *st, const char *invocation);
+
 /* The one write: asks systemd to restart the unit (RestartUnit, mode
  * "replace", as `systemctl restart`), for `tidemark guard --restart`; does
  * not wait for the job.  0, or -1 after tm_error (no permission, the bus). */

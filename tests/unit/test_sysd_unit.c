@@ -1,4 +1,5 @@
-/* sysd/unit: unit names checked and completed as systemctl does. */
+/* sysd/unit: unit names checked and completed as systemctl does; what a
+ * unit's state says of a run's invocation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,11 +62,45 @@ static void test_refused(void **state)
 	refused(long_name, "at most 255");
 }
 
+static struct tm_sdunit_state state(const char *active, const char *invocation)
+{
+	struct tm_sdunit_state st = {0};
+	snprintf(st.active_state, sizeof(st.active_state), "%s", active);
+	snprintf(st.invocation, sizeof(st.invocation), "%s", invocation);
+	st.running = strcmp(active, "inactive") != 0 && strcmp(active, "failed") != 0;
+	return st;
+}
+
+/* What a look at the unit says of the run's invocation; a stop caught
+ * between two property reads (deactivating, its invocation gone) is not a
+ * restart (v2/unit once ended a run as "started again (invocation )") */
+static void test_change(void **unused)
+{
+	(void)unused;
+	const char *a = "0123456789abcdef0123456789abcdef", *b = "fedcba9876543210fedcba9876543210";
+	struct tm_sdunit_state st = state("active", a);
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_SAME);
+	st = state("deactivating", a);
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_SAME);
+	st = state("active", b);
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_RESTARTED);
+	st = state("deactivating", "");
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_UNSURE);
+	st = state("inactive", "");
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_STOPPED);
+	st = state("failed", a);
+	assert_int_equal(tm_sdunit_change(&st, a), TM_SDUNIT_STOPPED);
+	/* a systemd that gives no invocation at all: the run's is "" too */
+	st = state("active", "");
+	assert_int_equal(tm_sdunit_change(&st, ""), TM_SDUNIT_SAME);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_completed),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
