@@ -15,14 +15,8 @@ past the run's first minute, where samples wait for the commit window.
 """
 import argparse, os, re, signal, subprocess, sys, tempfile, time
 
-
-def tree(n):
-    if n == 1:
-        return subprocess.Popen(["sleep", "3600"], start_new_session=True)
-    script = "for i in $(seq %d); do sleep 3600 & done; wait" % (n - 1)
-    p = subprocess.Popen(["sh", "-c", script], start_new_session=True)
-    time.sleep(0.5)
-    return p
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import spawn_tree as tree  # the same tree run.py measures
 
 
 def take_sample_calls(path):

@@ -2,39 +2,21 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "base/error.h"
+#include "base/dl.h"
 #include "heap/dwlib.h"
 #include "base/banned.h"
 
-/* dlsym into a function pointer without a cast the compiler frowns on. */
-static int sym(void *h, const char *name, void *fnptr, size_t size)
-{
-	void *p = dlsym(h, name);
-
-	if (!p)
-		return tm_error("%s lacks '%s' (elfutils too old?)", TM_DWLIB_SONAME, name);
-	memcpy(fnptr, &p, size);
-	return 0;
-}
-
 int tm_dwlib_load(struct tm_dwlib *l)
 {
-	void *h;
-
+	int rc = 0;
 	memset(l, 0, sizeof(*l));
-	h = dlopen(TM_DWLIB_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	void *h =
+	    tm_dl_open(TM_DWLIB_SONAME, "symbolizing a heap profile needs it (Debian: libdw1)");
 	if (!h)
-		return tm_error("cannot load %s: %s; symbolizing a heap profile needs it "
-		                "(Debian: libdw1)",
-		                TM_DWLIB_SONAME, dlerror());
-#define TM_DWLIB_SYM(f)                                                                            \
-	if (sym(h, #f, &l->f, sizeof(l->f))) {                                                     \
-		dlclose(h);                                                                        \
-		return -1;                                                                         \
-	}
-	TM_DWLIB_FUNCS(TM_DWLIB_SYM)
-#undef TM_DWLIB_SYM
-	/* NODELETE: the library stays mapped, and L's pointers valid, after this */
-	dlclose(h);
-	return 0;
+		return -1;
+#define TM_X_SYM(f) rc = rc ? rc : tm_dl_sym(h, TM_DWLIB_SONAME, #f, &l->f, sizeof(l->f));
+	TM_DWLIB_FUNCS(TM_X_SYM)
+#undef TM_X_SYM
+	dlclose(h); /* RTLD_NODELETE: it stays mapped, and L's pointers valid */
+	return rc;
 }

@@ -2,39 +2,22 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "base/error.h"
+#include "base/dl.h"
 #include "sysd/sdlib.h"
 #include "base/banned.h"
 
-/* dlsym into a function pointer without a cast the compiler frowns on. */
-static int sym(void *h, const char *name, void *fnptr, size_t size)
-{
-	void *p = dlsym(h, name);
-
-	if (!p)
-		return tm_error("%s lacks '%s' (systemd too old?)", TM_SDLIB_SONAME, name);
-	memcpy(fnptr, &p, size);
-	return 0;
-}
-
 int tm_sdlib_load(struct tm_sdlib *l)
 {
-	void *h;
-
+	int rc = 0;
 	memset(l, 0, sizeof(*l));
-	h = dlopen(TM_SDLIB_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	void *h = tm_dl_open(
+	    TM_SDLIB_SONAME,
+	    "systemd units, their journal and passed sockets need it (Debian: libsystemd0)");
 	if (!h)
-		return tm_error("cannot load %s: %s; systemd units, their journal and passed "
-		                "sockets need it (Debian: libsystemd0)",
-		                TM_SDLIB_SONAME, dlerror());
-#define TM_SDLIB_SYM(f)                                                                            \
-	if (sym(h, #f, &l->f, sizeof(l->f))) {                                                     \
-		dlclose(h);                                                                        \
-		return -1;                                                                         \
-	}
-	TM_SDLIB_FUNCS(TM_SDLIB_SYM)
-#undef TM_SDLIB_SYM
-	/* NODELETE: the library stays mapped, and L's pointers valid, after this */
-	dlclose(h);
-	return 0;
+		return -1;
+#define TM_X_SYM(f) rc = rc ? rc : tm_dl_sym(h, TM_SDLIB_SONAME, #f, &l->f, sizeof(l->f));
+	TM_SDLIB_FUNCS(TM_X_SYM)
+#undef TM_X_SYM
+	dlclose(h); /* RTLD_NODELETE: it stays mapped, and L's pointers valid */
+	return rc;
 }

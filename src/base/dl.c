@@ -1,0 +1,24 @@
+/* A system library loaded when first used (base/dl.h). */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "base/dl.h"
+#include "base/error.h"
+#include "base/banned.h"
+
+void *tm_dl_open(const char *soname, const char *needed_by)
+{
+	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h)
+		tm_error("cannot load %s: %s; %s", soname, dlerror(), needed_by);
+	return h;
+}
+
+int tm_dl_sym(void *h, const char *soname, const char *name, void *fnptr, size_t size)
+{
+	void *p = dlsym(h, name);
+	if (!p)
+		return tm_error("%s lacks '%s' (too old a version?)", soname, name);
+	memcpy(fnptr, &p, size);
+	return 0;
+}
