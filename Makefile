@@ -14,10 +14,10 @@
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
 # libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
-PKGS_CORE := sqlite3 jansson libprotobuf-c zlib inih
-# loaded on first use (dlopen, src/sysd/sdlib.h, src/heap/dwlib.h), not linked into the
+PKGS_CORE := sqlite3 jansson libprotobuf-c
+# loaded on first use (dlopen, src/base/dl.h: libsystemd, libdw, zlib, inih), not linked into the
 # tool: only their headers
-PKGS_DL   := libsystemd libdw
+PKGS_DL   := libsystemd libdw zlib inih
 PKGS_NET  := libmicrohttpd libcurl gnutls
 PKGS    := $(PKGS_CORE) $(PKGS_DL) $(PKGS_NET)
 B       := build
@@ -79,7 +79,7 @@ deps-test:
 $(B)/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LAYOUT_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/asan/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
@@ -112,10 +112,11 @@ $(B)/asan/libtidemark.a: $(ALIB_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-# -rdynamic and the whole archive: libtidemark-net.so uses the store and the
-# rest from the executable.
-$(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a
-	$(CC) $(CFLAGS) $(HARDEN_LD) -rdynamic -o $@ $(CMD_OBJ) -Wl,--whole-archive $(B)/libtidemark.a \
+# The whole archive, and its symbols that libtidemark-net.so uses exported:
+# it uses the store and the rest from the executable.  The recorder's
+# functions first (mk/layout.mk).
+$(B)/tidemark: $(CMD_OBJ) $(B)/libtidemark.a $(B)/gen/record.ld $(B)/gen/net-imports.list
+	$(CC) $(CFLAGS) $(HARDEN_LD) $(LAYOUT_LD) $(EXPORT_LD) -o $@ $(CMD_OBJ) -Wl,--whole-archive $(B)/libtidemark.a \
 		-Wl,--no-whole-archive $(CORE_LIBS)
 
 # The tool with its test hooks (-DTM_TEST_HOOKS: the commands' host notice
@@ -129,10 +130,11 @@ HOOK_OBJ := $(patsubst %.c,$(B)/hooks/obj/%.o,$(HOOK_SRC))
 HOOKED_CMD_OBJ = $(filter-out $(patsubst %.c,$(B)/obj/%.o,$(HOOK_SRC)),$(CMD_OBJ)) $(HOOK_OBJ)
 $(B)/hooks/obj/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DTM_TEST_HOOKS -MMD -MP -c $< -o $@
-$(B)/tests/tidemark-hooks: $(HOOKED_CMD_OBJ) $(B)/libtidemark.a
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LAYOUT_CFLAGS) -DTM_TEST_HOOKS -MMD -MP -c $< -o $@
+$(B)/tests/tidemark-hooks: $(HOOKED_CMD_OBJ) $(B)/libtidemark.a $(B)/gen/record.ld \
+		$(B)/gen/net-imports.list
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HARDEN_LD) -rdynamic -o $@ $(HOOKED_CMD_OBJ) -Wl,--whole-archive \
+	$(CC) $(CFLAGS) $(HARDEN_LD) $(LAYOUT_LD) $(EXPORT_LD) -o $@ $(HOOKED_CMD_OBJ) -Wl,--whole-archive \
 		$(B)/libtidemark.a -Wl,--no-whole-archive $(CORE_LIBS)
 CHECK_EXTRA += $(B)/tests/tidemark-hooks
 

@@ -22,3 +22,18 @@ int tm_dl_sym(void *h, const char *soname, const char *name, void *fnptr, size_t
 	memcpy(fnptr, &p, size);
 	return 0;
 }
+
+int tm_dl_load(const char *soname, const char *needed_by, const struct tm_dl_fn *fns, size_t n,
+               void *table, size_t table_size)
+{
+	int rc = 0;
+
+	memset(table, 0, table_size);
+	void *h = tm_dl_open(soname, needed_by);
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = tm_dl_sym(h, soname, fns[i].name, (char *)table + fns[i].offset, fns[i].size);
+	dlclose(h); /* RTLD_NODELETE: it stays mapped, and TABLE's pointers valid */
+	return rc;
+}

@@ -12,6 +12,7 @@
 
 #include <ini.h>
 
+#include "base/dl.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "bench/bench.h"
@@ -162,14 +163,26 @@ static bool sets_nothing(const struct tm_bench_arm *arm)
 	       arm->memory_high_bytes == TM_LIMIT_UNSET && arm->swap_max_bytes == TM_LIMIT_UNSET;
 }
 
+/* libinih, loaded when an experiment file is first read, not linked
+ * (base/dl.h): a recorder never reads one. */
+#define TM_INIH_SONAME "libinih.so.1"
+struct tm_inih {
+	__typeof__(&ini_parse_stream) ini_parse_stream;
+};
+
 int tm_bench_parse_ini(struct tm_bench_spec *sp, const char *text, const char *origin)
 {
+	static const struct tm_dl_fn fns[] = {TM_DL_FN(struct tm_inih, ini_parse_stream)};
 	struct ini_ctx c = {.sp = sp, .text = text, .pos = text};
+	struct tm_inih lib;
 	int r, first = sp->n_arms;
 
+	if (tm_dl_load(TM_INIH_SONAME, "experiment files need it (Debian: libinih1)", fns, 1, &lib,
+	               sizeof(lib)))
+		return -1;
 	/* Errors in keys are kept in c.err; inih's own (syntax) come back as
 	 * a line number, whichever comes first in the file wins. */
-	r = ini_parse_stream(read_ini_line, &c, on_ini_key, &c);
+	r = lib.ini_parse_stream(read_ini_line, &c, on_ini_key, &c);
 	if (r > 0 && (!c.failed || r < c.err_line))
 		return tm_error("%s:%d: syntax error (expected [section], KEY=VALUE or a comment)",
 		                origin, r);

@@ -5,12 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <zlib.h>
-
 #include "profile.pb-c.h"
 
 #include "base/error.h"
 #include "base/util.h"
+#include "base/zlib.h"
 #include "heap/heapprof.h"
 #include "heap/symbolize.h"
 #include "base/banned.h"
@@ -521,11 +520,14 @@ static void builder_free(struct builder *b)
 
 static int write_gzip(const char *path, const uint8_t *buf, size_t len)
 {
-	gzFile gz = gzopen(path, "wb");
+	struct tm_zlib z;
+	if (tm_zlib_load(&z))
+		return -1;
+	gzFile gz = z.gzopen(path, "wb");
 	if (!gz)
 		return tm_error("cannot write '%s': %s", path, strerror(errno));
-	int ok = gzwrite(gz, buf, (unsigned)len) == (int)len;
-	if (gzclose(gz) != Z_OK || !ok)
+	int ok = z.gzwrite(gz, buf, (unsigned)len) == (int)len;
+	if (z.gzclose(gz) != Z_OK || !ok)
 		return tm_error("cannot write '%s'", path);
 	return 0;
 }

@@ -3,12 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "profile.pb-c.h"
 
 #include "base/error.h"
 #include "base/util.h"
+#include "base/zlib.h"
 #include "heap/heapprof.h"
 #include "base/banned.h"
 
@@ -21,7 +20,10 @@ struct site_row {
 
 static uint8_t *gunzip_file(const char *path, size_t *len)
 {
-	gzFile gz = gzopen(path, "rb");
+	struct tm_zlib z;
+	if (tm_zlib_load(&z))
+		return NULL;
+	gzFile gz = z.gzopen(path, "rb");
 	if (!gz) {
 		tm_error("cannot open '%s': %s", path, strerror(errno));
 		return NULL;
@@ -29,7 +31,7 @@ static uint8_t *gunzip_file(const char *path, size_t *len)
 	size_t cap = 1 << 16, n = 0;
 	uint8_t *buf = malloc(cap);
 	int r = 0;
-	while (buf && (r = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
+	while (buf && (r = z.gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
 		n += (size_t)r;
 		if (n == cap) {
 			uint8_t *g = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
@@ -42,7 +44,7 @@ static uint8_t *gunzip_file(const char *path, size_t *len)
 			cap *= 2;
 		}
 	}
-	gzclose(gz);
+	z.gzclose(gz);
 	if (!buf || r < 0) {
 		free(buf);
 		tm_error("cannot read '%s': not a gzip'd profile, or too large", path);

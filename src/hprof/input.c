@@ -4,9 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "base/error.h"
+#include "base/zlib.h"
 #include "hprof/input.h"
 #include "base/banned.h"
 
@@ -23,15 +22,20 @@ int tm_hp_in_fd(struct tm_hp_in *in, int fd, size_t chunk, const char *origin)
 		return tm_error("out of memory for a %zu-byte read buffer", in->cap);
 	uint8_t magic[2];
 	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		if (tm_zlib_load(&in->z)) {
+			free(in->buf);
+			in->buf = NULL;
+			return -1;
+		}
 		int gfd = dup(fd); /* gzclose closes it; FD stays the caller's */
-		if (gfd < 0 || !(in->gz = gzdopen(gfd, "rb"))) {
+		if (gfd < 0 || !(in->gz = in->z.gzdopen(gfd, "rb"))) {
 			if (gfd >= 0)
 				close(gfd);
 			free(in->buf);
 			in->buf = NULL;
 			return tm_error("cannot read '%s' as gzip", origin);
 		}
-		gzbuffer(in->gz, 128 * 1024);
+		in->z.gzbuffer(in->gz, 128 * 1024);
 	}
 	return 0;
 }
@@ -43,10 +47,10 @@ static ssize_t read_some(struct tm_hp_in *in, const char **zerr)
 	*zerr = NULL;
 	if (!in->gz)
 		return read(in->fd, in->buf + in->len, in->cap - in->len);
-	int r = gzread(in->gz, in->buf + in->len, (unsigned)(in->cap - in->len));
+	int r = in->z.gzread(in->gz, in->buf + in->len, (unsigned)(in->cap - in->len));
 	if (r < 0) {
 		int code;
-		*zerr = gzerror(in->gz, &code);
+		*zerr = in->z.gzerror(in->gz, &code);
 		if (code == Z_ERRNO)
 			*zerr = NULL;
 		if (code == Z_BUF_ERROR) /* the compressed stream stops mid-way */
@@ -69,7 +73,7 @@ void tm_hp_in_release(struct tm_hp_in *in)
 	if (in->fd >= 0)
 		free(in->buf);
 	if (in->gz)
-		gzclose(in->gz);
+		in->z.gzclose(in->gz);
 	in->gz = NULL;
 	in->buf = NULL;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/zlib.h"
+
 struct tm_hp_in {
 	int fd;             /* -1 for a memory source */
 	uint8_t *buf;       /* our chunk buffer (fd) or the caller's bytes */
@@ -20,6 +22,7 @@ struct tm_hp_in {
 	uint64_t buf_off;   /* offset in the dump of buf[0] */
 	const char *origin; /* names the dump in errors (borrowed) */
 	void *gz;           /* a gzFile when the file is gzip-compressed (fd sources) */
+	struct tm_zlib z;   /* zlib, loaded when the file is gzip-compressed */
 	bool truncated;     /* an error said the dump ends too soon (cut short) */
 };
 

@@ -1,5 +1,6 @@
 /* base/util: the checked parsers every option goes through, and the small
- * helpers (growing arrays, parent paths, MiB text). */
+ * helpers (growing arrays, parent paths, MiB text); base/dl: a library's
+ * table of functions loaded when first used. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "assert_eq.h"
 
+#include "base/dl.h"
 #include "base/util.h"
+#include "base/zlib.h"
 
 static void test_int64(void **state)
 {
@@ -192,6 +196,72 @@ static void test_cost_text(void **state)
 	assert_string_equal(tm_cost_usec_text(b, sizeof(b), 1.2e6, false), "1.20 s");
 }
 
+/* tm_dl_load with stderr captured: its return, and what it said in SAID. */
+static int dl_load_said(const char *soname, const struct tm_dl_fn *fns, size_t n, void *table,
+                        size_t size, char *said, size_t said_size)
+{
+	char path[] = "/tmp/tidemark-test-dl.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	int r = tm_dl_load(soname, "the test needs it", fns, n, table, size);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char *text = tm_read_file(path, NULL);
+	snprintf(said, said_size, "%s", text ? text : "");
+	free(text);
+	close(fd);
+	unlink(path);
+	return r;
+}
+
+/* zlib's table filled from the real library, each pointer the function the
+ * library exports (compressing through them round-trips); a name it lacks
+ * and a library that is not there fail, saying which. */
+static void test_dl_load(void **state)
+{
+	struct tm_zlib z;
+	char said[512];
+	(void)state;
+	assert_int_equal(tm_zlib_load(&z), 0);
+#define TM_X_NONNULL(f) assert_non_null(z.f);
+	TM_ZLIB_FUNCS(TM_X_NONNULL)
+#undef TM_X_NONNULL
+	char path[] = "/tmp/tidemark-test-gz.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	gzFile g = z.gzopen(path, "wb");
+	assert_non_null(g);
+	assert_int_equal(z.gzwrite(g, "tidemark", 8), 8);
+	assert_int_equal(z.gzclose(g), Z_OK);
+	char back[16] = "";
+	g = z.gzopen(path, "rb");
+	assert_int_equal(z.gzread(g, back, sizeof(back)), 8);
+	z.gzclose(g);
+	unlink(path);
+	assert_memory_equal(back, "tidemark", 8);
+
+	struct bad {
+		void (*gzopen)(void);
+		void (*no_such_function)(void);
+	} b;
+	static const struct tm_dl_fn fns[] = {TM_DL_FN(struct bad, gzopen)
+	                                          TM_DL_FN(struct bad, no_such_function)};
+	assert_int_equal(dl_load_said(TM_ZLIB_SONAME, fns, 2, &b, sizeof(b), said, sizeof(said)),
+	                 -1);
+	if (!strstr(said, "libz.so.1 lacks 'no_such_function'"))
+		fail_msg("said '%s'", said);
+	assert_int_equal(
+	    dl_load_said("libtidemark-no-such.so.9", fns, 1, &b, sizeof(b), said, sizeof(said)),
+	    -1);
+	if (!strstr(said, "cannot load libtidemark-no-such.so.9") ||
+	    !strstr(said, "the test needs it"))
+		fail_msg("said '%s'", said);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +269,7 @@ int main(void)
 	    cmocka_unit_test(test_duration),        cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_path_parent),     cmocka_unit_test(test_fmt_mib),
 	    cmocka_unit_test(test_hidden_controls), cmocka_unit_test(test_cost_text),
+	    cmocka_unit_test(test_dl_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
