@@ -32,3 +32,8 @@ $(B)/progs/param_conns: tests/progs/param_conns.c
 $(B)/bench/store/%: bench/store/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS) $(LDLIBS)
+
+# The floor under a recorder that stores in SQLite (bench/record/floor.sh).
+$(B)/bench/record/floor: bench/record/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O2 -Wall -Wextra -Werror -o $@ $< -lsqlite3

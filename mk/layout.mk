@@ -19,7 +19,7 @@ $(B)/gen/record.ld: mk/record.order mk/layout.mk scripts/layout-ld.sh
 
 # What the executable exports: the symbols libtidemark-net.so takes from it
 # (every symbol its objects leave undefined; the linker exports those the
-# executable defines: about 70), where -rdynamic exported all 1 500.  ld.so
+# executable defines: about 80), where -rdynamic exported all 1 000.  ld.so
 # reads the executable's symbol table at every start, and at 54 KiB it was
 # a window of its own.  Second expansion: PNET_OBJ is set after mk/*.mk.
 .SECONDEXPANSION:
