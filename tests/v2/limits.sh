@@ -16,10 +16,14 @@ cat "$d/memory.peak" >"$OUT/peak"
 echo "$d" >"$OUT/dir"
 SH
 
-# 1. limits: unaligned limits are rounded down to pages by the kernel
+# 1. limits: unaligned limits are rounded down to pages by the kernel.
+#    The work holds its 64 MiB for 2 s, 20 intervals: the guest is emulated
+#    (TCG), and on a busy host its recorder was once not scheduled for all
+#    of a 400 ms hold, so the samples missed the peak and peak anon was,
+#    rightly, n/a (summary_acc.c's kernel_peak)
 OUT=$T "$TM" record -q -o "$DB" -i 100ms --memory-max 100000000 --memory-high 83886081 \
 	--swap-max 50000001 \
-	-- sh "$T/self.sh" "$P" 64 400
+	-- sh "$T/self.sh" "$P" 64 2000
 rc=$?
 run=$(last_run "$DB")
 is "$rc" -eq 0 "a 64 MiB run under 95 MiB completes"
@@ -51,10 +55,14 @@ cgpeak=$(fig "$DB" "$run" cg_peak_bytes)
 anon=$(fig "$DB" "$run" peak_anon_bytes)
 is "$cgpeak" -ge "$kpeak" "the recorded memory.peak is at least the kernel's at the work's end" "kernel $kpeak"
 is "$cgpeak" -le $((kpeak + 1048576)) "the recorded memory.peak is the kernel's (+1 MiB of sh)" "kernel $kpeak"
-is "$anon" -le "$kpeak" "peak anon is under memory.peak" "memory.peak $kpeak"
-is "$anon" -ge $((kpeak - 4194304)) "peak anon is within 4 MiB of memory.peak" "memory.peak $kpeak"
+# (when one fails: the report's anon lines, which say why a peak is n/a,
+# and the samples' memory.current)
+why="memory.peak $kpeak; $("$TM" report -o "$DB" "$run" | grep -A2 '^  anon' | tr -s ' \n' ' ');\
+ memory.current: $(series "$DB" "$run" cg_current_bytes | tr '\n' ' ')"
+is "$anon" -le "$kpeak" "peak anon is under memory.peak" "$why"
+is "$anon" -ge $((kpeak - 4194304)) "peak anon is within 4 MiB of memory.peak" "$why"
 # (the kernel flushes memory.stat in batches of up to 64 pages a CPU)
-is "$anon" -ge $((63 * 1048576)) "peak anon holds the 64 MiB touched (-1 MiB)"
+is "$anon" -ge $((63 * 1048576)) "peak anon holds the 64 MiB touched (-1 MiB)" "$why"
 
 # 3. OOM: 200 MiB under a 64 MiB memory.max without swap. The parent's
 #    memory.events is hierarchical: its change over the run is the run's.
