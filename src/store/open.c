@@ -36,6 +36,9 @@ static const char *const cached_sql[TM_ST_COUNT] = {
     [TM_ST_ADD_SCRAPED] =
         "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
         " value) VALUES (?,?,?,?,?)",
+    /* a batch's ends, once a sample: prepared once, not parsed each time */
+    [TM_ST_BEGIN] = "BEGIN IMMEDIATE",
+    [TM_ST_COMMIT] = "COMMIT",
 };
 
 static const char schema_sql[] =
@@ -429,10 +432,12 @@ int tm_st_step_row(struct tm_store *st, sqlite3_stmt *s, const char *what)
 
 int tm_st_begin_batch(struct tm_store *st)
 {
+	sqlite3_stmt *s;
+
 	if (st->in_tx)
 		return 0;
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return tm_st_error(st, "begin");
+	if (!(s = tm_st_cached(st, TM_ST_BEGIN)) || tm_st_step_done(st, s, false, "begin"))
+		return -1;
 	st->in_tx = true;
 	return 0;
 }
@@ -443,6 +448,7 @@ int tm_st_begin_batch(struct tm_store *st)
 static int commit(struct tm_store *st, bool rollups)
 {
 	int rc = tm_st_pending_replay(st);
+	sqlite3_stmt *s;
 
 	if (!rc && rollups)
 		rc = tm_st_rollup_flush_all(st); /* opens the batch when one is dirty */
@@ -452,8 +458,9 @@ static int commit(struct tm_store *st, bool rollups)
 		return rc;
 	}
 	st->in_tx = false;
-	if (rc || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = rc ? -1 : tm_st_error(st, "commit");
+	if (rc || !(s = tm_st_cached(st, TM_ST_COMMIT)) ||
+	    tm_st_step_done(st, s, false, "commit")) {
+		rc = -1;
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		memset(st->writers, 0, sizeof(st->writers));
 		return rc;

@@ -27,7 +27,7 @@
 /* The most rows (and bytes of the buffer) that wait: past either, the
  * next tm_store_commit_due() commits whatever the window says. */
 #define PENDING_MAX_ROWS  4096
-#define PENDING_MAX_BYTES (256 * 1024)
+#define PENDING_MAX_BYTES (64 * 1024)
 
 /* How many integer parameters each staged statement binds before its
  * double (progress, scraped) or its blob (samples, rollups). */

@@ -44,6 +44,8 @@ enum tm_stmt_id {
 	TM_ST_ADD_MARK,
 	TM_ST_PUT_ROLLUP,
 	TM_ST_ADD_SCRAPED,
+	TM_ST_BEGIN,
+	TM_ST_COMMIT,
 	TM_ST_COUNT
 };
 
