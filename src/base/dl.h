@@ -22,22 +22,14 @@ struct tm_dl_fn {
 /* The entry of member F of struct type T, named as the library names it. */
 #define TM_DL_FN(T, f) {#f, offsetof(T, f), sizeof(((T *)0)->f)},
 
-/* Opens SONAME (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE: once loaded it
- * stays mapped, so pointers taken from it stay valid after dlclose).  The
- * handle, or NULL after tm_error saying what needs it (NEEDED_BY, "systemd
- * units ... need it (Debian: libsystemd0)"). */
-void *tm_dl_open(const char *soname, const char *needed_by);
-
-/* dlsym of NAME in H (SONAME's) into the function pointer at FNPTR, of
- * SIZE bytes (a memcpy: no cast of an object pointer to a function
- * pointer).  0, or -1 after tm_error ("SONAME lacks NAME"). */
-int tm_dl_sym(void *h, const char *soname, const char *name, void *fnptr, size_t size);
-
 /*
- * Opens SONAME (as tm_dl_open) and fills the struct at TABLE (TABLE_SIZE
- * bytes, zeroed first) with the N functions FNS name.  0, or -1 after
- * tm_error saying what is missing: the library (and NEEDED_BY) or one of
- * its functions.  The library stays loaded either way.
+ * Opens SONAME (dlopen RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE: once loaded
+ * it stays mapped, so the pointers taken from it stay valid) and fills the
+ * struct at TABLE (TABLE_SIZE bytes, zeroed first) with the N functions FNS
+ * name (copied, not cast from object pointers).  0, or -1 after tm_error
+ * saying what is missing: the library (and NEEDED_BY, "systemd units ...
+ * need it (Debian: libsystemd0)") or one of its functions ("SONAME lacks
+ * NAME").  The library stays loaded either way.
  */
 int tm_dl_load(const char *soname, const char *needed_by, const struct tm_dl_fn *fns, size_t n,
                void *table, size_t table_size);
