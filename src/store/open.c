@@ -36,7 +36,7 @@ static const char *const cached_sql[TM_ST_COUNT] = {
     [TM_ST_ADD_SCRAPED] =
         "INSERT OR REPLACE INTO scrape_values(run_id, seq, series_id, t_wall_usec,"
         " value) VALUES (?,?,?,?,?)",
-    /* a batch's ends, once a sample: prepared once, not parsed each time */
+    /* a batch's ends, at every commit: prepared once, not parsed each time */
     [TM_ST_BEGIN] = "BEGIN IMMEDIATE",
     [TM_ST_COMMIT] = "COMMIT",
 };
