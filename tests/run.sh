@@ -24,6 +24,8 @@ what=${1:-all}
 pat=${2:-}
 results=$LOG/results.tap
 : >"$results"
+failures=$LOG/failures.txt # the failures with their "# " lines, for the summary
+: >"$failures"
 started=$LOG/started
 : >"$started" # what this run made is newer than this file
 
@@ -36,10 +38,24 @@ run_tap()
 	timeout -k 10 "$limit" "$@" >"$out" 2>&1
 	rc=$?
 	grep -E '^(not )?ok( |$)' "$out" | sed "s|^|[$name] |" >>"$results"
-	grep -E '^(not )?ok( |$)' "$out" | sed "s|^|[$name] |"
+	with_why "$name" <"$out" >"$out.tap"
+	cat "$out.tap"
+	grep -vE '^\[[^]]*\] ok( |$)' "$out.tap" >>"$failures"
+	rm -f "$out.tap"
 	if [ $rc -ne 0 ] && ! grep -qE '^not ok' "$out"; then
-		echo "not ok - $name exited with status $rc (see $out)" | tee -a "$results"
+		echo "not ok - $name exited with status $rc (see $out)" | tee -a "$results" "$failures"
 	fi
+}
+
+# with_why NAME <TAP: the TAP lines, each failure with the first 15 of
+# the "# " lines that follow it (what the test compared: CI shows the
+# end of this run's output, and the summary there repeats them)
+with_why()
+{
+	awk -v n="$1" '
+		/^(not )?ok( |$)/ { why = /^not ok/; k = 0; print "[" n "] " $0; next }
+		why && /^[ \t]*#/ && $0 != "# tidemark-test-finished" && k++ < 15 { print "[" n "]     " $0; next }
+		{ why = 0 }'
 }
 
 if [ "$what" = all ] || [ "$what" = unit ]; then
@@ -62,7 +78,7 @@ if [ "$what" = all ] || [ "$what" = e2e ]; then
 		run_tap "e2e/$(basename "$t" .sh)" 1200 sh "$t"
 		if ! grep -qx '# tidemark-test-finished' "$out"; then
 			echo "not ok - e2e/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
-				tee -a "$results"
+				tee -a "$results" "$failures"
 		fi
 	done
 fi
@@ -94,7 +110,7 @@ if [ "$what" = all ] || [ "$what" = v2 ]; then
 			run_tap "v2/$(basename "$t" .sh)" 600 env -u TM_IN_GUEST sh "$t"
 			if ! grep -qx '# tidemark-test-finished' "$out"; then
 				echo "not ok - v2/$(basename "$t" .sh) stopped before its end (no 'finish'; see $out)" |
-					tee -a "$results"
+					tee -a "$results" "$failures"
 			fi
 		done
 		sh scripts/vm/run-in-guest --pool-stop $opt
@@ -139,8 +155,8 @@ left=$(leftovers)
 if [ -z "$left" ]; then
 	echo "[run] ok - no leftovers (guests, processes, cgroups, mounts)" | tee -a "$results"
 else
-	echo "[run] not ok - no leftovers (guests, processes, cgroups, mounts)" | tee -a "$results"
-	echo "$left" | sed 's/^/# /'
+	echo "[run] not ok - no leftovers (guests, processes, cgroups, mounts)" | tee -a "$results" "$failures"
+	echo "$left" | sed 's/^/[run]     # /' | tee -a "$failures"
 fi
 
 passed=$(grep -E '\] ok' "$results" | grep -vc '# SKIP')
@@ -149,7 +165,7 @@ failed=$(grep -cE '\] not ok|^not ok' "$results")
 if [ "$failed" -gt 0 ]; then
 	echo
 	echo "failures:"
-	grep -E '\] not ok|^not ok' "$results" | sed 's/^/  /'
+	sed 's/^/  /' "$failures"
 fi
 echo
 echo "$passed passed, $failed failed, $skipped skipped"

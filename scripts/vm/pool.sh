@@ -137,7 +137,7 @@ clean()
 	fi
 	pids=$(leftover_pids)
 	if [ -n "$pids" ]; then
-		for _ in 1 2 3 4 5; do
+		for _ in $(seq 30); do # (an exit takes its time in a loaded TCG guest)
 			kill -9 $pids 2>/dev/null
 			sleep 0.1
 			pids=$(leftover_pids)

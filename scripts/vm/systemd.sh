@@ -67,8 +67,14 @@ systemd_boot()
 	for g in /lower/lib/systemd/system-generators/* /lower/usr/lib/systemd/system-generators/*; do
 		[ -e "$g" ] && ln -sf /dev/null "$R/etc/systemd/system-generators/${g##*/}"
 	done
-	for t in /lower/etc/systemd/system/timers.target.wants/*.timer; do
-		[ -e "$t" ] && ln -sf /dev/null "$E/${t##*/}"
+	# no timers: one that fires during a job (apt-daily, man-db, at
+	# midnight atop-rotate, ...) starts a service and writes its stamp in
+	# /var/lib/systemd/timers, a change the pool cannot undo (pool.sh).
+	# (The wants are absolute links into the host's root: -h, not -e, in
+	# this initramfs, where they do not resolve.)
+	for t in /lower/etc/systemd/system/timers.target.wants/*.timer \
+		/lower/lib/systemd/system/*.timer /lower/usr/lib/systemd/system/*.timer; do
+		[ -e "$t" ] || [ -h "$t" ] && ln -sf /dev/null "$E/${t##*/}"
 	done
 	cat >$E/tm.target <<-'EOF'
 		[Unit]
