@@ -36,10 +36,10 @@ int tm_kv_num(const char *p, const char *end, int64_t *out, const char **next)
 
 	tm_assert(p <= end);
 	while (p < end && *p >= '0' && *p <= '9') {
-		int d = *p - '0';
-		if (v > (INT64_MAX - d) / 10)
+		/* (the overflow builtins: a division a digit was a tenth of a
+		 * sample's parsing) */
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v))
 			return -1;
-		v = v * 10 + d;
 		p++;
 	}
 	if (p == start)
@@ -62,8 +62,12 @@ int tm_kv_mul(int64_t a, int64_t b, int64_t *out)
 static const struct tm_kv_map *find_key(const char *key, size_t klen, const struct tm_kv_map *map,
                                         size_t n)
 {
+	if (klen == 0)
+		return NULL;
+	/* (most lines are not mapped: their first byte rejects them before strlen) */
 	for (size_t i = 0; i < n; i++)
-		if (strlen(map[i].key) == klen && !memcmp(map[i].key, key, klen))
+		if (map[i].key[0] == key[0] && strlen(map[i].key) == klen &&
+		    !memcmp(map[i].key, key, klen))
 			return &map[i];
 	return NULL;
 }
@@ -107,7 +111,11 @@ int tm_kv_parse(const char *buf, size_t len, const struct tm_kv_map *map, size_t
 			if (line_value(p, eol, m, &v))
 				return -1;
 			tm_sample_set(out, m->metric, v);
-			found++;
+			/* the kernel writes each key once: with all of MAP found,
+			 * the rest is not read (meminfo's 4 keys are in its first
+			 * 16 of 55 lines; this is a third of a sample's parsing) */
+			if (++found == (int)n)
+				break;
 		}
 		p = eol < end ? eol + 1 : end;
 		tm_assert(p <= end);

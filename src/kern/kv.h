@@ -27,8 +27,10 @@ struct tm_kv_map {
  * Parses the lines of BUF as "KEY[:] VALUE [kB]" and stores each key found
  * in MAP into OUT.  Keys not in MAP are ignored (whatever their value); a
  * mapped key whose value is not a whole non-negative number (or lacks its
- * "kB") is malformed.  Returns the number of mapped keys found (>= 1), or -1
- * when the text is malformed or holds none of the mapped keys.
+ * "kB") is malformed.  Each key is taken once, the kernel's files having
+ * no repeated keys: once every key of MAP is found, the rest of BUF is not
+ * read.  Returns the number of mapped keys found (>= 1), or -1 when the
+ * text read is malformed or holds none of the mapped keys.
  */
 int tm_kv_parse(const char *buf, size_t len, const struct tm_kv_map *map, size_t n,
                 struct tm_sample *out);

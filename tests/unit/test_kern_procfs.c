@@ -8,6 +8,7 @@
 
 #include "assert_eq.h"
 
+#include "kern/kv.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
 #include "kern_fixture.h"
@@ -264,6 +265,17 @@ static void test_meminfo(void **state)
 	assert_int_equal(s.v[TM_M_HOST_SWAP_TOTAL_BYTES], 0);
 	assert_int_equal(s.v[TM_M_HOST_SWAP_FREE_BYTES], 0);
 	free(buf);
+	/* the lines past the last mapped key are not read (tm_kv_parse stops
+	 * once all are found): a damaged tail there is not an error, one
+	 * before it is */
+	static const char tail[] = "MemTotal: 4 kB\nMemAvailable: 2 kB\nSwapTotal: 0 kB\n"
+	                           "SwapFree: 0 kB\nSwapFree: x kB\n";
+	tm_sample_clear(&s);
+	assert_int_equal(tm_parse_meminfo(tail, sizeof(tail) - 1, &s), 0);
+	assert_int_equal(s.v[TM_M_HOST_MEM_AVAILABLE_BYTES], 2 * KIB);
+	static const char mid[] = "MemTotal: 4 kB\nMemAvailable: y kB\nSwapTotal: 0 kB\n"
+	                          "SwapFree: 0 kB\n";
+	assert_int_equal(tm_parse_meminfo(mid, sizeof(mid) - 1, &s), -1);
 }
 
 static void test_proc_stat_cpu(void **state)
@@ -419,6 +431,21 @@ static void test_host_psi(void **state)
 	assert_int_equal(p.some_total_usec, 7);
 	assert_int_equal(tm_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 tot", 42, &p), -1);
 	assert_int_equal(tm_parse_psi("full avg10=0.00 total=5\n", 24, &p), -1);
+	/* total= is a field of its own, whole: "xtotal=" is another field,
+	 * "total=5x" is damaged, a tab separates as a space does */
+	static const char *const bad[] = {
+	    "some avg10=0.00 xtotal=5\n",
+	    "some avg10=0.00 total=5x\n",
+	    "some avg10=0.00 total=\n",
+	    "some total=-5\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(tm_parse_psi(bad[i], strlen(bad[i]), &p), -1);
+	static const char tab[] = "some avg10=0.00\ttotal=9 \nfull avg10=1.00 total=3";
+	assert_int_equal(tm_parse_psi(tab, sizeof(tab) - 1, &p), 0);
+	assert_int_equal(p.some_total_usec, 9);
+	assert_true(p.has_full);
+	assert_int_equal(p.full_total_usec, 3);
 }
 
 /* Every prefix of every fixture: parsers must stay inside LEN (ASan) and
@@ -474,6 +501,29 @@ static void test_every_prefix(void **state)
 
 /* Random bytes (with many digits, blanks, colons and newlines) into every
  * parser: no crash, no read past LEN (ASan), whatever they return. */
+/* tm_kv_num, under every parser: the largest int64 is a number, one more
+ * is not, and the number ends at the first non-digit */
+static void test_kv_num_bounds(void **state)
+{
+	(void)state;
+	static const char max[] = "9223372036854775807 ", over[] = "9223372036854775808",
+	                  huge[] = "99999999999999999999";
+	const char *next;
+	int64_t v;
+
+	assert_int_equal(tm_kv_num(max, max + sizeof(max) - 1, &v, &next), 0);
+	assert_true(v == INT64_MAX);
+	assert_ptr_equal(next, max + 19);
+	assert_int_equal(tm_kv_num(over, over + sizeof(over) - 1, &v, &next), -1);
+	assert_int_equal(tm_kv_num(huge, huge + sizeof(huge) - 1, &v, &next), -1);
+	assert_int_equal(tm_kv_num("x1", "x1" + 2, &v, &next), -1);
+	assert_int_equal(tm_kv_num("012x", "012x" + 4, &v, &next), 0);
+	assert_int_equal(v, 12);
+	/* END bounds it: "123" read as its first two bytes is 12 */
+	assert_int_equal(tm_kv_num("123", "123" + 2, &v, &next), 0);
+	assert_int_equal(v, 12);
+}
+
 static void test_garbage(void **state)
 {
 	(void)state;
@@ -534,6 +584,7 @@ int main(void)
 	    cmocka_unit_test(test_pid_list),
 	    cmocka_unit_test(test_host_psi),
 	    cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_kv_num_bounds),
 	    cmocka_unit_test(test_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
