@@ -37,3 +37,8 @@ $(B)/bench/store/%: bench/store/%.c $(TEST_LIBS)
 $(B)/bench/record/floor: bench/record/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu17 -O2 -Wall -Wextra -Werror -o $@ $< -lsqlite3
+
+# The CPU floor under a recorder of one process (bench/record/wakefloor.sh).
+$(B)/bench/record/wakefloor: bench/record/wakefloor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O2 -Wall -Wextra -Werror -o $@ $<
