@@ -62,7 +62,7 @@ int tm_kv_mul(int64_t a, int64_t b, int64_t *out)
 static const struct tm_kv_map *find_key(const char *key, size_t klen, const struct tm_kv_map *map,
                                         size_t n)
 {
-	if (klen == 0)
+	if (klen == 0) /* no first byte to compare (and none mapped is empty) */
 		return NULL;
 	/* (most lines are not mapped: their first byte rejects them before strlen) */
 	for (size_t i = 0; i < n; i++)

@@ -499,8 +499,6 @@ static void test_every_prefix(void **state)
 	}
 }
 
-/* Random bytes (with many digits, blanks, colons and newlines) into every
- * parser: no crash, no read past LEN (ASan), whatever they return. */
 /* tm_kv_num, under every parser: the largest int64 is a number, one more
  * is not, and the number ends at the first non-digit */
 static void test_kv_num_bounds(void **state)
@@ -524,6 +522,8 @@ static void test_kv_num_bounds(void **state)
 	assert_int_equal(v, 12);
 }
 
+/* Random bytes (with many digits, blanks, colons and newlines) into every
+ * parser: no crash, no read past LEN (ASan), whatever they return. */
 static void test_garbage(void **state)
 {
 	(void)state;
