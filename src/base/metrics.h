@@ -139,7 +139,13 @@ enum tm_kind { TM_GAUGE, TM_COUNTER };
 	X(JVM_HEAP_RESIDENT_PROCS, "jvm_heap_resident_procs", TM_UNIT_COUNT, TM_GAUGE)             \
 	/* processes under the heap shim whose malloc is defined in the executable (a  */          \
 	/* static allocator): their live heap comes from the allocator's own statistics */         \
-	X(HEAP_EXE_PROCS, "heap_exe_procs", TM_UNIT_COUNT, TM_GAUGE)
+	X(HEAP_EXE_PROCS, "heap_exe_procs", TM_UNIT_COUNT, TM_GAUGE)                               \
+	/* huge pages khugepaged collapsed in the cgroup (memory.stat thp_collapse_alloc, */       \
+	/* v2): each is charged before the pages it replaces are freed, so memory.peak    */       \
+	/* can pass anon by one huge page that anon never held                            */       \
+	X(CG_THP_COLLAPSE_ALLOC, "cg_thp_collapse_alloc", TM_UNIT_COUNT, TM_COUNTER)               \
+	/* the host's huge page (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size)      */       \
+	X(HOST_HPAGE_PMD_BYTES, "host_hpage_pmd_bytes", TM_UNIT_BYTES, TM_GAUGE)
 
 enum tm_metric {
 #define TM_X_ENUM(e, name, unit, kind) TM_M_##e,

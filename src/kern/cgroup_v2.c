@@ -43,6 +43,7 @@ int tm_parse_cg2_memory_stat(const char *buf, size_t len, struct tm_sample *out)
 	    B("pgfault", CG_PGFAULT),
 	    B("pgmajfault", CG_PGMAJFAULT),
 	    B("workingset_refault_file", CG_WORKINGSET_REFAULT_FILE),
+	    B("thp_collapse_alloc", CG_THP_COLLAPSE_ALLOC),
 	};
 	return tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), out) < 0 ? -1 : 0;
 }

@@ -27,7 +27,8 @@ int tm_parse_cg2_value(const char *buf, size_t len, int64_t *out);
 
 /* memory.stat: anon, file, active_file, inactive_file, kernel, kernel_stack,
  * slab, sock, shmem, file_mapped, file_dirty, file_writeback, anon_thp
- * (bytes), pgfault, pgmajfault, workingset_refault_file (counts). */
+ * (bytes), pgfault, pgmajfault, workingset_refault_file, thp_collapse_alloc
+ * (counts). */
 int tm_parse_cg2_memory_stat(const char *buf, size_t len, struct tm_sample *out);
 
 /* memory.events: low, high, max, oom, oom_kill -> CG_EVENTS_*. */

@@ -256,6 +256,14 @@ static void print_anon_why(FILE *out, const struct tm_summary *s)
 		    "cgroup's memory %s; the samples' highest anon %s, a shorter -i sees more)\n",
 		    tm_mib_text(a, sizeof(a), s->cg_peak_bytes),
 		    tm_mib_text(b, sizeof(b), s->peak_anon_sampled_bytes));
+	if (isfinite(s->peak_over_by_collapse_bytes))
+		fprintf(
+		    out,
+		    "              peak: the kernel's peak of the cgroup's memory is %s above the "
+		    "samples', within one %s huge page that khugepaged charges before freeing "
+		    "the pages it collapses (%.0f collapses), a charge anon does not count\n",
+		    tm_mib_text(a, sizeof(a), s->peak_over_by_collapse_bytes),
+		    tm_mib_text(b, sizeof(b), s->hpage_bytes), s->thp_collapses);
 	if (s->end_na != TM_END_MEASURED)
 		fprintf(out, "              held after the work n/a: %s\n",
 		        tm_end_na_text(s->end_na));

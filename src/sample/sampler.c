@@ -12,6 +12,7 @@
 #include "kern/kread.h"
 #include "kern/procfs.h"
 #include "kern/psi.h"
+#include "kern/thp.h"
 #include "sample/proctree.h"
 #include "sample/rtsample.h"
 #include "sample/sampler.h"
@@ -30,6 +31,7 @@ struct tm_sampler {
 	long clk_tck;
 	long page_size;
 	int host_fd[H_COUNT];
+	int64_t hpage_bytes; /* hpage_pmd_size, 0 when not known */
 	bool smaps_read_once;
 	bool root_gone; /* cgroup_after_root: the cgroup's members are the target now */
 	int64_t last_smaps_usec;
@@ -46,6 +48,27 @@ void tm_sampler_cfg_init(struct tm_sampler_cfg *cfg)
 	cfg->proc_root = "/proc";
 	cfg->smaps_every_usec = 1000000;
 	cfg->host = true;
+	cfg->sys_root = "/sys";
+}
+
+/* The host's huge page size under SYS_ROOT: bytes, or 0 when the kernel has
+ * no transparent huge pages (no file) or the file does not parse.  Read
+ * once: it is fixed at boot. */
+static int64_t read_hpage_bytes(const char *sys_root)
+{
+	char path[PATH_MAX], buf[64];
+	int64_t bytes;
+
+	if (!sys_root ||
+	    snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hpage_pmd_size",
+	             sys_root) >= (int)sizeof(path))
+		return 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = tm_kread(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && !tm_parse_thp_size(buf, (size_t)n, &bytes) ? bytes : 0;
 }
 
 int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
@@ -73,6 +96,8 @@ int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 		snprintf(path, sizeof(path), "%s/%s", s->proc_root, host_files[i]);
 		s->host_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
 	}
+	if (cfg->host)
+		s->hpage_bytes = read_hpage_bytes(cfg->sys_root);
 	if ((cfg->root_pid > 0 || cfg->cgroup) && !(s->rt_buf = malloc(tm_rt_sample_buf_bytes()))) {
 		tm_sampler_close(s);
 		return tm_error("out of memory");
@@ -237,6 +262,8 @@ static int read_host(struct tm_sampler *s, struct tm_sample *out)
 		if (psi.has_full && psi_full[i] >= 0)
 			tm_sample_set(out, (enum tm_metric)psi_full[i], psi.full_total_usec);
 	}
+	if (s->hpage_bytes > 0)
+		tm_sample_set(out, TM_M_HOST_HPAGE_PMD_BYTES, s->hpage_bytes);
 	return rc;
 }
 

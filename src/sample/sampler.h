@@ -38,6 +38,8 @@ struct tm_sampler_cfg {
 	                             status every 10 s); statm gives RSS and anon every
 	                             sample */
 	bool host;                /* read /proc/meminfo, /proc/stat, /proc/pressure/ * */
+	const char *sys_root;     /* with host: "/sys" (tests: a fixture tree), whose
+	                             huge page size is read once, at open; NULL: none */
 	int proctree_flags;       /* TM_PROCTREE_SCAN_ALL to skip the children files */
 	/* with root_pid and cgroup: once root_pid has exited, the cgroup's
 	 * members are the target (a daemon that forked and left; for a cgroup
@@ -45,7 +47,8 @@ struct tm_sampler_cfg {
 	bool cgroup_after_root;
 };
 
-/* Defaults: proc_root "/proc", smaps every 1 s, host on, no target. */
+/* Defaults: proc_root "/proc", sys_root "/sys", smaps every 1 s, host on,
+ * no target. */
 void tm_sampler_cfg_init(struct tm_sampler_cfg *cfg);
 
 struct tm_sampler;

@@ -133,6 +133,10 @@ static const char *const help[TM_METRIC_COUNT] = {
                                   "split's parts are from one moment).",
     [TM_M_HEAP_EXE_PROCS] = "Processes whose malloc is linked into the executable: live heap "
                             "from the allocator's own statistics, no exact peak.",
+    [TM_M_CG_THP_COLLAPSE_ALLOC] = "Huge pages khugepaged collapsed in the cgroup (memory.stat "
+                                   "thp_collapse_alloc): each is charged before the pages it "
+                                   "replaces are freed.",
+    [TM_M_HOST_HPAGE_PMD_BYTES] = "The host's transparent huge page size (hpage_pmd_size).",
     [TM_M_GO_HEAP_INUSE_BYTES] = "Go heap spans in use (go_memstats_heap_inuse_bytes, record "
                                  "--scrape).",
 };

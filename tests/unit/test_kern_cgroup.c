@@ -89,6 +89,8 @@ static void test_v2_memory_stat(void **state)
 	assert_int_equal(s.v[TM_M_CG_PGFAULT], 98765);
 	assert_int_equal(s.v[TM_M_CG_PGMAJFAULT], 12);
 	assert_int_equal(s.v[TM_M_CG_WORKINGSET_REFAULT_FILE], 173);
+	/* the last line read, past pgmajfault */
+	assert_int_equal(s.v[TM_M_CG_THP_COLLAPSE_ALLOC], 3);
 
 	/* A short memory.stat: what it lacks stays absent. */
 	tm_sample_clear(&s);
@@ -98,6 +100,7 @@ static void test_v2_memory_stat(void **state)
 	assert_false(tm_sample_has(&s, TM_M_CG_KERNEL_BYTES));
 	assert_false(tm_sample_has(&s, TM_M_CG_SLAB_BYTES));
 	assert_false(tm_sample_has(&s, TM_M_CG_WORKINGSET_REFAULT_FILE));
+	assert_false(tm_sample_has(&s, TM_M_CG_THP_COLLAPSE_ALLOC));
 
 	tm_sample_clear(&s);
 	assert_int_equal(

@@ -99,8 +99,11 @@ static void test_sampler_fixture(void **state)
 	const pid_t *pids;
 	size_t n;
 
+	char sys[PATH_MAX];
+
 	tm_sampler_cfg_init(&cfg);
 	cfg.proc_root = proc_root();
+	cfg.sys_root = fixture_path(sys, sizeof(sys), "procfs/sys");
 	cfg.root_pid = 8439;
 	cfg.smaps_every_usec = 1000000;
 	assert_int_equal(tm_sampler_open(&cfg, &s), 0);
@@ -122,6 +125,7 @@ static void test_sampler_fixture(void **state)
 	assert_int_equal(out.v[TM_M_HOST_PSI_IO_FULL_USEC], 2252339);
 	assert_int_equal(out.v[TM_M_HOST_PSI_CPU_SOME_USEC], 6846064);
 	assert_true(tm_sample_has(&out, TM_M_HOST_CPU_BUSY_USEC));
+	assert_int_equal(out.v[TM_M_HOST_HPAGE_PMD_BYTES], 2097152); /* read at open */
 	/* no cgroup: absent */
 	assert_false(tm_sample_has(&out, TM_M_CG_CURRENT_BYTES));
 
@@ -154,6 +158,16 @@ static void test_sampler_no_smaps_no_host(void **state)
 	check_tree_sums(&out);
 	assert_false(tm_sample_has(&out, TM_M_PROC_PSS_BYTES));
 	assert_false(tm_sample_has(&out, TM_M_HOST_MEM_TOTAL_BYTES));
+	assert_false(tm_sample_has(&out, TM_M_HOST_HPAGE_PMD_BYTES));
+	tm_sampler_close(s);
+
+	/* host on, but a sys root without transparent huge pages: absent */
+	cfg.host = true;
+	cfg.sys_root = proc_root();
+	assert_int_equal(tm_sampler_open(&cfg, &s), 0);
+	assert_int_equal(tm_sampler_read(s, 0, &out), 0);
+	assert_true(tm_sample_has(&out, TM_M_HOST_MEM_TOTAL_BYTES));
+	assert_false(tm_sample_has(&out, TM_M_HOST_HPAGE_PMD_BYTES));
 	tm_sampler_close(s);
 
 	cfg.root_pid = 12345; /* no such process */

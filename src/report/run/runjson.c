@@ -152,8 +152,9 @@ static bool ends_with(const char *s, const char *tail)
 
 bool tm_figure_is_amount(const char *name)
 {
-	static const char *const tails[] = {"_bytes", "_usec",   "_events", "_kills",   "_allocs",
-	                                    "_gcs",   "_cycles", "_points", "_bunched", "samples"};
+	static const char *const tails[] = {"_bytes",   "_usec",  "_events",    "_kills",
+	                                    "_allocs",  "_gcs",   "_cycles",    "_points",
+	                                    "_bunched", "_procs", "_collapses", "samples"};
 
 	if (strstr(name, "_per_"))
 		return false;

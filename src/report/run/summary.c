@@ -171,6 +171,7 @@ static void init_nan(struct tm_summary *s)
 #undef TM_SUMMARY_START
 #undef TM_SUMMARY_NO_START
 	s->peak_anon_sampled_bytes = NAN;
+	s->peak_over_by_collapse_bytes = NAN;
 	s->heap_live_last_seen_bytes = NAN;
 	s->gc_heap_live_at_held_bytes = NAN;
 	tm_rt_report_reset(s);

@@ -77,6 +77,11 @@ struct tm_summary {
 	 * anon in peak_anon_sampled_bytes, a lower bound) */
 	bool peak_anon_missed;
 	double peak_anon_sampled_bytes;
+	/* the kernel's peak is above every sample's by this much, more than
+	 * noise but within one huge page that khugepaged charged while
+	 * collapsing pages (thp_collapses > 0): anon never held it, and
+	 * peak_anon_bytes stands; NAN otherwise */
+	double peak_over_by_collapse_bytes;
 	/* why held_anon_bytes, heap_live_end_bytes and anon's split at the end
 	 * are NAN although samples exist: there was no after to measure (the
 	 * rule: report/run/endrule.h) */

@@ -67,6 +67,8 @@ void tm_sum_point(const struct tm_sample *s, struct pt *p)
 	p->gc_live = get(s, TM_M_GC_HEAP_LIVE_BYTES);
 	p->gc_cycles = get(s, TM_M_GC_CYCLES);
 	p->heap_exe = get(s, TM_M_HEAP_EXE_PROCS);
+	p->thp_collapses = get(s, TM_M_CG_THP_COLLAPSE_ALLOC);
+	p->hpage = get(s, TM_M_HOST_HPAGE_PMD_BYTES);
 }
 
 int tm_acc_init(struct acc *a, int64_t from, int64_t to, int64_t interval_usec,
@@ -284,6 +286,8 @@ static struct agg bucket_field(const struct tm_rollup *r, size_t k)
 	    F(gc_live, TM_M_GC_HEAP_LIVE_BYTES),
 	    F(gc_cycles, TM_M_GC_CYCLES),
 	    F(heap_exe, TM_M_HEAP_EXE_PROCS),
+	    F(thp_collapses, TM_M_CG_THP_COLLAPSE_ALLOC),
+	    F(hpage, TM_M_HOST_HPAGE_PMD_BYTES),
 #undef F
 	};
 #define IS(field) (k == FK(field))
@@ -524,6 +528,8 @@ static void cost_figures(struct acc *a, struct tm_summary *s)
 	s->gc_heap_live_end_bytes = a->f[FK(gc_live)].last;
 	s->gc_cycles = a->f[FK(gc_cycles)].rises;
 	s->heap_exe_procs = a->f[FK(heap_exe)].max;
+	s->thp_collapses = delta(&a->f[FK(thp_collapses)]);
+	s->hpage_bytes = a->f[FK(hpage)].max;
 }
 
 /* The tree's heap peak, since it began: a recorder that combines processes
@@ -542,17 +548,32 @@ static void heap_peak_figures(struct acc *a, struct tm_summary *s)
 	s->heap_peak_bytes = up->last > pr->max ? up->last : pr->max;
 }
 
+/* True when khugepaged collapsed huge pages in the run and the kernel's
+ * peak K is within one huge page (and noise) of the samples' highest
+ * memory.current C: a collapse charges its new huge page before it frees
+ * the pages it copies, so memory.current passes anon by a huge page for a
+ * moment that anon never holds (mm/khugepaged.c, collapse_huge_page). */
+static bool peak_by_collapse(const struct tm_summary *s, double k, double c)
+{
+	return isfinite(s->thp_collapses) && s->thp_collapses > 0 && isfinite(s->hpage_bytes) &&
+	       s->hpage_bytes > 0 && !tm_anon_fell_steeply(k - s->hpage_bytes, c);
+}
+
 /* The kernel's own high-water mark of the run's fresh cgroup (memory.peak,
  * v1's max_usage_in_bytes) is the peak of memory.current; when it is above
  * every sample's by more than noise (tm_anon_fell_steeply: 1 MiB and 2 %),
  * the samples missed the peak (an OOM kill between two samples), so the
- * anon peak and the figures at it are not known: NAN, and why. */
+ * anon peak and the figures at it are not known: NAN, and why.  But for a
+ * huge page's collapse (peak_by_collapse): the samples' peak stands, and
+ * the report says by how much memory.peak is above it. */
 static void kernel_peak(struct tm_summary *s)
 {
-	double k = s->cg_peak_bytes;
+	double k = s->cg_peak_bytes, c = s->peak_current_bytes;
 	if (!isfinite(k))
 		return;
-	if (!isfinite(s->peak_current_bytes) || tm_anon_fell_steeply(k, s->peak_current_bytes)) {
+	if (isfinite(c) && tm_anon_fell_steeply(k, c) && peak_by_collapse(s, k, c)) {
+		s->peak_over_by_collapse_bytes = k - c;
+	} else if (!isfinite(c) || tm_anon_fell_steeply(k, c)) {
 		s->peak_anon_missed = true;
 		s->peak_anon_sampled_bytes = s->peak_anon_bytes;
 		s->peak_anon_bytes = NAN;
@@ -588,6 +609,8 @@ static void count_from_start(struct acc *a, struct tm_summary *s, const struct t
 		return;
 	if (isfinite(a->first_pt.ev_oom_kill) && isfinite(s->oom_kills))
 		s->oom_kills += a->first_pt.ev_oom_kill;
+	if (isfinite(a->first_pt.thp_collapses) && isfinite(s->thp_collapses))
+		s->thp_collapses += a->first_pt.thp_collapses;
 	if (isfinite(a->first_pt.ev_high) && isfinite(s->high_events))
 		s->high_events += a->first_pt.ev_high;
 	double max0 = isfinite(a->first_pt.ev_max) ? a->first_pt.ev_max : a->first_pt.failcnt;

@@ -20,7 +20,7 @@
 #include "store/store.h"
 
 /* One sample, reduced to what the figures need; the doubles from anon to
- * heap_exe are contiguous (PT_NF of them), NAN when absent.  A runtime's
+ * hpage are contiguous (PT_NF of them), NAN when absent.  A runtime's
  * own figures are not here: its part of the accumulator (rtacc.h) reads
  * them from the sample. */
 struct pt {
@@ -30,11 +30,12 @@ struct pt {
 	    heap_skew;
 	double cpu, io_r, io_w, psi_ms, psi_mf, psi_is, psi_if;
 	double ev_high, ev_max, ev_oom, ev_oom_kill, failcnt, lim_max, lim_high;
-	double gc_live, gc_cycles; /* a GC runtime's own report (--runtime go|ghc|node) */
-	double heap_exe;           /* processes whose malloc is the executable's own */
+	double gc_live, gc_cycles;   /* a GC runtime's own report (--runtime go|ghc|node) */
+	double heap_exe;             /* processes whose malloc is the executable's own */
+	double thp_collapses, hpage; /* khugepaged's collapses; the host's huge page */
 };
 
-#define PT_NF ((offsetof(struct pt, heap_exe) - offsetof(struct pt, anon)) / sizeof(double) + 1)
+#define PT_NF ((offsetof(struct pt, hpage) - offsetof(struct pt, anon)) / sizeof(double) + 1)
 
 static inline double *pt_field(struct pt *p, size_t k)
 {

@@ -156,6 +156,11 @@
 	/* the most processes seen at once whose malloc is the executable's    */                  \
 	/* own: live from their allocators' statistics, no exact peak          */                  \
 	F(heap_exe_procs, NAN)                                                                     \
+	/* huge pages khugepaged collapsed in the cgroup over the window       */                  \
+	/* (memory.stat thp_collapse_alloc, v2), and the host's huge page      */                  \
+	/* (hpage_pmd_size): memory.peak may pass anon by one of them          */                  \
+	F(thp_collapses, NAN)                                                                      \
+	F(hpage_bytes, NAN)                                                                        \
 	J(jvm_anon_java_heap_resident_end_bytes, java_resident_bytes)                              \
 	J(jvm_anon_java_heap_free_end_bytes, java_free_bytes)
 /* clang-format on */
