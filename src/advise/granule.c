@@ -25,17 +25,7 @@ static ssize_t read_host(const char *root, const char *path, char *buf, size_t s
 
 	if (n < 0 || (size_t)n >= sizeof(full))
 		return -1;
-	int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t got = tm_pread_all(fd, buf, size - 1);
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	if (got < 0)
-		return -1;
-	buf[got] = '\0';
-	return got;
+	return tm_read_small(full, buf, size);
 }
 
 void tm_advise_host_granule(const char *root, long page_bytes, struct tm_advise_opts *o)

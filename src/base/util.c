@@ -131,9 +131,10 @@ ssize_t tm_pread_all(int fd, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
-ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size)
+/* PATH relative to DIRFD, opened read-only with FLAGS too, into BUF. */
+static ssize_t read_with(int dirfd, const char *path, int flags, char *buf, size_t size)
 {
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
 	ssize_t n;
 	int saved;
 
@@ -144,6 +145,16 @@ ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size)
 	close(fd);
 	errno = saved;
 	return n;
+}
+
+ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	return read_with(dirfd, path, 0, buf, size);
+}
+
+ssize_t tm_read_small(const char *path, char *buf, size_t size)
+{
+	return read_with(AT_FDCWD, path, O_NOFOLLOW | O_NONBLOCK, buf, size);
 }
 
 char *tm_read_file(const char *path, size_t *len_out)

@@ -44,6 +44,11 @@ ssize_t tm_pread_all(int fd, char *buf, size_t size);
 /* Opens PATH relative to DIRFD and reads it as above; -1 with errno. */
 ssize_t tm_read_at(int dirfd, const char *path, char *buf, size_t size);
 
+/* Reads the small file PATH as above, opened without following a last
+ * symlink or waiting on a FIFO (a path an observed process could plant);
+ * its length, or -1 with errno. */
+ssize_t tm_read_small(const char *path, char *buf, size_t size);
+
 /* Reads a whole file of any size into a malloc'd, NUL-terminated buffer. */
 char *tm_read_file(const char *path, size_t *len_out);
 

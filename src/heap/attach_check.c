@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "heap/attach.h"
 #include "heap/attach_arch.h"
 #include "base/banned.h"
@@ -59,19 +60,6 @@ bool tm_attach_syscall_forks(const char *text, uint16_t e_machine)
 	return nr == 220 || nr == 435; /* aarch64: clone, clone3 */
 }
 
-/* A small /proc file into BUF (NUL-terminated); its length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
 static long status_field(const char *status, const char *name, long missing)
 {
 	const char *p = strstr(status, name);
@@ -81,7 +69,7 @@ static long status_field(const char *status, const char *name, long missing)
 static bool have_cap_sys_ptrace(void)
 {
 	char buf[4096];
-	if (read_small("/proc/self/status", buf, sizeof(buf)) < 0)
+	if (tm_read_small("/proc/self/status", buf, sizeof(buf)) < 0)
 		return false;
 	const char *p = strstr(buf, "\nCapEff:");
 	return p && (strtoull(p + 8, NULL, 16) >> 19) & 1; /* CAP_SYS_PTRACE */
@@ -99,7 +87,8 @@ static int64_t forking_thread(pid_t pid, uint16_t machine)
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/syscall", (int)pid, e->d_name);
-		if (read_small(path, buf, sizeof(buf)) > 0 && tm_attach_syscall_forks(buf, machine))
+		if (tm_read_small(path, buf, sizeof(buf)) > 0 &&
+		    tm_attach_syscall_forks(buf, machine))
 			tid = strtoll(e->d_name, NULL, 10);
 	}
 	if (d)
@@ -112,14 +101,15 @@ int tm_attach_facts_read(pid_t pid, struct tm_attach_facts *f)
 	char path[64], status[8192], scope[32];
 	memset(f, 0, sizeof(*f));
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_small(path, status, sizeof(status)) < 0)
+	if (tm_read_small(path, status, sizeof(status)) < 0)
 		return tm_error("no process %d (%s)", (int)pid, strerror(errno));
 	f->tracer_pid = (int)status_field(status, "\nTracerPid:", 0);
 	f->seccomp = (int)status_field(status, "\nSeccomp:", -1);
 	f->zombie = strstr(status, "\nState:\tZ") != NULL;
-	f->ptrace_scope = read_small("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof(scope)) > 0
-	                      ? (int)strtol(scope, NULL, 10)
-	                      : -1;
+	f->ptrace_scope =
+	    tm_read_small("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof(scope)) > 0
+	        ? (int)strtol(scope, NULL, 10)
+	        : -1;
 	f->cap_sys_ptrace = have_cap_sys_ptrace();
 	f->our_child = status_field(status, "\nPPid:", 0) == getpid();
 	f->is_self = pid == getpid();

@@ -63,11 +63,7 @@ static int64_t read_hpage_bytes(const char *sys_root)
 	    snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hpage_pmd_size",
 	             sys_root) >= (int)sizeof(path))
 		return 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = tm_kread(fd, buf, sizeof(buf));
-	close(fd);
+	ssize_t n = tm_read_small(path, buf, sizeof(buf));
 	return n > 0 && !tm_parse_thp_size(buf, (size_t)n, &bytes) ? bytes : 0;
 }
 

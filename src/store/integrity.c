@@ -23,25 +23,9 @@ const char tm_st_handles_schema[] =
     " start_ticks INTEGER NOT NULL, handle INTEGER NOT NULL, opened_wall_usec INTEGER,"
     " PRIMARY KEY(boot_id, pid, start_ticks, handle)) WITHOUT ROWID;";
 
-/* Reads a small /proc file into BUF (NUL-terminated).  0 or -1. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 static void boot_id(char *buf, size_t size)
 {
-	if (read_small("/proc/sys/kernel/random/boot_id", buf, size))
+	if (tm_read_small("/proc/sys/kernel/random/boot_id", buf, size) < 0)
 		snprintf(buf, size, "unknown");
 	buf[strcspn(buf, "\n")] = '\0';
 }
@@ -54,7 +38,7 @@ static int64_t start_ticks(int64_t pid)
 	const char *p;
 
 	snprintf(path, sizeof(path), "/proc/%" PRId64 "/stat", pid);
-	if (read_small(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+	if (tm_read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
 		return -1;
 	/* after "(comm)": state is field 3, starttime field 22 */
 	for (int field = 2; field < 22 && p; field++)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -220,6 +222,42 @@ static int dl_load_said(const char *soname, const struct tm_dl_fn *fns, size_t n
 /* zlib's table filled from the real library, each pointer the function the
  * library exports (compressing through them round-trips); a name it lacks
  * and a library that is not there fail, saying which. */
+/* tm_read_small reads a file whole, and refuses what an observed process
+ * could plant in its place: a symlink (ELOOP), a FIFO (opened without
+ * waiting for a writer, then not read: pread on a pipe is ESPIPE). */
+static void test_read_small(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tm-read-small.XXXXXX", path[128], link[128], fifo[128], buf[16];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	snprintf(link, sizeof(link), "%s/l", dir);
+	snprintf(fifo, sizeof(fifo), "%s/p", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs("2097152\n", f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+
+	assert_int_equal(tm_read_small(path, buf, sizeof(buf)), 8);
+	assert_string_equal(buf, "2097152\n");
+	assert_int_equal(tm_read_small(path, buf, 4), 3); /* bounded, NUL-terminated */
+	assert_string_equal(buf, "209");
+	errno = 0;
+	assert_int_equal(tm_read_small(link, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(tm_read_small(fifo, buf, sizeof(buf)), -1); /* pread: ESPIPE */
+	assert_int_equal(errno, ESPIPE);
+	assert_int_equal(tm_read_small("/nonexistent/tm-read-small", buf, sizeof(buf)), -1);
+
+	unlink(fifo);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_dl_load(void **state)
 {
 	struct tm_zlib z;
@@ -269,7 +307,7 @@ int main(void)
 	    cmocka_unit_test(test_duration),        cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_path_parent),     cmocka_unit_test(test_fmt_mib),
 	    cmocka_unit_test(test_hidden_controls), cmocka_unit_test(test_cost_text),
-	    cmocka_unit_test(test_dl_load),
+	    cmocka_unit_test(test_dl_load),         cmocka_unit_test(test_read_small),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
