@@ -14,10 +14,10 @@
 CC      ?= gcc
 # The tool links the core libraries; the network ones go only into
 # libtidemark-net.so, loaded when a command needs them (src/record/netlib.h).
-PKGS_CORE := sqlite3 jansson libprotobuf-c
-# loaded on first use (dlopen, src/base/dl.h: libsystemd, libdw, zlib, inih), not linked into the
-# tool: only their headers
-PKGS_DL   := libsystemd libdw zlib inih
+PKGS_CORE := sqlite3 jansson
+# loaded on first use (dlopen, src/base/dl.h: libsystemd, libdw, zlib, inih, protobuf-c), not
+# linked into the tool: only their headers
+PKGS_DL   := libsystemd libdw zlib inih libprotobuf-c
 PKGS_NET  := libmicrohttpd libcurl gnutls
 PKGS    := $(PKGS_CORE) $(PKGS_DL) $(PKGS_NET)
 B       := build
@@ -31,7 +31,8 @@ CFLAGS  ?= -O2 -g -D_FORTIFY_SOURCE=2
 TEST_DEBUG := -DTM_DEBUG=2
 HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Iinclude -I$(B)/gen
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# protobuf-c's runtime names mapped to base/pb.c's, which load it (src/base/pb.h)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -include base/pb_names.h
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_LIBS  = $(shell pkg-config --libs $(PKGS_CORE) 2>/dev/null) -lm -lpthread -ldl
 NET_LIBS   = $(shell pkg-config --libs $(PKGS_NET) jansson 2>/dev/null) -lsnappy

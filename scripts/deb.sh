@@ -42,10 +42,11 @@ libs=$(cd "$B/deb/src" && dpkg-shlibdeps -O "-l$root/usr/lib/tidemark" \
 	"$root/usr/bin/tidemark" "$root"/usr/lib/tidemark/*.so 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$libs" ] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 # the libraries the tool loads when it first needs them (dlopen by soname:
-# src/sysd/sdlib.h, src/heap/dwlib.h, src/base/zlib.h, src/bench/ini.c) are
+# src/sysd/sdlib.h, src/heap/dwlib.h, src/base/zlib.h, src/bench/ini.c,
+# src/base/pb.h) are
 # in no NEEDED entry, so dpkg-shlibdeps cannot see them; their packages,
 # named after the sonames as Debian policy names them
-libs="$libs, libsystemd0, libdw1, zlib1g, libinih1"
+libs="$libs, libsystemd0, libdw1, zlib1g, libinih1, libprotobuf-c1"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
 	>"$root/DEBIAN/md5sums"
 size=$(du -sk "$root" | cut -f1)

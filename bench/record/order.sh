@@ -12,9 +12,10 @@
 # `record -p PID` of a lone process, `record -- COMMAND` of a tree of 50
 # processes it launches in a fresh cgroup (with the end of the run, the
 # summary, when the command exits), and the same with --heap.  Prints the
-# names of the functions of the executable that ran, one a line, sorted,
-# then the source files they are in (src/.../NAME.c), whose read-only data
-# (strings, tables) the linker also places first.
+# names of the functions of the executable that ran, one a line, then the
+# source files they are in (src/.../NAME.c), whose read-only data
+# (strings, tables) the linker also places first: what the plain `-p`
+# recording ran first (below).
 # A name the list has and a build lacks costs nothing (no section matches
 # it); tests/e2e/layout.sh checks the list still names the build's
 # functions.  Needs valgrind (scripts/deps.sh --test installs it).
@@ -52,12 +53,34 @@ grind one "$S" -p "$SP"
 grind tree "$((S + 60))" -- sh -c "$tree"
 grind heap "$((S + 60))" --heap -- sh -c "$tree"
 
-# callgrind's list: "Ir (pct)  FILE:FUNCTION [OBJECT]", the executable's lines
-for f in "$D"/*.cg; do
-	callgrind_annotate --threshold=100 "$f"
-done | grep -F "[$TM]" | sed -E 's/^ *[0-9,]+ +\([^)]*\) +//; s/ \[.*//' >"$D/lines"
-# the functions, then the source files (FILE.c: their read-only data go
-# first too)
-sed -E 's/.*:([A-Za-z_][A-Za-z0-9_.]*)$/\1/' "$D/lines" |
-	grep -E '^[A-Za-z_][A-Za-z0-9_.]*$' | grep -vx main | LC_ALL=C sort -u
-sed -E 's/:[^:]*$//; s|^'"$ROOT"'/||' "$D/lines" | grep -E '^src/.*\.c$' | LC_ALL=C sort -u
+cat <<'EOF_HEAD'
+# The functions a recording runs (bench/record/order.sh, under callgrind):
+# mk/layout.mk places them first in the executable's text, in this order:
+# what a plain `record -p` runs first, then what more recordings run.  A
+# layout hint, not a registry: a name no build has costs nothing, a function
+# missing here only lands in the rest of the text; tests/e2e/layout.sh
+# checks that the build still has the names.  Regenerate after changing the
+# recorder:
+#   sh bench/record/order.sh > mk/record.order
+EOF_HEAD
+# callgrind's list: "Ir (pct)  FILE:FUNCTION [OBJECT]", the executable's
+# lines, each with the recording it came from
+for n in one tree heap; do
+	callgrind_annotate --threshold=100 "$D/$n.cg" | grep -F "[$TM]" |
+		sed -E 's/^ *[0-9,]+ +\([^)]*\) +//; s/ \[.*//; s/^/'"$n"' /'
+done >"$D/lines"
+# The functions, then the source files (FILE.c: their read-only data go
+# first too), each in the order a recorder meets them: first what a plain
+# `record -p` runs (a kept unit, a node: the recording that runs for
+# months, whose pages should be the fewest windows), then what more of the
+# recordings run, then the rest; by name within each.
+rank()
+{
+	awk '{ if ($1 == "one") one[$2] = 1; seen[$2]++ }
+		END { for (k in seen) printf "%d %d %s\n", one[k] ? 0 : 1, 3 - seen[k], k }' |
+		LC_ALL=C sort -k1,1n -k2,2n -k3,3 | cut -d" " -f3
+}
+sed -E 's/^([a-z]+) .*:([A-Za-z_][A-Za-z0-9_.]*)$/\1 \2/' "$D/lines" |
+	grep -E '^[a-z]+ [A-Za-z_][A-Za-z0-9_.]*$' | grep -v ' main$' | LC_ALL=C sort -u | rank
+sed -E 's/:[^:]*$//; s| '"$ROOT"'/| |' "$D/lines" | grep -E '^[a-z]+ src/.*\.c$' |
+	LC_ALL=C sort -u | rank

@@ -1,8 +1,8 @@
 /*
  * A system library loaded when first used, not linked: libsystemd
- * (sysd/sdlib), libdw (heap/dwlib), zlib (base/zlib) and inih
- * (bench/ini), so that a plain `record` maps none of them (issue 23: their
- * pages were 1.4 MiB of its RSS).  Each keeps its list of functions, as a
+ * (sysd/sdlib), libdw (heap/dwlib), zlib (base/zlib), protobuf-c
+ * (base/pb) and inih (bench/ini), so that a plain `record` maps none of
+ * them (issue 23: their pages were 1.4 MiB of its RSS).  Each keeps its list of functions, as a
  * struct of typed pointers and a table saying where each one goes;
  * tm_dl_load fills the struct from the library.
  */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -216,6 +217,18 @@ int tm_write_file(const char *path, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+void *tm_pages_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void tm_pages_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
 }
 
 int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first)

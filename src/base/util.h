@@ -63,6 +63,18 @@ int tm_write_file(const char *path, const char *text);
 int tm_grow(void *array, size_t *cap, size_t n, size_t elem_size, size_t first);
 
 /*
+ * SIZE bytes of zeroed memory mapped from the kernel, for a long-lived
+ * buffer or state most of which a process may never write (room for a
+ * file read whole, the line buffers of inputs a recording does not have):
+ * a page of it costs memory only once written, where the heap may hand
+ * back pages an earlier allocation already made resident, and calloc may
+ * clear every page.  NULL when out of memory; freed by tm_pages_free with
+ * the same SIZE.
+ */
+void *tm_pages_alloc(size_t size);
+void tm_pages_free(void *p, size_t size);
+
+/*
  * Where one of our own libraries is: ENV_VAR when set, else NAME next to
  * the running tidemark binary (build/ in a checkout).  0, or -1 after
  * tm_error saying how to fix it.

@@ -219,7 +219,7 @@ static int shim_runs(const char *shim, char *msg, size_t size)
 	close(pipefd[1]);
 	ssize_t got = read(pipefd[0], msg, size - 1);
 	msg[got > 0 ? got : 0] = '\0';
-	msg[strcspn(msg, "\n")] = '\0';
+	*strchrnul(msg, '\n') = '\0';
 	close(pipefd[0]);
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;

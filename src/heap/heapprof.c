@@ -8,6 +8,7 @@
 #include "profile.pb-c.h"
 
 #include "base/error.h"
+#include "base/pb.h"
 #include "base/util.h"
 #include "base/zlib.h"
 #include "heap/heapprof.h"
@@ -536,6 +537,8 @@ int tm_heap_write_pprof(const struct tm_heap_snapshot *s, const char *path)
 {
 	struct builder b = {.prof = PERFTOOLS__PROFILES__PROFILE__INIT};
 	ValueType vt[4], period, *vtp[4];
+	if (tm_pb_ready())
+		return -1;
 	b.sym = tm_sym_new(s->maps, s->maps_len);
 	if (!b.sym)
 		return -1;

@@ -6,6 +6,7 @@
 #include "profile.pb-c.h"
 
 #include "base/error.h"
+#include "base/pb.h"
 #include "base/util.h"
 #include "base/zlib.h"
 #include "heap/heapprof.h"
@@ -167,6 +168,8 @@ int tm_heap_top(const char *path, FILE *out, int top)
 
 int tm_heap_top_buf(const uint8_t *buf, size_t len, const char *path, FILE *out, int top)
 {
+	if (tm_pb_ready())
+		return -1;
 	Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
 	if (!p)
 		return tm_error("'%s' is not a pprof profile", path);

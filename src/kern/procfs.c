@@ -365,7 +365,13 @@ int tm_parse_mountinfo(const char *buf, size_t len, struct tm_cg_mounts *out)
 	const char *p = buf, *end = buf + len;
 	int lines = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* the flags and first bytes, not the 24 KiB of path room: a recorder
+	 * that meets one hierarchy does not pay for pages of the others */
+	struct tm_cg_mount *all[] = {&out->memory, &out->cpuacct, &out->unified};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		all[i]->found = false;
+		all[i]->dir[0] = all[i]->root[0] = '\0';
+	}
 	while (p < end) {
 		const char *eol = tm_kv_eol(p, end);
 		if (eol > p) {

@@ -314,7 +314,9 @@ static void finish(struct rec *r, struct tm_record_result *res)
 
 int tm_record_run(const struct tm_record_opts *o, struct tm_record_result *res)
 {
-	struct rec *r = calloc(1, sizeof(*r));
+	/* its line buffers of inputs most recordings never have (a GC log, a
+	 * followed file, a journal, the command's output) are over 60 KiB */
+	struct rec *r = tm_pages_alloc(sizeof(*r));
 	const char *limits_json = NULL;
 	char **env = NULL;
 	int rc = -1;
@@ -348,6 +350,6 @@ out:
 	tm_rec_close_outputs(r);
 	tm_rec_close_all(r);
 	tm_env_free(env);
-	free(r);
+	tm_pages_free(r, sizeof(*r));
 	return rc;
 }

@@ -28,8 +28,11 @@ enum tm_exe_malloc {
  * full symbol table defines: that allocator's family ("jemalloc") into
  * FAMILY (SIZE bytes), "" when none is recognised (a stripped binary, or
  * an allocator tidemark does not know).  Bounded: at most 4096 sections,
- * symbol tables of at most 256 MiB each, read once (none in a stripped
- * binary).
+ * symbol tables of at most 256 MiB each, read once and a chunk at a time
+ * into about 13 KiB of work space, whatever the executable's size (a
+ * node's executable with its symbols can hold hundreds of MiB of them);
+ * a symbol table is read only when its strings spell one of the names,
+ * and more than 512 places that spell one make the reading UNKNOWN.
  */
 enum tm_exe_malloc tm_exe_malloc_of(const char *path, char *family, size_t size);
 

@@ -304,8 +304,10 @@ int tm_proctree_open(const char *proc_root, pid_t root, int flags, struct tm_pro
 	if (t->clk_tck <= 0)
 		t->clk_tck = 100;
 	t->kids_cap = BUF_SIZE / 2;
-	t->buf = malloc(BUF_SIZE);
-	t->kids = malloc(t->kids_cap * sizeof(*t->kids));
+	/* room for the longest read and the most pids; a lone process's tree
+	 * writes a page of each */
+	t->buf = tm_pages_alloc(BUF_SIZE);
+	t->kids = tm_pages_alloc(t->kids_cap * sizeof(*t->kids));
 	t->rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!t->buf || !t->kids || t->rootfd < 0) {
 		int e = errno;
@@ -334,7 +336,7 @@ void tm_proctree_close(struct tm_proctree *t)
 	if (t->rootfd >= 0)
 		close(t->rootfd);
 	free(t->procs);
-	free(t->kids);
-	free(t->buf);
+	tm_pages_free(t->kids, t->kids_cap * sizeof(*t->kids));
+	tm_pages_free(t->buf, BUF_SIZE);
 	free(t);
 }

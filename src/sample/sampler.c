@@ -69,7 +69,8 @@ static int64_t read_hpage_bytes(const char *sys_root)
 
 int tm_sampler_open(const struct tm_sampler_cfg *cfg, struct tm_sampler **out)
 {
-	struct tm_sampler *s = calloc(1, sizeof(*s));
+	/* mostly paths' room (PATH_MAX each), a page of which a sampler writes */
+	struct tm_sampler *s = tm_pages_alloc(sizeof(*s));
 	char path[PATH_MAX + 32];
 
 	if (!s)
@@ -320,5 +321,5 @@ void tm_sampler_close(struct tm_sampler *s)
 	free(s->pids);
 	free(s->comms);
 	free(s->rt_buf);
-	free(s);
+	tm_pages_free(s, sizeof(*s));
 }

@@ -27,7 +27,7 @@ static void boot_id(char *buf, size_t size)
 {
 	if (tm_read_small("/proc/sys/kernel/random/boot_id", buf, size) < 0)
 		snprintf(buf, size, "unknown");
-	buf[strcspn(buf, "\n")] = '\0';
+	*strchrnul(buf, '\n') = '\0';
 }
 
 /* When process PID started (clock ticks after boot), or -1 when there is

@@ -174,14 +174,15 @@ test_expect "-p PID ends when the tree is gone, allocator read from every proces
 
 # 6. a recorder that neither pushes nor serves /metrics keeps the network
 #    libraries (and their ~6 MiB of resident pages) out of its process, and
-#    one that follows no unit and symbolizes nothing libsystemd and libdw
-#    (about 1.3 MiB: src/sysd/sdlib.h, src/heap/dwlib.h)
+#    one that follows no unit, symbolizes nothing and writes no heap profile
+#    libsystemd, libdw and libprotobuf-c (about 1.3 MiB: src/sysd/sdlib.h,
+#    src/heap/dwlib.h, src/base/pb.h)
 "$TM" record -q -o "$T/n.db" -i 100ms -- sleep 1.5 2>/dev/null &
 rec=$!
 sleep 0.8
 test_expect "a plain recorder does not map the network libraries" '
 	! grep -qE "libcurl|libmicrohttpd|libgnutls|libtidemark-net" /proc/$rec/maps || test_why "$(grep -oE "[^/]*(curl|microhttpd|gnutls|tidemark-net)[^ ]*" /proc/$rec/maps | sort -u | tr '\''\n'\'' " ")"'
-test_expect "a plain recorder does not map libsystemd or libdw (loaded when used)" '
-	! grep -qE "libsystemd|libdw|libelf|libgcrypt" /proc/$rec/maps || test_why "$(grep -oE "[^/]*(systemd|libdw|libelf|gcrypt)[^ ]*" /proc/$rec/maps | sort -u | tr '\''\n'\'' " ")"'
+test_expect "a plain recorder does not map libsystemd, libdw or libprotobuf-c (loaded when used)" '
+	! grep -qE "libsystemd|libdw|libelf|libgcrypt|libprotobuf-c" /proc/$rec/maps || test_why "$(grep -oE "[^/]*(systemd|libdw|libelf|gcrypt|protobuf-c)[^ ]*" /proc/$rec/maps | sort -u | tr '\''\n'\'' " ")"'
 wait $rec
 finish

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -300,6 +301,30 @@ static void test_dl_load(void **state)
 		fail_msg("said '%s'", said);
 }
 
+/* tm_pages_alloc: resident only where written (a page never touched is
+ * not in the process's memory: mincore, asked before anything reads it,
+ * as a read maps the shared zero page), writable, zeroed. */
+static void test_pages(void **state)
+{
+	(void)state;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = 16 * (size_t)page;
+	unsigned char *p = tm_pages_alloc(size), vec[16];
+
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % (uintptr_t)page, 0);
+	p[3 * page] = 7; /* one page written */
+	assert_int_equal(mincore(p, size, vec), 0);
+	for (int i = 0; i < 16; i++)
+		if ((vec[i] & 1) != (i == 3))
+			fail_msg("page %d: resident %d, want %d", i, vec[i] & 1, i == 3);
+	for (size_t i = 0; i < size; i += (size_t)page / 2)
+		if (p[i] != (i == 3 * (size_t)page ? 7 : 0))
+			fail_msg("byte %zu is %d", i, p[i]);
+	tm_pages_free(p, size);
+	tm_pages_free(NULL, size); /* as free(NULL) */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_path_parent),     cmocka_unit_test(test_fmt_mib),
 	    cmocka_unit_test(test_hidden_controls), cmocka_unit_test(test_cost_text),
 	    cmocka_unit_test(test_dl_load),         cmocka_unit_test(test_read_small),
+	    cmocka_unit_test(test_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

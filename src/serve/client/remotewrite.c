@@ -7,6 +7,7 @@
 #include <snappy-c.h>
 
 #include "base/metrics.h"
+#include "base/pb.h"
 #include "prompb.pb-c.h"
 #include "serve/promfmt.h"
 #include "serve/client/remotewrite.h"
@@ -131,6 +132,8 @@ static int pack(struct rw_enc *e, uint8_t **out, size_t *len)
 	size_t raw_len, clen;
 	uint8_t *raw;
 
+	if (tm_pb_ready())
+		return -1;
 	req.timeseries = e->tsp;
 	req.n_timeseries = e->nser;
 	raw_len = prometheus__write_request__get_packed_size(&req);

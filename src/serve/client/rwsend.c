@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "base/error.h"
+#include "base/pb.h"
 #include "base/util.h"
 #include "serve/client/remotewrite.h"
 #include "store/remote.h"
@@ -280,10 +281,12 @@ static void *rw_thread(void *arg)
 
 int tm_rw_start(const struct tm_rw_opts *o, struct tm_rw **out)
 {
-	struct tm_rw *rw = calloc(1, sizeof(*rw));
+	struct tm_rw *rw;
 
 	*out = NULL;
-	if (!rw)
+	if (tm_pb_ready()) /* said now, not at each send */
+		return -1;
+	if (!(rw = calloc(1, sizeof(*rw))))
 		return tm_error("out of memory");
 	rw->url = strdup(o->url);
 	rw->store_path = strdup(o->store_path);
