@@ -90,11 +90,16 @@ int tm_parse_cpuacct_stat(const char *buf, size_t len, long clk_tck, struct tm_s
 	if (tm_kv_parse(buf, len, map, TM_ARRAY_SIZE(map), &s) < 0)
 		return -1;
 	for (size_t i = 0; i < TM_ARRAY_SIZE(ms); i++) {
-		int64_t t;
+		int64_t t, usec;
 		if (!tm_sample_has(&s, ms[i]))
 			continue;
 		t = s.v[ms[i]];
-		tm_sample_set(out, ms[i], t / clk_tck * 1000000 + t % clk_tck * 1000000 / clk_tck);
+		/* ticks whose microseconds do not fit in 64 bits (no real count:
+		 * found by fuzz_kern) stay absent, not wrapped */
+		if (__builtin_mul_overflow(t / clk_tck, 1000000, &usec) ||
+		    __builtin_add_overflow(usec, t % clk_tck * 1000000 / clk_tck, &usec))
+			continue;
+		tm_sample_set(out, ms[i], usec);
 	}
 	return 0;
 }
