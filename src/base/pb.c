@@ -8,31 +8,29 @@
 #include "base/pb.h"
 #include "base/banned.h"
 
-/* The library's functions, of the types protobuf-c.h declares (under the
- * names base/pb_names.h maps them to). */
+/* The library's functions, of the types protobuf-c.h declares.  Each
+ * member is named as the library names the function: pb_names.h maps the
+ * identifier (to the wrapper's name, a member here, not a call), while
+ * TM_DL_FN's string keeps the name dlsym looks up. */
 struct pb_fns {
-	__typeof__(&protobuf_c_message_get_packed_size) get_packed_size;
-	__typeof__(&protobuf_c_message_pack) pack;
-	__typeof__(&protobuf_c_message_pack_to_buffer) pack_to_buffer;
-	__typeof__(&protobuf_c_message_unpack) unpack;
-	__typeof__(&protobuf_c_message_free_unpacked) free_unpacked;
+	__typeof__(&protobuf_c_message_get_packed_size) protobuf_c_message_get_packed_size;
+	__typeof__(&protobuf_c_message_pack) protobuf_c_message_pack;
+	__typeof__(&protobuf_c_message_pack_to_buffer) protobuf_c_message_pack_to_buffer;
+	__typeof__(&protobuf_c_message_unpack) protobuf_c_message_unpack;
+	__typeof__(&protobuf_c_message_free_unpacked) protobuf_c_message_free_unpacked;
 };
-
-/* The library's names (strings: pb_names.h maps only the identifiers). */
-#define PB_FN(f, name)                                                                             \
-	{                                                                                          \
-		name, offsetof(struct pb_fns, f), sizeof(((struct pb_fns *)0)->f)                  \
-	}
 
 static int load(struct pb_fns *f)
 {
+	/* clang-format off */
 	static const struct tm_dl_fn fns[] = {
-	    PB_FN(get_packed_size, "protobuf_c_message_get_packed_size"),
-	    PB_FN(pack, "protobuf_c_message_pack"),
-	    PB_FN(pack_to_buffer, "protobuf_c_message_pack_to_buffer"),
-	    PB_FN(unpack, "protobuf_c_message_unpack"),
-	    PB_FN(free_unpacked, "protobuf_c_message_free_unpacked"),
+	    TM_DL_FN(struct pb_fns, protobuf_c_message_get_packed_size)
+	    TM_DL_FN(struct pb_fns, protobuf_c_message_pack)
+	    TM_DL_FN(struct pb_fns, protobuf_c_message_pack_to_buffer)
+	    TM_DL_FN(struct pb_fns, protobuf_c_message_unpack)
+	    TM_DL_FN(struct pb_fns, protobuf_c_message_free_unpacked)
 	};
+	/* clang-format on */
 	return tm_dl_load(TM_PB_SONAME,
 	                  "pprof heap profiles and remote write need it (Debian: libprotobuf-c1)",
 	                  fns, sizeof(fns) / sizeof(fns[0]), f, sizeof(*f));
@@ -49,19 +47,19 @@ const char protobuf_c_empty_string[] = "";
 size_t protobuf_c_message_get_packed_size(const ProtobufCMessage *message)
 {
 	struct pb_fns f;
-	return load(&f) ? 0 : f.get_packed_size(message);
+	return load(&f) ? 0 : f.protobuf_c_message_get_packed_size(message);
 }
 
 size_t protobuf_c_message_pack(const ProtobufCMessage *message, uint8_t *out)
 {
 	struct pb_fns f;
-	return load(&f) ? 0 : f.pack(message, out);
+	return load(&f) ? 0 : f.protobuf_c_message_pack(message, out);
 }
 
 size_t protobuf_c_message_pack_to_buffer(const ProtobufCMessage *message, ProtobufCBuffer *buffer)
 {
 	struct pb_fns f;
-	return load(&f) ? 0 : f.pack_to_buffer(message, buffer);
+	return load(&f) ? 0 : f.protobuf_c_message_pack_to_buffer(message, buffer);
 }
 
 ProtobufCMessage *protobuf_c_message_unpack(const ProtobufCMessageDescriptor *descriptor,
@@ -69,12 +67,12 @@ ProtobufCMessage *protobuf_c_message_unpack(const ProtobufCMessageDescriptor *de
                                             const uint8_t *data)
 {
 	struct pb_fns f;
-	return load(&f) ? NULL : f.unpack(descriptor, allocator, len, data);
+	return load(&f) ? NULL : f.protobuf_c_message_unpack(descriptor, allocator, len, data);
 }
 
 void protobuf_c_message_free_unpacked(ProtobufCMessage *message, ProtobufCAllocator *allocator)
 {
 	struct pb_fns f;
 	if (!load(&f))
-		f.free_unpacked(message, allocator);
+		f.protobuf_c_message_free_unpacked(message, allocator);
 }
