@@ -34,7 +34,14 @@ BASEFLAGS = -std=gnu17 $(WARN) -D_GNU_SOURCE -fno-omit-frame-pointer -Isrc -Iinc
 # protobuf-c's runtime names mapped to base/pb.c's, which load it (src/base/pb.h)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -include base/pb_names.h
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CORE_LIBS  = $(shell pkg-config --libs $(PKGS_CORE) 2>/dev/null) -lm -lpthread -ldl
+# SQLite linked into the executable, from Debian's libsqlite3-dev (issue 23):
+# a recorder then maps none of libsqlite3.so's symbol and relocation tables
+# (152 KiB resident at every start) and resolves none of its symbols at
+# load; the deb names the SQLite it was built with (Built-Using,
+# scripts/deb.sh).  Nothing else in the process may carry a second SQLite
+# (tests/e2e/layout.sh checks libtidemark-net.so and the executable).
+CORE_LIBS  = -Wl,-Bstatic $(shell pkg-config --libs sqlite3 2>/dev/null) -Wl,-Bdynamic \
+	$(shell pkg-config --libs jansson 2>/dev/null) -lm -lpthread -ldl
 NET_LIBS   = $(shell pkg-config --libs $(PKGS_NET) jansson 2>/dev/null) -lsnappy
 LDLIBS  = $(PKG_LIBS) -lsnappy -lm -lpthread -ldl
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -8,7 +8,9 @@
 # (-ffunction-sections), and the link uses the toolchain's default script
 # with the functions mk/record.order names at the start of .text and the
 # read-only data of its source files at the start of .rodata
-# (scripts/layout-ld.sh).  Nothing changes in what the code does; only where
+# (scripts/layout-ld.sh); then the members of SQLite's archive (linked in,
+# the Makefile's CORE_LIBS) that a recording runs, text and read-only data,
+# each one section.  Nothing changes in what the code does; only where
 # it lies.
 LAYOUT_CFLAGS := -ffunction-sections -fno-merge-constants
 LAYOUT_LD      = -Wl,-T,$(B)/gen/record.ld $(RELR_LD)

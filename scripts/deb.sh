@@ -47,6 +47,13 @@ libs=$(cd "$B/deb/src" && dpkg-shlibdeps -O "-l$root/usr/lib/tidemark" \
 # in no NEEDED entry, so dpkg-shlibdeps cannot see them; their packages,
 # named after the sonames as Debian policy names them
 libs="$libs, libsystemd0, libdw1, zlib1g, libinih1, libprotobuf-c1"
+# SQLite is linked into the executable (the Makefile's CORE_LIBS): no
+# dependency, but the source package it came from, as Debian policy's
+# Built-Using says (a security update of SQLite needs this deb rebuilt)
+sqlite_src=$(dpkg-query -W -f '${source:Package}=${source:Version}' "libsqlite3-dev:$arch" 2>/dev/null) || {
+	echo "deb: libsqlite3-dev is not installed (sh scripts/deps.sh)" >&2
+	exit 1
+}
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
 	>"$root/DEBIAN/md5sums"
 size=$(du -sk "$root" | cut -f1)
@@ -57,6 +64,7 @@ Architecture: $arch
 Maintainer: $maint
 Installed-Size: $size
 Depends: $libs
+Built-Using: ${sqlite_src%%=*} (= ${sqlite_src#*=})
 Section: admin
 Priority: optional
 Description: memory observatory for long-running services

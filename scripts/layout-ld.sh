@@ -9,7 +9,8 @@
 #   sh scripts/layout-ld.sh ORDER CC [LINK OPTIONS...] > SCRIPT
 #
 # ORDER: mk/record.order (bench/record/order.sh writes it): a function name a
-# line, or a source file (src/.../NAME.c); '#' starts a comment.  Fails
+# line, an archive's member (libsqlite3.a:NAME.o: its text and read-only
+# data) or a source file (src/.../NAME.c); '#' starts a comment.  Fails
 # when the default script lacks the two places it writes into.
 set -eu
 order=$1
@@ -29,7 +30,11 @@ printf '%s\n' "$script" | awk -v order="$order" '
 		while ((getline l < order) > 0) {
 			if (l ~ /^#/ || l == "")
 				continue
-			if (l ~ /\.c$/) {
+			if (l ~ /^[A-Za-z0-9_.+-]+\.a:[A-Za-z0-9_.+-]+\.o$/) {
+				# an archive member (one section for all its functions)
+				text = text sprintf("    *%s(.text .text.*)\n", l)
+				data = data sprintf(" *%s(.rodata .rodata.*)", l)
+			} else if (l ~ /\.c$/) {
 				o = l; sub(/.*\//, "", o); sub(/\.c$/, ".o", o)
 				data = data sprintf(" */%s(.rodata .rodata.*) *:%s(.rodata .rodata.*)", o, o)
 			} else

@@ -7,12 +7,14 @@
 #
 #   sh bench/record/order.sh [SECONDS] > mk/record.order
 #
-# Runs build/tidemark under valgrind's callgrind for SECONDS (default 20)
-# each, in three recordings that between them take the recorder's paths:
-# `record -p PID` of a lone process, `record -- COMMAND` of a tree of 50
-# processes it launches in a fresh cgroup (with the end of the run, the
-# summary, when the command exits), and the same with --heap.  Prints the
-# names of the functions of the executable that ran, one a line, then the
+# Runs build/tidemark under valgrind's callgrind for SECONDS (default 20;
+# the plain recording a minute more), in three recordings that between
+# them take the recorder's paths: `record -p PID` of a lone process,
+# `record -- COMMAND` of a tree of 50 processes it launches in a fresh
+# cgroup (with the end of the run, the summary, when the command exits),
+# and the same with --heap.  Prints the
+# names of the functions of the executable that ran, one a line, then
+# SQLite's archive members that ran (libsqlite3.a:NAME.o), then the
 # source files they are in (src/.../NAME.c), whose read-only data
 # (strings, tables) the linker also places first: what the plain `-p`
 # recording ran first (below).
@@ -21,6 +23,9 @@
 # functions.  Needs valgrind (scripts/deps.sh --test installs it).
 set -eu
 S=${1:-20}
+# the plain recording runs past a minute's end (the minute rollup closes,
+# the commit window grows): what months of recording run, not only its start
+S1=$((S + 60))
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TM=$ROOT/build/tidemark
 D=$(mktemp -d /tmp/tidemark-order.XXXXXX)
@@ -49,17 +54,19 @@ sleep 3600 &
 SP=$!
 trap 'kill $SP 2>/dev/null; rm -rf "$D"' EXIT
 tree="for i in \$(seq 49); do sleep $S & done; wait"
-grind one "$S" -p "$SP"
+grind one "$S1" -p "$SP"
 grind tree "$((S + 60))" -- sh -c "$tree"
 grind heap "$((S + 60))" --heap -- sh -c "$tree"
 
 cat <<'EOF_HEAD'
 # The functions a recording runs (bench/record/order.sh, under callgrind):
 # mk/layout.mk places them first in the executable's text, in this order:
-# what a plain `record -p` runs first, then what more recordings run.  A
-# layout hint, not a registry: a name no build has costs nothing, a function
-# missing here only lands in the rest of the text; tests/e2e/layout.sh
-# checks that the build still has the names.  Regenerate after changing the
+# what a plain `record -p` runs first, then what more recordings run;
+# then SQLite's archive members that ran (linked in, a section each), the
+# most of whose code ran first; then the source files whose read-only
+# data go first.  A layout hint, not a registry: a name no build has costs
+# nothing, a function missing here only lands in the rest of the text;
+# tests/e2e/layout.sh checks that the build still has the names.  Regenerate after changing the
 # recorder:
 #   sh bench/record/order.sh > mk/record.order
 EOF_HEAD
@@ -80,7 +87,39 @@ rank()
 		END { for (k in seen) printf "%d %d %s\n", one[k] ? 0 : 1, 3 - seen[k], k }' |
 		LC_ALL=C sort -k1,1n -k2,2n -k3,3 | cut -d" " -f3
 }
-sed -E 's/^([a-z]+) .*:([A-Za-z_][A-Za-z0-9_.]*)$/\1 \2/' "$D/lines" |
+grep -v '^[a-z]* ???:' "$D/lines" | sed -E 's/^([a-z]+) .*:([A-Za-z_][A-Za-z0-9_.]*)$/\1 \2/' |
 	grep -E '^[a-z]+ [A-Za-z_][A-Za-z0-9_.]*$' | grep -v ' main$' | LC_ALL=C sort -u | rank
+# SQLite's objects, linked in from Debian's archive (the Makefile's
+# CORE_LIBS), have no section per function: its members whose functions
+# ran ("???:NAME", no debug information), as ARCHIVE:MEMBER, those a plain
+# `record -p` runs first, then by the share of the member's code that ran
+# (its functions' sizes), the largest first: the engine before the members
+# that only opening a connection touches (a module's registration), whose
+# rest then lies at the end.  Then the members that hold only data (no
+# function) which the members that ran take (global.o: the character
+# classes and opcode properties every statement reads).
+A=$(cc -print-file-name=libsqlite3.a)
+nm -A "$A" 2>/dev/null | awk 'NF >= 3 { split($1, p, ":"); print p[2], $(NF - 1), $NF }' >"$D/syms"
+awk '$2 ~ /^[tT]$/ { print $3, $1 }' "$D/syms" | LC_ALL=C sort -u >"$D/members"
+nm -S -A --defined-only "$A" 2>/dev/null |
+	awk '$3 ~ /^[tT]$/ && NF == 4 { split($1, p, ":"); print $4, hex($2) }
+		function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }' |
+	LC_ALL=C sort -u >"$D/sizes"
+sed -nE 's/^([a-z]+) \?\?\?:([A-Za-z_][A-Za-z0-9_.]*)$/\1 \2/p' "$D/lines" | LC_ALL=C sort -u |
+	awk 'FILENAME == ARGV[1] { m[$1] = $2; next }
+		FILENAME == ARGV[2] { size[$1] = $2; if ($1 in m) total[m[$1]] += $2; next }
+		($2 in m) { o = m[$2]; if ($1 == "one") one[o] = 1
+			if (!(o SUBSEP $2 in f)) { f[o, $2]; ran[o] += size[$2] } }
+		END { for (o in ran) printf "%d %.4f %s\n", one[o] ? 0 : 1, -ran[o] / total[o], o }' \
+		"$D/members" "$D/sizes" - | LC_ALL=C sort -k1,1n -k2,2n -k3,3 | cut -d" " -f3 >"$D/ran"
+# the data-only members defining a symbol the members that ran take
+awk 'FILENAME == ARGV[1] { ran[$1] = 1; next }
+	$2 ~ /^[tT]$/ { code[$1] = 1 }
+	$2 == "U" && ($1 in ran) { used[$3] = 1 }
+	$2 ~ /^[DRB]$/ { def[$3] = $1 }
+	END { for (s in used) if ((s in def) && !(def[s] in code) && !(def[s] in ran)) print def[s] }' \
+	"$D/ran" "$D/syms" | LC_ALL=C sort -u >"$D/data"
+cat "$D/ran" "$D/data" | sed "s/^/${A##*/}:/"
 sed -E 's/:[^:]*$//; s| '"$ROOT"'/| |' "$D/lines" | grep -E '^[a-z]+ src/.*\.c$' |
 	LC_ALL=C sort -u | rank

@@ -20,12 +20,12 @@
 #include "store/store.h"
 #include "base/banned.h"
 
-/* SQLite's page cache for a recording's connection, in KiB: 32 of the
- * store's 4 KiB pages, where a commit writes a handful, or about 25 for the
- * most rows that wait for a commit (64 KiB packed, store/pending.c); the
+/* SQLite's page cache for a recording's connection, in KiB: 16 of the
+ * store's 4 KiB pages, where a commit writes a handful, or about 13 for the
+ * most rows that wait for a commit (32 KiB packed, store/pending.c); the
  * cache fills in a run's first minutes and then stays (bench/README.md,
  * "Flat over months"). */
-#define TM_RECORD_STORE_CACHE_KIB 128
+#define TM_RECORD_STORE_CACHE_KIB 64
 
 static const char usage_head[] =
     "usage: tidemark record [options] [--] CMD [ARGS...]\n"

@@ -32,7 +32,7 @@ static int64_t from_milli(int64_t milli)
 	return milli / 1000 + (milli % 1000 >= 500);
 }
 
-static int read_sites(const struct tmh_region *r, struct tm_heap_snapshot *out)
+static int read_sites(const struct tmh_region *r, bool gone, struct tm_heap_snapshot *out)
 {
 	struct tmh_stack *st = malloc(sizeof(r->stacks));
 	out->sites = calloc(TMH_STACKS, sizeof(*out->sites));
@@ -40,7 +40,7 @@ static int read_sites(const struct tmh_region *r, struct tm_heap_snapshot *out)
 		free(st);
 		return tm_error("out of memory");
 	}
-	if (tm_heap_region_stacks(r, st) < 0) {
+	if (tm_heap_region_stacks(r, gone, st, &out->torn) < 0) {
 		free(st);
 		return tm_error("the sampled stacks of pid %d kept changing", (int)out->pid);
 	}
@@ -109,7 +109,9 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out)
 		return tm_error("cannot read the heap region of pid %d: %s", (int)pid,
 		                strerror(errno));
 	}
-	int rc = tm_heap_snapshot_region(r, pid, NULL, 0, out);
+	/* a live process's: one that is gone keeps its region only when it
+	 * saved its maps, and then it left no update half done */
+	int rc = tm_heap_snapshot_region(r, pid, NULL, 0, false, out);
 	tm_heap_region_unmap(r);
 	return rc;
 }
@@ -168,7 +170,7 @@ static void unwinder_text(const struct tmh_region *r, struct tm_heap_snapshot *o
 }
 
 int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
-                            size_t maps_len, struct tm_heap_snapshot *out)
+                            size_t maps_len, bool gone, struct tm_heap_snapshot *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
@@ -183,7 +185,7 @@ int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *m
 	else if (out->counters.sample_mean_bytes <= 0)
 		rc = tm_error("pid %d runs with sampling off (TIDEMARK_HEAP_SAMPLE=0)", (int)pid);
 	if (rc == 0)
-		rc = read_sites(r, out);
+		rc = read_sites(r, gone, out);
 	if (rc == 0)
 		rc = read_maps(r, out, maps, maps_len);
 	if (rc == 0)

@@ -6,6 +6,7 @@
 #ifndef TM_HEAPPROF_H
 #define TM_HEAPPROF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -32,6 +33,9 @@ struct tm_heap_snapshot {
 	/* how its stacks were unwound: "frame pointers", "libunwind
 	 * (TIDEMARK_HEAP_UNWIND)", "libunwind (no frame pointers in EXE)" */
 	char unwinder[448];
+	/* the process was killed inside an update of its stack table: one
+	 * site may be a sample off (tm_heap_region_stacks) */
+	bool torn;
 };
 
 /*
@@ -42,9 +46,11 @@ int tm_heap_snapshot_take(pid_t pid, struct tm_heap_snapshot *out);
 
 /* The same from a region the caller has mapped (it outlives an unlink).
  * MAPS, MAPS_LEN (may be NULL): the process's memory map as last seen, used
- * when it is gone without having saved one (killed, OOM-killed). */
+ * when it is gone without having saved one (killed, OOM-killed).
+ * GONE: PID is gone for good (its region can change no more: a stack table
+ * it left mid-update is read as it is, OUT->torn set). */
 int tm_heap_snapshot_region(const struct tmh_region *r, pid_t pid, const char *maps,
-                            size_t maps_len, struct tm_heap_snapshot *out);
+                            size_t maps_len, bool gone, struct tm_heap_snapshot *out);
 void tm_heap_snapshot_release(struct tm_heap_snapshot *s);
 
 /* Writes S as a gzip'd pprof profile with sample types alloc_objects,

@@ -382,10 +382,18 @@ uint64_t tm_heap_region_ask_stats(const struct tmh_region *r)
 	return req;
 }
 
-int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out)
+int tm_heap_region_stacks(const struct tmh_region *r, bool writer_gone, struct tmh_stack *out,
+                          bool *torn)
 {
+	*torn = false;
 	for (int attempt = 0; attempt < SEQ_TRIES; attempt++) {
 		uint64_t seq = __atomic_load_n(&r->sample_seq, __ATOMIC_ACQUIRE);
+		if ((seq & 1) && writer_gone) {
+			/* no one will make it even again */
+			memcpy(out, r->stacks, sizeof(r->stacks));
+			*torn = true;
+			return 0;
+		}
 		if (seq & 1) {
 			usleep(10);
 			continue;

@@ -130,7 +130,13 @@ int tm_heap_region_exe_figures(const struct tmh_region *r, uint64_t asked, int64
 uint64_t tm_heap_region_ask_stats(const struct tmh_region *r);
 
 /* Copies the sampled stack table (TMH_STACKS entries) into OUT under the
- * sample seqlock.  0 or -1 (never consistent). */
-int tm_heap_region_stacks(const struct tmh_region *r, struct tmh_stack *out);
+ * sample seqlock.  0, or -1 (never consistent).  WRITER_GONE: R's process
+ * is gone and can finish no update; a sequence word it left odd (killed
+ * inside an update: an OOM kill at the first write of a new page of the
+ * table) then stays odd for good, and the table is copied as it is, with
+ * *TORN set: the one entry being updated may be a sample off.  *TORN is
+ * false otherwise. */
+int tm_heap_region_stacks(const struct tmh_region *r, bool writer_gone, struct tmh_stack *out,
+                          bool *torn);
 
 #endif

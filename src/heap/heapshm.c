@@ -59,6 +59,45 @@ struct tm_heap_reader {
  * libraries are rare after start-up, and a read costs tens of µs. */
 #define MAPS_REFRESH_USEC (10 * 1000000LL)
 
+/* PID is gone, or a zombie: it will run no more. */
+static int gone(pid_t pid)
+{
+	char path[64], *stat;
+	size_t len;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(stat = tm_read_file(path, &len)))
+		return 1;
+	const char *paren = memrchr(stat, ')', len);
+	int dead = paren && paren + 2 < stat + len && (paren[2] == 'Z' || paren[2] == 'X');
+	free(stat);
+	return dead;
+}
+
+/* PID runs no code any more, so its region can change no more: reaped, or
+ * a zombie whose other threads have all exited too (a leader that called
+ * pthread_exit is a zombie while they run; a thread that exits leaves
+ * /proc/PID/task at once). */
+static bool runs_no_more(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	int threads = 0;
+
+	if (!gone(pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return true;
+	while ((d = readdir(dir)) && threads < 2)
+		threads += d->d_name[0] != '.';
+	closedir(dir);
+	return threads <= 1;
+}
+
 /* Writes E's profile at PATH; KIND for on_write (0 periodic, 1 final,
  * 2 at a kill); quiet when the process does not sample (nothing to write). */
 static void write_at(struct tm_heap_reader *rd, struct mapped *e, const char *path, int kind)
@@ -66,10 +105,15 @@ static void write_at(struct tm_heap_reader *rd, struct mapped *e, const char *pa
 	if (__atomic_load_n(&e->r->sample_mean_bytes, __ATOMIC_RELAXED) <= 0)
 		return;
 	struct tm_heap_snapshot snap;
-	if (tm_heap_snapshot_region(e->r, e->pid, e->maps, e->maps_len, &snap) < 0) {
+	bool ended = kind != 0 && runs_no_more(e->pid);
+	if (tm_heap_snapshot_region(e->r, e->pid, e->maps, e->maps_len, ended, &snap) < 0) {
 		tm_warn("no heap profile of pid %d (see above)", (int)e->pid);
 		return;
 	}
+	if (snap.torn)
+		tm_warn("pid %d was killed while it updated a sampled site: one site of its "
+		        "profile may be a sample off",
+		        (int)e->pid);
 	if (snap.nsites == 0) { /* a small helper process that never got sampled */
 		tm_heap_snapshot_release(&snap);
 		return;
@@ -93,23 +137,6 @@ static void write_profile(struct tm_heap_reader *rd, struct mapped *e, int seq)
 		return;
 	}
 	write_at(rd, e, path, seq == 0);
-}
-
-/* PID is gone, or a zombie: it will run no more. */
-static int gone(pid_t pid)
-{
-	char path[64], *stat;
-	size_t len;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(stat = tm_read_file(path, &len)))
-		return 1;
-	const char *paren = memrchr(stat, ')', len);
-	int dead = paren && paren + 2 < stat + len && (paren[2] == 'Z' || paren[2] == 'X');
-	free(stat);
-	return dead;
 }
 
 /* E's last profile as it leaves: at the path ON_KILLED gives when it was

@@ -25,9 +25,12 @@
  */
 
 /* The most rows (and bytes of the buffer) that wait: past either, the
- * next tm_store_commit_due() commits whatever the window says. */
+ * next tm_store_commit_due() commits whatever the window says.  32 KiB
+ * hold a 5-minute window at 1 s (about 18 KiB) and 500 samples at 100 ms;
+ * the buffer and SQLite's cache of a recording (cmd/record.c) are what a
+ * recorder's memory grows by in its first minutes (issue 23). */
 #define PENDING_MAX_ROWS  4096
-#define PENDING_MAX_BYTES (64 * 1024)
+#define PENDING_MAX_BYTES (32 * 1024)
 
 /* How many integer parameters each staged statement binds before its
  * double (progress, scraped) or its blob (samples, rollups). */

@@ -180,7 +180,7 @@ void tm_store_set_commit_window(struct tm_store *st, int64_t window_usec);
  * when a batch is open (a write that does not wait: an event, a mark, a
  * closed bucket), when the oldest waiting row is the window old as of
  * NOW_MONO_USEC, or when the rows waiting reach their bound (4096 rows or
- * 64 KiB packed: store/pending.c).  Otherwise writes nothing.  0, or -1
+ * 32 KiB packed: store/pending.c).  Otherwise writes nothing.  0, or -1
  * after tm_error (rolled back, the waiting rows lost).
  */
 int tm_store_commit_due(struct tm_store *st, int64_t now_mono_usec);

@@ -124,7 +124,14 @@ test_expect "uninstall_leaves_nothing" '[ -z "$left" ] || test_why "$left"'
 if command -v dpkg-shlibdeps >/dev/null && command -v dpkg-deb >/dev/null; then
 	deb=$(B="$TM_BUILD" sh scripts/deb.sh 2>"$T/deb.err") || true
 	if [ -n "$deb" ] && [ -r "$deb" ]; then
-		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3-0"
+		check deb_depends sh -c "dpkg-deb -f '$deb' Depends | grep -q libjansson4"
+		# SQLite is linked in (the Makefile's CORE_LIBS): the deb names the
+		# source it was built from, and needs no libsqlite3-0
+		built=$(dpkg-deb -f "$deb" Built-Using)
+		want=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' "libsqlite3-dev:$(dpkg --print-architecture)")
+		test_expect deb_built_using_names_the_linked_sqlite '
+			[ "$built" = "$want" ] && ! dpkg-deb -f "$deb" Depends | grep -q libsqlite3 ||
+			test_why "Built-Using: $built (want $want); Depends: $(dpkg-deb -f "$deb" Depends)"'
 		deps=$(dpkg-deb -f "$deb" Depends)
 		test_expect deb_depends_on_the_libraries_loaded_when_used '
 			case $deps in *libsystemd0*libdw1*) true ;; *) false ;; esac || test_why "$deps"'

@@ -317,14 +317,72 @@ static void test_cli_run(void **state)
 	assert_int_equal(rc_bad, -1);
 }
 
+/*
+ * A process killed inside an update of its stack table (an OOM kill at the
+ * first write of a new page of the table, or any SIGKILL) leaves the
+ * sample sequence word odd for good.  A reader that waits for it to turn
+ * even never gets the profile at the kill; with the process gone, the
+ * table is read as it is and says one site may be a sample off.  While it
+ * may still run, an odd word is still refused.
+ */
+static void test_stacks_of_a_writer_killed_mid_update(void **state)
+{
+	(void)state;
+	struct tmh_region *r = tm_pages_alloc(sizeof(*r));
+	struct tmh_stack *st = malloc(sizeof(r->stacks));
+	assert_non_null(r);
+	assert_non_null(st);
+	r->sample_mean_bytes = 512 * 1024;
+	r->stacks[3].hash = 77;
+	r->stacks[3].depth = 1;
+	r->stacks[3].pc[0] = 0x401000;
+	r->stacks[3].samples = 2;
+	r->stacks[3].alloc_bytes = r->stacks[3].inuse_bytes = 1 << 20;
+	r->stacks[3].alloc_objects_milli = r->stacks[3].inuse_objects_milli = 2000;
+	r->sample_seq = 7; /* odd: the writer stopped inside its update */
+
+	bool torn = true;
+	assert_int_equal(tm_heap_region_stacks(r, false, st, &torn), -1);
+	assert_false(torn);
+	assert_int_equal(tm_heap_region_stacks(r, true, st, &torn), 0);
+	assert_true(torn);
+	assert_int_equal(st[3].samples, 2);
+	r->sample_seq = 8; /* even: whole, gone or not */
+	assert_int_equal(tm_heap_region_stacks(r, true, st, &torn), 0);
+	assert_false(torn);
+
+	/* the profile at the kill, of a pid that is gone (a reaped child) */
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	static const char maps[] = "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/x\n";
+	struct tm_heap_snapshot snap;
+	r->sample_seq = 9;
+	assert_int_equal(tm_heap_snapshot_region(r, pid, maps, sizeof(maps) - 1, true, &snap), 0);
+	assert_true(snap.torn);
+	assert_int_equal(snap.nsites, 1);
+	assert_int_equal(snap.sites[0].samples, 2);
+	tm_heap_snapshot_release(&snap);
+	assert_int_equal(tm_heap_snapshot_region(r, pid, maps, sizeof(maps) - 1, false, &snap), -1);
+	free(st);
+	tm_pages_free(r, sizeof(*r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_maps),        cmocka_unit_test(test_symbolize_self),
-	    cmocka_unit_test(test_reader_sample),     cmocka_unit_test(test_profile_and_top),
-	    cmocka_unit_test(test_shim_path),         cmocka_unit_test(test_no_region),
-	    cmocka_unit_test(test_region_dir_checks), cmocka_unit_test(test_cli_no_region),
+	    cmocka_unit_test(test_parse_maps),
+	    cmocka_unit_test(test_symbolize_self),
+	    cmocka_unit_test(test_reader_sample),
+	    cmocka_unit_test(test_profile_and_top),
+	    cmocka_unit_test(test_shim_path),
+	    cmocka_unit_test(test_no_region),
+	    cmocka_unit_test(test_region_dir_checks),
+	    cmocka_unit_test(test_cli_no_region),
 	    cmocka_unit_test(test_cli_run),
+	    cmocka_unit_test(test_stacks_of_a_writer_killed_mid_update),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,7 +170,7 @@ static void test_commit_window(void **state)
 	tm_store_close(peer);
 }
 
-/* The rows that wait are bounded (store/pending.c: 64 KiB of packed rows,
+/* The rows that wait are bounded (store/pending.c: 32 KiB of packed rows,
  * or 4096 rows), whatever the window: past the bound the next commit_due
  * writes them, and they decode as written.  These samples (every metric,
  * large deltas) take a few hundred bytes each, so the bytes bound comes
@@ -197,9 +197,9 @@ static void test_commit_window_bounded(void **state)
 			first = last;
 	}
 	print_message("the waiting rows were written at sample %lld\n", (long long)first);
-	if (first < 100 || first >= 320)
-		fail_msg("the waiting rows were written at sample %lld: want past 100 (they "
-		         "wait) and before 320 (64 KiB: these wait in 200 bytes or more each)",
+	if (first < 50 || first >= 160)
+		fail_msg("the waiting rows were written at sample %lld: want past 50 (they "
+		         "wait) and before 160 (32 KiB: these wait in 200 bytes or more each)",
 		         (long long)first);
 	assert_int_equal(tm_store_commit(f->st), 0);
 	assert_int_equal(tm_store_each_sample(peer, run, 0, -1, check_cb, &c), 0);
