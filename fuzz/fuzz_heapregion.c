@@ -44,8 +44,11 @@ static void read_all(const struct tmh_region *r)
 		return;
 	if (tm_heap_region_counters(r, &c) == 0)
 		(void)tm_heap_region_held(r, &c, 1, &held);
-	if (tm_heap_snapshot_region(r, FUZZ_PID, maps, sizeof(maps) - 1, &snap) == 0)
-		tm_heap_snapshot_release(&snap);
+	/* as of a process that may still run, and of one gone for good (an odd
+	 * sequence word then read as it is: a torn table) */
+	for (int gone = 0; gone < 2; gone++)
+		if (tm_heap_snapshot_region(r, FUZZ_PID, maps, sizeof(maps) - 1, gone, &snap) == 0)
+			tm_heap_snapshot_release(&snap);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
