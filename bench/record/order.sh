@@ -99,13 +99,14 @@ grep -v '^[a-z]* ???:' "$D/lines" | sed -E 's/^([a-z]+) .*:([A-Za-z_][A-Za-z0-9_
 # function) which the members that ran take (global.o: the character
 # classes and opcode properties every statement reads).
 A=$(cc -print-file-name=libsqlite3.a)
-nm -A "$A" 2>/dev/null | awk 'NF >= 3 { split($1, p, ":"); print p[2], $(NF - 1), $NF }' >"$D/syms"
+# the archive's symbols, read once: MEMBER TYPE NAME [SIZE] (a size for
+# those nm gives one; an undefined symbol is of type U)
+nm -S -A "$A" 2>/dev/null | awk 'NF >= 3 { split($1, p, ":")
+		printf "%s %s %s%s\n", p[2], $(NF - 1), $NF, NF == 4 ? " " hex($2) : "" }
+	function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }' >"$D/syms"
 awk '$2 ~ /^[tT]$/ { print $3, $1 }' "$D/syms" | LC_ALL=C sort -u >"$D/members"
-nm -S -A --defined-only "$A" 2>/dev/null |
-	awk '$3 ~ /^[tT]$/ && NF == 4 { split($1, p, ":"); print $4, hex($2) }
-		function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++)
-			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }' |
-	LC_ALL=C sort -u >"$D/sizes"
+awk '$2 ~ /^[tT]$/ && NF == 4 { print $3, $4 }' "$D/syms" | LC_ALL=C sort -u >"$D/sizes"
 sed -nE 's/^([a-z]+) \?\?\?:([A-Za-z_][A-Za-z0-9_.]*)$/\1 \2/p' "$D/lines" | LC_ALL=C sort -u |
 	awk 'FILENAME == ARGV[1] { m[$1] = $2; next }
 		FILENAME == ARGV[2] { size[$1] = $2; if ($1 in m) total[m[$1]] += $2; next }
